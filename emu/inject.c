@@ -1,0 +1,263 @@
+/*
+ * inject.c - apply a message's plan to the counter store along its routes.
+ *
+ * Where counts land (doc/model.md):
+ *  Gemini: phit and packet counters count traffic arriving at a tile
+ *    (seed 000 V.B).  A hop from router A to B through A's link L credits
+ *    B's tiles of the opposite link.  The injecting Gemini's host tiles count
+ *    what its nodes inject: dir 0 traffic at the source, dir 1 at the
+ *    destination.  Transaction slot k uses position (base + k) mod T of the
+ *    link's T tiles, base = (source node + destination node) mod 8.
+ *  BG/Q: chunks are counted on the sending node's outgoing link (pass-
+ *    through included), packets on the receiving node's incoming link.
+ *  BG/P: packets and chunks on the sending node's direction; every packet
+ *    received is acknowledged by one token/ack packet sent back over the
+ *    same link (our model, doc/model.md).
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+
+#include <string.h>
+
+static inline void add(temu_session *s, int64_t idx, uint64_t v)
+{
+    if (v != 0) {
+        __atomic_fetch_add(&s->counters[idx], v, __ATOMIC_RELAXED);
+    }
+}
+
+/* Nonzero tile updates of one direction, precomputed for links of 8 and of
+ * 4 tiles so every hop is a short loop of atomic adds. */
+typedef struct tile_update {
+    int32_t position; /* index into the link's tile list */
+    int32_t vc;
+    uint64_t phits;
+    uint64_t pkts;
+} tile_update;
+
+typedef struct tile_updates {
+    int n;
+    tile_update u[2 * TEMU_SLOTS];
+} tile_updates;
+
+/* Links have 8 or 4 tiles (both powers of two): slot k of a plan lands on
+ * position (base + k) mod T.  Build both update lists in one pass. */
+static void fold_updates(const temu_plan *p, int dir, tile_updates *u8, tile_updates *u4)
+{
+    uint32_t base = p->gemini_slot_base;
+    u8->n = 0;
+    u4->n = 0;
+    for (int vc = 0; vc < 2; vc++) {
+        const uint64_t *ph = p->phits[dir][vc], *pk = p->pkts[dir][vc];
+        for (int k = 0; k < TEMU_SLOTS; k++) {
+            if (pk[k] != 0) {
+                tile_update *t = &u8->u[u8->n++];
+                t->position = (int32_t)((base + (uint32_t)k) & 7u);
+                t->vc = vc;
+                t->phits = ph[k];
+                t->pkts = pk[k];
+            }
+        }
+        for (int k = 0; k < 4; k++) {
+            if (pk[k] + pk[k + 4] != 0) {
+                tile_update *t = &u4->u[u4->n++];
+                t->position = (int32_t)((base + (uint32_t)k) & 3u);
+                t->vc = vc;
+                t->phits = ph[k] + ph[k + 4];
+                t->pkts = pk[k] + pk[k + 4];
+            }
+        }
+    }
+}
+
+/* Tile lists per link, built once (pure data derived from the tile map). */
+typedef struct link_tiles {
+    int n;
+    int tile[TEMU_GEMINI_TILES];
+} link_tiles;
+
+static const link_tiles *gemini_link_tiles(void)
+{
+    static link_tiles lt[7];
+    static int ready;
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+        link_tiles tmp[7];
+        for (int l = 0; l < 7; l++) {
+            tmp[l].n = temu_gemini_link_tiles(l, tmp[l].tile);
+        }
+        memcpy(lt, tmp, sizeof lt);
+        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+    }
+    return lt;
+}
+
+static void credit_tiles(temu_session *s, int64_t router, const link_tiles *lt,
+                         const tile_updates *u)
+{
+    uint64_t *base = s->counters + router * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS;
+    for (int i = 0; i < u->n; i++) {
+        const tile_update *t = &u->u[i];
+        uint64_t *c = base + lt->tile[t->position] * TEMU_GEMINI_TILE_COUNTERS;
+        __atomic_fetch_add(&c[TEMU_TILE_VC0_PHITS + t->vc], t->phits, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c[TEMU_TILE_VC0_PKTS + t->vc], t->pkts, __ATOMIC_RELAXED);
+    }
+}
+
+static int plan_dir_empty(const temu_plan *p, int dir)
+{
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        if (p->packets[dir][vc] != 0) {
+            return 0;
+        }
+    }
+    for (int vc = 0; vc < 2; vc++) {
+        for (int k = 0; k < TEMU_SLOTS; k++) {
+            if (p->pkts[dir][vc][k] != 0) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static void apply_gemini(temu_session *s, const temu_machine *m, const temu_message *msg,
+                         const temu_plan *p)
+{
+    const link_tiles *lt = gemini_link_tiles();
+    int64_t ends[2] = {temu_node_router(m, msg->src), temu_node_router(m, msg->dst)};
+    temu_hop hops[TEMU_MAX_HOPS];
+
+    for (int dir = 0; dir < 2; dir++) {
+        tile_updates u8, u4;
+        if (plan_dir_empty(p, dir)) {
+            continue;
+        }
+        fold_updates(p, dir, &u8, &u4);
+        credit_tiles(s, ends[dir], &lt[6], &u8); /* host tiles of the injecting Gemini */
+        int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
+        for (int h = 0; h < n; h++) {
+            const link_tiles *in = &lt[hops[h].in_link];
+            credit_tiles(s, hops[h].to, in, in->n == 4 ? &u4 : &u8);
+        }
+    }
+    for (int side = 0; side < 2; side++) {
+        int64_t node = side == 0 ? msg->src : msg->dst;
+        int64_t idx = temu_idx_gemini_nic(m, node, 0);
+        for (int c = 0; c < TEMU_NIC_COUNTERS; c++) {
+            add(s, idx + c, p->nic[side][c]);
+        }
+    }
+}
+
+static void apply_bgq(temu_session *s, const temu_machine *m, const temu_message *msg,
+                      const temu_plan *p)
+{
+    int64_t ends[2] = {msg->src, msg->dst};
+    temu_hop hops[TEMU_MAX_HOPS];
+    const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
+
+    for (int dir = 0; dir < 2; dir++) {
+        if (plan_dir_empty(p, dir)) {
+            continue;
+        }
+        int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
+        for (int h = 0; h < n; h++) {
+            int64_t out = (hops[h].from * TEMU_BGQ_LINKS + hops[h].link) * per_link +
+                          TEMU_BGQ_NW_SENT_CHUNKS * TEMU_BGQ_VCS;
+            int64_t in = (hops[h].to * TEMU_BGQ_LINKS + hops[h].in_link) * per_link +
+                         TEMU_BGQ_NW_RECV_PACKETS * TEMU_BGQ_VCS;
+            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                add(s, out + vc, p->chunks[dir][vc]);
+                add(s, in + vc, p->packets[dir][vc]);
+            }
+        }
+    }
+    for (int side = 0; side < 2; side++) {
+        int64_t idx = temu_idx_bgq_mu(m, ends[side], 0);
+        for (int c = 0; c < 5; c++) {
+            add(s, idx + c, p->mu[side][c]);
+        }
+    }
+}
+
+static void apply_bgp(temu_session *s, const temu_machine *m, const temu_message *msg,
+                      const temu_plan *p)
+{
+    int64_t ends[2] = {msg->src, msg->dst};
+    temu_hop hops[TEMU_MAX_HOPS];
+
+    for (int dir = 0; dir < 2; dir++) {
+        uint64_t packets = 0, chunks = 0;
+        for (int vc = 0; vc < 4; vc++) {
+            packets += p->packets[dir][vc];
+            chunks += p->chunks[dir][vc];
+        }
+        if (packets == 0) {
+            continue;
+        }
+        int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
+        for (int h = 0; h < n; h++) {
+            int64_t out = temu_idx_bgp(m, hops[h].from, hops[h].link, 0);
+            int64_t back = temu_idx_bgp(m, hops[h].to, hops[h].in_link, 0);
+            add(s, out + TEMU_BGP_PACKETS, packets);
+            add(s, out + TEMU_BGP_CHUNKS, chunks);
+            for (int vc = 0; vc < 4; vc++) {
+                add(s, out + TEMU_BGP_VCD0_CHUNKS + vc, p->chunks[dir][vc]);
+            }
+            add(s, back + TEMU_BGP_TOKEN_ACK_PACKETS, packets);
+            add(s, back + TEMU_BGP_ACKS, packets);
+        }
+    }
+}
+
+void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
+{
+    const temu_machine *m = &s->hdr->machine;
+    __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
+    if (p->local) {
+        return;
+    }
+    switch (m->system) {
+    case TEMU_SYSTEM_GEMINI:
+        apply_gemini(s, m, msg, p);
+        break;
+    case TEMU_SYSTEM_BGQ:
+        apply_bgq(s, m, msg, p);
+        break;
+    case TEMU_SYSTEM_BGP:
+        apply_bgp(s, m, msg, p);
+        break;
+    default:
+        break;
+    }
+}
+
+temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *err)
+{
+    temu_plan plan;
+    temu_status rc = temu_plan_message(&s->hdr->machine, msg, &plan, err);
+    if (rc != TEMU_OK) {
+        return rc;
+    }
+    temu_apply_plan(s, msg, &plan);
+    return TEMU_OK;
+}
+
+temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank,
+                              uint64_t bytes, const void *payload, temu_kind kind,
+                              temu_error *err)
+{
+    temu_message msg;
+    int32_t n = s->hdr->nranks;
+    if (src_rank < 0 || src_rank >= n || dst_rank < 0 || dst_rank >= n) {
+        return temu_fail(err, TEMU_ERANGE, "ranks %d -> %d: the session has ranks 0..%d",
+                         src_rank, dst_rank, n - 1);
+    }
+    msg.src = s->mapping[src_rank].node;
+    msg.dst = s->mapping[dst_rank].node;
+    msg.bytes = bytes;
+    msg.payload = payload;
+    msg.kind = kind;
+    return temu_inject(s, &msg, err);
+}

@@ -1,0 +1,389 @@
+/*
+ * plan.c - packetization: what one message puts on the network, as a pure
+ * function of the machine, the two nodes, the size, the kind and (Gemini)
+ * the payload bytes.  The model and its sources are in doc/model.md.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+
+#include <string.h>
+
+const char *temu_kind_name(temu_kind kind)
+{
+    switch (kind) {
+    case TEMU_KIND_P2P:
+        return "p2p";
+    case TEMU_KIND_COLL_WORLD:
+        return "coll-world";
+    case TEMU_KIND_COLL_SUB:
+        return "coll-sub";
+    case TEMU_KIND_PUT:
+        return "put";
+    case TEMU_KIND_GET:
+        return "get";
+    }
+    return "?";
+}
+
+int temu_kind_parse(const char *name)
+{
+    for (int k = TEMU_KIND_P2P; k <= TEMU_KIND_GET; k++) {
+        if (strcmp(name, temu_kind_name((temu_kind)k)) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------ payload scan */
+
+/* A 64-byte block (one full Gemini transaction): OR and AND of its eight
+ * words decide "all zero bits" and "all one bits" without branches. */
+static inline int block64_is_uniform(const unsigned char *b)
+{
+    uint64_t w[8];
+    memcpy(w, b, sizeof w);
+    uint64_t any = (w[0] | w[1]) | (w[2] | w[3]) | (w[4] | w[5]) | (w[6] | w[7]);
+    uint64_t all = (w[0] & w[1]) & (w[2] & w[3]) & (w[4] & w[5]) & (w[6] & w[7]);
+    return any == 0 || all == ~(uint64_t)0;
+}
+
+int temu_payload_is_uniform(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    size_t i = 0;
+    if (len == 64) {
+        return block64_is_uniform(b);
+    }
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, sizeof w);
+        any |= w;
+        all &= w;
+    }
+    for (; i < len; i++) {
+        any |= b[i];
+        all &= (uint64_t)b[i] | ~(uint64_t)0xff;
+    }
+    return any == 0 || all == ~(uint64_t)0;
+}
+
+/* ------------------------------------------------------------------ Gemini */
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+typedef struct gemini_stream {
+    int req_dir;      /* route direction of the requests (0 src->dst)   */
+    int is_get;       /* GET transactions, else PUT                     */
+    int bte;          /* issued by the block-transfer engine, else FMA   */
+    uint64_t header;  /* leading bytes that are never compressed        */
+    uint64_t bytes;   /* data bytes after the header                    */
+    const unsigned char *data; /* the data, or NULL (no compression)    */
+} gemini_stream;
+
+/* Add the phits and packets of one transaction to its slot. */
+static void gemini_transaction(temu_plan *plan, const gemini_stream *s, int slot, uint64_t count,
+                               uint32_t payload, int compressed)
+{
+    int rq = s->req_dir, rs = 1 - s->req_dir;
+    uint32_t req, rsp;
+    if (s->is_get) {
+        req = TEMU_GEMINI_GET_REQUEST_PHITS;
+        rsp = temu_gemini_get_response_phits(payload, compressed);
+    } else {
+        req = temu_gemini_put_request_phits(payload, compressed);
+        rsp = TEMU_GEMINI_PUT_RESPONSE_PHITS;
+    }
+    plan->phits[rq][0][slot] += count * req;
+    plan->pkts[rq][0][slot] += count;
+    plan->phits[rs][1][slot] += count * rsp;
+    plan->pkts[rs][1][slot] += count;
+}
+
+/* NIC counters of n transactions whose payloads add up to `flit_bytes`
+ * in 16-byte flits (`data_flits` = sum of ceil(payload/16)). */
+static void gemini_nic(temu_plan *plan, const gemini_stream *s, uint64_t n, uint64_t data_flits)
+{
+    uint64_t *ini = plan->nic[s->req_dir];
+    uint64_t *tgt = plan->nic[1 - s->req_dir];
+    uint64_t req_flits = n + (s->is_get ? 0 : data_flits);
+    uint64_t rsp_flits = n + (s->is_get ? data_flits : 0);
+
+    ini[TEMU_NIC_ORB_VC0_PKTS] += n;
+    ini[TEMU_NIC_ORB_VC0_FLITS] += req_flits;
+    ini[s->bte ? TEMU_NIC_TARB_BTE_PKTS : TEMU_NIC_TARB_FMA_PKTS] += n;
+    ini[s->bte ? TEMU_NIC_TARB_BTE_FLITS : TEMU_NIC_TARB_FMA_FLITS] += req_flits;
+    ini[TEMU_NIC_TARB_OUT_PKTS] += n;
+    ini[TEMU_NIC_TARB_OUT_FLITS] += req_flits;
+    ini[TEMU_NIC_ORB_VC1_PKTS] += n;
+    ini[TEMU_NIC_ORB_VC1_FLITS] += rsp_flits;
+
+    tgt[TEMU_NIC_RAT_HEADER_FLITS_VC0] += n;
+    tgt[TEMU_NIC_RAT_DATA_FLITS_VC0] += s->is_get ? 0 : data_flits;
+    tgt[TEMU_NIC_NPT_PKTS] += n;
+    tgt[TEMU_NIC_NPT_FLITS] += rsp_flits;
+    tgt[TEMU_NIC_TARB_OUT_PKTS] += n;
+    tgt[TEMU_NIC_TARB_OUT_FLITS] += rsp_flits;
+}
+
+/*
+ * A stream of transactions carrying header+bytes in 64-byte pieces.
+ * Transaction j goes to slot j % 8.  Every transaction but the last is full
+ * (64 bytes), so without a payload the per-slot sums are arithmetic; with a
+ * payload, full transactions are scanned for compression one by one.
+ */
+static void gemini_stream_add(temu_plan *plan, const gemini_stream *s)
+{
+    const uint64_t tx = TEMU_GEMINI_MAX_TRANSACTION;
+    uint64_t total = s->header + s->bytes;
+    if (total == 0) {
+        return;
+    }
+    uint64_t n = ceil_div(total, tx);
+    uint64_t last = n - 1;
+    uint32_t last_payload = (uint32_t)(total - last * tx);
+    uint64_t compressed[TEMU_SLOTS] = {0};
+
+    /* scan full transactions (j < last) that hold only data */
+    if (s->data != NULL) {
+        uint64_t j0 = s->header > 0 ? 1 : 0;
+        for (uint64_t j = j0; j < last; j++) {
+            compressed[j % TEMU_SLOTS] +=
+                (uint64_t)block64_is_uniform(s->data + (j * tx - s->header));
+        }
+    }
+    for (int k = 0; k < TEMU_SLOTS; k++) {
+        /* full transactions j < last with j % 8 == k */
+        uint64_t full = last / TEMU_SLOTS + ((uint64_t)k < last % TEMU_SLOTS ? 1 : 0);
+        if (full > compressed[k]) {
+            gemini_transaction(plan, s, k, full - compressed[k], (uint32_t)tx, 0);
+        }
+        if (compressed[k] > 0) {
+            gemini_transaction(plan, s, k, compressed[k], (uint32_t)tx, 1);
+        }
+    }
+    int last_compressed = 0;
+    if (s->data != NULL && !(last == 0 && s->header > 0)) {
+        last_compressed = temu_payload_is_uniform(s->data + (last * tx - s->header), last_payload);
+    }
+    gemini_transaction(plan, s, (int)(last % TEMU_SLOTS), 1, last_payload, last_compressed);
+    gemini_nic(plan, s, n, last * (tx / 16) + ceil_div(last_payload, 16));
+}
+
+static void gemini_control(temu_plan *plan, const temu_machine *m, int dir)
+{
+    gemini_stream s = {dir, 0, 0, m->protocol.mpi_header, 0, NULL};
+    if (s.header == 0) {
+        s.header = 1; /* a control message is never empty */
+    }
+    gemini_stream_add(plan, &s);
+}
+
+/*
+ * MPI point-to-point protocols by size (seed 000 section V.D; thresholds in
+ * temu_protocol):
+ *   bytes < eager_limit: PUTs of envelope + data, source -> destination.
+ *   bytes < bte_threshold: rendezvous by GET: RTS (src->dst), the
+ *     destination GETs the data (requests dst->src, replies src->dst),
+ *     then FIN (dst->src).
+ *   otherwise: RTS, CTS (dst->src), data PUTs by the BTE, FIN (src->dst).
+ */
+static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
+{
+    const temu_protocol *pr = &m->protocol;
+    const unsigned char *data = msg->payload;
+    int bte = msg->bytes >= pr->bte_threshold;
+
+    plan->gemini_slot_base = (uint32_t)((msg->src + msg->dst) % TEMU_SLOTS);
+    switch (msg->kind) {
+    case TEMU_KIND_PUT:
+    case TEMU_KIND_GET: {
+        gemini_stream s = {0, msg->kind == TEMU_KIND_GET, bte, 0, msg->bytes, data};
+        gemini_stream_add(plan, &s);
+        return;
+    }
+    case TEMU_KIND_P2P:
+    case TEMU_KIND_COLL_WORLD:
+    case TEMU_KIND_COLL_SUB:
+        break;
+    }
+    if (msg->bytes < pr->eager_limit) {
+        gemini_stream s = {0, 0, 0, pr->mpi_header, msg->bytes, data};
+        if (s.header + s.bytes == 0) {
+            s.header = 1;
+        }
+        gemini_stream_add(plan, &s);
+    } else if (!bte) {
+        gemini_stream get = {1, 1, 0, 0, msg->bytes, data};
+        gemini_control(plan, m, 0); /* RTS */
+        gemini_stream_add(plan, &get);
+        gemini_control(plan, m, 1); /* FIN */
+    } else {
+        gemini_stream put = {0, 0, 1, 0, msg->bytes, data};
+        gemini_control(plan, m, 0); /* RTS */
+        gemini_control(plan, m, 1); /* CTS */
+        gemini_stream_add(plan, &put);
+        gemini_control(plan, m, 0); /* FIN */
+    }
+}
+
+/* ------------------------------------------------------------- Blue Gene */
+
+/* BG/Q: a packet is a 32-byte header chunk plus up to 512 bytes of payload
+ * in 32-byte chunks (reference/bgq REPORT (f)).  A message of b bytes is
+ * max(1, ceil(b/512)) packets and packets + ceil(b/32) chunks. */
+#define BGQ_MAX_PAYLOAD 512u
+/* BG/P: packets of up to 256 bytes in 32-byte chunks; our model gives each
+ * a 16-byte header (8-byte hardware + 8-byte DMA header), leaving 240 bytes
+ * of payload (doc/model.md). */
+#define BGP_HEADER 16u
+#define BGP_MAX_PACKET 256u
+
+static void bg_packets(const temu_machine *m, temu_plan *plan, int dir, int vc, uint64_t bytes,
+                       uint64_t *npk_out)
+{
+    uint64_t npk, chunks;
+    if (m->system == TEMU_SYSTEM_BGQ) {
+        npk = bytes == 0 ? 1 : ceil_div(bytes, BGQ_MAX_PAYLOAD);
+        chunks = npk + ceil_div(bytes, 32);
+    } else {
+        uint64_t per = BGP_MAX_PACKET - BGP_HEADER;
+        npk = bytes == 0 ? 1 : ceil_div(bytes, per);
+        uint64_t last = bytes - (npk - 1) * per;
+        chunks = (npk - 1) * (BGP_MAX_PACKET / 32) + ceil_div(BGP_HEADER + last, 32);
+    }
+    plan->packets[dir][vc] += npk;
+    plan->chunks[dir][vc] += chunks;
+    if (npk_out != NULL) {
+        *npk_out = npk;
+    }
+}
+
+/* A single small packet with `payload` bytes (RTS, remote-get descriptor). */
+static void bg_control(const temu_machine *m, temu_plan *plan, int dir, int vc, uint64_t payload)
+{
+    bg_packets(m, plan, dir, vc, payload, NULL);
+}
+
+/* Message-unit bookkeeping for one BG/Q message of npk packets injected by
+ * `side` (0 = source node) and received by the other side as `rcv`. */
+static void mu_message(temu_plan *plan, int side, uint64_t npk, int rcv)
+{
+    plan->mu[side][TEMU_MU_MSG_INJ] += 1;
+    plan->mu[side][TEMU_MU_PKT_INJ] += npk - 1; /* first packet not counted */
+    plan->mu[1 - side][rcv] += npk;
+}
+
+/* Number of dimensions in which two nodes differ. */
+static int dims_differ(const temu_machine *m, int64_t a, int64_t b)
+{
+    int32_t ca[TEMU_MAX_DIMS], cb[TEMU_MAX_DIMS];
+    int n = 0;
+    temu_router_coords(m, a, ca);
+    temu_router_coords(m, b, cb);
+    for (int d = 0; d < m->ndims; d++) {
+        n += ca[d] != cb[d];
+    }
+    return n;
+}
+
+/* BG/P virtual channels in the plan: 0 VCD0, 1 VCD1, 2 VCBN, 3 VCBP. */
+enum { BGP_VCD0 = 0, BGP_VCBN = 2 };
+
+/*
+ * Blue Gene protocols (doc/model.md):
+ *   eager (bytes < eager_limit) and collectives: memory-FIFO packets
+ *     source -> destination, deterministically routed.
+ *   rendezvous: a request-to-send packet (32-byte payload) to the
+ *     receiver, a remote-get packet (64-byte descriptor on BG/Q, 32 on
+ *     BG/P) back to the sender, then the data as put packets.
+ *   put: put packets; get: a remote-get packet, then put packets back.
+ * Bulk data (rendezvous and RMA) is labelled dynamic: BG/Q when larger
+ * than 64 KiB and the nodes differ in more than one dimension (PAMI's rule,
+ * reference/bgq REPORT (f)); BG/P always.  It still follows the
+ * deterministic path (the model has no adaptive routing).
+ */
+static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
+{
+    int bgq = m->system == TEMU_SYSTEM_BGQ;
+    int det = bgq ? TEMU_BGQ_VC_USER_ESCAPE : BGP_VCBN;
+    int dyn;
+    uint64_t npk = 0;
+    uint32_t rget = bgq ? 64 : 32;
+
+    if (bgq) {
+        dyn = msg->bytes > 65536 && dims_differ(m, msg->src, msg->dst) > 1
+                  ? TEMU_BGQ_VC_USER_DYNAMIC
+                  : TEMU_BGQ_VC_USER_ESCAPE;
+    } else {
+        dyn = BGP_VCD0;
+    }
+    switch (msg->kind) {
+    case TEMU_KIND_COLL_WORLD:
+    case TEMU_KIND_COLL_SUB: {
+        int vc = det;
+        if (bgq) {
+            vc = msg->kind == TEMU_KIND_COLL_WORLD ? TEMU_BGQ_VC_COLL_WORLD
+                                                   : TEMU_BGQ_VC_COLL_SUBCOMM;
+        }
+        bg_packets(m, plan, 0, vc, msg->bytes, &npk);
+        mu_message(plan, 0, npk, TEMU_MU_FIFO_PKT_RCV);
+        return;
+    }
+    case TEMU_KIND_PUT:
+        bg_packets(m, plan, 0, dyn, msg->bytes, &npk);
+        mu_message(plan, 0, npk, TEMU_MU_PUT_PKT_RCV);
+        return;
+    case TEMU_KIND_GET:
+        bg_control(m, plan, 0, det, rget);
+        mu_message(plan, 0, 1, TEMU_MU_RGET_PKT_RCV);
+        bg_packets(m, plan, 1, dyn, msg->bytes, &npk);
+        mu_message(plan, 1, npk, TEMU_MU_PUT_PKT_RCV);
+        return;
+    case TEMU_KIND_P2P:
+        break;
+    }
+    if (msg->bytes < m->protocol.eager_limit) {
+        bg_packets(m, plan, 0, det, msg->bytes, &npk);
+        mu_message(plan, 0, npk, TEMU_MU_FIFO_PKT_RCV);
+        return;
+    }
+    bg_control(m, plan, 0, det, 32); /* request to send */
+    mu_message(plan, 0, 1, TEMU_MU_FIFO_PKT_RCV);
+    bg_control(m, plan, 1, det, rget); /* remote get back to the sender */
+    mu_message(plan, 1, 1, TEMU_MU_RGET_PKT_RCV);
+    bg_packets(m, plan, 0, dyn, msg->bytes, &npk); /* data, injected by the sender's MU */
+    mu_message(plan, 0, npk, TEMU_MU_PUT_PKT_RCV);
+}
+
+temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
+                              temu_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->system = m->system;
+    if (msg->src < 0 || msg->src >= m->nnodes || msg->dst < 0 || msg->dst >= m->nnodes) {
+        return temu_fail(err, TEMU_ERANGE, "message between nodes %lld and %lld: the machine has "
+                                           "nodes 0..%lld",
+                         (long long)msg->src, (long long)msg->dst, (long long)m->nnodes - 1);
+    }
+    if ((int)msg->kind < TEMU_KIND_P2P || (int)msg->kind > TEMU_KIND_GET) {
+        return temu_fail(err, TEMU_EINVAL, "unknown message kind %d", (int)msg->kind);
+    }
+    if (msg->src == msg->dst) {
+        plan->local = 1; /* same node: shared memory, nothing on the network */
+        return TEMU_OK;
+    }
+    if ((msg->kind == TEMU_KIND_PUT || msg->kind == TEMU_KIND_GET) && msg->bytes == 0) {
+        return TEMU_OK; /* an empty RMA operation moves nothing */
+    }
+    if (m->system == TEMU_SYSTEM_GEMINI) {
+        gemini_plan(m, msg, plan);
+    } else {
+        bluegene_plan(m, msg, plan);
+    }
+    return TEMU_OK;
+}

@@ -1,0 +1,494 @@
+/*
+ * torusemu.h - public interface of the papi-torus emulated machine.
+ *
+ * The emulator turns "rank s sends b bytes to rank d" into the counter
+ * increments a Cray Gemini (XE/XK), IBM Blue Gene/P or Blue Gene/Q network
+ * would have recorded, and keeps them in a shared counter store that any
+ * process can attach to.
+ *
+ * Layers (see doc/architecture.md):
+ *   machine description  -> temu_machine_parse(), presets
+ *   rank-to-node mapping -> temu_mapping_*()
+ *   routing              -> temu_route()            (pure)
+ *   packetization        -> temu_plan_message()     (pure)
+ *   counter store        -> temu_session_*(), temu_counter_*()
+ *
+ * Every function that can fail returns a temu_status and, when given a
+ * non-NULL temu_error, writes a human-readable reason into it.
+ */
+#ifndef TORUSEMU_H
+#define TORUSEMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef enum temu_status {
+    TEMU_OK = 0,
+    TEMU_EINVAL = -1,   /* malformed input: spec, map file, argument      */
+    TEMU_ERANGE = -2,   /* value outside the machine (node, rank, link)   */
+    TEMU_ENOMEM = -3,   /* allocation failed                              */
+    TEMU_EIO = -4,      /* file or shared-memory operation failed         */
+    TEMU_EVERSION = -5, /* store of another ABI version                   */
+    TEMU_ECORRUPT = -6, /* store truncated or header inconsistent         */
+    TEMU_ENOSESSION = -7 /* no session configured                         */
+} temu_status;
+
+typedef struct temu_error {
+    temu_status status;
+    char message[512];
+} temu_error;
+
+/* Short name of a status code ("invalid input", ...). */
+const char *temu_status_name(temu_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Machine description                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef enum temu_system {
+    TEMU_SYSTEM_GEMINI = 1, /* Cray XE/XK, 3-D torus of Gemini routers */
+    TEMU_SYSTEM_BGP = 2,    /* IBM Blue Gene/P, 3-D torus of nodes     */
+    TEMU_SYSTEM_BGQ = 3     /* IBM Blue Gene/Q, 5-D torus of nodes     */
+} temu_system;
+
+#define TEMU_MAX_DIMS 5
+#define TEMU_NAME_MAX 64
+
+/*
+ * Protocol thresholds, all in bytes of MPI payload.  Defaults are documented
+ * in doc/model.md with their sources; every one can be set in the machine spec
+ * ("gemini:4x4x4,eager=8192").
+ */
+typedef struct temu_protocol {
+    uint32_t mpi_header;    /* Gemini: MPI envelope carried in the first PUT (48) */
+    uint32_t eager_limit;   /* messages below this size go eager              */
+    uint32_t bte_threshold; /* Gemini: at or above, PUT by the block-transfer engine */
+    uint32_t reserved;
+} temu_protocol;
+
+/*
+ * A machine: a torus (or partial mesh) of routers.  On Gemini a router serves
+ * two nodes; on Blue Gene every node is its own router.  Plain data, stored
+ * verbatim in the counter store header, so it has a fixed layout.
+ */
+typedef struct temu_machine {
+    int32_t system;                /* temu_system                                 */
+    int32_t ndims;                 /* 3 (Gemini, BG/P) or 5 (BG/Q)                */
+    int32_t size[TEMU_MAX_DIMS];   /* routers along each dimension                */
+    int32_t torus[TEMU_MAX_DIMS];  /* 1 = wrap-around links, 0 = mesh             */
+    int32_t dim_order[TEMU_MAX_DIMS]; /* deterministic routing order (dimension ids) */
+    int32_t nodes_per_router;      /* 2 on Gemini, 1 on Blue Gene                 */
+    int32_t cores_per_node;        /* BG/P 4, BG/Q 16, Gemini 16 by default       */
+    int32_t threads_per_core;      /* BG/Q 4, others 1                            */
+    int32_t nlinks;                /* outgoing links per router incl. host/IO     */
+    int64_t nrouters;
+    int64_t nnodes;
+    temu_protocol protocol;
+    char name[TEMU_NAME_MAX];      /* canonical spec ("bgq:4x4x4x4x2")            */
+    char preset[TEMU_NAME_MAX];    /* preset it came from, or ""                  */
+} temu_machine;
+
+/*
+ * Parse a machine spec.  Accepted forms:
+ *   gemini:XxYxZ            Gemini routers (2 nodes each)
+ *   bgp:XxYxZ               Blue Gene/P nodes
+ *   bgq:AxBxCxDxE           Blue Gene/Q nodes
+ *   SYSTEM:PRESET, PRESET   a named shape (temu_machine_list_presets)
+ * followed by optional ",key=value" options:
+ *   torus=10111   wrap flag per dimension (default all 1; BG/Q and BG/P)
+ *   cores=N       cores per node
+ *   eager=B, bte=B, header=B   protocol thresholds (bytes)
+ */
+temu_status temu_machine_parse(const char *spec, temu_machine *out, temu_error *err);
+
+/* Print one line per preset ("name  spec  description") to f. */
+void temu_machine_list_presets(FILE *f);
+
+/* Human-readable description of the machine (several lines). */
+void temu_machine_describe(const temu_machine *m, FILE *f);
+
+const char *temu_system_name(int32_t system); /* "gemini", "bgp", "bgq" */
+
+/* Router <-> coordinates.  Linear index: last dimension varies fastest. */
+int64_t temu_router_index(const temu_machine *m, const int32_t *coord);
+void temu_router_coords(const temu_machine *m, int64_t router, int32_t *coord);
+
+static inline int64_t temu_node_router(const temu_machine *m, int64_t node)
+{
+    return node / m->nodes_per_router;
+}
+
+/*
+ * Link numbering, identical on every system for torus links:
+ *   link = 2*dim + 0  -> minus direction of dimension dim
+ *   link = 2*dim + 1  -> plus direction
+ * and link 2*ndims is the extra port: the Gemini host link (the NICs of the
+ * two local nodes) or the Blue Gene/Q I/O link.  BG/P has no extra port in
+ * the model.  This is BG/Q's UPC_NW numbering (0=A-, 1=A+, ..., 9=E+, 10=IO).
+ */
+#define TEMU_LINK_MINUS(dim) (2 * (dim))
+#define TEMU_LINK_PLUS(dim) (2 * (dim) + 1)
+#define TEMU_MAX_LINKS (2 * TEMU_MAX_DIMS + 1)
+
+/* "X+", "A-", "IO", "HH" ... */
+const char *temu_link_name(const temu_machine *m, int link);
+/* Parse a link name of this machine; -1 if unknown. */
+int temu_link_parse(const temu_machine *m, const char *name);
+/* Router reached through a torus link, or -1 for a mesh edge / extra port. */
+int64_t temu_link_neighbor(const temu_machine *m, int64_t router, int link);
+
+/* Name of a node as the machine printed it: a Cray cname, a BG/Q or BG/P
+ * location string.  Returns the number of characters written. */
+int temu_node_name(const temu_machine *m, int64_t node, char *buf, size_t len);
+/* Name of a router (Cray Gemini cname "c0-0c0s0g0", or the node name). */
+int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Gemini tiles                                                              */
+/* ------------------------------------------------------------------------ */
+
+#define TEMU_GEMINI_TILES 48 /* 6 rows x 8 columns, tile = row*8 + column */
+#define TEMU_GEMINI_TILE_ROWS 6
+#define TEMU_GEMINI_TILE_COLS 8
+#define TEMU_GEMINI_TILE_COUNTERS 6
+
+/* Tile counter index, as GM_n_m_TILE_PERFORMANCE_COUNTERS_k (seed 000, Table I). */
+enum temu_gemini_tile_counter {
+    TEMU_TILE_VC0_PHITS = 0,   /* request phits arriving at the tile            */
+    TEMU_TILE_VC1_PHITS = 1,   /* response phits arriving at the tile           */
+    TEMU_TILE_VC0_PKTS = 2,    /* request packets arriving                       */
+    TEMU_TILE_VC1_PKTS = 3,    /* response packets arriving                      */
+    TEMU_TILE_INQ_STALL = 4,   /* input-queue stall cycles (800 MHz; reads 0)    */
+    TEMU_TILE_CREDIT_STALL = 5 /* output credit stall cycles (800 MHz; reads 0)  */
+};
+
+typedef enum temu_medium {
+    TEMU_MEDIUM_MEZZANINE = 0,
+    TEMU_MEDIUM_BACKPLANE = 1,
+    TEMU_MEDIUM_CABLE = 2,
+    TEMU_MEDIUM_HOST = 3
+} temu_medium;
+
+/* Per-tile bandwidth in GB/s by medium (lane rate x 3 lanes / 8). */
+double temu_medium_tile_bandwidth(temu_medium medium);
+const char *temu_medium_name(temu_medium medium);
+
+/* Link (direction) served by a tile in the default map of seed 000 Fig. 3. */
+int temu_gemini_tile_link(int tile);
+/* Tiles of a link, in ascending tile order; returns the count (8, 4 or 8). */
+int temu_gemini_link_tiles(int link, int *tiles);
+/* Medium of the logical link leaving router `router` through `link`. */
+temu_medium temu_gemini_link_medium(const temu_machine *m, int64_t router, int link);
+/* Aggregate bandwidth of that logical link in GB/s (tiles x per-tile rate). */
+double temu_gemini_link_bandwidth(const temu_machine *m, int64_t router, int link);
+/* Tile on the neighbour that receives what `tile` sends (same position in
+ * the opposite direction's tile list). */
+int temu_gemini_peer_tile(int tile);
+/* Write the `rtr --interconnect` text (40 lines per Gemini). */
+temu_status temu_gemini_write_interconnect(const temu_machine *m, FILE *f, temu_error *err);
+
+/* Gemini NIC counters the model fills, one set per node (16-byte NIC flits,
+ * one header flit per packet; see doc/model.md). */
+enum temu_gemini_nic_counter {
+    TEMU_NIC_ORB_VC0_PKTS = 0,  /* requests this NIC issued                   */
+    TEMU_NIC_ORB_VC0_FLITS,
+    TEMU_NIC_ORB_VC1_PKTS,      /* responses returned to this NIC             */
+    TEMU_NIC_ORB_VC1_FLITS,
+    TEMU_NIC_RAT_HEADER_FLITS_VC0, /* requests arriving at this NIC (target) */
+    TEMU_NIC_RAT_DATA_FLITS_VC0,
+    TEMU_NIC_NPT_PKTS,          /* responses this NIC sent as target          */
+    TEMU_NIC_NPT_FLITS,
+    TEMU_NIC_TARB_FMA_PKTS,     /* requests issued through FMA                */
+    TEMU_NIC_TARB_FMA_FLITS,
+    TEMU_NIC_TARB_BTE_PKTS,     /* requests issued through the BTE            */
+    TEMU_NIC_TARB_BTE_FLITS,
+    TEMU_NIC_TARB_OUT_PKTS,     /* everything this NIC put on the network     */
+    TEMU_NIC_TARB_OUT_FLITS,
+    TEMU_NIC_COUNTERS = 16      /* slots reserved per node                    */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Blue Gene counters                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* BG/P per node and torus direction (links 0..5 in temu numbering). */
+enum temu_bgp_counter {
+    TEMU_BGP_PACKETS = 0,      /* packets sent (UPC mode 0)                 */
+    TEMU_BGP_CHUNKS,           /* 32-byte chunks sent (mode 0)              */
+    TEMU_BGP_VCD0_CHUNKS,      /* chunks on dynamic VC 0 (mode 2)           */
+    TEMU_BGP_VCD1_CHUNKS,      /* chunks on dynamic VC 1                    */
+    TEMU_BGP_VCBN_CHUNKS,      /* chunks on the bubble (deterministic) VC   */
+    TEMU_BGP_VCBP_CHUNKS,      /* chunks on the priority VC                 */
+    TEMU_BGP_TOKEN_ACK_PACKETS,/* link-protocol token/ack packets sent      */
+    TEMU_BGP_ACKS,             /* link-protocol ack packets sent            */
+    TEMU_BGP_NO_TOKENS,        /* cycles without tokens (congestion; 0)     */
+    TEMU_BGP_NO_VCD0_TOKENS,
+    TEMU_BGP_NO_VCBN_TOKENS,
+    TEMU_BGP_NO_VCBP_TOKENS,
+    TEMU_BGP_COUNTERS = 12
+};
+
+/* BG/Q network virtual channels; UPC mask bit = 0x40 >> vc. */
+enum temu_bgq_vc {
+    TEMU_BGQ_VC_USER_DYNAMIC = 0,
+    TEMU_BGQ_VC_USER_ESCAPE = 1, /* deterministic routing */
+    TEMU_BGQ_VC_USER_PRIORITY = 2,
+    TEMU_BGQ_VC_SYSTEM = 3,
+    TEMU_BGQ_VC_COLL_WORLD = 4,
+    TEMU_BGQ_VC_COLL_SUBCOMM = 5,
+    TEMU_BGQ_VC_COLL_SYSTEM = 6,
+    TEMU_BGQ_VCS = 7
+};
+
+/* What a BG/Q NW counter measures per link and VC. */
+enum temu_bgq_nw_kind {
+    TEMU_BGQ_NW_SENT_CHUNKS = 0, /* 32-byte chunks sent on the link          */
+    TEMU_BGQ_NW_RECV_PACKETS = 1,/* packets received on the link             */
+    TEMU_BGQ_NW_RECV_FIFO = 2,   /* receive-FIFO occupancy sum (0 for now)   */
+    TEMU_BGQ_NW_KINDS = 3
+};
+
+#define TEMU_BGQ_LINKS 11      /* A-..E+ and the I/O link */
+#define TEMU_BGQ_MU_COUNTERS 64 /* UPC_C I/O SRAM indices (events_io.tsv)   */
+#define TEMU_BGQ_L2_SLICES 16
+#define TEMU_BGQ_L2_COUNTERS 16
+#define TEMU_BGQ_CNK_NODE_COUNTERS 2
+#define TEMU_BGQ_CNK_HWT_COUNTERS 27
+#define TEMU_BGQ_HWTHREADS 64   /* 16 cores x 4 threads */
+
+/* MU SRAM indices the model writes (reference/bgq/events_io.tsv). */
+enum temu_bgq_mu_index {
+    TEMU_MU_PKT_INJ = 0,       /* packets injected, first of each message excluded */
+    TEMU_MU_MSG_INJ = 1,       /* messages (descriptors) injected             */
+    TEMU_MU_FIFO_PKT_RCV = 2,  /* memory-FIFO packets received                */
+    TEMU_MU_RGET_PKT_RCV = 3,  /* remote-get packets received                 */
+    TEMU_MU_PUT_PKT_RCV = 4    /* direct-put packets received                 */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Rank-to-node mapping                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct temu_slot {
+    int32_t node; /* node id                        */
+    int32_t t;    /* slot on the node (T), 0..rpn-1 */
+} temu_slot;
+
+typedef struct temu_mapping {
+    int32_t nranks;
+    int32_t ranks_per_node;
+    temu_slot *slot; /* nranks entries */
+} temu_mapping;
+
+/*
+ * Build a mapping of nranks ranks, ranks_per_node per node.  `how` is one of
+ *   NULL or ""      the system's default order (BG/Q ABCDET, BG/P XYZT,
+ *                   Gemini sequential node order)
+ *   a permutation   of the dimension letters plus T ("ABCDET", "TEDCBA",
+ *                   "XYZT", "TXYZ"); BG/Q: rightmost letter fastest,
+ *                   BG/P: leftmost letter fastest, as each machine had it
+ *   random:SEED     the default slots, shuffled with a seeded generator
+ *   a file path     a map file (doc/mapping.md)
+ */
+temu_status temu_mapping_build(const temu_machine *m, int32_t nranks, int32_t ranks_per_node,
+                               const char *how, temu_mapping *out, temu_error *err);
+/* Parse a map file from text already in memory (name is used in messages). */
+temu_status temu_mapping_parse_text(const temu_machine *m, int32_t nranks, int32_t ranks_per_node,
+                                    const char *text, const char *name, temu_mapping *out,
+                                    temu_error *err);
+void temu_mapping_free(temu_mapping *map);
+
+/* ------------------------------------------------------------------------ */
+/* Routing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct temu_hop {
+    int64_t from;  /* router the packet leaves               */
+    int64_t to;    /* router it arrives at                   */
+    int32_t link;  /* outgoing link on `from`                */
+    int32_t in_link; /* link on `to` it arrives through       */
+} temu_hop;
+
+#define TEMU_MAX_HOPS 512
+
+/* Deterministic route from router src to router dst.  Writes at most max
+ * hops and returns the hop count (0 when src == dst), or -1 if max is too
+ * small.  Pure: depends only on the machine and the two routers. */
+int temu_route(const temu_machine *m, int64_t src, int64_t dst, temu_hop *hops, int max);
+
+/* Hop count only (same rule as temu_route). */
+int temu_route_distance(const temu_machine *m, int64_t src, int64_t dst);
+
+/* ------------------------------------------------------------------------ */
+/* Packetization                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef enum temu_kind {
+    TEMU_KIND_P2P = 0,        /* MPI point-to-point: the MPI protocol applies */
+    TEMU_KIND_COLL_WORLD = 1, /* collective traffic on MPI_COMM_WORLD          */
+    TEMU_KIND_COLL_SUB = 2,   /* collective traffic on a sub-communicator      */
+    TEMU_KIND_PUT = 3,        /* one-sided put: src writes into dst            */
+    TEMU_KIND_GET = 4         /* one-sided get: src reads from dst; the data   */
+                              /* travels dst -> src                            */
+} temu_kind;
+
+const char *temu_kind_name(temu_kind kind);
+int temu_kind_parse(const char *name); /* -1 if unknown */
+
+/*
+ * The traffic a message puts on the network, split by direction:
+ *   dir 0 = source -> destination route, dir 1 = destination -> source route.
+ * Gemini: phits and packets per VC bucketed by "slot" (transaction index
+ * modulo 8; doc/model.md explains how slots spread over a link's tiles).
+ * Blue Gene: 32-byte chunks and packets per VC.
+ * Endpoint counters (Gemini NIC, BG/Q message unit) per side.
+ */
+#define TEMU_SLOTS 8
+typedef struct temu_plan {
+    int32_t system;
+    int32_t local; /* 1 when both ends share a node: no traffic at all */
+    /* Gemini */
+    uint64_t phits[2][2][TEMU_SLOTS]; /* [dir][vc][slot] */
+    uint64_t pkts[2][2][TEMU_SLOTS];
+    uint64_t nic[2][TEMU_NIC_COUNTERS]; /* [0]=source node, [1]=destination node */
+    /* Blue Gene (BG/P uses vc 0..3: VCD0, VCD1, VCBN, VCBP) */
+    uint64_t chunks[2][TEMU_BGQ_VCS]; /* [dir][vc] */
+    uint64_t packets[2][TEMU_BGQ_VCS];
+    uint64_t mu[2][5]; /* BG/Q message unit, indices temu_bgq_mu_index, [side] */
+    uint32_t gemini_slot_base; /* first tile slot used on every link */
+} temu_plan;
+
+/* Message description for packetization and injection. */
+typedef struct temu_message {
+    int64_t src;           /* source node                                  */
+    int64_t dst;           /* destination node                             */
+    uint64_t bytes;        /* payload bytes                                */
+    const void *payload;   /* optional: the bytes (Gemini compression)     */
+    temu_kind kind;
+} temu_message;
+
+/* Fill plan for a message on machine m.  Pure. */
+temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
+                              temu_error *err);
+
+/* Gemini transaction sizes in phits (seed 000 section V.A; doc/model.md):
+ * payload 1..64 bytes, compressed = payload is a run of zero or one bits. */
+uint32_t temu_gemini_put_request_phits(uint32_t payload, int compressed);
+uint32_t temu_gemini_get_response_phits(uint32_t payload, int compressed);
+#define TEMU_GEMINI_PUT_RESPONSE_PHITS 3u
+#define TEMU_GEMINI_GET_REQUEST_PHITS 8u
+#define TEMU_GEMINI_MAX_TRANSACTION 64u
+
+/* 1 if all `len` bytes are 0x00 or all are 0xFF (Gemini compresses such
+ * payloads).  len may be 0 (returns 1). */
+int temu_payload_is_uniform(const void *p, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Sessions and the counter store                                            */
+/* ------------------------------------------------------------------------ */
+
+#define TEMU_STORE_ABI_VERSION 1u
+#define TEMU_SESSION_ENV "TORUSEMU_SESSION"
+
+typedef struct temu_session temu_session;
+
+/* Create a store file at path for machine m and (optional) mapping.  The
+ * file is created or truncated; its parent directory must exist. */
+temu_status temu_session_create(const char *path, const temu_machine *m, const temu_mapping *map,
+                                temu_session **out, temu_error *err);
+/* Attach to an existing store (read-write). */
+temu_status temu_session_attach(const char *path, temu_session **out, temu_error *err);
+/* Attach to the store named by $TORUSEMU_SESSION; TEMU_ENOSESSION if unset. */
+temu_status temu_session_attach_env(temu_session **out, temu_error *err);
+/* A private, zeroed in-memory store (no file): an idle machine. */
+temu_status temu_session_create_private(const temu_machine *m, temu_session **out,
+                                        temu_error *err);
+void temu_session_close(temu_session *s);
+
+const temu_machine *temu_session_machine(const temu_session *s);
+const char *temu_session_path(const temu_session *s); /* "" when private */
+int32_t temu_session_nranks(const temu_session *s);
+int32_t temu_session_ranks_per_node(const temu_session *s);
+/* Node and slot of a rank from the stored mapping. */
+temu_status temu_session_rank_slot(const temu_session *s, int32_t rank, temu_slot *slot,
+                                   temu_error *err);
+
+/* Record that the calling process is `rank` (pid kept in the store). */
+temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error *err);
+
+/* --- process identity ---------------------------------------------------
+ * Which rank, node and hardware thread the calling process is, as far as the
+ * emulated machine is concerned.  The MPI layer sets it at MPI_Init; PAPI
+ * components read it.  Until it is set, TORUSEMU_RANK / TORUSEMU_NODE from
+ * the environment are used (node = that rank's node when a session maps it),
+ * else rank 0 on node 0. */
+#define TEMU_RANK_ENV "TORUSEMU_RANK"
+#define TEMU_NODE_ENV "TORUSEMU_NODE"
+
+typedef struct temu_identity {
+    int32_t rank;     /* -1 when unknown                                  */
+    int64_t node;     /* node of the emulated machine                     */
+    int32_t t;        /* slot on the node (0..ranks_per_node-1)            */
+    int32_t core;     /* core the slot runs on                            */
+    int32_t hwthread; /* hardware thread id on the node (BG/Q 0..63)      */
+    int32_t explicit_set; /* 1 when set by temu_identity_set              */
+} temu_identity;
+
+/* Core and hardware thread of slot t: slots fill the cores first, then the
+ * further hardware threads of each core (BG/Q: 32 ranks per node use threads
+ * 0 and 1 of every core). */
+void temu_slot_placement(const temu_machine *m, int32_t t, int32_t *core, int32_t *hwthread);
+void temu_identity_set(const temu_machine *m, int32_t rank, int64_t node, int32_t t);
+/* Current identity; s (may be NULL) resolves TORUSEMU_RANK to a node. */
+temu_identity temu_identity_get(const temu_session *s);
+
+/* Inject one message between nodes / between ranks of the stored mapping. */
+temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *err);
+temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank,
+                              uint64_t bytes, const void *payload, temu_kind kind,
+                              temu_error *err);
+/* Apply an already computed plan along the routes of msg (same as
+ * temu_inject after temu_plan_message). */
+void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *plan);
+
+/* Totals kept in the header for the launcher summary. */
+uint64_t temu_session_messages(const temu_session *s);
+uint64_t temu_session_bytes(const temu_session *s);
+
+/* --- counter addressing: flat index into the store's counter array ------ */
+uint64_t temu_counter_count(const temu_session *s);
+int64_t temu_idx_gemini_tile(const temu_machine *m, int64_t router, int tile, int counter);
+int64_t temu_idx_gemini_nic(const temu_machine *m, int64_t node, int counter);
+int64_t temu_idx_bgp(const temu_machine *m, int64_t node, int link, int counter);
+int64_t temu_idx_bgq_nw(const temu_machine *m, int64_t node, int link, int kind, int vc);
+int64_t temu_idx_bgq_mu(const temu_machine *m, int64_t node, int sram_index);
+int64_t temu_idx_bgq_l2(const temu_machine *m, int64_t node, int slice, int counter);
+int64_t temu_idx_bgq_cnk_node(const temu_machine *m, int64_t node, int counter);
+int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, int counter);
+
+/* Total number of counters a machine's store holds. */
+uint64_t temu_machine_counter_count(const temu_machine *m);
+
+/* Read / add one counter (lock-free atomics; safe across processes). */
+uint64_t temu_counter_read(const temu_session *s, int64_t idx);
+void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta);
+/* Zero every counter (tests and `torusemu reset`). */
+void temu_session_zero(temu_session *s);
+
+/* Name of counter idx, e.g. "gemini(0,0,1) tile 26 (l32, Z-) VC0_PHITS". */
+int temu_counter_describe(const temu_machine *m, int64_t idx, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TORUSEMU_H */

@@ -1,0 +1,34 @@
+# lib.sh - helpers for the shell tests (sourced).
+# Counts checks; the caller ends with `finish`.
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+TORUSEMU="$top_builddir/torusemu"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/temu-sh.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+npass=0
+nfail=0
+
+pass() { npass=$((npass + 1)); }
+failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
+
+# expect_ok DESC CMD... : command must exit 0; its stdout goes to $TMP/out
+expect_ok() {
+    desc=$1; shift
+    if "$@" >"$TMP/out" 2>"$TMP/err"; then pass; else failed "$desc (exit $?): $(cat "$TMP/err")"; fi
+}
+# expect_fail DESC PATTERN CMD... : command must exit nonzero with PATTERN on stderr
+expect_fail() {
+    desc=$1; pat=$2; shift 2
+    if "$@" >"$TMP/out" 2>"$TMP/err"; then
+        failed "$desc: succeeded but should fail"
+    elif grep -q -- "$pat" "$TMP/err"; then pass
+    else failed "$desc: stderr lacks '$pat': $(cat "$TMP/err")"; fi
+}
+# expect_out DESC PATTERN : last stdout must match PATTERN (grep -E)
+expect_out() {
+    if grep -Eq -- "$2" "$TMP/out"; then pass; else failed "$1: output lacks '$2'"; fi
+}
+finish() {
+    echo "$npass passed, $nfail failed"
+    [ "$nfail" -eq 0 ]
+}

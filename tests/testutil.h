@@ -1,0 +1,48 @@
+/*
+ * testutil.h - shared helpers for the Check unit tests.
+ */
+#ifndef TEMU_TESTUTIL_H
+#define TEMU_TESTUTIL_H
+
+#include "torusemu.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Parse a spec that must be valid. */
+static inline temu_machine test_machine(const char *spec)
+{
+    temu_machine m;
+    temu_error err;
+    temu_status st = temu_machine_parse(spec, &m, &err);
+    ck_assert_msg(st == TEMU_OK, "spec %s: %s", spec, err.message);
+    return m;
+}
+
+/* A fresh path for a store file in the test's temporary directory. */
+static inline void test_store_path(char *buf, size_t len, const char *tag)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, len, "%s/temu-test-%s-%d.store", dir && *dir ? dir : "/tmp", tag, (int)getpid());
+}
+
+/* Node id from coordinates (and node-in-router k). */
+static inline int64_t test_node(const temu_machine *m, const int32_t *c, int k)
+{
+    return temu_router_index(m, c) * m->nodes_per_router + k;
+}
+
+/* Run every test case of a suite; exit status for automake. */
+static inline int test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#endif
