@@ -7,6 +7,7 @@
  */
 #include "torusemu.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,11 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
-/* ns per injection of `bytes` between two nodes `hops` apart */
-static double bench_injection(const char *spec, const int32_t *dst_coord, uint64_t bytes,
-                              temu_kind kind, int iters)
+/* ns per injection of `bytes` between two nodes `hops` apart; with
+ * `watch_elsewhere`, one overflow watch is armed on a counter the traffic
+ * does not touch (the bitmap test runs on every update). */
+static double bench_injection_w(const char *spec, const int32_t *dst_coord, uint64_t bytes,
+                                temu_kind kind, int iters, int watch_elsewhere)
 {
     temu_machine m;
     temu_error err;
@@ -48,6 +51,12 @@ static double bench_injection(const char *spec, const int32_t *dst_coord, uint64
     temu_message msg = {0, temu_router_index(&m, dst_coord) * m.nodes_per_router, bytes, NULL,
                         kind};
     double t[RUNS];
+    int32_t wid = -1;
+    if (watch_elsewhere) {
+        int64_t idx = (int64_t)temu_counter_count(s) - 1;
+        temu_watch_spec spec = {&idx, 1, 0, 1000, 0, 0};
+        temu_watch_arm(s, &spec, &wid, &err);
+    }
     for (int r = 0; r < RUNS; r++) {
         double t0 = now_ns();
         for (int i = 0; i < iters; i++) {
@@ -57,10 +66,58 @@ static double bench_injection(const char *spec, const int32_t *dst_coord, uint64
     }
     int hops = temu_route_distance(&m, 0, temu_node_router(&m, msg.dst));
     double med = median(t, RUNS);
-    printf("inject  %-22s %6llu B %-5s %d hops: %8.1f ns/message\n", spec,
-           (unsigned long long)bytes, temu_kind_name(kind), hops, med);
+    printf("inject  %-22s %6llu B %-5s %d hops%s: %8.1f ns/message\n", spec,
+           (unsigned long long)bytes, temu_kind_name(kind), hops,
+           watch_elsewhere ? " (a watch armed elsewhere)" : "", med);
     temu_session_close(s);
     return med;
+}
+
+static double bench_injection(const char *spec, const int32_t *dst_coord, uint64_t bytes,
+                              temu_kind kind, int iters)
+{
+    return bench_injection_w(spec, dst_coord, bytes, kind, iters, 0);
+}
+
+static volatile double handler_entry_ns;
+static void on_overflow(int sig)
+{
+    (void)sig;
+    handler_entry_ns = now_ns();
+}
+
+/* Time from the start of an injection whose update crosses a threshold to
+ * the entry of the signal handler of the arming thread (same process). */
+static void bench_signal_latency(void)
+{
+    temu_machine m;
+    temu_error err;
+    temu_session *s;
+    struct sigaction sa;
+    double t[RUNS];
+    temu_machine_parse("midplane", &m, &err);
+    temu_session_create_private(&m, &s, &err);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_overflow;
+    sigaction(SIGUSR1, &sa, NULL);
+    int32_t dst[5] = {1, 0, 0, 0, 0};
+    temu_message msg = {0, temu_router_index(&m, dst), 8, NULL, TEMU_KIND_P2P};
+    int64_t idx = temu_idx_bgq_nw(&m, 0, TEMU_LINK_PLUS(0), TEMU_BGQ_NW_SENT_CHUNKS,
+                                  TEMU_BGQ_VC_USER_ESCAPE);
+    temu_watch_spec spec = {&idx, 1, SIGUSR1, 2, 0, 0}; /* 8 B = 2 chunks: every message */
+    int32_t id;
+    temu_watch_arm(s, &spec, &id, &err);
+    for (int r = 0; r < RUNS; r++) {
+        double sum = 0;
+        for (int i = 0; i < 2000; i++) {
+            double t0 = now_ns();
+            temu_inject(s, &msg, &err);
+            sum += handler_entry_ns - t0;
+        }
+        t[r] = sum / 2000;
+    }
+    printf("signal  injection start -> handler entry (same process): %.0f ns\n", median(t, RUNS));
+    temu_session_close(s);
 }
 
 static void bench_scan(void)
@@ -117,6 +174,11 @@ int main(void)
     bench_injection("bgp-midplane", bgp5, 1024, TEMU_KIND_P2P, 1000000);
     bench_injection("midplane", bgq5, 8, TEMU_KIND_P2P, 1000000);
     bench_injection("gemini:8x8x8", gem5, 8, TEMU_KIND_P2P, 1000000);
+    double base = bench_injection("midplane", bgq5, 1024, TEMU_KIND_P2P, 1000000);
+    double watched = bench_injection_w("midplane", bgq5, 1024, TEMU_KIND_P2P, 1000000, 1);
+    printf("watch   cost with nothing armed: one load per injection; armed elsewhere: %+.1f ns\n",
+           watched - base);
+    bench_signal_latency();
     bench_scan();
     return 0;
 }

@@ -51,7 +51,27 @@ typedef struct temu_store_header {
     uint64_t bytes;
     /* number of armed overflow watches (0 keeps the injection path fast) */
     uint64_t armed;
+    uint64_t watches_offset;  /* temu_watch_slot[TEMU_WATCH_MAX]   */
+    uint64_t watch_bits_offset; /* one bit per counter: watched?   */
+    uint32_t watch_lock;      /* spinlock for arm / disarm         */
+    uint32_t reserved;
 } temu_store_header;
+
+/* One overflow watch in the store (shared by all processes). */
+typedef struct temu_watch_slot {
+    uint32_t state; /* TEMU_WATCH_FREE / _ACTIVE                       */
+    int32_t signo;
+    int32_t pid;
+    int32_t tid;
+    uint64_t threshold;
+    uint64_t accum;   /* counts since arm / restart (atomic)           */
+    uint64_t pending; /* crossings not yet taken (atomic)              */
+    int32_t ncounters;
+    int32_t reserved;
+    int64_t counters[TEMU_WATCH_MAX_COUNTERS];
+} temu_watch_slot;
+
+enum { TEMU_WATCH_FREE = 0, TEMU_WATCH_ACTIVE = 2 };
 
 typedef struct temu_rank_entry {
     int32_t pid; /* process that registered as this rank, 0 if none */
@@ -61,6 +81,8 @@ typedef struct temu_rank_entry {
 struct temu_session {
     temu_store_header *hdr;
     uint64_t *counters;
+    temu_watch_slot *watches;
+    uint8_t *watch_bits;
     temu_slot *mapping;
     temu_rank_entry *ranks;
     size_t map_bytes;
@@ -82,6 +104,24 @@ typedef struct temu_layout {
 } temu_layout;
 
 void temu_layout_compute(const temu_machine *m, temu_layout *out);
+
+/* Slow path of a counter update while watches are armed (watch.c). */
+void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta);
+
+/* Every counter update goes through here.  `armed` is the session's armed
+ * flag loaded once per injection. */
+static inline void temu_store_add(temu_session *s, int64_t idx, uint64_t delta, int armed)
+{
+    __atomic_fetch_add(&s->counters[idx], delta, __ATOMIC_RELAXED);
+    if (TEMU_UNLIKELY(armed) && (s->watch_bits[idx >> 3] >> (idx & 7) & 1u)) {
+        temu_watch_hit(s, idx, delta);
+    }
+}
+
+static inline int temu_store_armed(const temu_session *s)
+{
+    return __atomic_load_n(&s->hdr->armed, __ATOMIC_RELAXED) != 0;
+}
 
 /* ---------------------------------------------------------------- gemini */
 

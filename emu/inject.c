@@ -19,10 +19,10 @@
 
 #include <string.h>
 
-static inline void add(temu_session *s, int64_t idx, uint64_t v)
+static inline void add(temu_session *s, int64_t idx, uint64_t v, int armed)
 {
     if (v != 0) {
-        __atomic_fetch_add(&s->counters[idx], v, __ATOMIC_RELAXED);
+        temu_store_add(s, idx, v, armed);
     }
 }
 
@@ -92,14 +92,14 @@ static const link_tiles *gemini_link_tiles(void)
 }
 
 static void credit_tiles(temu_session *s, int64_t router, const link_tiles *lt,
-                         const tile_updates *u)
+                         const tile_updates *u, int armed)
 {
-    uint64_t *base = s->counters + router * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS;
+    int64_t base = router * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS;
     for (int i = 0; i < u->n; i++) {
         const tile_update *t = &u->u[i];
-        uint64_t *c = base + lt->tile[t->position] * TEMU_GEMINI_TILE_COUNTERS;
-        __atomic_fetch_add(&c[TEMU_TILE_VC0_PHITS + t->vc], t->phits, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c[TEMU_TILE_VC0_PKTS + t->vc], t->pkts, __ATOMIC_RELAXED);
+        int64_t c = base + lt->tile[t->position] * TEMU_GEMINI_TILE_COUNTERS;
+        temu_store_add(s, c + TEMU_TILE_VC0_PHITS + t->vc, t->phits, armed);
+        temu_store_add(s, c + TEMU_TILE_VC0_PKTS + t->vc, t->pkts, armed);
     }
 }
 
@@ -121,7 +121,7 @@ static int plan_dir_empty(const temu_plan *p, int dir)
 }
 
 static void apply_gemini(temu_session *s, const temu_machine *m, const temu_message *msg,
-                         const temu_plan *p)
+                         const temu_plan *p, int armed)
 {
     const link_tiles *lt = gemini_link_tiles();
     int64_t ends[2] = {temu_node_router(m, msg->src), temu_node_router(m, msg->dst)};
@@ -133,24 +133,24 @@ static void apply_gemini(temu_session *s, const temu_machine *m, const temu_mess
             continue;
         }
         fold_updates(p, dir, &u8, &u4);
-        credit_tiles(s, ends[dir], &lt[6], &u8); /* host tiles of the injecting Gemini */
+        credit_tiles(s, ends[dir], &lt[6], &u8, armed); /* host tiles of the injecting Gemini */
         int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
         for (int h = 0; h < n; h++) {
             const link_tiles *in = &lt[hops[h].in_link];
-            credit_tiles(s, hops[h].to, in, in->n == 4 ? &u4 : &u8);
+            credit_tiles(s, hops[h].to, in, in->n == 4 ? &u4 : &u8, armed);
         }
     }
     for (int side = 0; side < 2; side++) {
         int64_t node = side == 0 ? msg->src : msg->dst;
         int64_t idx = temu_idx_gemini_nic(m, node, 0);
         for (int c = 0; c < TEMU_NIC_COUNTERS; c++) {
-            add(s, idx + c, p->nic[side][c]);
+            add(s, idx + c, p->nic[side][c], armed);
         }
     }
 }
 
 static void apply_bgq(temu_session *s, const temu_machine *m, const temu_message *msg,
-                      const temu_plan *p)
+                      const temu_plan *p, int armed)
 {
     int64_t ends[2] = {msg->src, msg->dst};
     temu_hop hops[TEMU_MAX_HOPS];
@@ -167,21 +167,21 @@ static void apply_bgq(temu_session *s, const temu_machine *m, const temu_message
             int64_t in = (hops[h].to * TEMU_BGQ_LINKS + hops[h].in_link) * per_link +
                          TEMU_BGQ_NW_RECV_PACKETS * TEMU_BGQ_VCS;
             for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                add(s, out + vc, p->chunks[dir][vc]);
-                add(s, in + vc, p->packets[dir][vc]);
+                add(s, out + vc, p->chunks[dir][vc], armed);
+                add(s, in + vc, p->packets[dir][vc], armed);
             }
         }
     }
     for (int side = 0; side < 2; side++) {
         int64_t idx = temu_idx_bgq_mu(m, ends[side], 0);
         for (int c = 0; c < 5; c++) {
-            add(s, idx + c, p->mu[side][c]);
+            add(s, idx + c, p->mu[side][c], armed);
         }
     }
 }
 
 static void apply_bgp(temu_session *s, const temu_machine *m, const temu_message *msg,
-                      const temu_plan *p)
+                      const temu_plan *p, int armed)
 {
     int64_t ends[2] = {msg->src, msg->dst};
     temu_hop hops[TEMU_MAX_HOPS];
@@ -199,13 +199,13 @@ static void apply_bgp(temu_session *s, const temu_machine *m, const temu_message
         for (int h = 0; h < n; h++) {
             int64_t out = temu_idx_bgp(m, hops[h].from, hops[h].link, 0);
             int64_t back = temu_idx_bgp(m, hops[h].to, hops[h].in_link, 0);
-            add(s, out + TEMU_BGP_PACKETS, packets);
-            add(s, out + TEMU_BGP_CHUNKS, chunks);
+            add(s, out + TEMU_BGP_PACKETS, packets, armed);
+            add(s, out + TEMU_BGP_CHUNKS, chunks, armed);
             for (int vc = 0; vc < 4; vc++) {
-                add(s, out + TEMU_BGP_VCD0_CHUNKS + vc, p->chunks[dir][vc]);
+                add(s, out + TEMU_BGP_VCD0_CHUNKS + vc, p->chunks[dir][vc], armed);
             }
-            add(s, back + TEMU_BGP_TOKEN_ACK_PACKETS, packets);
-            add(s, back + TEMU_BGP_ACKS, packets);
+            add(s, back + TEMU_BGP_TOKEN_ACK_PACKETS, packets, armed);
+            add(s, back + TEMU_BGP_ACKS, packets, armed);
         }
     }
 }
@@ -213,6 +213,7 @@ static void apply_bgp(temu_session *s, const temu_machine *m, const temu_message
 void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
 {
     const temu_machine *m = &s->hdr->machine;
+    int armed = temu_store_armed(s);
     __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
     if (p->local) {
@@ -220,13 +221,13 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
     }
     switch (m->system) {
     case TEMU_SYSTEM_GEMINI:
-        apply_gemini(s, m, msg, p);
+        apply_gemini(s, m, msg, p, armed);
         break;
     case TEMU_SYSTEM_BGQ:
-        apply_bgq(s, m, msg, p);
+        apply_bgq(s, m, msg, p, armed);
         break;
     case TEMU_SYSTEM_BGP:
-        apply_bgp(s, m, msg, p);
+        apply_bgp(s, m, msg, p, armed);
         break;
     default:
         break;

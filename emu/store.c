@@ -6,6 +6,8 @@
  *   [0, 4096)          temu_store_header (magic, ABI version, machine)
  *   mapping_offset     temu_slot[nranks]        rank -> node, T
  *   ranks_offset       temu_rank_entry[nranks]  who registered as each rank
+ *   watches_offset     temu_watch_slot[256]     armed overflow watches
+ *   watch_bits_offset  one bit per counter      is it watched?
  *   counters_offset    uint64_t[ncounters]      the counters
  * Counters are updated with relaxed atomic adds, so any number of processes
  * may inject at once; a reader sees each counter exactly (never torn).
@@ -161,16 +163,25 @@ int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, 
 
 /* ------------------------------------------------------------- sessions */
 
-static uint64_t store_bytes(const temu_machine *m, int32_t nranks, uint64_t *mapping_off,
-                            uint64_t *ranks_off, uint64_t *counters_off)
+/* Section offsets of a store; returns the file size. */
+typedef struct store_offsets {
+    uint64_t mapping, ranks, watches, watch_bits, counters, bytes;
+} store_offsets;
+
+static void store_layout(const temu_machine *m, int32_t nranks, store_offsets *o)
 {
+    uint64_t n = temu_machine_counter_count(m);
     uint64_t off = TEMU_STORE_HEADER_BYTES;
-    *mapping_off = off;
+    o->mapping = off;
     off = round_page(off + (uint64_t)nranks * sizeof(temu_slot));
-    *ranks_off = off;
+    o->ranks = off;
     off = round_page(off + (uint64_t)nranks * sizeof(temu_rank_entry));
-    *counters_off = off;
-    return round_page(off + temu_machine_counter_count(m) * sizeof(uint64_t));
+    o->watches = off;
+    off = round_page(off + TEMU_WATCH_MAX * sizeof(temu_watch_slot));
+    o->watch_bits = off;
+    off = round_page(off + (n + 7) / 8);
+    o->counters = off;
+    o->bytes = round_page(off + n * sizeof(uint64_t));
 }
 
 static void session_bind(temu_session *s, void *base, size_t bytes)
@@ -180,20 +191,23 @@ static void session_bind(temu_session *s, void *base, size_t bytes)
     s->map_bytes = bytes;
     s->mapping = (temu_slot *)(b + s->hdr->mapping_offset);
     s->ranks = (temu_rank_entry *)(b + s->hdr->ranks_offset);
+    s->watches = (temu_watch_slot *)(b + s->hdr->watches_offset);
+    s->watch_bits = (uint8_t *)(b + s->hdr->watch_bits_offset);
     s->counters = (uint64_t *)(b + s->hdr->counters_offset);
 }
 
 static void header_init(temu_store_header *h, const temu_machine *m, const temu_mapping *map,
-                        uint64_t bytes, uint64_t mapping_off, uint64_t ranks_off,
-                        uint64_t counters_off)
+                        const store_offsets *o)
 {
     memcpy(h->magic, TEMU_STORE_MAGIC, sizeof h->magic);
     h->abi_version = TEMU_STORE_ABI_VERSION;
     h->header_bytes = TEMU_STORE_HEADER_BYTES;
-    h->file_bytes = bytes;
-    h->mapping_offset = mapping_off;
-    h->ranks_offset = ranks_off;
-    h->counters_offset = counters_off;
+    h->file_bytes = o->bytes;
+    h->mapping_offset = o->mapping;
+    h->ranks_offset = o->ranks;
+    h->watches_offset = o->watches;
+    h->watch_bits_offset = o->watch_bits;
+    h->counters_offset = o->counters;
     h->ncounters = temu_machine_counter_count(m);
     h->nranks = map != NULL ? map->nranks : 0;
     h->ranks_per_node = map != NULL ? map->ranks_per_node : 1;
@@ -204,9 +218,8 @@ static void header_init(temu_store_header *h, const temu_machine *m, const temu_
 temu_status temu_session_create(const char *path, const temu_machine *m, const temu_mapping *map,
                                 temu_session **out, temu_error *err)
 {
-    uint64_t mo, ro, co;
+    store_offsets o;
     int32_t nranks = map != NULL ? map->nranks : 0;
-    uint64_t bytes = store_bytes(m, nranks, &mo, &ro, &co);
     temu_session *s;
     void *base;
     int fd;
@@ -215,6 +228,8 @@ temu_status temu_session_create(const char *path, const temu_machine *m, const t
     if (strlen(path) >= sizeof s->path) {
         return temu_fail(err, TEMU_EINVAL, "session path too long");
     }
+    store_layout(m, nranks, &o);
+    uint64_t bytes = o.bytes;
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         return temu_fail(err, TEMU_EIO, "cannot create session store '%s': %s", path,
@@ -241,7 +256,7 @@ temu_status temu_session_create(const char *path, const temu_machine *m, const t
         unlink(path);
         return temu_fail(err, TEMU_ENOMEM, "out of memory creating a session");
     }
-    header_init(base, m, map, bytes, mo, ro, co);
+    header_init(base, m, map, &o);
     session_bind(s, base, bytes);
     if (map != NULL && nranks > 0) {
         memcpy(s->mapping, map->slot, (size_t)nranks * sizeof(temu_slot));
@@ -254,10 +269,12 @@ temu_status temu_session_create(const char *path, const temu_machine *m, const t
 temu_status temu_session_create_private(const temu_machine *m, temu_session **out,
                                         temu_error *err)
 {
-    uint64_t mo, ro, co;
-    uint64_t bytes = store_bytes(m, 0, &mo, &ro, &co);
+    store_offsets o;
     temu_session *s = calloc(1, sizeof *s);
     void *base;
+
+    store_layout(m, 0, &o);
+    uint64_t bytes = o.bytes;
 
     *out = NULL;
     if (s == NULL) {
@@ -270,7 +287,7 @@ temu_status temu_session_create_private(const temu_machine *m, temu_session **ou
         return temu_fail(err, TEMU_ENOMEM, "cannot map a private store of %llu bytes: %s",
                          (unsigned long long)bytes, strerror(errno));
     }
-    header_init(base, m, NULL, bytes, mo, ro, co);
+    header_init(base, m, NULL, &o);
     session_bind(s, base, bytes);
     s->is_private = 1;
     *out = s;
@@ -300,12 +317,17 @@ static temu_status header_check(const char *path, const temu_store_header *h, ui
                          path, (unsigned long long)file_size, (unsigned long long)h->file_bytes);
     }
     /* the machine must re-parse to itself and give the recorded layout */
-    if (temu_machine_parse(h->machine.name, &m, &perr) != TEMU_OK ||
-        m.system != h->machine.system || m.nnodes != h->machine.nnodes ||
-        h->ncounters != temu_machine_counter_count(&h->machine) || h->nranks < 0 ||
-        h->counters_offset + h->ncounters * 8 > file_size ||
-        h->mapping_offset + (uint64_t)h->nranks * sizeof(temu_slot) > file_size ||
-        h->ranks_offset + (uint64_t)h->nranks * sizeof(temu_rank_entry) > file_size) {
+    store_offsets o;
+    int bad = temu_machine_parse(h->machine.name, &m, &perr) != TEMU_OK ||
+              m.system != h->machine.system || m.nnodes != h->machine.nnodes || h->nranks < 0;
+    if (!bad) {
+        store_layout(&h->machine, h->nranks, &o);
+        bad = h->ncounters != temu_machine_counter_count(&h->machine) ||
+              h->mapping_offset != o.mapping || h->ranks_offset != o.ranks ||
+              h->watches_offset != o.watches || h->watch_bits_offset != o.watch_bits ||
+              h->counters_offset != o.counters || o.bytes != file_size;
+    }
+    if (bad) {
         return temu_fail(err, TEMU_ECORRUPT, "session store '%s' has an inconsistent header",
                          path);
     }
@@ -455,7 +477,7 @@ void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta)
     if (idx < 0 || (uint64_t)idx >= s->hdr->ncounters) {
         return;
     }
-    __atomic_fetch_add(&s->counters[idx], delta, __ATOMIC_RELAXED);
+    temu_store_add(s, idx, delta, temu_store_armed(s));
 }
 
 void temu_session_zero(temu_session *s)

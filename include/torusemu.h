@@ -396,7 +396,7 @@ int temu_payload_is_uniform(const void *p, size_t len);
 /* Sessions and the counter store                                            */
 /* ------------------------------------------------------------------------ */
 
-#define TEMU_STORE_ABI_VERSION 1u
+#define TEMU_STORE_ABI_VERSION 2u
 #define TEMU_SESSION_ENV "TORUSEMU_SESSION"
 
 typedef struct temu_session temu_session;
@@ -483,6 +483,40 @@ uint64_t temu_counter_read(const temu_session *s, int64_t idx);
 void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta);
 /* Zero every counter (tests and `torusemu reset`). */
 void temu_session_zero(temu_session *s);
+
+/* --- overflow watches ----------------------------------------------------
+ * A watch sums the increments of a set of counters from the moment it is
+ * armed (or restarted) and, each time the sum passes another multiple of its
+ * threshold, records one overflow and sends a signal to the thread that armed
+ * it.  Detection happens inside whichever process injects the traffic (the
+ * sender, or any process whose messages pass through the watched node), so
+ * remote traffic is seen too.  With nothing armed the injection path pays
+ * one load per injection.  Arming is visible to injections that start after
+ * temu_watch_arm returns. */
+#define TEMU_WATCH_MAX 256           /* armed watches per session           */
+#define TEMU_WATCH_MAX_COUNTERS 128  /* counters one watch may sum          */
+
+typedef struct temu_watch_spec {
+    const int64_t *counters; /* counter indices whose sum is watched        */
+    int32_t ncounters;       /* 1..TEMU_WATCH_MAX_COUNTERS                   */
+    int32_t signo;           /* signal sent on each crossing (0: none)       */
+    uint64_t threshold;      /* counts per overflow, >= 1                    */
+    int32_t pid, tid;        /* thread to signal; 0, 0 = the calling thread  */
+} temu_watch_spec;
+
+temu_status temu_watch_arm(temu_session *s, const temu_watch_spec *spec, int32_t *id,
+                           temu_error *err);
+/* Stop watching; the slot may be reused. */
+void temu_watch_disarm(temu_session *s, int32_t id);
+/* Sum from zero again and forget pending overflows (PAPI_reset keeps an
+ * overflow armed and counts the threshold from the reset). */
+void temu_watch_restart(temu_session *s, int32_t id);
+/* Overflows recorded since the last take (and clears them). */
+uint64_t temu_watch_take(temu_session *s, int32_t id);
+/* Counts summed since arm / restart. */
+uint64_t temu_watch_value(const temu_session *s, int32_t id);
+/* Number of armed watches in the session. */
+uint32_t temu_watch_armed(const temu_session *s);
 
 /* Name of counter idx, e.g. "gemini(0,0,1) tile 26 (l32, Z-) VC0_PHITS". */
 int temu_counter_describe(const temu_machine *m, int64_t idx, char *buf, size_t len);
