@@ -9,7 +9,8 @@
  *    destination.  Transaction slot k uses position (base + k) mod T of the
  *    link's T tiles, base = (source node + destination node) mod 8.
  *  BG/Q: chunks are counted on the sending node's outgoing link (pass-
- *    through included), packets on the receiving node's incoming link.
+ *    through included), packets on the receiving node's incoming link; the
+ *    message-unit counters and L2 line accesses at the two end nodes.
  *  BG/P: packets and chunks on the sending node's direction; every packet
  *    received is acknowledged by one token/ack packet sent back over the
  *    same link (our model, doc/model.md).
@@ -174,8 +175,13 @@ static void apply_bgq(temu_session *s, const temu_machine *m, const temu_message
     }
     for (int side = 0; side < 2; side++) {
         int64_t idx = temu_idx_bgq_mu(m, ends[side], 0);
-        for (int c = 0; c < 5; c++) {
+        for (int c = 0; c < TEMU_MU_MODELLED; c++) {
             add(s, idx + c, p->mu[side][c], armed);
+        }
+        /* MU line accesses counted as L2 hits (counter 0) of their slice */
+        int64_t l2 = temu_idx_bgq_l2(m, ends[side], 0, 0);
+        for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
+            add(s, l2 + (int64_t)k * TEMU_BGQ_L2_COUNTERS, p->l2_hits[side][k], armed);
         }
     }
 }

@@ -269,13 +269,63 @@ static void bg_control(const temu_machine *m, temu_plan *plan, int dir, int vc, 
     bg_packets(m, plan, dir, vc, payload, NULL);
 }
 
-/* Message-unit bookkeeping for one BG/Q message of npk packets injected by
- * `side` (0 = source node) and received by the other side as `rcv`. */
-static void mu_message(temu_plan *plan, int side, uint64_t npk, int rcv)
+/*
+ * Message-unit memory traffic of one packet carrying p payload bytes
+ * (our model, doc/model.md; all through master port 0):
+ *  - injection reads the payload in 128-byte requests, the tail r = p mod
+ *    128 in one request of 32, 64 or 128 bytes (the smallest that holds it);
+ *  - reception writes 16-byte quantities: the whole packet (32-byte header +
+ *    payload) into a memory FIFO; only the payload for a direct put, and
+ *    only the descriptor of a remote get (into the remote injection FIFO).
+ */
+static void mu_packet_io(temu_plan *plan, int side, uint64_t p, uint64_t count, int rcv)
 {
+    uint64_t tail = p % 128;
+    uint64_t *in = plan->mu[side], *out = plan->mu[1 - side];
+    in[TEMU_MU_PORT0_128B_RD] += count * (p / 128 + (tail > 64));
+    in[TEMU_MU_PORT0_64B_RD] += count * (tail > 32 && tail <= 64);
+    in[TEMU_MU_PORT0_32B_RD] += count * (tail > 0 && tail <= 32);
+    out[TEMU_MU_PORT0_16B_WRT] += count * ceil_div((rcv == TEMU_MU_FIFO_PKT_RCV ? 32 : 0) + p, 16);
+}
+
+/* Message-unit bookkeeping for one BG/Q message of `bytes` in npk packets
+ * (512-byte payloads, the last shorter) injected by `side` (0 = source
+ * node) and received by the other side as `rcv`. */
+static void mu_message(temu_plan *plan, int side, uint64_t bytes, uint64_t npk, int rcv)
+{
+    uint64_t last = bytes - (npk - 1) * BGQ_MAX_PAYLOAD;
     plan->mu[side][TEMU_MU_MSG_INJ] += 1;
     plan->mu[side][TEMU_MU_PKT_INJ] += npk - 1; /* first packet not counted */
     plan->mu[1 - side][rcv] += npk;
+    mu_packet_io(plan, side, BGQ_MAX_PAYLOAD, npk - 1, rcv);
+    mu_packet_io(plan, side, last, 1, rcv);
+}
+
+/*
+ * L2 lines the message unit reads (sender) and writes (receiver) for the
+ * data of a message.  The line at address a belongs to slice (a / 128) mod
+ * 16, so consecutive lines go to consecutive slices (seed 003 section 3.2:
+ * "consecutive memory lines are mapped to separate slices").  The sender's
+ * lines start at its payload address when known, else at slice 0; the
+ * receiver's buffer address is not known at injection and starts at slice 0.
+ * Page-granular address randomization does not change (a / 128) mod 16.
+ */
+static void l2_lines(temu_plan *plan, int side, const void *addr, uint64_t bytes)
+{
+    uint64_t first = addr != NULL ? (uint64_t)(uintptr_t)addr / 128 : 0;
+    uint64_t last = addr != NULL ? ((uint64_t)(uintptr_t)addr + bytes - 1) / 128
+                                 : ceil_div(bytes, 128) - 1;
+    uint64_t lines = bytes == 0 ? 0 : last - first + 1;
+    for (uint64_t k = 0; k < TEMU_BGQ_L2_SLICES && k < lines; k++) {
+        plan->l2_hits[side][(first + k) % TEMU_BGQ_L2_SLICES] +=
+            (lines - k + TEMU_BGQ_L2_SLICES - 1) / TEMU_BGQ_L2_SLICES;
+    }
+}
+
+static void l2_transfer(temu_plan *plan, int from, const void *addr, uint64_t bytes)
+{
+    l2_lines(plan, from, addr, bytes);
+    l2_lines(plan, 1 - from, NULL, bytes);
 }
 
 /* Number of dimensions in which two nodes differ. */
@@ -331,33 +381,38 @@ static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_p
                                                    : TEMU_BGQ_VC_COLL_SUBCOMM;
         }
         bg_packets(m, plan, 0, vc, msg->bytes, &npk);
-        mu_message(plan, 0, npk, TEMU_MU_FIFO_PKT_RCV);
+        mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
+        l2_transfer(plan, 0, msg->payload, msg->bytes);
         return;
     }
     case TEMU_KIND_PUT:
         bg_packets(m, plan, 0, dyn, msg->bytes, &npk);
-        mu_message(plan, 0, npk, TEMU_MU_PUT_PKT_RCV);
+        mu_message(plan, 0, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
+        l2_transfer(plan, 0, msg->payload, msg->bytes);
         return;
     case TEMU_KIND_GET:
         bg_control(m, plan, 0, det, rget);
-        mu_message(plan, 0, 1, TEMU_MU_RGET_PKT_RCV);
+        mu_message(plan, 0, rget, 1, TEMU_MU_RGET_PKT_RCV);
         bg_packets(m, plan, 1, dyn, msg->bytes, &npk);
-        mu_message(plan, 1, npk, TEMU_MU_PUT_PKT_RCV);
+        mu_message(plan, 1, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
+        l2_transfer(plan, 1, msg->payload, msg->bytes);
         return;
     case TEMU_KIND_P2P:
         break;
     }
     if (msg->bytes < m->protocol.eager_limit) {
         bg_packets(m, plan, 0, det, msg->bytes, &npk);
-        mu_message(plan, 0, npk, TEMU_MU_FIFO_PKT_RCV);
+        mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
+        l2_transfer(plan, 0, msg->payload, msg->bytes);
         return;
     }
     bg_control(m, plan, 0, det, 32); /* request to send */
-    mu_message(plan, 0, 1, TEMU_MU_FIFO_PKT_RCV);
+    mu_message(plan, 0, 32, 1, TEMU_MU_FIFO_PKT_RCV);
     bg_control(m, plan, 1, det, rget); /* remote get back to the sender */
-    mu_message(plan, 1, 1, TEMU_MU_RGET_PKT_RCV);
+    mu_message(plan, 1, rget, 1, TEMU_MU_RGET_PKT_RCV);
     bg_packets(m, plan, 0, dyn, msg->bytes, &npk); /* data, injected by the sender's MU */
-    mu_message(plan, 0, npk, TEMU_MU_PUT_PKT_RCV);
+    mu_message(plan, 0, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
+    l2_transfer(plan, 0, msg->payload, msg->bytes);
 }
 
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,

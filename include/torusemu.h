@@ -271,7 +271,12 @@ enum temu_bgq_mu_index {
     TEMU_MU_MSG_INJ = 1,       /* messages (descriptors) injected             */
     TEMU_MU_FIFO_PKT_RCV = 2,  /* memory-FIFO packets received                */
     TEMU_MU_RGET_PKT_RCV = 3,  /* remote-get packets received                 */
-    TEMU_MU_PUT_PKT_RCV = 4    /* direct-put packets received                 */
+    TEMU_MU_PUT_PKT_RCV = 4,   /* direct-put packets received                 */
+    TEMU_MU_PORT0_16B_WRT = 5, /* 16-byte memory writes of arriving packets   */
+    TEMU_MU_PORT0_32B_RD = 6,  /* injection reads of packet payload, by size  */
+    TEMU_MU_PORT0_64B_RD = 7,
+    TEMU_MU_PORT0_128B_RD = 8,
+    TEMU_MU_MODELLED = 19      /* SRAM indices 0..18 are the MU's own counters */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -363,7 +368,8 @@ typedef struct temu_plan {
     /* Blue Gene (BG/P uses vc 0..3: VCD0, VCD1, VCBN, VCBP) */
     uint64_t chunks[2][TEMU_BGQ_VCS]; /* [dir][vc] */
     uint64_t packets[2][TEMU_BGQ_VCS];
-    uint64_t mu[2][5]; /* BG/Q message unit, indices temu_bgq_mu_index, [side] */
+    uint64_t mu[2][TEMU_MU_MODELLED]; /* BG/Q message unit, [side][SRAM index] */
+    uint64_t l2_hits[2][TEMU_BGQ_L2_SLICES]; /* BG/Q: L2 lines the MU touched, [side][slice] */
     uint32_t gemini_slot_base; /* first tile slot used on every link */
 } temu_plan;
 

@@ -215,6 +215,13 @@ START_TEST(test_bgq_two_hops)
     ck_assert_uint_eq(nw_total(s, TEMU_BGQ_NW_SENT_CHUNKS), 2 * 136);
     ck_assert_uint_eq(nw_total(s, TEMU_BGQ_NW_RECV_PACKETS), 2 * 8);
     ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n2, TEMU_MU_FIFO_PKT_RCV)), 8);
+    ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n2, TEMU_MU_PORT0_16B_WRT)), 272);
+    ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n0, TEMU_MU_PORT0_128B_RD)), 32);
+    for (int k = 0; k < 16; k++) { /* 32 lines: 2 L2 hits per slice at each end */
+        ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_l2(m, n0, k, 0)), 2);
+        ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_l2(m, n2, k, 0)), 2);
+        ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_l2(m, n1, k, 0)), 0);
+    }
     temu_session_zero(s);
     /* 16 KiB rendezvous: RTS + 32 data packets = 546 chunks, 33 packets;
      * the remote get goes back 2 -> 3 -> 0 (distance 2 ties to +): 3 chunks

@@ -230,6 +230,56 @@ START_TEST(test_bgq_collective_and_rma)
 }
 END_TEST
 
+START_TEST(test_bgq_message_unit_io_and_l2)
+{
+    temu_machine m = test_machine("midplane");
+    int64_t s = 0, d = bgq_node(&m, 1, 0, 0, 0, 0);
+    /* 4096 B eager: 8 packets of 512 B; the sender's MU reads 4 x 128 B per
+     * packet, the receiver writes header + payload into a memory FIFO in
+     * 16-byte units: (32 + 512) / 16 = 34 per packet */
+    temu_plan p = plan_of("midplane", s, d, 4096, NULL, TEMU_KIND_P2P);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_128B_RD], 32);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_64B_RD], 0);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PORT0_16B_WRT], 8 * 34);
+    for (int k = 0; k < 16; k++) { /* 32 lines over 16 slices, both ends */
+        ck_assert_uint_eq(p.l2_hits[0][k], 2);
+        ck_assert_uint_eq(p.l2_hits[1][k], 2);
+    }
+    /* 1000 B: packets of 512 and 488 B; 488 = 3 x 128 + 104, the 104-byte
+     * tail needs one more 128 B read; writes 34 + ceil(520 / 16) = 34 + 33;
+     * 8 lines on slices 0..7 */
+    p = plan_of("midplane", s, d, 1000, NULL, TEMU_KIND_P2P);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_128B_RD], 8);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PORT0_16B_WRT], 67);
+    ck_assert_uint_eq(p.l2_hits[0][7], 1);
+    ck_assert_uint_eq(p.l2_hits[0][8], 0);
+    /* 16 KiB rendezvous: RTS (32 B: one 32 B read, 4 writes), remote get
+     * (64 B descriptor: one 64 B read at the receiver, 4 writes at the
+     * sender), 32 put packets (128 reads of 128 B, 32 x 32 writes) */
+    p = plan_of("midplane", s, d, 16384, NULL, TEMU_KIND_P2P);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_128B_RD], 128);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_32B_RD], 1);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_16B_WRT], 4);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PORT0_64B_RD], 1);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PORT0_16B_WRT], 4 + 1024);
+    ck_assert_uint_eq(p.l2_hits[0][3], 8); /* 128 lines: 8 per slice */
+    /* the sender's lines follow its buffer address: a 1000-byte payload
+     * starting 64 bytes into line 5 covers 9 lines, slices 5..13 */
+    static unsigned char buf[4096] __attribute__((aligned(2048)));
+    p = plan_of("midplane", s, d, 1000, buf + 5 * 128 + 64, TEMU_KIND_P2P);
+    for (int k = 0; k < 16; k++) {
+        ck_assert_uint_eq(p.l2_hits[0][k], k >= 5 && k <= 13 ? 1 : 0);
+    }
+    ck_assert_uint_eq(p.l2_hits[1][0], 1); /* receiver: slices 0..7 */
+    ck_assert_uint_eq(p.l2_hits[1][8], 0);
+    /* a get reads at the target and writes at the origin */
+    p = plan_of("midplane", s, d, 256, NULL, TEMU_KIND_GET);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PORT0_128B_RD], 2);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_16B_WRT], 256 / 16);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_64B_RD], 1); /* the descriptor */
+}
+END_TEST
+
 START_TEST(test_bgp_packets)
 {
     /* 240 payload bytes per packet (16-byte header in 256); chunks =
@@ -285,6 +335,7 @@ int main(void)
     tcase_add_test(tc, test_gemini_get_kind);
     tcase_add_test(tc, test_bgq_eager_and_rendezvous);
     tcase_add_test(tc, test_bgq_collective_and_rma);
+    tcase_add_test(tc, test_bgq_message_unit_io_and_l2);
     tcase_add_test(tc, test_bgp_packets);
     tcase_add_test(tc, test_local_and_errors);
     suite_add_tcase(s, tc);

@@ -752,8 +752,10 @@ static void dump_gemini(const temu_session *s, const dump_filter *f)
 static void dump_bgq(const temu_session *s, const dump_filter *f)
 {
     const temu_machine *m = temu_session_machine(s);
-    static const char *mu_names[] = {"PKT_INJ", "MSG_INJ", "FIFO_PKT_RCV", "RGET_PKT_RCV",
-                                     "PUT_PKT_RCV"};
+    static const char *mu_names[] = {"PKT_INJ",        "MSG_INJ",       "FIFO_PKT_RCV",
+                                     "RGET_PKT_RCV",   "PUT_PKT_RCV",   "PORT0_16B_WRT",
+                                     "PORT0_32B_RD",   "PORT0_64B_RD",  "PORT0_128B_RD"};
+    enum { NMU = sizeof mu_names / sizeof mu_names[0] };
     for (int64_t node = 0; node < m->nnodes; node++) {
         int header = 0;
         char name[64];
@@ -786,19 +788,26 @@ static void dump_bgq(const temu_session *s, const dump_filter *f)
             }
             printf("\n");
         }
-        uint64_t mu[5];
-        for (int c = 0; c < 5; c++) {
+        uint64_t mu[NMU], l2[TEMU_BGQ_L2_SLICES];
+        for (int c = 0; c < NMU; c++) {
             mu[c] = temu_counter_read(s, temu_idx_bgq_mu(m, node, c));
         }
-        if (f->link < 0 && (f->all || any_nonzero(mu, 5))) {
+        for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
+            l2[k] = temu_counter_read(s, temu_idx_bgq_l2(m, node, k, 0));
+        }
+        if (f->link < 0 && (f->all || any_nonzero(mu, NMU))) {
             if (!header++) {
                 printf("node %lld %s ", (long long)node, name);
                 print_coords(m, node, stdout);
                 printf("\n");
             }
             printf("  MU:");
-            for (int c = 0; c < 5; c++) {
+            for (int c = 0; c < NMU; c++) {
                 printf(" %s=%" PRIu64, mu_names[c], mu[c]);
+            }
+            printf("\n  L2 hits by slice:");
+            for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
+                printf(" %" PRIu64, l2[k]);
             }
             printf("\n");
         }
