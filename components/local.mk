@@ -1,2 +1,75 @@
-# components/local.mk - the six PAPI components, the PAPI 7.0.0 build, and
-# the ctests (issue: the six PAPI components).
+# components/local.mk - the PAPI components, the PAPI 7.0.0 build, and the
+# ctests (issue 4).  Included by Makefile.am; paths are relative to the top.
+#
+#   make            also generates the event tables (a bad table fails here)
+#   make papi       builds PAPI 7.0.0 with the components into papi/prefix
+#   make check      builds PAPI if needed, then runs the ctests with the rest
+#   make bench-papi PAPI_read cost of the components against perf_event
+#
+# The components compiled into PAPI.  Adding one is adding its name here
+# (it needs components/<name>/Rules.<name>, <name>.events and, optionally,
+# presets/<name>.presets).
+PAPI_COMPONENTS = gemini_tile bgp_torus
+
+EXTRA_DIST += components presets ctests
+
+# ------------------------------------------------------------- tables
+# components/<c>/<c>_table.[ch] from components/<c>/<c>.events and
+# presets/<c>.presets (gen-events.awk checks names, descriptions, units,
+# qualifiers and derived-event references; any error fails the build).
+GEN_EVENTS = $(top_srcdir)/components/common/gen-events.awk
+TABLE_INPUTS = $(foreach c,$(PAPI_COMPONENTS),$(top_srcdir)/components/$(c)/$(c).events \
+	$(wildcard $(top_srcdir)/presets/$(c).presets))
+
+components/tables.stamp: $(TABLE_INPUTS) $(GEN_EVENTS)
+	$(AM_V_GEN)for c in $(PAPI_COMPONENTS); do \
+	    presets=$(top_srcdir)/presets/$$c.presets; \
+	    [ -f "$$presets" ] || presets=/dev/null; \
+	    mkdir -p components/$$c && \
+	    $(AWK) -v comp=$$c -v out=components/$$c -f $(GEN_EVENTS) \
+	        $(top_srcdir)/components/$$c/$$c.events $$presets || exit 1; \
+	done; touch $@
+
+all-local: components/tables.stamp
+
+# ---------------------------------------------------------------- PAPI
+# Cached in papi/: source fetched once, configure once per component list,
+# make incremental (components/papi-build.sh).  The stamp rule never fails
+# the build: a failure is written to papi/FAILED and every PAPI test then
+# fails with that reason, while the other tests still run.
+PAPI_PREFIX = $(abs_builddir)/papi/prefix
+PAPI_STAMP = papi/built.stamp
+PAPI_DEPS = $(wildcard $(top_srcdir)/components/*/*.[ch] $(top_srcdir)/components/*/Rules.* \
+	$(top_srcdir)/components/*/tests/*.[ch] $(top_srcdir)/components/*/tests/Makefile) \
+	$(top_srcdir)/components/papi-build.sh components/tables.stamp libtorusemu.la
+
+$(PAPI_STAMP): $(PAPI_DEPS)
+	@mkdir -p papi; rm -f papi/FAILED
+	@if $(SHELL) $(top_srcdir)/components/papi-build.sh $(top_srcdir) papi $(builddir)/.libs \
+	        components $(PAPI_COMPONENTS) 2>papi/errors.txt; then \
+	    touch $@; \
+	else \
+	    cat papi/errors.txt >&2; \
+	    { echo "PAPI $(PAPI_COMPONENTS) build failed:"; cat papi/errors.txt; } >papi/FAILED; \
+	fi
+
+papi: $(PAPI_STAMP)
+	@if [ -f papi/FAILED ]; then cat papi/FAILED >&2; exit 1; fi
+	@echo "PAPI with $(PAPI_COMPONENTS): $(PAPI_PREFIX)"
+
+# ---------------------------------------------------------------- ctests
+# PAPI-level tests.  The test programs live in components/<c>/tests/ and
+# are built and installed by PAPI's own make; ctests/*.sh run them against
+# emulator sessions and check the PAPI utilities' output.
+PAPI_TESTS = ctests/gemini_tile_api.sh ctests/gemini_tile_inject.sh \
+	ctests/bgp_torus_api.sh ctests/papi_tools.sh ctests/tables.sh
+TESTS += $(PAPI_TESTS)
+ctests/gemini_tile_api.sh.log ctests/gemini_tile_inject.sh.log ctests/bgp_torus_api.sh.log \
+	ctests/papi_tools.sh.log: $(PAPI_STAMP) torusemu
+TESTS_ENVIRONMENT += PAPI_COMPONENTS="$(PAPI_COMPONENTS)" AWK="$(AWK)"; export PAPI_COMPONENTS AWK;
+
+# ------------------------------------------------------------ benchmark
+bench-papi: papi
+	$(SHELL) $(top_srcdir)/ctests/bench-papi.sh $(PAPI_PREFIX)
+
+.PHONY: papi bench-papi

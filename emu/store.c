@@ -472,6 +472,15 @@ uint64_t temu_counter_read(const temu_session *s, int64_t idx)
     return __atomic_load_n(&s->counters[idx], __ATOMIC_RELAXED);
 }
 
+void temu_counter_read_many(const temu_session *s, const int64_t *idx, int n, uint64_t *out)
+{
+    const uint64_t limit = s->hdr->ncounters;
+    for (int i = 0; i < n; i++) {
+        out[i] = (uint64_t)idx[i] < limit ? __atomic_load_n(&s->counters[idx[i]], __ATOMIC_RELAXED)
+                                           : 0;
+    }
+}
+
 void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta)
 {
     if (idx < 0 || (uint64_t)idx >= s->hdr->ncounters) {

@@ -486,6 +486,9 @@ uint64_t temu_machine_counter_count(const temu_machine *m);
 
 /* Read / add one counter (lock-free atomics; safe across processes). */
 uint64_t temu_counter_read(const temu_session *s, int64_t idx);
+/* Read n counters at once (same semantics as temu_counter_read for each;
+ * one call per PAPI_read of a whole event set). */
+void temu_counter_read_many(const temu_session *s, const int64_t *idx, int n, uint64_t *out);
 void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta);
 /* Zero every counter (tests and `torusemu reset`). */
 void temu_session_zero(temu_session *s);

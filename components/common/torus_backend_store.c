@@ -1,0 +1,203 @@
+/*
+ * torus_backend_store.c - the counter-store backend: counts of the emulated
+ * machine, through libtorusemu's temu_idx_* and temu_counter_read only.
+ *
+ * Which store (doc/components.md, "Where counts come from"):
+ *   TORUSEMU_SESSION set    attach that store; a missing or incompatible
+ *                           store, or one of another system, is refused
+ *                           with the library's reason (the component is
+ *                           then disabled and says why).
+ *   unset                   a private, zeroed store of a default machine of
+ *                           the component's system: an idle machine whose
+ *                           counters read 0.
+ */
+#include "torus_backend.h"
+#include "torus_table.h"
+#include "torusemu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct torus_backend {
+    temu_session *s;
+    int system;
+    char source[160];
+};
+
+/* Idle machines when no session is configured: a real machine of each
+ * system (the store is sparse, so its size costs nothing). */
+static const char *idle_machine(int system)
+{
+    switch (system) {
+    case TEMU_SYSTEM_GEMINI:
+        return "cielo";
+    case TEMU_SYSTEM_BGP:
+        return "bgp-midplane";
+    default:
+        return "midplane";
+    }
+}
+
+static int store_open(int system, torus_backend **out, char *why, size_t len)
+{
+    temu_error err;
+    temu_session *s = NULL;
+    temu_machine m;
+    torus_backend *b;
+    const char *path = getenv(TEMU_SESSION_ENV);
+    int rc = TORUS_OK;
+
+    *out = NULL;
+    b = calloc(1, sizeof *b);
+    if (b == NULL) {
+        snprintf(why, len, "out of memory");
+        return TORUS_ENOMEM;
+    }
+    if (path != NULL && path[0] != '\0') {
+        if (temu_session_attach_env(&s, &err) != TEMU_OK) {
+            snprintf(why, len, "%s", err.message);
+            rc = TORUS_ESYS;
+        } else if (temu_session_machine(s)->system != system) {
+            snprintf(why, len, "%s=%s is a %s machine (%s); this component counts %s hardware",
+                     TEMU_SESSION_ENV, path, temu_system_name(temu_session_machine(s)->system),
+                     temu_session_machine(s)->name, temu_system_name(system));
+            rc = TORUS_ESYS;
+        } else {
+            snprintf(b->source, sizeof b->source, "session %s", path);
+        }
+    } else if (temu_machine_parse(idle_machine(system), &m, &err) != TEMU_OK ||
+               temu_session_create_private(&m, &s, &err) != TEMU_OK) {
+        snprintf(why, len, "cannot create an idle %s machine: %s", idle_machine(system),
+                 err.message);
+        rc = TORUS_ESYS;
+    } else {
+        snprintf(b->source, sizeof b->source, "idle %s (%s unset)", idle_machine(system),
+                 TEMU_SESSION_ENV);
+    }
+    if (rc != TORUS_OK) {
+        temu_session_close(s);
+        free(b);
+        return rc;
+    }
+    b->s = s;
+    b->system = system;
+    *out = b;
+    return TORUS_OK;
+}
+
+static void store_close(torus_backend *b)
+{
+    if (b != NULL) {
+        temu_session_close(b->s);
+        free(b);
+    }
+}
+
+static void store_place(torus_backend *b, torus_place *out)
+{
+    const temu_machine *m = temu_session_machine(b->s);
+    temu_identity id = temu_identity_get(b->s);
+    memset(out, 0, sizeof *out);
+    out->system = m->system;
+    snprintf(out->machine, sizeof out->machine, "%s", m->name);
+    snprintf(out->source, sizeof out->source, "%s", b->source);
+    out->nnodes = m->nnodes;
+    out->node = id.node;
+    out->router = temu_node_router(m, id.node);
+    out->rank = id.rank;
+    out->hwthread = id.hwthread;
+    /* identity fields are all that can change; fold them into a tag */
+    out->generation = ((uint64_t)id.node << 24) ^ ((uint64_t)(uint32_t)id.rank << 8) ^
+                      (uint64_t)(id.hwthread & 0xff) ^ ((uint64_t)id.explicit_set << 63);
+}
+
+static int64_t store_index(const temu_machine *m, const torus_hwref *r)
+{
+    switch (r->unit) {
+    case TORUS_UNIT_GEMINI_TILE:
+        return temu_idx_gemini_tile(m, r->where, r->a, r->b);
+    case TORUS_UNIT_GEMINI_NIC:
+        return temu_idx_gemini_nic(m, r->where, r->a);
+    case TORUS_UNIT_BGP_TORUS:
+        return temu_idx_bgp(m, r->where, r->a, r->b);
+    case TORUS_UNIT_BGQ_NW:
+        return temu_idx_bgq_nw(m, r->where, r->a, r->b, r->c);
+    case TORUS_UNIT_BGQ_MU:
+        return temu_idx_bgq_mu(m, r->where, r->a);
+    case TORUS_UNIT_BGQ_L2:
+        return temu_idx_bgq_l2(m, r->where, r->a, r->b);
+    case TORUS_UNIT_BGQ_CNK_NODE:
+        return temu_idx_bgq_cnk_node(m, r->where, r->a);
+    case TORUS_UNIT_BGQ_CNK_HWT:
+        return temu_idx_bgq_cnk_hwt(m, r->where, r->a, r->b);
+    default:
+        return -1;
+    }
+}
+
+static int store_program(torus_backend *b, const torus_hwref *refs, int n, int64_t *handles,
+                         char *why, size_t len)
+{
+    const temu_machine *m = temu_session_machine(b->s);
+    for (int i = 0; i < n; i++) {
+        handles[i] = store_index(m, &refs[i]);
+        if (handles[i] < 0) {
+            snprintf(why, len, "counter (unit %d, %lld, %d, %d, %d) is not on machine %s",
+                     refs[i].unit, (long long)refs[i].where, refs[i].a, refs[i].b, refs[i].c,
+                     m->name);
+            return TORUS_EINVAL;
+        }
+    }
+    return TORUS_OK;
+}
+
+static int store_nop(torus_backend *b, const int64_t *handles, int n)
+{
+    (void)b;
+    (void)handles;
+    (void)n;
+    return TORUS_OK;
+}
+
+static void store_read(const torus_backend *b, const int64_t *handles, int n, uint64_t *out)
+{
+    temu_counter_read_many(b->s, handles, n, out);
+}
+
+static int store_arm(torus_backend *b, const int64_t *handles, int n, uint64_t threshold, int signo,
+                     int32_t *id, char *why, size_t len)
+{
+    temu_watch_spec spec = {handles, n, signo, threshold, 0, 0};
+    temu_error err;
+    if (temu_watch_arm(b->s, &spec, id, &err) != TEMU_OK) {
+        snprintf(why, len, "%s", err.message);
+        return TORUS_EINVAL;
+    }
+    return TORUS_OK;
+}
+
+static void store_disarm(torus_backend *b, int32_t id)
+{
+    temu_watch_disarm(b->s, id);
+}
+
+static void store_restart(torus_backend *b, int32_t id)
+{
+    temu_watch_restart(b->s, id);
+}
+
+static uint64_t store_take(torus_backend *b, int32_t id)
+{
+    return temu_watch_take(b->s, id);
+}
+
+const torus_backend_ops torus_backend_store = {
+    "store",   store_open, store_close, store_place,  store_program, store_nop,
+    store_nop, store_read, store_arm,   store_disarm, store_restart, store_take,
+};
+
+const torus_backend_ops *torus_backend_default(void)
+{
+    return &torus_backend_store;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# tables.sh - the event tables and derived-event files are valid, and the
+# checker refuses the mistakes it exists for (each fixture below must fail
+# with its reason).  The same checker runs when the build generates C.
+. "${top_srcdir:-.}/tests/lib.sh"
+GEN="$top_srcdir/components/common/gen-events.awk"
+: "${AWK:=awk}"
+: "${PAPI_COMPONENTS:=gemini_tile bgp_torus}"
+
+check_table() { # COMPONENT EVENTS PRESETS
+    "$AWK" -v comp="$1" -v check=1 -f "$GEN" "$2" "$3"
+}
+
+for c in $PAPI_COMPONENTS; do
+    p="$top_srcdir/presets/$c.presets"
+    [ -f "$p" ] || p=/dev/null
+    expect_ok "$c table" check_table "$c" "$top_srcdir/components/$c/$c.events" "$p"
+done
+expect_ok "gemini_tile counts" check_table gemini_tile "$top_srcdir/components/gemini_tile/gemini_tile.events" "$top_srcdir/presets/gemini_tile.presets"
+expect_out "gemini_tile: 20 base + 5 link events" "^gemini_tile: 25 events \(20 base, 5 derived\), 3 qualifiers"
+expect_ok "bgp_torus counts" check_table bgp_torus "$top_srcdir/components/bgp_torus/bgp_torus.events" "$top_srcdir/presets/bgp_torus.presets"
+expect_out "bgp_torus: 70 torus events + 2 presets" "^bgp_torus: 72 events \(70 base, 2 derived\)"
+
+# fixtures: a good base, then one mistake each
+T=$(printf '\t')
+base() {
+    printf 'qualifier%sn%spos%s0..5%s-%stile row number\n' "$T" "$T" "$T" "$T" "$T"
+    printf 'class%stile\n' "$T"
+    printf 'event%sEV_A%stile%s0%sphits%sn%sA good description of event A.\n' "$T" "$T" "$T" "$T" "$T" "$T"
+    printf 'event%sEV_B%stile%s1%sphits%s-%sA good description of event B.\n' "$T" "$T" "$T" "$T" "$T" "$T"
+}
+bad_case() { # DESCRIPTION PATTERN LINE (appended to the base table)
+    base >"$TMP/t.events"
+    printf '%s\n' "$3" >>"$TMP/t.events"
+    expect_fail "$1" "$2" check_table t "$TMP/t.events" /dev/null
+}
+base >"$TMP/t.events"
+expect_ok "fixture base is valid" check_table t "$TMP/t.events" /dev/null
+bad_case "duplicate name" "defined twice" "event${T}EV_A${T}tile${T}2${T}phits${T}-${T}The same name a second time."
+bad_case "bad name" "upper case" "event${T}EV-C${T}tile${T}2${T}phits${T}-${T}A name with a minus sign."
+bad_case "unknown class" "unknown class" "event${T}EV_C${T}wire${T}2${T}phits${T}-${T}Class nobody declared."
+bad_case "unknown qualifier" "unknown qualifier 'q'" "event${T}EV_C${T}tile${T}2${T}phits${T}q${T}A qualifier nobody declared."
+bad_case "empty description" "description of EV_C is empty" "event${T}EV_C${T}tile${T}2${T}phits${T}-${T}-"
+bad_case "short description" "too short" "event${T}EV_C${T}tile${T}2${T}phits${T}-${T}short"
+bad_case "no units" "units of EV_C are empty" "event${T}EV_C${T}tile${T}2${T}-${T}-${T}Units are missing here."
+bad_case "bad args" "not a list of integers" "event${T}EV_C${T}tile${T}x${T}phits${T}-${T}Arguments are not numbers."
+bad_case "missing field" "needs NAME" "event${T}EV_C${T}tile${T}2${T}phits${T}Only five fields."
+bad_case "bad range" "bad range" "qualifier${T}m${T}pos${T}7..0${T}-${T}a backwards range"
+bad_case "unknown line" "unknown line kind" "evnt${T}EV_C"
+bad_case "derived: unknown event" "names unknown event 'EV_Z'" "derived${T}EV_D${T}phits${T}-${T}EV_A + EV_Z${T}Refers to a missing event."
+bad_case "derived: bad coefficient" "not an integer" "derived${T}EV_D${T}phits${T}-${T}x*EV_A${T}Coefficient is not a number."
+bad_case "derived: bad divisor" "divisor" "derived${T}EV_D${T}phits${T}-${T}EV_A / 0${T}Divides by zero."
+{
+    base
+    printf 'derived%sEV_D%sphits%s-%sEV_A + EV_B%sA good derived event.\n' "$T" "$T" "$T" "$T" "$T"
+    printf 'derived%sEV_E%sphits%s-%sEV_D - EV_A%sUses a derived event.\n' "$T" "$T" "$T" "$T" "$T"
+} >"$TMP/t.events"
+expect_fail "derived of derived (no cycles possible)" "only base events" check_table t "$TMP/t.events" /dev/null
+# generating C from a valid table
+mkdir -p "$TMP/gen"
+expect_ok "generate C" "$AWK" -v comp=gemini_tile -v out="$TMP/gen" -f "$GEN" \
+    "$top_srcdir/components/gemini_tile/gemini_tile.events" "$top_srcdir/presets/gemini_tile.presets"
+expect_ok "generated header" cat "$TMP/gen/gemini_tile_table.h"
+expect_out "qualifier enum" "GEMINI_TILE_Q_LINK = 2"
+expect_ok "generated table" cat "$TMP/gen/gemini_tile_table.c"
+expect_out "derived term" "\{0, 3LL\}, /\* GM_TILE_PERF_VC0_PHIT_CNT \*/"
+finish
