@@ -55,6 +55,7 @@ typedef struct temu_store_header {
     uint64_t watch_bits_offset; /* one bit per counter: watched?   */
     uint32_t watch_lock;      /* spinlock for arm / disarm         */
     uint32_t reserved;
+    uint64_t node_words_offset; /* uint64_t[nnodes][TEMU_NODE_WORDS] */
 } temu_store_header;
 
 /* One overflow watch in the store (shared by all processes). */
@@ -83,6 +84,7 @@ struct temu_session {
     uint64_t *counters;
     temu_watch_slot *watches;
     uint8_t *watch_bits;
+    uint64_t *node_words;
     temu_slot *mapping;
     temu_rank_entry *ranks;
     size_t map_bytes;

@@ -8,6 +8,7 @@
  *   ranks_offset       temu_rank_entry[nranks]  who registered as each rank
  *   watches_offset     temu_watch_slot[256]     armed overflow watches
  *   watch_bits_offset  one bit per counter      is it watched?
+ *   node_words_offset  uint64_t[nnodes][32]     node-wide unit state
  *   counters_offset    uint64_t[ncounters]      the counters
  * Counters are updated with relaxed atomic adds, so any number of processes
  * may inject at once; a reader sees each counter exactly (never torn).
@@ -165,7 +166,7 @@ int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, 
 
 /* Section offsets of a store; returns the file size. */
 typedef struct store_offsets {
-    uint64_t mapping, ranks, watches, watch_bits, counters, bytes;
+    uint64_t mapping, ranks, watches, watch_bits, node_words, counters, bytes;
 } store_offsets;
 
 static void store_layout(const temu_machine *m, int32_t nranks, store_offsets *o)
@@ -180,6 +181,8 @@ static void store_layout(const temu_machine *m, int32_t nranks, store_offsets *o
     off = round_page(off + TEMU_WATCH_MAX * sizeof(temu_watch_slot));
     o->watch_bits = off;
     off = round_page(off + (n + 7) / 8);
+    o->node_words = off;
+    off = round_page(off + (uint64_t)m->nnodes * TEMU_NODE_WORDS * sizeof(uint64_t));
     o->counters = off;
     o->bytes = round_page(off + n * sizeof(uint64_t));
 }
@@ -193,6 +196,7 @@ static void session_bind(temu_session *s, void *base, size_t bytes)
     s->ranks = (temu_rank_entry *)(b + s->hdr->ranks_offset);
     s->watches = (temu_watch_slot *)(b + s->hdr->watches_offset);
     s->watch_bits = (uint8_t *)(b + s->hdr->watch_bits_offset);
+    s->node_words = (uint64_t *)(b + s->hdr->node_words_offset);
     s->counters = (uint64_t *)(b + s->hdr->counters_offset);
 }
 
@@ -207,6 +211,7 @@ static void header_init(temu_store_header *h, const temu_machine *m, const temu_
     h->ranks_offset = o->ranks;
     h->watches_offset = o->watches;
     h->watch_bits_offset = o->watch_bits;
+    h->node_words_offset = o->node_words;
     h->counters_offset = o->counters;
     h->ncounters = temu_machine_counter_count(m);
     h->nranks = map != NULL ? map->nranks : 0;
@@ -325,6 +330,7 @@ static temu_status header_check(const char *path, const temu_store_header *h, ui
         bad = h->ncounters != temu_machine_counter_count(&h->machine) ||
               h->mapping_offset != o.mapping || h->ranks_offset != o.ranks ||
               h->watches_offset != o.watches || h->watch_bits_offset != o.watch_bits ||
+              h->node_words_offset != o.node_words ||
               h->counters_offset != o.counters || o.bytes != file_size;
     }
     if (bad) {
@@ -447,6 +453,14 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
     __atomic_store_n(&s->ranks[rank].tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
     __atomic_store_n(&s->ranks[rank].pid, (int32_t)getpid(), __ATOMIC_RELEASE);
     return TEMU_OK;
+}
+
+uint64_t *temu_node_words(temu_session *s, int64_t node)
+{
+    if (node < 0 || node >= s->hdr->machine.nnodes) {
+        return NULL;
+    }
+    return s->node_words + node * TEMU_NODE_WORDS;
 }
 
 uint64_t temu_session_messages(const temu_session *s)

@@ -402,7 +402,7 @@ int temu_payload_is_uniform(const void *p, size_t len);
 /* Sessions and the counter store                                            */
 /* ------------------------------------------------------------------------ */
 
-#define TEMU_STORE_ABI_VERSION 2u
+#define TEMU_STORE_ABI_VERSION 3u
 #define TEMU_SESSION_ENV "TORUSEMU_SESSION"
 
 typedef struct temu_session temu_session;
@@ -526,6 +526,15 @@ uint64_t temu_watch_take(temu_session *s, int32_t id);
 uint64_t temu_watch_value(const temu_session *s, int32_t id);
 /* Number of armed watches in the session. */
 uint32_t temu_watch_armed(const temu_session *s);
+
+/* --- node-wide unit state -------------------------------------------------
+ * TEMU_NODE_WORDS 64-bit words per node, zero at creation, shared by every
+ * process of the session, for hardware rules that hold for a whole node
+ * (BG/P UPC counter mode, BG/Q L2 combine mode, BG/Q NW link owners).  Use
+ * __atomic builtins on them.  Word assignment is owned by the components
+ * (doc/components.md); a private store has its own. */
+#define TEMU_NODE_WORDS 32
+uint64_t *temu_node_words(temu_session *s, int64_t node);
 
 /* Name of counter idx, e.g. "gemini(0,0,1) tile 26 (l32, Z-) VC0_PHITS". */
 int temu_counter_describe(const temu_machine *m, int64_t idx, char *buf, size_t len);

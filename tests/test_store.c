@@ -48,6 +48,14 @@ START_TEST(test_create_attach_share)
     ck_assert_int_eq(temu_session_rank_slot(b, 64, &slot, &err), TEMU_ERANGE);
     ck_assert_int_eq(temu_session_register_rank(b, 3, &err), TEMU_OK);
     ck_assert_int_eq(temu_session_register_rank(b, -1, &err), TEMU_ERANGE);
+    /* node-wide words are shared between attachments, zero at creation */
+    uint64_t *wa = temu_node_words(a, 511), *wb = temu_node_words(b, 511);
+    ck_assert_ptr_nonnull(wa);
+    ck_assert_uint_eq(wa[TEMU_NODE_WORDS - 1], 0);
+    __atomic_store_n(&wa[3], 77, __ATOMIC_RELAXED);
+    ck_assert_uint_eq(__atomic_load_n(&wb[3], __ATOMIC_RELAXED), 77);
+    ck_assert_ptr_null(temu_node_words(a, 512));
+    ck_assert_ptr_ne(temu_node_words(a, 0), wa);
     temu_session_zero(a);
     ck_assert_uint_eq(temu_counter_read(b, idx), 0);
     /* out-of-range indices read 0 and ignore adds */
