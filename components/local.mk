@@ -9,7 +9,7 @@
 # The components compiled into PAPI.  Adding one is adding its name here
 # (it needs components/<name>/Rules.<name>, <name>.events and, optionally,
 # presets/<name>.presets).
-PAPI_COMPONENTS = gemini_tile bgp_torus
+PAPI_COMPONENTS = gemini_tile bgp_torus bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit
 
 EXTRA_DIST += components presets ctests
 
@@ -34,7 +34,9 @@ all-local: components/tables.stamp
 
 # ---------------------------------------------------------------- PAPI
 # Cached in papi/: source fetched once, configure once per component list,
-# make incremental (components/papi-build.sh).  The stamp rule never fails
+# make incremental (components/papi-build.sh; PAPI's make gets none of our
+# make's flags, so `make check TESTS=...` cannot override PAPI's own TESTS
+# variable).  The stamp rule never fails
 # the build: a failure is written to papi/FAILED and every PAPI test then
 # fails with that reason, while the other tests still run.
 PAPI_PREFIX = $(abs_builddir)/papi/prefix
@@ -45,7 +47,7 @@ PAPI_DEPS = $(wildcard $(top_srcdir)/components/*/*.[ch] $(top_srcdir)/component
 
 $(PAPI_STAMP): $(PAPI_DEPS)
 	@mkdir -p papi; rm -f papi/FAILED
-	@if $(SHELL) $(top_srcdir)/components/papi-build.sh $(top_srcdir) papi $(builddir)/.libs \
+	@if MAKEFLAGS= MFLAGS= $(SHELL) $(top_srcdir)/components/papi-build.sh $(top_srcdir) papi $(builddir)/.libs \
 	        components $(PAPI_COMPONENTS) 2>papi/errors.txt; then \
 	    touch $@; \
 	else \
@@ -62,10 +64,15 @@ papi: $(PAPI_STAMP)
 # are built and installed by PAPI's own make; ctests/*.sh run them against
 # emulator sessions and check the PAPI utilities' output.
 PAPI_TESTS = ctests/gemini_tile_api.sh ctests/gemini_tile_inject.sh \
-	ctests/bgp_torus_api.sh ctests/papi_tools.sh ctests/tables.sh
+	ctests/bgp_torus_api.sh ctests/bgq_nwunit_api.sh ctests/bgq_l2unit_api.sh \
+	ctests/bgq_iounit_api.sh ctests/bgq_cnkunit_api.sh ctests/bgq_inject.sh \
+	ctests/nodewide.sh ctests/papi_tools.sh ctests/tables.sh
 TESTS += $(PAPI_TESTS)
 ctests/gemini_tile_api.sh.log ctests/gemini_tile_inject.sh.log ctests/bgp_torus_api.sh.log \
-	ctests/papi_tools.sh.log: $(PAPI_STAMP) torusemu
+	ctests/bgq_nwunit_api.sh.log ctests/bgq_l2unit_api.sh.log ctests/bgq_iounit_api.sh.log \
+	ctests/bgq_cnkunit_api.sh.log ctests/bgq_inject.sh.log ctests/nodewide.sh.log \
+	ctests/papi_tools.sh.log: \
+	$(PAPI_STAMP) torusemu
 TESTS_ENVIRONMENT += PAPI_COMPONENTS="$(PAPI_COMPONENTS)" AWK="$(AWK)"; export PAPI_COMPONENTS AWK;
 
 # ------------------------------------------------------------ benchmark

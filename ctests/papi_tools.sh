@@ -41,7 +41,7 @@ for c in $PAPI_COMPONENTS; do
     names=$(cat "$top_srcdir/components/$c/$c.events" "$top_srcdir/presets/$c.presets" 2>/dev/null |
         awk -F '\t' '$1 == "event" || $1 == "derived" { print $2 }')
     want=$(echo "$names" | wc -l)
-    got=$(grep -Ec '^\| [A-Za-z_]+(:::)?[A-Z][A-Z0-9_]+ +\|$' "$TMP/sec")
+    got=$(grep -Ec '^\| ([a-z_]+:::)?[A-Z][A-Z0-9_]+ +\|$' "$TMP/sec")
     [ "$got" -eq "$want" ] && pass || failed "$c: papi_native_avail lists $got events, the tables $want"
     missing=""
     for n in $names; do
@@ -57,11 +57,23 @@ n=$(grep -Ec '^\|     :[0-5]:[0-7] +\|$' "$TMP/sec")
 [ "$n" -eq 288 ] && pass || failed "gemini_tile: $n :n:m qualifier lines, want 6 events x 48"
 n=$(grep -Ec '^\|     :link=(X|Y|Z)[+-] +\|$|^\|     :link=HH +\|$' "$TMP/sec")
 [ "$n" -eq 35 ] && pass || failed "gemini_tile: $n :link= qualifier lines, want 5 events x 7"
+section bgq_nwunit >"$TMP/sec"
+n=$(grep -Ec '^\|     :link=([A-E][+-]|IO|[A-E]|TORUS|ALL) +\|$' "$TMP/sec")
+[ "$n" -eq 630 ] && pass || failed "bgq_nwunit: $n :link= qualifier lines, want 35 events x 18"
+n=$(grep -Ec '^\|     :vc=0x7f +\|$' "$TMP/sec")
+[ "$n" -eq 4 ] && pass || failed "bgq_nwunit: $n :vc= lines, want the default of 3 attribute events + NW_SENT_BYTES"
+section bgq_l2unit >"$TMP/sec"
+n=$(grep -Ec '^\|     :slice=([0-9]|1[0-5]) +\|$' "$TMP/sec")
+[ "$n" -eq 272 ] && pass || failed "bgq_l2unit: $n :slice= qualifier lines, want 17 events x 16"
 expect_ok "native_avail -e" "$PAPI_BIN/papi_native_avail" -e GM_LINK_BYTES:link=X-
 expect_out "event line" "Event name: +gemini_tile:::GM_LINK_BYTES:link=X-"
 expect_ok "native_avail -e bgp" "$PAPI_BIN/papi_native_avail" -e PAPI_BGP_TS_32B
 expect_out "bgp preset name" "Event name: +PAPI_BGP_TS_32B"
 expect_out "bgp preset description" "six directions"
+expect_ok "native_avail -e bgq" "$PAPI_BIN/papi_native_avail" -e PEVT_NW_SENT:vc=0x70:link=a
+expect_out "bgq attribute event, canonical name" "Event name: +PEVT_NW_SENT:link=A:vc=0x70"
+expect_ok "native_avail -e cnk" "$PAPI_BIN/papi_native_avail" -e PEVT_CNKPROC_RSV
+expect_out "reserved CNK id described" "Reserved: CNK defines no per-process counters"
 
 # ------------------------------------------------- counting, idle machine
 expect_ok "command_line gemini" "$PAPI_BIN/papi_command_line" \
@@ -78,6 +90,23 @@ expect_out "preset counted" "^PAPI_BGP_TS_DPKT :[[:space:]]+0\(u\) packets"
 expect_out "prefixed bgp name" "^bgp_torus:::BGP_TORUS_XP_PACKETS :[[:space:]]+0\(u\) packets"
 expect_out "32B preset" "^PAPI_BGP_TS_32B :[[:space:]]+0\(u\) chunks"
 
+# the four BG/Q units, idle midplane: zeros, network cycles from the clock
+expect_ok "command_line bgq nw" "$PAPI_BIN/papi_command_line" PEVT_NW_USER_PP_SENT \
+    PEVT_NW_SENT:vc=0x20:link=A+ bgq_nwunit:::NW_USER_PP_SENT_BYTES:link=TORUS PEVT_NW_CYCLES
+expect_out "NW event counted" "^PEVT_NW_USER_PP_SENT :[[:space:]]+0\(u\) chunks"
+expect_out "attribute event with a mask" "^PEVT_NW_SENT:vc=0x20:link=A\+ :[[:space:]]+0\(u\) chunks"
+expect_out "derived bytes" "^bgq_nwunit:::NW_USER_PP_SENT_BYTES:link=TORUS :[[:space:]]+0\(u\) bytes"
+expect_out "cycles run" "^PEVT_NW_CYCLES :[[:space:]]+[1-9][0-9]*\(u\) cycles"
+expect_ok "command_line bgq l2" "$PAPI_BIN/papi_command_line" PEVT_L2_HITS L2_REQUESTS
+expect_out "L2 event counted" "^PEVT_L2_HITS :[[:space:]]+0\(u\) requests"
+expect_ok "command_line bgq io" "$PAPI_BIN/papi_command_line" MU_PKT_INJ_TOTAL PEVT_PCIE_RX_TLP
+expect_out "IO derived counted" "^MU_PKT_INJ_TOTAL :[[:space:]]+0\(u\) packets"
+expect_out "PCIe reads 0" "^PEVT_PCIE_RX_TLP :[[:space:]]+0\(u\) packets"
+expect_ok "command_line bgq cnk" "$PAPI_BIN/papi_command_line" PEVT_CNKPROC_RSV PEVT_CNKHWT_DSI
+expect_out "reserved reads 0" "^PEVT_CNKPROC_RSV :[[:space:]]+0\(u\) events"
+expect_out "page faults counted" "^PEVT_CNKHWT_DSI :[[:space:]]+[0-9]+\(u\) interrupts"
+if grep -q "Failed adding" "$TMP/out"; then failed "papi_command_line cnk: $(cat "$TMP/out")"; else pass; fi
+
 # ------------------------------------------------- refusals a user sees
 expect_ok "UPC mode conflict" "$PAPI_BIN/papi_command_line" BGP_TORUS_XP_PACKETS BGP_TORUS_XP_ACKS
 expect_out "mode conflict reported" "Failed adding: BGP_TORUS_XP_ACKS"
@@ -85,6 +114,21 @@ expect_out "as a resource conflict" "cannot be counted due to hardware resource 
 "$PAPI_BIN/papi_command_line" gemini_tile:::GM_TILE_PERF_VC0_PHIT_CNT:9:9 >"$TMP/out" 2>&1
 [ $? -lt 128 ] && pass || failed "papi_command_line crashed on a bad qualifier"
 expect_out "bad qualifier refused" "Failed adding: gemini_tile:::GM_TILE_PERF_VC0_PHIT_CNT:9:9"
+expect_ok "NW: 5th send mask" "$PAPI_BIN/papi_command_line" PEVT_NW_USER_PP_SENT PEVT_NW_SYS_PP_SENT \
+    PEVT_NW_COMMWORLD_COL_SENT PEVT_NW_USER_SUBC_COL_SENT PEVT_NW_USER_DYN_PP_SENT
+expect_out "5th send mask refused" "Failed adding: PEVT_NW_USER_DYN_PP_SENT"
+expect_out "as a resource conflict" "cannot be counted due to hardware resource limits"
+expect_out "the four others counted" "^PEVT_NW_USER_SUBC_COL_SENT :[[:space:]]+0\(u\) chunks"
+expect_ok "NW: two receive masks" "$PAPI_BIN/papi_command_line" PEVT_NW_USER_PP_RECV PEVT_NW_SYS_PP_RECV_FIFO
+expect_out "second receive mask refused" "Failed adding: PEVT_NW_SYS_PP_RECV_FIFO"
+expect_ok "L2: combined and sliced" "$PAPI_BIN/papi_command_line" PEVT_L2_HITS PEVT_L2_HITS_SLICE:slice=3
+expect_out "sliced refused beside combined" "Failed adding: PEVT_L2_HITS_SLICE:slice=3"
+for bad in PEVT_L2_HITS_SLICE:slice=16 PEVT_NW_SENT:vc=0x80 PEVT_NW_USER_PP_SENT:link=F+ \
+    PEVT_NW_USER_PP_SENT:vc=0x70 PEVT_CNKHWT_SYSCALL:1 PEVT_MU_PKT_INJ:link=A-; do
+    "$PAPI_BIN/papi_command_line" "$bad" >"$TMP/out" 2>&1
+    [ $? -lt 128 ] && pass || failed "papi_command_line crashed on $bad"
+    expect_out "$bad refused" "Failed adding: $bad"
+done
 
 # ------------------------------------------------- stores it cannot use
 TORUSEMU_SESSION="$TMP/none.store" "$PAPI_BIN/papi_component_avail" >"$TMP/out" 2>&1
@@ -95,6 +139,16 @@ B=$(new_session p bgp-16)
 TORUSEMU_SESSION="$B" "$PAPI_BIN/papi_component_avail" >"$TMP/out" 2>&1
 disabled_because gemini_tile "is a bgp machine"
 enabled bgp_torus
+for c in bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit; do
+    disabled_because "$c" "is a bgp machine"
+done
+Q=$(new_session q nodeboard)
+TORUSEMU_SESSION="$Q" "$PAPI_BIN/papi_component_avail" >"$TMP/out" 2>&1
+for c in bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit; do
+    enabled "$c"
+done
+disabled_because gemini_tile "is a bgq machine"
+disabled_because bgp_torus "is a bgq machine"
 G=$(new_session g gemini-tiny)
 printf '\001\000\000\000' | dd of="$G" bs=1 seek=8 conv=notrunc 2>/dev/null
 TORUSEMU_SESSION="$G" "$PAPI_BIN/papi_component_avail" >"$TMP/out" 2>&1

@@ -5,7 +5,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 GEN="$top_srcdir/components/common/gen-events.awk"
 : "${AWK:=awk}"
-: "${PAPI_COMPONENTS:=gemini_tile bgp_torus}"
+: "${PAPI_COMPONENTS:=gemini_tile bgp_torus bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit}"
 
 check_table() { # COMPONENT EVENTS PRESETS
     "$AWK" -v comp="$1" -v check=1 -f "$GEN" "$2" "$3"
@@ -20,6 +20,41 @@ expect_ok "gemini_tile counts" check_table gemini_tile "$top_srcdir/components/g
 expect_out "gemini_tile: 20 base + 5 link events" "^gemini_tile: 25 events \(20 base, 5 derived\), 3 qualifiers"
 expect_ok "bgp_torus counts" check_table bgp_torus "$top_srcdir/components/bgp_torus/bgp_torus.events" "$top_srcdir/presets/bgp_torus.presets"
 expect_out "bgp_torus: 70 torus events + 2 presets" "^bgp_torus: 72 events \(70 base, 2 derived\)"
+
+expect_ok "bgq_nwunit counts" check_table bgq_nwunit "$top_srcdir/components/bgq_nwunit/bgq_nwunit.events" "$top_srcdir/presets/bgq_nwunit.presets"
+expect_out "bgq_nwunit: 31 BGPM events + 4 derived" "^bgq_nwunit: 35 events \(31 base, 4 derived\), 2 qualifiers"
+expect_ok "bgq_l2unit counts" check_table bgq_l2unit "$top_srcdir/components/bgq_l2unit/bgq_l2unit.events" "$top_srcdir/presets/bgq_l2unit.presets"
+expect_out "bgq_l2unit: 32 BGPM events + 2 derived" "^bgq_l2unit: 34 events \(32 base, 2 derived\), 1 qualifiers"
+expect_ok "bgq_iounit counts" check_table bgq_iounit "$top_srcdir/components/bgq_iounit/bgq_iounit.events" "$top_srcdir/presets/bgq_iounit.presets"
+expect_out "bgq_iounit: 44 BGPM events + 4 derived" "^bgq_iounit: 48 events \(44 base, 4 derived\)"
+expect_ok "bgq_cnkunit counts" check_table bgq_cnkunit "$top_srcdir/components/bgq_cnkunit/bgq_cnkunit.events" /dev/null
+expect_out "bgq_cnkunit: 29 events + the reserved id" "^bgq_cnkunit: 30 events \(30 base, 0 derived\)"
+
+# BG/Q tables keep BGPM's id order (the last ARG is the BGPM id): base event
+# k is id OFFSET + k, so the event index is the vendor id minus the offset
+id_order() { # EVENTS OFFSET
+    "$AWK" -F '\t' -v off="$2" '$1 == "event" { n = split($4, a, ",")
+        if (a[n] != off + k) { printf "%s: %s has id %s, want %d\n", FILENAME, $2, a[n], off + k; bad = 1 }
+        k++ } END { exit bad }' "$1" >&2
+}
+for c in bgq_l2unit:278 bgq_iounit:310 bgq_nwunit:354 bgq_cnkunit:385; do
+    expect_ok "${c%%:*} in BGPM id order" id_order "$top_srcdir/components/${c%%:*}/${c%%:*}.events" "${c##*:}"
+done
+# every BG/Q event says where its value comes from (doc/components.md)
+sourced() { # EVENTS
+    "$AWK" -F '\t' '$1 == "event" && $7 !~ /Model|modelled|[Hh]ost|[Rr]eads 0|Reserved/ {
+        print FILENAME ": " $2 " does not say where its value comes from"; bad = 1 } END { exit bad }' "$1" >&2
+}
+for c in bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit; do
+    expect_ok "$c: every event names its source" sourced "$top_srcdir/components/$c/$c.events"
+done
+sed 's/Not modelled (reads 0): no system collectives are emulated./Nothing here./' \
+    "$top_srcdir/components/bgq_nwunit/bgq_nwunit.events" >"$TMP/nosource.events"
+expect_fail "an event without a source is found" "PEVT_NW_SYS_COL_SENT does not say" \
+    sourced "$TMP/nosource.events"
+grep -v PEVT_NW_USER_DYN_PP_SENT "$top_srcdir/components/bgq_nwunit/bgq_nwunit.events" >"$TMP/gap.events"
+expect_fail "a gap in the id order is found" "PEVT_NW_USER_ESC_PP_SENT has id 356, want 355" \
+    id_order "$TMP/gap.events" 354
 
 # fixtures: a good base, then one mistake each
 T=$(printf '\t')

@@ -3,14 +3,16 @@
  * modes 0 and 2 (seed 001, Table 6-3) on the calling process's node.
  *
  * The UPC unit of a BG/P node counts in one mode at a time (seed 001 L898,
- * L976): an event set may not mix modes, and while any event set of the
- * process holds events of one mode, a set needing the other mode is refused
- * with PAPI_ECNFLCT.  The mode is free again once every set that claimed it
- * is emptied or cleaned up.  (The real unit was shared by the whole node;
- * the emulation enforces the rule within one process.)
+ * L976): an event set may not mix modes, and while any event set on the
+ * node - of this process or of any other process reading the same session
+ * - holds events of one mode, a set needing the other mode is refused with
+ * PAPI_ECNFLCT.  The mode is free again once every set that claimed it is
+ * emptied or cleaned up, or its process has died.  The mode lives in the
+ * node's shared words (torus_node.h, resource TORUS_RES_BGP_UPC).
  */
 #include "bgp_torus_table.h"
 #include "torus_comp.h"
+#include "torus_node.h"
 #include "torusemu.h"
 
 #include <stdio.h>
@@ -18,14 +20,9 @@
 
 #define BGP_MODE_NONE (-1)
 
-/* Node-wide UPC state of this process, under torus_component.lock. */
-static int upc_mode = BGP_MODE_NONE;
-static int upc_sets; /* event sets holding a claim on upc_mode */
-
 /* What an event set claimed, kept in torus_control.priv. */
 typedef struct bgp_claim {
-    int claimed;
-    int mode;
+    torus_claim upc; /* the UPC mode of the set's node */
 } bgp_claim;
 
 struct mode_scan {
@@ -49,12 +46,27 @@ static void bgp_release(torus_component *c, torus_control *ctl)
 {
     bgp_claim *cl = (bgp_claim *)ctl->priv;
     (void)c;
-    if (cl->claimed) {
-        cl->claimed = 0;
-        if (--upc_sets == 0) {
-            upc_mode = BGP_MODE_NONE;
-        }
+    torus_claim_drop(&cl->upc);
+}
+
+/* Claim UPC mode `mode` of `node` for the set. */
+static int claim_mode(torus_component *c, bgp_claim *cl, int64_t node, int mode, char *why,
+                      size_t len)
+{
+    torus_node_seen seen = {0, 0, 0};
+    char detail[160];
+    int rc = torus_claim_take(c->ops, c->be, &cl->upc, node, TORUS_RES_BGP_UPC, (uint64_t)mode,
+                              NULL, &seen, detail, sizeof detail);
+    if (rc == TORUS_ECNFLCT && seen.holders > 0) {
+        snprintf(why, len,
+                 "bgp_torus: the UPC unit of node %lld is in mode %llu for event sets of %d "
+                 "process(es) (first: pid %d); mode %d events conflict",
+                 (long long)node, (unsigned long long)seen.value, seen.holders, (int)seen.owner_pid,
+                 mode);
+    } else if (rc != TORUS_OK) {
+        snprintf(why, len, "bgp_torus: %s", detail);
     }
+    return rc;
 }
 
 static int bgp_admit(torus_component *c, torus_control *ctl, const torus_pick *picks, int n,
@@ -62,7 +74,7 @@ static int bgp_admit(torus_component *c, torus_control *ctl, const torus_pick *p
 {
     struct mode_scan s = {BGP_MODE_NONE, 0};
     bgp_claim *cl = (bgp_claim *)ctl->priv;
-    int rc = TORUS_OK;
+    torus_place pl;
 
     for (int i = 0; i < n; i++) {
         torus_pick_bases(c, &picks[i], scan_mode, &s);
@@ -73,26 +85,24 @@ static int bgp_admit(torus_component *c, torus_control *ctl, const torus_pick *p
                  "(the UPC unit counts in one mode)");
         return TORUS_ECNFLCT;
     }
-    if (cl->claimed && cl->mode == s.mode) {
-        return TORUS_OK;
-    }
-    bgp_release(c, ctl);
     if (s.mode == BGP_MODE_NONE) {
+        torus_claim_drop(&cl->upc);
         return TORUS_OK;
     }
-    if (upc_sets > 0 && upc_mode != s.mode) {
-        snprintf(why, len,
-                 "bgp_torus: the node's UPC unit is in mode %d for %d other event set(s); "
-                 "mode %d events conflict",
-                 upc_mode, upc_sets, s.mode);
-        rc = TORUS_ECNFLCT;
-    } else {
-        upc_mode = s.mode;
-        upc_sets++;
-        cl->claimed = 1;
-        cl->mode = s.mode;
+    c->ops->place(c->be, &pl);
+    return claim_mode(c, cl, pl.node, s.mode, why, len);
+}
+
+/* The process may have moved to another node (MPI_Init) since the events
+ * were added: the claim follows it. */
+static int bgp_attach(torus_component *c, torus_control *ctl, const torus_place *pl, char *why,
+                      size_t len)
+{
+    bgp_claim *cl = (bgp_claim *)ctl->priv;
+    if (cl->upc.words == NULL || cl->upc.node == pl->node) {
+        return TORUS_OK;
     }
-    return rc;
+    return claim_mode(c, cl, pl->node, (int)cl->upc.value, why, len);
 }
 
 static int bgp_resolve(const torus_component *c, const torus_place *pl, const torus_event_def *ev,
@@ -112,6 +122,7 @@ static torus_component bgp_torus = {
     .num_cntrs = TORUS_MAX_EVENTS,
     .resolve = bgp_resolve,
     .admit = bgp_admit,
+    .attach = bgp_attach,
     .release = bgp_release,
 };
 

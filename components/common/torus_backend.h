@@ -77,6 +77,10 @@ typedef struct torus_backend_ops {
     void (*disarm_overflow)(torus_backend *b, int32_t id);
     void (*restart_overflow)(torus_backend *b, int32_t id);
     uint64_t (*take_overflow)(torus_backend *b, int32_t id);
+    /* The node-wide state words of `node` (TEMU_NODE_WORDS 64-bit words
+     * shared by every process that reads the same machine), or NULL when
+     * the node is not on the machine.  Used only through torus_node.h. */
+    uint64_t *(*node_words)(torus_backend *b, int64_t node);
 } torus_backend_ops;
 
 /* The emulator's counter store: $TORUSEMU_SESSION, or a private idle

@@ -192,9 +192,26 @@ static uint64_t store_take(torus_backend *b, int32_t id)
     return temu_watch_take(b->s, id);
 }
 
+/* NULL for a node outside the machine (temu_node_words checks). */
+static uint64_t *store_node_words(torus_backend *b, int64_t node)
+{
+    return temu_node_words(b->s, node);
+}
+
 const torus_backend_ops torus_backend_store = {
-    "store",   store_open, store_close, store_place,  store_program, store_nop,
-    store_nop, store_read, store_arm,   store_disarm, store_restart, store_take,
+    .name = "store",
+    .open = store_open,
+    .close = store_close,
+    .place = store_place,
+    .program = store_program,
+    .start = store_nop,
+    .stop = store_nop,
+    .read = store_read,
+    .arm_overflow = store_arm,
+    .disarm_overflow = store_disarm,
+    .restart_overflow = store_restart,
+    .take_overflow = store_take,
+    .node_words = store_node_words,
 };
 
 const torus_backend_ops *torus_backend_default(void)

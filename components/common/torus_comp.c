@@ -374,7 +374,9 @@ int torus_update_control_state(hwd_control_state_t *p, NativeInfo_t *native, int
                  TORUS_MAX_EVENTS);
         return PAPI_ECOUNT;
     }
-    if (count > c->num_cntrs && !ctl->multiplexed) {
+    /* with an admit hook the component applies the hardware's own rules
+     * (counters shared by events, node-wide claims) */
+    if (c->admit == NULL && count > c->num_cntrs && !ctl->multiplexed) {
         snprintf(ctl->why, sizeof ctl->why, "%s counts at most %d events at once", c->name,
                  c->num_cntrs);
         return PAPI_ECNFLCT;
@@ -422,6 +424,15 @@ int torus_start(hwd_context_t *ctx, hwd_control_state_t *p)
     if (!ctl->planned || pl.generation != ctl->place_generation) {
         rc = plan(ctl);
         if (rc != TORUS_OK) {
+            return papi_status(rc);
+        }
+    }
+    if (c->attach != NULL) {
+        pthread_mutex_lock(&c->lock);
+        rc = c->attach(c, ctl, &pl, ctl->why, sizeof ctl->why);
+        pthread_mutex_unlock(&c->lock);
+        if (rc != TORUS_OK) {
+            TORUS_DPRINT("%s\n", ctl->why);
             return papi_status(rc);
         }
     }

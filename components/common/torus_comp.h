@@ -60,7 +60,8 @@ struct torus_component {
     const char *description; /* one line for papi_component_avail           */
     const torus_table *table;
     int system;    /* TEMU_SYSTEM_* whose counts it reads         */
-    int num_cntrs; /* events one set holds without multiplexing   */
+    int num_cntrs; /* hardware counters (papi_component_avail); without
+                    * an admit hook also the events one set holds */
 
     /* Extra names that are not in the table (e.g. Cray GPCD register
      * names); TORUS_ENOEVNT when `name` is not one.  May be NULL. */
@@ -77,7 +78,14 @@ struct torus_component {
      * set is emptied.  May be NULL. */
     int (*admit)(torus_component *c, torus_control *ctl, const torus_pick *picks, int n, char *why,
                  size_t len);
-    /* Give back what admit claimed for ctl (set cleaned up).  May be NULL. */
+    /* Called at every PAPI_start (under lock), after the read plan is made
+     * for place pl and before counting begins: claim what counting needs
+     * (BG/Q network links are attached when counting starts).  A refusal
+     * (TORUS_ECNFLCT and a reason) fails PAPI_start.  May be NULL. */
+    int (*attach)(torus_component *c, torus_control *ctl, const torus_place *pl, char *why,
+                  size_t len);
+    /* Give back what admit and attach claimed for ctl (set cleaned up).
+     * May be NULL. */
     void (*release)(torus_component *c, torus_control *ctl);
     /* Current value of a host-measured source (monotonic count).  May be NULL. */
     uint64_t (*host_read)(const torus_component *c, int source);

@@ -108,6 +108,39 @@ static double bench_syscall(void)
     return t[BATCHES / 2];
 }
 
+/* BG/Q network unit: an event sums its links (11 by default) x the VCs of
+ * its mask, so one event reads up to 77 counters; events with the same mask
+ * and other links share counters.  Rows of 1, 4 and 16 events. */
+static const char *const nw_rows[3][16] = {
+    {"PEVT_NW_USER_PP_SENT"},
+    {"PEVT_NW_USER_PP_SENT", "PEVT_NW_SYS_PP_SENT", "PEVT_NW_COMMWORLD_COL_SENT",
+     "PEVT_NW_USER_PP_RECV"},
+    {"PEVT_NW_USER_PP_SENT", "PEVT_NW_SYS_PP_SENT", "PEVT_NW_COMMWORLD_COL_SENT",
+     "PEVT_NW_USER_PP_RECV", "PEVT_NW_USER_PP_RECV_FIFO", "PEVT_NW_USER_SUBC_COL_SENT",
+     "PEVT_NW_CYCLES", "PEVT_NW_USER_PP_SENT:link=A-", "PEVT_NW_USER_PP_SENT:link=A+",
+     "PEVT_NW_USER_PP_SENT:link=B-", "PEVT_NW_USER_PP_SENT:link=B+", "PEVT_NW_USER_PP_SENT:link=C-",
+     "PEVT_NW_USER_PP_SENT:link=C+", "PEVT_NW_USER_PP_SENT:link=D-", "PEVT_NW_USER_PP_SENT:link=D+",
+     "PEVT_NW_USER_PP_SENT:link=E-"},
+};
+/* distinct store counters each row reads (links x VCs of its masks) */
+static const int nw_counters[3] = {33, 99, 143};
+
+static void bench_bgq_nw(double perf)
+{
+    static const int sizes[] = {1, 4, 16};
+    char label[96], why[256];
+    for (int r = 0; r < 3; r++) {
+        double t = bench(nw_rows[r], sizes[r], why, sizeof why);
+        snprintf(label, sizeof label, "bgq_nwunit, %d event%s (%d counters)", sizes[r],
+                 sizes[r] > 1 ? "s" : "", nw_counters[r]);
+        if (t < 0) {
+            printf("%-44s  failed: %s\n", label, why);
+        } else {
+            printf("%-44s %8.1f   %s\n", label, t, t <= perf ? "<= perf" : "> perf");
+        }
+    }
+}
+
 int main(void)
 {
     static const int sizes[] = {1, 4, 16};
@@ -173,6 +206,7 @@ int main(void)
             }
         }
     }
+    bench_bgq_nw(perf);
     PAPI_shutdown();
     return 0;
 }

@@ -1,0 +1,9 @@
+#!/bin/sh
+# bgq_cnkunit through the PAPI API (components/bgq_cnkunit/tests/bgq_cnkunit_api.c):
+# traffic injected with the emulator API into a fresh BG/Q midplane
+# session (bgq:4x4x4x4x2), the process on node 256.
+. "${top_srcdir:-.}/ctests/papi-lib.sh"
+papi_require
+S=$(new_session q midplane)
+run_ctest bgq_cnkunit bgq_cnkunit_api TORUSEMU_SESSION="$S" TORUSEMU_NODE=256
+finish
