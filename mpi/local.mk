@@ -1,2 +1,187 @@
-# mpi/local.mk - PMPI interposition library, launcher support, MPI examples
-# and MPI tests (issue: MPI traffic capture and the launcher).
+# mpi/local.mk - PMPI interposition library, the `torusemu run` launcher,
+# MPI example programs, MPI tests and the MPI benchmark (issue: MPI traffic
+# capture and the launcher; doc/mpi.md).
+#
+# The MPI pieces are compiled with the C compiler and the flags Open MPI's
+# wrapper reports (`mpicc --showme:*`), so libtool builds them like the rest
+# of the tree.  The option is assembled from two words so automake does not
+# take the make-time command for a linker flag; for the same reason every
+# target linking $(TMPI_MPI_LIBS) lists its _DEPENDENCIES itself (automake
+# would derive them from the command).  Fortran test programs are built with
+# $(MPIFORT) by explicit rules (configure has no Fortran compiler of its own).
+TMPI_SHOWME = --showme
+TMPI_MPI_CFLAGS := $(shell $(MPICC) $(TMPI_SHOWME):compile 2>/dev/null)
+TMPI_MPI_LIBS := $(shell $(MPICC) $(TMPI_SHOWME):link 2>/dev/null)
+# the pure core: collective decompositions and BG/Q class routes
+TMPI_CORE = mpi/coll.h mpi/coll.c mpi/classroute.h mpi/classroute.c
+
+# ------------------------------------------------------------ the launcher
+# `torusemu run` lives in utils/run.c; it needs mpirun's path and where the
+# interposition library is installed.
+torusemu_SOURCES += utils/run.c utils/run.h
+torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
+	-DTEMU_RUN_LIBDIR='"$(libdir)"'
+
+# --------------------------------------------- unit tests of the pure core
+if HAVE_CHECK
+TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute
+check_PROGRAMS += $(TMPI_UNIT)
+TESTS += $(TMPI_UNIT)
+tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c $(TMPI_CORE)
+tests_mpi_test_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_coll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_coll_LDADD = libtorusemu.la $(CHECK_LIBS)
+tests_mpi_test_classroute_SOURCES = tests/mpi/test_classroute.c $(TMPI_CORE)
+tests_mpi_test_classroute_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_classroute_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_classroute_LDADD = libtorusemu.la $(CHECK_LIBS)
+endif
+
+TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
+	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
+	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh
+EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
+	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c bench/bench_mpi.sh
+
+if HAVE_MPI
+# -------------------------------------------------- interposition library
+lib_LTLIBRARIES += libtorusemu_mpi.la
+libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
+	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
+	mpi/pmpi_rma.c mpi/fortran.c
+libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
+libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread
+libtorusemu_mpi_la_DEPENDENCIES = libtorusemu.la
+libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
+
+# ------------------------------------------------------------- examples
+# Ordinary MPI programs (they count nothing themselves); sonar and the map
+# writers also read the store through libtorusemu.  -no-install: real
+# executables, no libtool wrapper scripts for mpirun to start.
+TMPI_PROG_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples -I$(top_srcdir)/mpi
+TMPI_PROG_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
+TMPI_PROG_LDADD = libtorusemu.la $(TMPI_MPI_LIBS)
+noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27
+examples_sonar_SOURCES = examples/sonar.c
+examples_sonar_CFLAGS = $(TMPI_PROG_CFLAGS)
+examples_sonar_LDADD = $(TMPI_PROG_LDADD)
+examples_sonar_DEPENDENCIES = libtorusemu.la
+examples_sonar_LDFLAGS = -no-install
+examples_rowa2a_SOURCES = examples/rowa2a.c examples/mapfile.c examples/mapfile.h
+examples_rowa2a_CPPFLAGS = $(TMPI_PROG_CPPFLAGS)
+examples_rowa2a_CFLAGS = $(TMPI_PROG_CFLAGS)
+examples_rowa2a_LDADD = $(TMPI_PROG_LDADD)
+examples_rowa2a_DEPENDENCIES = libtorusemu.la
+examples_rowa2a_LDFLAGS = -no-install
+examples_stencil27_SOURCES = examples/stencil27.c examples/mapfile.c examples/mapfile.h
+examples_stencil27_CPPFLAGS = $(TMPI_PROG_CPPFLAGS)
+examples_stencil27_CFLAGS = $(TMPI_PROG_CFLAGS)
+examples_stencil27_LDADD = $(TMPI_PROG_LDADD)
+examples_stencil27_DEPENDENCIES = libtorusemu.la
+examples_stencil27_LDFLAGS = -no-install
+
+# ------------------------------------------------------------ MPI tests
+# Shell tests run MPI programs under `torusemu run` and compare the store
+# with what the traffic implies (tests/mpi/tmpi_check).
+TESTS += $(TMPI_SHELL_TESTS)
+check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
+	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
+	tests/mpi/sonar_linked
+tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
+tests_mpi_tmpi_check_LDADD = libtorusemu.la
+tests_mpi_tmpi_check_LDFLAGS = -no-install
+tests_mpi_fail_SOURCES = tests/mpi/fail.c
+tests_mpi_fail_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_fail_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_fail_DEPENDENCIES =
+tests_mpi_fail_LDFLAGS = -no-install
+tests_mpi_names_SOURCES = tests/mpi/names.c
+tests_mpi_names_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_names_LDADD = $(TMPI_PROG_LDADD)
+tests_mpi_names_DEPENDENCIES = libtorusemu.la
+tests_mpi_names_LDFLAGS = -no-install
+tests_mpi_p2p_modes_SOURCES = tests/mpi/p2p_modes.c
+tests_mpi_p2p_modes_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_p2p_modes_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_p2p_modes_DEPENDENCIES =
+tests_mpi_p2p_modes_LDFLAGS = -no-install
+tests_mpi_threads_SOURCES = tests/mpi/threads.c
+tests_mpi_threads_CFLAGS = $(TMPI_PROG_CFLAGS) -pthread
+tests_mpi_threads_LDADD = $(TMPI_MPI_LIBS) -lpthread
+tests_mpi_threads_DEPENDENCIES =
+tests_mpi_threads_LDFLAGS = -no-install
+tests_mpi_coll_check_SOURCES = tests/mpi/coll_check.c $(TMPI_CORE)
+tests_mpi_coll_check_CPPFLAGS = $(TMPI_PROG_CPPFLAGS)
+tests_mpi_coll_check_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_coll_check_LDADD = $(TMPI_PROG_LDADD)
+tests_mpi_coll_check_DEPENDENCIES = libtorusemu.la
+tests_mpi_coll_check_LDFLAGS = -no-install
+tests_mpi_rma_ops_SOURCES = tests/mpi/rma_ops.c
+tests_mpi_rma_ops_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_rma_ops_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_rma_ops_DEPENDENCIES =
+tests_mpi_rma_ops_LDFLAGS = -no-install
+tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
+tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_ftwin_DEPENDENCIES =
+tests_mpi_ftwin_LDFLAGS = -no-install
+# sonar with the layer linked in (before libmpi), for link.sh
+tests_mpi_sonar_linked_SOURCES = examples/sonar.c
+tests_mpi_sonar_linked_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_sonar_linked_LDADD = libtorusemu_mpi.la libtorusemu.la $(TMPI_MPI_LIBS)
+tests_mpi_sonar_linked_DEPENDENCIES = libtorusemu_mpi.la libtorusemu.la
+tests_mpi_sonar_linked_LDFLAGS = -no-install
+
+# Fortran twins of tests/mpi/ftwin.c through mpif.h, `use mpi` and
+# `use mpi_f08` (fortran.sh); gfortran >= 10 needs -fallow-argument-mismatch
+# for mpif.h's interface-less calls.  The logs are named through variables:
+# a literal target would replace automake's own rule for the log instead of
+# adding a prerequisite to it.
+if HAVE_MPIFORT
+TMPI_FORTRAN = tests/mpi/fortran_mpifh$(EXEEXT) tests/mpi/fortran_usempi$(EXEEXT) \
+	tests/mpi/fortran_f08$(EXEEXT)
+tests/mpi/fortran_mpifh$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -w -fallow-argument-mismatch -DUSE_MPIF_H -o $@ \
+		$(srcdir)/tests/mpi/fortran_mpi.F90
+tests/mpi/fortran_usempi$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/fortran_mpi.F90
+tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/fortran_f08.f90
+TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
+$(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
+endif
+
+# PAPI inside MPI ranks (papi.sh): built against the components area's PAPI
+# once it exists; without it the test is skipped.
+tests/mpi/papi_mpi$(EXEEXT): $(srcdir)/tests/mpi/papi_mpi.c $(PAPI_STAMP)
+	@$(MKDIR_P) tests/mpi
+	@rm -f $@
+	$(AM_V_GEN)if [ -f "$(PAPI_PREFIX)/include/papi.h" ] && [ ! -f papi/FAILED ]; then \
+	    $(CC) $(AM_CFLAGS) -Wno-strict-prototypes $(TMPI_MPI_CFLAGS) \
+	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/tests/mpi/papi_mpi.c \
+	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
+	else echo "papi_mpi: PAPI not built; tests/mpi/papi.sh will be skipped"; fi
+TMPI_PAPI_LOG = tests/mpi/papi.sh.log
+$(TMPI_PAPI_LOG): tests/mpi/papi_mpi$(EXEEXT)
+
+# ------------------------------------------------------------ benchmark
+# `make bench-mpi`: latency and message rate with and without the layer
+# (bench/bench_mpi.sh prints medians; figures in doc/mpi.md).
+noinst_PROGRAMS += bench/bench_mpi
+bench_bench_mpi_SOURCES = bench/bench_mpi.c
+bench_bench_mpi_CFLAGS = $(AM_CFLAGS) -O2 $(TMPI_MPI_CFLAGS)
+bench_bench_mpi_LDADD = $(TMPI_MPI_LIBS)
+bench_bench_mpi_DEPENDENCIES =
+bench_bench_mpi_LDFLAGS = -no-install
+bench-mpi: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_mpi.sh $(builddir)
+else
+bench-mpi:
+	@echo "bench-mpi: Open MPI was not found by configure" >&2; exit 1
+endif
+.PHONY: bench-mpi

@@ -9,10 +9,12 @@
  *   torusemu dump STORE [filters]          counters per node and link
  *   torusemu reset STORE                   zero a store
  *   torusemu demo                          the built-in walkthrough
+ *   torusemu run --machine SPEC -np P -- PROG   run an MPI program (run.c)
  *
  * Every command answers --help.  Output formats are in doc/cli.md.
  */
 #include "torusemu.h"
+#include "run.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -975,6 +977,7 @@ static const command commands[] = {
     {"dump", cmd_dump, "print a session store's counters"},
     {"reset", cmd_reset, "zero a session store"},
     {"demo", cmd_demo, "built-in walkthrough on default machines"},
+    {"run", temu_cli_run, "run an MPI program on an emulated machine"},
 };
 
 static void usage(FILE *f)

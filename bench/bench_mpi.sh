@@ -1,0 +1,49 @@
+#!/bin/sh
+# bench_mpi.sh BUILD_DIR [RUNS] - latency and message rate of MPI point-to-
+# point traffic without the interposition layer and with it (a BG/Q midplane
+# and a Gemini torus, the two ranks one hop apart), alternating RUNS times
+# (default 7); prints the medians and the time the layer adds per message.
+set -eu
+B=${1:-_build}
+RUNS=${2:-7}
+PROG="$B/bench/bench_mpi"
+TORUSEMU="$B/torusemu"
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-mpi.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+ROOT=""
+[ "$(id -u)" -eq 0 ] && ROOT="--allow-run-as-root"
+export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
+printf '0 0 0 0 0 0\n0 0 0 0 1 0\n' >"$T/bgq.map"
+printf '0 0 0 0 0\n1 0 0 0 0\n' >"$T/gem.map"
+
+i=1
+while [ "$i" -le "$RUNS" ]; do
+    # shellcheck disable=SC2086
+    TORUSEMU_MPI_QUIET=1 mpirun $ROOT --mca osc sm,pt2pt -np 2 "$PROG" >>"$T/base"
+    "$TORUSEMU" run --quiet --machine midplane --map "$T/bgq.map" -np 2 -- "$PROG" >>"$T/bgq"
+    "$TORUSEMU" run --quiet --machine gemini-small --map "$T/gem.map" -np 2 -- "$PROG" >>"$T/gem"
+    i=$((i + 1))
+done
+
+# median KIND SIZE FILE
+median() {
+    awk -v k="$1" -v s="$2" '$1 == k && $2 == s { print $3 }' "$3" | sort -g |
+        awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo "MPI ping-pong between 2 ranks, one-way latency in microseconds, medians of $RUNS runs"
+printf '%9s %10s %10s %10s %10s %10s\n' bytes without bgq added gemini added
+for s in 8 64 512 4096 32768 262144 1048576; do
+    b=$(median latency "$s" "$T/base")
+    q=$(median latency "$s" "$T/bgq")
+    g=$(median latency "$s" "$T/gem")
+    awk -v s="$s" -v b="$b" -v q="$q" -v g="$g" \
+        'BEGIN { printf "%9d %10.3f %10.3f %+10.3f %10.3f %+10.3f\n", s, b, q, q - b, g, g - b }'
+done
+b=$(median rate 8 "$T/base")
+q=$(median rate 8 "$T/bgq")
+g=$(median rate 8 "$T/gem")
+echo "8-byte message rate (messages/s, windows of 64 Isends)"
+awk -v b="$b" -v q="$q" -v g="$g" 'BEGIN {
+    printf "  without %.0f   bgq %.0f (%+.3f us/msg)   gemini %.0f (%+.3f us/msg)\n",
+        b, q, 1e6 / q - 1e6 / b, g, 1e6 / g - 1e6 / b }'

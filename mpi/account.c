@@ -1,0 +1,160 @@
+/*
+ * account.c - point-to-point and one-sided traffic into the counter store.
+ *
+ * The sender counts: every message is injected once, by the process that
+ * sends it (the emulator adds the whole protocol, including what travels
+ * back, doc/model.md).  Counting happens after the MPI call succeeded, so a
+ * failed call leaves no trace and the application's data is untouched.
+ */
+#include "tmpi.h"
+
+#include <string.h>
+
+uint64_t tmpi_type_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (count <= 0 || !tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        size <= 0) {
+        return 0;
+    }
+    return (uint64_t)count * (uint64_t)size;
+}
+
+/* Start of the bytes of (buf, count, type) when they form one run in
+ * memory: the type is dense (true extent = size: no holes inside an
+ * element) and, for several elements, its extent is its size (no gaps
+ * between them) -- every predefined type and contiguous derived types.
+ * Then the run is count * size bytes from buf + true lower bound. */
+static const void *dense_start(const void *buf, int count, MPI_Datatype type, int size)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    if (count <= 0 || size <= 0 || buf == MPI_IN_PLACE ||
+        PMPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS || textent != size) {
+        return NULL;
+    }
+    if (count > 1 && (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent != size)) {
+        return NULL;
+    }
+    if (buf == MPI_BOTTOM && tlb == 0) {
+        return NULL;
+    }
+    return (const char *)buf + tlb;
+}
+
+const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (!tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS) {
+        return NULL;
+    }
+    return dense_start(buf, count, type, size);
+}
+
+/* World rank of destination dest of comm, or -1. */
+static int32_t destination(int dest, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) {
+        return dest >= 0 && dest < tmpi_g.world_size ? dest : -1;
+    }
+    tmpi_comm *c = tmpi_comm_get(comm);
+    return c != NULL ? tmpi_comm_peer(c, dest) : -1;
+}
+
+void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+{
+    if (dest == MPI_PROC_NULL) {
+        return;
+    }
+    int32_t w = destination(dest, comm);
+    if (w < 0) {
+        return;
+    }
+    int size = 0;
+    if (!tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS) {
+        return;
+    }
+    uint64_t bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+    const void *payload = tmpi_g.want_payload ? dense_start(buf, count, type, size) : NULL;
+    temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, bytes, payload, TEMU_KIND_P2P, NULL);
+}
+
+void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
+                    tmpi_pending *p)
+{
+    temu_slot a, b;
+    p->valid = 0;
+    if (dest == MPI_PROC_NULL) {
+        return;
+    }
+    int32_t w = destination(dest, comm);
+    if (w < 0 || temu_session_rank_slot(tmpi_g.session, tmpi_g.world_rank, &a, NULL) != TEMU_OK ||
+        temu_session_rank_slot(tmpi_g.session, w, &b, NULL) != TEMU_OK) {
+        return;
+    }
+    p->msg.src = a.node;
+    p->msg.dst = b.node;
+    p->msg.bytes = tmpi_type_bytes(count, type);
+    p->msg.payload = tmpi_g.want_payload ? tmpi_contiguous(buf, count, type) : NULL;
+    p->msg.kind = TEMU_KIND_P2P;
+    p->valid = temu_plan_message(tmpi_g.m, &p->msg, &p->plan, NULL) == TEMU_OK;
+    p->msg.payload = NULL; /* the plan holds what the bytes implied */
+}
+
+void tmpi_apply_pending(const tmpi_pending *p)
+{
+    if (p->valid) {
+        temu_apply_plan(tmpi_g.session, &p->msg, &p->plan);
+    }
+}
+
+/* ------------------------------------------------------------ one-sided */
+
+static void inject_rma(int32_t target, uint64_t bytes, const void *payload, temu_kind kind)
+{
+    temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, target, bytes,
+                      tmpi_g.want_payload ? payload : NULL, kind, NULL);
+}
+
+/*
+ * One-sided operations as emulator transactions (doc/mpi.md):
+ *   put, accumulate          PUT of the origin data (payload inspected)
+ *   get                      GET of the origin buffer's size (the data lives
+ *                            at the target: never compressed)
+ *   get_accumulate,
+ *   fetch_and_op             PUT of the operands (none for MPI_NO_OP), then
+ *                            GET of the result
+ *   compare_and_swap         PUT of operand and comparand, GET of the old value
+ */
+void tmpi_acct_rma(tmpi_rma_op op, const void *origin, int origin_count, MPI_Datatype origin_type,
+                   int result_count, MPI_Datatype result_type, MPI_Op rop, int target, MPI_Win win)
+{
+    if (target == MPI_PROC_NULL) {
+        return;
+    }
+    tmpi_win *w = tmpi_win_get(win);
+    if (w == NULL || target < 0 || target >= w->size || w->world[target] < 0) {
+        return;
+    }
+    int32_t t = w->world[target];
+    /* with MPI_NO_OP the origin arguments are ignored (and may be null) */
+    uint64_t ob = rop == MPI_NO_OP ? 0 : tmpi_type_bytes(origin_count, origin_type);
+    switch (op) {
+    case TMPI_RMA_PUT:
+    case TMPI_RMA_ACC:
+        inject_rma(t, ob, tmpi_contiguous(origin, origin_count, origin_type), TEMU_KIND_PUT);
+        break;
+    case TMPI_RMA_GET:
+        inject_rma(t, ob, NULL, TEMU_KIND_GET);
+        break;
+    case TMPI_RMA_GET_ACC:
+        if (rop != MPI_NO_OP) {
+            inject_rma(t, ob, tmpi_contiguous(origin, origin_count, origin_type), TEMU_KIND_PUT);
+        }
+        inject_rma(t, tmpi_type_bytes(result_count, result_type), NULL, TEMU_KIND_GET);
+        break;
+    case TMPI_RMA_CAS:
+        inject_rma(t, 2 * ob, NULL, TEMU_KIND_PUT);
+        inject_rma(t, ob, NULL, TEMU_KIND_GET);
+        break;
+    }
+}

@@ -1,0 +1,178 @@
+/*
+ * classroute.c - BG/Q class-route trees (pure) and their counts (thin).
+ * The model is described in classroute.h and doc/mpi.md.
+ */
+#include "classroute.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int hop_cmp(const void *a, const void *b)
+{
+    const temu_hop *x = a, *y = b;
+    if (x->from != y->from) {
+        return x->from < y->from ? -1 : 1;
+    }
+    return x->link - y->link;
+}
+
+int tmpi_classroute_edges(const temu_machine *m, const int64_t *nodes, int32_t nnodes, int64_t root,
+                          int up, temu_hop **edges)
+{
+    int64_t rr = temu_node_router(m, root);
+    size_t cap = 0, n = 0;
+    temu_hop *all = NULL;
+    temu_hop path[TEMU_MAX_HOPS];
+
+    *edges = NULL;
+    for (int32_t i = 0; i < nnodes; i++) {
+        int64_t r = temu_node_router(m, nodes[i]);
+        int h = up ? temu_route(m, r, rr, path, TEMU_MAX_HOPS)
+                   : temu_route(m, rr, r, path, TEMU_MAX_HOPS);
+        if (h <= 0) {
+            continue;
+        }
+        if (n + (size_t)h > cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            while (ncap < n + (size_t)h) {
+                ncap *= 2;
+            }
+            temu_hop *grown = realloc(all, ncap * sizeof *all);
+            if (grown == NULL) {
+                free(all);
+                return -1;
+            }
+            all = grown;
+            cap = ncap;
+        }
+        memcpy(all + n, path, (size_t)h * sizeof *path);
+        n += (size_t)h;
+    }
+    if (n == 0) {
+        free(all);
+        return 0;
+    }
+    qsort(all, n, sizeof *all, hop_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k == 0 || hop_cmp(&all[k - 1], &all[i]) != 0) {
+            all[k++] = all[i];
+        }
+    }
+    *edges = all;
+    return (int)k;
+}
+
+int tmpi_nodes_form_box(const temu_machine *m, const int64_t *nodes, int32_t nnodes)
+{
+    int32_t lo[TEMU_MAX_DIMS], hi[TEMU_MAX_DIMS], c[TEMU_MAX_DIMS];
+    int64_t volume = 1;
+    if (nnodes <= 0) {
+        return 0;
+    }
+    for (int d = 0; d < m->ndims; d++) {
+        lo[d] = INT32_MAX;
+        hi[d] = -1;
+    }
+    /* distinct routers, by sorting a copy */
+    int64_t *r = malloc((size_t)nnodes * sizeof *r);
+    if (r == NULL) {
+        return 0;
+    }
+    for (int32_t i = 0; i < nnodes; i++) {
+        r[i] = temu_node_router(m, nodes[i]);
+    }
+    for (int32_t i = 1; i < nnodes; i++) { /* insertion sort: communicators are small */
+        int64_t v = r[i];
+        int32_t j = i - 1;
+        while (j >= 0 && r[j] > v) {
+            r[j + 1] = r[j];
+            j--;
+        }
+        r[j + 1] = v;
+    }
+    int64_t distinct = 0;
+    for (int32_t i = 0; i < nnodes; i++) {
+        if (i > 0 && r[i] == r[i - 1]) {
+            continue;
+        }
+        distinct++;
+        temu_router_coords(m, r[i], c);
+        for (int d = 0; d < m->ndims; d++) {
+            lo[d] = c[d] < lo[d] ? c[d] : lo[d];
+            hi[d] = c[d] > hi[d] ? c[d] : hi[d];
+        }
+    }
+    free(r);
+    for (int d = 0; d < m->ndims; d++) {
+        volume *= hi[d] - lo[d] + 1;
+    }
+    /* distinct routers inside the bounding box fill it iff counts match */
+    return volume == distinct;
+}
+
+/* Add the nonzero entries of one side's message-unit and L2 counts. */
+static void add_endpoint(temu_session *s, const temu_machine *m, int64_t node, const temu_plan *p,
+                         int side)
+{
+    for (int c = 0; c < TEMU_MU_MODELLED; c++) {
+        if (p->mu[side][c] != 0) {
+            temu_counter_add(s, temu_idx_bgq_mu(m, node, c), p->mu[side][c]);
+        }
+    }
+    for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
+        if (p->l2_hits[side][k] != 0) {
+            temu_counter_add(s, temu_idx_bgq_l2(m, node, k, 0), p->l2_hits[side][k]);
+        }
+    }
+}
+
+void tmpi_classroute_inject(temu_session *s, const temu_hop *edges, int nedges, const int64_t *inj,
+                            int32_t ninj, const int64_t *rcv, int32_t nrcv, uint64_t bytes,
+                            temu_kind kind)
+{
+    const temu_machine *m = temu_session_machine(s);
+    temu_plan plan, totals;
+    temu_message msg;
+
+    if (nedges <= 0 || m->system != TEMU_SYSTEM_BGQ) {
+        return;
+    }
+    /* the traffic of one hop: packets and chunks of a collective message
+     * (doc/model.md), and the endpoint counts of injecting / receiving it */
+    msg.src = edges[0].from;
+    msg.dst = edges[0].to;
+    msg.bytes = bytes;
+    msg.payload = NULL;
+    msg.kind = kind;
+    if (temu_plan_message(m, &msg, &plan, NULL) != TEMU_OK) {
+        return;
+    }
+    for (int e = 0; e < nedges; e++) {
+        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+            if (plan.chunks[0][vc] != 0) {
+                temu_counter_add(
+                    s,
+                    temu_idx_bgq_nw(m, edges[e].from, edges[e].link, TEMU_BGQ_NW_SENT_CHUNKS, vc),
+                    plan.chunks[0][vc]);
+                temu_counter_add(
+                    s,
+                    temu_idx_bgq_nw(m, edges[e].to, edges[e].in_link, TEMU_BGQ_NW_RECV_PACKETS, vc),
+                    plan.packets[0][vc]);
+            }
+        }
+    }
+    /* session totals count one message per injection: a plan marked local
+     * changes nothing but the totals (temu_apply_plan) */
+    memset(&totals, 0, sizeof totals);
+    totals.system = m->system;
+    totals.local = 1;
+    for (int32_t i = 0; i < ninj; i++) {
+        add_endpoint(s, m, inj[i], &plan, 0);
+        msg.src = msg.dst = inj[i];
+        temu_apply_plan(s, &msg, &totals);
+    }
+    for (int32_t i = 0; i < nrcv; i++) {
+        add_endpoint(s, m, rcv[i], &plan, 1);
+    }
+}

@@ -1,0 +1,46 @@
+/*
+ * classroute.h - Blue Gene/Q collective class routes on the emulated torus.
+ *
+ * BG/Q ran barrier, broadcast and reductions with predefined operations on
+ * "class routes": a spanning tree of the torus links over the nodes of a
+ * communicator, along which the routers combine (reduce) or replicate
+ * (broadcast) packets on the collective virtual channels (VC 4 for
+ * MPI_COMM_WORLD, VC 5 for a sub-communicator; reference/bgq REPORT (a)).
+ * Our model of the tree (doc/mpi.md): the union of the deterministic routes
+ * from every member node to the root node (up) or from the root to every
+ * member (down).  Deterministic dimension-ordered routes to one node form a
+ * tree, so every link of the union carries the data exactly once.
+ *
+ * Private to the papi-torus MPI layer and its tests.
+ */
+#ifndef TMPI_CLASSROUTE_H
+#define TMPI_CLASSROUTE_H
+
+#include "torusemu.h"
+
+/* Links of the class-route tree over `nodes` (node ids; duplicates
+ * allowed) towards root (up = 1) or from root (up = 0), each once, sorted
+ * by (from router, link).  Returns the count and a malloc'ed array in
+ * *edges (NULL when the count is 0), or -1 when out of memory.  Pure. */
+int tmpi_classroute_edges(const temu_machine *m, const int64_t *nodes, int32_t nnodes, int64_t root,
+                          int up, temu_hop **edges);
+
+/* 1 when the distinct nodes fill a rectangular block of the machine exactly
+ * (every coordinate between the minimum and maximum of each dimension,
+ * without wrapping), the shape a BG/Q sub-communicator needed to get its own
+ * class route.  Pure. */
+int tmpi_nodes_form_box(const temu_machine *m, const int64_t *nodes, int32_t nnodes);
+
+/*
+ * Add one class-route operation of `bytes` to the store: the chunks and
+ * packets of the data on every edge (collective VC of `kind`), message-unit
+ * and L2 counts of one injection at each node of `inj` and one reception at
+ * each node of `rcv`, and one message of `bytes` per injection to the
+ * session totals.  Nothing at all when the tree has no edge (every member on
+ * one node: shared memory).
+ */
+void tmpi_classroute_inject(temu_session *s, const temu_hop *edges, int nedges, const int64_t *inj,
+                            int32_t ninj, const int64_t *rcv, int32_t nrcv, uint64_t bytes,
+                            temu_kind kind);
+
+#endif

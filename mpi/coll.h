@@ -1,0 +1,139 @@
+/*
+ * coll.h - collective operations decomposed into the point-to-point
+ * messages the emulated machine's MPI sent (pure: no MPI, no store).
+ *
+ * Every rank of a collective calls tmpi_coll_sends() with its own rank and
+ * gets the messages *it* sends; the union over ranks is the whole
+ * collective.  The MPI layer injects each rank's messages from that rank's
+ * process, so nothing is counted twice.  The algorithms, their size
+ * thresholds and sources are listed in doc/mpi.md.
+ *
+ * Private to the papi-torus MPI layer and its tests.
+ */
+#ifndef TMPI_COLL_H
+#define TMPI_COLL_H
+
+#include <stdint.h>
+
+typedef enum tmpi_coll_op {
+    TMPI_BARRIER = 0,
+    TMPI_BCAST,
+    TMPI_GATHER,
+    TMPI_GATHERV,
+    TMPI_SCATTER,
+    TMPI_SCATTERV,
+    TMPI_ALLGATHER,
+    TMPI_ALLGATHERV,
+    TMPI_ALLTOALL,
+    TMPI_ALLTOALLV, /* also MPI_Alltoallw: per-destination sizes */
+    TMPI_REDUCE,
+    TMPI_ALLREDUCE,
+    TMPI_REDUCE_SCATTER, /* also MPI_Reduce_scatter_block */
+    TMPI_SCAN,
+    TMPI_EXSCAN,
+    TMPI_NEIGHBOR_ALLGATHER, /* also ..._allgatherv: one block to each neighbour */
+    TMPI_NEIGHBOR_ALLTOALL,  /* also ..._alltoallv/w: block i to neighbour i */
+    TMPI_COLL_OPS
+} tmpi_coll_op;
+
+typedef enum tmpi_algo {
+    TMPI_ALGO_NONE = 0,           /* nothing on the network (1 rank)                   */
+    TMPI_ALGO_DISSEMINATION,      /* barrier: ceil(log2 n) rounds to r + 2^k           */
+    TMPI_ALGO_BINOMIAL,           /* bcast/reduce/gather/scatter binomial tree          */
+    TMPI_ALGO_BINOMIAL_NONCOMM,   /* reduce, non-commutative op: tree to 0, then root */
+    TMPI_ALGO_SCATTER_RD,         /* bcast: binomial scatter + recursive-doubling allgather */
+    TMPI_ALGO_SCATTER_RING,       /* bcast: binomial scatter + ring allgather           */
+    TMPI_ALGO_LINEAR,             /* gatherv/scatterv: every block straight to/from root */
+    TMPI_ALGO_RECURSIVE_DOUBLING, /* allgather(v), allreduce, scan, exscan         */
+    TMPI_ALGO_BRUCK,              /* allgather(v), alltoall                             */
+    TMPI_ALGO_RING,               /* allgather(v)                                       */
+    TMPI_ALGO_PAIRWISE,           /* alltoall(v,w), reduce_scatter: one message per pair */
+    TMPI_ALGO_RABENSEIFNER,       /* allreduce: recursive halving + doubling            */
+    TMPI_ALGO_NEIGHBOR,           /* neighbourhood collectives: one message per neighbour */
+    TMPI_ALGO_CLASSROUTE,         /* BG/Q collective class route (mpi/classroute.c)     */
+    TMPI_ALGO_COLLNET,            /* BG/P collective / global-interrupt network: no torus traffic */
+    TMPI_ALGOS
+} tmpi_algo;
+
+/* Where the bytes of a message lie at the sender, for payload inspection
+ * (Gemini compression, BG/Q L2 slices). */
+enum tmpi_buf {
+    TMPI_BUF_NONE = 0, /* assembled or partially reduced data: not known      */
+    TMPI_BUF_SEND = 1, /* a slice of the sender's send buffer (valid at entry) */
+    TMPI_BUF_RECV = 2  /* a slice of its receive buffer (final data, valid at the
+                        * end of a blocking call, or at the root of a bcast)   */
+};
+
+typedef struct tmpi_msg {
+    int32_t dst; /* communicator rank of the receiver          */
+    int32_t buf; /* enum tmpi_buf                              */
+    uint64_t bytes;
+    uint64_t off; /* byte offset of the slice in that buffer    */
+} tmpi_msg;
+
+typedef void (*tmpi_emit_fn)(void *ctx, const tmpi_msg *msg);
+
+/*
+ * One collective call as seen by one rank.  Meaning of the size fields:
+ *   barrier                      none
+ *   bcast, reduce, allreduce,
+ *   scan, exscan                 bytes = the whole buffer (count * elem)
+ *   gather, scatter, allgather,
+ *   alltoall, neighbor_*         bytes = one rank's block
+ *   gatherv                      bytes = this rank's block (non-root)
+ *   scatterv                     blocks[j], offs[j] = block for rank j (root)
+ *   allgatherv                   blocks[j], offs[j] = rank j's block in recvbuf
+ *   alltoallv/w                  blocks[j], offs[j] = this rank's block for j
+ *   reduce_scatter               blocks[j] = rank j's result block (bytes);
+ *                                _block: bytes = the common block size
+ *   neighbor_*v/w                blocks[i], offs[i] = block for neighbour i
+ * count/elem give the reduction's element count and size (Rabenseifner
+ * splits by whole elements).
+ */
+typedef struct tmpi_coll {
+    tmpi_coll_op op;
+    tmpi_algo algo;
+    int32_t n;           /* communicator size                       */
+    int32_t root;        /* rooted operations                       */
+    int32_t commutative; /* reductions: the op commutes             */
+    uint64_t bytes;
+    uint64_t count, elem;
+    const uint64_t *blocks; /* NULL unless listed above             */
+    const uint64_t *offs;   /* byte offsets of `blocks`; NULL: unknown (no
+                             * payload).  Fixed-size blocks (blocks NULL) lie
+                             * back to back: block j at j * bytes */
+    int32_t nnb;            /* neighbour collectives: out-degree     */
+    const int32_t *nb;      /* out-neighbours; entries < 0 are MPI_PROC_NULL */
+} tmpi_coll;
+
+/* What the algorithm choice depends on besides the call itself. */
+typedef struct tmpi_coll_env {
+    int32_t system;      /* temu_system                                       */
+    int32_t blocking;    /* 0 for MPI_I* (never on a collective network)      */
+    int32_t spans_world; /* the communicator holds every rank of the job      */
+    int32_t box;         /* BG/Q: its nodes form a rectangular block          */
+    int32_t hw_op;       /* reduction: predefined op on a predefined type     */
+} tmpi_coll_env;
+
+/* Algorithm the emulated machine's MPI used (doc/mpi.md has the table). */
+tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c);
+
+/* Emit every message rank `me` sends in collective c (c->algo set).  No
+ * message is empty except the barrier's. */
+void tmpi_coll_sends(const tmpi_coll *c, int32_t me, tmpi_emit_fn emit, void *ctx);
+
+const char *tmpi_coll_op_name(tmpi_coll_op op);
+const char *tmpi_algo_name(tmpi_algo algo);
+
+/* Size thresholds in bytes (MPICH2 defaults, Thakur, Rabenseifner and
+ * Gropp, IJHPCA 19(1), 2005; doc/mpi.md). */
+#define TMPI_BCAST_SHORT 12288u     /* below: binomial bcast                  */
+#define TMPI_BCAST_LONG 524288u     /* below (and n a power of 2): scatter + RD */
+#define TMPI_BCAST_MIN_PROCS 8      /* fewer ranks: binomial bcast            */
+#define TMPI_ALLGATHER_SHORT 81920u /* total below, n not a power of 2: Bruck  */
+#define TMPI_ALLGATHER_LONG 524288u /* total below, n a power of 2: RD         */
+#define TMPI_ALLTOALL_SHORT 256u    /* block at most this and n >= 8: Bruck    */
+#define TMPI_ALLTOALL_MIN_PROCS 8
+#define TMPI_ALLREDUCE_SHORT 2048u /* at most: recursive doubling             */
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * tmpi.h - private declarations of the papi-torus MPI interposition layer
+ * (libtorusemu_mpi).  Not installed.
+ *
+ * Modules:
+ *   state.c      session, identity, the pause flag, communicator/window caches
+ *   account.c    point-to-point and one-sided traffic -> the counter store
+ *   acct_coll.c  collectives -> messages (coll.c) or class routes (classroute.c)
+ *   persist.c    persistent send requests
+ *   pmpi_*.c     the C entry points (MPI_Send ...) over PMPI_*; pmpi_env.c
+ *                also MPI_Init, processor name, split by node, MPI_Pcontrol
+ *   fortran.c    the Fortran entry points over Open MPI's own (ompi_*_f)
+ */
+#ifndef TMPI_H
+#define TMPI_H
+
+#include "torusemu.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "classroute.h"
+#include "coll.h"
+
+#define TMPI_HIDDEN __attribute__((visibility("hidden")))
+#define TMPI_EXPORT __attribute__((visibility("default")))
+
+/* Process-wide state, set once by tmpi_start() at MPI_Init. */
+typedef struct tmpi_state {
+    temu_session *session; /* NULL: nothing is counted              */
+    const temu_machine *m;
+    int32_t system;
+    int32_t world_rank, world_size;
+    int64_t node;         /* this rank's emulated node             */
+    int32_t want_payload; /* the model reads payload bytes/addresses */
+    int comm_keyval, win_keyval;
+} tmpi_state;
+
+extern TMPI_HIDDEN tmpi_state tmpi_g;
+/* MPI_Pcontrol(0) pauses counting in this process, MPI_Pcontrol(1) resumes. */
+extern TMPI_HIDDEN int tmpi_paused;
+/* Set while a Fortran wrapper runs Open MPI's own Fortran binding, so a C
+ * wrapper reached from it does not count the same call again. */
+extern TMPI_HIDDEN __thread int tmpi_in_fortran;
+
+static inline int tmpi_counting(void)
+{
+    return tmpi_g.session != NULL && !tmpi_paused && !tmpi_in_fortran;
+}
+
+/* The emulated node is known (processor name, split by node). */
+static inline int tmpi_identity_known(void)
+{
+    return tmpi_g.session != NULL;
+}
+
+/* After PMPI_Init/_Init_thread succeeded: attach the session named by
+ * $TORUSEMU_SESSION, register the rank, set the identity.  Idempotent. */
+TMPI_HIDDEN void tmpi_start(void);
+
+/* Cached facts about a communicator (attribute on it, world is static). */
+typedef struct tmpi_comm {
+    int32_t size, rank;
+    int32_t inter;       /* intercommunicator                       */
+    int32_t spans_world; /* intracommunicator holding every rank     */
+    int32_t *world;      /* local group: comm rank -> world rank, NULL = identity */
+    int32_t rsize;
+    int32_t *rworld; /* intercomm remote group -> world rank     */
+    /* BG/Q class routes: distinct nodes, box shape, cached trees */
+    int32_t nnodes;
+    int64_t *nodes;
+    int32_t box;
+    int64_t tree_root[2]; /* [0] down, [1] up; -1 = not cached        */
+    int32_t tree_n[2];
+    temu_hop *tree[2];
+} tmpi_comm;
+
+/* NULL when comm is invalid or the layer is off. */
+TMPI_HIDDEN tmpi_comm *tmpi_comm_get(MPI_Comm comm);
+/* World rank of communicator rank r as a destination (remote group for an
+ * intercommunicator); -1 if outside. */
+TMPI_HIDDEN int32_t tmpi_comm_peer(const tmpi_comm *c, int32_t r);
+/* World rank of a local-group rank; -1 if outside. */
+TMPI_HIDDEN int32_t tmpi_comm_local(const tmpi_comm *c, int32_t r);
+/* Distinct nodes of the communicator (computed on first use). */
+TMPI_HIDDEN int tmpi_comm_nodes(tmpi_comm *c);
+
+/* Window: world rank of each rank of the window's group. */
+typedef struct tmpi_win {
+    int32_t size;
+    int32_t *world;
+} tmpi_win;
+TMPI_HIDDEN tmpi_win *tmpi_win_get(MPI_Win win);
+
+/* ----------------------------------------------------------- accounting */
+
+/* A datatype that may be queried: arguments that are insignificant at the
+ * calling rank (a non-root's receive type ...) are often MPI_DATATYPE_NULL,
+ * and querying that would raise an MPI error the program never caused. */
+static inline int tmpi_type_valid(MPI_Datatype t)
+{
+    return t != NULL && t != MPI_DATATYPE_NULL;
+}
+
+/* Bytes of count elements of type; 0 on error. */
+TMPI_HIDDEN uint64_t tmpi_type_bytes(int count, MPI_Datatype type);
+/* Address of the bytes of (buf, count, type) when they are one contiguous
+ * run in memory, else NULL (derived types with holes: no payload). */
+TMPI_HIDDEN const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype type);
+
+/* One point-to-point message from this rank to dest of comm.  dest may be
+ * MPI_PROC_NULL (ignored). */
+TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest,
+                                MPI_Comm comm);
+/* Same, as a plan computed now and applied later (MPI_Sendrecv_replace
+ * overwrites the buffer before the message can be counted). */
+typedef struct tmpi_pending {
+    int valid;
+    temu_message msg;
+    temu_plan plan;
+} tmpi_pending;
+TMPI_HIDDEN void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest,
+                                MPI_Comm comm, tmpi_pending *p);
+TMPI_HIDDEN void tmpi_apply_pending(const tmpi_pending *p);
+
+/* Persistent sends: remember at *_init, count at MPI_Start. */
+TMPI_HIDDEN void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype type,
+                                  int dest, MPI_Comm comm);
+TMPI_HIDDEN void tmpi_persist_start(MPI_Request req);
+TMPI_HIDDEN void tmpi_persist_remove(MPI_Request req);
+
+/* One-sided operations. */
+typedef enum tmpi_rma_op {
+    TMPI_RMA_PUT,     /* MPI_Put, MPI_Rput                              */
+    TMPI_RMA_GET,     /* MPI_Get, MPI_Rget                              */
+    TMPI_RMA_ACC,     /* MPI_Accumulate, MPI_Raccumulate                 */
+    TMPI_RMA_GET_ACC, /* MPI_Get_accumulate, MPI_Rget_accumulate,
+                       * MPI_Fetch_and_op: operands out, result back    */
+    TMPI_RMA_CAS      /* MPI_Compare_and_swap                           */
+} tmpi_rma_op;
+TMPI_HIDDEN void tmpi_acct_rma(tmpi_rma_op op, const void *origin, int origin_count,
+                               MPI_Datatype origin_type, int result_count, MPI_Datatype result_type,
+                               MPI_Op rop, int target, MPI_Win win);
+
+/* ----------------------------------------------------------- collectives */
+
+/* Everything the collective accounting needs from one call, with C
+ * handles; the C and Fortran wrappers fill it in. */
+typedef struct tmpi_call {
+    tmpi_coll_op op;
+    MPI_Comm comm;
+    int blocking;
+    const void *sendbuf; /* MPI_IN_PLACE allowed                     */
+    const void *recvbuf;
+    int sendcount, recvcount;
+    MPI_Datatype sendtype, recvtype;
+    const int *sendcounts, *sdispls, *recvcounts, *rdispls;
+    const MPI_Aint *sdispls_aint;              /* neighbor_alltoallw: byte displacements */
+    const MPI_Datatype *sendtypes, *recvtypes; /* alltoallw, neighbor_alltoallw */
+    int displs_bytes;                          /* *w variants: displacements in bytes */
+    int root;
+    MPI_Op rop; /* reductions                          */
+} tmpi_call;
+
+TMPI_HIDDEN void tmpi_acct_coll(const tmpi_call *call);
+/* Out-degree of a communicator's process topology, -1 without one. */
+TMPI_HIDDEN int tmpi_neighbor_count(MPI_Comm comm);
+
+/* Emulated node name of this rank into buf (len bytes incl. the NUL);
+ * returns its length, or -1 when the node is not known. */
+TMPI_HIDDEN int tmpi_node_name(char *buf, int len);
+/* MPI_Comm_split_type for the split types that mean "same node": the
+ * communicator is split by emulated node.  Returns 1 and sets *rc when it
+ * handled the call, 0 when the real split applies. */
+TMPI_HIDDEN int tmpi_split_by_node(MPI_Comm comm, int split_type, int key, MPI_Comm *newcomm,
+                                   int *rc);
+
+/* Warn once on stderr (rank 0 only unless every_rank). */
+TMPI_HIDDEN void tmpi_warn_once(int *flag, const char *what);
+
+#endif

@@ -1,0 +1,49 @@
+# mpilib.sh - helpers for the MPI shell tests (sourced after tests/lib.sh).
+# Skips the test (exit 77) when MPI cannot run here.
+EX="$top_builddir/examples"
+TM="$top_builddir/tests/mpi"
+CHECK="$TM/tmpi_check"
+# Open MPI settings for one host: shared memory only, no interface probing.
+export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_mpi_yield_when_idle=1
+
+if [ -z "${TORUSEMU_MPIRUN:-}" ] && ! command -v mpirun >/dev/null 2>&1; then
+    echo "mpirun not found: MPI tests skipped"
+    exit 77
+fi
+
+# run_mpi DESC STORE MACHINE NP [launcher options] -- PROGRAM ARGS:
+# torusemu run keeping STORE; stdout in $TMP/out, stderr in $TMP/err.
+run_mpi() {
+    desc=$1 store=$2 machine=$3 np=$4
+    shift 4
+    rm -f "$store"
+    if "$TORUSEMU" run --machine "$machine" -np "$np" --keep "$store" "$@" \
+        >"$TMP/out" 2>"$TMP/err"; then
+        pass
+    else
+        failed "$desc (exit $?): $(tail -n 5 "$TMP/err")"
+    fi
+}
+
+# check DESC CMD...: a tmpi_check (or other) command must succeed
+check() {
+    desc=$1
+    shift
+    if "$@" >"$TMP/cout" 2>"$TMP/cerr"; then
+        pass
+    else
+        failed "$desc: $(head -n 8 "$TMP/cerr") $(cat "$TMP/cout")"
+    fi
+}
+
+# check_fails DESC CMD...: the command must fail (the check can catch errors)
+check_fails() {
+    desc=$1
+    shift
+    if "$@" >"$TMP/cout" 2>"$TMP/cerr"; then
+        failed "$desc: succeeded but should not"
+    else
+        pass
+    fi
+}

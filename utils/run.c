@@ -1,0 +1,641 @@
+/*
+ * run.c - `torusemu run`: run an MPI program on an emulated machine.
+ *
+ *   torusemu run --machine SPEC [--ranks-per-node N] [--map HOW] [--keep FILE]
+ *                [--quiet] [--mpirun-arg ARG]... -np P -- PROGRAM [ARGS]
+ *
+ * Creates a session store with the rank mapping, starts Open MPI's mpirun
+ * with the interposition library preloaded into every rank (and the flags
+ * this host needs: --allow-run-as-root for root, --oversubscribe for more
+ * ranks than cores), waits, prints a short summary on stderr and removes
+ * the store unless --keep named it.  The program's exit status is passed
+ * through.  doc/mpi.md and doc/cli.md describe it for users.
+ */
+#define _GNU_SOURCE 1
+#include "run.h"
+
+#include "torusemu.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TEMU_RUN_MPIRUN
+#define TEMU_RUN_MPIRUN "mpirun"
+#endif
+#ifndef TEMU_RUN_LIBDIR
+#define TEMU_RUN_LIBDIR "/usr/local/lib"
+#endif
+
+#define PRELOAD_NAME "libtorusemu_mpi.so"
+#define MAX_EXTRA 64
+
+typedef struct run_opts {
+    const char *spec;
+    const char *map;
+    const char *keep;
+    uint64_t np;
+    uint64_t rpn;
+    int quiet;
+    const char *extra[MAX_EXTRA]; /* --mpirun-arg values */
+    int nextra;
+    char **prog; /* PROGRAM ARGS..., NULL-terminated */
+} run_opts;
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "torusemu run: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: torusemu run --machine SPEC [--ranks-per-node N] [--map HOW] [--keep FILE]\n"
+            "                    [--quiet] [--mpirun-arg ARG]... -np P -- PROGRAM [ARGS...]\n"
+            "Run an MPI program (C or Fortran, unmodified) with P ranks placed on the emulated\n"
+            "machine SPEC: every message it sends is routed and counted in a session store.\n"
+            "  --ranks-per-node N  ranks sharing a node (default 1)\n"
+            "  --map HOW           rank placement: a dimension order (ABCDET, XYZT), a map\n"
+            "                      file, or random:SEED (doc/mapping.md); default: the system's\n"
+            "  --keep FILE         keep the store in FILE (inspect with `torusemu dump FILE`);\n"
+            "                      by default a temporary store is removed at the end\n"
+            "  --quiet             no summary\n"
+            "  --mpirun-arg ARG    pass ARG to mpirun (repeat for several)\n"
+            "Environment: TORUSEMU_MPIRUN (mpirun to use), TORUSEMU_MPI_LIB (the interposition\n"
+            "library).  The program's exit status is returned.\n");
+}
+
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9') {
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v == 0 || v > INT32_MAX) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rpn = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--") == 0) {
+            if (i + 1 >= argc) {
+                return fail("no program after '--'");
+            }
+            o->prog = argv + i + 1;
+            break;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+            continue;
+        }
+        if (v == NULL) {
+            return fail("'%s' needs a value (see --help)", a);
+        }
+        if (strcmp(a, "--machine") == 0) {
+            o->spec = v;
+        } else if (strcmp(a, "--map") == 0) {
+            o->map = v;
+        } else if (strcmp(a, "--keep") == 0) {
+            o->keep = v;
+        } else if (strcmp(a, "-np") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--np") == 0) {
+            if (parse_count(v, &o->np) != 0) {
+                return fail("-np '%s': expected a positive number of ranks", v);
+            }
+        } else if (strcmp(a, "--ranks-per-node") == 0) {
+            if (parse_count(v, &o->rpn) != 0) {
+                return fail("--ranks-per-node '%s': expected a positive integer", v);
+            }
+        } else if (strcmp(a, "--mpirun-arg") == 0) {
+            if (o->nextra >= MAX_EXTRA) {
+                return fail("too many --mpirun-arg (at most %d)", MAX_EXTRA);
+            }
+            o->extra[o->nextra++] = v;
+        } else {
+            return fail("unknown option '%s' (the program goes after '--'; see --help)", a);
+        }
+        i++;
+    }
+    if (o->spec == NULL) {
+        return fail("missing --machine SPEC (see `torusemu machine --presets`)");
+    }
+    if (o->np == 0) {
+        return fail("missing -np P (the number of MPI ranks)");
+    }
+    if (o->prog == NULL) {
+        return fail("missing the program: torusemu run ... -np P -- PROGRAM [ARGS]");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ finding */
+
+static int executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Search $PATH for name; 1 and out filled when found. */
+static int search_path(const char *name, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (path == NULL) {
+        return 0;
+    }
+    while (*path != '\0') {
+        const char *colon = strchr(path, ':');
+        size_t n = colon ? (size_t)(colon - path) : strlen(path);
+        snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
+        if (executable(out)) {
+            return 1;
+        }
+        path += n + (colon ? 1 : 0);
+    }
+    return 0;
+}
+
+static int find_mpirun(char *out, size_t len)
+{
+    const char *env = getenv("TORUSEMU_MPIRUN");
+    if (env != NULL && *env != '\0') {
+        if (!executable(env)) {
+            return fail("TORUSEMU_MPIRUN='%s' is not an executable file", env);
+        }
+        snprintf(out, len, "%s", env);
+        return 0;
+    }
+    if (search_path("mpirun", out, len)) {
+        return 0;
+    }
+    if (TEMU_RUN_MPIRUN[0] == '/' && executable(TEMU_RUN_MPIRUN)) {
+        snprintf(out, len, "%s", TEMU_RUN_MPIRUN);
+        return 0;
+    }
+    return fail("mpirun not found in PATH: install Open MPI (Debian: openmpi-bin) or set "
+                "TORUSEMU_MPIRUN");
+}
+
+static int check_program(const char *prog)
+{
+    char buf[PATH_MAX];
+    if (strchr(prog, '/') != NULL) {
+        if (!executable(prog)) {
+            return fail("cannot run '%s': %s", prog,
+                        access(prog, F_OK) != 0 ? "no such file" : "not an executable file");
+        }
+        return 0;
+    }
+    if (!search_path(prog, buf, sizeof buf)) {
+        return fail("cannot run '%s': not found in PATH (write ./%s for a program in this "
+                    "directory)",
+                    prog, prog);
+    }
+    return 0;
+}
+
+/* The interposition library: $TORUSEMU_MPI_LIB, next to this executable
+ * (build tree: both live in .libs), ../lib, or the configured libdir. */
+static int find_library(char *out)
+{
+    const char *env = getenv("TORUSEMU_MPI_LIB");
+    char self[PATH_MAX], dir[PATH_MAX + 64];
+    if (env != NULL && *env != '\0') {
+        if (realpath(env, out) == NULL) {
+            return fail("TORUSEMU_MPI_LIB='%s': %s", env, strerror(errno));
+        }
+        return 0;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            static const char *rel[] = {"", "/.libs", "/../lib"};
+            for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+                int w = snprintf(dir, sizeof dir, "%s%s/%s", self, rel[i], PRELOAD_NAME);
+                if (w > 0 && (size_t)w < sizeof dir && access(dir, R_OK) == 0 &&
+                    realpath(dir, out) != NULL) {
+                    return 0;
+                }
+            }
+        }
+    }
+    snprintf(dir, sizeof dir, "%s/%s", TEMU_RUN_LIBDIR, PRELOAD_NAME);
+    if (access(dir, R_OK) == 0 && realpath(dir, out) != NULL) {
+        return 0;
+    }
+    return fail("cannot find the interposition library %s (was papi-torus built with MPI? "
+                "set TORUSEMU_MPI_LIB)",
+                PRELOAD_NAME);
+}
+
+/* Physical cores (distinct package/core pairs of the online CPUs). */
+static long physical_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long found = 0;
+    long pairs[1024];
+    for (long cpu = 0; cpu < n && found < 1024; cpu++) {
+        char path[128];
+        long pkg = -1, core = -1;
+        FILE *f;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/topology/physical_package_id",
+                 cpu);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%ld", &pkg) != 1) {
+                pkg = -1;
+            }
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/topology/core_id", cpu);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%ld", &core) != 1) {
+                core = -1;
+            }
+            fclose(f);
+        }
+        if (pkg < 0 || core < 0) {
+            return n > 0 ? n : 1;
+        }
+        long key = pkg * 100000 + core, seen = 0;
+        for (long i = 0; i < found && !seen; i++) {
+            seen = pairs[i] == key;
+        }
+        if (!seen) {
+            pairs[found++] = key;
+        }
+    }
+    return found > 0 ? found : (n > 0 ? n : 1);
+}
+
+/* ------------------------------------------------------------ summary */
+
+static void human(uint64_t v, char *buf, size_t len)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double d = (double)v;
+    int u = 0;
+    while (d >= 1024.0 && u < 4) {
+        d /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u == 0 ? "%.0f %s" : "%.2f %s", d, units[u]);
+}
+
+typedef struct busiest {
+    uint64_t bytes;   /* on the wire                        */
+    uint64_t units;   /* phits or 32-byte chunks            */
+    int64_t from, to; /* routers                          */
+    int link;         /* outgoing link of `from`          */
+} busiest;
+
+/* The network link (host and I/O links excluded) that carried the most
+ * bytes: Gemini tile phits arriving (3 bytes each, seed 000), Blue Gene
+ * 32-byte chunks sent. */
+static busiest find_busiest(const temu_session *s)
+{
+    const temu_machine *m = temu_session_machine(s);
+    busiest b = {0, 0, -1, -1, -1};
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        for (int l = 0; l < 2 * m->ndims; l++) {
+            uint64_t units = 0, bytes;
+            int64_t nb = temu_link_neighbor(m, r, l);
+            if (nb < 0) {
+                continue;
+            }
+            if (m->system == TEMU_SYSTEM_GEMINI) {
+                int tiles[TEMU_GEMINI_TILES];
+                int nt = temu_gemini_link_tiles(l, tiles);
+                for (int i = 0; i < nt; i++) {
+                    units += temu_counter_read(
+                        s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC0_PHITS));
+                    units += temu_counter_read(
+                        s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC1_PHITS));
+                }
+                bytes = units * 3;
+            } else if (m->system == TEMU_SYSTEM_BGQ) {
+                for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                    units +=
+                        temu_counter_read(s, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
+                }
+                bytes = units * 32;
+            } else {
+                units = temu_counter_read(s, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS));
+                bytes = units * 32;
+            }
+            if (bytes > b.bytes) {
+                b.bytes = bytes;
+                b.units = units;
+                /* Gemini counts arrivals: the link runs from the neighbour
+                 * across `l` into r, leaving the neighbour through l ^ 1 */
+                if (m->system == TEMU_SYSTEM_GEMINI) {
+                    b.from = nb;
+                    b.to = r;
+                    b.link = l ^ 1;
+                } else {
+                    b.from = r;
+                    b.to = nb;
+                    b.link = l;
+                }
+            }
+        }
+    }
+    return b;
+}
+
+static void summary(const temu_session *s, const run_opts *o, int status, const char *kept)
+{
+    const temu_machine *m = temu_session_machine(s);
+    char h[32], a[64], c[64];
+    fprintf(stderr,
+            "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; exit status %d\n",
+            o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "", o->rpn,
+            status);
+    human(temu_session_bytes(s), h, sizeof h);
+    fprintf(stderr,
+            "torusemu: %" PRIu64 " messages, %" PRIu64 " bytes of MPI payload injected (%s)\n",
+            temu_session_messages(s), temu_session_bytes(s), h);
+    busiest b = find_busiest(s);
+    if (b.from < 0) {
+        fprintf(stderr, "torusemu: busiest link: none (no traffic left a node)\n");
+    } else {
+        temu_router_name(m, b.from, a, sizeof a);
+        temu_router_name(m, b.to, c, sizeof c);
+        human(b.bytes, h, sizeof h);
+        fprintf(stderr,
+                "torusemu: busiest link: %s %s -> %s, %" PRIu64 " bytes (%s, %" PRIu64 " %s)\n", a,
+                temu_link_name(m, b.link), c, b.bytes, h, b.units,
+                m->system == TEMU_SYSTEM_GEMINI ? "phits" : "32-byte chunks");
+    }
+    if (kept != NULL) {
+        fprintf(stderr, "torusemu: counters kept in %s (torusemu dump %s)\n", kept, kept);
+    }
+}
+
+/* ------------------------------------------------------------ running */
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0) {
+        kill((pid_t)child_pid, sig);
+    }
+}
+
+/* Append "NAME=value[:old]" for -x, the old value from our environment. */
+static char *env_with(const char *name, const char *value, int prepend)
+{
+    const char *old = getenv(name);
+    char *out = NULL;
+    if (prepend && old != NULL && *old != '\0') {
+        if (asprintf(&out, "%s=%s:%s", name, value, old) < 0) {
+            out = NULL;
+        }
+    } else if (asprintf(&out, "%s=%s", name, value) < 0) {
+        out = NULL;
+    }
+    return out;
+}
+
+/* Run mpirun; returns the program's exit status (128 + signal when killed),
+ * or -1 with a message when mpirun could not be started. */
+static int launch(const char *mpirun, char **argv)
+{
+    int pipefd[2];
+    struct sigaction sa, old_int, old_term;
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        fail("cannot create a pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fail("cannot fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        execv(mpirun, argv);
+        int e = errno;
+        if (write(pipefd[1], &e, sizeof e) < 0) {
+            _exit(127);
+        }
+        _exit(127);
+    }
+    close(pipefd[1]);
+    child_pid = pid;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    int e = 0;
+    ssize_t got;
+    do {
+        got = read(pipefd[0], &e, sizeof e);
+    } while (got < 0 && errno == EINTR);
+    close(pipefd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    child_pid = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (got == (ssize_t)sizeof e) {
+        fail("cannot execute mpirun '%s': %s", mpirun, strerror(e));
+        return -1;
+    }
+    if (WIFEXITED(status)) {
+        return WEXITSTATUS(status);
+    }
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
+/* Where a temporary store goes: $TMPDIR when set, else /dev/shm (memory)
+ * when writable, else /tmp. */
+static void temp_store(char *out, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || *dir == '\0') {
+        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    }
+    snprintf(out, len, "%s/torusemu-run-%ld.store", dir, (long)getpid());
+}
+
+static int absolute_path(const char *p, char *out, size_t len)
+{
+    char cwd[PATH_MAX];
+    int w;
+    if (p[0] == '/') {
+        w = snprintf(out, len, "%s", p);
+    } else if (getcwd(cwd, sizeof cwd) == NULL) {
+        return -1;
+    } else {
+        w = snprintf(out, len, "%s/%s", cwd, p);
+    }
+    if (w < 0 || (size_t)w >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+int temu_cli_run(int argc, char **argv)
+{
+    run_opts o;
+    temu_machine m;
+    temu_mapping map;
+    temu_error err;
+    temu_session *s = NULL;
+    char mpirun[PATH_MAX], lib[PATH_MAX], store[PATH_MAX], libdir[PATH_MAX];
+
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (parse_args(argc, argv, &o) != 0) {
+        return 2;
+    }
+    if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
+        return fail("%s", err.message);
+    }
+    uint64_t slots = (uint64_t)m.nnodes * o.rpn;
+    if (o.np > slots) {
+        return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
+                    " ranks at most (use a larger machine or "
+                    "--ranks-per-node)",
+                    o.np, m.preset[0] ? m.preset : m.name, (long long)m.nnodes, o.rpn, slots);
+    }
+    if (temu_mapping_build(&m, (int32_t)o.np, (int32_t)o.rpn, o.map, &map, &err) != TEMU_OK) {
+        return fail("%s", err.message);
+    }
+    if (find_mpirun(mpirun, sizeof mpirun) != 0 || find_library(lib) != 0 ||
+        check_program(o.prog[0]) != 0) {
+        temu_mapping_free(&map);
+        return 2;
+    }
+    if (o.keep != NULL) {
+        if (absolute_path(o.keep, store, sizeof store) != 0) {
+            temu_mapping_free(&map);
+            return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
+        }
+    } else {
+        temp_store(store, sizeof store);
+    }
+    temu_status st = temu_session_create(store, &m, &map, &s, &err);
+    temu_mapping_free(&map);
+    if (st != TEMU_OK) {
+        return fail("%s", err.message);
+    }
+
+    /* mpirun [flags] -np P -x ... PROGRAM ARGS */
+    snprintf(libdir, sizeof libdir, "%s", lib);
+    *strrchr(libdir, '/') = '\0';
+    char np[32];
+    snprintf(np, sizeof np, "%" PRIu64, o.np);
+    char *x_session = env_with(TEMU_SESSION_ENV, store, 0);
+    char *x_preload = env_with("LD_PRELOAD", lib, 1);
+    char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
+    int nprog = 0;
+    while (o.prog[nprog] != NULL) {
+        nprog++;
+    }
+    char **av = calloc((size_t)(24 + o.nextra + nprog), sizeof *av);
+    int rc = 2;
+    if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
+        fail("out of memory");
+        goto out;
+    }
+    int k = 0;
+    av[k++] = mpirun;
+    if (geteuid() == 0) {
+        av[k++] = "--allow-run-as-root";
+    }
+    if ((long)o.np > physical_cores()) {
+        av[k++] = "--oversubscribe";
+    }
+    /* osc/rdma fails on communicators split from one another on a single
+     * host (reference/anchors REPORT 2.3); sm and pt2pt cover every window */
+    if (getenv("OMPI_MCA_osc") == NULL) {
+        av[k++] = "--mca";
+        av[k++] = "osc";
+        av[k++] = "sm,pt2pt";
+    }
+    av[k++] = "-np";
+    av[k++] = np;
+    av[k++] = "-x";
+    av[k++] = x_session;
+    av[k++] = "-x";
+    av[k++] = x_preload;
+    av[k++] = "-x";
+    av[k++] = x_libpath;
+    for (int i = 0; i < o.nextra; i++) {
+        av[k++] = (char *)o.extra[i];
+    }
+    for (int i = 0; i < nprog; i++) {
+        av[k++] = o.prog[i];
+    }
+    av[k] = NULL;
+
+    rc = launch(mpirun, av);
+    /* from here on only the summary and the cleanup: a closed stderr (the
+     * summary piped into `head`) must not kill us before the store goes */
+    signal(SIGPIPE, SIG_IGN);
+    if (rc < 0) {
+        rc = 2;
+        goto out;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "torusemu run: the application failed (exit status %d)\n", rc);
+    }
+    if (!o.quiet) {
+        summary(s, &o, rc, o.keep != NULL ? store : NULL);
+    }
+out:
+    temu_session_close(s);
+    if (o.keep == NULL) {
+        unlink(store);
+    }
+    free(x_session);
+    free(x_preload);
+    free(x_libpath);
+    free(av);
+    return rc;
+}
