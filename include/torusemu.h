@@ -402,7 +402,7 @@ int temu_payload_is_uniform(const void *p, size_t len);
 /* Sessions and the counter store                                            */
 /* ------------------------------------------------------------------------ */
 
-#define TEMU_STORE_ABI_VERSION 3u
+#define TEMU_STORE_ABI_VERSION 4u
 #define TEMU_SESSION_ENV "TORUSEMU_SESSION"
 
 typedef struct temu_session temu_session;
@@ -533,7 +533,7 @@ uint32_t temu_watch_armed(const temu_session *s);
  * (BG/P UPC counter mode, BG/Q L2 combine mode, BG/Q NW link owners).  Use
  * __atomic builtins on them.  Word assignment is owned by the components
  * (doc/components.md); a private store has its own. */
-#define TEMU_NODE_WORDS 32
+#define TEMU_NODE_WORDS 128
 uint64_t *temu_node_words(temu_session *s, int64_t node);
 
 /* Name of counter idx, e.g. "gemini(0,0,1) tile 26 (l32, Z-) VC0_PHITS". */
