@@ -39,9 +39,10 @@ endif
 
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
-	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh
+	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
+	tests/mpi/papi_units.sh tests/mpi/demo.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c bench/bench_mpi.sh
+	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh
 
 if HAVE_MPI
 # -------------------------------------------------- interposition library
@@ -168,6 +169,28 @@ tests/mpi/papi_mpi$(EXEEXT): $(srcdir)/tests/mpi/papi_mpi.c $(PAPI_STAMP)
 	else echo "papi_mpi: PAPI not built; tests/mpi/papi.sh will be skipped"; fi
 TMPI_PAPI_LOG = tests/mpi/papi.sh.log
 $(TMPI_PAPI_LOG): tests/mpi/papi_mpi$(EXEEXT)
+tests/mpi/papi_units$(EXEEXT): $(srcdir)/tests/mpi/papi_units.c $(PAPI_STAMP)
+	@$(MKDIR_P) tests/mpi
+	@rm -f $@
+	$(AM_V_GEN)if [ -f "$(PAPI_PREFIX)/include/papi.h" ] && [ ! -f papi/FAILED ]; then \
+	    $(CC) $(AM_CFLAGS) -Wno-strict-prototypes $(TMPI_MPI_CFLAGS) \
+	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/tests/mpi/papi_units.c \
+	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
+	else echo "papi_units: PAPI not built; tests/mpi/papi_units.sh will be skipped"; fi
+# The main job's program (make demo): the row all-to-all reading PAPI.
+examples/rowa2a_papi$(EXEEXT): $(srcdir)/examples/rowa2a_papi.c $(PAPI_STAMP)
+	@$(MKDIR_P) examples
+	@rm -f $@
+	$(AM_V_GEN)if [ -f "$(PAPI_PREFIX)/include/papi.h" ] && [ ! -f papi/FAILED ]; then \
+	    $(CC) $(AM_CFLAGS) -Wno-strict-prototypes $(TMPI_MPI_CFLAGS) \
+	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/examples/rowa2a_papi.c \
+	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
+	else echo "rowa2a_papi: PAPI not built" >&2; exit 1; fi
+EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh
+TMPI_DEMO_LOG = tests/mpi/demo.sh.log
+$(TMPI_DEMO_LOG): examples/rowa2a_papi$(EXEEXT) examples/rowa2a$(EXEEXT) libtorusemu_mpi.la
+TMPI_UNITS_LOG = tests/mpi/papi_units.sh.log
+$(TMPI_UNITS_LOG): tests/mpi/papi_units$(EXEEXT)
 
 # ------------------------------------------------------------ benchmark
 # `make bench-mpi`: latency and message rate with and without the layer

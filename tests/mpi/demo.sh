@@ -1,0 +1,35 @@
+#!/bin/sh
+# demo.sh - the README's main job (`make demo`, examples/demo.sh) prints the
+# per-node counts its application read through PAPI, with the exact totals
+# below.
+#
+# 32 ranks, 8 rows of 4, 16 KiB per pair, 4 ranks per node; row i's members
+# (ranks i, i+8, i+16, i+24) sit on nodes k, k+2, k+4, k+6 with k = i / 4,
+# which are 16 hops apart summed over the 12 ordered pairs of a row, on both
+# machines.  96 messages.
+#
+# BG/Q node board: 16 KiB is rendezvous: RTS (2 chunks) + 32 put packets
+# (32 + 512 chunks) one way, a remote get (3 chunks) back: 549 chunks and
+# 34 packets per hop: 8 rows x 16 hops x 549 = 70272 chunks, x 34 = 4352
+# packets.  Gemini 2x2x2: a GET rendezvous: RTS 26 + 256 replies x 27 + FIN
+# ack 3 = 6941 phits one way, 3 + 256 requests x 8 + FIN 26 = 2077 back, so
+# 9018 phits per message leave the host tiles (x 96 = 865728) and 9018 per
+# hop arrive over torus links (x 8 rows x 16 hops = 1154304).  One row per
+# node: all 0.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/mpi/mpilib.sh"
+
+if [ ! -x "$top_builddir/examples/rowa2a_papi" ]; then
+    echo "PAPI with the components is not built: skipped"
+    exit 77
+fi
+expect_ok "demo runs" sh "$top_srcdir/examples/demo.sh" "$top_builddir"
+expect_out "BG/Q totals, both mappings" "^total +\| +70272 +4352 \| +0 +0$"
+expect_out "Gemini totals, both mappings" "^total +\| +1154304 +865728 \| +0 +0$"
+expect_out "BG/Q per node" "^R00-M0-N00-J07 +\| +8784 +544 \| +0 +0$"
+expect_out "Gemini per router" "^c0-0c0s1g1 +\| +288576 +216432 \| +0 +0$"
+n=$(grep -c '^R00-M0-N00-J0[0-7] ' "$TMP/out")
+[ "$n" -eq 8 ] && pass || failed "BG/Q: $n node lines, want 8"
+n=$(grep -c '^c0-0c0s[01]g[01] ' "$TMP/out")
+[ "$n" -eq 4 ] && pass || failed "Gemini: $n router lines, want 4"
+finish
