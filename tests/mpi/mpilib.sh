@@ -47,3 +47,19 @@ check_fails() {
         pass
     fi
 }
+
+# take_result DESC: add the "N passed, M failed" line a test program
+# printed on $TMP/out to this script's totals (its FAIL lines to stderr)
+take_result() {
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$TMP/out")
+    if [ -n "$line" ]; then
+        p=${line%% passed*}
+        f=${line#*passed, }
+        f=${f%% failed}
+        npass=$((npass + p))
+        nfail=$((nfail + f))
+        [ "$f" -eq 0 ] || grep '^FAIL' "$TMP/err" >&2
+    else
+        failed "$1 printed no result: $(tail -n 5 "$TMP/err")"
+    fi
+}

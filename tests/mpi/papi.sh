@@ -11,16 +11,6 @@ if [ ! -x "$TM/papi_mpi" ]; then
 fi
 printf '0 0 0 0 0 0\n0 0 0 0 1 0\n' >"$TMP/two.map"
 run_mpi "papi_mpi" "$TMP/p.store" midplane 2 --map "$TMP/two.map" -- "$TM/papi_mpi"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$TMP/out")
-if [ -n "$line" ]; then
-    p=${line%% passed*}
-    f=${line#*passed, }
-    f=${f%% failed}
-    npass=$((npass + p))
-    nfail=$((nfail + f))
-    grep '^FAIL' "$TMP/err" >&2
-else
-    failed "papi_mpi printed no result: $(tail -n 5 "$TMP/err")"
-fi
+take_result papi_mpi
 
 finish

@@ -12,21 +12,6 @@ if [ ! -x "$TM/papi_units" ]; then
     exit 77
 fi
 
-# take_result DESC: add the program's "N passed, M failed" line
-take_result() {
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$TMP/out")
-    if [ -n "$line" ]; then
-        p=${line%% passed*}
-        f=${line#*passed, }
-        f=${f%% failed}
-        npass=$((npass + p))
-        nfail=$((nfail + f))
-        [ "$f" -eq 0 ] || grep '^FAIL' "$TMP/err" >&2
-    else
-        failed "$1 printed no result: $(tail -n 5 "$TMP/err")"
-    fi
-}
-
 printf '0 0 0 0 0\n1 0 0 0 0\n' >"$TMP/gemini.map"
 run_mpi "gemini" "$TMP/g.store" gemini-tiny 2 --map "$TMP/gemini.map" -- "$TM/papi_units" gemini
 take_result gemini
