@@ -42,6 +42,10 @@ int temu_kind_parse(const char *name)
 static inline int block64_is_uniform(const unsigned char *b)
 {
     uint64_t w[8];
+    memcpy(w, b, sizeof w[0]);
+    if (w[0] != 0 && w[0] != ~(uint64_t)0) {
+        return 0; /* most real payloads: decided by the first word */
+    }
     memcpy(w, b, sizeof w);
     uint64_t any = (w[0] | w[1]) | (w[2] | w[3]) | (w[4] | w[5]) | (w[6] | w[7]);
     uint64_t all = (w[0] & w[1]) & (w[2] & w[3]) & (w[4] & w[5]) & (w[6] & w[7]);
