@@ -63,20 +63,52 @@ papi: $(PAPI_STAMP)
 # PAPI-level tests.  The test programs live in components/<c>/tests/ and
 # are built and installed by PAPI's own make; ctests/*.sh run them against
 # emulator sessions and check the PAPI utilities' output.
+# Overflow and multiplexing (issue 5; doc/overflow-multiplex.md): one
+# program per component, and the sampling client under MPI.
+PAPI_OVF_TESTS = ctests/gemini_tile_ovf.sh ctests/bgp_torus_ovf.sh ctests/bgq_nwunit_ovf.sh \
+	ctests/bgq_l2unit_ovf.sh ctests/bgq_iounit_ovf.sh ctests/bgq_cnkunit_ovf.sh
 PAPI_TESTS = ctests/gemini_tile_api.sh ctests/gemini_tile_inject.sh \
 	ctests/bgp_torus_api.sh ctests/bgq_nwunit_api.sh ctests/bgq_l2unit_api.sh \
 	ctests/bgq_iounit_api.sh ctests/bgq_cnkunit_api.sh ctests/bgq_inject.sh \
-	ctests/nodewide.sh ctests/papi_tools.sh ctests/tables.sh
+	ctests/nodewide.sh ctests/papi_tools.sh ctests/tables.sh $(PAPI_OVF_TESTS) \
+	ctests/sampler.sh
 TESTS += $(PAPI_TESTS)
 ctests/gemini_tile_api.sh.log ctests/gemini_tile_inject.sh.log ctests/bgp_torus_api.sh.log \
 	ctests/bgq_nwunit_api.sh.log ctests/bgq_l2unit_api.sh.log ctests/bgq_iounit_api.sh.log \
 	ctests/bgq_cnkunit_api.sh.log ctests/bgq_inject.sh.log ctests/nodewide.sh.log \
-	ctests/papi_tools.sh.log: \
+	ctests/papi_tools.sh.log $(PAPI_OVF_TESTS:.sh=.sh.log): \
 	$(PAPI_STAMP) torusemu
 TESTS_ENVIRONMENT += PAPI_COMPONENTS="$(PAPI_COMPONENTS)" AWK="$(AWK)"; export PAPI_COMPONENTS AWK;
+
+# ------------------------------------------------------ sampling client
+# sampler/torus_sampler: PAPI used as hpcrun does, in an MPI program on the
+# emulated machine (ctests/sampler.sh).  Built against this tree's PAPI
+# once it exists; without it, or without MPI, the test is skipped.
+EXTRA_DIST += sampler
+sampler/torus_sampler$(EXEEXT): $(srcdir)/sampler/torus_sampler.c $(PAPI_STAMP)
+	@$(MKDIR_P) sampler
+	@rm -f $@
+	$(AM_V_GEN)if [ -f "$(PAPI_PREFIX)/include/papi.h" ] && [ ! -f papi/FAILED ] && \
+	        [ -n "$(TMPI_MPI_LIBS)" ]; then \
+	    $(CC) $(AM_CFLAGS) -O2 -Wno-strict-prototypes $(TMPI_MPI_CFLAGS) \
+	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/sampler/torus_sampler.c \
+	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib -ldl $(TMPI_MPI_LIBS); \
+	else echo "torus_sampler: PAPI or MPI missing; ctests/sampler.sh will be skipped"; fi
+# (the log named through a variable, so that automake keeps its own rule)
+SAMPLER_LOG = ctests/sampler.sh.log
+if HAVE_MPI
+$(SAMPLER_LOG): sampler/torus_sampler$(EXEEXT) torusemu libtorusemu_mpi.la
+else
+$(SAMPLER_LOG): sampler/torus_sampler$(EXEEXT) torusemu
+endif
 
 # ------------------------------------------------------------ benchmark
 bench-papi: papi
 	$(SHELL) $(top_srcdir)/ctests/bench-papi.sh $(PAPI_PREFIX)
 
-.PHONY: papi bench-papi
+# Overflow: crossing -> handler latency, injection cost with and without
+# watches, callgrind instruction counts (doc/performance.md).
+bench-overflow: papi torusemu$(EXEEXT)
+	$(SHELL) $(top_srcdir)/ctests/bench-overflow.sh $(builddir) $(PAPI_PREFIX)
+
+.PHONY: papi bench-papi bench-overflow

@@ -68,28 +68,32 @@ done
 [ "$ok" -eq 8 ] && pass || failed "NW: $ok of 8 concurrent readers started: $(cat "$TMP"/conc*)"
 expect_ok "NW: links free after the concurrent sets" "$COUNT" PEVT_NW_SYS_PP_SENT
 
-# 16 processes of a node may hold node-wide claims at once; the 17th is
-# refused with a resource conflict (not an error or a crash)
+# 64 processes of a node (BG/Q ran up to 64 ranks per node) may hold
+# node-wide claims at once; the 65th is refused with a resource conflict
+# (not an error or a crash).  Each holder waits on its own FIFO.
 mkdir "$TMP/hold"
 pids=""
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
-    "$COUNT" PEVT_L2_HITS -- sh -c 'touch "$0/ready.$$"; while [ ! -f "$0/go" ]; do sleep 0.05; done' \
-        "$TMP/hold" >/dev/null 2>&1 &
+for i in $(seq 64); do
+    mkfifo "$TMP/hold/go.$i"
+    "$COUNT" PEVT_L2_HITS -- sh -c 'touch "$0.ready"; read x <"$0"' "$TMP/hold/go.$i" \
+        >/dev/null 2>&1 &
     pids="$pids $!"
 done
 n=0
-while [ "$(ls "$TMP/hold" | grep -c ready)" -lt 16 ] && [ "$n" -lt 600 ]; do
+while [ "$(ls "$TMP/hold" | grep -c ready)" -lt 64 ] && [ "$n" -lt 1200 ]; do
     sleep 0.05
     n=$((n + 1))
 done
-expect_fail "17th process on the node" "cannot add PEVT_L2_HITS: Event exists, but cannot be counted" \
+expect_fail "65th process on the node" "cannot add PEVT_L2_HITS: Event exists, but cannot be counted" \
     "$COUNT" PEVT_L2_HITS
-touch "$TMP/hold/go"
+for i in $(seq 64); do
+    echo go >"$TMP/hold/go.$i"
+done
 ok=0
 for p in $pids; do
     wait "$p" && ok=$((ok + 1))
 done
-[ "$ok" -eq 16 ] && pass || failed "L2: $ok of 16 holders ran"
+[ "$ok" -eq 64 ] && pass || failed "L2: $ok of 64 holders ran"
 expect_ok "L2: a process again once they are gone" "$COUNT" PEVT_L2_HITS_SLICE
 
 killed_holder "NW: killed controller" "PAPI_start: Event exists" PEVT_NW_USER_PP_SENT PEVT_NW_SYS_PP_SENT

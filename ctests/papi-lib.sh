@@ -27,8 +27,8 @@ new_session() {
     echo "$TMP/$1.store"
 }
 
-# run_ctest COMPONENT PROGRAM [ENV=VALUE...] : run an installed component
-# test program; its "N passed, M failed" line is added to ours.
+# run_ctest COMPONENT PROGRAM [ENV=VALUE...] [-- ARG...] : run an installed
+# component test program; its "N passed, M failed" line is added to ours.
 run_ctest() {
     comp=$1 prog=$2
     shift 2
@@ -37,7 +37,15 @@ run_ctest() {
         failed "$exe was not built"
         return
     fi
-    env "$@" "$exe" >"$TMP/ctest.out" 2>&1
+    # environment assignments first, then the program's arguments
+    (
+        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+            export "$1"
+            shift
+        done
+        [ $# -gt 0 ] && shift
+        exec "$exe" "$@"
+    ) >"$TMP/ctest.out" 2>&1
     rc=$?
     cat "$TMP/ctest.out"
     line=$(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$TMP/ctest.out" | tail -n 1)

@@ -20,6 +20,10 @@
 #define TEMU_DPRINT(...) ((void)0)
 #endif
 
+/* Forced inlining: the injection path is compiled twice, once for a store
+ * with no watch armed (no per-update test) and once for one with watches. */
+#define TEMU_ALWAYS_INLINE inline __attribute__((always_inline))
+
 #define TEMU_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TEMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -56,21 +60,37 @@ typedef struct temu_store_header {
     uint32_t watch_lock;      /* spinlock for arm / disarm         */
     uint32_t reserved;
     uint64_t node_words_offset; /* uint64_t[nnodes][TEMU_NODE_WORDS] */
+    /* CLOCK_MONOTONIC ns of each watch's latest crossing, as the injecting
+     * process saw it (temu_watch_crossed_ns).  Appended inside the fixed
+     * header page: a store made before it existed reads 0 here. */
+    uint64_t watch_crossed_ns[TEMU_WATCH_MAX];
+    /* 1 + the highest watch slot armed (the crossing path scans no
+     * further); 0 in a store of an older library: scan every slot */
+    uint32_t watch_top;
 } temu_store_header;
 
-/* One overflow watch in the store (shared by all processes). */
+_Static_assert(sizeof(temu_store_header) <= TEMU_STORE_HEADER_BYTES,
+               "the store header must fit its page");
+
+/* One overflow watch in the store (shared by all processes).  counters[i]
+ * holds the counter index in bits 0..47 and its weight minus one in bits
+ * 48..63 (temu_watch_options.weights; 0 = weight 1, what every watch of a
+ * store made before weights existed holds). */
 typedef struct temu_watch_slot {
     uint32_t state; /* TEMU_WATCH_FREE / _ACTIVE                       */
     int32_t signo;
     int32_t pid;
     int32_t tid;
     uint64_t threshold;
-    uint64_t accum;   /* counts since arm / restart (atomic)           */
+    uint64_t accum;   /* weighted counts since arm / restart (atomic)  */
     uint64_t pending; /* crossings not yet taken (atomic)              */
     int32_t ncounters;
-    int32_t reserved;
+    uint32_t delay_ns; /* slow detection: signal no sooner (0: at once) */
     int64_t counters[TEMU_WATCH_MAX_COUNTERS];
 } temu_watch_slot;
+
+#define TEMU_WATCH_IDX_BITS 48
+#define TEMU_WATCH_IDX_MASK ((1ull << TEMU_WATCH_IDX_BITS) - 1)
 
 enum { TEMU_WATCH_FREE = 0, TEMU_WATCH_ACTIVE = 2 };
 
@@ -109,6 +129,10 @@ void temu_layout_compute(const temu_machine *m, temu_layout *out);
 
 /* Slow path of a counter update while watches are armed (watch.c). */
 void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta);
+/* End of an update while watches are armed: send the signals of slow
+ * watches (delay_ns > 0) that crossed during it, each once its delay has
+ * passed (watch.c).  Cheap when nothing is waiting. */
+void temu_watch_flush(temu_session *s);
 
 /* Every counter update goes through here.  `armed` is the session's armed
  * flag loaded once per injection. */

@@ -92,8 +92,8 @@ static const link_tiles *gemini_link_tiles(void)
     return lt;
 }
 
-static void credit_tiles(temu_session *s, int64_t router, const link_tiles *lt,
-                         const tile_updates *u, int armed)
+static TEMU_ALWAYS_INLINE void credit_tiles(temu_session *s, int64_t router, const link_tiles *lt,
+                                            const tile_updates *u, int armed)
 {
     int64_t base = router * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS;
     for (int i = 0; i < u->n; i++) {
@@ -121,8 +121,8 @@ static int plan_dir_empty(const temu_plan *p, int dir)
     return 1;
 }
 
-static void apply_gemini(temu_session *s, const temu_machine *m, const temu_message *msg,
-                         const temu_plan *p, int armed)
+static TEMU_ALWAYS_INLINE void apply_gemini(temu_session *s, const temu_machine *m,
+                                            const temu_message *msg, const temu_plan *p, int armed)
 {
     const link_tiles *lt = gemini_link_tiles();
     int64_t ends[2] = {temu_node_router(m, msg->src), temu_node_router(m, msg->dst)};
@@ -150,8 +150,8 @@ static void apply_gemini(temu_session *s, const temu_machine *m, const temu_mess
     }
 }
 
-static void apply_bgq(temu_session *s, const temu_machine *m, const temu_message *msg,
-                      const temu_plan *p, int armed)
+static TEMU_ALWAYS_INLINE void apply_bgq(temu_session *s, const temu_machine *m,
+                                         const temu_message *msg, const temu_plan *p, int armed)
 {
     int64_t ends[2] = {msg->src, msg->dst};
     temu_hop hops[TEMU_MAX_HOPS];
@@ -186,8 +186,8 @@ static void apply_bgq(temu_session *s, const temu_machine *m, const temu_message
     }
 }
 
-static void apply_bgp(temu_session *s, const temu_machine *m, const temu_message *msg,
-                      const temu_plan *p, int armed)
+static TEMU_ALWAYS_INLINE void apply_bgp(temu_session *s, const temu_machine *m,
+                                         const temu_message *msg, const temu_plan *p, int armed)
 {
     int64_t ends[2] = {msg->src, msg->dst};
     temu_hop hops[TEMU_MAX_HOPS];
@@ -216,15 +216,11 @@ static void apply_bgp(temu_session *s, const temu_machine *m, const temu_message
     }
 }
 
-void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
+/* Inlined twice below with a constant `armed`: the copy for an unwatched
+ * store carries no per-update watch test at all. */
+static TEMU_ALWAYS_INLINE void apply_system(temu_session *s, const temu_machine *m,
+                                            const temu_message *msg, const temu_plan *p, int armed)
 {
-    const temu_machine *m = &s->hdr->machine;
-    int armed = temu_store_armed(s);
-    __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
-    if (p->local) {
-        return;
-    }
     switch (m->system) {
     case TEMU_SYSTEM_GEMINI:
         apply_gemini(s, m, msg, p, armed);
@@ -237,6 +233,23 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
         break;
     default:
         break;
+    }
+}
+
+void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
+{
+    const temu_machine *m = &s->hdr->machine;
+    int armed = temu_store_armed(s);
+    __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
+    if (p->local) {
+        return;
+    }
+    if (TEMU_LIKELY(!armed)) {
+        apply_system(s, m, msg, p, 0);
+    } else {
+        apply_system(s, m, msg, p, 1);
+        temu_watch_flush(s); /* slow watches signal after the whole message landed */
     }
 }
 

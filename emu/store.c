@@ -500,7 +500,11 @@ void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta)
     if (idx < 0 || (uint64_t)idx >= s->hdr->ncounters) {
         return;
     }
-    temu_store_add(s, idx, delta, temu_store_armed(s));
+    int armed = temu_store_armed(s);
+    temu_store_add(s, idx, delta, armed);
+    if (TEMU_UNLIKELY(armed)) {
+        temu_watch_flush(s);
+    }
 }
 
 void temu_session_zero(temu_session *s)

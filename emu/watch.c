@@ -9,8 +9,18 @@
  * Fast path (inject.c, store.c): one relaxed load of hdr->armed per
  * injection; while it is 0 nothing else happens.  While armed, each update
  * tests one bit of the per-counter bitmap; only watched counters reach
- * temu_watch_hit().  Arm and disarm are rare and serialized by a spinlock in
- * the header; crossings are lock-free.
+ * temu_watch_hit(), and the end of the update calls temu_watch_flush().
+ * Arm and disarm are rare and serialized by a spinlock in the header;
+ * crossings are lock-free.
+ *
+ * Options (temu_watch_arm_ex): a weight per counter, kept in the top 16
+ * bits of the slot's counter entry, and a detection delay for "slow"
+ * watches.  A slow watch records the crossing (pending, time) at once but
+ * its signal is queued in the injecting thread and sent by
+ * temu_watch_flush once the whole update has landed and the delay has
+ * passed since the crossing: the counters keep running meanwhile, as the
+ * Blue Gene/Q L2 and I/O counters did while the UPC_C ring carried an
+ * overflow to the interrupt logic (seed 003 section 3.1: up to 800 cycles).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -19,7 +29,27 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+/* A slow watch's signal waiting for the end of the update (per thread). */
+typedef struct deferred_signal {
+    const temu_session *s;
+    int32_t id;
+    int32_t pid, tid, signo;
+    uint64_t due_ns; /* crossing + delay */
+} deferred_signal;
+
+#define DEFERRED_MAX 64 /* beyond this many at once, a slow watch signals at once */
+static __thread deferred_signal deferred[DEFERRED_MAX];
+static __thread int ndeferred;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void watch_lock(temu_store_header *h)
 {
@@ -38,14 +68,21 @@ static int slot_active(const temu_watch_slot *w)
     return __atomic_load_n(&w->state, __ATOMIC_ACQUIRE) == TEMU_WATCH_ACTIVE;
 }
 
-static int slot_has(const temu_watch_slot *w, int64_t idx)
+/* Weight of counter idx in the watch, 0 if the watch does not sum it. */
+static uint64_t slot_weight(const temu_watch_slot *w, int64_t idx)
 {
     for (int32_t i = 0; i < w->ncounters; i++) {
-        if (w->counters[i] == idx) {
-            return 1;
+        uint64_t e = (uint64_t)w->counters[i];
+        if ((int64_t)(e & TEMU_WATCH_IDX_MASK) == idx) {
+            return (e >> TEMU_WATCH_IDX_BITS) + 1;
         }
     }
     return 0;
+}
+
+static int slot_has(const temu_watch_slot *w, int64_t idx)
+{
+    return slot_weight(w, idx) != 0;
 }
 
 static void set_bit(temu_session *s, int64_t idx)
@@ -61,7 +98,15 @@ static void clear_bit(temu_session *s, int64_t idx)
 temu_status temu_watch_arm(temu_session *s, const temu_watch_spec *spec, int32_t *id,
                            temu_error *err)
 {
+    return temu_watch_arm_ex(s, spec, NULL, id, err);
+}
+
+temu_status temu_watch_arm_ex(temu_session *s, const temu_watch_spec *spec,
+                              const temu_watch_options *opt, int32_t *id, temu_error *err)
+{
     temu_store_header *h = s->hdr;
+    const uint32_t *weights = opt != NULL ? opt->weights : NULL;
+    uint32_t delay = opt != NULL ? opt->delay_ns : 0;
     *id = -1;
     if (spec->ncounters < 1 || spec->ncounters > TEMU_WATCH_MAX_COUNTERS) {
         return temu_fail(err, TEMU_EINVAL, "a watch sums 1..%d counters, not %d",
@@ -78,6 +123,21 @@ temu_status temu_watch_arm(temu_session *s, const temu_watch_spec *spec, int32_t
             return temu_fail(err, TEMU_ERANGE, "counter index %lld is outside the store",
                              (long long)spec->counters[i]);
         }
+        if (weights != NULL && (weights[i] < 1 || weights[i] > TEMU_WATCH_MAX_WEIGHT)) {
+            return temu_fail(err, TEMU_EINVAL, "watch weight %u of counter %d is not in 1..%u",
+                             weights[i], i, TEMU_WATCH_MAX_WEIGHT);
+        }
+        for (int32_t j = 0; j < i && weights != NULL; j++) {
+            if (spec->counters[j] == spec->counters[i]) {
+                return temu_fail(err, TEMU_EINVAL,
+                                 "counter %lld appears twice in the watch (give it one weight)",
+                                 (long long)spec->counters[i]);
+            }
+        }
+    }
+    if (delay > TEMU_WATCH_MAX_DELAY_NS) {
+        return temu_fail(err, TEMU_EINVAL, "detection delay %u ns is above the %u ns allowed",
+                         delay, TEMU_WATCH_MAX_DELAY_NS);
     }
     watch_lock(h);
     int32_t slot = -1;
@@ -100,12 +160,18 @@ temu_status temu_watch_arm(temu_session *s, const temu_watch_spec *spec, int32_t
     __atomic_store_n(&w->accum, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&w->pending, 0, __ATOMIC_RELAXED);
     w->ncounters = spec->ncounters;
+    w->delay_ns = delay;
+    __atomic_store_n(&h->watch_crossed_ns[slot], 0, __ATOMIC_RELAXED);
     for (int32_t i = 0; i < spec->ncounters; i++) {
-        w->counters[i] = spec->counters[i];
+        uint64_t wt = weights != NULL ? weights[i] - 1u : 0;
+        w->counters[i] = (int64_t)((uint64_t)spec->counters[i] | (wt << TEMU_WATCH_IDX_BITS));
     }
     __atomic_store_n(&w->state, TEMU_WATCH_ACTIVE, __ATOMIC_RELEASE);
     for (int32_t i = 0; i < spec->ncounters; i++) {
         set_bit(s, spec->counters[i]);
+    }
+    if ((uint32_t)slot + 1 > __atomic_load_n(&h->watch_top, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&h->watch_top, (uint32_t)slot + 1, __ATOMIC_RELEASE);
     }
     __atomic_fetch_add(&h->armed, 1, __ATOMIC_RELEASE);
     watch_unlock(h);
@@ -125,7 +191,7 @@ void temu_watch_disarm(temu_session *s, int32_t id)
         __atomic_store_n(&w->state, TEMU_WATCH_FREE, __ATOMIC_RELEASE);
         /* a counter stays marked while another watch still sums it */
         for (int32_t i = 0; i < w->ncounters; i++) {
-            int64_t idx = w->counters[i];
+            int64_t idx = (int64_t)((uint64_t)w->counters[i] & TEMU_WATCH_IDX_MASK);
             int shared = 0;
             for (int32_t j = 0; j < TEMU_WATCH_MAX && !shared; j++) {
                 shared = j != id && slot_active(&s->watches[j]) && slot_has(&s->watches[j], idx);
@@ -135,6 +201,17 @@ void temu_watch_disarm(temu_session *s, int32_t id)
             }
         }
         __atomic_fetch_sub(&h->armed, 1, __ATOMIC_RELEASE);
+        /* a top of 0 would mean "scan all": keep it at 1 at least */
+        {
+            uint32_t top = 1;
+            for (int32_t j = TEMU_WATCH_MAX - 1; j > 0; j--) {
+                if (s->watches[j].state == TEMU_WATCH_ACTIVE) {
+                    top = (uint32_t)j + 1;
+                    break;
+                }
+            }
+            __atomic_store_n(&h->watch_top, top, __ATOMIC_RELEASE);
+        }
     }
     watch_unlock(h);
 }
@@ -168,23 +245,84 @@ uint32_t temu_watch_armed(const temu_session *s)
     return (uint32_t)__atomic_load_n(&s->hdr->armed, __ATOMIC_RELAXED);
 }
 
+uint64_t temu_watch_crossed_ns(const temu_session *s, int32_t id)
+{
+    if (id < 0 || id >= TEMU_WATCH_MAX) {
+        return 0;
+    }
+    return __atomic_load_n(&s->hdr->watch_crossed_ns[id], __ATOMIC_ACQUIRE);
+}
+
+/* Queue a slow watch's signal for temu_watch_flush (once per update). */
+static void defer_signal(const temu_session *s, int32_t id, const temu_watch_slot *w, uint64_t due)
+{
+    for (int i = 0; i < ndeferred; i++) {
+        if (deferred[i].s == s && deferred[i].id == id) {
+            return;
+        }
+    }
+    if (ndeferred < DEFERRED_MAX) {
+        deferred_signal *d = &deferred[ndeferred++];
+        d->s = s;
+        d->id = id;
+        d->pid = w->pid;
+        d->tid = w->tid;
+        d->signo = w->signo;
+        d->due_ns = due;
+    } else {
+        syscall(SYS_tgkill, w->pid, w->tid, w->signo);
+    }
+}
+
 void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta)
 {
-    for (int32_t i = 0; i < TEMU_WATCH_MAX; i++) {
+    uint32_t top = __atomic_load_n(&s->hdr->watch_top, __ATOMIC_ACQUIRE);
+    int32_t n = top != 0 && top <= TEMU_WATCH_MAX ? (int32_t)top : TEMU_WATCH_MAX;
+    for (int32_t i = 0; i < n; i++) {
         temu_watch_slot *w = &s->watches[i];
-        if (!slot_active(w) || !slot_has(w, idx)) {
+        uint64_t weight;
+        if (!slot_active(w) || (weight = slot_weight(w, idx)) == 0) {
             continue;
         }
-        uint64_t old = __atomic_fetch_add(&w->accum, delta, __ATOMIC_RELAXED);
-        uint64_t crossed = (old + delta) / w->threshold - old / w->threshold;
+        uint64_t add = delta * weight;
+        uint64_t old = __atomic_fetch_add(&w->accum, add, __ATOMIC_RELAXED);
+        uint64_t crossed = (old + add) / w->threshold - old / w->threshold;
         if (crossed == 0) {
             continue;
         }
+        uint64_t now = mono_ns();
+        __atomic_store_n(&s->hdr->watch_crossed_ns[i], now, __ATOMIC_RELEASE);
         __atomic_fetch_add(&w->pending, crossed, __ATOMIC_RELEASE);
-        if (w->signo > 0) {
+        if (w->signo <= 0) {
+            continue;
+        }
+        if (w->delay_ns != 0) {
+            defer_signal(s, i, w, now + w->delay_ns);
+        } else {
             /* one signal per update that crossed; the handler takes the
              * pending count.  ESRCH (thread gone) is ignored. */
             syscall(SYS_tgkill, w->pid, w->tid, w->signo);
         }
     }
+}
+
+void temu_watch_flush(temu_session *s)
+{
+    (void)s;
+    for (int i = 0; i < ndeferred; i++) {
+        const deferred_signal *d = &deferred[i];
+        uint64_t now = mono_ns();
+        /* the delays are sub-microsecond on the modelled machines: spin;
+         * a long one (a test's) sleeps most of it */
+        if (d->due_ns > now + 200000) {
+            uint64_t left = d->due_ns - now - 100000;
+            struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+            }
+        }
+        while (mono_ns() < d->due_ns) {
+        }
+        syscall(SYS_tgkill, d->pid, d->tid, d->signo);
+    }
+    ndeferred = 0;
 }

@@ -527,6 +527,33 @@ uint64_t temu_watch_value(const temu_session *s, int32_t id);
 /* Number of armed watches in the session. */
 uint32_t temu_watch_armed(const temu_session *s);
 
+/* Options of temu_watch_arm_ex; all zero (or NULL) is temu_watch_arm.
+ *   weights   one per counter of the spec: the watch sums weight x
+ *             increment, so a derived count such as 32 x chunks (bytes)
+ *             crosses its thresholds exactly; 1..TEMU_WATCH_MAX_WEIGHT,
+ *             NULL = 1 for every counter.
+ *   delay_ns  "slow" overflow detection (Blue Gene/Q L2 and I/O units,
+ *             seed 003 section 3.1): the crossing is recorded when it
+ *             happens, but the signal leaves only after the whole update
+ *             (a message) has landed and at least delay_ns after the
+ *             crossing; the injecting thread waits for it.  Signals of
+ *             such a watch are one per update, not one per crossing.
+ *             0 = signal at once (temu_watch_arm); at most
+ *             TEMU_WATCH_MAX_DELAY_NS. */
+#define TEMU_WATCH_MAX_WEIGHT 65535u
+#define TEMU_WATCH_MAX_DELAY_NS 1000000000u
+typedef struct temu_watch_options {
+    const uint32_t *weights;
+    uint32_t delay_ns;
+} temu_watch_options;
+
+temu_status temu_watch_arm_ex(temu_session *s, const temu_watch_spec *spec,
+                              const temu_watch_options *opt, int32_t *id, temu_error *err);
+/* CLOCK_MONOTONIC time in ns at which the watch's latest crossing was
+ * detected (by whichever process injected it); 0 before the first.  For
+ * measuring the delay from a crossing to its handler. */
+uint64_t temu_watch_crossed_ns(const temu_session *s, int32_t id);
+
 /* --- node-wide unit state -------------------------------------------------
  * TEMU_NODE_WORDS 64-bit words per node, zero at creation, shared by every
  * process of the session, for hardware rules that hold for a whole node

@@ -16,6 +16,11 @@
  * As BGPM did, every event set keeps its own start values (the layer's
  * start snapshot), so reset changes only that set's view.  CNK had no
  * rules on which counters go together.
+ *
+ * Overflow (BGPM had none on this unit): the store counters through the
+ * emulator's watches; the host-measured ones on the set timer, every
+ * TORUS_HOST_POLL_NS (1 ms), so host_read must be async-signal-safe;
+ * PEVT_CNKPROC_RSV has no counter and is refused (PAPI_EINVAL).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -38,13 +43,32 @@ enum cnk_source { CNK_SRC_SYSCALLS = 0, CNK_SRC_FAULTS = 1, CNK_SRC_PREEMPTIONS 
  * made, so the next reading includes it and subtracts it again. */
 static __thread uint64_t own_reads;
 
+/* The number after "key" in text, 0 if absent.  By hand: host_read runs
+ * in the set timer's signal handler, where sscanf is not safe. */
+static uint64_t field(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    uint64_t v = 0;
+    for (const char *p = text; *p != '\0'; p++) {
+        if ((p == text || p[-1] == '\n') && strncmp(p, key, klen) == 0) {
+            for (p += klen; *p == ' ' || *p == '\t'; p++) {
+            }
+            for (; *p >= '0' && *p <= '9'; p++) {
+                v = v * 10 + (uint64_t)(*p - '0');
+            }
+            break;
+        }
+    }
+    return v;
+}
+
 /* Read- and write-class system calls of the calling thread (syscr + syscw
  * of Linux task I/O accounting), without the component's own reads; 0 if
- * the file cannot be read. */
+ * the file cannot be read.  Async-signal-safe (open, read, close). */
 static uint64_t io_syscalls(void)
 {
-    char buf[512], *p;
-    unsigned long long r = 0, w = 0;
+    char buf[512];
+    uint64_t r, w;
     ssize_t n;
     int fd = open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -57,13 +81,9 @@ static uint64_t io_syscalls(void)
         return 0;
     }
     buf[n] = '\0';
-    if ((p = strstr(buf, "syscr:")) != NULL) {
-        sscanf(p + 6, "%llu", &r);
-    }
-    if ((p = strstr(buf, "syscw:")) != NULL) {
-        sscanf(p + 6, "%llu", &w);
-    }
-    return (uint64_t)(r + w) - (own_reads - 1);
+    r = field(buf, "syscr:");
+    w = field(buf, "syscw:");
+    return r + w - (own_reads - 1);
 }
 
 static uint64_t cnk_host_read(const torus_component *c, int source)

@@ -17,11 +17,22 @@
  *     if every mask it needs is already programmed there, else its
  *     PAPI_start fails with PAPI_ECNFLCT (BGPM_ELINK_CTRS_INCOMPAT).  The
  *     attachment lasts until the set is cleaned up or its events change.
+ *   - a multiplexed set may need more masks than a link has counters (or two
+ *     receive masks): its groups are counted in turn, so the link counters
+ *     would be reprogrammed at every time slice; such a set controls its
+ *     links alone (claim value NW_SWITCHING): no reader may join it, and
+ *     it attaches only links no other set holds.
  * Node-wide state: torus_node.h, resources TORUS_RES_BGQ_NW + link.
  *
  * Counts: an event is the sum over its links of its counters, per VC of
  * its mask (the emulator keeps one counter per link, kind and VC);
  * PEVT_NW_CYCLES is host time at the 500 MHz network clock.
+ *
+ * Overflow: BGPM refused it on the NW unit (BGPM_EINV_OP; its counters
+ * were read over the DCR bus and raised no interrupt).  The emulated unit
+ * offers it on every event: counters through the emulator's watches,
+ * detected as the traffic passes (no detection delay is modelled: there
+ * was no hardware path to model), PEVT_NW_CYCLES on the set timer.
  */
 #include "bgq_nwunit_table.h"
 #include "torus_comp.h"
@@ -32,12 +43,13 @@
 #include <string.h>
 #include <time.h>
 
-#define NW_ALL_LINKS 0x7ffu      /* bit = link 0 (A-) .. 10 (I/O)             */
-#define NW_TORUS_LINKS 0x3ffu    /* links 0..9                                 */
-#define NW_ALL_VCS 0x7f          /* mask bit 0x40 >> VC (upc_nw.h)             */
-#define NW_SEND_COUNTERS 4       /* counters 0-3 of every link                 */
-#define NW_CLOCK_HZ 500000000ull /* network clock, full rate (REPORT.md (a)) */
-#define NW_SOURCE_CYCLES 0       /* host source: network cycles from the clock  */
+#define NW_ALL_LINKS 0x7ffu       /* bit = link 0 (A-) .. 10 (I/O)             */
+#define NW_TORUS_LINKS 0x3ffu     /* links 0..9                                 */
+#define NW_ALL_VCS 0x7f           /* mask bit 0x40 >> VC (upc_nw.h)             */
+#define NW_SEND_COUNTERS 4        /* counters 0-3 of every link                 */
+#define NW_CLOCK_HZ 500000000ull  /* network clock, full rate (REPORT.md (a)) */
+#define NW_SOURCE_CYCLES 0        /* host source: network cycles from the clock  */
+#define NW_SWITCHING (1ull << 40) /* claim value: masks time-sliced by one set   */
 
 /* UPC_NW link numbering (REPORT.md (a)), = temu link numbers on BG/Q. */
 static const char *const link_names[TEMU_BGQ_LINKS] = {"A-", "A+", "B-", "B+", "C-", "C+",
@@ -125,6 +137,9 @@ static int config_has_send(uint64_t config, unsigned mask)
 static int nw_fits(uint64_t held, uint64_t want)
 {
     unsigned want_recv = (unsigned)(want >> 32) & 0xff;
+    if ((held | want) & NW_SWITCHING) {
+        return 0; /* reprogrammed every slice: nobody can share it */
+    }
     for (int i = 0; i < NW_SEND_COUNTERS; i++) {
         unsigned m = (unsigned)(want >> (8 * i)) & 0xff;
         if (m != 0 && !config_has_send(held, m)) {
@@ -138,7 +153,12 @@ static int nw_fits(uint64_t held, uint64_t want)
 static void format_config(uint64_t config, char *buf, size_t len)
 {
     unsigned recv = (unsigned)(config >> 32) & 0xff;
-    size_t used = (size_t)snprintf(buf, len, "send masks");
+    size_t used;
+    if (config & NW_SWITCHING) {
+        snprintf(buf, len, "masks reprogrammed every time slice by a multiplexed set");
+        return;
+    }
+    used = (size_t)snprintf(buf, len, "send masks");
     for (int i = NW_SEND_COUNTERS - 1; i >= 0 && used < len; i--) {
         unsigned m = (unsigned)(config >> (8 * i)) & 0xff;
         if (m != 0) {
@@ -215,19 +235,24 @@ static void nw_release(torus_component *c, torus_control *ctl)
     detach((nw_set *)ctl->priv);
 }
 
-/* The counters of one event set: at most 4 send masks, one receive mask. */
-static int nw_admit(torus_component *c, torus_control *ctl, const torus_pick *picks, int n,
-                    char *why, size_t len)
+static void scan_needs(const torus_component *c, const torus_pick *picks, int n, nw_needs *need)
 {
-    nw_set *st = (nw_set *)ctl->priv;
+    memset(need, 0, sizeof *need);
+    for (int i = 0; i < n; i++) {
+        struct needs_scan s = {need, &picks[i].q};
+        torus_pick_bases(c, &picks[i], scan_base, &s);
+    }
+}
+
+/* The counters of one event set (or multiplex group): at most 4 send
+ * masks, one receive mask. */
+static int nw_conflict(const torus_component *c, const torus_pick *picks, int n, char *why,
+                       size_t len)
+{
     nw_needs need;
     int rc = TORUS_OK;
 
-    memset(&need, 0, sizeof need);
-    for (int i = 0; i < n; i++) {
-        struct needs_scan s = {&need, &picks[i].q};
-        torus_pick_bases(c, &picks[i], scan_base, &s);
-    }
+    scan_needs(c, picks, n, &need);
     if (need.nsend > NW_SEND_COUNTERS) {
         snprintf(why, len,
                  "bgq_nwunit: the events need 5 different send VC masks (0x%02x 0x%02x 0x%02x "
@@ -240,16 +265,30 @@ static int nw_admit(torus_component *c, torus_control *ctl, const torus_pick *pi
                  "and 5 share one mask (BGPM would silently use the mask written last)",
                  need.other_by, need.recv_other, need.recv_by, need.recv);
         rc = TORUS_ECNFLCT;
-    } else {
-        uint64_t config = config_value(&need);
-        /* a changed set is attached again, as configured now, at its next start */
-        if (n == 0 || (st->words != NULL && (st->config != config || st->links != need.links))) {
-            detach(st);
-        }
-        st->want = config;
-        st->want_links = n > 0 ? need.links : 0;
     }
     return rc;
+}
+
+/* What the set will attach at its next start: its links and their
+ * configuration (or NW_SWITCHING when its groups use different masks). */
+static int nw_admit(torus_component *c, torus_control *ctl, const torus_pick *picks, int n,
+                    char *why, size_t len)
+{
+    nw_set *st = (nw_set *)ctl->priv;
+    nw_needs need;
+    uint64_t config;
+
+    (void)why;
+    (void)len;
+    scan_needs(c, picks, n, &need);
+    config = ctl->switching ? NW_SWITCHING : config_value(&need);
+    /* a changed set is attached again, as configured now, at its next start */
+    if (n == 0 || (st->words != NULL && (st->config != config || st->links != need.links))) {
+        detach(st);
+    }
+    st->want = config;
+    st->want_links = n > 0 ? need.links : 0;
+    return TORUS_OK;
 }
 
 /* PAPI_start: attach the set's links on the process's node, all or none. */
@@ -355,6 +394,7 @@ static torus_component bgq_nwunit = {
     .system = TEMU_SYSTEM_BGQ,
     .num_cntrs = 6, /* per link: 4 send, 1 receive, 1 receive FIFO */
     .resolve = nw_resolve,
+    .conflict = nw_conflict,
     .admit = nw_admit,
     .attach = nw_attach,
     .release = nw_release,

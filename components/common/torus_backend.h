@@ -70,10 +70,13 @@ typedef struct torus_backend_ops {
     int (*stop)(torus_backend *b, const int64_t *handles, int n);
     /* Current free-running values of n counters. */
     void (*read)(const torus_backend *b, const int64_t *handles, int n, uint64_t *out);
-    /* Overflow (issue 5): a watch over the sum of n counters that signals
-     * the arming thread with signo every `threshold` counts. */
-    int (*arm_overflow)(torus_backend *b, const int64_t *handles, int n, uint64_t threshold,
-                        int signo, int32_t *id, char *why, size_t len);
+    /* Overflow: a watch over the weighted sum of n counters (weights NULL =
+     * all 1) that signals the arming thread with signo every `threshold`
+     * counts, delay_ns after the crossing for a "slow" unit (0: at once),
+     * whichever process updates the counters. */
+    int (*arm_overflow)(torus_backend *b, const int64_t *handles, const uint32_t *weights, int n,
+                        uint64_t threshold, int signo, uint32_t delay_ns, int32_t *id, char *why,
+                        size_t len);
     void (*disarm_overflow)(torus_backend *b, int32_t id);
     void (*restart_overflow)(torus_backend *b, int32_t id);
     uint64_t (*take_overflow)(torus_backend *b, int32_t id);

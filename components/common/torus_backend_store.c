@@ -165,14 +165,18 @@ static void store_read(const torus_backend *b, const int64_t *handles, int n, ui
     temu_counter_read_many(b->s, handles, n, out);
 }
 
-static int store_arm(torus_backend *b, const int64_t *handles, int n, uint64_t threshold, int signo,
-                     int32_t *id, char *why, size_t len)
+static int store_arm(torus_backend *b, const int64_t *handles, const uint32_t *weights, int n,
+                     uint64_t threshold, int signo, uint32_t delay_ns, int32_t *id, char *why,
+                     size_t len)
 {
     temu_watch_spec spec = {handles, n, signo, threshold, 0, 0};
+    temu_watch_options opt = {weights, delay_ns};
     temu_error err;
-    if (temu_watch_arm(b->s, &spec, id, &err) != TEMU_OK) {
+    temu_status rc = temu_watch_arm_ex(b->s, &spec, &opt, id, &err);
+    if (rc != TEMU_OK) {
         snprintf(why, len, "%s", err.message);
-        return TORUS_EINVAL;
+        /* every watch of the session in use is a resource limit */
+        return rc == TEMU_ERANGE ? TORUS_ECNFLCT : TORUS_EINVAL;
     }
     return TORUS_OK;
 }

@@ -1,8 +1,10 @@
 /*
  * torus_comp.c - the PAPI vector shared by every papi-torus component:
- * enumeration, names, event info, control state, and the read path.
+ * enumeration, names, event info, control state, the read path and
+ * multiplexing (groups, rotation, scaling).  Overflow and the set timer:
+ * torus_ovf.c.
  */
-#include "torus_comp.h"
+#include "torus_comp_priv.h"
 #include "torusemu.h"
 
 #include <stdio.h>
@@ -18,7 +20,7 @@ struct torus_build {
     int64_t coef[TORUS_MAX_TERMS];
 };
 
-static int papi_status(int torus_rc)
+int torus_papi_status(int torus_rc)
 {
     switch (torus_rc) {
     case TORUS_OK:
@@ -212,27 +214,198 @@ out:
     return rc;
 }
 
-/* Current values of every counter of the plan into ctl->now. */
-static void sample(torus_control *ctl)
+uint64_t torus_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void torus_sample(torus_control *ctl)
 {
     const torus_component *c = ctl->comp;
     c->ops->read(c->be, ctl->handle, ctl->nbackend, ctl->now);
     for (int i = ctl->nbackend; i < ctl->ncounters; i++) {
         ctl->now[i] = c->host_read != NULL ? c->host_read(c, (int)ctl->handle[i]) : 0;
     }
+    ctl->t_now = torus_now_ns();
 }
 
-/* values[e] = (sum of coef x (now - start)) / div */
+int64_t torus_raw(const torus_control *ctl, int e)
+{
+    int64_t sum = 0;
+    for (int i = ctl->ev_first[e]; i < ctl->ev_first[e] + ctl->ev_nterms[e]; i++) {
+        int k = ctl->term_counter[i];
+        sum += ctl->term_coef[i] * (int64_t)(ctl->now[k] - ctl->start[k]);
+    }
+    return sum;
+}
+
+static int time_sliced(const torus_control *ctl)
+{
+    return ctl->ngroups > 1;
+}
+
+/*
+ * values[e] = raw / div.  Time-sliced: raw = the counts of the event's
+ * group in its active slices (acc, plus the open slice when it is the
+ * active group), scaled by elapsed time / the group's active time; a group
+ * that has not been active yet reads 0.
+ */
 static void compute(torus_control *ctl)
 {
+    uint64_t total = ctl->t_now - ctl->t_start;
     for (int e = 0; e < ctl->nevents; e++) {
-        int64_t sum = 0;
-        for (int i = ctl->ev_first[e]; i < ctl->ev_first[e] + ctl->ev_nterms[e]; i++) {
-            int k = ctl->term_counter[i];
-            sum += ctl->term_coef[i] * (int64_t)(ctl->now[k] - ctl->start[k]);
+        int g = ctl->group[e];
+        __int128 raw;
+        if (!time_sliced(ctl)) {
+            ctl->values[e] = (long long)(torus_raw(ctl, e) / ctl->ev_div[e]);
+            continue;
         }
-        ctl->values[e] = (long long)(sum / ctl->ev_div[e]);
+        uint64_t active = ctl->group_ns[g];
+        raw = ctl->acc[e];
+        if (g == ctl->active) {
+            raw += torus_raw(ctl, e);
+            active += ctl->t_now - ctl->t_slice;
+        }
+        raw = active > 0 ? raw * (__int128)total / (__int128)active : 0;
+        ctl->values[e] = (long long)(raw / ctl->ev_div[e]);
     }
+}
+
+void torus_rotate(torus_control *ctl)
+{
+    for (int e = 0; e < ctl->nevents; e++) {
+        if (ctl->group[e] == ctl->active) {
+            ctl->acc[e] += torus_raw(ctl, e);
+        }
+    }
+    ctl->group_ns[ctl->active] += ctl->t_now - ctl->t_slice;
+    ctl->active = (ctl->active + 1) % ctl->ngroups;
+    ctl->t_slice = ctl->t_now;
+    /* next slice: 0.5 .. 1.5 x slice_ns (xorshift64) */
+    ctl->rng ^= ctl->rng << 13;
+    ctl->rng ^= ctl->rng >> 7;
+    ctl->rng ^= ctl->rng << 17;
+    ctl->t_next = ctl->t_now + ctl->slice_ns / 2 + ctl->rng % ctl->slice_ns;
+    memcpy(ctl->start, ctl->now, sizeof ctl->now[0] * (size_t)ctl->ncounters);
+}
+
+/*
+ * Counts restart from the current sample.  PAPI_start restarts the time
+ * bookkeeping of a multiplexed set too; PAPI_reset keeps it (keep_time):
+ * the counts since the reset are scaled by the share of time each group
+ * had since the start, so that the readings of a tool that reads and
+ * resets at every timer (TAU) add up to unbiased totals, as with the
+ * kernel's time_enabled / time_running, which a reset does not clear.
+ */
+static void restart_counts(torus_control *ctl, int keep_time)
+{
+    memcpy(ctl->start, ctl->now, sizeof ctl->now[0] * (size_t)ctl->ncounters);
+    memset(ctl->values, 0, sizeof ctl->values);
+    memset(ctl->acc, 0, sizeof ctl->acc);
+    if (!keep_time) {
+        memset(ctl->group_ns, 0, sizeof ctl->group_ns);
+        ctl->t_start = ctl->t_now;
+        ctl->t_slice = ctl->t_now;
+        ctl->t_next = ctl->t_now + ctl->slice_ns;
+        ctl->rng = ctl->t_now | 1;
+    }
+}
+
+void torus_enter(torus_control *ctl)
+{
+    ctl->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+void torus_leave(torus_control *ctl)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ctl->busy = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (ctl->deferred) {
+        ctl->deferred = 0;
+        if (ctl->running) {
+            /* delivered before this call returns to the caller */
+            pthread_kill(pthread_self(), TORUS_SIGNAL);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ groups */
+
+/* Events one group (or a set that is not multiplexed) counts at most. */
+static int group_limit(const torus_component *c)
+{
+    if (c->unit_counters > 0) {
+        return c->unit_counters;
+    }
+    /* a unit without rules of its own has num_cntrs counters */
+    return c->conflict == NULL && c->admit == NULL ? c->num_cntrs : TORUS_MAX_EVENTS;
+}
+
+/*
+ * Split picks[0..n) into ctl->group[] (first fit, in the order the events
+ * were added): every group passes the component's conflict hook and the
+ * group limit.  A set that is not multiplexed must be one group, else
+ * TORUS_ECNFLCT with the reason.  ctl->switching: multiplexed over groups
+ * the unit cannot count at once (the node-wide state must alternate).
+ */
+static int make_groups(torus_control *ctl, const torus_pick *picks, int n, char *why, size_t len)
+{
+    const torus_component *c = ctl->comp;
+    int limit = group_limit(c);
+    int size[TORUS_MAX_EVENTS], ng = 0;
+    torus_pick tmp[TORUS_MAX_EVENTS];
+
+    ctl->switching = 0;
+    if (!ctl->multiplexed) {
+        if (n > limit) {
+            snprintf(why, len,
+                     "%s counts at most %d events at once%s; PAPI_set_multiplex makes more "
+                     "usable",
+                     c->name, limit, c->unit_counters > 0 ? " (TORUSEMU_UNIT_COUNTERS)" : "");
+            return TORUS_ECNFLCT;
+        }
+        if (c->conflict != NULL && c->conflict(c, picks, n, why, len) != TORUS_OK) {
+            return TORUS_ECNFLCT;
+        }
+        memset(ctl->group, 0, sizeof ctl->group);
+        ctl->ngroups = n > 0;
+        return TORUS_OK;
+    }
+    for (int e = 0; e < n; e++) {
+        int g;
+        for (g = 0; g < ng; g++) {
+            int m = 0;
+            if (size[g] >= limit) {
+                continue;
+            }
+            for (int f = 0; f < e; f++) {
+                if (ctl->group[f] == g) {
+                    tmp[m++] = picks[f];
+                }
+            }
+            tmp[m++] = picks[e];
+            if (c->conflict == NULL || c->conflict(c, tmp, m, why, len) == TORUS_OK) {
+                break;
+            }
+        }
+        if (g == ng) {
+            if (c->conflict != NULL && c->conflict(c, &picks[e], 1, why, len) != TORUS_OK) {
+                return TORUS_ECNFLCT; /* cannot be counted even alone */
+            }
+            size[ng++] = 0;
+        }
+        ctl->group[e] = (uint8_t)g;
+        size[g]++;
+    }
+    ctl->ngroups = ng;
+    ctl->switching =
+        ng > 1 && c->conflict != NULL && c->conflict(c, picks, n, why, len) != TORUS_OK;
+    why[0] = '\0';
+    return TORUS_OK;
 }
 
 /* ------------------------------------------------------------- vector */
@@ -240,11 +413,19 @@ static void compute(torus_control *ctl)
 int torus_init_component(torus_component *c, papi_vector_t *v, int cidx)
 {
     char why[PAPI_HUGE_STR_LEN];
+    const char *limit = getenv("TORUSEMU_UNIT_COUNTERS");
     int rc;
 
     c->cidx = cidx;
+    /* the emulator setting that gives every unit only N counters */
+    c->unit_counters = limit != NULL ? atoi(limit) : 0;
+    if (c->unit_counters < 0 || c->unit_counters > TORUS_MAX_EVENTS) {
+        c->unit_counters = 0;
+    }
     v->cmp_info.CmpIdx = cidx;
-    v->cmp_info.num_cntrs = c->num_cntrs;
+    v->cmp_info.num_cntrs =
+        c->unit_counters > 0 && c->unit_counters < c->num_cntrs ? c->unit_counters : c->num_cntrs;
+    v->cmp_info.hardware_intr_sig = TORUS_SIGNAL;
     v->cmp_info.num_native_events = torus_table_count(c->table);
     copy_str(v->cmp_info.description, sizeof v->cmp_info.description, c->description);
     snprintf(v->cmp_info.support_version, sizeof v->cmp_info.support_version,
@@ -264,6 +445,7 @@ int torus_init_component(torus_component *c, papi_vector_t *v, int cidx)
     v->cmp_info.disabled = 0;
     v->cmp_info.disabled_reason[0] = '\0';
     v->cmp_info.initialized = 1;
+    torus_register(c);
     return PAPI_OK;
 }
 
@@ -293,6 +475,10 @@ int torus_init_control_state(torus_component *c, hwd_control_state_t *p)
     torus_control *ctl = p;
     memset(ctl, 0, sizeof *ctl);
     ctl->comp = c;
+    ctl->slice_ns = TORUS_SLICE_NS;
+    for (int e = 0; e < TORUS_MAX_EVENTS; e++) {
+        ctl->ovf_watch[e] = -1;
+    }
     return PAPI_OK;
 }
 
@@ -312,7 +498,7 @@ int torus_ntv_enum_events(torus_component *c, unsigned *code, int modifier)
     default:
         return PAPI_EINVAL;
     }
-    return papi_status(torus_table_enum(c->table, code, m));
+    return torus_papi_status(torus_table_enum(c->table, code, m));
 }
 
 int torus_ntv_name_to_code(torus_component *c, const char *name, unsigned *code)
@@ -321,7 +507,7 @@ int torus_ntv_name_to_code(torus_component *c, const char *name, unsigned *code)
     if (rc == TORUS_ENOEVNT && c->alias != NULL) {
         rc = c->alias(c, name, code);
     }
-    return papi_status(rc);
+    return torus_papi_status(rc);
 }
 
 int torus_ntv_code_to_name(torus_component *c, unsigned code, char *name, int len)
@@ -329,7 +515,7 @@ int torus_ntv_code_to_name(torus_component *c, unsigned code, char *name, int le
     if (len <= 0) {
         return PAPI_EINVAL;
     }
-    return papi_status(torus_table_name(c->table, code, name, (size_t)len));
+    return torus_papi_status(torus_table_name(c->table, code, name, (size_t)len));
 }
 
 int torus_ntv_code_to_descr(torus_component *c, unsigned code, char *descr, int len)
@@ -337,7 +523,7 @@ int torus_ntv_code_to_descr(torus_component *c, unsigned code, char *descr, int 
     if (len <= 0) {
         return PAPI_EINVAL;
     }
-    return papi_status(torus_table_describe(c->table, code, descr, (size_t)len));
+    return torus_papi_status(torus_table_describe(c->table, code, descr, (size_t)len));
 }
 
 int torus_ntv_code_to_info(torus_component *c, unsigned code, PAPI_event_info_t *info)
@@ -359,27 +545,66 @@ int torus_ntv_code_to_info(torus_component *c, unsigned code, PAPI_event_info_t 
     return PAPI_OK;
 }
 
-int torus_update_control_state(hwd_control_state_t *p, NativeInfo_t *native, int count,
-                               hwd_context_t *ctx)
+/* Overflow settings follow their events to their new positions (PAPI
+ * re-applies them after every change; a change PAPI rolls back does not
+ * re-apply them, so they must survive it). */
+static void carry_overflow(torus_control *ctl, const torus_pick *picks, int n)
 {
-    torus_control *ctl = p;
+    uint64_t thr[TORUS_MAX_EVENTS];
+    torus_claim claim[TORUS_MAX_EVENTS];
+    int used[TORUS_MAX_EVENTS] = {0};
+
+    for (int e = 0; e < n; e++) {
+        thr[e] = 0;
+        memset(&claim[e], 0, sizeof claim[e]);
+        for (int o = 0; o < ctl->nevents; o++) {
+            if (!used[o] && ctl->pick[o].code == picks[e].code) {
+                used[o] = 1;
+                thr[e] = ctl->ovf_threshold[o];
+                claim[e] = ctl->ovf_claim[o];
+                break;
+            }
+        }
+    }
+    for (int o = 0; o < ctl->nevents; o++) {
+        if (!used[o]) {
+            torus_ovf_clear(ctl, o);
+        }
+    }
+    ctl->ovf_host = 0;
+    for (int e = 0; e < TORUS_MAX_EVENTS; e++) {
+        ctl->ovf_threshold[e] = e < n ? thr[e] : 0;
+        if (e < n) {
+            ctl->ovf_claim[e] = claim[e];
+        } else {
+            memset(&ctl->ovf_claim[e], 0, sizeof ctl->ovf_claim[e]);
+        }
+    }
+}
+
+static int overflow_set(const torus_control *ctl)
+{
+    for (int e = 0; e < ctl->nevents; e++) {
+        if (ctl->ovf_threshold[e] != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int update_locked(torus_control *ctl, NativeInfo_t *native, int count)
+{
     torus_component *c = ctl->comp;
     torus_pick picks[TORUS_MAX_EVENTS];
+    uint8_t old_group[TORUS_MAX_EVENTS];
+    int old_ngroups = ctl->ngroups, old_switching = ctl->switching;
     int rc = TORUS_OK;
 
-    (void)ctx;
     ctl->why[0] = '\0';
     if (count > TORUS_MAX_EVENTS) {
         snprintf(ctl->why, sizeof ctl->why, "%s: at most %d events per event set", c->name,
                  TORUS_MAX_EVENTS);
         return PAPI_ECOUNT;
-    }
-    /* with an admit hook the component applies the hardware's own rules
-     * (counters shared by events, node-wide claims) */
-    if (c->admit == NULL && count > c->num_cntrs && !ctl->multiplexed) {
-        snprintf(ctl->why, sizeof ctl->why, "%s counts at most %d events at once", c->name,
-                 c->num_cntrs);
-        return PAPI_ECNFLCT;
     }
     for (int i = 0; i < count && rc == TORUS_OK; i++) {
         rc = torus_table_decode(c->table, (unsigned)native[i].ni_event, &picks[i]);
@@ -388,21 +613,34 @@ int torus_update_control_state(hwd_control_state_t *p, NativeInfo_t *native, int
         snprintf(ctl->why, sizeof ctl->why, "%s: unknown event code", c->name);
         return PAPI_ENOEVNT;
     }
-    if (c->admit != NULL) {
+    memcpy(old_group, ctl->group, sizeof old_group);
+    rc = make_groups(ctl, picks, count, ctl->why, sizeof ctl->why);
+    if (rc == TORUS_OK && ctl->ngroups > 1 && overflow_set(ctl)) {
+        snprintf(ctl->why, sizeof ctl->why,
+                 "%s: the events would be time-sliced, and an event of the set overflows "
+                 "(remove the overflow first: PAPI_overflow with threshold 0)",
+                 c->name);
+        rc = TORUS_ECNFLCT;
+    }
+    if (rc == TORUS_OK && c->admit != NULL) {
         pthread_mutex_lock(&c->lock);
         rc = c->admit(c, ctl, picks, count, ctl->why, sizeof ctl->why);
         pthread_mutex_unlock(&c->lock);
-        if (rc != TORUS_OK) {
-            TORUS_DPRINT("%s\n", ctl->why);
-            return papi_status(rc);
-        }
     }
+    if (rc != TORUS_OK) {
+        memcpy(ctl->group, old_group, sizeof old_group);
+        ctl->ngroups = old_ngroups;
+        ctl->switching = old_switching;
+        TORUS_DPRINT("%s\n", ctl->why);
+        return torus_papi_status(rc);
+    }
+    carry_overflow(ctl, picks, count);
     memcpy(ctl->pick, picks, sizeof picks[0] * (size_t)count);
     ctl->nevents = count;
     rc = plan(ctl);
     if (rc != TORUS_OK) {
         TORUS_DPRINT("%s\n", ctl->why);
-        return papi_status(rc);
+        return torus_papi_status(rc);
     }
     for (int i = 0; i < count; i++) {
         native[i].ni_position = i;
@@ -411,20 +649,30 @@ int torus_update_control_state(hwd_control_state_t *p, NativeInfo_t *native, int
     return PAPI_OK;
 }
 
-int torus_start(hwd_context_t *ctx, hwd_control_state_t *p)
+int torus_update_control_state(hwd_control_state_t *p, NativeInfo_t *native, int count,
+                               hwd_context_t *ctx)
 {
     torus_control *ctl = p;
+    int rc;
+    (void)ctx;
+    torus_enter(ctl);
+    rc = update_locked(ctl, native, count);
+    torus_leave(ctl);
+    return rc;
+}
+
+static int start_locked(torus_control *ctl)
+{
     torus_component *c = ctl->comp;
     torus_place pl;
     int rc;
 
-    (void)ctx;
     /* the process may have learnt its node since the set was built (MPI_Init) */
     c->ops->place(c->be, &pl);
     if (!ctl->planned || pl.generation != ctl->place_generation) {
         rc = plan(ctl);
         if (rc != TORUS_OK) {
-            return papi_status(rc);
+            return torus_papi_status(rc);
         }
     }
     if (c->attach != NULL) {
@@ -433,30 +681,55 @@ int torus_start(hwd_context_t *ctx, hwd_control_state_t *p)
         pthread_mutex_unlock(&c->lock);
         if (rc != TORUS_OK) {
             TORUS_DPRINT("%s\n", ctl->why);
-            return papi_status(rc);
+            return torus_papi_status(rc);
         }
     }
-    rc = c->ops->start(c->be, ctl->handle, ctl->nbackend);
-    if (rc != TORUS_OK) {
-        return papi_status(rc);
+    rc = torus_ovf_attach(ctl, &pl);
+    if (rc == TORUS_OK) {
+        rc = c->ops->start(c->be, ctl->handle, ctl->nbackend);
     }
-    sample(ctl);
-    memcpy(ctl->start, ctl->now, sizeof ctl->now[0] * (size_t)ctl->ncounters);
-    memset(ctl->values, 0, sizeof ctl->values);
+    if (rc != TORUS_OK) {
+        return torus_papi_status(rc);
+    }
+    torus_sample(ctl);
+    restart_counts(ctl, 0);
+    ctl->active = 0;
     ctl->running = 1;
+    rc = torus_ovf_start(ctl);
+    if (rc != TORUS_OK) {
+        ctl->running = 0;
+        c->ops->stop(c->be, ctl->handle, ctl->nbackend);
+        TORUS_DPRINT("%s\n", ctl->why);
+        return torus_papi_status(rc);
+    }
     return PAPI_OK;
+}
+
+int torus_start(hwd_context_t *ctx, hwd_control_state_t *p)
+{
+    torus_control *ctl = p;
+    int rc;
+    (void)ctx;
+    torus_enter(ctl);
+    rc = start_locked(ctl);
+    torus_leave(ctl);
+    return rc;
 }
 
 int torus_stop(hwd_context_t *ctx, hwd_control_state_t *p)
 {
     torus_control *ctl = p;
     (void)ctx;
+    torus_enter(ctl);
     if (ctl->running) {
-        sample(ctl);
+        torus_ovf_stop(ctl);
+        torus_sample(ctl);
         compute(ctl);
         ctl->running = 0;
         ctl->comp->ops->stop(ctl->comp->be, ctl->handle, ctl->nbackend);
     }
+    ctl->deferred = 0;
+    torus_leave(ctl);
     return PAPI_OK;
 }
 
@@ -465,11 +738,13 @@ int torus_read(hwd_context_t *ctx, hwd_control_state_t *p, long long **values, i
     torus_control *ctl = p;
     (void)ctx;
     (void)flags;
+    torus_enter(ctl);
     if (ctl->running) {
-        sample(ctl);
+        torus_sample(ctl);
         compute(ctl);
     }
     *values = ctl->values;
+    torus_leave(ctl);
     return PAPI_OK;
 }
 
@@ -477,11 +752,16 @@ int torus_reset(hwd_context_t *ctx, hwd_control_state_t *p)
 {
     torus_control *ctl = p;
     (void)ctx;
+    torus_enter(ctl);
     if (ctl->planned) {
-        sample(ctl);
-        memcpy(ctl->start, ctl->now, sizeof ctl->now[0] * (size_t)ctl->ncounters);
+        torus_sample(ctl);
+        restart_counts(ctl, ctl->running);
+        if (ctl->running) {
+            torus_ovf_reset(ctl);
+        }
     }
     memset(ctl->values, 0, sizeof ctl->values);
+    torus_leave(ctl);
     return PAPI_OK;
 }
 
@@ -489,29 +769,62 @@ int torus_cleanup_eventset(hwd_control_state_t *p)
 {
     torus_control *ctl = p;
     torus_component *c = ctl->comp;
-    if (c != NULL && c->release != NULL) {
+    if (c == NULL) {
+        return PAPI_OK;
+    }
+    torus_enter(ctl);
+    if (ctl->running) {
+        torus_ovf_stop(ctl);
+    }
+    for (int e = 0; e < TORUS_MAX_EVENTS; e++) {
+        torus_ovf_clear(ctl, e);
+    }
+    if (c->release != NULL) {
         pthread_mutex_lock(&c->lock);
         c->release(c, ctl);
         pthread_mutex_unlock(&c->lock);
     }
-    if (c != NULL) {
-        ctl->nevents = 0;
-        ctl->planned = 0;
-        ctl->running = 0;
+    ctl->nevents = 0;
+    ctl->ngroups = 0;
+    ctl->planned = 0;
+    ctl->running = 0;
+    ctl->deferred = 0;
+    torus_leave(ctl);
+    return PAPI_OK;
+}
+
+/* PAPI_set_multiplex: the set may now hold events the unit cannot count
+ * at once; they are time-sliced every `ns` (PAPI's multiplex interval,
+ * PAPI_DEF_MPX_NS; 10 ms by default). */
+static int set_multiplex(_papi_int_option_t *option)
+{
+    EventSetInfo_t *ESI = option->multiplex.ESI;
+    torus_control *ctl = ESI != NULL ? ESI->ctl_state : NULL;
+    uint64_t ns = option->multiplex.ns;
+    if (ctl == NULL || ctl->comp == NULL) {
+        return PAPI_EINVAL;
     }
+    if (ns == 0) {
+        ns = TORUS_SLICE_NS;
+    } else if (ns < TORUS_SLICE_MIN_NS) {
+        ns = TORUS_SLICE_MIN_NS;
+    }
+    ctl->multiplexed = 1;
+    ctl->slice_ns = ns;
+    option->multiplex.ns = (unsigned long)ns; /* what PAPI reports back */
     return PAPI_OK;
 }
 
 int torus_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
     (void)ctx;
-    (void)option;
     switch (code) {
     case PAPI_DOMAIN:
     case PAPI_GRANUL:
         return PAPI_OK;
+    case PAPI_MULTIPLEX:
+        return set_multiplex(option);
     default:
-        /* PAPI_MULTIPLEX arrives here only with kernel_multiplex (issue 5) */
         return PAPI_ENOSUPP;
     }
 }

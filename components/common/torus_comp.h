@@ -15,18 +15,29 @@
  * per event.  Derived events (presets/<c>.presets) are the same: their
  * terms are the base events' terms times the formula's coefficients.
  *
- * Room for issue 5: the control state keeps `multiplexed` and the per-event
- * counter lists, so a time-slice can select a subset of events and scale
- * them, and an overflow arm is torus_backend_ops.arm_overflow over an
- * event's counter handles.
+ * Overflow (PAPI_overflow, hardware_intr = 1): an event with a threshold
+ * gets an overflow watch of the emulator over its counters (weighted by the
+ * event's coefficients) while the set runs; the emulator signals the thread
+ * that started the set (TORUS_SIGNAL) whichever process injects the
+ * traffic, and torus_dispatch hands every crossing to PAPI's handler.
+ * Host-measured events are checked on a 1 ms timer instead.
+ *
+ * Multiplexing (kernel_multiplex = 1): a set marked by PAPI_set_multiplex
+ * may hold events the hardware cannot count together; they are split into
+ * groups that can (the component's conflict hook), a timer rotates the
+ * active group every time slice, and each event is scaled by the time its
+ * group was active.  Semantics and limits: doc/overflow-multiplex.md.
  */
 #ifndef TORUS_COMP_H
 #define TORUS_COMP_H
 
 #include "torus_backend.h"
+#include "torus_node.h"
 #include "torus_table.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 
 #include "papi.h"
 #include "papi_internal.h"
@@ -40,10 +51,16 @@
 #define TORUS_DPRINT(...) ((void)0)
 #endif
 
-#define TORUS_MAX_EVENTS 64     /* events per event set (num_mpx_cntrs)         */
-#define TORUS_MAX_COUNTERS 1024 /* distinct counters one event set reads       */
-#define TORUS_MAX_TERMS 2048    /* (counter, coefficient) pairs of one set      */
-#define TORUS_PRIV_BYTES 64     /* per event set, owned by the component        */
+#define TORUS_MAX_EVENTS 64           /* events per event set (num_mpx_cntrs)         */
+#define TORUS_MAX_COUNTERS 1024       /* distinct counters one event set reads       */
+#define TORUS_MAX_TERMS 2048          /* (counter, coefficient) pairs of one set      */
+#define TORUS_PRIV_BYTES 64           /* per event set, owned by the component        */
+#define TORUS_SLICE_NS 10000000ull    /* multiplex time slice when PAPI gives none   */
+#define TORUS_SLICE_MIN_NS 100000ull  /* shortest slice accepted (100 us)          */
+#define TORUS_HOST_POLL_NS 1000000ull /* host-measured overflow check period (1 ms) */
+/* Signal of overflows and of the set timers: SIGRTMAX-3, the signal BGPM
+ * used for its overflow handler (reference/bgq REPORT.md (b)). */
+#define TORUS_SIGNAL (SIGRTMAX - 3)
 
 typedef struct torus_component torus_component;
 typedef struct torus_control torus_control;
@@ -71,11 +88,20 @@ struct torus_component {
      * derived event's qualifiers.  Required. */
     int (*resolve)(const torus_component *c, const torus_place *pl, const torus_event_def *ev,
                    const torus_qvals *q, int64_t coef, torus_build *b);
-    /* May the events picks[0..n) be counted together in ctl (and, for
-     * node-wide rules, beside the process's other event sets)?  Claim what
-     * they need; TORUS_ECNFLCT with a reason when the hardware would refuse.
-     * Called on every add / remove with the full new list; n = 0 means the
-     * set is emptied.  May be NULL. */
+    /* Can the unit count the events picks[0..n) at the same time (its
+     * per-set rules: counter modes, masks per counter)?  Pure: no claims.
+     * TORUS_ECNFLCT with a reason when not.  An event set that is not
+     * multiplexed must pass; a multiplexed one is split into groups that
+     * pass.  May be NULL (any events go together). */
+    int (*conflict)(const torus_component *c, const torus_pick *picks, int n, char *why,
+                    size_t len);
+    /* Node-wide claims of the set's events picks[0..n) (beside the
+     * process's other event sets and other processes): TORUS_ECNFLCT with a
+     * reason when the node is held otherwise.  ctl->switching is 1 when the
+     * set is multiplexed over groups the unit cannot count at once (the
+     * node's state would change at every slice: the claim must be
+     * exclusive).  Called on every add / remove with the full new list; n =
+     * 0 means the set is emptied.  May be NULL. */
     int (*admit)(torus_component *c, torus_control *ctl, const torus_pick *picks, int n, char *why,
                  size_t len);
     /* Called at every PAPI_start (under lock), after the read plan is made
@@ -87,11 +113,20 @@ struct torus_component {
     /* Give back what admit and attach claimed for ctl (set cleaned up).
      * May be NULL. */
     void (*release)(torus_component *c, torus_control *ctl);
-    /* Current value of a host-measured source (monotonic count).  May be NULL. */
+    /* Current value of a host-measured source (monotonic count).  Must be
+     * async-signal-safe (the set timer reads it).  May be NULL. */
     uint64_t (*host_read)(const torus_component *c, int source);
+    /* Node-wide overflow threshold key of an event (BG/Q L2 and I/O: one
+     * threshold per hardware counter for the whole node), or -1 when the
+     * event's threshold is its own.  May be NULL. */
+    int64_t (*overflow_key)(const torus_component *c, const torus_pick *p);
+    /* "Slow" overflow detection delay of the unit in ns (BG/Q L2, I/O);
+     * 0 = the signal leaves as the crossing happens. */
+    uint32_t overflow_delay_ns;
 
     /* runtime, owned by torus_comp.c */
     int cidx;
+    int unit_counters; /* TORUSEMU_UNIT_COUNTERS: events counted at once, 0 = no limit */
     const torus_backend_ops *ops;
     torus_backend *be;
     pthread_mutex_t lock; /* for node-wide state kept by the component */
@@ -101,7 +136,10 @@ struct torus_control {
     torus_component *comp;
     int nevents;
     torus_pick pick[TORUS_MAX_EVENTS];
-    int multiplexed; /* issue 5: PAPI_MULTIPLEX was asked for     */
+    int multiplexed; /* PAPI_set_multiplex was called            */
+    int switching;   /* multiplexed over groups of different node state */
+    int ngroups;     /* groups of events counted together (1 = no slicing) */
+    uint8_t group[TORUS_MAX_EVENTS];
     int running;
     int planned; /* the read plan below matches pick[] and place */
     uint64_t place_generation;
@@ -116,6 +154,38 @@ struct torus_control {
     int ev_first[TORUS_MAX_EVENTS], ev_nterms[TORUS_MAX_EVENTS];
     int64_t ev_div[TORUS_MAX_EVENTS];
     long long values[TORUS_MAX_EVENTS];
+    uint64_t t_now; /* CLOCK_MONOTONIC ns of the last sample          */
+
+    /* multiplexing: group `active` counts since t_slice, until t_next; the
+     * counts of earlier slices are in acc (raw sums: coefficients applied,
+     * divisor not yet), the groups' active time in group_ns.  Slices last
+     * 0.5 to 1.5 x slice_ns at random (rng), so that no periodic traffic
+     * or scheduling pattern keeps falling into the same group. */
+    uint64_t slice_ns;
+    int active;
+    uint64_t t_start, t_slice, t_next;
+    uint64_t rng;
+    uint64_t group_ns[TORUS_MAX_EVENTS];
+    int64_t acc[TORUS_MAX_EVENTS];
+
+    /* overflow: threshold per event (0 = none), in the event's units */
+    uint64_t ovf_threshold[TORUS_MAX_EVENTS];
+    int32_t ovf_watch[TORUS_MAX_EVENTS];     /* armed watch while running, or -1 */
+    int ovf_host;                            /* sampled host-measured events      */
+    int64_t ovf_host_last[TORUS_MAX_EVENTS]; /* raw value at the last check      */
+    uint64_t ovf_host_pend[TORUS_MAX_EVENTS];
+    torus_claim ovf_claim[TORUS_MAX_EVENTS]; /* node-wide thresholds (overflow_key) */
+    int signal_held;                         /* _papi_hwi_start_signal done for this run */
+    PAPI_overflow_handler_t handler;         /* of the last accepted PAPI_overflow */
+
+    /* set timer (multiplex slices, host overflow checks) */
+    int timer_on;
+    timer_t timer;
+    uint64_t timer_ns;
+    /* a signal arriving while the owner thread is inside this set's code
+     * is deferred (busy) and raised again when it leaves */
+    volatile sig_atomic_t busy, deferred;
+
     char why[256]; /* reason of the last refusal (tests, debugging) */
     unsigned char priv[TORUS_PRIV_BYTES];
 };
@@ -152,11 +222,17 @@ int torus_init_thread(hwd_context_t *ctx);
 int torus_shutdown_thread(hwd_context_t *ctx);
 int torus_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option);
 int torus_set_domain(hwd_control_state_t *ctl, int domain);
+int torus_set_overflow(EventSetInfo_t *ESI, int EventIndex, int threshold);
+void torus_dispatch(int signo, hwd_siginfo_t *info, void *uc);
 
 /*
  * TORUS_COMPONENT_VECTOR(name, comp) defines papi_vector_t _<name>_vector
  * for the torus_component `comp`.  Counting is node-wide network hardware:
- * every domain is accepted and counts do not depend on it.
+ * every domain is accepted and counts do not depend on it.  hardware_intr:
+ * overflow comes from the emulator's watches (set_overflow); PAPI's
+ * software overflow (PAPI_OVERFLOW_FORCE_SW) reaches dispatch_timer too.
+ * kernel_multiplex: the component multiplexes (PAPI's software
+ * multiplexing cannot serve a non-CPU component).
  */
 #define TORUS_COMPONENT_VECTOR(NAME, COMP)                                                         \
     papi_vector_t _##NAME##_vector;                                                                \
@@ -202,8 +278,8 @@ int torus_set_domain(hwd_control_state_t *ctl, int domain);
                      .default_granularity = PAPI_GRN_THR,                                          \
                      .available_granularities = PAPI_GRN_THR,                                      \
                      .hardware_intr_sig = PAPI_INT_SIGNAL,                                         \
-                     .hardware_intr = 0,                                                           \
-                     .kernel_multiplex = 0,                                                        \
+                     .hardware_intr = 1,                                                           \
+                     .kernel_multiplex = 1,                                                        \
                      .cntr_umasks = 1},                                                            \
         .size = {.context = sizeof(torus_context),                                                 \
                  .control_state = sizeof(torus_control),                                           \
@@ -222,6 +298,8 @@ int torus_set_domain(hwd_control_state_t *ctl, int domain);
         .cleanup_eventset = torus_cleanup_eventset,                                                \
         .ctl = torus_ctl,                                                                          \
         .set_domain = torus_set_domain,                                                            \
+        .set_overflow = torus_set_overflow,                                                        \
+        .dispatch_timer = torus_dispatch,                                                          \
         .ntv_enum_events = NAME##_ntv_enum_events,                                                 \
         .ntv_name_to_code = NAME##_ntv_name_to_code,                                               \
         .ntv_code_to_name = NAME##_ntv_code_to_name,                                               \

@@ -8,6 +8,12 @@
  * admit hook.  Names: GM_TILE_PERF_<X>:n:m (row n 0..5, column m 0..7, the
  * Cray manual's form, seed 000 Table I), with the GPCD register names
  * GM_n_m_TILE_PERFORMANCE_COUNTERS_k accepted as aliases.
+ *
+ * Overflow: the Gemini raised no interrupt on its performance counters
+ * (tools read them through gpcd); the emulated router offers
+ * PAPI_overflow on every event, the derived link events included (a
+ * GM_LINK_BYTES watch weighs each phit 3), detected as the traffic lands.
+ * Multiplexing is needed only under TORUSEMU_UNIT_COUNTERS.
  */
 #include "gemini_tile_table.h"
 #include "torus_comp.h"

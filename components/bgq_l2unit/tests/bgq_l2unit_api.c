@@ -38,10 +38,16 @@ static void send_bytes(int64_t src, int64_t dst, uint64_t bytes, const void *pay
     TP_CHECK(temu_inject(S, &msg, &err) == TEMU_OK, "inject: %s", err.message);
 }
 
-/* The L2 mode word of a node (torus_node.h): value 1 combined, 2 sliced. */
-static uint64_t mode_word(int64_t node)
+/* The L2 mode of a node in its shared words (torus_node.h): 1 combined,
+ * 2 sliced, 0 when no set holds it. */
+static uint64_t mode_of(int64_t node)
 {
-    return __atomic_load_n(&temu_node_words(S, node)[TORUS_RES_BGQ_L2], __ATOMIC_ACQUIRE);
+    return torus_node_value(temu_node_words(S, node), TORUS_RES_BGQ_L2);
+}
+
+static uint64_t mode_holders(int64_t node)
+{
+    return torus_node_holders(temu_node_words(S, node), TORUS_RES_BGQ_L2);
 }
 
 static void test_enumeration(int cidx)
@@ -82,7 +88,7 @@ static void test_combined(void)
     int es = tp_make_set(ev, 4), other = PAPI_NULL;
 
     TP_RC(PAPI_add_named_event(es, "PEVT_L2_HITS_SLICE"), PAPI_ECNFLCT);
-    TP_EQ(mode_word(N2) >> 21, 1, "node 2 in combined mode");
+    TP_EQ(mode_of(N2), 1, "node 2 in combined mode");
     TP_RC(PAPI_create_eventset(&other), PAPI_OK);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_MISSES_SLICE:slice=2"), PAPI_ECNFLCT);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_STORE_LINE"), PAPI_OK); /* same mode: fine */
@@ -97,7 +103,7 @@ static void test_combined(void)
     TP_RC(PAPI_stop(es, v), PAPI_OK);
     TP_EQ(v[0], 8, "1000 bytes after reset: 8 lines");
     tp_free_set(es);
-    TP_EQ(mode_word(N2), 0, "mode free once the set is cleaned up");
+    TP_EQ(mode_holders(N2), 0, "mode free once the set is cleaned up");
 }
 
 /* sliced events: one slice, or the sum without :slice */
@@ -112,7 +118,7 @@ static void test_sliced(void)
     long long v[7];
     int es = tp_make_set(ev, 7), other = PAPI_NULL;
 
-    TP_EQ(mode_word(N2) >> 21, 2, "node 2 in sliced mode");
+    TP_EQ(mode_of(N2), 2, "node 2 in sliced mode");
     TP_RC(PAPI_create_eventset(&other), PAPI_OK);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_HITS"), PAPI_ECNFLCT);
     TP_RC(PAPI_add_named_event(other, "L2_REQUESTS"), PAPI_ECNFLCT); /* derived: combined */
@@ -126,7 +132,7 @@ static void test_sliced(void)
     TP_RC(PAPI_stop(es, v), PAPI_OK);
     tp_expect("and 4096 bytes: 2 more on every slice", ev, v, want2, 7);
     tp_free_set(es);
-    TP_EQ(mode_word(N2), 0, "mode free again");
+    TP_EQ(mode_holders(N2), 0, "mode free again");
 }
 
 /* The sender's side after an MPI_Init-style identity change: the lines of
@@ -143,8 +149,8 @@ static void test_sender(void)
 
     temu_identity_set(M, 0, N0, 0);
     es = tp_make_set(ev, 5);
-    TP_EQ(mode_word(N0) >> 21, 2, "node 0 sliced");
-    TP_EQ(mode_word(N2), 0, "node 2 untouched");
+    TP_EQ(mode_of(N0), 2, "node 0 sliced");
+    TP_EQ(mode_holders(N2), 0, "node 2 untouched");
     TP_RC(PAPI_start(es), PAPI_OK);
     send_bytes(N0, N2, 1000, buf + 5 * 128 + 64);
     TP_RC(PAPI_stop(es, v), PAPI_OK);
@@ -153,7 +159,7 @@ static void test_sender(void)
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_HITS"), PAPI_ECNFLCT);
     tp_free_set(other);
     tp_free_set(es);
-    TP_EQ(mode_word(N0), 0, "node 0 free");
+    TP_EQ(mode_holders(N0), 0, "node 0 free");
 }
 
 int main(void)

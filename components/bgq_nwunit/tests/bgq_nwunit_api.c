@@ -55,7 +55,7 @@ static void test_enumeration(int cidx)
     TP_CHECK(ci->disabled == 0, "bgq_nwunit disabled: %s", ci->disabled_reason);
     TP_EQ(ci->num_native_events, 35, "num_native_events (31 BGPM events + 4 derived)");
     TP_EQ(ci->num_cntrs, 6, "num_cntrs (6 counters per link)");
-    TP_EQ(ci->kernel_multiplex, 0, "kernel_multiplex (issue 5)");
+    TP_EQ(ci->kernel_multiplex, 1, "kernel_multiplex: the component multiplexes");
     n = tp_enumerate(cidx, "bgq_nwunit", names, 64, &nquals);
     TP_EQ(n, 35, "events enumerated");
     /* BGPM id order: index = id - 354 */
@@ -230,17 +230,26 @@ static void test_collectives(void)
 
 /* ----------------------------------------------------- link ownership */
 
-/* Node-word view of link l of node 1 (layout: torus_node.h). */
-static uint64_t link_word(int l)
+/* Node-word views of link l of node 1 (torus_node.h): its holders (bit =
+ * process slot), its configuration, its controlling process. */
+static uint64_t link_held(int l)
 {
-    return __atomic_load_n(&temu_node_words(S, N1)[TORUS_RES_BGQ_NW + l], __ATOMIC_ACQUIRE);
+    return torus_node_holders(temu_node_words(S, N1), TORUS_RES_BGQ_NW + l);
+}
+
+static uint64_t link_value(int l)
+{
+    return torus_node_value(temu_node_words(S, N1), TORUS_RES_BGQ_NW + l);
+}
+
+static int32_t link_owner(int l)
+{
+    return torus_node_owner_pid(temu_node_words(S, N1), TORUS_RES_BGQ_NW + l);
 }
 
 static int32_t slot_pid(int s)
 {
-    uint64_t w =
-        __atomic_load_n(&temu_node_words(S, N1)[TORUS_NODE_SLOTS + s / 2], __ATOMIC_ACQUIRE);
-    return (int32_t)(uint32_t)(w >> (32 * (s % 2)));
+    return torus_node_slot_pid(temu_node_words(S, N1), s);
 }
 
 static void test_ownership(void)
@@ -256,22 +265,22 @@ static void test_ownership(void)
     uint64_t word;
 
     for (int l = 0; l < 11; l++) {
-        held += link_word(l) != 0;
+        held += link_held(l) != 0;
     }
     TP_EQ(held, 0, "links of node 1 free before the test");
     /* the first set to start attaches the links it reads (all 11 here) and
      * controls them: its process is the owner, its masks the value */
     a = tp_make_set(ctl_ev, 3);
-    TP_EQ(link_word(5), 0, "adding events attaches nothing");
+    TP_EQ(link_held(5), 0, "adding events attaches nothing");
     TP_RC(PAPI_start(a), PAPI_OK);
-    word = link_word(1);
-    TP_CHECK((word & 0xffff) != 0, "A+ held after start");
-    TP_EQ(slot_pid((int)((word >> 16) & 0xf)), getpid(), "controller of A+ is this process");
-    /* value: send masks 0x70, 0x08, receive mask 0x70 (bits 21.. of the word) */
-    TP_EQ(word >> 21, (0x70ull << 32) | (0x70ull << 24) | (0x08ull << 16), "A+ configuration");
+    word = link_value(1);
+    TP_CHECK(link_held(1) != 0, "A+ held after start");
+    TP_EQ(link_owner(1), getpid(), "controller of A+ is this process");
+    /* value: send masks 0x70, 0x08, receive mask 0x70 */
+    TP_EQ(word, (0x70ull << 32) | (0x70ull << 24) | (0x08ull << 16), "A+ configuration");
     held = 0;
     for (int l = 0; l < 11; l++) {
-        held += link_word(l) == word;
+        held += link_value(l) == word && link_held(l) == link_held(1);
     }
     TP_EQ(held, 11, "all 11 links attached by default");
     TP_RC(PAPI_stop(a, v), PAPI_OK);
@@ -291,7 +300,7 @@ static void test_ownership(void)
     /* the controller goes: the reader keeps the links as they are
      * programmed, so the other masks are still refused */
     tp_free_set(a);
-    TP_EQ(link_word(1) >> 21, (0x70ull << 32) | (0x70ull << 24) | (0x08ull << 16),
+    TP_EQ(link_value(1), (0x70ull << 32) | (0x70ull << 24) | (0x08ull << 16),
           "A+ keeps its configuration while the reader holds it");
     TP_RC(PAPI_start(o), PAPI_ECNFLCT);
     /* the reader holds only what it read: A+ and, for the FIFO event, all
@@ -299,7 +308,7 @@ static void test_ownership(void)
     tp_free_set(r);
     held = 0;
     for (int l = 0; l < 11; l++) {
-        held += link_word(l) != 0;
+        held += link_held(l) != 0;
     }
     TP_EQ(held, 0, "links free once every set is cleaned up");
     held = 0;
@@ -308,8 +317,8 @@ static void test_ownership(void)
     }
     TP_EQ(held, 0, "process slot given back");
     TP_RC(PAPI_start(e), PAPI_OK);
-    TP_EQ(link_word(9) >> 21, 0x01ull << 24, "E+ programmed with the new set's mask");
-    TP_EQ(link_word(1), 0, "the set on E+ leaves A+ free");
+    TP_EQ(link_value(9), 0x01ull << 24, "E+ programmed with the new set's mask");
+    TP_EQ(link_held(1), 0, "the set on E+ leaves A+ free");
     TP_RC(PAPI_start(o), PAPI_EISRUN); /* one running set per thread */
     TP_RC(PAPI_stop(e, NULL), PAPI_OK);
     TP_RC(PAPI_start(o), PAPI_ECNFLCT); /* E+ is e's, with mask 0x01 only ... */
@@ -405,7 +414,7 @@ static void test_threads(void)
     TP_EQ(thread_count[0], 136, "first thread's set");
     TP_EQ(thread_count[1], 136, "second thread's set");
     TP_EQ(third_rc, PAPI_ECNFLCT, "third thread, other mask on A+");
-    TP_EQ(link_word(1), 0, "A+ free after the threads");
+    TP_EQ(link_held(1), 0, "A+ free after the threads");
 }
 
 /* The MPI layer sets the identity at MPI_Init: a set started after it reads
@@ -422,8 +431,7 @@ static void test_identity(void)
     send_bytes(N0, N2, 16384, TEMU_KIND_P2P);
     TP_RC(PAPI_stop(es, v), PAPI_OK);
     tp_expect("node 0 after MPI_Init-style identity", ev, v, want, 2);
-    TP_CHECK((__atomic_load_n(&temu_node_words(S, N0)[TORUS_RES_BGQ_NW + 1], __ATOMIC_ACQUIRE) &
-              0xffff) != 0,
+    TP_CHECK(torus_node_holders(temu_node_words(S, N0), TORUS_RES_BGQ_NW + 1) != 0,
              "node 0's A+ attached");
     tp_free_set(es);
 }

@@ -76,7 +76,8 @@ static void test_info(int cidx)
     TP_EQ(ci->num_native_events, 25, "num_native_events (20 base + 5 link events)");
     TP_CHECK(ci->num_cntrs >= 6 && ci->num_cntrs <= ci->num_mpx_cntrs, "num_cntrs %d mpx %d",
              ci->num_cntrs, ci->num_mpx_cntrs);
-    TP_EQ(ci->kernel_multiplex, 0, "kernel_multiplex (issue 5)");
+    TP_EQ(ci->kernel_multiplex, 1, "kernel_multiplex: the component multiplexes");
+    TP_EQ(ci->hardware_intr, 1, "hardware_intr: overflow from the emulator's watches");
 }
 
 /* name -> code -> name gives the name back */

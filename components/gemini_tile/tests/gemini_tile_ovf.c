@@ -1,0 +1,183 @@
+/*
+ * gemini_tile_ovf.c - PAPI_overflow and multiplexing on gemini_tile
+ * (doc/overflow-multiplex.md).
+ *
+ * Run by ctests/gemini_tile_ovf.sh with TORUSEMU_SESSION = a fresh
+ * gemini:8x2x2 store and TORUSEMU_NODE=24, Gemini (3,0,0); once as is and
+ * once with TORUSEMU_UNIT_COUNTERS=2 and the argument "mpx" (the emulator
+ * setting that gives each unit only 2 counters, so that multiplexing is
+ * needed where the hardware had no limit).
+ *
+ * Expected counts (gemini_tile_api.c): a random 1 MiB PUT from node 0
+ * brings Gemini (3,0,0) 16384 request packets of 32 phits on its 8 X-
+ * tiles (2048 per tile: 65536 phits on tile 0:4), 1572864 bytes in all,
+ * and 49152 response phits on its host tiles.  An event with threshold T
+ * overflows floor(value / T) times.
+ */
+#define _GNU_SOURCE /* dladdr */
+#include "torus_ovtest.h"
+
+#define MIB (1u << 20)
+#define TOL 0.15 /* multiplexed estimates: 15 % of the true count (doc/overflow-multiplex.md) */
+
+static temu_session *S;
+static unsigned char *payload;
+static int cidx;
+
+static void put(int64_t src, int64_t dst, uint64_t bytes, int times)
+{
+    temu_message msg = {src, dst, bytes, payload, TEMU_KIND_PUT};
+    temu_error err;
+    for (int i = 0; i < times; i++) {
+        TP_CHECK(temu_inject(S, &msg, &err) == TEMU_OK, "inject: %s", err.message);
+    }
+}
+
+/* A tile event, a derived link event (3 bytes per phit: weight 3) and a
+ * base event over all 48 tiles, with traffic from this process and from
+ * another one. */
+static void test_exact(void)
+{
+    static const char *const ev[] = {"GM_TILE_PERF_VC0_PHIT_CNT:0:4", "GM_LINK_BYTES:link=X-",
+                                     "GM_TILE_PERF_VC0_PHIT_CNT", "GM_LINK_PACKETS:link=X-"};
+    long long v[4];
+    int es = tp_make_set(ev, 4);
+    tp_log *l = tp_log_new(es);
+
+    TP_RC(tp_overflow(es, ev[0], 1000, 0), PAPI_OK);
+    TP_RC(tp_overflow(es, ev[1], 100000, 0), PAPI_OK);
+    TP_RC(tp_overflow(es, ev[2], 100000, 0), PAPI_OK);
+    TP_RC(PAPI_start(es), PAPI_OK);
+    put(0, 24, MIB, 1);
+    TP_EQ(l->hits[0], 65, "tile 0:4: 65536 phits, threshold 1000");
+    TP_EQ(l->hits[1], 15, "X- link: 1572864 bytes, threshold 100000");
+    TP_EQ(l->hits[2], 5, "all tiles: 524288 phits, threshold 100000");
+    TP_EQ(l->hits[3], 0, "the counted event");
+    TP_CHECK(strcmp(tp_object_of(l->addr), "?") != 0, "address %p lies in a loaded object",
+             l->addr);
+    tp_inject_child(0, 24, MIB, TEMU_KIND_PUT, 1, NULL);
+    TP_RC(PAPI_stop(es, v), PAPI_OK);
+    TP_EQ(v[0], 131072, "tile 0:4 after two PUTs");
+    TP_EQ(v[1], 3145728, "X- bytes after two PUTs");
+    TP_EQ(l->hits[0], v[0] / 1000, "tile: floor(value / threshold)");
+    TP_EQ(l->hits[1], v[1] / 100000, "link bytes: floor(value / threshold)");
+    TP_EQ(l->hits[2], v[2] / 100000, "all tiles: floor(value / threshold)");
+    TP_EQ(l->bad_vectors, 0, "every vector decodes");
+    tp_free_set(es);
+}
+
+/* The GPCD alias names the same counter; GM_LINK_PHITS without :link sums
+ * both phit counters of all 48 tiles (96 counters in one watch). */
+static void test_alias(void)
+{
+    static const char *const ev[] = {"GM_0_4_TILE_PERFORMANCE_COUNTERS_0", "GM_LINK_PHITS"};
+    long long v[2];
+    int es = tp_make_set(ev, 2);
+    tp_log *l = tp_log_new(es);
+    TP_RC(tp_overflow(es, ev[0], 4096, 0), PAPI_OK);
+    TP_RC(tp_overflow(es, ev[1], 10000, 0), PAPI_OK);
+    TP_RC(PAPI_start(es), PAPI_OK);
+    put(0, 24, MIB, 1);
+    TP_RC(PAPI_stop(es, v), PAPI_OK);
+    TP_EQ(l->hits[0], 16, "alias: 65536 phits, threshold 4096");
+    TP_EQ(v[1], 524288 + 49152, "all tiles, both channels");
+    TP_EQ(l->hits[1], v[1] / 10000, "GM_LINK_PHITS: floor(value / 10000)");
+    tp_free_set(es);
+}
+
+/* ------------------------------------------------ TORUSEMU_UNIT_COUNTERS=2 */
+
+static void test_unit_counters(void)
+{
+    static const char *const ev[] = {"GM_TILE_PERF_VC0_PHIT_CNT:0:4", "GM_LINK_BYTES:link=X-",
+                                     "GM_LINK_PACKETS:link=X-", "GM_LINK_PHITS:link=HH",
+                                     "GM_ORB_PERF_VC0_PKTS"};
+    enum { N = 5 };
+    const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
+    temu_message msg = {0, 24, 65536, NULL, TEMU_KIND_PUT};
+    long long per[N], v[N];
+    int es, code;
+    tp_steady st;
+    long rounds;
+
+    TP_EQ(ci->num_cntrs, 2, "num_cntrs with TORUSEMU_UNIT_COUNTERS=2");
+    /* plain set: the third event is refused */
+    es = tp_make_set(ev, 2);
+    TP_RC(PAPI_add_named_event(es, ev[2]), PAPI_ECNFLCT);
+    tp_free_set(es);
+    /* true count per 64 KiB PUT, two events at a time */
+    for (int e = 0; e < N; e++) {
+        es = tp_make_set(&ev[e], 1);
+        TP_RC(PAPI_start(es), PAPI_OK);
+        tp_inject(S, msg.src, msg.dst, msg.bytes, msg.kind, 1); /* as the steady child */
+        TP_RC(PAPI_stop(es, &v[e]), PAPI_OK);
+        per[e] = v[e];
+        tp_free_set(es);
+    }
+    TP_EQ(per[0], 4096, "tile 0:4 per 64 KiB PUT");
+    /* multiplexed: 3 groups of at most 2 */
+    es = tp_mpx_set(cidx, 2000000);
+    for (int e = 0; e < N; e++) {
+        TP_RC(PAPI_add_named_event(es, ev[e]), PAPI_OK);
+    }
+    PAPI_event_name_to_code(ev[0], &code);
+    TP_RC(PAPI_overflow(es, code, 1000, 0, tp_handler), PAPI_ECNFLCT);
+    TP_RC(PAPI_start(es), PAPI_OK);
+    st = tp_steady_begin(&msg, 1, 1.2);
+    rounds = tp_steady_end(st);
+    TP_RC(PAPI_stop(es, v), PAPI_OK);
+    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
+    for (int e = 0; e < N; e++) {
+        char what[160];
+        snprintf(what, sizeof what, "multiplexed (2 counters) %s", ev[e]);
+        if (per[e] > 0) {
+            TP_NEAR(v[e], per[e] * rounds, TOL, what);
+        } else {
+            TP_EQ(v[e], 0, what);
+        }
+    }
+    tp_free_set(es);
+    /* two events fit: one group, exact, may overflow */
+    es = tp_mpx_set(cidx, 0);
+    TP_RC(PAPI_add_named_event(es, ev[0]), PAPI_OK);
+    TP_RC(PAPI_add_named_event(es, ev[1]), PAPI_OK);
+    {
+        tp_log *l = tp_log_new(es);
+        TP_RC(tp_overflow(es, ev[0], 1000, 0), PAPI_OK);
+        TP_RC(PAPI_add_named_event(es, ev[2]), PAPI_ECNFLCT); /* would time-slice */
+        TP_RC(PAPI_start(es), PAPI_OK);
+        put(0, 24, MIB, 1);
+        TP_RC(PAPI_stop(es, v), PAPI_OK);
+        TP_EQ(v[0], 65536, "one group: exact");
+        TP_EQ(l->calls, 65, "one group: overflow");
+    }
+    tp_free_set(es);
+}
+
+int main(int argc, char **argv)
+{
+    temu_error err;
+    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
+        TP_CHECK(0, "needs a Gemini session: %s", err.message);
+        return tp_finish();
+    }
+    payload = malloc(MIB);
+    srand(7);
+    for (unsigned i = 0; i < MIB; i++) {
+        payload[i] = (unsigned char)(rand() & 0xff);
+    }
+    TP_RC(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
+    TP_RC(PAPI_multiplex_init(), PAPI_OK);
+    cidx = tp_component("gemini_tile");
+    if (cidx >= 0 && argc > 1 && strcmp(argv[1], "mpx") == 0) {
+        test_unit_counters();
+    } else if (cidx >= 0) {
+        test_exact();
+        test_alias();
+    }
+    TP_EQ(temu_watch_armed(S), 0, "every watch disarmed at the end");
+    PAPI_shutdown();
+    temu_session_close(S);
+    free(payload);
+    return tp_finish();
+}
