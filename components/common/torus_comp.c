@@ -221,6 +221,11 @@ uint64_t torus_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static int time_sliced(const torus_control *ctl)
+{
+    return ctl->ngroups > 1;
+}
+
 void torus_sample(torus_control *ctl)
 {
     const torus_component *c = ctl->comp;
@@ -228,7 +233,9 @@ void torus_sample(torus_control *ctl)
     for (int i = ctl->nbackend; i < ctl->ncounters; i++) {
         ctl->now[i] = c->host_read != NULL ? c->host_read(c, (int)ctl->handle[i]) : 0;
     }
-    ctl->t_now = torus_now_ns();
+    if (time_sliced(ctl)) {
+        ctl->t_now = torus_now_ns(); /* only time slicing needs the clock */
+    }
 }
 
 int64_t torus_raw(const torus_control *ctl, int e)
@@ -239,11 +246,6 @@ int64_t torus_raw(const torus_control *ctl, int e)
         sum += ctl->term_coef[i] * (int64_t)(ctl->now[k] - ctl->start[k]);
     }
     return sum;
-}
-
-static int time_sliced(const torus_control *ctl)
-{
-    return ctl->ngroups > 1;
 }
 
 /*
@@ -259,7 +261,8 @@ static void compute(torus_control *ctl)
         int g = ctl->group[e];
         __int128 raw;
         if (!time_sliced(ctl)) {
-            ctl->values[e] = (long long)(torus_raw(ctl, e) / ctl->ev_div[e]);
+            int64_t v = torus_raw(ctl, e);
+            ctl->values[e] = (long long)(ctl->ev_div[e] == 1 ? v : v / ctl->ev_div[e]);
             continue;
         }
         uint64_t active = ctl->group_ns[g];
