@@ -60,43 +60,45 @@ static int32_t destination(int dest, MPI_Comm comm)
     return c != NULL ? tmpi_comm_peer(c, dest) : -1;
 }
 
-void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+/* The message a send of (buf, count, type) to dest of comm puts on the
+ * emulated machine; 0 when nothing is sent (MPI_PROC_NULL, unknown peer or
+ * type).  One type-size query; the payload is looked at only when the
+ * machine compresses (Gemini). */
+static int send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
+                        temu_message *msg)
 {
+    temu_slot a, b;
+    int size = 0;
     if (dest == MPI_PROC_NULL) {
-        return;
+        return 0;
     }
     int32_t w = destination(dest, comm);
-    if (w < 0) {
-        return;
+    if (w < 0 || !tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        temu_session_rank_slot(tmpi_g.session, tmpi_g.world_rank, &a, NULL) != TEMU_OK ||
+        temu_session_rank_slot(tmpi_g.session, w, &b, NULL) != TEMU_OK) {
+        return 0;
     }
-    int size = 0;
-    if (!tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS) {
-        return;
+    msg->src = a.node;
+    msg->dst = b.node;
+    msg->bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+    msg->payload = tmpi_g.want_payload ? dense_start(buf, count, type, size) : NULL;
+    msg->kind = TEMU_KIND_P2P;
+    return 1;
+}
+
+void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+{
+    temu_message msg;
+    if (send_message(buf, count, type, dest, comm, &msg)) {
+        temu_inject(tmpi_g.session, &msg, NULL);
     }
-    uint64_t bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
-    const void *payload = tmpi_g.want_payload ? dense_start(buf, count, type, size) : NULL;
-    temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, bytes, payload, TEMU_KIND_P2P, NULL);
 }
 
 void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
                     tmpi_pending *p)
 {
-    temu_slot a, b;
-    p->valid = 0;
-    if (dest == MPI_PROC_NULL) {
-        return;
-    }
-    int32_t w = destination(dest, comm);
-    if (w < 0 || temu_session_rank_slot(tmpi_g.session, tmpi_g.world_rank, &a, NULL) != TEMU_OK ||
-        temu_session_rank_slot(tmpi_g.session, w, &b, NULL) != TEMU_OK) {
-        return;
-    }
-    p->msg.src = a.node;
-    p->msg.dst = b.node;
-    p->msg.bytes = tmpi_type_bytes(count, type);
-    p->msg.payload = tmpi_g.want_payload ? tmpi_contiguous(buf, count, type) : NULL;
-    p->msg.kind = TEMU_KIND_P2P;
-    p->valid = temu_plan_message(tmpi_g.m, &p->msg, &p->plan, NULL) == TEMU_OK;
+    p->valid = send_message(buf, count, type, dest, comm, &p->msg) &&
+               temu_plan_message(tmpi_g.m, &p->msg, &p->plan, NULL) == TEMU_OK;
     p->msg.payload = NULL; /* the plan holds what the bytes implied */
 }
 
