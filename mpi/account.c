@@ -64,7 +64,7 @@ static int32_t destination(int dest, MPI_Comm comm)
  * emulated machine; 0 when nothing is sent (MPI_PROC_NULL, unknown peer or
  * type).  One type-size query; the payload is looked at only when the
  * machine compresses (Gemini). */
-static int send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
+int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
                         temu_message *msg)
 {
     temu_slot a, b;
@@ -89,7 +89,7 @@ static int send_message(const void *buf, int count, MPI_Datatype type, int dest,
 void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
 {
     temu_message msg;
-    if (send_message(buf, count, type, dest, comm, &msg)) {
+    if (tmpi_send_message(buf, count, type, dest, comm, &msg)) {
         temu_inject(tmpi_g.session, &msg, NULL);
     }
 }
@@ -97,7 +97,7 @@ void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI
 void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
                     tmpi_pending *p)
 {
-    p->valid = send_message(buf, count, type, dest, comm, &p->msg) &&
+    p->valid = tmpi_send_message(buf, count, type, dest, comm, &p->msg) &&
                temu_plan_message(tmpi_g.m, &p->msg, &p->plan, NULL) == TEMU_OK;
     p->msg.payload = NULL; /* the plan holds what the bytes implied */
 }

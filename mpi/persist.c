@@ -11,10 +11,8 @@
 #include <stdlib.h>
 
 typedef struct entry {
-    uintptr_t key; /* the request handle; 0 = free slot */
-    int32_t dest;  /* world rank                          */
-    uint64_t bytes;
-    const void *payload;
+    uintptr_t key;   /* the request handle; 0 = free slot */
+    temu_message msg; /* nodes, size, data address        */
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -76,17 +74,10 @@ void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype 
                       MPI_Comm comm)
 {
     entry e;
-    if (req == MPI_REQUEST_NULL || dest == MPI_PROC_NULL) {
+    if (req == MPI_REQUEST_NULL || !tmpi_send_message(buf, count, type, dest, comm, &e.msg)) {
         return;
     }
-    tmpi_comm *c = tmpi_comm_get(comm);
     e.key = (uintptr_t)req;
-    e.dest = c != NULL ? tmpi_comm_peer(c, dest) : -1;
-    e.bytes = tmpi_type_bytes(count, type);
-    e.payload = tmpi_g.want_payload ? tmpi_contiguous(buf, count, type) : NULL;
-    if (e.dest < 0) {
-        return;
-    }
     pthread_mutex_lock(&lock);
     put_locked(&e);
     pthread_mutex_unlock(&lock);
@@ -102,8 +93,7 @@ void tmpi_persist_start(MPI_Request req)
     }
     pthread_mutex_unlock(&lock);
     if (p != NULL) {
-        temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, e.dest, e.bytes, e.payload,
-                          TEMU_KIND_P2P, NULL);
+        temu_inject(tmpi_g.session, &e.msg, NULL);
     }
 }
 

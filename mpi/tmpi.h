@@ -108,6 +108,11 @@ TMPI_HIDDEN uint64_t tmpi_type_bytes(int count, MPI_Datatype type);
  * run in memory, else NULL (derived types with holes: no payload). */
 TMPI_HIDDEN const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype type);
 
+/* The message a send of (buf, count, type) to dest of comm puts on the
+ * emulated machine (nodes, bytes, payload when inspected); 0 when nothing
+ * is sent (MPI_PROC_NULL, unknown peer or datatype). */
+TMPI_HIDDEN int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest,
+                                  MPI_Comm comm, temu_message *msg);
 /* One point-to-point message from this rank to dest of comm.  dest may be
  * MPI_PROC_NULL (ignored). */
 TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest,
