@@ -179,35 +179,27 @@ F_ENTRY(pcontrol, MPI_PCONTROL, PCONTROL_P)
     (char *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,                \
      MPI_Fint *comm, MPI_Fint *ierr)
 #define SEND_A (buf, count, datatype, dest, tag, comm, ierr)
-#define SEND_ENTRY(lower, UPPER)                                                                   \
-    F_ENTRY(lower, UPPER, SEND_P)                                                                  \
-    {                                                                                              \
-        CALL_REAL(lower, SEND_P, SEND_A);                                                          \
-        if (F_OK(ierr) && tmpi_counting()) {                                                       \
-            tmpi_acct_send(f_buf(buf), *count, TYPE(datatype), *dest, COMM(comm));                 \
-        }                                                                                          \
-    }
-SEND_ENTRY(send, MPI_SEND)
-SEND_ENTRY(bsend, MPI_BSEND)
-SEND_ENTRY(ssend, MPI_SSEND)
-SEND_ENTRY(rsend, MPI_RSEND)
-
 #define ISEND_P                                                                                    \
     (char *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,                \
      MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 #define ISEND_A (buf, count, datatype, dest, tag, comm, request, ierr)
-#define ISEND_ENTRY(lower, UPPER)                                                                  \
-    F_ENTRY(lower, UPPER, ISEND_P)                                                                 \
+/* blocking (SEND_P) and non-blocking (ISEND_P) sends count alike */
+#define P2P_SEND_ENTRY(lower, UPPER, P, A)                                                         \
+    F_ENTRY(lower, UPPER, P)                                                                       \
     {                                                                                              \
-        CALL_REAL(lower, ISEND_P, ISEND_A);                                                        \
+        CALL_REAL(lower, P, A);                                                                    \
         if (F_OK(ierr) && tmpi_counting()) {                                                       \
             tmpi_acct_send(f_buf(buf), *count, TYPE(datatype), *dest, COMM(comm));                 \
         }                                                                                          \
     }
-ISEND_ENTRY(isend, MPI_ISEND)
-ISEND_ENTRY(ibsend, MPI_IBSEND)
-ISEND_ENTRY(issend, MPI_ISSEND)
-ISEND_ENTRY(irsend, MPI_IRSEND)
+P2P_SEND_ENTRY(send, MPI_SEND, SEND_P, SEND_A)
+P2P_SEND_ENTRY(bsend, MPI_BSEND, SEND_P, SEND_A)
+P2P_SEND_ENTRY(ssend, MPI_SSEND, SEND_P, SEND_A)
+P2P_SEND_ENTRY(rsend, MPI_RSEND, SEND_P, SEND_A)
+P2P_SEND_ENTRY(isend, MPI_ISEND, ISEND_P, ISEND_A)
+P2P_SEND_ENTRY(ibsend, MPI_IBSEND, ISEND_P, ISEND_A)
+P2P_SEND_ENTRY(issend, MPI_ISSEND, ISEND_P, ISEND_A)
+P2P_SEND_ENTRY(irsend, MPI_IRSEND, ISEND_P, ISEND_A)
 
 /* persistent requests are remembered even while counting is paused */
 #define INIT_ENTRY(lower, UPPER)                                                                   \
