@@ -105,6 +105,8 @@ struct temu_session {
     temu_watch_slot *watches;
     uint8_t *watch_bits;
     uint64_t *node_words;
+    int64_t bgq_mu_base; /* counter index of node 0's MU section (layout) */
+    int64_t bgq_l2_base; /* counter index of node 0's L2 section          */
     temu_slot *mapping;
     temu_rank_entry *ranks;
     size_t map_bytes;

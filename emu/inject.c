@@ -174,12 +174,12 @@ static TEMU_ALWAYS_INLINE void apply_bgq(temu_session *s, const temu_machine *m,
         }
     }
     for (int side = 0; side < 2; side++) {
-        int64_t idx = temu_idx_bgq_mu(m, ends[side], 0);
+        int64_t idx = s->bgq_mu_base + ends[side] * TEMU_BGQ_MU_COUNTERS;
         for (int c = 0; c < TEMU_MU_MODELLED; c++) {
             add(s, idx + c, p->mu[side][c], armed);
         }
         /* MU line accesses counted as L2 hits (counter 0) of their slice */
-        int64_t l2 = temu_idx_bgq_l2(m, ends[side], 0, 0);
+        int64_t l2 = s->bgq_l2_base + ends[side] * TEMU_BGQ_L2_SLICES * TEMU_BGQ_L2_COUNTERS;
         for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
             add(s, l2 + (int64_t)k * TEMU_BGQ_L2_COUNTERS, p->l2_hits[side][k], armed);
         }

@@ -197,6 +197,10 @@ static void session_bind(temu_session *s, void *base, size_t bytes)
     s->watches = (temu_watch_slot *)(b + s->hdr->watches_offset);
     s->watch_bits = (uint8_t *)(b + s->hdr->watch_bits_offset);
     s->node_words = (uint64_t *)(b + s->hdr->node_words_offset);
+    temu_layout l;
+    temu_layout_compute(&s->hdr->machine, &l);
+    s->bgq_mu_base = l.bgq_mu;
+    s->bgq_l2_base = l.bgq_l2;
     s->counters = (uint64_t *)(b + s->hdr->counters_offset);
 }
 
