@@ -264,6 +264,65 @@ temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *er
     return TEMU_OK;
 }
 
+/* One BG/Q endpoint: message-unit and L2 counts of side `side` of a plan. */
+static void tree_endpoint(temu_session *s, int64_t node, const temu_plan *p, int side, int armed)
+{
+    int64_t mu = s->bgq_mu_base + node * TEMU_BGQ_MU_COUNTERS;
+    int64_t l2 = s->bgq_l2_base + node * TEMU_BGQ_L2_SLICES * TEMU_BGQ_L2_COUNTERS;
+    for (int c = 0; c < TEMU_MU_MODELLED; c++) {
+        add(s, mu + c, p->mu[side][c], armed);
+    }
+    for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
+        add(s, l2 + (int64_t)k * TEMU_BGQ_L2_COUNTERS, p->l2_hits[side][k], armed);
+    }
+}
+
+temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind,
+                             const temu_hop *edges, int nedges, const int64_t *inj, int ninj,
+                             const int64_t *rcv, int nrcv, temu_error *err)
+{
+    const temu_machine *m = &s->hdr->machine;
+    const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
+    temu_plan p;
+    temu_status rc;
+    if (m->system != TEMU_SYSTEM_BGQ) {
+        return temu_fail(err, TEMU_EINVAL, "tree traffic exists only on Blue Gene/Q machines");
+    }
+    if (nedges <= 0) {
+        return TEMU_OK; /* every member on one node: shared memory */
+    }
+    /* the traffic of one hop of the data, and the endpoint counts of
+     * injecting / receiving it (doc/model.md) */
+    temu_message msg = {edges[0].from, edges[0].to, bytes, NULL, kind};
+    rc = temu_plan_message(m, &msg, &p, err);
+    if (rc != TEMU_OK) {
+        return rc;
+    }
+    int armed = temu_store_armed(s);
+    for (int e = 0; e < nedges; e++) {
+        int64_t out = (edges[e].from * TEMU_BGQ_LINKS + edges[e].link) * per_link +
+                      TEMU_BGQ_NW_SENT_CHUNKS * TEMU_BGQ_VCS;
+        int64_t in = (edges[e].to * TEMU_BGQ_LINKS + edges[e].in_link) * per_link +
+                     TEMU_BGQ_NW_RECV_PACKETS * TEMU_BGQ_VCS;
+        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+            add(s, out + vc, p.chunks[0][vc], armed);
+            add(s, in + vc, p.packets[0][vc], armed);
+        }
+    }
+    for (int i = 0; i < ninj; i++) {
+        tree_endpoint(s, inj[i], &p, 0, armed);
+    }
+    for (int i = 0; i < nrcv; i++) {
+        tree_endpoint(s, rcv[i], &p, 1, armed);
+    }
+    __atomic_fetch_add(&s->hdr->messages, (uint64_t)ninj, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->hdr->bytes, (uint64_t)ninj * bytes, __ATOMIC_RELAXED);
+    if (armed) {
+        temu_watch_flush(s);
+    }
+    return TEMU_OK;
+}
+
 temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank,
                               uint64_t bytes, const void *payload, temu_kind kind,
                               temu_error *err)

@@ -462,6 +462,15 @@ temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *er
 temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank,
                               uint64_t bytes, const void *payload, temu_kind kind,
                               temu_error *err);
+/* A message that travels a given set of hops instead of the deterministic
+ * route - a BG/Q collective on its class-route tree: the traffic of `bytes`
+ * of `kind` (a collective kind) on every edge, the message-unit and L2
+ * counts of one injection at each node of inj[] and one reception at each
+ * node of rcv[], and one message per injection in the session totals.  No
+ * edge: nothing (every member on one node).  BG/Q only. */
+temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind,
+                             const temu_hop *edges, int nedges, const int64_t *inj, int ninj,
+                             const int64_t *rcv, int nrcv, temu_error *err);
 /* Apply an already computed plan along the routes of msg (same as
  * temu_inject after temu_plan_message). */
 void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *plan);

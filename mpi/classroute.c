@@ -111,68 +111,11 @@ int tmpi_nodes_form_box(const temu_machine *m, const int64_t *nodes, int32_t nno
     return volume == distinct;
 }
 
-/* Add the nonzero entries of one side's message-unit and L2 counts. */
-static void add_endpoint(temu_session *s, const temu_machine *m, int64_t node, const temu_plan *p,
-                         int side)
-{
-    for (int c = 0; c < TEMU_MU_MODELLED; c++) {
-        if (p->mu[side][c] != 0) {
-            temu_counter_add(s, temu_idx_bgq_mu(m, node, c), p->mu[side][c]);
-        }
-    }
-    for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
-        if (p->l2_hits[side][k] != 0) {
-            temu_counter_add(s, temu_idx_bgq_l2(m, node, k, 0), p->l2_hits[side][k]);
-        }
-    }
-}
-
 void tmpi_classroute_inject(temu_session *s, const temu_hop *edges, int nedges, const int64_t *inj,
                             int32_t ninj, const int64_t *rcv, int32_t nrcv, uint64_t bytes,
                             temu_kind kind)
 {
-    const temu_machine *m = temu_session_machine(s);
-    temu_plan plan, totals;
-    temu_message msg;
-
-    if (nedges <= 0 || m->system != TEMU_SYSTEM_BGQ) {
-        return;
-    }
-    /* the traffic of one hop: packets and chunks of a collective message
-     * (doc/model.md), and the endpoint counts of injecting / receiving it */
-    msg.src = edges[0].from;
-    msg.dst = edges[0].to;
-    msg.bytes = bytes;
-    msg.payload = NULL;
-    msg.kind = kind;
-    if (temu_plan_message(m, &msg, &plan, NULL) != TEMU_OK) {
-        return;
-    }
-    for (int e = 0; e < nedges; e++) {
-        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-            if (plan.chunks[0][vc] != 0) {
-                temu_counter_add(
-                    s,
-                    temu_idx_bgq_nw(m, edges[e].from, edges[e].link, TEMU_BGQ_NW_SENT_CHUNKS, vc),
-                    plan.chunks[0][vc]);
-                temu_counter_add(
-                    s,
-                    temu_idx_bgq_nw(m, edges[e].to, edges[e].in_link, TEMU_BGQ_NW_RECV_PACKETS, vc),
-                    plan.packets[0][vc]);
-            }
-        }
-    }
-    /* session totals count one message per injection: a plan marked local
-     * changes nothing but the totals (temu_apply_plan) */
-    memset(&totals, 0, sizeof totals);
-    totals.system = m->system;
-    totals.local = 1;
-    for (int32_t i = 0; i < ninj; i++) {
-        add_endpoint(s, m, inj[i], &plan, 0);
-        msg.src = msg.dst = inj[i];
-        temu_apply_plan(s, &msg, &totals);
-    }
-    for (int32_t i = 0; i < nrcv; i++) {
-        add_endpoint(s, m, rcv[i], &plan, 1);
+    if (temu_session_machine(s)->system == TEMU_SYSTEM_BGQ) {
+        temu_inject_tree(s, bytes, kind, edges, nedges, inj, ninj, rcv, nrcv, NULL);
     }
 }

@@ -271,6 +271,54 @@ START_TEST(test_bgq_hops_times_chunks)
 }
 END_TEST
 
+START_TEST(test_bgq_tree)
+{
+    /* a world collective of 4096 B down a two-edge class-route chain
+     * n0 -> n1 -> n2: 8 packets of 512 B, 17 chunks each = 136 chunks on
+     * VC4 of A+ at n0 and n1, 8 packets received on A- at n1 and n2; n0
+     * injects once (32 lines read: 2 L2 hits per slice), n1 and n2 receive
+     * (8 packets into the reception FIFO, 2 hits per slice) */
+    const int ap = TEMU_LINK_PLUS(0), am = TEMU_LINK_MINUS(0), w = TEMU_BGQ_VC_COLL_WORLD;
+    temu_session *s = private_store("midplane");
+    const temu_machine *m = temu_session_machine(s);
+    int64_t n0 = qnode(m, 0, 0, 0, 0, 0), n1 = qnode(m, 1, 0, 0, 0, 0);
+    int64_t n2 = qnode(m, 2, 0, 0, 0, 0);
+    temu_hop edges[2] = {{n0, n1, ap, am}, {n1, n2, ap, am}};
+    int64_t inj[1] = {n0}, rcv[2] = {n1, n2};
+    temu_error err;
+    ck_assert_int_eq(temu_inject_tree(s, 4096, TEMU_KIND_COLL_WORLD, edges, 2, inj, 1, rcv, 2,
+                                      &err),
+                     TEMU_OK);
+    ck_assert_uint_eq(nw(s, n0, ap, TEMU_BGQ_NW_SENT_CHUNKS, w), 136);
+    ck_assert_uint_eq(nw(s, n1, ap, TEMU_BGQ_NW_SENT_CHUNKS, w), 136);
+    ck_assert_uint_eq(nw(s, n1, am, TEMU_BGQ_NW_RECV_PACKETS, w), 8);
+    ck_assert_uint_eq(nw(s, n2, am, TEMU_BGQ_NW_RECV_PACKETS, w), 8);
+    ck_assert_uint_eq(nw_total(s, TEMU_BGQ_NW_SENT_CHUNKS), 2 * 136);
+    ck_assert_uint_eq(nw_total(s, TEMU_BGQ_NW_RECV_PACKETS), 2 * 8);
+    ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n0, TEMU_MU_PORT0_128B_RD)), 32);
+    ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n1, TEMU_MU_FIFO_PKT_RCV)), 8);
+    ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n2, TEMU_MU_FIFO_PKT_RCV)), 8);
+    ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_mu(m, n0, TEMU_MU_FIFO_PKT_RCV)), 0);
+    for (int k = 0; k < 16; k++) {
+        ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_l2(m, n0, k, 0)), 2);
+        ck_assert_uint_eq(temu_counter_read(s, temu_idx_bgq_l2(m, n2, k, 0)), 2);
+    }
+    ck_assert_uint_eq(temu_session_messages(s), 1);
+    ck_assert_uint_eq(temu_session_bytes(s), 4096);
+    /* every member on one node: nothing at all */
+    ck_assert_int_eq(temu_inject_tree(s, 4096, TEMU_KIND_COLL_SUB, edges, 0, inj, 1, rcv, 2, &err),
+                     TEMU_OK);
+    ck_assert_uint_eq(temu_session_messages(s), 1);
+    temu_session_close(s);
+    /* other systems have no class routes */
+    s = private_store("gemini:2x2x2");
+    ck_assert_int_eq(temu_inject_tree(s, 64, TEMU_KIND_COLL_WORLD, edges, 1, inj, 1, rcv, 1, &err),
+                     TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "Blue Gene/Q"));
+    temu_session_close(s);
+}
+END_TEST
+
 START_TEST(test_bgp_counts_and_acks)
 {
     temu_session *s = private_store("bgp-midplane");
@@ -325,6 +373,7 @@ int main(void)
     tcase_add_test(tc, test_local_and_same_gemini);
     tcase_add_test(tc, test_bgq_two_hops);
     tcase_add_test(tc, test_bgq_hops_times_chunks);
+    tcase_add_test(tc, test_bgq_tree);
     tcase_add_test(tc, test_bgp_counts_and_acks);
     tcase_add_test(tc, test_inject_ranks);
     suite_add_tcase(s, tc);
