@@ -54,8 +54,8 @@ static double bench_injection_w(const char *spec, const int32_t *dst_coord, uint
     int32_t wid = -1;
     if (watch_elsewhere) {
         int64_t idx = (int64_t)temu_counter_count(s) - 1;
-        temu_watch_spec spec = {&idx, 1, 0, 1000, 0, 0};
-        temu_watch_arm(s, &spec, &wid, &err);
+        temu_watch_spec watch = {&idx, 1, 0, 1000, 0, 0};
+        temu_watch_arm(s, &watch, &wid, &err);
     }
     for (int r = 0; r < RUNS; r++) {
         double t0 = now_ns();
@@ -102,8 +102,8 @@ static void bench_signal_latency(void)
     sigaction(SIGUSR1, &sa, NULL);
     int32_t dst[5] = {1, 0, 0, 0, 0};
     temu_message msg = {0, temu_router_index(&m, dst), 8, NULL, TEMU_KIND_P2P};
-    int64_t idx = temu_idx_bgq_nw(&m, 0, TEMU_LINK_PLUS(0), TEMU_BGQ_NW_SENT_CHUNKS,
-                                  TEMU_BGQ_VC_USER_ESCAPE);
+    int64_t idx =
+        temu_idx_bgq_nw(&m, 0, TEMU_LINK_PLUS(0), TEMU_BGQ_NW_SENT_CHUNKS, TEMU_BGQ_VC_USER_ESCAPE);
     temu_watch_spec spec = {&idx, 1, SIGUSR1, 2, 0, 0}; /* 8 B = 2 chunks: every message */
     int32_t id;
     temu_watch_arm(s, &spec, &id, &err);
@@ -141,8 +141,8 @@ static void bench_scan(void)
         t[r] = now_ns() - t0;
         sink += uniform;
     }
-    printf("scan    64-byte blocks over 64 MiB: %.2f GB/s (median of %d)\n",
-           n / median(t, RUNS), RUNS);
+    printf("scan    64-byte blocks over 64 MiB: %.2f GB/s (median of %d)\n", n / median(t, RUNS),
+           RUNS);
 
     /* whole-message planning with payload: 1 MiB random PUT */
     temu_machine m;
@@ -164,7 +164,7 @@ static void bench_scan(void)
 
 int main(void)
 {
-    int32_t gem5[3] = {3, 1, 1};      /* 3 X + 1 Y + 1 Z hops */
+    int32_t gem5[3] = {3, 1, 1};       /* 3 X + 1 Y + 1 Z hops */
     int32_t bgq5[5] = {1, 1, 1, 1, 1}; /* one hop per dimension */
     int32_t bgp5[3] = {3, 1, 1};
     printf("papi-torus injection benchmark (median of %d runs)\n", RUNS);

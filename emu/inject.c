@@ -277,9 +277,9 @@ static void tree_endpoint(temu_session *s, int64_t node, const temu_plan *p, int
     }
 }
 
-temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind,
-                             const temu_hop *edges, int nedges, const int64_t *inj, int ninj,
-                             const int64_t *rcv, int nrcv, temu_error *err)
+temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind, const temu_hop *edges,
+                             int nedges, const int64_t *inj, int ninj, const int64_t *rcv, int nrcv,
+                             temu_error *err)
 {
     const temu_machine *m = &s->hdr->machine;
     const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
@@ -323,15 +323,14 @@ temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind,
     return TEMU_OK;
 }
 
-temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank,
-                              uint64_t bytes, const void *payload, temu_kind kind,
-                              temu_error *err)
+temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank, uint64_t bytes,
+                              const void *payload, temu_kind kind, temu_error *err)
 {
     temu_message msg;
     int32_t n = s->hdr->nranks;
     if (src_rank < 0 || src_rank >= n || dst_rank < 0 || dst_rank >= n) {
-        return temu_fail(err, TEMU_ERANGE, "ranks %d -> %d: the session has ranks 0..%d",
-                         src_rank, dst_rank, n - 1);
+        return temu_fail(err, TEMU_ERANGE, "ranks %d -> %d: the session has ranks 0..%d", src_rank,
+                         dst_rank, n - 1);
     }
     msg.src = s->mapping[src_rank].node;
     msg.dst = s->mapping[dst_rank].node;

@@ -26,8 +26,10 @@
 #include "emu_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -253,6 +255,73 @@ uint64_t temu_watch_crossed_ns(const temu_session *s, int32_t id)
     return __atomic_load_n(&s->hdr->watch_crossed_ns[id], __ATOMIC_ACQUIRE);
 }
 
+/* Thread and process id of the caller, cached per thread; a fork bumps the
+ * generation so the child's thread looks its ids up again. */
+static __thread int32_t cached_tid, cached_pid;
+static __thread unsigned cached_generation;
+static unsigned fork_generation = 1;
+static pthread_once_t fork_hook_once = PTHREAD_ONCE_INIT;
+
+static void after_fork_in_child(void)
+{
+    fork_generation++;
+}
+
+static void install_fork_hook(void)
+{
+    pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
+static int32_t own_tid(void)
+{
+    if (cached_generation != fork_generation) {
+        pthread_once(&fork_hook_once, install_fork_hook);
+        cached_tid = (int32_t)syscall(SYS_gettid);
+        cached_pid = (int32_t)getpid();
+        cached_generation = fork_generation;
+    }
+    return cached_tid;
+}
+
+/* TORUSEMU_WATCH_LATE_SIGNALS=1: crossings never signal another thread
+ * (read once per process). */
+static int late_signals(void)
+{
+    static int value = -1;
+    int v = __atomic_load_n(&value, __ATOMIC_RELAXED);
+    if (v < 0) {
+        const char *env = getenv("TORUSEMU_WATCH_LATE_SIGNALS");
+        v = env != NULL && env[0] == '1';
+        __atomic_store_n(&value, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+int temu_watch_deliver_own(temu_session *s)
+{
+    int raised = 0;
+    if (__atomic_load_n(&s->hdr->armed, __ATOMIC_ACQUIRE) == 0) {
+        return 0;
+    }
+    uint32_t top = __atomic_load_n(&s->hdr->watch_top, __ATOMIC_ACQUIRE);
+    int32_t n = top != 0 && top <= TEMU_WATCH_MAX ? (int32_t)top : TEMU_WATCH_MAX;
+    for (int32_t i = 0; i < n; i++) {
+        const temu_watch_slot *w = &s->watches[i];
+        /* pending is published (release) before the crossing process goes
+         * on to send anything, so a thread that has received that later
+         * message sees it here */
+        if (!slot_active(w) || w->signo <= 0 ||
+            __atomic_load_n(&w->pending, __ATOMIC_ACQUIRE) == 0) {
+            continue;
+        }
+        if (w->tid == own_tid() && w->pid == cached_pid) {
+            syscall(SYS_tgkill, w->pid, w->tid, w->signo);
+            raised++;
+        }
+    }
+    return raised;
+}
+
 /* Queue a slow watch's signal for temu_watch_flush (once per update). */
 static void defer_signal(const temu_session *s, int32_t id, const temu_watch_slot *w, uint64_t due)
 {
@@ -295,6 +364,9 @@ void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta)
         __atomic_fetch_add(&w->pending, crossed, __ATOMIC_RELEASE);
         if (w->signo <= 0) {
             continue;
+        }
+        if (late_signals() && w->tid != own_tid()) {
+            continue; /* test setting: the owner finds it (temu_watch_deliver_own) */
         }
         if (w->delay_ns != 0) {
             defer_signal(s, i, w, now + w->delay_ns);

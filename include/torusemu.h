@@ -33,12 +33,12 @@ extern "C" {
 
 typedef enum temu_status {
     TEMU_OK = 0,
-    TEMU_EINVAL = -1,   /* malformed input: spec, map file, argument      */
-    TEMU_ERANGE = -2,   /* value outside the machine (node, rank, link)   */
-    TEMU_ENOMEM = -3,   /* allocation failed                              */
-    TEMU_EIO = -4,      /* file or shared-memory operation failed         */
-    TEMU_EVERSION = -5, /* store of another ABI version                   */
-    TEMU_ECORRUPT = -6, /* store truncated or header inconsistent         */
+    TEMU_EINVAL = -1,    /* malformed input: spec, map file, argument      */
+    TEMU_ERANGE = -2,    /* value outside the machine (node, rank, link)   */
+    TEMU_ENOMEM = -3,    /* allocation failed                              */
+    TEMU_EIO = -4,       /* file or shared-memory operation failed         */
+    TEMU_EVERSION = -5,  /* store of another ABI version                   */
+    TEMU_ECORRUPT = -6,  /* store truncated or header inconsistent         */
     TEMU_ENOSESSION = -7 /* no session configured                         */
 } temu_status;
 
@@ -81,20 +81,20 @@ typedef struct temu_protocol {
  * verbatim in the counter store header, so it has a fixed layout.
  */
 typedef struct temu_machine {
-    int32_t system;                /* temu_system                                 */
-    int32_t ndims;                 /* 3 (Gemini, BG/P) or 5 (BG/Q)                */
-    int32_t size[TEMU_MAX_DIMS];   /* routers along each dimension                */
-    int32_t torus[TEMU_MAX_DIMS];  /* 1 = wrap-around links, 0 = mesh             */
+    int32_t system;                   /* temu_system                                 */
+    int32_t ndims;                    /* 3 (Gemini, BG/P) or 5 (BG/Q)                */
+    int32_t size[TEMU_MAX_DIMS];      /* routers along each dimension                */
+    int32_t torus[TEMU_MAX_DIMS];     /* 1 = wrap-around links, 0 = mesh             */
     int32_t dim_order[TEMU_MAX_DIMS]; /* deterministic routing order (dimension ids) */
-    int32_t nodes_per_router;      /* 2 on Gemini, 1 on Blue Gene                 */
-    int32_t cores_per_node;        /* BG/P 4, BG/Q 16, Gemini 16 by default       */
-    int32_t threads_per_core;      /* BG/Q 4, others 1                            */
-    int32_t nlinks;                /* outgoing links per router incl. host/IO     */
+    int32_t nodes_per_router;         /* 2 on Gemini, 1 on Blue Gene                 */
+    int32_t cores_per_node;           /* BG/P 4, BG/Q 16, Gemini 16 by default       */
+    int32_t threads_per_core;         /* BG/Q 4, others 1                            */
+    int32_t nlinks;                   /* outgoing links per router incl. host/IO     */
     int64_t nrouters;
     int64_t nnodes;
     temu_protocol protocol;
-    char name[TEMU_NAME_MAX];      /* canonical spec ("bgq:4x4x4x4x2")            */
-    char preset[TEMU_NAME_MAX];    /* preset it came from, or ""                  */
+    char name[TEMU_NAME_MAX];   /* canonical spec ("bgq:4x4x4x4x2")            */
+    char preset[TEMU_NAME_MAX]; /* preset it came from, or ""                  */
 } temu_machine;
 
 /*
@@ -199,21 +199,21 @@ temu_status temu_gemini_write_interconnect(const temu_machine *m, FILE *f, temu_
 /* Gemini NIC counters the model fills, one set per node (16-byte NIC flits,
  * one header flit per packet; see doc/model.md). */
 enum temu_gemini_nic_counter {
-    TEMU_NIC_ORB_VC0_PKTS = 0,  /* requests this NIC issued                   */
+    TEMU_NIC_ORB_VC0_PKTS = 0, /* requests this NIC issued                   */
     TEMU_NIC_ORB_VC0_FLITS,
-    TEMU_NIC_ORB_VC1_PKTS,      /* responses returned to this NIC             */
+    TEMU_NIC_ORB_VC1_PKTS, /* responses returned to this NIC             */
     TEMU_NIC_ORB_VC1_FLITS,
     TEMU_NIC_RAT_HEADER_FLITS_VC0, /* requests arriving at this NIC (target) */
     TEMU_NIC_RAT_DATA_FLITS_VC0,
-    TEMU_NIC_NPT_PKTS,          /* responses this NIC sent as target          */
+    TEMU_NIC_NPT_PKTS, /* responses this NIC sent as target          */
     TEMU_NIC_NPT_FLITS,
-    TEMU_NIC_TARB_FMA_PKTS,     /* requests issued through FMA                */
+    TEMU_NIC_TARB_FMA_PKTS, /* requests issued through FMA                */
     TEMU_NIC_TARB_FMA_FLITS,
-    TEMU_NIC_TARB_BTE_PKTS,     /* requests issued through the BTE            */
+    TEMU_NIC_TARB_BTE_PKTS, /* requests issued through the BTE            */
     TEMU_NIC_TARB_BTE_FLITS,
-    TEMU_NIC_TARB_OUT_PKTS,     /* everything this NIC put on the network     */
+    TEMU_NIC_TARB_OUT_PKTS, /* everything this NIC put on the network     */
     TEMU_NIC_TARB_OUT_FLITS,
-    TEMU_NIC_COUNTERS = 16      /* slots reserved per node                    */
+    TEMU_NIC_COUNTERS = 16 /* slots reserved per node                    */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -222,15 +222,15 @@ enum temu_gemini_nic_counter {
 
 /* BG/P per node and torus direction (links 0..5 in temu numbering). */
 enum temu_bgp_counter {
-    TEMU_BGP_PACKETS = 0,      /* packets sent (UPC mode 0)                 */
-    TEMU_BGP_CHUNKS,           /* 32-byte chunks sent (mode 0)              */
-    TEMU_BGP_VCD0_CHUNKS,      /* chunks on dynamic VC 0 (mode 2)           */
-    TEMU_BGP_VCD1_CHUNKS,      /* chunks on dynamic VC 1                    */
-    TEMU_BGP_VCBN_CHUNKS,      /* chunks on the bubble (deterministic) VC   */
-    TEMU_BGP_VCBP_CHUNKS,      /* chunks on the priority VC                 */
-    TEMU_BGP_TOKEN_ACK_PACKETS,/* link-protocol token/ack packets sent      */
-    TEMU_BGP_ACKS,             /* link-protocol ack packets sent            */
-    TEMU_BGP_NO_TOKENS,        /* cycles without tokens (congestion; 0)     */
+    TEMU_BGP_PACKETS = 0,       /* packets sent (UPC mode 0)                 */
+    TEMU_BGP_CHUNKS,            /* 32-byte chunks sent (mode 0)              */
+    TEMU_BGP_VCD0_CHUNKS,       /* chunks on dynamic VC 0 (mode 2)           */
+    TEMU_BGP_VCD1_CHUNKS,       /* chunks on dynamic VC 1                    */
+    TEMU_BGP_VCBN_CHUNKS,       /* chunks on the bubble (deterministic) VC   */
+    TEMU_BGP_VCBP_CHUNKS,       /* chunks on the priority VC                 */
+    TEMU_BGP_TOKEN_ACK_PACKETS, /* link-protocol token/ack packets sent      */
+    TEMU_BGP_ACKS,              /* link-protocol ack packets sent            */
+    TEMU_BGP_NO_TOKENS,         /* cycles without tokens (congestion; 0)     */
     TEMU_BGP_NO_VCD0_TOKENS,
     TEMU_BGP_NO_VCBN_TOKENS,
     TEMU_BGP_NO_VCBP_TOKENS,
@@ -251,19 +251,19 @@ enum temu_bgq_vc {
 
 /* What a BG/Q NW counter measures per link and VC. */
 enum temu_bgq_nw_kind {
-    TEMU_BGQ_NW_SENT_CHUNKS = 0, /* 32-byte chunks sent on the link          */
-    TEMU_BGQ_NW_RECV_PACKETS = 1,/* packets received on the link             */
-    TEMU_BGQ_NW_RECV_FIFO = 2,   /* receive-FIFO occupancy sum (0 for now)   */
+    TEMU_BGQ_NW_SENT_CHUNKS = 0,  /* 32-byte chunks sent on the link          */
+    TEMU_BGQ_NW_RECV_PACKETS = 1, /* packets received on the link             */
+    TEMU_BGQ_NW_RECV_FIFO = 2,    /* receive-FIFO occupancy sum (0 for now)   */
     TEMU_BGQ_NW_KINDS = 3
 };
 
-#define TEMU_BGQ_LINKS 11      /* A-..E+ and the I/O link */
+#define TEMU_BGQ_LINKS 11       /* A-..E+ and the I/O link */
 #define TEMU_BGQ_MU_COUNTERS 64 /* UPC_C I/O SRAM indices (events_io.tsv)   */
 #define TEMU_BGQ_L2_SLICES 16
 #define TEMU_BGQ_L2_COUNTERS 16
 #define TEMU_BGQ_CNK_NODE_COUNTERS 2
 #define TEMU_BGQ_CNK_HWT_COUNTERS 27
-#define TEMU_BGQ_HWTHREADS 64   /* 16 cores x 4 threads */
+#define TEMU_BGQ_HWTHREADS 64 /* 16 cores x 4 threads */
 
 /* MU SRAM indices the model writes (reference/bgq/events_io.tsv). */
 enum temu_bgq_mu_index {
@@ -276,7 +276,7 @@ enum temu_bgq_mu_index {
     TEMU_MU_PORT0_32B_RD = 6,  /* injection reads of packet payload, by size  */
     TEMU_MU_PORT0_64B_RD = 7,
     TEMU_MU_PORT0_128B_RD = 8,
-    TEMU_MU_MODELLED = 19      /* SRAM indices 0..18 are the MU's own counters */
+    TEMU_MU_MODELLED = 19 /* SRAM indices 0..18 are the MU's own counters */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -317,9 +317,9 @@ void temu_mapping_free(temu_mapping *map);
 /* ------------------------------------------------------------------------ */
 
 typedef struct temu_hop {
-    int64_t from;  /* router the packet leaves               */
-    int64_t to;    /* router it arrives at                   */
-    int32_t link;  /* outgoing link on `from`                */
+    int64_t from;    /* router the packet leaves               */
+    int64_t to;      /* router it arrives at                   */
+    int32_t link;    /* outgoing link on `from`                */
     int32_t in_link; /* link on `to` it arrives through       */
 } temu_hop;
 
@@ -368,17 +368,17 @@ typedef struct temu_plan {
     /* Blue Gene (BG/P uses vc 0..3: VCD0, VCD1, VCBN, VCBP) */
     uint64_t chunks[2][TEMU_BGQ_VCS]; /* [dir][vc] */
     uint64_t packets[2][TEMU_BGQ_VCS];
-    uint64_t mu[2][TEMU_MU_MODELLED]; /* BG/Q message unit, [side][SRAM index] */
+    uint64_t mu[2][TEMU_MU_MODELLED];        /* BG/Q message unit, [side][SRAM index] */
     uint64_t l2_hits[2][TEMU_BGQ_L2_SLICES]; /* BG/Q: L2 lines the MU touched, [side][slice] */
-    uint32_t gemini_slot_base; /* first tile slot used on every link */
+    uint32_t gemini_slot_base;               /* first tile slot used on every link */
 } temu_plan;
 
 /* Message description for packetization and injection. */
 typedef struct temu_message {
-    int64_t src;           /* source node                                  */
-    int64_t dst;           /* destination node                             */
-    uint64_t bytes;        /* payload bytes                                */
-    const void *payload;   /* optional: the bytes (Gemini compression)     */
+    int64_t src;         /* source node                                  */
+    int64_t dst;         /* destination node                             */
+    uint64_t bytes;      /* payload bytes                                */
+    const void *payload; /* optional: the bytes (Gemini compression)     */
     temu_kind kind;
 } temu_message;
 
@@ -416,8 +416,7 @@ temu_status temu_session_attach(const char *path, temu_session **out, temu_error
 /* Attach to the store named by $TORUSEMU_SESSION; TEMU_ENOSESSION if unset. */
 temu_status temu_session_attach_env(temu_session **out, temu_error *err);
 /* A private, zeroed in-memory store (no file): an idle machine. */
-temu_status temu_session_create_private(const temu_machine *m, temu_session **out,
-                                        temu_error *err);
+temu_status temu_session_create_private(const temu_machine *m, temu_session **out, temu_error *err);
 void temu_session_close(temu_session *s);
 
 const temu_machine *temu_session_machine(const temu_session *s);
@@ -441,11 +440,11 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
 #define TEMU_NODE_ENV "TORUSEMU_NODE"
 
 typedef struct temu_identity {
-    int32_t rank;     /* -1 when unknown                                  */
-    int64_t node;     /* node of the emulated machine                     */
-    int32_t t;        /* slot on the node (0..ranks_per_node-1)            */
-    int32_t core;     /* core the slot runs on                            */
-    int32_t hwthread; /* hardware thread id on the node (BG/Q 0..63)      */
+    int32_t rank;         /* -1 when unknown                                  */
+    int64_t node;         /* node of the emulated machine                     */
+    int32_t t;            /* slot on the node (0..ranks_per_node-1)            */
+    int32_t core;         /* core the slot runs on                            */
+    int32_t hwthread;     /* hardware thread id on the node (BG/Q 0..63)      */
     int32_t explicit_set; /* 1 when set by temu_identity_set              */
 } temu_identity;
 
@@ -459,18 +458,17 @@ temu_identity temu_identity_get(const temu_session *s);
 
 /* Inject one message between nodes / between ranks of the stored mapping. */
 temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *err);
-temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank,
-                              uint64_t bytes, const void *payload, temu_kind kind,
-                              temu_error *err);
+temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_rank, uint64_t bytes,
+                              const void *payload, temu_kind kind, temu_error *err);
 /* A message that travels a given set of hops instead of the deterministic
  * route - a BG/Q collective on its class-route tree: the traffic of `bytes`
  * of `kind` (a collective kind) on every edge, the message-unit and L2
  * counts of one injection at each node of inj[] and one reception at each
  * node of rcv[], and one message per injection in the session totals.  No
  * edge: nothing (every member on one node).  BG/Q only. */
-temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind,
-                             const temu_hop *edges, int nedges, const int64_t *inj, int ninj,
-                             const int64_t *rcv, int nrcv, temu_error *err);
+temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind, const temu_hop *edges,
+                             int nedges, const int64_t *inj, int ninj, const int64_t *rcv, int nrcv,
+                             temu_error *err);
 /* Apply an already computed plan along the routes of msg (same as
  * temu_inject after temu_plan_message). */
 void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *plan);
@@ -511,8 +509,8 @@ void temu_session_zero(temu_session *s);
  * remote traffic is seen too.  With nothing armed the injection path pays
  * one load per injection.  Arming is visible to injections that start after
  * temu_watch_arm returns. */
-#define TEMU_WATCH_MAX 256           /* armed watches per session           */
-#define TEMU_WATCH_MAX_COUNTERS 128  /* counters one watch may sum          */
+#define TEMU_WATCH_MAX 256          /* armed watches per session           */
+#define TEMU_WATCH_MAX_COUNTERS 128 /* counters one watch may sum          */
 
 typedef struct temu_watch_spec {
     const int64_t *counters; /* counter indices whose sum is watched        */
@@ -562,6 +560,18 @@ temu_status temu_watch_arm_ex(temu_session *s, const temu_watch_spec *spec,
  * detected (by whichever process injected it); 0 before the first.  For
  * measuring the delay from a crossing to its handler. */
 uint64_t temu_watch_crossed_ns(const temu_session *s, int32_t id);
+
+/* Make sure the calling thread hears of its crossings: for every watch it
+ * armed that has overflows not yet taken, raise the watch's signal to the
+ * thread itself (delivered before this call returns when not blocked).
+ * A crossing caused by another process is signalled by that process, but a
+ * signal to a thread running on another CPU may arrive microseconds later;
+ * the MPI layer calls this when a collective returns, so a crossing caused
+ * before a synchronization reaches its handler before the owner leaves it.
+ * Returns the number of signals raised; nothing armed costs one load.
+ * TORUSEMU_WATCH_LATE_SIGNALS=1 in the environment (tests) makes crossings
+ * never signal another thread, the extreme of late delivery. */
+int temu_watch_deliver_own(temu_session *s);
 
 /* --- node-wide unit state -------------------------------------------------
  * TEMU_NODE_WORDS 64-bit words per node, zero at creation, shared by every

@@ -87,6 +87,7 @@ static void *resolve(const char *name)
         tmpi_in_fortran++;                                                                         \
         fn_ ARGS;                                                                                  \
         tmpi_in_fortran--;                                                                         \
+        tmpi_sync_point();                                                                         \
     } while (0)
 
 /* Declare the wrapper tmpi_f_<lower> and export it under Open MPI's five

@@ -11,6 +11,7 @@
             tmpi_call call_ = {__VA_ARGS__};                                                       \
             tmpi_acct_coll(&call_);                                                                \
         }                                                                                          \
+        tmpi_sync_point();                                                                         \
     } while (0)
 
 /* -------------------------------------------------------------- barrier */

@@ -95,6 +95,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (rc == MPI_SUCCESS && tmpi_counting()) {
         tmpi_acct_send(sendbuf, sendcount, sendtype, dest, comm);
     }
+    tmpi_sync_point();
     return rc;
 }
 
@@ -113,5 +114,6 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     if (rc == MPI_SUCCESS && counting) {
         tmpi_apply_pending(&p);
     }
+    tmpi_sync_point();
     return rc;
 }

@@ -48,6 +48,17 @@ static inline int tmpi_counting(void)
     return tmpi_g.session != NULL && !tmpi_paused && !tmpi_in_fortran;
 }
 
+/* Where a collective (or MPI_Sendrecv) returns: the overflow crossings
+ * other processes caused for this thread's watches reach its handler now
+ * at the latest, even if their signal is still on its way (the crossing
+ * was recorded before those processes sent what completed the call). */
+static inline void tmpi_sync_point(void)
+{
+    if (tmpi_g.session != NULL) {
+        temu_watch_deliver_own(tmpi_g.session);
+    }
+}
+
 /* The emulated node is known (processor name, split by node). */
 static inline int tmpi_identity_known(void)
 {

@@ -286,9 +286,8 @@ START_TEST(test_bgq_tree)
     temu_hop edges[2] = {{n0, n1, ap, am}, {n1, n2, ap, am}};
     int64_t inj[1] = {n0}, rcv[2] = {n1, n2};
     temu_error err;
-    ck_assert_int_eq(temu_inject_tree(s, 4096, TEMU_KIND_COLL_WORLD, edges, 2, inj, 1, rcv, 2,
-                                      &err),
-                     TEMU_OK);
+    ck_assert_int_eq(
+        temu_inject_tree(s, 4096, TEMU_KIND_COLL_WORLD, edges, 2, inj, 1, rcv, 2, &err), TEMU_OK);
     ck_assert_uint_eq(nw(s, n0, ap, TEMU_BGQ_NW_SENT_CHUNKS, w), 136);
     ck_assert_uint_eq(nw(s, n1, ap, TEMU_BGQ_NW_SENT_CHUNKS, w), 136);
     ck_assert_uint_eq(nw(s, n1, am, TEMU_BGQ_NW_RECV_PACKETS, w), 8);

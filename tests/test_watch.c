@@ -40,8 +40,8 @@ static int64_t ap_chunks(const temu_session *s, int32_t a)
 {
     const temu_machine *m = temu_session_machine(s);
     int32_t c[5] = {a, 0, 0, 0, 0};
-    return temu_idx_bgq_nw(m, temu_router_index(m, c), TEMU_LINK_PLUS(0),
-                           TEMU_BGQ_NW_SENT_CHUNKS, TEMU_BGQ_VC_USER_ESCAPE);
+    return temu_idx_bgq_nw(m, temu_router_index(m, c), TEMU_LINK_PLUS(0), TEMU_BGQ_NW_SENT_CHUNKS,
+                           TEMU_BGQ_VC_USER_ESCAPE);
 }
 
 static void send(temu_session *s, int64_t src, int64_t dst, uint64_t bytes)
@@ -49,6 +49,29 @@ static void send(temu_session *s, int64_t src, int64_t dst, uint64_t bytes)
     temu_message msg = {src, dst, bytes, NULL, TEMU_KIND_P2P};
     temu_error err;
     ck_assert_int_eq(temu_inject(s, &msg, &err), TEMU_OK);
+}
+
+/* Another process attaches the store at path and sends `bytes` from node
+ * <0,0,0,0,0> to <a,0,0,0,0>; returns once it has exited cleanly. */
+static pid_t inject_from_child(const char *path, int32_t a, uint64_t bytes)
+{
+    temu_error err;
+    int status;
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        temu_session *c;
+        if (temu_session_attach(path, &c, &err) != TEMU_OK) {
+            _exit(3);
+        }
+        int32_t dst[5] = {a, 0, 0, 0, 0};
+        temu_message msg = {0, temu_router_index(temu_session_machine(c), dst), bytes, NULL,
+                            TEMU_KIND_P2P};
+        _exit(temu_inject(c, &msg, &err) == TEMU_OK ? 0 : 4);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return pid;
 }
 
 START_TEST(test_threshold_crossings)
@@ -144,7 +167,6 @@ START_TEST(test_signal_from_another_process)
 {
     char path[256];
     temu_session *s = bgq_store(path, sizeof path, "watch3");
-    const temu_machine *m = temu_session_machine(s);
     /* watch chunks that pass *through* <1,0,0,0,0> (its A+ link) */
     int64_t idx = ap_chunks(s, 1);
     temu_watch_spec spec = {&idx, 1, SIGUSR2, 30, 0, 0};
@@ -156,20 +178,7 @@ START_TEST(test_signal_from_another_process)
     sigaddset(&set, SIGUSR2);
     ck_assert_int_eq(temu_watch_arm(s, &spec, &id, &err), TEMU_OK);
     sigprocmask(SIG_BLOCK, &set, &old);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        temu_session *c;
-        int32_t c2[5] = {2, 0, 0, 0, 0};
-        if (temu_session_attach(path, &c, &err) != TEMU_OK) {
-            _exit(3);
-        }
-        temu_message msg = {0, temu_router_index(m, c2), 1000, NULL, TEMU_KIND_P2P};
-        _exit(temu_inject(c, &msg, &err) == TEMU_OK ? 0 : 4);
-    }
-    int status;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    pid_t pid = inject_from_child(path, 2, 1000);
     int sig = 0;
     struct timespec ts = {5, 0};
     siginfo_t info;
@@ -181,6 +190,87 @@ START_TEST(test_signal_from_another_process)
     temu_watch_disarm(s, id);
     temu_session_close(s);
     unlink(path);
+}
+END_TEST
+
+/* A crossing caused by another process whose signal the owner never got
+ * in time (here: drained while blocked) still reaches the owner's handler
+ * through temu_watch_deliver_own, synchronously; nothing pending, nothing
+ * raised; a watch of another thread is left to that thread. */
+START_TEST(test_deliver_own_after_lost_signal)
+{
+    char path[256];
+    temu_session *s = bgq_store(path, sizeof path, "watch6");
+    int64_t idx = ap_chunks(s, 1);
+    temu_watch_spec spec = {&idx, 1, SIGUSR2, 30, 0, 0};
+    temu_error err;
+    int32_t id, other;
+    sigset_t set, old;
+    siginfo_t info;
+    struct timespec ts = {5, 0};
+    install(SIGUSR2);
+    ck_assert_int_eq(temu_watch_deliver_own(s), 0); /* nothing armed */
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    ck_assert_int_eq(temu_watch_arm(s, &spec, &id, &err), TEMU_OK);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    ck_assert_int_eq(temu_watch_deliver_own(s), 0); /* armed, nothing crossed */
+    pid_t pid = inject_from_child(path, 2, 1000);
+    ck_assert_int_eq(sigtimedwait(&set, &info, &ts), SIGUSR2); /* the signal is "lost" */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    ck_assert_int_eq(signals_seen, 0);
+    ck_assert_int_eq(temu_watch_deliver_own(s), 1);
+    ck_assert_int_eq(signals_seen, 1); /* handled before the call returned */
+    ck_assert_uint_eq(temu_watch_take(s, id), 1);
+    ck_assert_int_eq(temu_watch_deliver_own(s), 0);
+    ck_assert_int_eq(signals_seen, 1);
+    /* a watch armed for another thread (the child's pid stands for it) */
+    temu_watch_spec theirs = {&idx, 1, SIGUSR2, 1, (int32_t)getpid(), (int32_t)pid};
+    ck_assert_int_eq(temu_watch_arm(s, &theirs, &other, &err), TEMU_OK);
+    temu_counter_add(s, idx, 1); /* crosses `other` only: its signal goes nowhere */
+    ck_assert_uint_eq(temu_watch_value(s, other), 1);
+    ck_assert_int_eq(temu_watch_deliver_own(s), 0);
+    ck_assert_int_eq(signals_seen, 1);
+    ck_assert_uint_eq(temu_watch_take(s, other), 1);
+    temu_watch_disarm(s, other);
+    temu_watch_disarm(s, id);
+    temu_session_close(s);
+    unlink(path);
+}
+END_TEST
+
+/* TORUSEMU_WATCH_LATE_SIGNALS=1: another process's crossing sends nothing,
+ * the owner's own crossing still signals at once, and the owner collects
+ * the other one with temu_watch_deliver_own. */
+START_TEST(test_late_signals_setting)
+{
+    char path[256];
+    setenv("TORUSEMU_WATCH_LATE_SIGNALS", "1", 1);
+    temu_session *s = bgq_store(path, sizeof path, "watch7");
+    const temu_machine *m = temu_session_machine(s);
+    int64_t idx = ap_chunks(s, 1);
+    temu_watch_spec spec = {&idx, 1, SIGUSR2, 30, 0, 0};
+    temu_error err;
+    int32_t id;
+    int32_t c2[5] = {2, 0, 0, 0, 0};
+    install(SIGUSR2);
+    ck_assert_int_eq(temu_watch_arm(s, &spec, &id, &err), TEMU_OK);
+    inject_from_child(path, 2, 1000);
+    /* 1000 B over two A+ hops: 34 chunks pass <1,0,0,0,0>: one crossing */
+    ck_assert_uint_eq(temu_watch_value(s, id), 34);
+    usleep(100000);
+    ck_assert_int_eq(signals_seen, 0); /* nothing was sent */
+    ck_assert_int_eq(temu_watch_deliver_own(s), 1);
+    ck_assert_int_eq(signals_seen, 1);
+    ck_assert_uint_eq(temu_watch_take(s, id), 1);
+    /* the owner's own traffic: 34 more chunks cross 60, signalled at once */
+    send(s, 0, temu_router_index(m, c2), 1000);
+    ck_assert_int_eq(signals_seen, 2);
+    ck_assert_uint_eq(temu_watch_take(s, id), 1);
+    temu_watch_disarm(s, id);
+    temu_session_close(s);
+    unlink(path);
+    unsetenv("TORUSEMU_WATCH_LATE_SIGNALS");
 }
 END_TEST
 
@@ -247,6 +337,8 @@ int main(void)
     tcase_add_test(tc, test_threshold_crossings);
     tcase_add_test(tc, test_sum_of_counters_and_sharing);
     tcase_add_test(tc, test_signal_from_another_process);
+    tcase_add_test(tc, test_deliver_own_after_lost_signal);
+    tcase_add_test(tc, test_late_signals_setting);
     tcase_add_test(tc, test_watch_errors);
     tcase_add_test(tc, test_counter_add_is_watched);
     suite_add_tcase(s, tc);
