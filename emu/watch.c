@@ -314,10 +314,18 @@ int temu_watch_deliver_own(temu_session *s)
             __atomic_load_n(&w->pending, __ATOMIC_ACQUIRE) == 0) {
             continue;
         }
-        if (w->tid == own_tid() && w->pid == cached_pid) {
-            syscall(SYS_tgkill, w->pid, w->tid, w->signo);
-            raised++;
+        if (w->tid != own_tid() || w->pid != cached_pid) {
+            continue;
         }
+        /* a slow watch's handler never runs before its detection delay:
+         * until then the injecting process still owes the signal */
+        if (w->delay_ns != 0 &&
+            mono_ns() <
+                __atomic_load_n(&s->hdr->watch_crossed_ns[i], __ATOMIC_ACQUIRE) + w->delay_ns) {
+            continue;
+        }
+        syscall(SYS_tgkill, w->pid, w->tid, w->signo);
+        raised++;
     }
     return raised;
 }

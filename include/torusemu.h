@@ -563,7 +563,8 @@ uint64_t temu_watch_crossed_ns(const temu_session *s, int32_t id);
 
 /* Make sure the calling thread hears of its crossings: for every watch it
  * armed that has overflows not yet taken, raise the watch's signal to the
- * thread itself (delivered before this call returns when not blocked).
+ * thread itself (delivered before this call returns when not blocked); a
+ * slow watch (delay_ns) only once its delay has passed since the crossing.
  * A crossing caused by another process is signalled by that process, but a
  * signal to a thread running on another CPU may arrive microseconds later;
  * the MPI layer calls this when a collective returns, so a crossing caused

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 
 static volatile sig_atomic_t signals_seen;
 
@@ -72,6 +73,23 @@ static pid_t inject_from_child(const char *path, int32_t a, uint64_t bytes)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return pid;
+}
+
+/* The owner collects one crossing with temu_watch_deliver_own: its handler
+ * has run (signals_seen reaches `seen`) before the call returned. */
+static void expect_delivered(temu_session *s, int32_t id, int seen)
+{
+    ck_assert_int_eq(temu_watch_deliver_own(s), 1);
+    ck_assert_int_eq(signals_seen, seen);
+    ck_assert_uint_eq(temu_watch_take(s, id), 1);
+}
+
+/* Drop the watch and the store file. */
+static void finish_store(temu_session *s, int32_t id, const char *path)
+{
+    temu_watch_disarm(s, id);
+    temu_session_close(s);
+    unlink(path);
 }
 
 START_TEST(test_threshold_crossings)
@@ -260,16 +278,42 @@ START_TEST(test_late_signals_setting)
     ck_assert_uint_eq(temu_watch_value(s, id), 34);
     usleep(100000);
     ck_assert_int_eq(signals_seen, 0); /* nothing was sent */
-    ck_assert_int_eq(temu_watch_deliver_own(s), 1);
-    ck_assert_int_eq(signals_seen, 1);
-    ck_assert_uint_eq(temu_watch_take(s, id), 1);
+    expect_delivered(s, id, 1);
     /* the owner's own traffic: 34 more chunks cross 60, signalled at once */
     send(s, 0, temu_router_index(m, c2), 1000);
     ck_assert_int_eq(signals_seen, 2);
     ck_assert_uint_eq(temu_watch_take(s, id), 1);
-    temu_watch_disarm(s, id);
-    temu_session_close(s);
-    unlink(path);
+    finish_store(s, id, path);
+    unsetenv("TORUSEMU_WATCH_LATE_SIGNALS");
+}
+END_TEST
+
+/* A slow watch (detection delay) is not delivered by the owner before its
+ * delay has passed since the crossing, even when the crossing is known. */
+START_TEST(test_deliver_own_respects_delay)
+{
+    char path[256];
+    setenv("TORUSEMU_WATCH_LATE_SIGNALS", "1", 1); /* the child sends nothing */
+    temu_session *s = bgq_store(path, sizeof path, "watch8");
+    int64_t idx = ap_chunks(s, 1);
+    temu_watch_spec spec = {&idx, 1, SIGUSR2, 30, 0, 0};
+    temu_watch_options opt = {NULL, 200000000u}; /* 200 ms */
+    temu_error err;
+    int32_t id;
+    install(SIGUSR2);
+    ck_assert_int_eq(temu_watch_arm_ex(s, &spec, &opt, &id, &err), TEMU_OK);
+    inject_from_child(path, 2, 1000);
+    uint64_t crossed = temu_watch_crossed_ns(s, id);
+    ck_assert_uint_ne(crossed, 0);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec < crossed + 150000000u) {
+        ck_assert_int_eq(temu_watch_deliver_own(s), 0); /* too early */
+        ck_assert_int_eq(signals_seen, 0);
+    }
+    usleep(250000);
+    expect_delivered(s, id, 1);
+    finish_store(s, id, path);
     unsetenv("TORUSEMU_WATCH_LATE_SIGNALS");
 }
 END_TEST
@@ -339,6 +383,7 @@ int main(void)
     tcase_add_test(tc, test_signal_from_another_process);
     tcase_add_test(tc, test_deliver_own_after_lost_signal);
     tcase_add_test(tc, test_late_signals_setting);
+    tcase_add_test(tc, test_deliver_own_respects_delay);
     tcase_add_test(tc, test_watch_errors);
     tcase_add_test(tc, test_counter_add_is_watched);
     suite_add_tcase(s, tc);
