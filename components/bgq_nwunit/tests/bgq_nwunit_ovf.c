@@ -217,6 +217,72 @@ static void test_errors(void)
     tp_free_set(es);
 }
 
+/* The executable mapping of the C library, where the overflow signal
+ * interrupts this process (the tgkill of its own injection, or waitpid
+ * while a child injects).  0 if not found. */
+static int libc_text(uintptr_t *start, size_t *len)
+{
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+    int found = 0;
+    if (f == NULL) {
+        return 0;
+    }
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x' &&
+            strstr(line, "/libc.so") != NULL) {
+            *start = (uintptr_t)lo;
+            *len = (size_t)(hi - lo);
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* PAPI_profil (SVR4 profiling on overflow, as gprof-style tools use it):
+ * every crossing becomes one histogram tick at the interrupted address,
+ * so the buckets over the whole C library text add up to exactly the
+ * crossings; 16-bit buckets, one per 2 bytes of text (scale 65536). */
+static void test_profil(void)
+{
+    static const char *const ev[] = {"PEVT_NW_USER_PP_SENT"};
+    long long v[1];
+    int es = tp_make_set(ev, 1), code;
+    uintptr_t start;
+    size_t len;
+    unsigned short *buckets;
+    long ticks = 0;
+
+    if (!libc_text(&start, &len)) {
+        TP_CHECK(0, "the C library's text mapping was not found in /proc/self/maps");
+        tp_free_set(es);
+        return;
+    }
+    buckets = calloc(len / 2, sizeof *buckets);
+    PAPI_event_name_to_code(ev[0], &code);
+    TP_RC(PAPI_profil(buckets, (unsigned)(len / 2 * sizeof *buckets), (vptr_t)start, 65536, es,
+                      code, 100, PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_16),
+          PAPI_OK);
+    TP_RC(PAPI_start(es), PAPI_OK);
+    p2p(10);                                                /* 1360 chunks: 13 crossings */
+    tp_inject_child(N0, N2, 4096, TEMU_KIND_P2P, 10, NULL); /* 14 more, from another process */
+    TP_RC(PAPI_stop(es, v), PAPI_OK);
+    for (size_t i = 0; i < len / 2; i++) {
+        ticks += buckets[i];
+    }
+    TP_EQ(v[0], 2720, "chunks sent by node 1");
+    TP_EQ(ticks, 27, "profile ticks in the C library = floor(2720 / 100)");
+    TP_RC(PAPI_profil(buckets, (unsigned)(len / 2 * sizeof *buckets), (vptr_t)start, 65536, es,
+                      code, 0, PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_16),
+          PAPI_OK);
+    TP_EQ(temu_watch_armed(S), 0, "profiling off: no watch");
+    free(buckets);
+    tp_free_set(es);
+}
+
 /* PAPI_OVERFLOW_FORCE_SW: PAPI's own timer (10 ms of CPU time) reads the
  * set and calls the handler when the value passed the next deadline; the
  * emulator arms nothing. */
@@ -509,6 +575,7 @@ int main(int argc, char **argv)
         test_remove();
         test_errors();
         test_force_sw();
+        test_profil();
         test_cycles();
         test_multiplex();
         test_multiplex_one_group();
