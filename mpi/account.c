@@ -65,20 +65,19 @@ static int32_t destination(int dest, MPI_Comm comm)
  * type).  One type-size query; the payload is looked at only when the
  * machine compresses (Gemini). */
 int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
-                        temu_message *msg)
+                      temu_message *msg)
 {
-    temu_slot a, b;
+    temu_slot b;
     int size = 0;
     if (dest == MPI_PROC_NULL) {
         return 0;
     }
     int32_t w = destination(dest, comm);
     if (w < 0 || !tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-        temu_session_rank_slot(tmpi_g.session, tmpi_g.world_rank, &a, NULL) != TEMU_OK ||
         temu_session_rank_slot(tmpi_g.session, w, &b, NULL) != TEMU_OK) {
         return 0;
     }
-    msg->src = a.node;
+    msg->src = tmpi_g.node; /* this rank's node, known since MPI_Init */
     msg->dst = b.node;
     msg->bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
     msg->payload = tmpi_g.want_payload ? dense_start(buf, count, type, size) : NULL;
