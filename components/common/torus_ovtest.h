@@ -251,6 +251,43 @@ static inline void tp_near(long long got, long long want, double tol, const char
 }
 #define TP_NEAR(got, want, tol, what) tp_near((got), (want), (tol), (what), __FILE__, __LINE__)
 
+/* True count of each event per round of msgs (each message injected once
+ * by this process), every event counted alone in its own set: no
+ * conflict, no scaling. */
+static inline void tp_per_round(temu_session *s, const char *const *ev, int n,
+                                const temu_message *msgs, int nmsg, long long *per)
+{
+    for (int e = 0; e < n; e++) {
+        int es = tp_make_set(&ev[e], 1);
+        per[e] = 0;
+        TP_RC(PAPI_start(es), PAPI_OK);
+        for (int i = 0; i < nmsg; i++) {
+            tp_inject(s, msgs[i].src, msgs[i].dst, msgs[i].bytes, msgs[i].kind, 1);
+        }
+        TP_RC(PAPI_stop(es, &per[e]), PAPI_OK);
+        tp_free_set(es);
+    }
+}
+
+/* Multiplexed estimates v[] after `rounds` rounds of steady traffic: each
+ * within tol of per[e] x rounds, and 0 for an event the traffic does not
+ * reach; the traffic itself must have run long enough to be steady. */
+static inline void tp_check_estimates(const char *label, const char *const *ev, int n,
+                                      const long long *v, const long long *per, long rounds,
+                                      double tol)
+{
+    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
+    for (int e = 0; e < n; e++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s %s", label, ev[e]);
+        if (per[e] > 0) {
+            TP_NEAR(v[e], per[e] * rounds, tol, what);
+        } else {
+            TP_EQ(v[e], 0, what);
+        }
+    }
+}
+
 /* Sleep `ms` milliseconds of wall time whatever signals arrive. */
 static inline void tp_sleep_ms(long ms)
 {

@@ -154,14 +154,8 @@ static void test_unit_counters(void)
     msgs[1].src = N2;
     msgs[1].dst = N1;
     TP_EQ(PAPI_get_component_info(cidx)->num_cntrs, 3, "num_cntrs with TORUSEMU_UNIT_COUNTERS=3");
+    tp_per_round(S, ev, N, msgs, 2, per);
     for (int e = 0; e < N; e++) {
-        es = tp_make_set(&ev[e], 1);
-        TP_RC(PAPI_start(es), PAPI_OK);
-        for (int i = 0; i < 2; i++) {
-            tp_inject(S, msgs[i].src, msgs[i].dst, msgs[i].bytes, msgs[i].kind, 1);
-        }
-        TP_RC(PAPI_stop(es, &per[e]), PAPI_OK);
-        tp_free_set(es);
         TP_CHECK(per[e] > 0, "%s counts the steady traffic", ev[e]);
     }
     es = tp_make_set(ev, 3);
@@ -175,12 +169,7 @@ static void test_unit_counters(void)
     st = tp_steady_begin(msgs, 2, 1.2);
     rounds = tp_steady_end(st);
     TP_RC(PAPI_stop(es, v), PAPI_OK);
-    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
-    for (int e = 0; e < N; e++) {
-        char what[160];
-        snprintf(what, sizeof what, "multiplexed (3 counters) %s", ev[e]);
-        TP_NEAR(v[e], per[e] * rounds, TOL, what);
-    }
+    tp_check_estimates("multiplexed (3 counters)", ev, N, v, per, rounds, TOL);
     tp_free_set(es);
 }
 

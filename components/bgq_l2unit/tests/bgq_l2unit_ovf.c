@@ -171,13 +171,7 @@ static void test_multiplex(void)
 
     m.src = N0;
     m.dst = N2;
-    for (int e = 0; e < N; e++) {
-        es = tp_make_set(&ev[e], 1);
-        TP_RC(PAPI_start(es), PAPI_OK);
-        tp_inject(S, m.src, m.dst, m.bytes, m.kind, 1);
-        TP_RC(PAPI_stop(es, &per[e]), PAPI_OK);
-        tp_free_set(es);
-    }
+    tp_per_round(S, ev, N, &m, 1, per);
     TP_EQ(per[0], 32, "hits per message");
     TP_EQ(per[1], 2, "slice 5 per message");
     es = tp_make_set(ev, 1);
@@ -195,12 +189,7 @@ static void test_multiplex(void)
     st = tp_steady_begin(&m, 1, 1.2);
     rounds = tp_steady_end(st);
     TP_RC(PAPI_stop(es, v), PAPI_OK);
-    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
-    for (int e = 0; e < N; e++) {
-        char what[160];
-        snprintf(what, sizeof what, "multiplexed %s", ev[e]);
-        TP_NEAR(v[e], per[e] * rounds, TOL, what);
-    }
+    tp_check_estimates("multiplexed", ev, N, v, per, rounds, TOL);
     tp_free_set(es);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_MISSES_SLICE"), PAPI_OK);
     tp_free_set(other);

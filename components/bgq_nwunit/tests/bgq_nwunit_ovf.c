@@ -406,24 +406,6 @@ static void test_threads(void)
 
 /* ------------------------------------------------------- multiplexing */
 
-/* True count per round of steady traffic of every event, each counted
- * alone (no conflict, no scaling). */
-static void per_round(const char *const *ev, int n, const temu_message *msgs, int nmsg,
-                      long long *out)
-{
-    for (int e = 0; e < n; e++) {
-        long long v = 0;
-        int es = tp_make_set(&ev[e], 1);
-        TP_RC(PAPI_start(es), PAPI_OK);
-        for (int i = 0; i < nmsg; i++) {
-            tp_inject(S, msgs[i].src, msgs[i].dst, msgs[i].bytes, msgs[i].kind, 1);
-        }
-        TP_RC(PAPI_stop(es, &v), PAPI_OK);
-        out[e] = v;
-        tp_free_set(es);
-    }
-}
-
 /* Six send masks and two receive masks: refused in one set, time-sliced in
  * a multiplexed one, estimates within TOL under steady traffic; the set
  * controls its links alone while it holds them. */
@@ -452,7 +434,7 @@ static void test_multiplex(void)
         m[i].src = N0;
         m[i].dst = N2;
     }
-    per_round(ev, N, m, 3, per);
+    tp_per_round(S, ev, N, m, 3, per);
     TP_CHECK(per[0] > 0 && per[2] > 0 && per[3] > 0 && per[6] > 0 && per[7] > 0,
              "steady traffic reaches the events");
     /* not multiplexed: the 5th send mask is refused */
@@ -476,15 +458,8 @@ static void test_multiplex(void)
     rounds = tp_steady_end(st);
     TP_RC(PAPI_read(es, again), PAPI_OK);
     TP_RC(PAPI_stop(es, v), PAPI_OK);
-    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
+    tp_check_estimates("multiplexed", ev, N, v, per, rounds, TOL);
     for (int e = 0; e < N; e++) {
-        char what[160];
-        snprintf(what, sizeof what, "multiplexed %s", ev[e]);
-        if (per[e] > 0) {
-            TP_NEAR(v[e], per[e] * rounds, TOL, what);
-        } else {
-            TP_EQ(v[e], 0, what);
-        }
         TP_CHECK(again[e] >= 0, "a read of a running multiplexed set");
     }
     /* its links are reprogrammed every slice: no other set may attach them

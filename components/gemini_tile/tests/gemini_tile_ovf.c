@@ -106,14 +106,7 @@ static void test_unit_counters(void)
     TP_RC(PAPI_add_named_event(es, ev[2]), PAPI_ECNFLCT);
     tp_free_set(es);
     /* true count per 64 KiB PUT, two events at a time */
-    for (int e = 0; e < N; e++) {
-        es = tp_make_set(&ev[e], 1);
-        TP_RC(PAPI_start(es), PAPI_OK);
-        tp_inject(S, msg.src, msg.dst, msg.bytes, msg.kind, 1); /* as the steady child */
-        TP_RC(PAPI_stop(es, &v[e]), PAPI_OK);
-        per[e] = v[e];
-        tp_free_set(es);
-    }
+    tp_per_round(S, ev, N, &msg, 1, per); /* as the steady child injects it */
     TP_EQ(per[0], 4096, "tile 0:4 per 64 KiB PUT");
     /* multiplexed: 3 groups of at most 2 */
     es = tp_mpx_set(cidx, 2000000);
@@ -126,16 +119,7 @@ static void test_unit_counters(void)
     st = tp_steady_begin(&msg, 1, 1.2);
     rounds = tp_steady_end(st);
     TP_RC(PAPI_stop(es, v), PAPI_OK);
-    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
-    for (int e = 0; e < N; e++) {
-        char what[160];
-        snprintf(what, sizeof what, "multiplexed (2 counters) %s", ev[e]);
-        if (per[e] > 0) {
-            TP_NEAR(v[e], per[e] * rounds, TOL, what);
-        } else {
-            TP_EQ(v[e], 0, what);
-        }
-    }
+    tp_check_estimates("multiplexed (2 counters)", ev, N, v, per, rounds, TOL);
     tp_free_set(es);
     /* two events fit: one group, exact, may overflow */
     es = tp_mpx_set(cidx, 0);
