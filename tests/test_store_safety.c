@@ -410,7 +410,7 @@ START_TEST(test_no_space)
 }
 END_TEST
 
-/* 5. Map files: a FIFO nobody writes to is refused at once, not waited
+/* 5. Map files (and stores): a FIFO nobody writes to is refused at once, not waited
  * on; a file above the size limit is refused by its size. */
 START_TEST(test_map_file_limits)
 {
@@ -422,6 +422,11 @@ START_TEST(test_map_file_limits)
     snprintf(big, sizeof big, "%s/big.map", dir);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     ck_assert_int_eq(temu_mapping_build(&m, 2, 1, fifo, &map, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+    /* the same FIFO named as a store: refused, even read-only (an O_RDONLY
+     * open of a FIFO blocks until a writer comes) */
+    temu_session *t;
+    ck_assert_int_eq(temu_session_attach_ex(fifo, TEMU_ATTACH_READONLY, &t, &err), TEMU_ECORRUPT);
     ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
     int fd = open(big, O_CREAT | O_WRONLY, 0600);
     ck_assert_int_ge(fd, 0);
