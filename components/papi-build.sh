@@ -87,7 +87,7 @@ mv "$COMMON/torus_paths.mk.new" "$COMMON/torus_paths.mk"
 # ------------------------------------------------------ shadow components
 # cp -as: real directories, every file a symlink.  A symlinked directory
 # would build the library but silently drop the component's tests
-# (reference/papi/REPORT.md 1.4).
+# (PAPI 7.0.0 configure finds component tests with find, which does not enter a symlink).
 for c in $COMPONENTS; do
     [ -f "$SRC/components/$c/Rules.$c" ] || die "component $c has no components/$c/Rules.$c"
     [ -f "$GEN/$c/${c}_table.c" ] || die "no generated table $GEN/$c/${c}_table.c"
