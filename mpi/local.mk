@@ -63,7 +63,13 @@ libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 TMPI_PROG_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples -I$(top_srcdir)/mpi
 TMPI_PROG_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
 TMPI_PROG_LDADD = libtorusemu.la $(TMPI_MPI_LIBS)
-noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27
+noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27 examples/app
+# app: the plain MPI program README.md and doc/mpi.md compile themselves
+examples_app_SOURCES = examples/app.c
+examples_app_CFLAGS = $(TMPI_PROG_CFLAGS)
+examples_app_LDADD = $(TMPI_MPI_LIBS)
+examples_app_DEPENDENCIES =
+examples_app_LDFLAGS = -no-install
 examples_sonar_SOURCES = examples/sonar.c
 examples_sonar_CFLAGS = $(TMPI_PROG_CFLAGS)
 examples_sonar_LDADD = $(TMPI_PROG_LDADD)
@@ -187,7 +193,7 @@ examples/rowa2a_papi$(EXEEXT): $(srcdir)/examples/rowa2a_papi.c $(PAPI_STAMP)
 	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/examples/rowa2a_papi.c \
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
 	else echo "rowa2a_papi: PAPI not built" >&2; exit 1; fi
-EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh
+EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh examples/papi_app.c
 CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/papi_units$(EXEEXT) \
 	examples/rowa2a_papi$(EXEEXT)
 TMPI_DEMO_LOG = tests/mpi/demo.sh.log
