@@ -15,6 +15,9 @@
 # (deb.debian.org bookworm main deb-src) and private apt state directories:
 # the machine's apt configuration is not touched.  See doc/papi-build.md.
 set -eu
+# PAPI's own install honours DESTDIR: a staged `make install DESTDIR=...` of
+# papi-torus (which exports it) must not move this build-tree PAPI
+unset DESTDIR
 
 PAPI_VERSION=7.0.0
 PAPI_DEBIAN=7.0.0-2
@@ -93,7 +96,8 @@ for c in $COMPONENTS; do
     [ -f "$GEN/$c/${c}_table.c" ] || die "no generated table $GEN/$c/${c}_table.c"
     rm -rf "$TREE/src/components/$c"
     cp -as "$SRC/components/$c" "$TREE/src/components/$c"
-    ln -s "$GEN/$c/${c}_table.c" "$GEN/$c/${c}_table.h" "$TREE/src/components/$c/"
+    # -f: in an in-tree build the copy above already linked them
+    ln -sf "$GEN/$c/${c}_table.c" "$GEN/$c/${c}_table.h" "$TREE/src/components/$c/"
 done
 
 # ------------------------------------------------------------- configure

@@ -74,7 +74,7 @@ for page in torusemu torusemu-machine torusemu-route torusemu-interconnect torus
     torusemu-inject torusemu-dump torusemu-reset torusemu-demo torusemu-run; do
     if [ -f "$mandir/man1/$page.1" ]; then
         expect_ok "man $page" sh -c "MANWIDTH=80 man -l '$mandir/man1/$page.1' 2>/dev/null"
-        expect_out "man $page NAME" "^ +$page - [a-z]"
+        expect_out "man $page NAME" "^ +$page +- +[a-z]"
     else
         failed "no man page $mandir/man1/$page.1"
     fi
