@@ -9,7 +9,7 @@
  *  - per-tile bandwidth = lane rate x 3 lanes / 8 (LDMS gemini.h):
  *    mezzanine 6.25 Gb/s, backplane 5.0, cable 3.125, host 3.467.
  *  - Y links alternate mezzanine (inside a blade) and cable; Z links are
- *    backplane except every 8th, which is a cable (Pedretti 2013 L124).
+ *    backplane except every 8th, which is a cable (Pedretti 2013 §III).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"

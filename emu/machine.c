@@ -23,8 +23,8 @@ typedef struct preset {
 
 /*
  * Shapes and their sources:
- *  Gemini: Cielo 16x12x24 (Pedretti 2013 L88, L114), Blue Waters 24x24x24
- *  (Jha 2018 L37), Titan 25x16x24 and Hopper 17x8x24 (the lanl/PPT
+ *  Gemini: Cielo 16x12x24 (Pedretti 2013 §III), Blue Waters 24x24x24
+ *  (Jha 2018 §II), Titan 25x16x24 and Hopper 17x8x24 (the lanl/PPT
  *  machine configurations).
  *  BG/P: midplane 8x8x8 and smaller blocks (Lakner 2008: the
  *  redbook's <4,2,2> example); sub-midplane blocks are meshes.
@@ -109,7 +109,7 @@ static void set_system_defaults(temu_machine *m, int32_t system)
     switch (system) {
     case TEMU_SYSTEM_GEMINI:
         m->ndims = 3;
-        m->nodes_per_router = 2; /* 2 nodes per Gemini (Pedretti 2013 L13) */
+        m->nodes_per_router = 2; /* 2 nodes per Gemini (Pedretti 2013, abstract) */
         m->cores_per_node = 16;
         m->threads_per_core = 1;
         m->nlinks = 7; /* X-,X+,Y-,Y+,Z-,Z+, host */

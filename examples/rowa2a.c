@@ -2,7 +2,7 @@
  * rowa2a - the first all-to-all of a 3-D FFT with a 2-D processor grid
  * (McCraw 2013 section 4.2): P = R x C ranks, R rows ("subgroups") of C ranks
  * each, an MPI_Alltoall inside every row.  Row i holds ranks i, i+R, i+2R ...
- * (members R apart, as the seed's 16 x 512 grid: ranks 0, 512, 1024 ...).
+ * (members R apart, as McCraw et al.'s 16 x 512 grid: ranks 0, 512, 1024 ...).
  *
  *   rowa2a --rows R --cols C [--bytes B] [--iters N]
  *   rowa2a --rows R --cols C --map-out FILE --machine SPEC   (no MPI)

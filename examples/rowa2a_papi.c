@@ -1,6 +1,6 @@
 /*
  * rowa2a_papi - the row all-to-all of a 3-D FFT (McCraw 2013 section 4.2)
- * measured the way the seed's authors did: with PAPI network events read
+ * measured the way McCraw et al. did: with PAPI network events read
  * inside the application.
  *
  *   rowa2a_papi --rows R --cols C [--bytes B] [--iters N]

@@ -166,7 +166,7 @@ START_TEST(test_interconnect_format)
 
     /* the first line of Cielo: tile 0 of (0,0,0) is Z+ over the backplane */
     text = interconnect_text("cielo", &lines);
-    ck_assert_uint_eq(lines, 40 * 4608); /* 184,320 lines (Pedretti 2013 L88) */
+    ck_assert_uint_eq(lines, 40 * 4608); /* 184,320 lines (Pedretti 2013 §III) */
     ck_assert_int_eq(strncmp(text, "c0-0c0s0g0l00[(0,0,0)] Z+ -> c0-0c0s1g0l", 40), 0);
     ck_assert_ptr_nonnull(strstr(text, "c0-0c0s0g0l06[(0,0,0)] Z- -> c0-0c2s7g0l"));
     free(text);
