@@ -1,0 +1,258 @@
+/*
+ * test_timing.c - the packet timing model against hand-computed figures.
+ *
+ * The machines are BG/P tori (one node per router) with a round
+ * configuration: every link and node channel 1 GB/s (1000 ps per byte),
+ * so a packet of b bytes serializes in exactly 1000*b ps.
+ */
+#include "testutil.h"
+#include "torusemu_timing.h"
+
+#include <stdint.h>
+
+#define NPK 64
+
+typedef struct got {
+    int64_t created[NPK], delivered[NPK];
+    int n;
+} got;
+
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    got *g = ctx;
+    ck_assert_uint_lt(tag, NPK);
+    g->created[tag] = created;
+    g->delivered[tag] = delivered;
+    g->n++;
+}
+
+static temu_tm_config round_config(void)
+{
+    temu_tm_config c;
+    memset(&c, 0, sizeof c);
+    c.router_ps = 20000;
+    c.head_ps = 0;
+    c.wire_ps = 3000;
+    c.node_wire_ps = 0;
+    c.credit_ps = 3000;
+    c.buffer_bytes = 4096; /* deep: a lone flow never waits for credit */
+    c.max_packet = 256;
+    c.classes = 1;
+    c.flow = TEMU_TM_CREDIT;
+    c.link_gbs = 1.0;
+    c.node_gbs = 1.0;
+    return c;
+}
+
+static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
+{
+    temu_tm *t;
+    temu_error err;
+    ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
+    memset(g, 0, sizeof *g);
+    temu_tm_set_delivery(t, on_delivery, g);
+    return t;
+}
+
+static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint64_t tag)
+{
+    temu_error err;
+    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, 0, 0, tag, &err) == TEMU_OK, "%s", err.message);
+}
+
+static int64_t node(const temu_machine *m, int x, int y, int z)
+{
+    int32_t c[3] = {x, y, z};
+    return temu_router_index(m, c);
+}
+
+static temu_tm_lane_stats lane(const temu_tm *t, int64_t router, int link)
+{
+    temu_tm_lane_stats s;
+    temu_error err;
+    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s", err.message);
+    return s;
+}
+
+/* One packet on an idle path: injection serialization, then each of the
+ * h+1 routers adds router_ps and each of the h links wire_ps; ejection
+ * serializes again but overlaps the arriving tail (cut-through), so
+ *   latency = S + (h+1)*R + h*W,   S = 100 bytes * 1000 ps = 100000. */
+START_TEST(test_idle_latency_exact)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    send(t, 5000, node(&m, 0, 0, 0), node(&m, 3, 1, 0), 100, 0); /* 4 hops */
+    send(t, 7000, node(&m, 2, 2, 2), node(&m, 2, 2, 2), 100, 1); /* same router */
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_int_eq(g.delivered[0] - g.created[0], 100000 + 5 * 20000 + 4 * 3000);
+    ck_assert_int_eq(g.delivered[1] - g.created[1], 100000 + 1 * 20000);
+    ck_assert_uint_eq(temu_tm_pending(t), 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Two flows share the X+ link from x=1: (0,0,0)->(2,0,0) and
+ * (1,0,0)->(3,0,0), 32 packets of 100 bytes each, all created at time 0.
+ * Alone, a flow would deliver one packet every S = 100000 ps (its injection
+ * channel's rate).  Together they alternate on the shared link, so in the
+ * steady state each flow gets a packet through every 2S: half the link. */
+START_TEST(test_two_flows_share_a_link)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    for (int i = 0; i < 16; i++) {
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, (uint64_t)i);
+        send(t, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, (uint64_t)(16 + i));
+    }
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 32);
+    for (int i = 4; i < 15; i++) {
+        ck_assert_int_eq(g.delivered[i + 1] - g.delivered[i], 200000);
+        ck_assert_int_eq(g.delivered[16 + i + 1] - g.delivered[16 + i], 200000);
+    }
+    /* the shared link was busy exactly 32 x S */
+    temu_tm_lane_stats s = lane(t, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0));
+    ck_assert_uint_eq(s.packets, 32);
+    ck_assert_int_eq(s.busy_ps, 32 * 100000);
+    /* the first link of flow A is not shared: 16 packets */
+    ck_assert_uint_eq(lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0)).packets, 16);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* A lone flow at full rate, backlogged at its source: nothing competes,
+ * so no lane on its path ever stalls, and packets arrive every S. */
+START_TEST(test_no_competition_no_stall)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    for (int i = 0; i < 40 && i < NPK; i++) {
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 3, 2, 1), 256, (uint64_t)i);
+    }
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 40);
+    for (int i = 0; i < 39; i++) {
+        ck_assert_int_eq(g.delivered[i + 1] - g.delivered[i], 256000);
+    }
+    for (int64_t r = 0; r < m.nrouters; r++) {
+        for (int l = 0; l < 6; l++) {
+            temu_tm_lane_stats s = lane(t, r, l);
+            ck_assert_int_eq(s.credit_stall_ps, 0);
+            ck_assert_int_eq(s.inq_stall_ps, 0);
+        }
+    }
+    ck_assert_uint_eq(lane(t, node(&m, 2, 0, 0), TEMU_LINK_PLUS(0)).packets, 40);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Back-pressure: two flows from x=0 and x=1 converge on node (2,0,0),
+ * whose ejection channel drains one packet per S.  The shared X+ link from
+ * x=1 into (2,0,0) then runs at the ejection rate; its downstream queue
+ * fills (buffer of 2 packets), it waits for credit, and flow A's queue at
+ * x=1 waits for the busy link: both stall counters rise upstream of the
+ * bottleneck, while a lane the flows never use stays at zero. */
+START_TEST(test_back_pressure_stalls_upstream)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    c.buffer_bytes = 512;
+    c.node_gbs = 2.0; /* sources inject at twice the link rate */
+    c.max_packet = 256;
+    temu_tm *t = make(&m, &c, &g);
+    for (int i = 0; i < 24; i++) {
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, (uint64_t)i);
+        send(t, 0, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 256, (uint64_t)(24 + i));
+    }
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 48);
+    /* the ejection channel (2 GB/s) is not the bottleneck: the single link
+     * into (2,0,0) is, so the last packet leaves after >= 48 x 256000 ps */
+    int64_t last = 0;
+    for (int i = 0; i < 48; i++) {
+        last = g.delivered[i] > last ? g.delivered[i] : last;
+    }
+    ck_assert_int_ge(last, 48 * 256000);
+    temu_tm_lane_stats a = lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0));
+    ck_assert_int_gt(a.credit_stall_ps, 0); /* x=0 -> x=1 waits for room at x=1 */
+    ck_assert_int_gt(a.inq_stall_ps, 0);    /* and flow A's head at x=1 waits  */
+    temu_tm_lane_stats idle = lane(t, node(&m, 5, 0, 0), TEMU_LINK_PLUS(0));
+    ck_assert_int_eq(idle.packets, 0);
+    ck_assert_int_eq(idle.credit_stall_ps, 0);
+    ck_assert_int_eq(idle.inq_stall_ps, 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Gemini lanes are tiles at their medium's rate: an X cable tile
+ * 3.125 Gb/s x 3 lanes / 8 = 1.171875 GB/s,
+ * 8 tiles; a 96-byte packet on lane_key 3 uses tile 3 of each link. */
+START_TEST(test_gemini_tiles)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    temu_tm_config c;
+    temu_error err;
+    temu_tm *t;
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_tm_lanes(t, 0, TEMU_LINK_PLUS(0)), 8);
+    ck_assert_int_eq(temu_tm_lanes(t, 0, TEMU_LINK_PLUS(1)), 4);
+    ck_assert(temu_tm_lane_gbs(t, 0, TEMU_LINK_PLUS(0), 0) == temu_medium_tile_bandwidth(TEMU_MEDIUM_CABLE));
+    ck_assert(temu_tm_send(t, 0, 0, 2 * 16, 96, 1, 3, 0, &err) == TEMU_OK); /* router 0 -> (1,0,0) */
+    temu_tm_run(t, INT64_MAX);
+    temu_tm_lane_stats s;
+    ck_assert(temu_tm_lane_stats_get(t, 0, TEMU_LINK_PLUS(0), 3, &s, &err) == TEMU_OK);
+    ck_assert_uint_eq(s.packets, 1);
+    ck_assert_uint_eq(s.bytes, 96);
+    /* 96 bytes at 1.171875 GB/s: 96 * 1000 / 1.171875 = 81920 ps */
+    ck_assert_int_eq(s.busy_ps, 81920);
+    ck_assert(temu_tm_lane_stats_get(t, 0, TEMU_LINK_PLUS(0), 2, &s, &err) == TEMU_OK);
+    ck_assert_uint_eq(s.packets, 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    temu_machine m = test_machine("bgq:2x2x2x2x2");
+    temu_tm_config c;
+    temu_error err;
+    temu_tm *t;
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    c.buffer_bytes = c.max_packet; /* the bubble rule needs two */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "bubble"));
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_tm_send(t, 0, 0, 32, 10, 0, 0, 0, &err), TEMU_ERANGE);
+    ck_assert_int_eq(temu_tm_send(t, 0, 0, 1, 10000, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_int_eq(temu_tm_send(t, 0, 0, 1, 10, 1, 0, 0, &err), TEMU_EINVAL);
+    temu_tm_run(t, 1000);
+    ck_assert_int_eq(temu_tm_send(t, 999, 0, 1, 10, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_int_eq(temu_tm_lane_stats_get(t, 0, 10, 0, &(temu_tm_lane_stats){0}, &err), TEMU_ERANGE);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("timing");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_idle_latency_exact);
+    tcase_add_test(tc, test_two_flows_share_a_link);
+    tcase_add_test(tc, test_no_competition_no_stall);
+    tcase_add_test(tc, test_back_pressure_stalls_upstream);
+    tcase_add_test(tc, test_gemini_tiles);
+    tcase_add_test(tc, test_bad_input);
+    suite_add_tcase(s, tc);
+    return test_run(s);
+}
