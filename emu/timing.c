@@ -237,7 +237,6 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
     default:
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown system %d", m->system);
     }
-    c->head_ps = 0;
     c->node_wire_ps = 0;
     c->credit_ps = c->wire_ps; /* credits travel back over the link */
     c->link_gbs = 0;
@@ -247,7 +246,7 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
 static temu_status check_config(const temu_tm_config *c, temu_error *err)
 {
     uint32_t need;
-    if (c->router_ps < 0 || c->head_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0) {
+    if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0) {
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
     if (c->classes < 1 || c->classes > 2) {
@@ -498,8 +497,9 @@ static int is_source(const temu_tm *t, int64_t q)
     return q >= t->nchan * t->nvc;
 }
 
-/* The head of queue q has just become head at time now: when may it leave? */
-static void become_head(temu_tm *t, int64_t q)
+/* The packet now first in queue q becomes its head at head_time (when the
+ * tail of the packet before it has left): when may it leave? */
+static void become_head(temu_tm *t, int64_t q, int64_t head_time)
 {
     int32_t p = t->q[q].head;
     if (p < 0) {
@@ -508,10 +508,9 @@ static void become_head(temu_tm *t, int64_t q)
     tm_pkt *pk = &t->pk[p];
     int src = is_source(t, q);
     int64_t ready = pk->hdr + (src ? 0 : t->c.router_ps);
-    int64_t restart = t->now + (src ? 0 : t->c.head_ps);
     const tm_chan *next = &t->ch[path_at(t, p, pk->hop)];
-    if (restart > ready) {
-        ready = restart;
+    if (head_time > ready) {
+        ready = head_time;
     }
     /* cut-through onto a faster channel cannot overtake the arriving tail */
     if (pk->tail - ser_ps(next, pk->bytes) > ready) {
@@ -530,7 +529,7 @@ static void append(temu_tm *t, int64_t q, int32_t p)
         return;
     }
     t->q[q].head = t->q[q].tail = p;
-    become_head(t, q);
+    become_head(t, q, t->now);
 }
 
 static void close_stall(tm_chan *ch, int64_t now)
@@ -581,7 +580,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
         pk->hop++;
         append(t, c * t->nvc + vc, p);
     }
-    become_head(t, q);
+    become_head(t, q, t->now + ser);
     if (ch->nwait > 0 && !ch->try_pending) {
         ch->try_pending = 1;
         push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);

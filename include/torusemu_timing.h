@@ -8,9 +8,10 @@
  *     tile's bandwidth for its medium; Blue Gene: one lane per link);
  *   - a packet occupies a channel for its serialization time
  *     ceil(bytes / bandwidth) and reaches the next router wire_ps later;
- *   - a router forwards a packet router_ps after its header became the head
- *     of an input queue (virtual cut-through: the whole packet must fit in
- *     the downstream buffer before it starts);
+ *   - a router forwards a packet router_ps after its header arrived, and
+ *     not before the tail of the packet ahead of it in its input queue has
+ *     left (virtual cut-through: the whole packet must fit in the
+ *     downstream buffer before it starts);
  *   - every input queue (channel x VC) holds buffer_bytes; the upstream side
  *     keeps credits (Gemini) or tokens (Blue Gene) for that space and gets
  *     them back credit_ps after a packet's tail left the queue, so a full
@@ -41,8 +42,6 @@ typedef enum temu_tm_flow {
 
 typedef struct temu_tm_config {
     int64_t router_ps;     /* header arrival -> may leave on the next channel (routing, switch)  */
-    int64_t head_ps;       /* a packet that reaches the head of its queue after its header      */
-                           /* arrived may leave this long after (pipeline restart; 0 = none)   */
     int64_t wire_ps;       /* flight time of a router-to-router link                            */
     int64_t node_wire_ps;  /* flight time of the injection and ejection channels               */
     int64_t credit_ps;     /* a packet's tail leaves a queue -> its space is usable upstream    */

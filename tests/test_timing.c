@@ -31,7 +31,6 @@ static temu_tm_config round_config(void)
     temu_tm_config c;
     memset(&c, 0, sizeof c);
     c.router_ps = 20000;
-    c.head_ps = 0;
     c.wire_ps = 3000;
     c.node_wire_ps = 0;
     c.credit_ps = 3000;
