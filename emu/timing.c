@@ -86,6 +86,7 @@ struct temu_tm {
     uint64_t seq;
     int64_t now;
     uint64_t pending;
+    int oom; /* an allocation failed during the run: results are incomplete */
     temu_tm_delivery_fn deliver;
     void *ctx;
 };
@@ -103,6 +104,7 @@ static int push(temu_tm *t, int64_t when, int type, int32_t a, int32_t b, int32_
         int64_t cap = t->capheap ? 2 * t->capheap : 1024;
         tm_event *h = realloc(t->heap, (size_t)cap * sizeof *h);
         if (!h) {
+            t->oom = 1;
             return -1;
         }
         t->heap = h;
@@ -369,6 +371,14 @@ uint64_t temu_tm_pending(const temu_tm *t)
     return t->pending;
 }
 
+temu_status temu_tm_check(const temu_tm *t, temu_error *err)
+{
+    if (t->oom) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory during the run; results incomplete");
+    }
+    return TEMU_OK;
+}
+
 /* ---------------------------------------------------------------- send */
 
 static int32_t alloc_pkt(temu_tm *t)
@@ -449,6 +459,9 @@ temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, 
                          uint32_t lane_key, uint64_t tag, temu_error *err)
 {
     int32_t p;
+    if (t->oom) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory during the run; results incomplete");
+    }
     if (src < 0 || src >= t->m.nnodes || dst < 0 || dst >= t->m.nnodes) {
         return temu_fail(err, TEMU_ERANGE, "timing model: node %lld or %lld outside 0..%lld", (long long)src,
                          (long long)dst, (long long)t->m.nnodes - 1);
@@ -651,7 +664,8 @@ static void on_ready(temu_tm *t, int64_t q)
         }
     }
     if (add_waiter(&t->ch[c], (int32_t)q) != 0) {
-        abort(); /* cannot continue a simulation that lost a packet */
+        t->oom = 1; /* the packet would be lost: temu_tm_run stops */
+        return;
     }
     try_chan(t, c);
 }
@@ -669,7 +683,7 @@ static void on_deliver(temu_tm *t, int32_t p)
 
 int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
 {
-    while (t->nheap > 0 && t->heap[0].t <= until_ps) {
+    while (!t->oom && t->nheap > 0 && t->heap[0].t <= until_ps) {
         tm_event e = pop(t);
         t->now = e.t;
         switch (e.type) {

@@ -80,6 +80,9 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps);
 int64_t temu_tm_now(const temu_tm *t);
 /* Packets sent and not yet delivered. */
 uint64_t temu_tm_pending(const temu_tm *t);
+/* TEMU_ENOMEM if memory ran out during a run (the run stopped there and
+ * every result is incomplete), else TEMU_OK. */
+temu_status temu_tm_check(const temu_tm *t, temu_error *err);
 
 /* What one lane of one link saw.  Stall times are picoseconds of virtual
  * time; a machine's counters convert them to its own cycles. */

@@ -278,6 +278,7 @@ START_TEST(test_heavy_load_drains)
             }
         }
         temu_tm_run(t, INT64_MAX);
+        ck_assert(temu_tm_check(t, &err) == TEMU_OK);
         ck_assert_msg(temu_tm_pending(t) == 0, "%s: %llu packets stuck", specs[s],
                       (unsigned long long)temu_tm_pending(t));
         temu_tm_destroy(t);
