@@ -571,13 +571,18 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
             break;
         }
     }
+    /* the input port reads the packet out at the rate it came in (our
+     * assumption: the router's internal path is as fast as its input, and
+     * a slower output holds at most the packet it is sending, as Gemini's
+     * column buffers do); a source queue empties at its injection rate */
+    int64_t readout = is_source(t, q) ? ser : ser_ps(&t->ch[q / t->nvc], pk->bytes);
     if (!is_source(t, q)) {
-        /* the queue's space comes back upstream once the tail has left */
+        /* the queue's space comes back upstream once the tail is read out */
         tm_chan *up = &t->ch[q / t->nvc];
         if (--up->inq_waiting == 0) {
             up->st.inq_stall_ps += t->now - up->inq_since;
         }
-        push(t, t->now + ser + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc), (int32_t)(q % t->nvc),
+        push(t, t->now + readout + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc), (int32_t)(q % t->nvc),
              (int32_t)pk->bytes);
     }
     ch->busy_until = t->now + ser;
@@ -593,7 +598,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
         pk->hop++;
         append(t, c * t->nvc + vc, p);
     }
-    become_head(t, q, t->now + ser);
+    become_head(t, q, t->now + readout);
     if (ch->nwait > 0 && !ch->try_pending) {
         ch->try_pending = 1;
         push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);

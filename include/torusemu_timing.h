@@ -9,12 +9,12 @@
  *   - a packet occupies a channel for its serialization time
  *     ceil(bytes / bandwidth) and reaches the next router wire_ps later;
  *   - a router forwards a packet router_ps after its header arrived, and
- *     not before the tail of the packet ahead of it in its input queue has
- *     left (virtual cut-through: the whole packet must fit in the
- *     downstream buffer before it starts);
+ *     not before the packet ahead of it in its input queue has been read
+ *     out (at the rate of the channel it came in on); virtual cut-through:
+ *     the whole packet must fit in the downstream buffer before it starts;
  *   - every input queue (channel x VC) holds buffer_bytes; the upstream side
  *     keeps credits (Gemini) or tokens (Blue Gene) for that space and gets
- *     them back credit_ps after a packet's tail left the queue, so a full
+ *     them back credit_ps after a packet was read out of the queue, so a full
  *     queue stalls its upstream channel and back-pressure spreads upstream;
  *   - deadlock freedom: TEMU_TM_CREDIT uses two VCs per class split at the
  *     wrap link of each ring (dateline, as BookSim's dim_order_torus);
@@ -102,6 +102,24 @@ int temu_tm_lanes(const temu_tm *t, int64_t router, int link);
 double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane);
 temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane, temu_tm_lane_stats *out,
                                    temu_error *err);
+
+/* --- with the volume model and the counter store (emu/timing_bridge.c) -- */
+
+/* Send a message's packets as the volume model counts them
+ * (temu_plan_message): each direction's packets per VC and (Gemini) tile
+ * slot, that bucket's phits or chunks split evenly over its packets (the
+ * plan keeps totals only), Gemini VC0/VC1 as classes 0/1, tile slot k on
+ * lane_key gemini_slot_base + k.  All are created at when_ps, the
+ * destination's replies too (transactions are not chained yet). */
+temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m, const temu_message *msg,
+                                 temu_error *err);
+
+/* Add the stall times the model accumulated since its creation to the
+ * store, in the hardware's unit.  Gemini: GM_TILE_PERF_CREDIT_STALL of each
+ * sending tile and GM_TILE_PERF_INQ_STALL of the receiving tile, in 800 MHz
+ * cycles (1250 ps, rounded down).  Call once, at the end of a run.  Other
+ * systems: TEMU_EINVAL (not yet). */
+temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err);
 
 #ifdef __cplusplus
 }

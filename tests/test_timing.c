@@ -286,6 +286,121 @@ START_TEST(test_heavy_load_drains)
 }
 END_TEST
 
+static uint64_t tile_counter(temu_session *s, const temu_machine *m, int64_t router, int tile, int counter)
+{
+    return temu_counter_read(s, temu_idx_gemini_tile(m, router, tile, counter));
+}
+
+/* A message fed to the timing model moves exactly the packets and bytes the
+ * volume model counts, on the same tiles: every lane's packets equal the
+ * receiving tile's VC0+VC1 packet counter and its bytes 3 x the phits
+ * (both directions: requests and the replies on the return route). */
+START_TEST(test_message_matches_volume_counters)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    const temu_kind kinds[] = {TEMU_KIND_P2P, TEMU_KIND_GET};
+    const uint64_t sizes[] = {4096, 100000};
+    for (int i = 0; i < 2; i++) {
+        temu_session *s;
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        int32_t dc[3] = {2, 1, 3};
+        temu_message msg = {1, temu_router_index(&m, dc) * 2, sizes[i], NULL, kinds[i]};
+        uint64_t total = 0;
+        ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+        ck_assert(temu_inject(s, &msg, &err) == TEMU_OK);
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+        ck_assert_msg(temu_tm_send_message(t, 0, &m, &msg, &err) == TEMU_OK, "%s", err.message);
+        temu_tm_run(t, INT64_MAX);
+        ck_assert_uint_eq(temu_tm_pending(t), 0);
+        for (int64_t r = 0; r < m.nrouters; r++) {
+            for (int l = 0; l < 6; l++) {
+                int tiles[8];
+                int n = temu_gemini_link_tiles(l, tiles);
+                int64_t peer = temu_link_neighbor(&m, r, l);
+                ck_assert_int_eq(temu_tm_lanes(t, r, l), n);
+                for (int k = 0; k < n; k++) {
+                    temu_tm_lane_stats ls;
+                    int rt = temu_gemini_peer_tile(tiles[k]);
+                    ck_assert(temu_tm_lane_stats_get(t, r, l, k, &ls, &err) == TEMU_OK);
+                    ck_assert_uint_eq(ls.packets, tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PKTS) +
+                                                      tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PKTS));
+                    ck_assert_uint_eq(ls.bytes, 3 * (tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PHITS) +
+                                                     tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PHITS)));
+                    total += ls.packets;
+                }
+            }
+        }
+        ck_assert_uint_gt(total, 100);
+        temu_tm_destroy(t);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/* Stall counters in the store, 800 MHz cycles.  One 64 KiB PUT alone: all
+ * 64-byte transactions, nothing competes, every stall counter stays 0.  Add
+ * a second PUT from the next Gemini along X to the same destination Gemini:
+ * both share X+ out of Gemini (1,0,0), so the first message's packets wait
+ * in Gemini 1's X- input tiles - INQ_STALL there, rounded down from the
+ * model's picoseconds - while a Gemini off both paths stays at 0. */
+START_TEST(test_stall_counters_in_store)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    int32_t c0[3] = {0, 0, 0}, c1[3] = {1, 0, 0}, c2[3] = {2, 0, 0}, off[3] = {0, 2, 0};
+    for (int both = 0; both < 2; both++) {
+        temu_session *s;
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        temu_message a = {temu_router_index(&m, c0) * 2, temu_router_index(&m, c2) * 2, 65536, NULL,
+                          TEMU_KIND_PUT};
+        temu_message b = {temu_router_index(&m, c1) * 2, temu_router_index(&m, c2) * 2 + 1, 65536, NULL,
+                          TEMU_KIND_PUT};
+        uint64_t inq = 0, stall_elsewhere = 0, any = 0;
+        int64_t want = 0;
+        ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+        ck_assert(temu_tm_send_message(t, 0, &m, &a, &err) == TEMU_OK);
+        if (both) {
+            ck_assert(temu_tm_send_message(t, 0, &m, &b, &err) == TEMU_OK);
+        }
+        temu_tm_run(t, INT64_MAX);
+        ck_assert(temu_tm_add_stall_counters(t, s, &err) == TEMU_OK);
+        int tiles[8];
+        int n = temu_gemini_link_tiles(TEMU_LINK_PLUS(0), tiles);
+        for (int k = 0; k < n; k++) {
+            temu_tm_lane_stats ls;
+            ck_assert(temu_tm_lane_stats_get(t, temu_router_index(&m, c0), TEMU_LINK_PLUS(0), k, &ls, &err) ==
+                      TEMU_OK);
+            want += ls.inq_stall_ps / 1250;
+            inq += tile_counter(s, &m, temu_router_index(&m, c1), temu_gemini_peer_tile(tiles[k]),
+                                TEMU_TILE_INQ_STALL);
+        }
+        for (int tile = 0; tile < 48; tile++) {
+            stall_elsewhere += tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_INQ_STALL) +
+                               tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_CREDIT_STALL);
+            for (int64_t r = 0; r < m.nrouters; r++) {
+                any += tile_counter(s, &m, r, tile, TEMU_TILE_INQ_STALL) +
+                       tile_counter(s, &m, r, tile, TEMU_TILE_CREDIT_STALL);
+            }
+        }
+        ck_assert_uint_eq(inq, (uint64_t)want);
+        ck_assert_uint_eq(stall_elsewhere, 0);
+        if (both) {
+            ck_assert_uint_gt(inq, 0);
+        } else {
+            ck_assert_uint_eq(any, 0);
+        }
+        temu_tm_destroy(t);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     temu_machine m = test_machine("bgq:2x2x2x2x2");
@@ -304,6 +419,12 @@ START_TEST(test_bad_input)
     temu_tm_run(t, 1000);
     ck_assert_int_eq(temu_tm_send(t, 999, 0, 1, 10, 0, 0, 0, &err), TEMU_EINVAL);
     ck_assert_int_eq(temu_tm_lane_stats_get(t, 0, 10, 0, &(temu_tm_lane_stats){0}, &err), TEMU_ERANGE);
+    /* stall counters: Gemini only so far */
+    temu_session *s;
+    ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_tm_add_stall_counters(t, s, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "only Gemini"));
+    temu_session_close(s);
     temu_tm_destroy(t);
 }
 END_TEST
@@ -319,6 +440,8 @@ int main(void)
     tcase_add_test(tc, test_gemini_tiles);
     tcase_add_test(tc, test_bubble_rule_exact);
     tcase_add_test(tc, test_heavy_load_drains);
+    tcase_add_test(tc, test_message_matches_volume_counters);
+    tcase_add_test(tc, test_stall_counters_in_store);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);
     return test_run(s);
