@@ -455,6 +455,8 @@ static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t
     enter[k] = 0;
 }
 
+static void append(temu_tm *t, int64_t q, int32_t p);
+
 temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes, uint32_t cls,
                          uint32_t lane_key, uint64_t tag, temu_error *err)
 {
@@ -478,7 +480,7 @@ temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, 
                          (long long)when_ps, (long long)t->now);
     }
     p = alloc_pkt(t);
-    if (p < 0 || push(t, when_ps, EV_CREATE, p, 0, 0) != 0) {
+    if (p < 0 || (when_ps > t->now && push(t, when_ps, EV_CREATE, p, 0, 0) != 0)) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for packets");
     }
     tm_pkt *pk = &t->pk[p];
@@ -490,6 +492,9 @@ temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, 
     pk->src_node = (int32_t)src;
     build_path(t, p, src, dst, cls, lane_key);
     t->pending++;
+    if (when_ps == t->now) {
+        append(t, source_queue(t, src), p); /* created now: no event needed */
+    }
     return TEMU_OK;
 }
 
