@@ -75,6 +75,7 @@ struct temu_tm {
     int64_t nchan;   /* + injection + ejection channels */
     tm_chan *ch;
     int64_t *credits; /* [nchan * nvc] */
+    int64_t *occ;     /* [nchan * nvc] packets x ps spent in each input queue */
     tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_pkt *pk;
     int32_t *path;    /* [npk * maxpath] channel ids */
@@ -225,7 +226,7 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->wire_ps = 5000;
         c->max_packet = 256; /* 8 chunks of 32 bytes */
         c->buffer_bytes = 4 * 256; /* our assumption */
-        c->classes = 1;
+        c->classes = 4; /* VCD0, VCD1, bubble, priority: a FIFO each */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 6 * 0.425; /* our assumption: all six links at once */
         break;
@@ -235,7 +236,7 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->wire_ps = 5000;
         c->max_packet = 544; /* 32-byte header + 512 payload bytes */
         c->buffer_bytes = 4 * 544; /* our assumption */
-        c->classes = 1;
+        c->classes = TEMU_BGQ_VCS; /* a receive FIFO per VC */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 10 * 2.0; /* our assumption: the ten torus links */
         break;
@@ -254,8 +255,9 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
     if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0) {
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
-    if (c->classes < 1 || c->classes > 2) {
-        return temu_fail(err, TEMU_EINVAL, "timing model: classes must be 1 or 2, not %u", c->classes);
+    if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: classes must be 1..%d, not %u", TEMU_TM_MAX_CLASSES,
+                         c->classes);
     }
     if (c->flow != TEMU_TM_CREDIT && c->flow != TEMU_TM_TOKEN) {
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown flow control %u", c->flow);
@@ -302,9 +304,10 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->nchan = t->ntorus + 2 * m->nnodes;
     t->ch = calloc((size_t)t->nchan, sizeof *t->ch);
     t->credits = calloc((size_t)(t->nchan * t->nvc), sizeof *t->credits);
+    t->occ = calloc((size_t)(t->nchan * t->nvc), sizeof *t->occ);
     t->q = malloc((size_t)(t->nchan * t->nvc + m->nnodes) * sizeof *t->q);
     t->freepk = -1;
-    if (!t->ch || !t->credits || !t->q) {
+    if (!t->ch || !t->credits || !t->occ || !t->q) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels", (long long)t->nchan);
     }
@@ -349,6 +352,7 @@ void temu_tm_destroy(temu_tm *t)
     }
     free(t->ch);
     free(t->credits);
+    free(t->occ);
     free(t->q);
     free(t->pk);
     free(t->path);
@@ -590,6 +594,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
         if (--up->inq_waiting == 0) {
             up->st.inq_stall_ps += t->now - up->inq_since;
         }
+        t->occ[q] += t->now + readout - pk->hdr; /* present from header arrival to read-out */
         push(t, t->now + readout + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc), (int32_t)(q % t->nvc),
              (int32_t)pk->bytes);
     }
@@ -742,6 +747,23 @@ double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)
         return 0;
     }
     return 1000.0 / t->ch[chan_id(t, router, link, lane)].ps_per_byte;
+}
+
+temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane, uint32_t cls,
+                                   int64_t *packet_ps, temu_error *err)
+{
+    int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
+    int64_t base;
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || cls >= t->c.classes) {
+        return temu_fail(err, TEMU_ERANGE, "timing model: no lane %d, class %u on link %d of router %lld", lane,
+                         cls, link, (long long)router);
+    }
+    base = chan_id(t, router, link, lane) * t->nvc + (int64_t)cls * per;
+    *packet_ps = 0;
+    for (int v = 0; v < per; v++) {
+        *packet_ps += t->occ[base + v];
+    }
+    return TEMU_OK;
 }
 
 temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane, temu_tm_lane_stats *out,

@@ -21,6 +21,8 @@
 /* Gemini router clock: stall counters count 800 MHz cycles of 1250 ps
  * (seed 000 Table I; reference/gemini REPORT section 3). */
 #define GEMINI_CYCLE_PS 1250
+/* BG/Q network clock: 500 MHz, 2000 ps (reference/bgq REPORT, upci_impl.h) */
+#define BGQ_CYCLE_PS 2000
 
 typedef struct bucket {
     uint64_t pkts, units; /* packets left and their size units (phits or chunks) */
@@ -74,12 +76,56 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
             for (int vc = 0; vc < TEMU_BGQ_VCS && st == TEMU_OK; vc++) {
                 bucket b = {plan.packets[dir][vc], plan.chunks[dir][vc]};
                 while (b.pkts > 0 && st == TEMU_OK) {
-                    st = send_one(t, when_ps, src, dst, &b, BG_CHUNK_BYTES, 0, 0, err);
+                    st = send_one(t, when_ps, src, dst, &b, BG_CHUNK_BYTES, (uint32_t)vc, 0, err);
                 }
             }
         }
     }
     return st;
+}
+
+/* Gemini: credit stall on the sending tile, inq stall on the receiving one
+ * (seed 000 L190, L216). */
+static temu_status gemini_counters(const temu_tm *t, temu_session *s, const temu_machine *m, int64_t r, int l,
+                                   temu_error *err)
+{
+    int tiles[8];
+    int n = temu_tm_lanes(t, r, l);
+    int64_t peer = temu_link_neighbor(m, r, l);
+    temu_gemini_link_tiles(l, tiles);
+    for (int k = 0; k < n; k++) {
+        temu_tm_lane_stats ls;
+        temu_status st = temu_tm_lane_stats_get(t, r, l, k, &ls, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        temu_counter_add(s, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
+                         (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
+        temu_counter_add(s, temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
+                         (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
+    }
+    return TEMU_OK;
+}
+
+/* BG/Q: receive-FIFO occupancy of the receiving node's incoming link
+ * (the link on that node it arrives through), per VC. */
+static temu_status bgq_counters(const temu_tm *t, temu_session *s, const temu_machine *m, int64_t r, int l,
+                                temu_error *err)
+{
+    int64_t peer = temu_link_neighbor(m, r, l);
+    if (temu_tm_lanes(t, r, l) == 0) {
+        return TEMU_OK;
+    }
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        int64_t occ;
+        temu_status st = temu_tm_lane_occupancy(t, r, l, 0, (uint32_t)vc, &occ, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        temu_counter_add(s, temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_FIFO, vc),
+                         (uint64_t)(occ / BGQ_CYCLE_PS));
+    }
+    return TEMU_OK;
 }
 
 temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err)
@@ -89,32 +135,15 @@ temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_e
     if (st != TEMU_OK) {
         return st;
     }
-    if (m->system != TEMU_SYSTEM_GEMINI) {
-        return temu_fail(err, TEMU_EINVAL, "stall counters from the timing model: only Gemini so far, not %s",
+    if (m->system == TEMU_SYSTEM_BGP) {
+        return temu_fail(err, TEMU_EINVAL, "counters from the timing model: not for %s yet",
                          temu_system_name(m->system));
     }
-    for (int64_t r = 0; r < m->nrouters; r++) {
-        for (int l = 0; l < 2 * m->ndims; l++) {
-            int tiles[8];
-            int n = temu_tm_lanes(t, r, l);
-            int64_t peer = temu_link_neighbor(m, r, l);
-            temu_gemini_link_tiles(l, tiles);
-            for (int k = 0; k < n; k++) {
-                temu_tm_lane_stats ls;
-                st = temu_tm_lane_stats_get(t, r, l, k, &ls, err);
-                if (st != TEMU_OK) {
-                    return st;
-                }
-                /* credit stall: the sending tile's output lacks credits for
-                 * the remote input queue; inq stall: the receiving tile's
-                 * input queue (seed 000 L190, L216) */
-                temu_counter_add(s, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
-                                 (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
-                temu_counter_add(s,
-                                 temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
-                                 (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
-            }
+    for (int64_t r = 0; r < m->nrouters && st == TEMU_OK; r++) {
+        for (int l = 0; l < 2 * m->ndims && st == TEMU_OK; l++) {
+            st = m->system == TEMU_SYSTEM_GEMINI ? gemini_counters(t, s, m, r, l, err)
+                                                 : bgq_counters(t, s, m, r, l, err);
         }
     }
-    return TEMU_OK;
+    return st;
 }

@@ -40,6 +40,8 @@ typedef enum temu_tm_flow {
     TEMU_TM_TOKEN = 1   /* tokens, one VC per class, bubble rule (BG/P, Q) */
 } temu_tm_flow;
 
+#define TEMU_TM_MAX_CLASSES 8
+
 typedef struct temu_tm_config {
     int64_t router_ps;     /* header arrival -> may leave on the next channel (routing, switch)  */
     int64_t wire_ps;       /* flight time of a router-to-router link                            */
@@ -47,7 +49,8 @@ typedef struct temu_tm_config {
     int64_t credit_ps;     /* a packet's tail leaves a queue -> its space is usable upstream    */
     uint32_t buffer_bytes; /* input queue size per channel and VC                               */
     uint32_t max_packet;   /* largest packet in bytes (bubble rule; buffer_bytes must hold it)  */
-    uint32_t classes;      /* traffic classes, 1..2 (Gemini: request VC0, response VC1)        */
+    uint32_t classes;      /* traffic classes with their own queues, 1..TEMU_TM_MAX_CLASSES    */
+                           /* (Gemini: request VC0, response VC1; Blue Gene: one per VC)       */
     uint32_t flow;         /* temu_tm_flow                                                      */
     double link_gbs;       /* >0: every lane of every link runs at this many GB/s (= bytes/ns); */
                            /* 0: the machine's own rates (Gemini per tile by medium, BG/P, BG/Q) */
@@ -95,6 +98,13 @@ typedef struct temu_tm_lane_stats {
                              /* was ready to leave and could not (output busy or out of credit) */
 } temu_tm_lane_stats;
 
+/* Packets x picoseconds that packets of class cls spent in the input
+ * queue at the receiving end of a lane, each from its header's arrival to
+ * the end of its read-out (divided by the elapsed time: the mean number of
+ * packets waiting).  Packets still queued are not included. */
+temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane, uint32_t cls,
+                                   int64_t *packet_ps, temu_error *err);
+
 /* Lanes of a link leaving `router` (Gemini: tiles of the direction; else 1);
  * 0 for a link that does not exist (mesh edge, extra port). */
 int temu_tm_lanes(const temu_tm *t, int64_t router, int link);
@@ -108,17 +118,19 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
 /* Send a message's packets as the volume model counts them
  * (temu_plan_message): each direction's packets per VC and (Gemini) tile
  * slot, that bucket's phits or chunks split evenly over its packets (the
- * plan keeps totals only), Gemini VC0/VC1 as classes 0/1, tile slot k on
+ * plan keeps totals only), Gemini VC0/VC1 as classes 0/1, Blue Gene VC v
+ * as class v (the model needs as many classes), tile slot k on
  * lane_key gemini_slot_base + k.  All are created at when_ps, the
  * destination's replies too (transactions are not chained yet). */
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m, const temu_message *msg,
                                  temu_error *err);
 
-/* Add the stall times the model accumulated since its creation to the
- * store, in the hardware's unit.  Gemini: GM_TILE_PERF_CREDIT_STALL of each
- * sending tile and GM_TILE_PERF_INQ_STALL of the receiving tile, in 800 MHz
- * cycles (1250 ps, rounded down).  Call once, at the end of a run.  Other
- * systems: TEMU_EINVAL (not yet). */
+/* Add what the model accumulated since its creation to the store, in the
+ * hardware's unit; call once, at the end of a run.  Gemini:
+ * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
+ * of the receiving tile, in 800 MHz cycles (1250 ps).  BG/Q: the receive-FIFO
+ * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
+ * (2000 ps).  Rounded down per lane.  BG/P: TEMU_EINVAL (not yet). */
 temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err);
 
 #ifdef __cplusplus
