@@ -49,7 +49,8 @@ static double run(const temu_machine *m, double load, int64_t span_ps, uint64_t 
     temu_tm *t;
     temu_error err;
     uint64_t rng = 42, hops = 0;
-    if (temu_tm_config_default(m, &c, &err) != TEMU_OK || temu_tm_create(m, &c, &t, &err) != TEMU_OK) {
+    if (temu_tm_config_default(m, &c, &err) != TEMU_OK ||
+        temu_tm_create(m, &c, &t, &err) != TEMU_OK) {
         fprintf(stderr, "bench_timing: %s\n", err.message);
         exit(1);
     }
@@ -65,7 +66,8 @@ static double run(const temu_machine *m, double load, int64_t span_ps, uint64_t 
                 continue;
             }
             int64_t d = (int64_t)(rng_next(&rng) % (uint64_t)m->nnodes);
-            hops += (uint64_t)temu_route_distance(m, temu_node_router(m, n), temu_node_router(m, d));
+            hops +=
+                (uint64_t)temu_route_distance(m, temu_node_router(m, n), temu_node_router(m, d));
             temu_tm_send(t, when, n, d, c.max_packet, 0, (uint32_t)n, 0, &err);
         }
     }

@@ -45,7 +45,7 @@ typedef struct tm_chan {
     int32_t nwait, capwait;
     int32_t try_pending;
     int32_t exists;
-    int32_t stalled; /* credit stall interval open */
+    int32_t stalled;     /* credit stall interval open */
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
     int64_t stall_since, inq_since;
     temu_tm_lane_stats st;
@@ -67,20 +67,20 @@ typedef struct tm_queue {
 struct temu_tm {
     temu_machine m;
     temu_tm_config c;
-    int nvc;         /* VCs per channel */
-    int maxlanes;    /* 8 on Gemini, 1 on Blue Gene */
-    int tlinks;      /* torus links per router: 2 * ndims */
-    int maxpath;     /* injection + longest route + ejection */
-    int64_t ntorus;  /* torus channels (existing or not) */
-    int64_t nchan;   /* + injection + ejection channels */
+    int nvc;        /* VCs per channel */
+    int maxlanes;   /* 8 on Gemini, 1 on Blue Gene */
+    int tlinks;     /* torus links per router: 2 * ndims */
+    int maxpath;    /* injection + longest route + ejection */
+    int64_t ntorus; /* torus channels (existing or not) */
+    int64_t nchan;  /* + injection + ejection channels */
     tm_chan *ch;
     int64_t *credits; /* [nchan * nvc] */
     int64_t *occ;     /* [nchan * nvc] packets x ps spent in each input queue */
     tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_pkt *pk;
-    int32_t *path;    /* [npk * maxpath] channel ids */
-    uint8_t *pvc;     /* [npk * maxpath] VC taken on that channel */
-    uint8_t *penter;  /* [npk * maxpath] 1 = first hop of a dimension */
+    int32_t *path;   /* [npk * maxpath] channel ids */
+    uint8_t *pvc;    /* [npk * maxpath] VC taken on that channel */
+    uint8_t *penter; /* [npk * maxpath] 1 = first hop of a dimension */
     int32_t npk, cappk, freepk;
     tm_event *heap;
     int64_t nheap, capheap;
@@ -214,9 +214,9 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
          * router and wire time is our choice. */
         c->router_ps = 100000;
         c->wire_ps = 5000;
-        c->max_packet = 96; /* 32 phits of 3 bytes (seed 000 V.A) */
+        c->max_packet = 96;       /* 32 phits of 3 bytes (seed 000 V.A) */
         c->buffer_bytes = 8 * 96; /* our assumption: 8 maximal packets per VC */
-        c->classes = 2;     /* request VC0, response VC1 */
+        c->classes = 2;           /* request VC0, response VC1 */
         c->flow = TEMU_TM_CREDIT;
         c->node_gbs = 4 * 1.30; /* a NIC's half of the 8 host tiles */
         break;
@@ -224,9 +224,9 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         /* our assumption: 100 ns per hop */
         c->router_ps = 95000;
         c->wire_ps = 5000;
-        c->max_packet = 256; /* 8 chunks of 32 bytes */
+        c->max_packet = 256;       /* 8 chunks of 32 bytes */
         c->buffer_bytes = 4 * 256; /* our assumption */
-        c->classes = 4; /* VCD0, VCD1, bubble, priority: a FIFO each */
+        c->classes = 4;            /* VCD0, VCD1, bubble, priority: a FIFO each */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 6 * 0.425; /* our assumption: all six links at once */
         break;
@@ -234,7 +234,7 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         /* ~40 ns per hop (lanl/PPT mira_config.py, citing Chen et al.) */
         c->router_ps = 35000;
         c->wire_ps = 5000;
-        c->max_packet = 544; /* 32-byte header + 512 payload bytes */
+        c->max_packet = 544;       /* 32-byte header + 512 payload bytes */
         c->buffer_bytes = 4 * 544; /* our assumption */
         c->classes = TEMU_BGQ_VCS; /* a receive FIFO per VC */
         c->flow = TEMU_TM_TOKEN;
@@ -256,18 +256,20 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
     if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
-        return temu_fail(err, TEMU_EINVAL, "timing model: classes must be 1..%d, not %u", TEMU_TM_MAX_CLASSES,
-                         c->classes);
+        return temu_fail(err, TEMU_EINVAL, "timing model: classes must be 1..%d, not %u",
+                         TEMU_TM_MAX_CLASSES, c->classes);
     }
     if (c->flow != TEMU_TM_CREDIT && c->flow != TEMU_TM_TOKEN) {
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown flow control %u", c->flow);
     }
     if (c->max_packet == 0 || c->max_packet > 65536) {
-        return temu_fail(err, TEMU_EINVAL, "timing model: max_packet %u outside 1..65536", c->max_packet);
+        return temu_fail(err, TEMU_EINVAL, "timing model: max_packet %u outside 1..65536",
+                         c->max_packet);
     }
     need = c->flow == TEMU_TM_TOKEN ? 2 * c->max_packet : c->max_packet;
     if (c->buffer_bytes < need) {
-        return temu_fail(err, TEMU_EINVAL, "timing model: buffer_bytes %u below %u (%s)", c->buffer_bytes, need,
+        return temu_fail(err, TEMU_EINVAL, "timing model: buffer_bytes %u below %u (%s)",
+                         c->buffer_bytes, need,
                          c->flow == TEMU_TM_TOKEN ? "two maximal packets for the bubble rule"
                                                   : "one maximal packet");
     }
@@ -279,7 +281,8 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
 
 /* ---------------------------------------------------------------- create */
 
-temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out, temu_error *err)
+temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
+                           temu_error *err)
 {
     temu_status st = check_config(c, err);
     temu_tm *t;
@@ -309,7 +312,8 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->freepk = -1;
     if (!t->ch || !t->credits || !t->occ || !t->q) {
         temu_tm_destroy(t);
-        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels", (long long)t->nchan);
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
+                         (long long)t->nchan);
     }
     for (int64_t i = 0; i < t->nchan * t->nvc + m->nnodes; i++) {
         t->q[i].head = t->q[i].tail = -1;
@@ -381,7 +385,8 @@ uint64_t temu_tm_pending(const temu_tm *t)
 temu_status temu_tm_check(const temu_tm *t, temu_error *err)
 {
     if (t->oom) {
-        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory during the run; results incomplete");
+        return temu_fail(err, TEMU_ENOMEM,
+                         "timing model: out of memory during the run; results incomplete");
     }
     return TEMU_OK;
 }
@@ -427,14 +432,16 @@ static int32_t alloc_pkt(temu_tm *t)
  * Dateline (credit flow): a dimension whose hops use the wrap link travels
  * on the class's second VC for all its hops, the others on the first
  * (BookSim's dim_order_torus rule, deadlock-free on every ring). */
-static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t cls, uint32_t lane_key)
+static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t cls,
+                       uint32_t lane_key)
 {
     temu_hop hops[TEMU_MAX_HOPS];
     int32_t *path = &t->path[(size_t)p * (size_t)t->maxpath];
     uint8_t *vc = &t->pvc[(size_t)p * (size_t)t->maxpath];
     uint8_t *enter = &t->penter[(size_t)p * (size_t)t->maxpath];
     int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
-    int n = temu_route(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst), hops, TEMU_MAX_HOPS);
+    int n = temu_route(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst), hops,
+                       TEMU_MAX_HOPS);
     int k = 0;
 
     path[k] = (int32_t)inject_chan(t, src);
@@ -451,7 +458,8 @@ static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t
         }
         for (int h = i; h < j; h++) {
             int lanes = lanes_of(&t->m, hops[h].link);
-            path[k] = (int32_t)chan_id(t, hops[h].from, hops[h].link, (int)(lane_key % (uint32_t)lanes));
+            path[k] =
+                (int32_t)chan_id(t, hops[h].from, hops[h].link, (int)(lane_key % (uint32_t)lanes));
             vc[k] = (uint8_t)(cls * (uint32_t)per + (uint32_t)(per == 2 && wraps));
             enter[k++] = h == i;
         }
@@ -464,26 +472,29 @@ static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t
 
 static void append(temu_tm *t, int64_t q, int32_t p);
 
-temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes, uint32_t cls,
-                         uint32_t lane_key, uint64_t tag, temu_error *err)
+temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
+                         uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
 {
     int32_t p;
     if (t->oom) {
-        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory during the run; results incomplete");
+        return temu_fail(err, TEMU_ENOMEM,
+                         "timing model: out of memory during the run; results incomplete");
     }
     if (src < 0 || src >= t->m.nnodes || dst < 0 || dst >= t->m.nnodes) {
-        return temu_fail(err, TEMU_ERANGE, "timing model: node %lld or %lld outside 0..%lld", (long long)src,
-                         (long long)dst, (long long)t->m.nnodes - 1);
+        return temu_fail(err, TEMU_ERANGE, "timing model: node %lld or %lld outside 0..%lld",
+                         (long long)src, (long long)dst, (long long)t->m.nnodes - 1);
     }
     if (bytes == 0 || bytes > t->c.max_packet) {
         return temu_fail(err, TEMU_EINVAL, "timing model: packet of %u bytes outside 1..%u", bytes,
                          t->c.max_packet);
     }
     if (cls >= t->c.classes) {
-        return temu_fail(err, TEMU_EINVAL, "timing model: class %u, the model has %u", cls, t->c.classes);
+        return temu_fail(err, TEMU_EINVAL, "timing model: class %u, the model has %u", cls,
+                         t->c.classes);
     }
     if (when_ps < t->now) {
-        return temu_fail(err, TEMU_EINVAL, "timing model: packet created at %lld ps, before now (%lld ps)",
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: packet created at %lld ps, before now (%lld ps)",
                          (long long)when_ps, (long long)t->now);
     }
     p = alloc_pkt(t);
@@ -595,8 +606,8 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
             up->st.inq_stall_ps += t->now - up->inq_since;
         }
         t->occ[q] += t->now + readout - pk->hdr; /* present from header arrival to read-out */
-        push(t, t->now + readout + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc), (int32_t)(q % t->nvc),
-             (int32_t)pk->bytes);
+        push(t, t->now + readout + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc),
+             (int32_t)(q % t->nvc), (int32_t)pk->bytes);
     }
     ch->busy_until = t->now + ser;
     ch->st.packets++;
@@ -634,7 +645,8 @@ static void try_chan(temu_tm *t, int64_t c)
         int32_t p = t->q[q].head;
         const tm_pkt *pk = &t->pk[p];
         int64_t need = pk->bytes;
-        if (t->c.flow == TEMU_TM_TOKEN && t->penter[(size_t)p * (size_t)t->maxpath + (size_t)pk->hop]) {
+        if (t->c.flow == TEMU_TM_TOKEN &&
+            t->penter[(size_t)p * (size_t)t->maxpath + (size_t)pk->hop]) {
             need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
         }
         if (t->credits[c * t->nvc + vc_at(t, p, pk->hop)] < need) {
@@ -749,14 +761,15 @@ double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)
     return 1000.0 / t->ch[chan_id(t, router, link, lane)].ps_per_byte;
 }
 
-temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane, uint32_t cls,
-                                   int64_t *packet_ps, temu_error *err)
+temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
+                                   uint32_t cls, int64_t *packet_ps, temu_error *err)
 {
     int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
     int64_t base;
     if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || cls >= t->c.classes) {
-        return temu_fail(err, TEMU_ERANGE, "timing model: no lane %d, class %u on link %d of router %lld", lane,
-                         cls, link, (long long)router);
+        return temu_fail(err, TEMU_ERANGE,
+                         "timing model: no lane %d, class %u on link %d of router %lld", lane, cls,
+                         link, (long long)router);
     }
     base = chan_id(t, router, link, lane) * t->nvc + (int64_t)cls * per;
     *packet_ps = 0;
@@ -766,13 +779,13 @@ temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, i
     return TEMU_OK;
 }
 
-temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane, temu_tm_lane_stats *out,
-                                   temu_error *err)
+temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane,
+                                   temu_tm_lane_stats *out, temu_error *err)
 {
     const tm_chan *ch;
     if (lane < 0 || lane >= temu_tm_lanes(t, router, link)) {
-        return temu_fail(err, TEMU_ERANGE, "timing model: no lane %d on link %d of router %lld", lane, link,
-                         (long long)router);
+        return temu_fail(err, TEMU_ERANGE, "timing model: no lane %d on link %d of router %lld",
+                         lane, link, (long long)router);
     }
     ch = &t->ch[chan_id(t, router, link, lane)];
     *out = ch->st;

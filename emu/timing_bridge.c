@@ -30,8 +30,8 @@ typedef struct bucket {
 
 /* Send the n-th packet of a bucket: its units split evenly over the bucket's
  * packets (the plan keeps totals, not each packet's size). */
-static temu_status send_one(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b, uint32_t unit,
-                            uint32_t cls, uint32_t lane_key, temu_error *err)
+static temu_status send_one(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
+                            uint32_t unit, uint32_t cls, uint32_t lane_key, temu_error *err)
 {
     uint64_t size = (b->units + b->pkts - 1) / b->pkts; /* sizes sum to the bucket's units */
     b->units -= size;
@@ -39,8 +39,8 @@ static temu_status send_one(temu_tm *t, int64_t when, int64_t src, int64_t dst, 
     return temu_tm_send(t, when, src, dst, (uint32_t)(size * unit), cls, lane_key, 0, err);
 }
 
-temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m, const temu_message *msg,
-                                 temu_error *err)
+temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                                 const temu_message *msg, temu_error *err)
 {
     temu_plan plan;
     temu_status st = temu_plan_message(m, msg, &plan, err);
@@ -65,8 +65,8 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
                 for (int k = 0; k < TEMU_SLOTS && st == TEMU_OK; k++) {
                     for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                         if (b[vc][k].pkts > 0) {
-                            st = send_one(t, when_ps, src, dst, &b[vc][k], GEMINI_PHIT_BYTES, (uint32_t)vc,
-                                          plan.gemini_slot_base + (uint32_t)k, err);
+                            st = send_one(t, when_ps, src, dst, &b[vc][k], GEMINI_PHIT_BYTES,
+                                          (uint32_t)vc, plan.gemini_slot_base + (uint32_t)k, err);
                             left = 1;
                         }
                     }
@@ -86,8 +86,8 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
 
 /* Gemini: credit stall on the sending tile, inq stall on the receiving one
  * (seed 000 L190, L216). */
-static temu_status gemini_counters(const temu_tm *t, temu_session *s, const temu_machine *m, int64_t r, int l,
-                                   temu_error *err)
+static temu_status gemini_counters(const temu_tm *t, temu_session *s, const temu_machine *m,
+                                   int64_t r, int l, temu_error *err)
 {
     int tiles[8];
     int n = temu_tm_lanes(t, r, l);
@@ -101,16 +101,17 @@ static temu_status gemini_counters(const temu_tm *t, temu_session *s, const temu
         }
         temu_counter_add(s, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
                          (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
-        temu_counter_add(s, temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
-                         (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
+        temu_counter_add(
+            s, temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
+            (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
     }
     return TEMU_OK;
 }
 
 /* BG/Q: receive-FIFO occupancy of the receiving node's incoming link
  * (the link on that node it arrives through), per VC. */
-static temu_status bgq_counters(const temu_tm *t, temu_session *s, const temu_machine *m, int64_t r, int l,
-                                temu_error *err)
+static temu_status bgq_counters(const temu_tm *t, temu_session *s, const temu_machine *m, int64_t r,
+                                int l, temu_error *err)
 {
     int64_t peer = temu_link_neighbor(m, r, l);
     if (temu_tm_lanes(t, r, l) == 0) {

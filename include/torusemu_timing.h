@@ -63,9 +63,11 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
 typedef struct temu_tm temu_tm;
 
 /* Called once per delivered packet (its tail reached the destination node). */
-typedef void (*temu_tm_delivery_fn)(void *ctx, uint64_t tag, int64_t created_ps, int64_t delivered_ps);
+typedef void (*temu_tm_delivery_fn)(void *ctx, uint64_t tag, int64_t created_ps,
+                                    int64_t delivered_ps);
 
-temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out, temu_error *err);
+temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
+                           temu_error *err);
 void temu_tm_destroy(temu_tm *t);
 void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
 
@@ -74,8 +76,8 @@ void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
  * waits in src's unbounded source queue until the injection channel takes it.
  * lane_key picks the lane on every link (lane = lane_key mod lanes of the
  * link; Gemini's tile slot, doc/model.md).  tag is returned on delivery. */
-temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes, uint32_t cls,
-                         uint32_t lane_key, uint64_t tag, temu_error *err);
+temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
+                         uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err);
 
 /* Process every event up to and including virtual time until_ps (INT64_MAX:
  * until the network is empty).  Returns the new current time. */
@@ -102,16 +104,16 @@ typedef struct temu_tm_lane_stats {
  * queue at the receiving end of a lane, each from its header's arrival to
  * the end of its read-out (divided by the elapsed time: the mean number of
  * packets waiting).  Packets still queued are not included. */
-temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane, uint32_t cls,
-                                   int64_t *packet_ps, temu_error *err);
+temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
+                                   uint32_t cls, int64_t *packet_ps, temu_error *err);
 
 /* Lanes of a link leaving `router` (Gemini: tiles of the direction; else 1);
  * 0 for a link that does not exist (mesh edge, extra port). */
 int temu_tm_lanes(const temu_tm *t, int64_t router, int link);
 /* Bandwidth of that lane in GB/s. */
 double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane);
-temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane, temu_tm_lane_stats *out,
-                                   temu_error *err);
+temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane,
+                                   temu_tm_lane_stats *out, temu_error *err);
 
 /* --- with the volume model and the counter store (emu/timing_bridge.c) -- */
 
@@ -122,8 +124,8 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
  * as class v (the model needs as many classes), tile slot k on
  * lane_key gemini_slot_base + k.  All are created at when_ps, the
  * destination's replies too (transactions are not chained yet). */
-temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m, const temu_message *msg,
-                                 temu_error *err);
+temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                                 const temu_message *msg, temu_error *err);
 
 /* Add what the model accumulated since its creation to the store, in the
  * hardware's unit; call once, at the end of a run.  Gemini:

@@ -56,7 +56,8 @@ static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
 static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint64_t tag)
 {
     temu_error err;
-    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, 0, 0, tag, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, 0, 0, tag, &err) == TEMU_OK, "%s",
+                  err.message);
 }
 
 static int64_t node(const temu_machine *m, int x, int y, int z)
@@ -69,7 +70,8 @@ static temu_tm_lane_stats lane(const temu_tm *t, int64_t router, int link)
 {
     temu_tm_lane_stats s;
     temu_error err;
-    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s",
+                  err.message);
     return s;
 }
 
@@ -205,8 +207,10 @@ START_TEST(test_gemini_tiles)
     ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
     ck_assert_int_eq(temu_tm_lanes(t, 0, TEMU_LINK_PLUS(0)), 8);
     ck_assert_int_eq(temu_tm_lanes(t, 0, TEMU_LINK_PLUS(1)), 4);
-    ck_assert(temu_tm_lane_gbs(t, 0, TEMU_LINK_PLUS(0), 0) == temu_medium_tile_bandwidth(TEMU_MEDIUM_CABLE));
-    ck_assert(temu_tm_send(t, 0, 0, 2 * 16, 96, 1, 3, 0, &err) == TEMU_OK); /* router 0 -> (1,0,0) */
+    ck_assert(temu_tm_lane_gbs(t, 0, TEMU_LINK_PLUS(0), 0) ==
+              temu_medium_tile_bandwidth(TEMU_MEDIUM_CABLE));
+    ck_assert(temu_tm_send(t, 0, 0, 2 * 16, 96, 1, 3, 0, &err) ==
+              TEMU_OK); /* router 0 -> (1,0,0) */
     temu_tm_run(t, INT64_MAX);
     temu_tm_lane_stats s;
     ck_assert(temu_tm_lane_stats_get(t, 0, TEMU_LINK_PLUS(0), 3, &s, &err) == TEMU_OK);
@@ -273,8 +277,8 @@ START_TEST(test_heavy_load_drains)
             }
             int64_t dst = temu_router_index(&m, co) * m.nodes_per_router + n % m.nodes_per_router;
             for (int i = 0; i < 16; i++) {
-                ck_assert(temu_tm_send(t, 0, n, dst, c.max_packet, (uint32_t)i % c.classes, (uint32_t)i, 0, &err) ==
-                          TEMU_OK);
+                ck_assert(temu_tm_send(t, 0, n, dst, c.max_packet, (uint32_t)i % c.classes,
+                                       (uint32_t)i, 0, &err) == TEMU_OK);
             }
         }
         temu_tm_run(t, INT64_MAX);
@@ -286,7 +290,8 @@ START_TEST(test_heavy_load_drains)
 }
 END_TEST
 
-static uint64_t tile_counter(temu_session *s, const temu_machine *m, int64_t router, int tile, int counter)
+static uint64_t tile_counter(temu_session *s, const temu_machine *m, int64_t router, int tile,
+                             int counter)
 {
     return temu_counter_read(s, temu_idx_gemini_tile(m, router, tile, counter));
 }
@@ -325,10 +330,12 @@ START_TEST(test_message_matches_volume_counters)
                     temu_tm_lane_stats ls;
                     int rt = temu_gemini_peer_tile(tiles[k]);
                     ck_assert(temu_tm_lane_stats_get(t, r, l, k, &ls, &err) == TEMU_OK);
-                    ck_assert_uint_eq(ls.packets, tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PKTS) +
-                                                      tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PKTS));
-                    ck_assert_uint_eq(ls.bytes, 3 * (tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PHITS) +
-                                                     tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PHITS)));
+                    ck_assert_uint_eq(ls.packets,
+                                      tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PKTS) +
+                                          tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PKTS));
+                    ck_assert_uint_eq(ls.bytes,
+                                      3 * (tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PHITS) +
+                                           tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PHITS)));
                     total += ls.packets;
                 }
             }
@@ -357,8 +364,8 @@ START_TEST(test_stall_counters_in_store)
         temu_tm *t;
         temu_message a = {temu_router_index(&m, c0) * 2, temu_router_index(&m, c2) * 2, 65536, NULL,
                           TEMU_KIND_PUT};
-        temu_message b = {temu_router_index(&m, c1) * 2, temu_router_index(&m, c2) * 2 + 1, 65536, NULL,
-                          TEMU_KIND_PUT};
+        temu_message b = {temu_router_index(&m, c1) * 2, temu_router_index(&m, c2) * 2 + 1, 65536,
+                          NULL, TEMU_KIND_PUT};
         uint64_t inq = 0, stall_elsewhere = 0, any = 0;
         int64_t want = 0;
         ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
@@ -374,15 +381,16 @@ START_TEST(test_stall_counters_in_store)
         int n = temu_gemini_link_tiles(TEMU_LINK_PLUS(0), tiles);
         for (int k = 0; k < n; k++) {
             temu_tm_lane_stats ls;
-            ck_assert(temu_tm_lane_stats_get(t, temu_router_index(&m, c0), TEMU_LINK_PLUS(0), k, &ls, &err) ==
-                      TEMU_OK);
+            ck_assert(temu_tm_lane_stats_get(t, temu_router_index(&m, c0), TEMU_LINK_PLUS(0), k,
+                                             &ls, &err) == TEMU_OK);
             want += ls.inq_stall_ps / 1250;
             inq += tile_counter(s, &m, temu_router_index(&m, c1), temu_gemini_peer_tile(tiles[k]),
                                 TEMU_TILE_INQ_STALL);
         }
         for (int tile = 0; tile < 48; tile++) {
-            stall_elsewhere += tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_INQ_STALL) +
-                               tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_CREDIT_STALL);
+            stall_elsewhere +=
+                tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_INQ_STALL) +
+                tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_CREDIT_STALL);
             for (int64_t r = 0; r < m.nrouters; r++) {
                 any += tile_counter(s, &m, r, tile, TEMU_TILE_INQ_STALL) +
                        tile_counter(s, &m, r, tile, TEMU_TILE_CREDIT_STALL);
@@ -422,12 +430,14 @@ START_TEST(test_occupancy_exact)
     }
     for (int x = 0; x < 3; x++) {
         int64_t occ;
-        ck_assert(temu_tm_lane_occupancy(t, node(&m, x, 0, 0), TEMU_LINK_PLUS(0), 0, 0, &occ, &err) == TEMU_OK);
+        ck_assert(temu_tm_lane_occupancy(t, node(&m, x, 0, 0), TEMU_LINK_PLUS(0), 0, 0, &occ,
+                                         &err) == TEMU_OK);
         ck_assert_int_eq(occ, 120000);
         on_path += occ;
     }
     int64_t occ;
-    ck_assert(temu_tm_lane_occupancy(t, node(&m, 3, 0, 0), TEMU_LINK_PLUS(1), 0, 0, &occ, &err) == TEMU_OK);
+    ck_assert(temu_tm_lane_occupancy(t, node(&m, 3, 0, 0), TEMU_LINK_PLUS(1), 0, 0, &occ, &err) ==
+              TEMU_OK);
     ck_assert_int_eq(occ, 120000);
     ck_assert_int_eq(total, on_path + occ);
     temu_tm_destroy(t);
@@ -448,17 +458,22 @@ START_TEST(test_bgq_fifo_occupancy_in_store)
     temu_tm_config c;
     temu_error err;
     temu_tm *t;
-    int32_t c0[5] = {0, 0, 0, 0, 0}, c1[5] = {1, 0, 0, 0, 0}, c2[5] = {2, 0, 0, 0, 0}, c3[5] = {2, 1, 0, 0, 0};
-    temu_message msg = {temu_router_index(&m, c0), temu_router_index(&m, c3), 100, NULL, TEMU_KIND_P2P};
+    int32_t c0[5] = {0, 0, 0, 0, 0}, c1[5] = {1, 0, 0, 0, 0}, c2[5] = {2, 0, 0, 0, 0},
+            c3[5] = {2, 1, 0, 0, 0};
+    temu_message msg = {temu_router_index(&m, c0), temu_router_index(&m, c3), 100, NULL,
+                        TEMU_KIND_P2P};
     ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
     ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
     ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
     ck_assert(temu_tm_send_message(t, 0, &m, &msg, &err) == TEMU_OK);
     temu_tm_run(t, INT64_MAX);
     ck_assert(temu_tm_add_stall_counters(t, s, &err) == TEMU_OK);
-    int64_t fifo_a1 = temu_idx_bgq_nw(&m, temu_router_index(&m, c1), TEMU_LINK_MINUS(0), TEMU_BGQ_NW_RECV_FIFO, 1);
-    int64_t fifo_a2 = temu_idx_bgq_nw(&m, temu_router_index(&m, c2), TEMU_LINK_MINUS(0), TEMU_BGQ_NW_RECV_FIFO, 1);
-    int64_t fifo_b = temu_idx_bgq_nw(&m, temu_router_index(&m, c3), TEMU_LINK_MINUS(1), TEMU_BGQ_NW_RECV_FIFO, 1);
+    int64_t fifo_a1 = temu_idx_bgq_nw(&m, temu_router_index(&m, c1), TEMU_LINK_MINUS(0),
+                                      TEMU_BGQ_NW_RECV_FIFO, 1);
+    int64_t fifo_a2 = temu_idx_bgq_nw(&m, temu_router_index(&m, c2), TEMU_LINK_MINUS(0),
+                                      TEMU_BGQ_NW_RECV_FIFO, 1);
+    int64_t fifo_b = temu_idx_bgq_nw(&m, temu_router_index(&m, c3), TEMU_LINK_MINUS(1),
+                                     TEMU_BGQ_NW_RECV_FIFO, 1);
     ck_assert_uint_eq(temu_counter_read(s, fifo_a1), 57);
     ck_assert_uint_eq(temu_counter_read(s, fifo_a2), 57);
     ck_assert_uint_eq(temu_counter_read(s, fifo_b), 76);
@@ -496,7 +511,8 @@ START_TEST(test_bad_input)
     ck_assert_int_eq(temu_tm_send(t, 0, 0, 1, 10, TEMU_BGQ_VCS, 0, 0, &err), TEMU_EINVAL);
     temu_tm_run(t, 1000);
     ck_assert_int_eq(temu_tm_send(t, 999, 0, 1, 10, 0, 0, 0, &err), TEMU_EINVAL);
-    ck_assert_int_eq(temu_tm_lane_stats_get(t, 0, 10, 0, &(temu_tm_lane_stats){0}, &err), TEMU_ERANGE);
+    ck_assert_int_eq(temu_tm_lane_stats_get(t, 0, 10, 0, &(temu_tm_lane_stats){0}, &err),
+                     TEMU_ERANGE);
     ck_assert_int_eq(temu_tm_lane_occupancy(t, 0, 0, 0, 7, &(int64_t){0}, &err), TEMU_ERANGE);
     temu_tm_destroy(t);
     /* counters from the model: not for BG/P yet */

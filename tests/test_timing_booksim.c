@@ -22,8 +22,8 @@
 
 #include <math.h>
 
-#define CYCLE 1000   /* ps */
-#define FLIT 16      /* bytes */
+#define CYCLE 1000 /* ps */
+#define FLIT 16    /* bytes */
 #define PKT_FLITS 4
 #define WARMUP 3000  /* cycles */
 #define MEASURE 6000 /* cycles */
@@ -90,8 +90,8 @@ static int64_t our_node(const temu_machine *m, int k, int b)
 }
 
 typedef struct result {
-    double latency; /* cycles, mean over measured packets */
-    double worst;   /* cycles, worst per-source mean       */
+    double latency;  /* cycles, mean over measured packets */
+    double worst;    /* cycles, worst per-source mean       */
     double accepted; /* flits per node per cycle            */
 } result;
 
@@ -111,10 +111,10 @@ static result run_case(int k, const char *pattern, double load)
     snprintf(spec, sizeof spec, "bgp:%dx%dx%d,torus=111", k, k, k);
     m = test_machine(spec);
     memset(&c, 0, sizeof c);
-    c.router_ps = 4 * CYCLE;  /* routing, VC allocation, switch allocation, traversal */
-    c.wire_ps = 2 * CYCLE;    /* BookSim's torus channel latency                       */
+    c.router_ps = 4 * CYCLE; /* routing, VC allocation, switch allocation, traversal */
+    c.wire_ps = 2 * CYCLE;   /* BookSim's torus channel latency                       */
     c.node_wire_ps = 1 * CYCLE;
-    c.credit_ps = 2 * CYCLE;  /* credits return over a channel of the same latency    */
+    c.credit_ps = 2 * CYCLE; /* credits return over a channel of the same latency    */
     c.buffer_bytes = 8 * FLIT;
     c.max_packet = PKT_FLITS * FLIT;
     c.classes = 1;
@@ -135,8 +135,8 @@ static result run_case(int k, const char *pattern, double load)
             int d = booksim_dest(pattern, k, b, &rng);
             uint64_t tag = ((uint64_t)b << 1) | (uint64_t)measured;
             ms.sent[b] += measured;
-            ck_assert(temu_tm_send(t, cyc * CYCLE, our_node(&m, k, b), our_node(&m, k, d), PKT_FLITS * FLIT, 0, 0,
-                                   tag, &err) == TEMU_OK);
+            ck_assert(temu_tm_send(t, cyc * CYCLE, our_node(&m, k, b), our_node(&m, k, d),
+                                   PKT_FLITS * FLIT, 0, 0, tag, &err) == TEMU_OK);
         }
         temu_tm_run(t, cyc * CYCLE);
     }
@@ -183,23 +183,27 @@ static void check_rows(int want_k)
         char kind[8], pattern[32];
         int k;
         double load, lat;
-        if (line[0] == '#' || sscanf(line, "%7s %d %31s %lf", kind, &k, pattern, &load) != 4 || k != want_k) {
+        if (line[0] == '#' || sscanf(line, "%7s %d %31s %lf", kind, &k, pattern, &load) != 4 ||
+            k != want_k) {
             continue;
         }
         if (strcmp(kind, "sat") == 0) {
             result below = run_case(k, pattern, 0.85 * load);
             result above = run_case(k, pattern, 1.15 * load);
-            fprintf(stderr, "%d %s sat %.4f: at 0.85x worst %.1f, at 1.15x worst %.1f cycles\n", k, pattern, load,
-                    below.worst, above.worst);
-            ck_assert_msg(below.worst < 500, "%d %s: saturated at 0.85 x BookSim's %.4f", k, pattern, load);
-            ck_assert_msg(above.worst >= 500, "%d %s: not saturated at 1.15 x BookSim's %.4f", k, pattern, load);
+            fprintf(stderr, "%d %s sat %.4f: at 0.85x worst %.1f, at 1.15x worst %.1f cycles\n", k,
+                    pattern, load, below.worst, above.worst);
+            ck_assert_msg(below.worst < 500, "%d %s: saturated at 0.85 x BookSim's %.4f", k,
+                          pattern, load);
+            ck_assert_msg(above.worst >= 500, "%d %s: not saturated at 1.15 x BookSim's %.4f", k,
+                          pattern, load);
             rows++;
         } else if (strcmp(kind, "lat") == 0 && sscanf(line, "%*s %*d %*s %*f %lf", &lat) == 1) {
             result r = run_case(k, pattern, load);
-            fprintf(stderr, "%d %s load %.4f: ours %.2f, BookSim %.2f cycles (%+.1f %%)\n", k, pattern, load,
-                    r.latency, lat, 100 * (r.latency / lat - 1));
-            ck_assert_msg(fabs(r.latency / lat - 1) <= 0.25, "%d %s load %.4f: latency %.2f vs BookSim %.2f", k,
-                          pattern, load, r.latency, lat);
+            fprintf(stderr, "%d %s load %.4f: ours %.2f, BookSim %.2f cycles (%+.1f %%)\n", k,
+                    pattern, load, r.latency, lat, 100 * (r.latency / lat - 1));
+            ck_assert_msg(fabs(r.latency / lat - 1) <= 0.25,
+                          "%d %s load %.4f: latency %.2f vs BookSim %.2f", k, pattern, load,
+                          r.latency, lat);
             rows++;
         }
     }
