@@ -77,9 +77,9 @@ expect_ok "compile the info checker" cc -o "$TMP/info" "$TMP/info.c" -I"$PAPI_PR
 # shellcheck disable=SC2086
 expect_ok "every event's info" "$TMP/info" $PAPI_COMPONENTS
 # the event counts of the tables (ctests/tables.sh), and the listed values:
-# gemini 6 x 48 tiles + 5 x 7 links; bgq_nwunit 35 x 18 links + 4 vc
+# gemini 6 x 48 tiles + 9 x 7 links; bgq_nwunit 35 x 18 links + 4 vc
 # defaults; bgq_l2unit 17 x 16 slices
-expect_out "gemini_tile listed" "^gemini_tile: 25 events, 323 listed qualifier values$"
+expect_out "gemini_tile listed" "^gemini_tile: 29 events, 351 listed qualifier values$"
 expect_out "bgp_torus listed" "^bgp_torus: 72 events, 0 listed qualifier values$"
 expect_out "bgq_nwunit listed" "^bgq_nwunit: 35 events, 634 listed qualifier values$"
 expect_out "bgq_l2unit listed" "^bgq_l2unit: 34 events, 272 listed qualifier values$"

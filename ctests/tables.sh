@@ -17,7 +17,7 @@ for c in $PAPI_COMPONENTS; do
     expect_ok "$c table" check_table "$c" "$top_srcdir/components/$c/$c.events" "$p"
 done
 expect_ok "gemini_tile counts" check_table gemini_tile "$top_srcdir/components/gemini_tile/gemini_tile.events" "$top_srcdir/presets/gemini_tile.presets"
-expect_out "gemini_tile: 20 base + 5 link events" "^gemini_tile: 25 events \(20 base, 5 derived\), 3 qualifiers"
+expect_out "gemini_tile: 20 base + 9 link events" "^gemini_tile: 29 events \(20 base, 9 derived\), 3 qualifiers"
 expect_ok "bgp_torus counts" check_table bgp_torus "$top_srcdir/components/bgp_torus/bgp_torus.events" "$top_srcdir/presets/bgp_torus.presets"
 expect_out "bgp_torus: 70 torus events + 2 presets" "^bgp_torus: 72 events \(70 base, 2 derived\)"
 
