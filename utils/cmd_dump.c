@@ -3,6 +3,7 @@
  * Gemini on Cray machines) and link; formats in doc/cli.md.
  */
 #include "cli.h"
+#include "dump.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -18,6 +19,8 @@ static void usage(FILE *f)
                "  -l, --link=L    only link L (a link name: X+, A-, IO, HH)\n"
                "  -a, --all       print rows that are all zero too\n"
                "  -t, --tiles     Gemini: one row per tile instead of per logical link\n"
+               "      --format=F  table (default), csv or json: one record per counter\n"
+               "                  (unit, name, coord, link, tile, counter, value)\n"
                "  -h, --help      print this help and exit\n"
                "      --version   print the version and exit\n"
                "\n"
@@ -25,30 +28,10 @@ static void usage(FILE *f)
                "  torusemu dump job.store --node=1,0,0,0,0 --link=A-\n");
 }
 
-typedef struct dump_filter {
-    int64_t node; /* -1: all */
-    int link;     /* -1: all */
-    int all;      /* print zero rows too */
-    int tiles;    /* Gemini: per tile instead of per link */
-} dump_filter;
-
-static int any_nonzero(const uint64_t *v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (v[i] != 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static void dump_gemini(const temu_session *s, const dump_filter *f)
 {
     const temu_machine *m = temu_session_machine(s);
-    static const char *nic_names[] = {
-        "ORB_VC0_PKTS",   "ORB_VC0_FLITS", "ORB_VC1_PKTS", "ORB_VC1_FLITS", "RAT_HDR_FLITS",
-        "RAT_DATA_FLITS", "NPT_PKTS",      "NPT_FLITS",    "FMA_PKTS",      "FMA_FLITS",
-        "BTE_PKTS",       "BTE_FLITS",     "OUT_PKTS",     "OUT_FLITS"};
+    const char *const *nic_names = dump_gemini_nic_names;
     for (int64_t r = 0; r < m->nrouters; r++) {
         if (f->node >= 0 && temu_node_router(m, f->node) != r) {
             continue;
@@ -69,7 +52,7 @@ static void dump_gemini(const temu_session *s, const dump_filter *f)
                     v[c] = temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i], c));
                     sum[c] += v[c];
                 }
-                if (f->tiles && (f->all || any_nonzero(v, TEMU_GEMINI_TILE_COUNTERS))) {
+                if (f->tiles && (f->all || dump_any_nonzero(v, TEMU_GEMINI_TILE_COUNTERS))) {
                     if (!header++) {
                         printf("gemini %s ", name);
                         cli_print_coords(m, r, stdout);
@@ -82,7 +65,7 @@ static void dump_gemini(const temu_session *s, const dump_filter *f)
                            v[2], v[3], v[4], v[5]);
                 }
             }
-            if (!f->tiles && (f->all || any_nonzero(sum, TEMU_GEMINI_TILE_COUNTERS))) {
+            if (!f->tiles && (f->all || dump_any_nonzero(sum, TEMU_GEMINI_TILE_COUNTERS))) {
                 if (!header++) {
                     printf("gemini %s ", name);
                     cli_print_coords(m, r, stdout);
@@ -103,7 +86,7 @@ static void dump_gemini(const temu_session *s, const dump_filter *f)
             for (int c = 0; c < 14; c++) {
                 v[c] = temu_counter_read(s, temu_idx_gemini_nic(m, node, c));
             }
-            if (f->all || any_nonzero(v, 14)) {
+            if (f->all || dump_any_nonzero(v, 14)) {
                 char nn[64];
                 temu_node_name(m, node, nn, sizeof nn);
                 if (!header++) {
@@ -135,10 +118,8 @@ static void dump_bgq_node(const temu_session *s, const dump_filter *f, int64_t n
 {
     const temu_machine *m = temu_session_machine(s);
     int header = 0;
-    static const char *mu_names[] = {"PKT_INJ",      "MSG_INJ",      "FIFO_PKT_RCV",
-                                     "RGET_PKT_RCV", "PUT_PKT_RCV",  "PORT0_16B_WRT",
-                                     "PORT0_32B_RD", "PORT0_64B_RD", "PORT0_128B_RD"};
-    enum { NMU = sizeof mu_names / sizeof mu_names[0] };
+    const char *const *mu_names = dump_bgq_mu_names;
+    enum { NMU = DUMP_BGQ_MU };
     for (int l = 0; l < TEMU_BGQ_LINKS; l++) {
         uint64_t v[TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS];
         if (f->link >= 0 && f->link != l) {
@@ -149,7 +130,7 @@ static void dump_bgq_node(const temu_session *s, const dump_filter *f, int64_t n
                 v[k * TEMU_BGQ_VCS + vc] = temu_counter_read(s, temu_idx_bgq_nw(m, node, l, k, vc));
             }
         }
-        if (!f->all && !any_nonzero(v, 2 * TEMU_BGQ_VCS)) {
+        if (!f->all && !dump_any_nonzero(v, 2 * TEMU_BGQ_VCS)) {
             continue;
         }
         if (!header++) {
@@ -169,7 +150,7 @@ static void dump_bgq_node(const temu_session *s, const dump_filter *f, int64_t n
     for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
         l2[k] = temu_counter_read(s, temu_idx_bgq_l2(m, node, k, 0));
     }
-    if (f->link < 0 && (f->all || any_nonzero(mu, NMU))) {
+    if (f->link < 0 && (f->all || dump_any_nonzero(mu, NMU))) {
         if (!header++) {
             node_header(m, node, name);
         }
@@ -192,13 +173,7 @@ static void dump_bgp_node(const temu_session *s, const dump_filter *f, int64_t n
     int header = 0;
     for (int l = 0; l < 6; l++) {
         uint64_t v[TEMU_BGP_COUNTERS];
-        if (f->link >= 0 && f->link != l) {
-            continue;
-        }
-        for (int c = 0; c < TEMU_BGP_COUNTERS; c++) {
-            v[c] = temu_counter_read(s, temu_idx_bgp(m, node, l, c));
-        }
-        if (!f->all && !any_nonzero(v, TEMU_BGP_COUNTERS)) {
+        if (!dump_bgp_row(s, f, node, l, v)) {
             continue;
         }
         if (!header++) {
@@ -234,11 +209,13 @@ int cmd_dump(int argc, char **argv)
                                          {"link", required_argument, NULL, 'l'},
                                          {"all", no_argument, NULL, 'a'},
                                          {"tiles", no_argument, NULL, 't'},
+                                         CLI_FORMAT_OPTION,
                                          {NULL, 0, NULL, 0}};
     temu_error err;
     temu_session *s;
     const char *node_s = NULL, *link_s = NULL;
     dump_filter f = {-1, -1, 0, 0};
+    cli_format format = CLI_FORMAT_TABLE;
     int c, done, rc;
     cli_begin();
     while ((c = cli_next(argc, argv, ":hn:l:at", opts, usage, &done, &rc)) != -1) {
@@ -251,6 +228,10 @@ int cmd_dump(int argc, char **argv)
             link_s = optarg;
         } else if (c == 'a') {
             f.all = 1;
+        } else if (c == CLI_OPT_FORMAT) {
+            if (cli_parse_format(optarg, &format) != 0) {
+                return CLI_EXIT_USAGE;
+            }
         } else {
             f.tiles = 1;
         }
@@ -275,6 +256,11 @@ int cmd_dump(int argc, char **argv)
         rc = cli_fail("dump: '%s' is not a link of %s", link_s, m->name);
         temu_session_close(s);
         return rc;
+    }
+    if (format != CLI_FORMAT_TABLE) {
+        dump_records(s, &f, format, store);
+        temu_session_close(s);
+        return 0;
     }
     printf("# session %s  machine %s  ranks %d  messages %" PRIu64 "  bytes %" PRIu64 "\n", store,
            m->name, temu_session_nranks(s), temu_session_messages(s), temu_session_bytes(s));

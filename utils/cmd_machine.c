@@ -3,6 +3,9 @@
  * presets; --tiles adds the Gemini tile table.
  */
 #include "cli.h"
+#include "records.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -20,6 +23,7 @@ static void usage(FILE *f)
                "  -p, --presets   list the preset machines (name, spec, description)\n"
                "  -t, --tiles     also print the Gemini 48-tile table: link, medium and GB/s\n"
                "                  of every tile, and the tiles of each logical link\n"
+               "      --format=F  table (default), csv or json (doc/cli.md: columns)\n"
                "  -h, --help      print this help and exit\n"
                "      --version   print the version and exit\n"
                "\n"
@@ -58,24 +62,82 @@ static void print_tile_table(const temu_machine *m)
     }
 }
 
+/* --format=csv|json: the tiles as records, each with its link's totals */
+static void tile_records(const temu_machine *m, cli_format format)
+{
+    static const char *const cols[] = {"tile",   "row",  "column",     "link",
+                                       "medium", "gb_s", "link_tiles", "link_gb_s"};
+    int tiles[TEMU_GEMINI_TILES];
+    cli_rec r;
+    cli_rec_begin(&r, stdout, format, cols, 8);
+    for (int t = 0; t < TEMU_GEMINI_TILES; t++) {
+        int link = temu_gemini_tile_link(t);
+        temu_medium md = temu_gemini_link_medium(m, 0, link);
+        cli_rec_cell(&r, "%d", t);
+        cli_rec_cell(&r, "%d", t / TEMU_GEMINI_TILE_COLS);
+        cli_rec_cell(&r, "%d", t % TEMU_GEMINI_TILE_COLS);
+        cli_rec_cell(&r, "%s", temu_link_name(m, link));
+        cli_rec_cell(&r, "%s", temu_medium_name(md));
+        cli_rec_cell(&r, "%.2f", temu_medium_tile_bandwidth(md));
+        cli_rec_cell(&r, "%d", temu_gemini_link_tiles(link, tiles));
+        cli_rec_cell(&r, "%.2f", temu_gemini_link_bandwidth(m, 0, link));
+        cli_rec_row(&r);
+    }
+    cli_rec_end(&r);
+}
+
+/* --format=csv|json of the text `machine` prints (the description or the
+ * preset list), captured and cut into cells. */
+static int text_records(const temu_machine *m, cli_format format)
+{
+    static const char *const desc_cols[] = {"field", "value"};
+    static const char *const preset_cols[] = {"name", "spec", "description"};
+    char *text = NULL;
+    size_t len = 0;
+    cli_rec r;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL) {
+        return cli_fail("machine: out of memory");
+    }
+    if (m != NULL) {
+        temu_machine_describe(m, f);
+    } else {
+        temu_machine_list_presets(f);
+    }
+    fclose(f);
+    cli_rec_begin(&r, stdout, format, m != NULL ? desc_cols : preset_cols, m != NULL ? 2 : 3);
+    cli_rec_lines(&r, text, m == NULL);
+    cli_rec_end(&r);
+    free(text);
+    return 0;
+}
+
 int cmd_machine(int argc, char **argv)
 {
     static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"presets", no_argument, NULL, 'p'},
                                          {"tiles", no_argument, NULL, 't'},
+                                         CLI_FORMAT_OPTION,
                                          {NULL, 0, NULL, 0}};
     temu_machine m;
     temu_error err;
+    cli_format format = CLI_FORMAT_TABLE;
     int tiles = 0, presets = 0, c, done, rc;
     cli_begin();
     while ((c = cli_next(argc, argv, ":hpt", opts, usage, &done, &rc)) != -1) {
         if (done) {
             return rc;
         }
+        if (c == CLI_OPT_FORMAT && cli_parse_format(optarg, &format) != 0) {
+            return CLI_EXIT_USAGE;
+        }
         presets |= c == 'p';
         tiles |= c == 't';
     }
     if (presets) {
+        if (format != CLI_FORMAT_TABLE) {
+            return text_records(NULL, format);
+        }
         temu_machine_list_presets(stdout);
         return 0;
     }
@@ -88,11 +150,18 @@ int cmd_machine(int argc, char **argv)
     if (temu_machine_parse(argv[optind], &m, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
+    if (tiles && m.system != TEMU_SYSTEM_GEMINI) {
+        return cli_fail("--tiles applies to Gemini machines only");
+    }
+    if (format != CLI_FORMAT_TABLE) {
+        if (tiles) {
+            tile_records(&m, format);
+            return 0;
+        }
+        return text_records(&m, format);
+    }
     temu_machine_describe(&m, stdout);
     if (tiles) {
-        if (m.system != TEMU_SYSTEM_GEMINI) {
-            return cli_fail("--tiles applies to Gemini machines only");
-        }
         print_tile_table(&m);
     }
     return 0;

@@ -2,6 +2,7 @@
  * cmd_route.c - `torusemu route`: the deterministic route between two
  * nodes and, with --bytes, the counts one message leaves along it.
  */
+#include "records.h"
 #include "traffic.h"
 
 #include <inttypes.h>
@@ -25,6 +26,8 @@ static void usage(FILE *f)
                "  -p, --payload=DATA    zero, ones, random or random:SEED; drives Gemini\n"
                "                        compression (default: no payload, no compression)\n"
                "  -c, --count=N         messages to inject (default 1)\n"
+               "      --format=F        table (default), csv or json: one record per hop\n"
+               "                        (without --bytes; columns in doc/cli.md)\n"
                "  -h, --help            print this help and exit\n"
                "      --version         print the version and exit\n"
                "\n"
@@ -140,9 +143,65 @@ static void print_route_counts(const temu_session *s, const char *title, int64_t
     }
 }
 
+/* --format=csv|json: one record per hop of both routes (doc/cli.md) */
+static void route_records(const temu_machine *m, int64_t src, int64_t dst, cli_format format)
+{
+    static const char *const cols[] = {"route",     "hop",     "from",      "to",
+                                       "from_name", "to_name", "link",      "in_link",
+                                       "medium",    "gb_s",    "out_tiles", "in_tiles"};
+    cli_rec r;
+    cli_rec_begin(&r, stdout, format, cols, 12);
+    for (int back = 0; back < 2; back++) {
+        temu_hop hops[TEMU_MAX_HOPS];
+        int64_t a = temu_node_router(m, back ? dst : src),
+                b = temu_node_router(m, back ? src : dst);
+        int n = temu_route(m, a, b, hops, TEMU_MAX_HOPS);
+        for (int h = 0; h < n; h++) {
+            char text[4][128];
+            int32_t c[TEMU_MAX_DIMS];
+            for (int e = 0; e < 2; e++) {
+                size_t at = 0;
+                temu_router_coords(m, e ? hops[h].to : hops[h].from, c);
+                for (int d = 0; d < m->ndims; d++) {
+                    at += (size_t)snprintf(text[e] + at, sizeof text[e] - at, "%s%d", d ? " " : "",
+                                           c[d]);
+                }
+                temu_router_name(m, e ? hops[h].to : hops[h].from, text[2 + e], sizeof text[0]);
+            }
+            cli_rec_cell(&r, "%s", back ? "return" : "request");
+            cli_rec_cell(&r, "%d", h + 1);
+            for (int i = 0; i < 4; i++) {
+                cli_rec_cell(&r, "%s", text[i]);
+            }
+            cli_rec_cell(&r, "%s", temu_link_name(m, hops[h].link));
+            cli_rec_cell(&r, "%s", temu_link_name(m, hops[h].in_link));
+            if (m->system == TEMU_SYSTEM_GEMINI) {
+                int t[TEMU_GEMINI_TILES];
+                cli_rec_cell(
+                    &r, "%s",
+                    temu_medium_name(temu_gemini_link_medium(m, hops[h].from, hops[h].link)));
+                cli_rec_cell(&r, "%.2f", temu_gemini_link_bandwidth(m, hops[h].from, hops[h].link));
+                for (int k = 0; k < 2; k++) {
+                    int nt = temu_gemini_link_tiles(k ? hops[h].in_link : hops[h].link, t);
+                    size_t at = 0;
+                    for (int i = 0; i < nt; i++) {
+                        at += (size_t)snprintf(text[0] + at, sizeof text[0] - at, "%s%d",
+                                               i ? " " : "", t[i]);
+                    }
+                    cli_rec_cell(&r, "%s", text[0]);
+                }
+            }
+            cli_rec_row(&r);
+        }
+    }
+    cli_rec_end(&r);
+}
+
 int cmd_route(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS, TRAFFIC_OPTIONS, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS, TRAFFIC_OPTIONS, CLI_FORMAT_OPTION, {NULL, 0, NULL, 0}};
+    cli_format format = CLI_FORMAT_TABLE;
     temu_machine m;
     temu_error err;
     traffic_opts o = TRAFFIC_OPTS_INIT;
@@ -154,7 +213,11 @@ int cmd_route(int argc, char **argv)
         if (done) {
             return rc;
         }
-        if ((rc = traffic_option(c, optarg, &o)) != 1) {
+        if (c == CLI_OPT_FORMAT) {
+            if (cli_parse_format(optarg, &format) != 0) {
+                return CLI_EXIT_USAGE;
+            }
+        } else if ((rc = traffic_option(c, optarg, &o)) != 1) {
             return CLI_EXIT_USAGE;
         }
     }
@@ -168,6 +231,15 @@ int cmd_route(int argc, char **argv)
     if (cli_parse_node(&m, argv[optind + 1], &src) != 0 ||
         cli_parse_node(&m, argv[optind + 2], &dst) != 0) {
         return CLI_EXIT_USAGE;
+    }
+    if (format != CLI_FORMAT_TABLE) {
+        if (o.have_bytes) {
+            return cli_fail("route: --format=%s lists the hops only, not with --bytes (inject into "
+                            "a store and use dump --format for counts)",
+                            format == CLI_FORMAT_CSV ? "csv" : "json");
+        }
+        route_records(&m, src, dst, format);
+        return 0;
     }
     char a[64], b[64];
     temu_node_name(&m, src, a, sizeof a);
