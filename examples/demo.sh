@@ -8,9 +8,11 @@
 # under the default mapping, where the 4 members of a row sit on 4 nodes,
 # and under a map that puts each row on one node (McCraw 2013 Table 5) - and
 # the two columns are printed side by side, on a Blue Gene/Q node board and
-# on a small Cray Gemini torus.
+# on a small Cray Gemini torus.  It ends by drawing the Gemini run's per-link
+# traffic (torusemu plot) into $DEMO_PNG (default BUILD_DIR/demo-gemini.png).
 set -eu
 B=${1:-_build}
+PNG=${DEMO_PNG:-$(cd "$B" && pwd)/demo-gemini.png}
 T=$(mktemp -d "${TMPDIR:-/tmp}/papi-torus-demo.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 ROWS=8 COLS=4 BYTES=16384 RPN=4
@@ -20,7 +22,7 @@ NP=$((ROWS * COLS))
 run() {
     machine=$1 tag=$2
     shift 2
-    "$B/torusemu" run --machine "$machine" --ranks-per-node $RPN "$@" -np $NP -- \
+    "$B/torusemu" run --machine "$machine" --ranks-per-node $RPN --keep "$T/$tag.store" "$@" -np $NP -- \
         "$B/examples/rowa2a_papi" --rows $ROWS --cols $COLS --bytes $BYTES \
         >"$T/$tag" 2>"$T/$tag.err" || {
         cat "$T/$tag.err" >&2
@@ -92,3 +94,8 @@ side_by_side "Cray Gemini 2x2x2 (16 nodes), gemini_tile, per Gemini router:
     gemini-tiny.default gemini-tiny.rows
 echo "With one row per node the all-to-all never leaves a node and every network count is 0,"
 echo "as with the customized mapping of McCraw 2013 Table 5(b)."
+
+# the picture: the default mapping's traffic over the X-Y plane at Z = 0
+"$B/torusemu" plot "$T/gemini-tiny.default.store" -o "$PNG" --dims X,Y
+echo
+echo "Picture of the Gemini run's per-link traffic (default mapping, plane Z = 0): $PNG"

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     {"reset", cmd_reset, "zero a session store"},
     {"demo", cmd_demo, "built-in walkthrough on default machines"},
     {"run", cmd_run, "run an MPI program on an emulated machine"},
+    {"plot", cmd_plot, "draw a store's per-link traffic as a PNG picture"},
 };
 
 static void usage(FILE *f)

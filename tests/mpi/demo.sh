@@ -23,7 +23,7 @@ if [ ! -x "$top_builddir/examples/rowa2a_papi" ]; then
     echo "PAPI with the components is not built: skipped"
     exit 77
 fi
-expect_ok "demo runs" sh "$top_srcdir/examples/demo.sh" "$top_builddir"
+expect_ok "demo runs" env DEMO_PNG="$TMP/demo.png" sh "$top_srcdir/examples/demo.sh" "$top_builddir"
 expect_out "BG/Q totals, both mappings" "^total +\| +70272 +4352 \| +0 +0$"
 expect_out "Gemini totals, both mappings" "^total +\| +1154304 +865728 \| +0 +0$"
 expect_out "BG/Q per node" "^R00-M0-N00-J07 +\| +8784 +544 \| +0 +0$"
@@ -32,4 +32,8 @@ n=$(grep -c '^R00-M0-N00-J0[0-7] ' "$TMP/out")
 [ "$n" -eq 8 ] && pass || failed "BG/Q: $n node lines, want 8"
 n=$(grep -c '^c0-0c0s[01]g[01] ' "$TMP/out")
 [ "$n" -eq 4 ] && pass || failed "Gemini: $n router lines, want 4"
+# it ends with the picture and where it is (a PNG signature)
+expect_out "picture named" "^Picture of the Gemini run's per-link traffic .*: $TMP/demo.png$"
+[ "$(od -An -tx1 -N8 "$TMP/demo.png" | tr -d ' \n')" = 89504e470d0a1a0a ] && pass ||
+    failed "demo picture is not a PNG"
 finish
