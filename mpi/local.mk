@@ -40,7 +40,7 @@ endif
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
-	tests/mpi/papi_units.sh tests/mpi/demo.sh
+	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/tools.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh
 
@@ -49,7 +49,7 @@ if HAVE_MPI
 lib_LTLIBRARIES += libtorusemu_mpi.la
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/fortran.c
+	mpi/pmpi_rma.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread
@@ -135,6 +135,31 @@ tests_mpi_sonar_linked_LDADD = libtorusemu_mpi.la libtorusemu.la $(TMPI_MPI_LIBS
 tests_mpi_sonar_linked_DEPENDENCIES = libtorusemu_mpi.la libtorusemu.la
 tests_mpi_sonar_linked_LDFLAGS = -no-install
 
+# A TAU-like PMPI tool (a shared library, as tools are) and the program
+# tools.sh runs under it: plain, with the layer linked in, with the tool
+# linked in.  -rpath makes libtool build the check library shared.
+check_LTLIBRARIES = tests/mpi/libpmpitool.la
+tests_mpi_libpmpitool_la_SOURCES = tests/mpi/pmpi_tool.c
+tests_mpi_libpmpitool_la_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
+tests_mpi_libpmpitool_la_LIBADD = $(TMPI_MPI_LIBS)
+tests_mpi_libpmpitool_la_LDFLAGS = -module -avoid-version -rpath $(abs_builddir)/tests/mpi
+check_PROGRAMS += tests/mpi/tool_app tests/mpi/tool_app_ours tests/mpi/tool_app_tool
+tests_mpi_tool_app_SOURCES = tests/mpi/tool_app.c
+tests_mpi_tool_app_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_tool_app_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_tool_app_DEPENDENCIES =
+tests_mpi_tool_app_LDFLAGS = -no-install
+tests_mpi_tool_app_ours_SOURCES = tests/mpi/tool_app.c
+tests_mpi_tool_app_ours_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_tool_app_ours_LDADD = libtorusemu_mpi.la libtorusemu.la $(TMPI_MPI_LIBS)
+tests_mpi_tool_app_ours_DEPENDENCIES = libtorusemu_mpi.la libtorusemu.la
+tests_mpi_tool_app_ours_LDFLAGS = -no-install
+tests_mpi_tool_app_tool_SOURCES = tests/mpi/tool_app.c
+tests_mpi_tool_app_tool_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_tool_app_tool_LDADD = tests/mpi/libpmpitool.la $(TMPI_MPI_LIBS)
+tests_mpi_tool_app_tool_DEPENDENCIES = tests/mpi/libpmpitool.la
+tests_mpi_tool_app_tool_LDFLAGS = -no-install
+
 # Fortran twins of tests/mpi/ftwin.c through mpif.h, `use mpi` and
 # `use mpi_f08` (fortran.sh); gfortran >= 10 needs -fallow-argument-mismatch
 # for mpif.h's interface-less calls.  The logs are named through variables:
@@ -156,6 +181,9 @@ tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
 TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
 $(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
 endif
+# tools.sh also runs the Fortran program when there is one
+TMPI_TOOLS_LOG = tests/mpi/tools.sh.log
+$(TMPI_TOOLS_LOG): libtorusemu_mpi.la $(TMPI_FORTRAN)
 
 # PAPI inside MPI ranks (papi.sh): built against the components area's PAPI
 # once it exists; without it the test is skipped.
