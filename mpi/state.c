@@ -312,6 +312,25 @@ void tmpi_start(void)
         temu_session_close(s);
         return;
     }
+    tmpi_g.rank_node = malloc((size_t)size * sizeof *tmpi_g.rank_node);
+    for (int r = 0; tmpi_g.rank_node != NULL && r < size; r++) {
+        temu_slot other;
+        if (temu_session_rank_slot(s, r, &other, &err) != TEMU_OK) {
+            free(tmpi_g.rank_node);
+            tmpi_g.rank_node = NULL;
+        } else {
+            tmpi_g.rank_node[r] = other.node;
+        }
+    }
+    if (tmpi_g.rank_node == NULL) {
+        fprintf(stderr,
+                "torusemu-mpi: rank %d: cannot map the job's ranks; MPI traffic is not "
+                "counted\n",
+                rank);
+        temu_session_close(s);
+        return;
+    }
+    tmpi_types_init();
     tmpi_g.m = temu_session_machine(s);
     tmpi_g.system = tmpi_g.m->system;
     tmpi_g.node = slot.node;

@@ -33,6 +33,8 @@ typedef struct tmpi_state {
     int32_t system;
     int32_t world_rank, world_size;
     int64_t node;         /* this rank's emulated node             */
+    int64_t *rank_node;   /* node of every world rank (from the session's
+                           * mapping at MPI_Init: no lookup per message) */
     int32_t want_payload; /* the model reads payload bytes/addresses */
     int comm_keyval, win_keyval;
 } tmpi_state;
@@ -100,9 +102,9 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
     static inline __attribute__((always_inline)) int tmpi_body_##NAME(tmpi_fn_##NAME tmpi_next_,   \
                                                                       TMPI_UNPAREN PARAMS);        \
     TMPI_ENTRY_POINT(MPI_, NAME, PARAMS, ARGS)                                                     \
-    TMPI_ENTRY_POINT(PMPI_, NAME, PARAMS, ARGS) static inline                                      \
-        __attribute__((always_inline)) int tmpi_body_##NAME(tmpi_fn_##NAME tmpi_next_,             \
-                                                            TMPI_UNPAREN PARAMS)
+    TMPI_ENTRY_POINT(PMPI_, NAME, PARAMS, ARGS)                                                    \
+    static inline __attribute__((always_inline)) int tmpi_body_##NAME(tmpi_fn_##NAME tmpi_next_,   \
+                                                                      TMPI_UNPAREN PARAMS)
 
 /* Where a collective (or MPI_Sendrecv) returns: the overflow crossings
  * other processes caused for this thread's watches reach its handler now
@@ -169,6 +171,8 @@ static inline int tmpi_type_valid(MPI_Datatype t)
     return t != NULL && t != MPI_DATATYPE_NULL;
 }
 
+/* Look up the sizes of the common predefined datatypes (MPI_Init). */
+TMPI_HIDDEN void tmpi_types_init(void);
 /* Bytes of count elements of type; 0 on error. */
 TMPI_HIDDEN uint64_t tmpi_type_bytes(int count, MPI_Datatype type);
 /* Address of the bytes of (buf, count, type) when they are one contiguous
