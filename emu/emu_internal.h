@@ -111,6 +111,7 @@ struct temu_session {
     temu_rank_entry *ranks;
     size_t map_bytes;
     int is_private;
+    uint64_t serial; /* unique per session object in this process (memo keys) */
     char path[4096];
 };
 
@@ -150,6 +151,34 @@ static inline int temu_store_armed(const temu_session *s)
 {
     return __atomic_load_n(&s->hdr->armed, __ATOMIC_RELAXED) != 0;
 }
+
+/* ---------------------------------------------------------- injection memo */
+
+/* The counter updates one injection makes, in order (memo.c, inject.c). */
+#define TEMU_MEMO_MAX 128
+typedef struct temu_update {
+    int64_t idx;
+    uint64_t delta;
+} temu_update;
+
+typedef struct temu_memo_entry {
+    uint64_t serial; /* session; 0 = empty                              */
+    int64_t src, dst;
+    uint64_t bytes;
+    uint64_t key; /* what the plan read of the payload (plan.c)        */
+    int32_t kind;
+    int32_t n; /* updates; -1: more than TEMU_MEMO_MAX, not kept       */
+    temu_update u[TEMU_MEMO_MAX];
+} temu_memo_entry;
+
+/* 1 when the counts of msg depend on its payload at most through *key
+ * (and the message is small enough to be worth keeping), 0 otherwise. */
+int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64_t *key);
+/* This thread's entry for msg on session s: a hit (e->serial == serial and
+ * the same message fields) or the slot to record into; NULL when no memory. */
+temu_memo_entry *temu_memo_slot(uint64_t serial, const temu_message *msg, uint64_t key);
+/* A fresh session serial. */
+uint64_t temu_memo_serial(void);
 
 /* ---------------------------------------------------------------- gemini */
 

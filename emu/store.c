@@ -191,6 +191,7 @@ static void session_bind(temu_session *s, void *base, size_t bytes)
 {
     char *b = base;
     s->hdr = base;
+    s->serial = temu_memo_serial();
     s->map_bytes = bytes;
     s->mapping = (temu_slot *)(b + s->hdr->mapping_offset);
     s->ranks = (temu_rank_entry *)(b + s->hdr->ranks_offset);
