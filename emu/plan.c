@@ -428,8 +428,8 @@ static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_p
  * What the plan of msg reads of its payload, as a key (memo.c):
  *   BG/P     nothing (its counts do not depend on the bytes);
  *   BG/Q     the address, only through the L2 lines of the sending side
- *            (l2_lines: slice (a / 128) mod 16 and the number of lines,
- *            which depend on a mod 2048 for a given size);
+ *            (l2_lines: the first line's slice (a / 128) mod 16 and the
+ *            number of lines);
  *   Gemini   the uniformity of every 64-byte block gemini_stream_add scans;
  *            kept only when it scans at most one block: an eager message
  *            whose header and data fit one transaction (a header > 0 means
@@ -449,7 +449,10 @@ int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64
         return 1;
     }
     if (m->system == TEMU_SYSTEM_BGQ) {
-        *key = ((uint64_t)(uintptr_t)data & 2047u) | 2048u;
+        /* l2_lines reads the first line's slice and the number of lines */
+        uint64_t a = (uint64_t)(uintptr_t)data;
+        uint64_t lines = msg->bytes == 0 ? 0 : (a + msg->bytes - 1) / 128 - a / 128 + 1;
+        *key = (a / 128 % TEMU_BGQ_L2_SLICES) | lines << 4 | 1u << 20;
         return 1;
     }
     if (msg->kind == TEMU_KIND_PUT || msg->kind == TEMU_KIND_GET) {

@@ -41,7 +41,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/tools.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh
+	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh
 
 if HAVE_MPI
 # -------------------------------------------------- interposition library
@@ -230,8 +230,11 @@ bench_bench_mpi_DEPENDENCIES =
 bench_bench_mpi_LDFLAGS = -no-install
 bench-mpi: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi.sh $(builddir)
+# the same comparison in instructions per MPI_Isend (callgrind, deterministic)
+bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi:
-	@echo "bench-mpi: Open MPI was not found by configure" >&2; exit 1
+bench-mpi bench-mpi-instr:
+	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi
+.PHONY: bench-mpi bench-mpi-instr
