@@ -51,6 +51,6 @@ echo "instructions per 8-byte MPI_Isend (rank 0, $((WINDOWS * 64)) calls, callgr
 awk -v b="$b" -v o="$o" -v q="$q" -v g="$g" 'BEGIN {
     printf "  plain Open MPI %.0f   monitoring %.0f (%+.0f)\n", b, o, o - b
     printf "  layer bgq %.0f (%+.0f)   gemini %.0f (%+.0f)\n", q, q - b, g, g - b
-    printf "  added per message vs monitoring: bgq %.1fx, gemini %.1fx\n", (q - b) / (o - b),
+    printf "  added per message vs monitoring: bgq %.2fx, gemini %.2fx\n", (q - b) / (o - b),
         (g - b) / (o - b)
 }'

@@ -176,6 +176,10 @@ typedef struct temu_memo_entry {
 int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64_t *key);
 #define TEMU_MEMO_SLOTS 64 /* power of two; ~130 KiB per thread */
 extern __thread temu_memo_entry *temu_memo_table __attribute__((tls_model("initial-exec")));
+/* Set while this thread looks up, records or replays an entry: an
+ * injection from a signal handler that interrupts it (an overflow handler
+ * may inject) goes the ordinary way and leaves the table alone. */
+extern __thread int temu_memo_busy __attribute__((tls_model("initial-exec")));
 /* Allocate this thread's table (memo.c); NULL when out of memory. */
 temu_memo_entry *temu_memo_table_new(void);
 

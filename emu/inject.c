@@ -342,10 +342,18 @@ static const temu_memo_entry *memo_lookup(temu_session *s, const temu_message *m
 temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *err)
 {
     temu_plan plan;
-    const temu_memo_entry *e = memo_lookup(s, msg);
-    if (e != NULL) {
-        apply_memo(s, msg, e);
-        return TEMU_OK;
+    if (TEMU_LIKELY(!temu_memo_busy)) {
+        temu_memo_busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* seen by a handler on this thread */
+        const temu_memo_entry *e = memo_lookup(s, msg);
+        if (e != NULL) {
+            apply_memo(s, msg, e);
+        }
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        temu_memo_busy = 0;
+        if (e != NULL) {
+            return TEMU_OK;
+        }
     }
     temu_status rc = temu_plan_message(&s->hdr->machine, msg, &plan, err);
     if (rc != TEMU_OK) {

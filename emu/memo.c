@@ -23,6 +23,7 @@ static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 /* Initial-exec: one %fs-relative load per lookup instead of a call to
  * __tls_get_addr (libtorusemu is loaded with the program or its PAPI). */
 __thread temu_memo_entry *temu_memo_table __attribute__((tls_model("initial-exec")));
+__thread int temu_memo_busy __attribute__((tls_model("initial-exec")));
 
 uint64_t temu_memo_serial(void)
 {
