@@ -9,15 +9,8 @@
 set -eu
 B=${1:-_build}
 RUNS=${2:-7}
-PROG="$B/bench/bench_mpi"
-TORUSEMU="$B/torusemu"
-T=$(mktemp -d "${TMPDIR:-/tmp}/bench-mpi.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-ROOT=""
-[ "$(id -u)" -eq 0 ] && ROOT="--allow-run-as-root"
-export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
-printf '0 0 0 0 0 0\n0 0 0 0 1 0\n' >"$T/bgq.map"
-printf '0 0 0 0 0\n1 0 0 0 0\n' >"$T/gem.map"
+# shellcheck source=bench/mpi_setup.sh
+. "$(dirname "$0")/mpi_setup.sh"
 
 i=1
 while [ "$i" -le "$RUNS" ]; do

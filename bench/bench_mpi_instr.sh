@@ -9,19 +9,13 @@
 set -eu
 B=${1:-_build}
 WINDOWS=${2:-200}
-PROG="$B/bench/bench_mpi"
-TORUSEMU="$B/torusemu"
-T=$(mktemp -d "${TMPDIR:-/tmp}/bench-instr.XXXXXX")
-trap 'rm -rf "$T"' EXIT
 command -v valgrind >/dev/null || {
     echo "bench_mpi_instr: valgrind not installed" >&2
     exit 1
 }
-ROOT=""
-[ "$(id -u)" -eq 0 ] && ROOT="--allow-run-as-root"
-export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo TORUSEMU_MPI_QUIET=1
-printf '0 0 0 0 0 0\n0 0 0 0 1 0\n' >"$T/bgq.map"
-printf '0 0 0 0 0\n1 0 0 0 0\n' >"$T/gem.map"
+# shellcheck source=bench/mpi_setup.sh
+. "$(dirname "$0")/mpi_setup.sh"
+export TORUSEMU_MPI_QUIET=1
 CG="valgrind --tool=callgrind --callgrind-out-file=$T/%q{CFG}.%q{OMPI_COMM_WORLD_RANK}"
 
 # shellcheck disable=SC2086

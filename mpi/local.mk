@@ -41,7 +41,8 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/tools.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh
+	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
+	bench/mpi_setup.sh
 
 if HAVE_MPI
 # -------------------------------------------------- interposition library
