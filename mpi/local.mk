@@ -180,10 +180,18 @@ tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
 	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/fortran_f08.f90
 TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
 $(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
+# the mpif.h program with the layer linked in (tools.sh); --no-as-needed:
+# the program calls nothing of the layer by name
+TMPI_FORTRAN_OURS = tests/mpi/fortran_mpifh_ours$(EXEEXT)
+tests/mpi/fortran_mpifh_ours$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90 libtorusemu_mpi.la
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -w -fallow-argument-mismatch -DUSE_MPIF_H -o $@ \
+		$(srcdir)/tests/mpi/fortran_mpi.F90 -Wl,--no-as-needed -L.libs -ltorusemu_mpi \
+		-Wl,-rpath,$(abs_builddir)/.libs
 endif
-# tools.sh also runs the Fortran program when there is one
+# tools.sh also runs the Fortran programs when there are some
 TMPI_TOOLS_LOG = tests/mpi/tools.sh.log
-$(TMPI_TOOLS_LOG): libtorusemu_mpi.la $(TMPI_FORTRAN)
+$(TMPI_TOOLS_LOG): libtorusemu_mpi.la $(TMPI_FORTRAN) $(TMPI_FORTRAN_OURS)
 
 # PAPI inside MPI ranks (papi.sh): built against the components area's PAPI
 # once it exists; without it the test is skipped.

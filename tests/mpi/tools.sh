@@ -5,7 +5,7 @@
 # every message is counted exactly once (the store equals the hand-written
 # message list of tool_app.c) and the tool's own counts are what it counts
 # alone.  The same for a Fortran program (mpif.h) whose calls go through the
-# tool's Fortran wrappers.
+# tool's Fortran wrappers: both preload orders, and the layer linked in.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
@@ -120,6 +120,12 @@ if [ -x "$F" ]; then
             failed "Fortran $order: tool counts $(cat "$TMP/fboth") alone $(cat "$TMP/falone")"
         check "Fortran $order: counts of the layer alone" "$CHECK" same "$TMP/f0.store" "$S"
     done
+    # the layer linked into the Fortran program, the tool preloaded
+    run_with "Fortran, layer linked, tool preloaded" $G "$S" "$TOOL" "$TM/fortran_mpifh_ours"
+    tool_lines "$TMP/fboth"
+    cmp -s "$TMP/fboth" "$TMP/falone" && pass ||
+        failed "Fortran linked: tool counts $(cat "$TMP/fboth") alone $(cat "$TMP/falone")"
+    check "Fortran linked: counts of the layer alone" "$CHECK" same "$TMP/f0.store" "$S"
 else
     echo "no Fortran program: Fortran part skipped"
 fi
