@@ -9,7 +9,7 @@ SRC=$(pwd)
 BUILD=${1:-_build}
 
 PACKAGES="build-essential autoconf automake libtool pkg-config check
-libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev"
+libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev help2man patchelf"
 
 missing=""
 for p in $PACKAGES; do

@@ -385,7 +385,7 @@ typedef struct busiest {
 } busiest;
 
 /* The network link (host and I/O links excluded) that carried the most
- * bytes: Gemini tile phits arriving (3 bytes each, seed 000), Blue Gene
+ * bytes: Gemini tile phits arriving (3 bytes each, Pedretti 2013), Blue Gene
  * 32-byte chunks sent. */
 static busiest find_busiest(const temu_session *s)
 {
@@ -655,7 +655,7 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--oversubscribe";
     }
     /* osc/rdma fails on communicators split from one another on a single
-     * host (reference/anchors REPORT 2.3); sm and pt2pt cover every window */
+     * host (Open MPI issue 7393); sm and pt2pt cover every window */
     if (getenv("OMPI_MCA_osc") == NULL) {
         av[k++] = "--mca";
         av[k++] = "osc";
