@@ -56,7 +56,7 @@ section gemini_tile >"$TMP/sec"
 n=$(grep -Ec '^\|     :[0-5]:[0-7] +\|$' "$TMP/sec")
 [ "$n" -eq 288 ] && pass || failed "gemini_tile: $n :n:m qualifier lines, want 6 events x 48"
 n=$(grep -Ec '^\|     :link=(X|Y|Z)[+-] +\|$|^\|     :link=HH +\|$' "$TMP/sec")
-[ "$n" -eq 35 ] && pass || failed "gemini_tile: $n :link= qualifier lines, want 5 events x 7"
+[ "$n" -eq 63 ] && pass || failed "gemini_tile: $n :link= qualifier lines, want 9 events x 7"
 section bgq_nwunit >"$TMP/sec"
 n=$(grep -Ec '^\|     :link=([A-E][+-]|IO|[A-E]|TORUS|ALL) +\|$' "$TMP/sec")
 [ "$n" -eq 630 ] && pass || failed "bgq_nwunit: $n :link= qualifier lines, want 35 events x 18"

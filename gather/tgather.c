@@ -4,8 +4,8 @@
  * Gemini reads its router's logical-link counters through PAPI, and rank 0
  * gathers them.  The paper's library sampled twice and printed the delta;
  * here PAPI_start zeroes the event set, so the value at PAPI_stop is that
- * delta.  Every MPI call is a PMPI one: the library's own messages are not
- * injected into the emulated network and so never show in the counts.
+ * delta.  The library's own messages run under MPI_Pcontrol(0) (see the
+ * end of this file), so they never show in the counts.
  */
 #include "tgather.h"
 #include "tgather_priv.h"
@@ -79,7 +79,7 @@ static int leader_events(const temu_machine *m)
     return 0;
 }
 
-int tgather_start(MPI_Comm comm)
+static int start(MPI_Comm comm)
 {
     temu_error err;
     const char *path = getenv("TORUSEMU_SESSION");
@@ -127,7 +127,7 @@ int tgather_start(MPI_Comm comm)
     return 0;
 }
 
-int tgather_stop(void)
+static int stop(void)
 {
     int ok = 1;
     if (!st.started || st.stopped) {
@@ -179,7 +179,7 @@ static int write_one(const char *path, const temu_machine *m, const long long *a
     return ok;
 }
 
-int tgather_report(const char *table, const char *csv)
+static int report(const char *table, const char *csv)
 {
     int ok = 1;
     if (!st.stopped) {
@@ -211,4 +211,32 @@ int tgather_report(const char *table, const char *csv)
     st.session = NULL;
     st.started = st.stopped = 0;
     return all_ok(ok) ? 0 : -1;
+}
+
+/* The library's own messages (splits, barrier, reductions, the gather) must
+ * not reach the emulated network: the interposition layer counts PMPI calls
+ * too (doc/mpi.md, "PMPI tools"), so each call runs with counting paused by
+ * the standard profiling hook and resumes it on return. */
+int tgather_start(MPI_Comm comm)
+{
+    MPI_Pcontrol(0);
+    int rc = start(comm);
+    MPI_Pcontrol(1);
+    return rc;
+}
+
+int tgather_stop(void)
+{
+    MPI_Pcontrol(0);
+    int rc = stop();
+    MPI_Pcontrol(1);
+    return rc;
+}
+
+int tgather_report(const char *table, const char *csv)
+{
+    MPI_Pcontrol(0);
+    int rc = report(table, csv);
+    MPI_Pcontrol(1);
+    return rc;
 }

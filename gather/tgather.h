@@ -13,8 +13,9 @@
  * One leader per Gemini (the lowest rank on it) reads the 6 tile counters of
  * each of its 7 logical links through PAPI (component gemini_tile) and rank 0
  * writes them in the layout of Pedretti 2013 Fig. 4, plus a CSV file.  The
- * library's own messages go through the PMPI entry points, so the emulated
- * network does not count them.  Every call returns 0, or -1 after printing
+ * library's own messages are sent with counting paused (MPI_Pcontrol(0)), so
+ * the emulated network does not count them; every call returns with
+ * counting on (MPI_Pcontrol(1)).  Every call returns 0, or -1 after printing
  * the reason on stderr ("tgather: ...").
  *
  * Fortran: CALL TGATHER_START(COMM, IERR), CALL TGATHER_STOP(IERR),

@@ -46,7 +46,7 @@ expect_fail "tiles on bgq" "--tiles applies to Gemini machines only" \
     "$TORUSEMU" plot "$TMP/q.store" -o "$TMP/x.png" --tiles 0
 expect_fail "router out of range" "no router 32 on gemini:4x4x2 (0..31 or coordinates)" \
     "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png" --tiles 32
-expect_fail "not a store" "too short to hold a header" "$TORUSEMU" plot "$TMP/plane.png" -o "$TMP/x.png"
+expect_fail "not a store" "session store" "$TORUSEMU" plot "$TMP/plane.png" -o "$TMP/x.png"
 expect_fail "gnuplot missing" "cannot run $TMP/none" \
     env TORUSEMU_GNUPLOT="$TMP/none" "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png"
 expect_fail "gnuplot fails" "false failed (status 1)" \
