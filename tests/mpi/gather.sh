@@ -55,6 +55,18 @@ printf '#\tDEST_COORD\n#\tSRC_COORD\tGB/s\tVC0_PHITS\tVC1_PHITS\tVC0_PKTS\tVC1_P
     cmp -s - "$TMP/head" && pass || failed "table header: $(cat "$TMP/head")"
 grep -q '^	(0, 0, 1)$' "$TMP/c.table" && pass || failed "no Gemini line (0, 0, 1)"
 
+# --- 8 ranks per Gemini (4 per node on the first 4 nodes of gemini:2x1x2):
+# one leader out of 8 on each of the 2 Geminis in the job, the same rows as
+# the store (the ring crosses between them directly, nothing passes through
+# a Gemini outside the job)
+run_mpi "C ring, 16 ranks, 4 per node" "$TMP/m.store" gemini:2x1x2 16 --ranks-per-node 4 -- \
+    "$RING" --bytes 65536 --iters 2 --table "$TMP/m.table" --csv "$TMP/m.csv"
+dump_rows "$TMP/m.store" >"$TMP/m.dump"
+csv_rows "$TMP/m.csv" | cmp -s - "$TMP/m.dump" && [ -s "$TMP/m.dump" ] && pass ||
+    failed "4 per node: rows differ from the store: $(csv_rows "$TMP/m.csv" | diff "$TMP/m.dump" - | head -n 4)"
+[ "$(grep -c '^	(' "$TMP/m.table")" -eq 2 ] && pass ||
+    failed "4 per node: $(grep -c '^	(' "$TMP/m.table") Gemini blocks, want 2"
+
 # --- the Fortran caller: same ring, same counts
 if [ -x "$FRING" ]; then
     run_mpi "Fortran ring, 16 ranks" "$TMP/f.store" gemini:2x2x2 16 -- \
