@@ -44,20 +44,46 @@ static int all_ok(int ok)
     return all;
 }
 
-/* Leader only: an event set with the six counters of every link. */
+/* The PAPI name of counter k of link l (tg_columns gives the columns). */
+static void event_name(const temu_machine *m, int l, int k, char *buf, size_t len)
+{
+    const char *ln = temu_link_name(m, l);
+    if (m->system == TEMU_SYSTEM_GEMINI) {
+        snprintf(buf, len, "gemini_tile:::%s:link=%s", link_events[k], ln);
+    } else if (m->system == TEMU_SYSTEM_BGQ) {
+        /* all seven virtual channels: what `torusemu dump` sums per link */
+        snprintf(buf, len, "bgq_nwunit:::%s:link=%s:vc=0x7f", k ? "PEVT_NW_RECV" : "PEVT_NW_SENT",
+                 ln);
+    } else {
+        /* UPC mode 0 names a direction XP, XM, ... (seed 001 event list) */
+        snprintf(buf, len, "bgp_torus:::BGP_TORUS_%c%c_%s", ln[0], ln[1] == '+' ? 'P' : 'M',
+                 k ? "32BCHUNKS" : "PACKETS");
+    }
+}
+
+static const char *component_of(const temu_machine *m)
+{
+    return m->system == TEMU_SYSTEM_GEMINI ? "gemini_tile"
+           : m->system == TEMU_SYSTEM_BGQ  ? "bgq_nwunit"
+                                           : "bgp_torus";
+}
+
+/* Leader only: an event set with the counters of every link. */
 static int leader_events(const temu_machine *m)
 {
     char name[128];
+    const char *const *tcols, *const *ccols;
+    int ncol = tg_columns(m, &tcols, &ccols);
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc != PAPI_VER_CURRENT && rc != PAPI_OK) {
         if (!PAPI_is_initialized()) {
             return fail("PAPI_library_init failed");
         }
     }
-    int cid = PAPI_get_component_index("gemini_tile");
+    int cid = PAPI_get_component_index(component_of(m));
     const PAPI_component_info_t *info = cid >= 0 ? PAPI_get_component_info(cid) : NULL;
     if (info == NULL || info->disabled) {
-        fprintf(stderr, "tgather: PAPI component gemini_tile is not enabled%s%s\n",
+        fprintf(stderr, "tgather: PAPI component %s is not enabled%s%s\n", component_of(m),
                 info != NULL ? ": " : "", info != NULL ? info->disabled_reason : "");
         return -1;
     }
@@ -66,9 +92,8 @@ static int leader_events(const temu_machine *m)
         return fail("PAPI_create_eventset failed");
     }
     for (int l = 0; l < m->nlinks; l++) {
-        for (int k = 0; k < TG_COUNTERS; k++) {
-            snprintf(name, sizeof name, "gemini_tile:::%s:link=%s", link_events[k],
-                     temu_link_name(m, l));
+        for (int k = 0; k < ncol; k++) {
+            event_name(m, l, k, name, sizeof name);
             rc = PAPI_add_named_event(st.eventset, name);
             if (rc != PAPI_OK) {
                 fprintf(stderr, "tgather: cannot add %s: %s\n", name, PAPI_strerror(rc));
@@ -93,10 +118,6 @@ static int start(MPI_Comm comm)
         ok = fail("TORUSEMU_SESSION is not set (run the program under torusemu run)");
     } else if (temu_session_attach_ex(path, TEMU_ATTACH_READONLY, &st.session, &err) != TEMU_OK) {
         fprintf(stderr, "tgather: %s\n", err.message);
-        ok = 0;
-    } else if (temu_session_machine(st.session)->system != TEMU_SYSTEM_GEMINI) {
-        fprintf(stderr, "tgather: machine %s: only Gemini machines are gathered\n",
-                temu_session_machine(st.session)->name);
         ok = 0;
     }
     if (!all_ok(ok)) {
@@ -136,8 +157,19 @@ static int stop(void)
     /* all traffic of the region is injected (the sender counts) before the
      * leaders read */
     PMPI_Barrier(st.comm);
-    if (st.leaders != MPI_COMM_NULL && PAPI_stop(st.eventset, st.values) != PAPI_OK) {
-        ok = fail("PAPI_stop failed");
+    if (st.leaders != MPI_COMM_NULL) {
+        /* the set holds ncol events per link; the record TG_COUNTERS slots */
+        const temu_machine *m = temu_session_machine(st.session);
+        const char *const *tcols, *const *ccols;
+        int ncol = tg_columns(m, &tcols, &ccols);
+        long long raw[TEMU_MAX_LINKS * TG_COUNTERS];
+        if (PAPI_stop(st.eventset, raw) != PAPI_OK) {
+            ok = fail("PAPI_stop failed");
+        }
+        memset(st.values, 0, sizeof st.values);
+        for (int l = 0; ok && l < m->nlinks; l++) {
+            memcpy(st.values + l * TG_COUNTERS, raw + l * ncol, (size_t)ncol * sizeof *raw);
+        }
     }
     if (!all_ok(ok)) {
         return -1;

@@ -10,9 +10,11 @@
  *   tgather_stop();                      leaders read their router's counters
  *   tgather_report("job.links", "job.csv");   rank 0 writes the table
  *
- * One leader per Gemini (the lowest rank on it) reads the 6 tile counters of
- * each of its 7 logical links through PAPI (component gemini_tile) and rank 0
- * writes them in the layout of Pedretti 2013 Fig. 4, plus a CSV file.  The
+ * One leader per Gemini (the lowest rank on it; per node on Blue Gene) reads
+ * its router's link counters through PAPI (gemini_tile: the 6 tile counters
+ * of each of the 7 logical links; bgq_nwunit, bgp_torus: chunks and packets
+ * per link) and rank 0 writes them in the layout of Pedretti 2013 Fig. 4,
+ * plus a CSV file.  The
  * library's own messages are sent with counting paused (MPI_Pcontrol(0)), so
  * the emulated network does not count them; every call returns with
  * counting on (MPI_Pcontrol(1)).  Every call returns 0, or -1 after printing

@@ -9,9 +9,14 @@
 
 #include <stdio.h>
 
-/* Counters per logical link: the six fixed tile counters (Pedretti 2013
- * Table I), summed over the link's tiles. */
+/* Counter slots per link: Gemini uses all six (the fixed tile counters of
+ * Pedretti 2013 Table I, summed over the link's tiles), Blue Gene the first
+ * two (tg_columns). */
 #define TG_COUNTERS TEMU_GEMINI_TILE_COUNTERS
+
+/* The counters of each link on this machine: how many, their names in the
+ * table's header and in the CSV's. */
+int tg_columns(const temu_machine *m, const char *const **table, const char *const **csv);
 
 /* One router's counters as a flat array of long long (what MPI_Gather moves):
  * [0] the router index, then TEMU_MAX_LINKS x TG_COUNTERS deltas, link-major

@@ -2,6 +2,9 @@
  * tgather_write.c - the gathering library's report: the per-link table of
  * Pedretti et al., "Using the Cray Gemini Performance Counters" (CUG 2013),
  * Fig. 4, and the same rows as CSV.  Pure formatting, no MPI and no PAPI.
+ * Blue Gene machines get the same layout with their own two counters per
+ * link (chunks sent and packets received on BG/Q, packets and chunks sent on
+ * BG/P) and one block per node.
  */
 #include "tgather_priv.h"
 
@@ -40,11 +43,46 @@ static void coord_text(const temu_machine *m, int64_t r, const char *sep, char *
     }
 }
 
-/* The router at the far end of link l: the neighbour, or the router itself
- * for the host link (its traffic comes from the router's own nodes). */
+int tg_columns(const temu_machine *m, const char *const **table, const char *const **csv)
+{
+    static const char *const gem_t[] = {"VC0_PHITS", "VC1_PHITS",  "VC0_PKTS",
+                                        "VC1_PKTS",  "INQ_STALLS", "OUTQ_STALLS"};
+    static const char *const gem_c[] = {"vc0_phits", "vc1_phits", "vc0_pkts",
+                                        "vc1_pkts",  "inq_stall", "credit_stall"};
+    static const char *const bgq_t[] = {"CHUNKS_SENT", "PACKETS_RECV"};
+    static const char *const bgq_c[] = {"chunks_sent", "packets_recv"};
+    static const char *const bgp_t[] = {"PACKETS_SENT", "CHUNKS_SENT"};
+    static const char *const bgp_c[] = {"packets_sent", "chunks_sent"};
+    if (m->system == TEMU_SYSTEM_GEMINI) {
+        *table = gem_t;
+        *csv = gem_c;
+        return 6;
+    }
+    *table = m->system == TEMU_SYSTEM_BGQ ? bgq_t : bgp_t;
+    *csv = m->system == TEMU_SYSTEM_BGQ ? bgq_c : bgp_c;
+    return 2;
+}
+
+/* The router at the far end of link l: the neighbour; for the extra port the
+ * Gemini itself (host link: its traffic comes from its own nodes) or none
+ * (BG/Q I/O link). */
 static int64_t far_end(const temu_machine *m, int64_t r, int l)
 {
-    return l >= 2 * m->ndims ? r : temu_link_neighbor(m, r, l);
+    if (l >= 2 * m->ndims) {
+        return m->system == TEMU_SYSTEM_GEMINI ? r : -1;
+    }
+    return temu_link_neighbor(m, r, l);
+}
+
+/* Link bandwidth in GB/s per direction, as doc/model.md states it: Gemini
+ * from the tiles' media, BG/Q 2 GB/s; BG/P none (printed as "-"). */
+static void bandwidth_text(const temu_machine *m, int64_t r, int l, char *buf, size_t len)
+{
+    if (m->system == TEMU_SYSTEM_GEMINI) {
+        snprintf(buf, len, "%.2f", temu_gemini_link_bandwidth(m, r, l));
+    } else {
+        snprintf(buf, len, "%s", m->system == TEMU_SYSTEM_BGQ ? "2.00" : "-");
+    }
 }
 
 /* records sorted by router index, so the report does not depend on rank order */
@@ -80,17 +118,25 @@ static void write_report(FILE *f, const temu_machine *m, const long long *record
     if (rec == NULL) {
         return;
     }
-    fputs(csv ? "router,name,coord,link,src_coord,gb_s,vc0_phits,vc1_phits,vc0_pkts,vc1_pkts,"
-                "inq_stall,credit_stall\n"
-              : "#\tDEST_COORD\n#\tSRC_COORD\tGB/s\tVC0_PHITS\tVC1_PHITS\tVC0_PKTS"
-                "\tVC1_PKTS\tINQ_STALLS\tOUTQ_STALLS\n",
-          f);
+    const char *const *tcols, *const *ccols;
+    int ncol = tg_columns(m, &tcols, &ccols), gemini = m->system == TEMU_SYSTEM_GEMINI;
+    char gbs[16];
+    if (csv) {
+        fprintf(f, "router,name,coord,link,%s,gb_s", gemini ? "src_coord" : "peer_coord");
+    } else {
+        fprintf(f, "#\t%s\n#\t%s\tGB/s", gemini ? "DEST_COORD" : "NODE_COORD",
+                gemini ? "SRC_COORD" : "PEER_COORD");
+    }
+    for (int j = 0; j < ncol; j++) {
+        fprintf(f, "%s%s", cell, csv ? ccols[j] : tcols[j]);
+    }
+    fputc('\n', f);
     for (int i = 0; i < nrecords; i++) {
         const long long *v = rec + (size_t)i * TG_RECORD;
         temu_router_name(m, v[0], name, sizeof name);
         coord_text(m, v[0], sep, here, sizeof here);
         if (!csv) {
-            fprintf(f, "\t%s\n", here); /* the block's Gemini */
+            fprintf(f, "\t%s\n", here); /* the block's router */
         }
         for (int k = 0; k < nl; k++) {
             int l = order[k];
@@ -99,9 +145,10 @@ static void write_report(FILE *f, const temu_machine *m, const long long *record
             if (csv) {
                 fprintf(f, "%lld,%s,%s,", v[0], name, here);
             }
-            fprintf(f, "%s%s%s%s%.2f", temu_link_name(m, l), cell, there, cell,
-                    temu_gemini_link_bandwidth(m, v[0], l));
-            for (int j = 0; j < TG_COUNTERS; j++) {
+            bandwidth_text(m, v[0], l, gbs, sizeof gbs);
+            fprintf(f, "%s%s%s%s%s", temu_link_name(m, l), cell, there, cell,
+                    csv && gbs[0] == '-' ? "" : gbs);
+            for (int j = 0; j < ncol; j++) {
                 fprintf(f, "%s%lld", cell, c[j]);
             }
             fprintf(f, "\n");
