@@ -36,8 +36,7 @@ static void comm_free(tmpi_comm *c)
     free(c->world);
     free(c->rworld);
     free(c->nodes);
-    free(c->tree[0]);
-    free(c->tree[1]);
+    tmpi_trees_free(&c->trees);
     free(c);
 }
 
@@ -77,7 +76,7 @@ static int32_t *group_to_world(MPI_Group g, int n)
 
 static void comm_init_common(tmpi_comm *c)
 {
-    c->tree_root[0] = c->tree_root[1] = -1;
+    tmpi_trees_init(&c->trees);
 }
 
 static tmpi_comm *comm_build(MPI_Comm comm)

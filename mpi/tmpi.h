@@ -81,9 +81,7 @@ typedef struct tmpi_comm {
     int32_t nnodes;
     int64_t *nodes;
     int32_t box;
-    int64_t tree_root[2]; /* [0] down, [1] up; -1 = not cached        */
-    int32_t tree_n[2];
-    temu_hop *tree[2];
+    tmpi_trees trees;
 } tmpi_comm;
 
 /* NULL when comm is invalid or the layer is off. */
