@@ -150,6 +150,20 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
     return TEMU_OK;
 }
 
+int32_t temu_replay_nranks(const temu_replay *r)
+{
+    return r->nranks;
+}
+
+int32_t temu_replay_unused_comm(const temu_replay *r)
+{
+    int32_t id = 1;
+    while (id < r->ncomms && r->comms[id].defined) {
+        id++;
+    }
+    return id;
+}
+
 temu_status temu_replay_comm_members(const temu_replay *r, int32_t id, int32_t *n,
                                      const int32_t **members, temu_error *err)
 {

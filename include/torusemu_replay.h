@@ -40,6 +40,10 @@ void temu_replay_free(temu_replay *r);
  * rank i is world rank members[i].  An intracommunicator. */
 temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_t *members,
                              temu_error *err);
+/* Ranks of the session (MPI_COMM_WORLD's size). */
+int32_t temu_replay_nranks(const temu_replay *r);
+/* The lowest communicator id not defined yet. */
+int32_t temu_replay_unused_comm(const temu_replay *r);
 /* Members of communicator id (n and the world ranks); TEMU_ERANGE if unknown. */
 temu_status temu_replay_comm_members(const temu_replay *r, int32_t id, int32_t *n,
                                      const int32_t **members, temu_error *err);
@@ -134,6 +138,51 @@ void temu_replay_get_stats(const temu_replay *r, temu_replay_stats *st);
 /* End of the stream: TEMU_EINVAL, naming the first one, when a send or a
  * receive is left without its partner. */
 temu_status temu_replay_finish(temu_replay *r, temu_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Built-in patterns (emu/pattern.c; doc/replay.md gives each one's source)  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum temu_pattern_kind {
+    TEMU_PATTERN_FFT = 0,    /* 2-D-grid 3-D FFT transposes (seed 003 section 4)   */
+    TEMU_PATTERN_HALO,       /* MiniGhost 3-D halo exchange (seed 000 section VI)  */
+    TEMU_PATTERN_GPCNET,     /* GPCNeT congestors and canaries (seed 002 section 3) */
+    TEMU_PATTERN_RANDOM,     /* uniform random destinations                       */
+    TEMU_PATTERN_TRANSPOSE,  /* (i, j) -> (j, i) on a square rank grid            */
+    TEMU_PATTERN_TORNADO,    /* r -> r + ceil(P/2) - 1                            */
+    TEMU_PATTERN_BISECTION,  /* r <-> r + P/2                                     */
+    TEMU_PATTERN_NEIGHBOR,   /* +-1 in every dimension of a periodic rank grid     */
+    TEMU_PATTERNS
+} temu_pattern_kind;
+
+/* Parameters; zero means the pattern's default (doc/replay.md). */
+typedef struct temu_pattern {
+    int32_t kind;
+    int32_t grid[3];  /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
+    int32_t block[3]; /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
+    int32_t phase;    /* fft: 1 = first all-to-all, 2 = second, 0 = both */
+    int32_t vars;     /* halo: variables per cell (default 20)           */
+    int32_t steps;    /* repetitions (default 1)                         */
+    uint64_t size;    /* fft: points per dimension; halo: cells per rank per dimension */
+    uint64_t bytes;   /* synthetic patterns: bytes per message (default 4096) */
+    double fraction;  /* gpcnet: share of ranks that are canaries (default 0.2) */
+    uint64_t seed;    /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+} temu_pattern;
+
+/* "fft", ...; NULL for an unknown kind.  Parse a name: -1 if unknown. */
+const char *temu_pattern_name(int kind);
+int temu_pattern_parse_name(const char *name);
+
+/* Called now and then with operations done and the total (for progress
+ * output); may be NULL. */
+typedef void (*temu_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Replay pattern p over every rank of the replay's session.  Every send is
+ * followed by its receive, so the stream is complete.  Bad parameters
+ * (a grid that does not hold the session's ranks, a size that does not
+ * divide, ...) give TEMU_EINVAL naming them. */
+temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
+                                void *ctx, temu_error *err);
 
 #ifdef __cplusplus
 }
