@@ -8,27 +8,11 @@
 #include "testutil.h"
 #include "torusemu_replay.h"
 
-static temu_session *store(const char *spec, int32_t nranks, int32_t rpn, const char *how)
-{
-    temu_machine m = test_machine(spec);
-    temu_mapping map;
-    temu_session *s;
-    temu_error err;
-    char path[256];
-    ck_assert_msg(temu_mapping_build(&m, nranks, rpn, how, &map, &err) == TEMU_OK, "%s",
-                  err.message);
-    test_store_path(path, sizeof path, "pattern");
-    ck_assert_msg(temu_session_create(path, &m, &map, &s, &err) == TEMU_OK, "%s", err.message);
-    unlink(path);
-    temu_mapping_free(&map);
-    return s;
-}
-
 /* Replay p on a fresh store; returns the store, checks the stream matched. */
 static temu_session *run(const char *spec, int32_t nranks, int32_t rpn, const char *how,
                          const temu_pattern *p)
 {
-    temu_session *s = store(spec, nranks, rpn, how);
+    temu_session *s = test_mapped_store(spec, nranks, rpn, how);
     temu_replay *r;
     temu_error err;
     ck_assert_int_eq(temu_replay_create(s, &r, &err), TEMU_OK);
@@ -42,7 +26,7 @@ static temu_session *run(const char *spec, int32_t nranks, int32_t rpn, const ch
 /* A pattern that must be refused with a message containing `what`. */
 static void refused(const char *spec, int32_t nranks, const temu_pattern *p, const char *what)
 {
-    temu_session *s = store(spec, nranks, 1, NULL);
+    temu_session *s = test_mapped_store(spec, nranks, 1, NULL);
     temu_replay *r;
     temu_error err;
     ck_assert_int_eq(temu_replay_create(s, &r, &err), TEMU_OK);

@@ -7,21 +7,9 @@
 #include "testutil.h"
 #include "torusemu_replay.h"
 
-/* A private store of `spec` with nranks ranks, rpn per node, default map. */
 static temu_session *store(const char *spec, int32_t nranks, int32_t rpn)
 {
-    temu_machine m = test_machine(spec);
-    temu_mapping map;
-    temu_session *s;
-    temu_error err;
-    char path[256];
-    ck_assert_int_eq(temu_mapping_build(&m, nranks, rpn, NULL, &map, &err), TEMU_OK);
-    test_store_path(path, sizeof path, "replay");
-    /* a file store (a private one holds no mapping), unlinked at once */
-    ck_assert_msg(temu_session_create(path, &m, &map, &s, &err) == TEMU_OK, "%s", err.message);
-    unlink(path);
-    temu_mapping_free(&map);
-    return s;
+    return test_mapped_store(spec, nranks, rpn, NULL);
 }
 
 static temu_replay *replay(temu_session *s)
