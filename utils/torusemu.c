@@ -14,6 +14,7 @@
  * Every command answers --help.  Output formats are in doc/cli.md.
  */
 #include "torusemu.h"
+#include "cmd_replay.h"
 #include "run.h"
 
 #include <errno.h>
@@ -978,6 +979,7 @@ static const command commands[] = {
     {"reset", cmd_reset, "zero a session store"},
     {"demo", cmd_demo, "built-in walkthrough on default machines"},
     {"run", temu_cli_run, "run an MPI program on an emulated machine"},
+    {"replay", temu_cli_replay, "replay a communication pattern, without processes"},
 };
 
 static void usage(FILE *f)
