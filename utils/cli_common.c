@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+void temu_cli_vfail(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "torusemu %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void temu_cli_human(uint64_t v, char *buf, size_t len)
 {
     static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

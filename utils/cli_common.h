@@ -6,9 +6,12 @@
 
 #include "torusemu.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* "torusemu CMD: message" on stderr. */
+void temu_cli_vfail(const char *cmd, const char *fmt, va_list ap);
 /* "1.50 MiB" */
 void temu_cli_human(uint64_t v, char *buf, size_t len);
 /* The summary lines after a run or a replay, on stderr: messages and bytes

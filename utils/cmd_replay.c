@@ -36,11 +36,9 @@ static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "torusemu replay: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    temu_cli_vfail("replay", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return 2;
 }
 
