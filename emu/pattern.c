@@ -122,8 +122,8 @@ static temu_status fft(gen *g)
     }
     uint64_t total = 16 * n * n * n; /* bytes of the whole array */
     uint64_t per_rank = total / (uint64_t)g->n;
-    if (total % (uint64_t)g->n != 0 || per_rank % (uint64_t)a != 0 ||
-        per_rank % (uint64_t)b != 0) {
+    if (total % (uint64_t)g->n != 0 || (p->phase != 2 && per_rank % (uint64_t)a != 0) ||
+        (p->phase != 1 && per_rank % (uint64_t)b != 0)) {
         return temu_fail(g->err, TEMU_EINVAL,
                          "fft: %llu^3 points do not split evenly over a %dx%d grid",
                          (unsigned long long)n, a, b);
