@@ -9,7 +9,7 @@ SRC=$(pwd)
 BUILD=${1:-_build}
 
 PACKAGES="build-essential autoconf automake libtool pkg-config check
-libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev"
+libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev libopen-trace-format2-dev otf2-tools"
 
 missing=""
 for p in $PACKAGES; do

@@ -49,6 +49,7 @@ struct temu_replay {
     rcomm *comms;
     int32_t ncomms;
     temu_match *match;
+    int sends_only; /* temu_replay_sends_only */
     temu_replay_stats st;
 };
 
@@ -224,8 +225,22 @@ static temu_status post(temu_replay *r, int side, int32_t comm, int32_t src, int
     return TEMU_OK;
 }
 
+/* The payload pointer handed to the model for a recorded address: only
+ * on BG/Q, where the model uses the address alone (an L2 slice); elsewhere
+ * it would read bytes a replay does not have. */
+static const void *address(const temu_replay *r, uint64_t addr)
+{
+    return r->m->system == TEMU_SYSTEM_BGQ ? (const void *)(uintptr_t)addr : NULL;
+}
+
 temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
                              uint64_t bytes, temu_error *err)
+{
+    return temu_replay_send_at(r, comm, src, dst, tag, bytes, 0, err);
+}
+
+temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
+                                int32_t tag, uint64_t bytes, uint64_t addr, temu_error *err)
 {
     int32_t ws, wd;
     temu_status st = peers(r, comm, src, dst, &ws, &wd, "send", err);
@@ -233,14 +248,21 @@ temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t 
         st = temu_fail(err, TEMU_EINVAL, "replay: a send needs its size");
     }
     if (st == TEMU_OK) {
-        st = temu_inject_ranks(r->s, ws, wd, bytes, NULL, TEMU_KIND_P2P, err);
+        st = temu_inject_ranks(r->s, ws, wd, bytes, address(r, addr), TEMU_KIND_P2P, err);
     }
     if (st == TEMU_OK) {
         r->st.sends++;
         r->st.messages++;
-        st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
+        if (!r->sends_only) {
+            st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
+        }
     }
     return st;
+}
+
+void temu_replay_sends_only(temu_replay *r)
+{
+    r->sends_only = 1;
 }
 
 temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
@@ -258,6 +280,12 @@ temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t 
 temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
                             uint64_t bytes, temu_kind kind, temu_error *err)
 {
+    return temu_replay_rma_at(r, comm, origin, target, bytes, kind, 0, err);
+}
+
+temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
+                               uint64_t bytes, temu_kind kind, uint64_t addr, temu_error *err)
+{
     int32_t wo, wt;
     if (kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET) {
         return temu_fail(err, TEMU_EINVAL, "replay: one-sided operation of kind %s",
@@ -265,7 +293,7 @@ temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_
     }
     temu_status st = peers(r, comm, origin, target, &wo, &wt, "one-sided operation", err);
     if (st == TEMU_OK) {
-        st = temu_inject_ranks(r->s, wo, wt, bytes, NULL, kind, err);
+        st = temu_inject_ranks(r->s, wo, wt, bytes, address(r, addr), kind, err);
     }
     if (st == TEMU_OK) {
         r->st.rma++;
@@ -314,19 +342,29 @@ static int comm_nodes(temu_replay *r, rcomm *c)
 typedef struct emit_ctx {
     temu_replay *r;
     const rcomm *c;
+    const temu_replay_coll *rc;
     int32_t from; /* world rank of the caller */
     temu_status st;
     temu_error *err;
 } emit_ctx;
 
+/* Like the live layer's emit_inject (mpi/acct_coll.c): a slice of the send
+ * buffer, or of the receive buffer once it holds the final data. */
 static void emit(void *ctx, const tmpi_msg *m)
 {
     emit_ctx *e = ctx;
     int32_t w = world_of(e->c, m->dst);
+    uint64_t addr = 0;
     if (w < 0 || e->st != TEMU_OK) {
         return;
     }
-    e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, NULL, TEMU_KIND_P2P, e->err);
+    if (m->buf == TMPI_BUF_SEND && e->rc->send_base != 0) {
+        addr = e->rc->send_base + m->off;
+    } else if (m->buf == TMPI_BUF_RECV && e->rc->recv_base != 0 && e->rc->recv_ready) {
+        addr = e->rc->recv_base + m->off;
+    }
+    e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
+                              e->err);
     e->r->st.messages++;
 }
 
@@ -366,8 +404,9 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     k.commutative = rc->commutative;
     k.bytes = rc->bytes;
     k.elem = rc->elem;
-    k.count = rc->elem > 0 ? rc->bytes / rc->elem : rc->bytes;
+    k.count = rc->count != 0 ? rc->count : rc->elem > 0 ? rc->bytes / rc->elem : rc->bytes;
     k.blocks = rc->blocks;
+    k.offs = rc->offs;
     k.nnb = rc->nnb;
     k.nb = rc->nb;
     env.system = r->m->system;
@@ -402,7 +441,7 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     if (k.algo == TMPI_ALGO_COLLNET) {
         return TEMU_OK; /* BG/P collective network: no torus traffic */
     }
-    emit_ctx e = {r, c, world_of(c, me), TEMU_OK, err};
+    emit_ctx e = {r, c, rc, world_of(c, me), TEMU_OK, err};
     tmpi_coll_sends(&k, me, emit, &e);
     return e.st;
 }

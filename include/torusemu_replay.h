@@ -55,14 +55,26 @@ temu_status temu_replay_comm_members(const temu_replay *r, int32_t id, int32_t *
  * A receive whose size differs from its send's is an error (TEMU_EINVAL). */
 temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
                              uint64_t bytes, temu_error *err);
+/* The same with the address the sender's data had in a live run (0 =
+ * unknown).  The model uses it only where nothing but the address matters:
+ * the BG/Q L2 slice the message unit reads first (doc/model.md); elsewhere
+ * it is ignored (a replay has no payload bytes). */
+temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
+                                int32_t tag, uint64_t bytes, uint64_t addr, temu_error *err);
 temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
                              uint64_t bytes, temu_error *err);
+
+/* The stream records sends only (a live run's trace: the MPI layer counts
+ * at the sender and sees no receives): sends wait for no partner. */
+void temu_replay_sends_only(temu_replay *r);
 
 /* One-sided operation of `origin` on `target` (communicator ranks of the
  * window's group): TEMU_KIND_PUT or TEMU_KIND_GET, as mpi/account.c
  * models MPI_Put, MPI_Get and the accumulates. */
 temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
                             uint64_t bytes, temu_kind kind, temu_error *err);
+temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
+                               uint64_t bytes, temu_kind kind, uint64_t addr, temu_error *err);
 
 /* Collective operations; the values are the live layer's (mpi/coll.h). */
 typedef enum temu_coll_op {
@@ -114,6 +126,15 @@ typedef struct temu_replay_coll {
     const uint64_t *blocks; /* n entries, or NULL               */
     int32_t nnb;            /* neighbour collectives: out-degree */
     const int32_t *nb;      /* out-neighbours (communicator ranks, -1 = none) */
+    /* What a live run's trace adds (all zero otherwise): the element
+     * count when it is not bytes / elem, and where the data lay -- byte
+     * offsets of `blocks` and the send and receive buffer addresses (the
+     * receive buffer's only when it held the final data, recv_ready) --
+     * for the BG/Q L2 slices, as in temu_replay_send_at. */
+    uint64_t count;
+    const uint64_t *offs;
+    uint64_t send_base, recv_base;
+    int32_t recv_ready;
 } temu_replay_coll;
 
 /* Rank `me` (communicator rank) calls collective c on communicator comm:

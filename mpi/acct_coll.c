@@ -400,6 +400,9 @@ void tmpi_acct_coll(const tmpi_call *call)
         env.box = c->box;
     }
     k.algo = tmpi_coll_choose(&env, &k);
+    if (tmpi_trace_file != NULL) {
+        tmpi_trace_coll(c, &k, &env, e.send_base, e.recv_base, e.recv_ready);
+    }
     if (k.algo == TMPI_ALGO_CLASSROUTE) {
         classroute(c, &k);
     } else if (k.algo != TMPI_ALGO_COLLNET) {

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE 1
 #include "cmd_replay.h"
 #include "cli_common.h"
+#include "otf2_trace.h"
 
 #include "torusemu.h"
 #include "torusemu_replay.h"
@@ -29,6 +30,7 @@ typedef struct replay_opts {
     uint64_t np, rpn;
     int quiet;
     const char *pattern_name;
+    const char *trace; /* --trace DIR */
     temu_pattern pattern;
 } replay_opts;
 
@@ -46,10 +48,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: torusemu replay --machine SPEC [--ranks-per-node N] [--map HOW] [--keep FILE]\n"
-            "                       [-np P] [--quiet] --pattern NAME [pattern options]\n"
-            "Replay a communication pattern of P ranks (default: every slot, nodes x N) onto\n"
-            "the emulated machine SPEC, without processes; counts land in a store as after\n"
-            "`torusemu run`.\n"
+            "                       [-np P] [--quiet] (--pattern NAME [pattern options] | --trace DIR)\n"
+            "Replay a communication pattern of P ranks (default: every slot, nodes x N), or an\n"
+            "OTF2 trace (default P: the trace's ranks), onto the emulated machine SPEC without\n"
+            "processes; counts land in a store as after `torusemu run`.\n"
+            "  --trace DIR         an OTF2 archive (DIR/traces.otf2, or the anchor file): one\n"
+            "                      `torusemu run --trace` wrote, or another tool (Score-P)\n"
             "  --ranks-per-node N  ranks sharing a node (default 1)\n"
             "  --map HOW           rank placement: a dimension order (ABCDET, TABCDE, XYZT),\n"
             "                      a map file, or random:SEED (doc/mapping.md)\n"
@@ -136,6 +140,7 @@ enum {
     OPT_FRACTION,
     OPT_SEED,
     OPT_NP,
+    OPT_TRACE,
     OPT_HELP
 };
 
@@ -156,6 +161,7 @@ static const struct option options[] = {
     {"fraction", required_argument, NULL, OPT_FRACTION},
     {"seed", required_argument, NULL, OPT_SEED},
     {"np", required_argument, NULL, OPT_NP},
+    {"trace", required_argument, NULL, OPT_TRACE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -175,6 +181,9 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return 0;
     case OPT_KEEP:
         o->keep = v;
+        return 0;
+    case OPT_TRACE:
+        o->trace = v;
         return 0;
     case OPT_QUIET:
         o->quiet = 1;
@@ -265,8 +274,9 @@ static int parse_args(int argc, char **argv, replay_opts *o)
     if (o->spec == NULL) {
         return fail("missing --machine SPEC (see `torusemu machine --presets`)");
     }
-    if (o->pattern_name == NULL) {
-        return fail("missing --pattern NAME (see --help)");
+    if ((o->pattern_name == NULL) == (o->trace == NULL)) {
+        return fail(o->trace == NULL ? "missing --pattern NAME or --trace DIR (see --help)"
+                                     : "--pattern and --trace exclude each other");
     }
     return 0;
 }
@@ -310,7 +320,8 @@ static int replay_into(temu_session *s, const replay_opts *o)
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
     temu_status st = temu_replay_create(s, &r, &err);
     if (st == TEMU_OK) {
-        st = temu_pattern_replay(r, &o->pattern, show_progress, &pr, &err);
+        st = o->trace != NULL ? temu_otf2_replay(o->trace, r, show_progress, &pr, &err)
+                              : temu_pattern_replay(r, &o->pattern, show_progress, &pr, &err);
     }
     if (st == TEMU_OK) {
         st = temu_replay_finish(r, &err);
@@ -330,10 +341,10 @@ static int replay_into(temu_session *s, const replay_opts *o)
     if (!o->quiet) {
         const temu_machine *m = temu_session_machine(s);
         fprintf(stderr,
-                "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; pattern %s, %d "
-                "step(s)\n",
-                o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "",
-                o->rpn, o->pattern_name, o->pattern.steps > 0 ? o->pattern.steps : 1);
+                "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; %s %s\n", o->np,
+                m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "", o->rpn,
+                o->trace != NULL ? "trace" : "pattern",
+                o->trace != NULL ? o->trace : o->pattern_name);
         fprintf(stderr,
                 "torusemu: replayed %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
                 " collective calls in %.2f s\n",
@@ -363,6 +374,13 @@ int temu_cli_replay(int argc, char **argv)
         return fail("%s", err.message);
     }
     uint64_t slots = (uint64_t)m.nnodes * o.rpn;
+    if (o.np == 0 && o.trace != NULL) {
+        int32_t n = temu_otf2_ranks(o.trace, &err);
+        if (n < 0) {
+            return fail("%s", err.message);
+        }
+        o.np = (uint64_t)n;
+    }
     if (o.np == 0) {
         o.np = slots;
     }

@@ -13,6 +13,9 @@
  */
 #define _GNU_SOURCE 1
 #include "run.h"
+#include "otf2_trace.h"
+
+#include "../mpi/trace_format.h"
 #include "cli_common.h"
 
 #include "torusemu.h"
@@ -45,6 +48,7 @@ typedef struct run_opts {
     const char *spec;
     const char *map;
     const char *keep;
+    const char *trace; /* --trace DIR */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -75,6 +79,8 @@ static void usage(FILE *f)
             "                      file, or random:SEED (doc/mapping.md); default: the system's\n"
             "  --keep FILE         keep the store in FILE (inspect with `torusemu dump FILE`);\n"
             "                      by default a temporary store is removed at the end\n"
+            "  --trace DIR         record the MPI communication as an OTF2 archive in DIR\n"
+            "                      (DIR/traces.otf2; replay it with `torusemu replay --trace`)\n"
             "  --quiet             no summary\n"
             "  --mpirun-arg ARG    pass ARG to mpirun (repeat for several)\n"
             "Environment: TORUSEMU_MPIRUN (mpirun to use), TORUSEMU_MPI_LIB (the interposition\n"
@@ -123,6 +129,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->map = v;
         } else if (strcmp(a, "--keep") == 0) {
             o->keep = v;
+        } else if (strcmp(a, "--trace") == 0) {
+            o->trace = v;
         } else if (strcmp(a, "-np") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--np") == 0) {
             if (parse_count(v, &o->np) != 0) {
                 return fail("-np '%s': expected a positive number of ranks", v);
@@ -333,6 +341,24 @@ static char *env_with(const char *name, const char *value, int prepend)
     return out;
 }
 
+/* --trace DIR: made if missing (its parent must exist), refused when it
+ * already holds an archive; its absolute path into out. */
+static int prepare_trace_dir(const char *dir, char *out, size_t len)
+{
+    char anchor[PATH_MAX + 16];
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        return fail("--trace %s: %s", dir, strerror(errno));
+    }
+    if (temu_cli_absolute_path(dir, out, len) != 0) {
+        return fail("--trace %s: %s", dir, strerror(errno));
+    }
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", out);
+    if (access(anchor, F_OK) == 0) {
+        return fail("--trace %s: already holds an OTF2 archive (traces.otf2)", dir);
+    }
+    return 0;
+}
+
 /* Run mpirun; returns the program's exit status (128 + signal when killed),
  * or -1 with a message when mpirun could not be started. */
 static int launch(const char *mpirun, char **argv)
@@ -437,6 +463,11 @@ int temu_cli_run(int argc, char **argv)
     } else {
         temu_cli_temp_store(store, sizeof store, "run");
     }
+    char trace[PATH_MAX] = "";
+    if (o.trace != NULL && prepare_trace_dir(o.trace, trace, sizeof trace) != 0) {
+        temu_mapping_free(&map);
+        return 2;
+    }
     temu_status st = temu_session_create(store, &m, &map, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
@@ -451,6 +482,7 @@ int temu_cli_run(int argc, char **argv)
     char *x_session = env_with(TEMU_SESSION_ENV, store, 0);
     char *x_preload = env_with("LD_PRELOAD", lib, 1);
     char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
+    char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
     int nprog = 0;
     while (o.prog[nprog] != NULL) {
         nprog++;
@@ -484,6 +516,10 @@ int temu_cli_run(int argc, char **argv)
     av[k++] = x_preload;
     av[k++] = "-x";
     av[k++] = x_libpath;
+    if (x_trace != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_trace;
+    }
     for (int i = 0; i < o.nextra; i++) {
         av[k++] = (char *)o.extra[i];
     }
@@ -503,6 +539,15 @@ int temu_cli_run(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "torusemu run: the application failed (exit status %d)\n", rc);
     }
+    if (trace[0]) {
+        char msg[512];
+        if (temu_otf2_write(trace, (int32_t)o.np, msg, sizeof msg) != 0) {
+            fprintf(stderr, "torusemu run: no trace written: %s\n", msg);
+            rc = rc != 0 ? rc : 2;
+        } else if (!o.quiet) {
+            fprintf(stderr, "torusemu: OTF2 trace in %s/traces.otf2\n", trace);
+        }
+    }
     if (!o.quiet) {
         summary(s, &o, rc, o.keep != NULL ? store : NULL);
     }
@@ -514,6 +559,7 @@ out:
     free(x_session);
     free(x_preload);
     free(x_libpath);
+    free(x_trace);
     free(av);
     return rc;
 }
