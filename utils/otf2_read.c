@@ -16,28 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Attribute slots this reader understands (by name). */
-enum {
-    A_OP,
-    A_BYTES,
-    A_COUNT,
-    A_ELEM,
-    A_FLAGS,
-    A_SEND_BASE,
-    A_RECV_BASE,
-    A_BLOCKS,
-    A_OFFS,
-    A_NEIGHBORS,
-    A_ADDRESS,
-    A_KNOWN
-};
-static const char *const attr_names[A_KNOWN] = {
-    TEMU_OTF2_ATTR_OP,        TEMU_OTF2_ATTR_BYTES,     TEMU_OTF2_ATTR_COUNT,
-    TEMU_OTF2_ATTR_ELEM,      TEMU_OTF2_ATTR_FLAGS,     TEMU_OTF2_ATTR_SEND_BASE,
-    TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS,    TEMU_OTF2_ATTR_OFFS,
-    TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS,
-};
-
 typedef struct group {
     int defined;
     OTF2_GroupType type;
@@ -145,8 +123,8 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         c->attr_slot[i] = -1;
     }
     c->attr_slot[self] = -1;
-    for (int i = 0; i < A_KNOWN && name < c->nstrings && c->strings[name] != NULL; i++) {
-        if (strcmp(c->strings[name], attr_names[i]) == 0) {
+    for (int i = 0; i < TEMU_OTF2_ATTRS && name < c->nstrings && c->strings[name] != NULL; i++) {
+        if (strcmp(c->strings[name], temu_otf2_attr_names[i]) == 0) {
             c->attr_slot[self] = i;
         }
     }
@@ -373,7 +351,7 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     if (rc == NULL) {
         return OTF2_CALLBACK_INTERRUPT;
     }
-    attr_u64(c, al, A_ADDRESS, &addr);
+    attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
     c->st = temu_replay_send_at(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr,
                                 c->err);
     tick(c);
@@ -426,7 +404,7 @@ static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_AttributeList *a
     if (rc == NULL) {
         return OTF2_CALLBACK_INTERRUPT;
     }
-    attr_u64(c, al, A_ADDRESS, &addr);
+    attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
     c->st = temu_replay_rma_at(c->r, rc->id, me, (int32_t)remote, bytes, kind, addr, c->err);
     tick(c);
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
@@ -485,28 +463,39 @@ static int parse_list(const ctx *c, uint64_t ref, int32_t n, int64_t *out)
     return s != NULL;
 }
 
+/* A list of n byte counts into *buf (grown); 0 if malformed. */
+static int u64_list(const ctx *c, uint64_t ref, int32_t n, uint64_t **buf)
+{
+    uint64_t *b = realloc(*buf, ((size_t)n + 1) * sizeof *b);
+    if (b == NULL) {
+        return 0;
+    }
+    *buf = b;
+    return parse_list(c, ref, n, (int64_t *)b);
+}
+
 /* The live layer's description from torusemu:* attributes; 0 if absent. */
 static int exact_coll(ctx *c, OTF2_AttributeList *al, const rcomm *rc, temu_replay_coll *k,
                       OTF2_CallbackCode *code)
 {
     uint64_t op, v, ref;
-    if (!attr_u64(c, al, A_OP, &op)) {
+    if (!attr_u64(c, al, TEMU_OTF2_A_OP, &op)) {
         return 0;
     }
     k->op = (int32_t)op;
-    attr_u64(c, al, A_BYTES, &k->bytes);
-    attr_u64(c, al, A_COUNT, &k->count);
-    attr_u64(c, al, A_ELEM, &k->elem);
-    attr_u64(c, al, A_SEND_BASE, &k->send_base);
-    attr_u64(c, al, A_RECV_BASE, &k->recv_base);
-    if (attr_u64(c, al, A_FLAGS, &v)) {
+    attr_u64(c, al, TEMU_OTF2_A_BYTES, &k->bytes);
+    attr_u64(c, al, TEMU_OTF2_A_COUNT, &k->count);
+    attr_u64(c, al, TEMU_OTF2_A_ELEM, &k->elem);
+    attr_u64(c, al, TEMU_OTF2_A_SEND_BASE, &k->send_base);
+    attr_u64(c, al, TEMU_OTF2_A_RECV_BASE, &k->recv_base);
+    if (attr_u64(c, al, TEMU_OTF2_A_FLAGS, &v)) {
         k->commutative = (v & 1) != 0;
         k->blocking = (v & 2) != 0;
         k->hw_op = (v & 4) != 0;
         k->recv_ready = (v & 8) != 0;
     }
     int32_t nnb = 0;
-    if (attr_u64(c, al, A_NEIGHBORS, &ref)) {
+    if (attr_u64(c, al, TEMU_OTF2_A_NEIGHBORS, &ref)) {
         const char *s = ref < c->nstrings ? c->strings[ref] : NULL;
         for (const char *p = s; p != NULL && *p; p++) {
             nnb += *p == ' ';
@@ -531,28 +520,18 @@ static int exact_coll(ctx *c, OTF2_AttributeList *al, const rcomm *rc, temu_repl
         k->nb = nb;
     }
     int32_t nblocks = k->nb != NULL || nnb > 0 ? nnb : rc->n;
-    if (attr_u64(c, al, A_BLOCKS, &ref)) {
-        uint64_t *b = realloc(c->blocks, ((size_t)nblocks + 1) * sizeof *b);
-        if (b == NULL || !parse_list(c, ref, nblocks, (int64_t *)b)) {
-            if (b != NULL) {
-                c->blocks = b;
-            }
+    if (attr_u64(c, al, TEMU_OTF2_A_BLOCKS, &ref)) {
+        if (!u64_list(c, ref, nblocks, &c->blocks)) {
             *code = stop(c, TEMU_EINVAL, "OTF2 trace: malformed %s", TEMU_OTF2_ATTR_BLOCKS);
             return 1;
         }
-        c->blocks = b;
-        k->blocks = b;
-        if (attr_u64(c, al, A_OFFS, &ref)) {
-            uint64_t *o = realloc(c->offs, ((size_t)nblocks + 1) * sizeof *o);
-            if (o == NULL || !parse_list(c, ref, nblocks, (int64_t *)o)) {
-                if (o != NULL) {
-                    c->offs = o;
-                }
+        k->blocks = c->blocks;
+        if (attr_u64(c, al, TEMU_OTF2_A_OFFS, &ref)) {
+            if (!u64_list(c, ref, nblocks, &c->offs)) {
                 *code = stop(c, TEMU_EINVAL, "OTF2 trace: malformed %s", TEMU_OTF2_ATTR_OFFS);
                 return 1;
             }
-            c->offs = o;
-            k->offs = o;
+            k->offs = c->offs;
         }
     }
     return 1;

@@ -24,6 +24,25 @@
 #define TEMU_OTF2_ATTR_OFFS "torusemu:offs"             /* "o0 o1 ..." */
 #define TEMU_OTF2_ATTR_NEIGHBORS "torusemu:neighbors"   /* "r0 r1 ..." */
 #define TEMU_OTF2_ATTR_ADDRESS "torusemu:address"       /* sender's data */
+/* The attributes, numbered as the writer defines them. */
+enum temu_otf2_attr {
+    TEMU_OTF2_A_OP,
+    TEMU_OTF2_A_BYTES,
+    TEMU_OTF2_A_COUNT,
+    TEMU_OTF2_A_ELEM,
+    TEMU_OTF2_A_FLAGS,
+    TEMU_OTF2_A_SEND_BASE,
+    TEMU_OTF2_A_RECV_BASE,
+    TEMU_OTF2_A_BLOCKS,
+    TEMU_OTF2_A_OFFS,
+    TEMU_OTF2_A_NEIGHBORS,
+    TEMU_OTF2_A_ADDRESS,
+    TEMU_OTF2_ATTRS
+};
+/* Name and description of each (otf2_write.c). */
+extern const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS];
+extern const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS];
+
 /* Archive property: point-to-point receives are in the trace ("yes") or
  * not ("no": the live layer counts at the sender and records only sends). */
 #define TEMU_OTF2_PROP_RECEIVES "TORUSEMU::RECEIVES"

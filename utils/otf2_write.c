@@ -23,37 +23,35 @@
 #include <string.h>
 #include <unistd.h>
 
-enum {
-    A_OP,
-    A_BYTES,
-    A_COUNT,
-    A_ELEM,
-    A_FLAGS,
-    A_SEND_BASE,
-    A_RECV_BASE,
-    A_BLOCKS,
-    A_OFFS,
-    A_NEIGHBORS,
-    A_ADDRESS,
-    A_COUNT_ATTRS
+const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS] = {
+    TEMU_OTF2_ATTR_OP,        TEMU_OTF2_ATTR_BYTES,  TEMU_OTF2_ATTR_COUNT,
+    TEMU_OTF2_ATTR_ELEM,      TEMU_OTF2_ATTR_FLAGS,  TEMU_OTF2_ATTR_SEND_BASE,
+    TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS, TEMU_OTF2_ATTR_OFFS,
+    TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS,
 };
 
-static const struct {
-    const char *name, *desc;
-    OTF2_Type type;
-} attrs[A_COUNT_ATTRS] = {
-    {TEMU_OTF2_ATTR_OP, "collective as the torusemu MPI layer names it (mpi/coll.h)", OTF2_TYPE_UINT32},
-    {TEMU_OTF2_ATTR_BYTES, "bytes: buffer or block, as the layer took them", OTF2_TYPE_UINT64},
-    {TEMU_OTF2_ATTR_COUNT, "reduction element count", OTF2_TYPE_UINT64},
-    {TEMU_OTF2_ATTR_ELEM, "reduction element size in bytes", OTF2_TYPE_UINT64},
-    {TEMU_OTF2_ATTR_FLAGS, "1 commutative, 2 blocking, 4 hardware op, 8 receive buffer final", OTF2_TYPE_UINT32},
-    {TEMU_OTF2_ATTR_SEND_BASE, "address of the send buffer's data", OTF2_TYPE_UINT64},
-    {TEMU_OTF2_ATTR_RECV_BASE, "address of the receive buffer's data", OTF2_TYPE_UINT64},
-    {TEMU_OTF2_ATTR_BLOCKS, "per-rank block sizes in bytes", OTF2_TYPE_STRING},
-    {TEMU_OTF2_ATTR_OFFS, "per-rank block offsets in bytes", OTF2_TYPE_STRING},
-    {TEMU_OTF2_ATTR_NEIGHBORS, "out-neighbours (communicator ranks, -1 none)", OTF2_TYPE_STRING},
-    {TEMU_OTF2_ATTR_ADDRESS, "address of the sender's data", OTF2_TYPE_UINT64},
+const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS] = {
+    "collective as the torusemu MPI layer names it (mpi/coll.h)",
+    "bytes: buffer or block, as the layer took them",
+    "reduction element count",
+    "reduction element size in bytes",
+    "1 commutative, 2 blocking, 4 hardware op, 8 receive buffer final",
+    "address of the send buffer's data",
+    "address of the receive buffer's data",
+    "per-rank block sizes in bytes",
+    "per-rank block offsets in bytes",
+    "out-neighbours (communicator ranks, -1 none)",
+    "address of the sender's data",
 };
+
+/* OTF2 type of attribute i: the lists are strings, op and flags 32-bit. */
+static OTF2_Type attr_type(int i)
+{
+    if (i == TEMU_OTF2_A_BLOCKS || i == TEMU_OTF2_A_OFFS || i == TEMU_OTF2_A_NEIGHBORS) {
+        return OTF2_TYPE_STRING;
+    }
+    return i == TEMU_OTF2_A_OP || i == TEMU_OTF2_A_FLAGS ? OTF2_TYPE_UINT32 : OTF2_TYPE_UINT64;
+}
 
 /* OTF2's name for each collective (neighbourhood ones have none: the
  * closest, with the exact operation in torusemu:op). */
@@ -155,7 +153,7 @@ static uint32_t list_string(writer *w, const void *v, int32_t n, int is64)
 }
 
 /* Fixed string ids */
-enum { S_EMPTY, S_MACHINE, S_WORLD, S_WINDOW, S_COMM, S_ATTRS, S_RANK = S_ATTRS + 2 * A_COUNT_ATTRS };
+enum { S_EMPTY, S_MACHINE, S_WORLD, S_WINDOW, S_COMM, S_ATTRS, S_RANK = S_ATTRS + 2 * TEMU_OTF2_ATTRS };
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef loc, void *cb, bool final)
 {
@@ -230,13 +228,13 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
         if (h.type == TMPI_TRACE_SEND) {
             tmpi_trace_send_rec s;
             memcpy(&s, body, sizeof s);
-            OTF2_AttributeList_AddUint64(al, A_ADDRESS, s.addr);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ADDRESS, s.addr);
             OTF2_EvtWriter_MpiSend(ev, al, t, (uint32_t)s.dst, 0, (uint32_t)s.tag, s.bytes);
             (*events)++;
         } else if (h.type == TMPI_TRACE_RMA) {
             tmpi_trace_rma_rec s;
             memcpy(&s, body, sizeof s);
-            OTF2_AttributeList_AddUint64(al, A_ADDRESS, s.addr);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ADDRESS, s.addr);
             if (s.kind == TEMU_KIND_GET) {
                 OTF2_EvtWriter_RmaGet(ev, al, t, 0, (uint32_t)s.target, s.bytes, 0);
             } else {
@@ -266,27 +264,27 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             }
             uint32_t comm = local[c.comm];
             int32_t n = w->comms[comm].n;
-            OTF2_AttributeList_AddUint32(al, A_OP, (uint32_t)c.op);
-            OTF2_AttributeList_AddUint64(al, A_BYTES, c.bytes);
-            OTF2_AttributeList_AddUint64(al, A_COUNT, c.count);
-            OTF2_AttributeList_AddUint64(al, A_ELEM, c.elem);
-            OTF2_AttributeList_AddUint32(al, A_FLAGS,
+            OTF2_AttributeList_AddUint32(al, TEMU_OTF2_A_OP, (uint32_t)c.op);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_BYTES, c.bytes);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_COUNT, c.count);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ELEM, c.elem);
+            OTF2_AttributeList_AddUint32(al, TEMU_OTF2_A_FLAGS,
                                          (uint32_t)((c.commutative != 0) | (c.blocking != 0) << 1 |
                                                     (c.hw_op != 0) << 2 | (c.recv_ready != 0) << 3));
-            OTF2_AttributeList_AddUint64(al, A_SEND_BASE, c.send_base);
-            OTF2_AttributeList_AddUint64(al, A_RECV_BASE, c.recv_base);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_SEND_BASE, c.send_base);
+            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_RECV_BASE, c.recv_base);
             if (c.nblocks > 0) {
-                OTF2_AttributeList_AddStringRef(al, A_BLOCKS,
+                OTF2_AttributeList_AddStringRef(al, TEMU_OTF2_A_BLOCKS,
                                                 S_RANK + (uint32_t)list_string(w, p, c.nblocks, 1));
                 p += (size_t)c.nblocks * 8;
                 if (c.has_offs) {
                     OTF2_AttributeList_AddStringRef(
-                        al, A_OFFS, S_RANK + (uint32_t)list_string(w, p, c.nblocks, 1));
+                        al, TEMU_OTF2_A_OFFS, S_RANK + (uint32_t)list_string(w, p, c.nblocks, 1));
                     p += (size_t)c.nblocks * 8;
                 }
             }
             if (c.nnb > 0) {
-                OTF2_AttributeList_AddStringRef(al, A_NEIGHBORS,
+                OTF2_AttributeList_AddStringRef(al, TEMU_OTF2_A_NEIGHBORS,
                                                 S_RANK + (uint32_t)list_string(w, p, c.nnb, 0));
             }
             /* sizes as Score-P records them: totals over the members */
@@ -322,9 +320,9 @@ static void write_defs(writer *w, int32_t nranks, const uint64_t *events)
     OTF2_GlobalDefWriter_WriteString(g, S_WORLD, "MPI_COMM_WORLD");
     OTF2_GlobalDefWriter_WriteString(g, S_WINDOW, "one-sided operations");
     OTF2_GlobalDefWriter_WriteString(g, S_COMM, "communicator");
-    for (int i = 0; i < A_COUNT_ATTRS; i++) {
-        OTF2_GlobalDefWriter_WriteString(g, S_ATTRS + 2 * (uint32_t)i, attrs[i].name);
-        OTF2_GlobalDefWriter_WriteString(g, S_ATTRS + 2 * (uint32_t)i + 1, attrs[i].desc);
+    for (int i = 0; i < TEMU_OTF2_ATTRS; i++) {
+        OTF2_GlobalDefWriter_WriteString(g, S_ATTRS + 2 * (uint32_t)i, temu_otf2_attr_names[i]);
+        OTF2_GlobalDefWriter_WriteString(g, S_ATTRS + 2 * (uint32_t)i + 1, temu_otf2_attr_descs[i]);
     }
     for (uint32_t i = 0; i < w->nstrings; i++) {
         OTF2_GlobalDefWriter_WriteString(g, S_RANK + i, w->strings[i]);
@@ -343,9 +341,9 @@ static void write_defs(writer *w, int32_t nranks, const uint64_t *events)
         OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t)r, s_rank + (uint32_t)r,
                                            OTF2_LOCATION_TYPE_CPU_THREAD, events[r], (uint32_t)r);
     }
-    for (int i = 0; i < A_COUNT_ATTRS; i++) {
+    for (int i = 0; i < TEMU_OTF2_ATTRS; i++) {
         OTF2_GlobalDefWriter_WriteAttribute(g, (uint32_t)i, S_ATTRS + 2 * (uint32_t)i,
-                                            S_ATTRS + 2 * (uint32_t)i + 1, attrs[i].type);
+                                            S_ATTRS + 2 * (uint32_t)i + 1, attr_type(i));
     }
     /* group 0: the MPI locations in world-rank order; group 1 + i: the
      * members of communicator i as world ranks (indices into group 0) */
