@@ -9,6 +9,7 @@
 #include "torusemu_replay.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +41,15 @@ typedef struct gen {
     void *ctx;
     uint64_t done, total;
     temu_error *err;
+    int32_t tid, nth; /* this generator's share: thread tid of nth */
 } gen;
 
+/* Progress from thread 0 only, scaled to the whole. */
 static void tick(gen *g)
 {
     g->done++;
-    if (g->progress != NULL && (g->done & 0xffff) == 0) {
-        g->progress(g->ctx, g->done, g->total);
+    if (g->progress != NULL && g->tid == 0 && (g->done & 0xffff) == 0) {
+        g->progress(g->ctx, g->done * (uint64_t)g->nth, g->total);
     }
 }
 
@@ -97,7 +100,7 @@ static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t p
     temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1,
                           .bytes = pair};
     for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
-        for (int32_t i = 0; st == TEMU_OK && i < groups; i++) {
+        for (int32_t i = g->tid; st == TEMU_OK && i < groups; i += g->nth) {
             for (int32_t me = 0; st == TEMU_OK && me < members; me++) {
                 st = temu_replay_collective(g->r, ids[i], me, &c, g->err);
                 tick(g);
@@ -194,8 +197,9 @@ static temu_status halo(gen *g)
     g->total = (uint64_t)g->n * (uint64_t)p->steps;
     temu_status st = TEMU_OK;
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        for (int32_t z = 0; z < grid[2]; z++) {
-            for (int32_t y = 0; y < grid[1]; y++) {
+        for (int64_t yz = g->tid; yz < (int64_t)grid[1] * grid[2]; yz += g->nth) {
+            int32_t y = (int32_t)(yz % grid[1]), z = (int32_t)(yz / grid[1]);
+            {
                 for (int32_t x = 0; st == TEMU_OK && x < grid[0]; x++) {
                     int32_t c[3] = {x, y, z};
                     int32_t me = halo_rank(grid, blk, x, y, z);
@@ -261,6 +265,9 @@ static temu_status gpcnet(gen *g)
     double f = p->fraction > 0 ? p->fraction : 0.2;
     int32_t n = g->n;
     int32_t nc = (int32_t)llround(f * n);
+    if (g->tid != 0) {
+        return TEMU_OK; /* one shuffled order: thread 0 replays it all */
+    }
     if (f >= 1.0 || nc < 2 || n - nc < 4) {
         return temu_fail(g->err, TEMU_EINVAL,
                          "gpcnet: %d ranks with canary fraction %g leave %d canaries and %d "
@@ -347,7 +354,6 @@ static temu_status synthetic(gen *g)
     const temu_pattern *p = g->p;
     int32_t n = g->n;
     uint64_t bytes = p->bytes > 0 ? p->bytes : 4096;
-    uint64_t s = rng_seed(p->seed);
     int32_t k = (int32_t)llround(sqrt((double)n));
     int32_t grid[3] = {n, 1, 1};
     if (p->kind == TEMU_PATTERN_TRANSPOSE && (int64_t)k * k != n) {
@@ -371,9 +377,13 @@ static temu_status synthetic(gen *g)
     g->total = (uint64_t)n * (uint64_t)p->steps;
     temu_status st = TEMU_OK;
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        for (int32_t r = 0; st == TEMU_OK && r < n; r++) {
+        for (int32_t r = g->tid; st == TEMU_OK && r < n; r += g->nth) {
             switch (p->kind) {
             case TEMU_PATTERN_RANDOM: {
+                /* a generator per (step, rank): the same draw on any
+                 * number of threads */
+                uint64_t s = rng_seed(p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) *
+                                                 0x9E3779B97F4A7C15ull));
                 int32_t d = (int32_t)(rng_next(&s) % (uint64_t)(n - 1));
                 st = p2p(g, TEMU_REPLAY_WORLD, r, d >= r ? d + 1 : d, 0, bytes);
                 break;
@@ -412,44 +422,135 @@ static temu_status synthetic(gen *g)
     return st;
 }
 
+/* Defaults filled in and ranges checked. */
+static temu_status normalize(const temu_pattern *p, temu_pattern *q, temu_error *err)
+{
+    *q = *p;
+    if (q->steps < 0 || q->steps > 1000000) {
+        return temu_fail(err, TEMU_EINVAL, "--steps %d: expected 1..1000000", q->steps);
+    }
+    if (q->steps == 0) {
+        q->steps = 1;
+    }
+    if (q->fraction < 0 || q->fraction >= 1) {
+        return temu_fail(err, TEMU_EINVAL, "--fraction %g: expected a share between 0 and 1",
+                         q->fraction);
+    }
+    if (q->kind < 0 || q->kind >= TEMU_PATTERNS) {
+        return temu_fail(err, TEMU_EINVAL, "unknown pattern %d", q->kind);
+    }
+    return TEMU_OK;
+}
+
+static temu_status generate(gen *g)
+{
+    switch (g->p->kind) {
+    case TEMU_PATTERN_FFT:
+        return fft(g);
+    case TEMU_PATTERN_HALO:
+        return halo(g);
+    case TEMU_PATTERN_GPCNET:
+        return gpcnet(g);
+    default:
+        return synthetic(g);
+    }
+}
+
 temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
                                 void *ctx, temu_error *err)
 {
-    temu_pattern q = *p;
-    if (q.steps < 0 || q.steps > 1000000) {
-        return temu_fail(err, TEMU_EINVAL, "--steps %d: expected 1..1000000", q.steps);
+    temu_pattern q;
+    temu_status st = normalize(p, &q, err);
+    if (st != TEMU_OK) {
+        return st;
     }
-    if (q.steps == 0) {
-        q.steps = 1;
-    }
-    if (q.fraction < 0 || q.fraction >= 1) {
-        return temu_fail(err, TEMU_EINVAL, "--fraction %g: expected a share between 0 and 1",
-                         q.fraction);
-    }
-    gen g = {r, &q, temu_replay_nranks(r), progress, ctx, 0, 0, err};
-    temu_status st;
-    switch (q.kind) {
-    case TEMU_PATTERN_FFT:
-        st = fft(&g);
-        break;
-    case TEMU_PATTERN_HALO:
-        st = halo(&g);
-        break;
-    case TEMU_PATTERN_GPCNET:
-        st = gpcnet(&g);
-        break;
-    case TEMU_PATTERN_RANDOM:
-    case TEMU_PATTERN_TRANSPOSE:
-    case TEMU_PATTERN_TORNADO:
-    case TEMU_PATTERN_BISECTION:
-    case TEMU_PATTERN_NEIGHBOR:
-        st = synthetic(&g);
-        break;
-    default:
-        return temu_fail(err, TEMU_EINVAL, "unknown pattern %d", q.kind);
-    }
+    gen g = {r, &q, temu_replay_nranks(r), progress, ctx, 0, 0, err, 0, 1};
+    st = generate(&g);
     if (st == TEMU_OK && progress != NULL) {
         progress(ctx, g.total, g.total);
     }
+    return st;
+}
+
+/* One thread's share of a parallel replay: its own replay (its own
+ * matching queues; every send's receive follows in the same share). */
+typedef struct worker {
+    temu_replay *r;
+    gen g;
+    temu_status st;
+    temu_error err;
+    pthread_t th;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    w->st = generate(&w->g);
+    if (w->st == TEMU_OK) {
+        w->st = temu_replay_finish(w->r, &w->err);
+    }
+    return NULL;
+}
+
+temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthreads,
+                             temu_progress_fn progress, void *ctx, temu_replay_stats *stats,
+                             temu_error *err)
+{
+    temu_pattern q;
+    temu_status st = normalize(p, &q, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    if (nthreads < 1 || nthreads > 64) {
+        return temu_fail(err, TEMU_EINVAL, "--threads %d: expected 1..64", nthreads);
+    }
+    worker *w = calloc((size_t)nthreads, sizeof *w);
+    if (w == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "out of memory");
+    }
+    int started = 0;
+    for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
+        st = temu_replay_create(s, &w[t].r, err);
+        w[t].g = (gen){w[t].r, &q, temu_session_nranks(s), progress, ctx, 0, 0, &w[t].err,
+                       t, nthreads};
+    }
+    for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
+        if (pthread_create(&w[t].th, NULL, work, &w[t]) != 0) {
+            st = temu_fail(err, TEMU_ENOMEM, "cannot start a replay thread");
+            break;
+        }
+        started = t;
+    }
+    if (st == TEMU_OK) {
+        work(&w[0]);
+    }
+    for (int t = 1; t <= started; t++) {
+        pthread_join(w[t].th, NULL);
+    }
+    memset(stats, 0, sizeof *stats);
+    for (int t = 0; t < nthreads; t++) {
+        if (st == TEMU_OK && w[t].st != TEMU_OK) {
+            st = w[t].st;
+            if (err != NULL) {
+                *err = w[t].err;
+            }
+        }
+        if (w[t].r != NULL) {
+            temu_replay_stats one;
+            temu_replay_get_stats(w[t].r, &one);
+            stats->sends += one.sends;
+            stats->recvs += one.recvs;
+            stats->rma += one.rma;
+            stats->colls += one.colls;
+            stats->messages += one.messages;
+            stats->unmatched_sends += one.unmatched_sends;
+            stats->unmatched_recvs += one.unmatched_recvs;
+        }
+        temu_replay_free(w[t].r);
+    }
+    if (st == TEMU_OK && progress != NULL) {
+        progress(ctx, w[0].g.total, w[0].g.total);
+    }
+    free(w);
     return st;
 }

@@ -205,6 +205,14 @@ typedef void (*temu_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
                                 void *ctx, temu_error *err);
 
+/* Replay pattern p into session s on nthreads threads (1..64), each with
+ * its own replay over a share of the ranks (rows, planes, ranks), all
+ * adding to the same store; the counts do not depend on nthreads.  Every
+ * share is finished (temu_replay_finish); stats are the sums. */
+temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthreads,
+                             temu_progress_fn progress, void *ctx, temu_replay_stats *stats,
+                             temu_error *err);
+
 #ifdef __cplusplus
 }
 #endif

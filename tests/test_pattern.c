@@ -200,6 +200,64 @@ START_TEST(names_and_steps)
 }
 END_TEST
 
+/* The counts do not depend on the number of threads sharing a replay. */
+static temu_session *threaded(const char *spec, int32_t nranks, int32_t rpn, const temu_pattern *p,
+                              int nthreads)
+{
+    temu_session *s = test_mapped_store(spec, nranks, rpn, NULL);
+    temu_replay_stats st;
+    temu_error err;
+    ck_assert_msg(temu_pattern_run(s, p, nthreads, NULL, NULL, &st, &err) == TEMU_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(st.unmatched_sends + st.unmatched_recvs, 0);
+    return s;
+}
+
+static void same_counters(const temu_session *a, const temu_session *b)
+{
+    for (uint64_t k = 0; k < temu_counter_count(a); k++) {
+        ck_assert_uint_eq(temu_counter_read(a, (int64_t)k), temu_counter_read(b, (int64_t)k));
+    }
+}
+
+START_TEST(threads_same_counts)
+{
+    const temu_pattern ps[] = {
+        {.kind = TEMU_PATTERN_FFT, .grid = {4, 8}, .size = 16},
+        {.kind = TEMU_PATTERN_HALO, .grid = {2, 4, 4}, .size = 3, .vars = 2},
+        {.kind = TEMU_PATTERN_GPCNET},
+        {.kind = TEMU_PATTERN_RANDOM, .steps = 3, .seed = 5},
+        {.kind = TEMU_PATTERN_TORNADO},
+        {.kind = TEMU_PATTERN_BISECTION},
+        {.kind = TEMU_PATTERN_NEIGHBOR, .grid = {4, 4, 2}},
+    };
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        temu_session *a = threaded("bgq:2x2x2x2x2", 32, 1, &ps[i], 1);
+        temu_session *b = threaded("bgq:2x2x2x2x2", 32, 1, &ps[i], 3);
+        ck_assert_uint_ne(temu_session_messages(a), 0);
+        ck_assert_uint_eq(temu_session_messages(a), temu_session_messages(b));
+        ck_assert_uint_eq(temu_session_bytes(a), temu_session_bytes(b));
+        same_counters(a, b);
+        temu_session_close(a);
+        temu_session_close(b);
+    }
+    temu_pattern tp = {.kind = TEMU_PATTERN_TRANSPOSE};
+    temu_session *ta = threaded("bgq:3x3x2x2x1", 36, 1, &tp, 1);
+    temu_session *tb = threaded("bgq:3x3x2x2x1", 36, 1, &tp, 2);
+    ck_assert_uint_eq(temu_session_messages(ta), 30);
+    same_counters(ta, tb);
+    temu_session_close(ta);
+    temu_session_close(tb);
+    temu_pattern bad = {.kind = TEMU_PATTERN_TORNADO};
+    temu_session *s = test_mapped_store("bgq:2x2x2x2x2", 32, 1, NULL);
+    temu_replay_stats st;
+    temu_error err;
+    ck_assert_int_eq(temu_pattern_run(s, &bad, 0, NULL, NULL, &st, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "--threads 0"));
+    temu_session_close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("pattern");
@@ -214,6 +272,7 @@ static Suite *suite(void)
     tcase_add_test(tc, neighbor_grid);
     tcase_add_test(tc, gpcnet_round);
     tcase_add_test(tc, names_and_steps);
+    tcase_add_test(tc, threads_same_counts);
     suite_add_tcase(s, tc);
     return s;
 }

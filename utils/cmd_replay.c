@@ -29,6 +29,7 @@ typedef struct replay_opts {
     const char *spec, *map, *keep;
     uint64_t np, rpn;
     int quiet;
+    int threads; /* --threads: pattern replays */
     const char *pattern_name;
     const char *trace; /* --trace DIR */
     temu_pattern pattern;
@@ -68,7 +69,8 @@ static void usage(FILE *f)
             "  random, transpose, tornado, bisection, neighbor\n"
             "             synthetic traffic: --bytes B (4096), --seed S (random),\n"
             "             --grid XxYxZ (neighbor: periodic rank grid, default a ring)\n"
-            "  --steps K          repeat K times (default 1)\n");
+            "  --steps K          repeat K times (default 1)\n"
+            "  --threads T        replay a pattern on T threads (default: the CPUs online)\n");
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -141,6 +143,7 @@ enum {
     OPT_SEED,
     OPT_NP,
     OPT_TRACE,
+    OPT_THREADS,
     OPT_HELP
 };
 
@@ -162,6 +165,7 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"np", required_argument, NULL, OPT_NP},
     {"trace", required_argument, NULL, OPT_TRACE},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -184,6 +188,12 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return 0;
     case OPT_TRACE:
         o->trace = v;
+        return 0;
+    case OPT_THREADS:
+        if (parse_u64(v, 64, &u) != 0) {
+            return fail("--threads '%s': expected 1..64", v);
+        }
+        o->threads = (int)u;
         return 0;
     case OPT_QUIET:
         o->quiet = 1;
@@ -242,6 +252,8 @@ static int parse_args(int argc, char **argv, replay_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->rpn = 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus > 1 ? (cpus < 64 ? (int)cpus : 64) : 1;
     o->pattern.kind = -1;
     /* "-np P" as `run` spells it: one dash, two letters */
     for (int i = 1; i < argc; i++) {
@@ -316,24 +328,28 @@ static int replay_into(temu_session *s, const replay_opts *o)
 {
     temu_replay *r = NULL;
     temu_error err;
+    temu_replay_stats rs = {0};
     progress pr = {{0, 0}, 0, 0};
+    temu_status st;
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
-    temu_status st = temu_replay_create(s, &r, &err);
-    if (st == TEMU_OK) {
-        st = o->trace != NULL ? temu_otf2_replay(o->trace, r, show_progress, &pr, &err)
-                              : temu_pattern_replay(r, &o->pattern, show_progress, &pr, &err);
-    }
-    if (st == TEMU_OK) {
-        st = temu_replay_finish(r, &err);
+    if (o->trace == NULL) { /* patterns: a share of the ranks per thread */
+        st = temu_pattern_run(s, &o->pattern, o->threads, show_progress, &pr, &rs, &err);
+    } else { /* a trace is one ordered stream */
+        st = temu_replay_create(s, &r, &err);
+        if (st == TEMU_OK) {
+            st = temu_otf2_replay(o->trace, r, show_progress, &pr, &err);
+        }
+        if (st == TEMU_OK) {
+            st = temu_replay_finish(r, &err);
+        }
+        if (r != NULL) {
+            temu_replay_get_stats(r, &rs);
+        }
+        temu_replay_free(r);
     }
     if (pr.shown) {
         fputc('\n', stderr);
     }
-    temu_replay_stats rs = {0};
-    if (r != NULL) {
-        temu_replay_get_stats(r, &rs);
-    }
-    temu_replay_free(r);
     if (st != TEMU_OK) {
         fprintf(stderr, "torusemu replay: %s\n", err.message);
         return 1;
