@@ -7,7 +7,8 @@
  * packets received per link and VC; Gemini: request and response packets
  * arriving at the tiles of torus links).  Targets (issue 10): seed 003's
  * first all-to-all on a midplane < 0.2 s, on Mira < 10 s, one MiniGhost
- * halo step on Blue Waters < 10 s.
+ * halo step on Blue Waters < 10 s.  Each on 1 and on 2 threads
+ * (temu_pattern_run); the targets apply to 2, this machine's cores.
  */
 #include "torusemu.h"
 #include "torusemu_replay.h"
@@ -64,13 +65,13 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One timed replay: create the store, replay, finish. */
-static int once(const bcase *c, double *secs, uint64_t *hops, uint64_t *msgs)
+/* One timed replay on nth threads: create the store, replay, finish. */
+static int once(const bcase *c, int nth, double *secs, uint64_t *hops, uint64_t *msgs)
 {
     temu_machine m;
     temu_mapping map;
     temu_session *s;
-    temu_replay *r;
+    temu_replay_stats rs;
     temu_error err;
     char path[256];
     const char *dir = getenv("TMPDIR");
@@ -86,14 +87,7 @@ static int once(const bcase *c, double *secs, uint64_t *hops, uint64_t *msgs)
         return -1;
     }
     temu_mapping_free(&map);
-    temu_status st = temu_replay_create(s, &r, &err);
-    if (st == TEMU_OK) {
-        st = temu_pattern_replay(r, &c->p, NULL, NULL, &err);
-    }
-    if (st == TEMU_OK) {
-        st = temu_replay_finish(r, &err);
-    }
-    temu_replay_free(r);
+    temu_status st = temu_pattern_run(s, &c->p, nth, NULL, NULL, &rs, &err);
     *secs = now() - t0;
     if (st != TEMU_OK) {
         fprintf(stderr, "bench_replay: %s\n", err.message);
@@ -116,21 +110,23 @@ int main(void)
          {.kind = TEMU_PATTERN_HALO, .grid = {96, 96, 96}, .size = 100, .vars = 20}, 10.0},
     };
     int rc = 0;
-    printf("%-50s %10s %8s %12s %14s %14s\n", "replay", "wall s", "target", "messages",
-           "packet-hops", "packet-hops/s");
+    printf("%-50s %3s %9s %7s %11s %13s %14s\n", "replay", "thr", "wall s", "target",
+           "messages", "packet-hops", "packet-hops/s");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double t[3];
-        uint64_t hops = 0, msgs = 0;
-        for (int k = 0; k < 3; k++) {
-            if (once(&cases[i], &t[k], &hops, &msgs) != 0) {
-                return 1;
+        for (int nth = 1; nth <= 2; nth++) {
+            double t[3];
+            uint64_t hops = 0, msgs = 0;
+            for (int k = 0; k < 3; k++) {
+                if (once(&cases[i], nth, &t[k], &hops, &msgs) != 0) {
+                    return 1;
+                }
             }
+            qsort(t, 3, sizeof t[0], cmp_d);
+            printf("%-50s %3d %9.3f %7.1f %11llu %13llu %14.3g%s\n", cases[i].name, nth, t[1],
+                   cases[i].target_s, (unsigned long long)msgs, (unsigned long long)hops,
+                   (double)hops / t[1], t[1] < cases[i].target_s ? "" : "  (over target)");
+            rc |= nth == 2 && t[1] >= cases[i].target_s;
         }
-        qsort(t, 3, sizeof t[0], cmp_d);
-        printf("%-50s %10.3f %8.1f %12llu %14llu %14.3g%s\n", cases[i].name, t[1],
-               cases[i].target_s, (unsigned long long)msgs, (unsigned long long)hops,
-               (double)hops / t[1], t[1] < cases[i].target_s ? "" : "  (over target)");
-        rc |= t[1] >= cases[i].target_s;
     }
     printf("CODES torus model, one core here: 1.48e+05 packet-hops/s\n");
     return rc;
