@@ -4,7 +4,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 expect_ok "replay --help" "$TORUSEMU" replay --help
-expect_out "usage" "usage: torusemu replay"
+expect_out "usage" "Usage: torusemu replay"
 expect_out "patterns listed" "gpcnet"
 
 # seed 003's first all-to-all on a 512-node midplane, 16 ranks per node:
@@ -26,7 +26,7 @@ if ls "${TMPDIR:-/dev/shm}"/torusemu-replay-* >/dev/null 2>&1; then failed "temp
 
 # a small pattern with a hand count: tornado on an 8-node ring, r -> r+3,
 # 8 messages of 512 B, 3 hops x 17 chunks each -> busiest link 3 x 17
-expect_ok "tornado" "$TORUSEMU" replay --machine bgq:8x1x1x1x1 --pattern tornado --bytes 512 --steps 2
+expect_ok "tornado" "$TORUSEMU" replay --machine=bgq:8x1x1x1x1 --pattern=tornado --bytes=512 --steps 2
 if grep -q "16 messages, 8192 bytes" "$TMP/err" && grep -q "102 32-byte chunks" "$TMP/err"; then pass; else failed "tornado: $(cat "$TMP/err")"; fi
 expect_ok "quiet" "$TORUSEMU" replay --machine bgq:8x1x1x1x1 --pattern tornado --quiet
 if [ -s "$TMP/err" ]; then failed "--quiet printed: $(cat "$TMP/err")"; else pass; fi

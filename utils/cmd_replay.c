@@ -1,24 +1,20 @@
 /*
- * cmd_replay.c - `torusemu replay`: replay a built-in communication
- * pattern onto an emulated machine, without processes, into a store like
- * the one `torusemu run` leaves (doc/replay.md, doc/cli.md).
+ * cmd_replay.c - `torusemu replay`: replay an OTF2 trace or a built-in
+ * communication pattern onto an emulated machine, without processes, into
+ * a store like the one `torusemu run` leaves (doc/replay.md, doc/cli.md).
  *
- *   torusemu replay --machine SPEC [--ranks-per-node N] [--map HOW]
- *                   [--keep FILE] [-np P] --pattern NAME [pattern options]
+ *   torusemu replay --machine=SPEC [--ranks-per-node=N] [--map=HOW]
+ *                   [--keep=FILE] [-np P] (--pattern=NAME [...] | --trace=DIR)
  */
 #define _GNU_SOURCE 1
-#include "cmd_replay.h"
-#include "cli_common.h"
+#include "cli.h"
 #include "otf2_trace.h"
 
-#include "torusemu.h"
 #include "torusemu_replay.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,69 +31,54 @@ typedef struct replay_opts {
     temu_pattern pattern;
 } replay_opts;
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    temu_cli_vfail("replay", fmt, ap);
-    va_end(ap);
-    return 2;
-}
+/* "torusemu: replay: <reason>"; fmt must be a string literal */
+#define fail(...) cli_fail("replay: " __VA_ARGS__)
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: torusemu replay --machine SPEC [--ranks-per-node N] [--map HOW] [--keep FILE]\n"
-            "                       [-np P] [--quiet] (--pattern NAME [pattern options] | --trace DIR)\n"
+            "Usage: torusemu replay [OPTION]... --machine=SPEC (--pattern=NAME | --trace=DIR)\n"
             "Replay a communication pattern of P ranks (default: every slot, nodes x N), or an\n"
             "OTF2 trace (default P: the trace's ranks), onto the emulated machine SPEC without\n"
-            "processes; counts land in a store as after `torusemu run`.\n"
-            "  --trace DIR         an OTF2 archive (DIR/traces.otf2, or the anchor file): one\n"
-            "                      `torusemu run --trace` wrote, or another tool (Score-P)\n"
-            "  --ranks-per-node N  ranks sharing a node (default 1)\n"
-            "  --map HOW           rank placement: a dimension order (ABCDET, TABCDE, XYZT),\n"
-            "                      a map file, or random:SEED (doc/mapping.md)\n"
-            "  --keep FILE         keep the store in FILE (default: a temporary store)\n"
-            "  --quiet             no summary\n"
+            "processes; the counts land in a session store as after `torusemu run`.\n"
+            "\n"
+            "Options:\n"
+            "  -m, --machine=SPEC       the machine (see `torusemu machine --presets`)\n"
+            "  -np, --np=P              number of ranks (also -n P)\n"
+            "      --ranks-per-node=N   ranks sharing a node (default 1)\n"
+            "      --map=HOW            rank placement: a dimension order (ABCDET, TABCDE,\n"
+            "                           XYZT), a map file, or random:SEED (doc/mapping.md)\n"
+            "      --keep=FILE          keep the store in FILE (default: a temporary store)\n"
+            "      --trace=DIR          an OTF2 archive (DIR/traces.otf2 or the anchor file):\n"
+            "                           one `torusemu run --trace` wrote, or another tool's\n"
+            "      --pattern=NAME       a built-in pattern (below)\n"
+            "      --threads=T          threads of a pattern replay (default: the CPUs online)\n"
+            "  -q, --quiet              no summary\n"
+            "  -h, --help               print this help and exit\n"
+            "      --version            print the version and exit\n"
+            "\n"
             "Patterns (doc/replay.md):\n"
-            "  fft        3-D FFT transposes on a 2-D grid: --grid AxB (B rows of A ranks),\n"
-            "             --size N (N^3 double-complex points), --phase 1|2 (default both)\n"
-            "  halo       MiniGhost halo exchange: --grid XxYxZ, --size n (cells per rank and\n"
-            "             dimension, 100), --vars V (20), --block BXxBYxBZ (rank bricks)\n"
-            "  gpcnet     GPCNeT congestors and canaries: --fraction F (canaries, 0.2), --seed S\n"
+            "  fft        3-D FFT transposes on a 2-D grid: --grid=AxB (B rows of A ranks),\n"
+            "             --size=N (N^3 double-complex points), --phase=1|2 (default both)\n"
+            "  halo       MiniGhost halo exchange: --grid=XxYxZ, --size=n (cells per rank and\n"
+            "             dimension, 100), --vars=V (20), --block=BXxBYxBZ (rank bricks)\n"
+            "  gpcnet     GPCNeT congestors and canaries: --fraction=F (canaries, 0.2), --seed=S\n"
             "  random, transpose, tornado, bisection, neighbor\n"
-            "             synthetic traffic: --bytes B (4096), --seed S (random),\n"
-            "             --grid XxYxZ (neighbor: periodic rank grid, default a ring)\n"
-            "  --steps K          repeat K times (default 1)\n"
-            "  --threads T        replay a pattern on T threads (default: the CPUs online)\n");
+            "             synthetic traffic: --bytes=B (4096; K, M, G allowed), --seed=S\n"
+            "             (random), --grid=XxYxZ (neighbor: periodic rank grid; default a ring)\n"
+            "  --steps=K  repeat K times (default 1)\n"
+            "\n"
+            "Example:\n"
+            "  torusemu replay --machine=midplane --ranks-per-node=16 --pattern=fft \\\n"
+            "      --grid=16x512 --size=512 --phase=1\n");
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+/* A positive integer up to max (`size`: K, M, G and the other suffixes of
+ * cli_parse_size allowed). */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out, int size)
 {
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9') {
-        return -1;
-    }
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || v == 0 || v > max) {
-        return -1;
-    }
-    /* binary suffixes for sizes */
-    if (*end == 'K' || *end == 'M' || *end == 'G') {
-        unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
-        if (v > (max >> shift)) {
-            return -1;
-        }
-        v <<= shift;
-        end++;
-    }
-    if (*end != '\0') {
-        return -1;
-    }
-    *out = v;
-    return 0;
+    int bad = size ? cli_parse_size(s, out) : cli_parse_uint(s, out);
+    return bad != 0 || *out == 0 || *out > max ? -1 : 0;
 }
 
 /* "AxB" or "AxBxC" into up to 3 positive dimensions; -1 if malformed. */
@@ -126,11 +107,12 @@ static int parse_shape(const char *s, int32_t *dims)
 }
 
 enum {
-    OPT_MACHINE = 256,
-    OPT_RPN,
+    OPT_MACHINE = 'm',
+    OPT_NP = 'n',
+    OPT_QUIET = 'q',
+    OPT_RPN = CLI_OPT_FIRST_LONG,
     OPT_MAP,
     OPT_KEEP,
-    OPT_QUIET,
     OPT_PATTERN,
     OPT_GRID,
     OPT_SIZE,
@@ -141,14 +123,14 @@ enum {
     OPT_STEPS,
     OPT_FRACTION,
     OPT_SEED,
-    OPT_NP,
     OPT_TRACE,
-    OPT_THREADS,
-    OPT_HELP
+    OPT_THREADS
 };
 
 static const struct option options[] = {
+    CLI_COMMON_OPTIONS,
     {"machine", required_argument, NULL, OPT_MACHINE},
+    {"np", required_argument, NULL, OPT_NP},
     {"ranks-per-node", required_argument, NULL, OPT_RPN},
     {"map", required_argument, NULL, OPT_MAP},
     {"keep", required_argument, NULL, OPT_KEEP},
@@ -163,14 +145,13 @@ static const struct option options[] = {
     {"steps", required_argument, NULL, OPT_STEPS},
     {"fraction", required_argument, NULL, OPT_FRACTION},
     {"seed", required_argument, NULL, OPT_SEED},
-    {"np", required_argument, NULL, OPT_NP},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"threads", required_argument, NULL, OPT_THREADS},
-    {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
-/* Value of one option into o; 0, or 2 after saying what is wrong. */
+/* Value of one option into o; 0, or CLI_EXIT_USAGE after saying what is
+ * wrong. */
 static int set_option(int opt, const char *v, replay_opts *o)
 {
     temu_pattern *p = &o->pattern;
@@ -190,7 +171,7 @@ static int set_option(int opt, const char *v, replay_opts *o)
         o->trace = v;
         return 0;
     case OPT_THREADS:
-        if (parse_u64(v, 64, &u) != 0) {
+        if (parse_u64(v, 64, &u, 0) != 0) {
             return fail("--threads '%s': expected 1..64", v);
         }
         o->threads = (int)u;
@@ -203,25 +184,25 @@ static int set_option(int opt, const char *v, replay_opts *o)
         p->kind = temu_pattern_parse_name(v);
         return p->kind < 0 ? fail("unknown pattern '%s' (see --help)", v) : 0;
     case OPT_RPN:
-        return parse_u64(v, INT32_MAX, &o->rpn) ? fail("--ranks-per-node '%s': expected a positive integer", v) : 0;
+        return parse_u64(v, INT32_MAX, &o->rpn, 0) ? fail("--ranks-per-node '%s': expected a positive integer", v) : 0;
     case OPT_NP:
-        return parse_u64(v, INT32_MAX, &o->np) ? fail("-np '%s': expected a positive number of ranks", v) : 0;
+        return parse_u64(v, INT32_MAX, &o->np, 0) ? fail("-np '%s': expected a positive number of ranks", v) : 0;
     case OPT_GRID:
         return parse_shape(v, p->grid) ? fail("--grid '%s': expected AxB or XxYxZ", v) : 0;
     case OPT_BLOCK:
         return parse_shape(v, p->block) ? fail("--block '%s': expected XxYxZ", v) : 0;
     case OPT_SIZE:
-        return parse_u64(v, 1000000, &p->size) ? fail("--size '%s': expected a positive integer", v) : 0;
+        return parse_u64(v, 1000000, &p->size, 0) ? fail("--size '%s': expected a positive integer", v) : 0;
     case OPT_BYTES:
-        return parse_u64(v, UINT32_MAX, &p->bytes) ? fail("--bytes '%s': expected a positive size (K, M, G allowed)", v) : 0;
+        return parse_u64(v, UINT32_MAX, &p->bytes, 1) ? fail("--bytes '%s': expected a positive size (K, M, G allowed)", v) : 0;
     case OPT_VARS:
-        if (parse_u64(v, 100000, &u) != 0) {
+        if (parse_u64(v, 100000, &u, 0) != 0) {
             return fail("--vars '%s': expected a positive integer", v);
         }
         p->vars = (int32_t)u;
         return 0;
     case OPT_STEPS:
-        if (parse_u64(v, 1000000, &u) != 0) {
+        if (parse_u64(v, 1000000, &u, 0) != 0) {
             return fail("--steps '%s': expected 1..1000000", v);
         }
         p->steps = (int32_t)u;
@@ -247,35 +228,21 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return fail("unknown option (see --help)");
     }
 }
-
-static int parse_args(int argc, char **argv, replay_opts *o)
+static int parse_args(int argc, char **argv, replay_opts *o, int *done)
 {
+    int c, rc;
     memset(o, 0, sizeof *o);
     o->rpn = 1;
+    o->pattern.kind = -1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cpus > 1 ? (cpus < 64 ? (int)cpus : 64) : 1;
-    o->pattern.kind = -1;
-    /* "-np P" as `run` spells it: one dash, two letters */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-np") == 0) {
-            argv[i] = "--np";
+    /* long_only: "-np P" as MPI's launchers and `run` spell it */
+    cli_begin_long_only();
+    while ((c = cli_next(argc, argv, ":hm:n:q", options, usage, done, &rc)) != -1) {
+        if (*done) {
+            return rc;
         }
-    }
-    opterr = 0;
-    optind = 1;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "n:", options, NULL)) != -1) {
-        if (opt == '?') {
-            return fail("unknown option or missing value: '%s' (see --help)", argv[optind - 1]);
-        }
-        if (opt == 'n') {
-            opt = OPT_NP;
-        }
-        if (opt == OPT_HELP) {
-            usage(stdout);
-            return 1;
-        }
-        int rc = set_option(opt, optarg, o);
+        rc = set_option(c, optarg, o);
         if (rc != 0) {
             return rc;
         }
@@ -284,11 +251,11 @@ static int parse_args(int argc, char **argv, replay_opts *o)
         return fail("unexpected argument '%s' (see --help)", argv[optind]);
     }
     if (o->spec == NULL) {
-        return fail("missing --machine SPEC (see `torusemu machine --presets`)");
+        return fail("missing --machine=SPEC (see `torusemu machine --presets`)");
     }
     if ((o->pattern_name == NULL) == (o->trace == NULL)) {
-        return fail(o->trace == NULL ? "missing --pattern NAME or --trace DIR (see --help)"
-                                     : "--pattern and --trace exclude each other");
+        return o->trace == NULL ? fail("missing --pattern=NAME or --trace=DIR (see --help)")
+                                : fail("--pattern and --trace exclude each other");
     }
     return 0;
 }
@@ -369,7 +336,7 @@ static int replay_into(temu_session *s, const replay_opts *o)
     return 0;
 }
 
-int temu_cli_replay(int argc, char **argv)
+int cmd_replay(int argc, char **argv)
 {
     replay_opts o;
     temu_machine m;
@@ -378,22 +345,19 @@ int temu_cli_replay(int argc, char **argv)
     temu_session *s = NULL;
     char store[PATH_MAX];
 
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    int rc = parse_args(argc, argv, &o);
-    if (rc != 0) {
-        return rc == 1 ? 0 : 2;
+    int done = 0;
+    int rc = parse_args(argc, argv, &o, &done);
+    if (rc != 0 || done) {
+        return rc;
     }
     if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
-        return fail("%s", err.message);
+        return cli_fail_err(&err);
     }
     uint64_t slots = (uint64_t)m.nnodes * o.rpn;
     if (o.np == 0 && o.trace != NULL) {
         int32_t n = temu_otf2_ranks(o.trace, &err);
         if (n < 0) {
-            return fail("%s", err.message);
+            return cli_fail_err(&err);
         }
         o.np = (uint64_t)n;
     }
@@ -406,24 +370,24 @@ int temu_cli_replay(int argc, char **argv)
                     o.np, m.preset[0] ? m.preset : m.name, (long long)m.nnodes, o.rpn, slots);
     }
     if (temu_mapping_build(&m, (int32_t)o.np, (int32_t)o.rpn, o.map, &map, &err) != TEMU_OK) {
-        return fail("%s", err.message);
+        return cli_fail_err(&err);
     }
     if (o.keep != NULL) {
-        if (temu_cli_absolute_path(o.keep, store, sizeof store) != 0) {
+        if (cli_absolute_path(o.keep, store, sizeof store) != 0) {
             temu_mapping_free(&map);
             return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
         }
     } else {
-        temu_cli_temp_store(store, sizeof store, "replay");
+        cli_temp_store(store, sizeof store, "replay");
     }
     temu_status st = temu_session_create(store, &m, &map, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
-        return fail("%s", err.message);
+        return cli_fail_err(&err);
     }
     rc = replay_into(s, &o);
     if (rc == 0 && !o.quiet) {
-        temu_cli_traffic_summary(s, o.keep != NULL ? store : NULL);
+        cli_traffic_summary(s, o.keep != NULL ? store : NULL);
     }
     temu_session_close(s);
     if (o.keep == NULL || rc != 0) {
