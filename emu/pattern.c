@@ -246,12 +246,112 @@ static uint64_t rng_seed(uint64_t seed)
 #define GPC_BW_MSGS 8               /* ... messages in flight per neighbour */
 #define GPC_ALLREDUCE_BYTES 8u      /* allreduce canary                     */
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of v in the sorted array a of n (present). */
+static int32_t find_i64(const int64_t *a, int32_t n, int64_t v)
+{
+    int32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/*
+ * GPCNeT's roles are per node: the nodes are shuffled (seeded), the first
+ * `f` of them run canaries, the rest are split evenly, in order, over the
+ * four congestors.  perm receives the ranks node by node in that order;
+ * *nc the number of canary ranks, first[k] where congestor k's ranks start
+ * (first[4] = n).
+ */
+static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, int32_t *first)
+{
+    const temu_session *s = temu_replay_session(g->r);
+    int32_t n = g->n;
+    int64_t *node = malloc((size_t)n * sizeof *node), *uniq = malloc((size_t)n * sizeof *uniq);
+    int64_t *key = malloc((size_t)n * sizeof *key);
+    int32_t *pos = malloc((size_t)n * sizeof *pos);
+    temu_status st = TEMU_OK;
+    if (node == NULL || uniq == NULL || key == NULL || pos == NULL) {
+        st = temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
+        goto out;
+    }
+    for (int32_t r = 0; r < n; r++) {
+        temu_slot slot;
+        temu_session_rank_slot(s, r, &slot, NULL);
+        node[r] = uniq[r] = slot.node;
+    }
+    qsort(uniq, (size_t)n, sizeof *uniq, cmp_i64);
+    int32_t nn = 0;
+    for (int32_t r = 0; r < n; r++) {
+        if (nn == 0 || uniq[r] != uniq[nn - 1]) {
+            uniq[nn++] = uniq[r];
+        }
+    }
+    int32_t ncn = (int32_t)llround(f * nn);
+    if (ncn < 2 || nn - ncn < 4) {
+        st = temu_fail(g->err, TEMU_EINVAL,
+                       "gpcnet: %d nodes with canary fraction %g leave %d canary and %d "
+                       "congestor nodes (at least 2 and 4 needed)",
+                       nn, f, ncn, nn - ncn);
+        goto out;
+    }
+    /* pos[u] = place of distinct node u in the shuffled order (Fisher-Yates
+     * over the identity, GPCNeT's RSEED by default) */
+    uint64_t rs = rng_seed(g->p->seed ? g->p->seed : 8675309u);
+    for (int32_t u = 0; u < nn; u++) {
+        pos[u] = u;
+    }
+    for (int32_t i = nn - 1; i > 0; i--) {
+        int32_t j = (int32_t)(rng_next(&rs) % (uint64_t)(i + 1));
+        int32_t t = pos[i];
+        pos[i] = pos[j];
+        pos[j] = t;
+    }
+    /* ranks by (shuffled node place, rank): a 64-bit key, sorted */
+    for (int32_t r = 0; r < n; r++) {
+        key[r] = (int64_t)pos[find_i64(uniq, nn, node[r])] << 32 | r;
+    }
+    qsort(key, (size_t)n, sizeof *key, cmp_i64);
+    int32_t k = 0;
+    *nc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t place = (int32_t)(key[i] >> 32);
+        perm[i] = (int32_t)(key[i] & 0xffffffff);
+        *nc += place < ncn;
+        /* congestor k owns places [ncn + (nn - ncn) k / 4, ... (k + 1) / 4) */
+        while (k < 4 && place >= ncn + (int32_t)((int64_t)(nn - ncn) * k / 4)) {
+            first[k++] = i;
+        }
+    }
+    while (k <= 4) {
+        first[k++] = n;
+    }
+out:
+    free(node);
+    free(uniq);
+    free(key);
+    free(pos);
+    return st;
+}
+
 /*
  * GPCNeT (Chunduri et al., "GPCNeT: Designing a Benchmark Suite for
  * Inducing and Measuring Contention in HPC Networks", SC19; seed 002
- * section 3), one round per step.  The ranks are shuffled (seeded); the
- * first `fraction` of them are canaries, the rest congestors split evenly,
- * in order, over GPCNeT's four default congestors:
+ * section 3), one round per step.  Roles are per node (gpcnet_order):
+ * the nodes are shuffled (seeded), the ranks of the first `fraction` of
+ * them are canaries, the others congestors split evenly, node by node,
+ * over GPCNeT's four default congestors:
  *   all-to-all       every member sends 4 KiB to every other member
  *   incast           every member sends 4 KiB to the group's first member
  *   put incast       every member PUTs 4 KiB into the first member
@@ -263,38 +363,21 @@ static temu_status gpcnet(gen *g)
 {
     const temu_pattern *p = g->p;
     double f = p->fraction > 0 ? p->fraction : 0.2;
-    int32_t n = g->n;
-    int32_t nc = (int32_t)llround(f * n);
+    int32_t n = g->n, nc, first[5];
     if (g->tid != 0) {
         return TEMU_OK; /* one shuffled order: thread 0 replays it all */
-    }
-    if (f >= 1.0 || nc < 2 || n - nc < 4) {
-        return temu_fail(g->err, TEMU_EINVAL,
-                         "gpcnet: %d ranks with canary fraction %g leave %d canaries and %d "
-                         "congestors (at least 2 and 4 needed)",
-                         n, f, nc, n - nc);
     }
     int32_t *perm = malloc((size_t)n * sizeof *perm);
     if (perm == NULL) {
         return temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
     }
-    uint64_t s = rng_seed(p->seed ? p->seed : 8675309u);
-    for (int32_t i = 0; i < n; i++) {
-        perm[i] = i;
-    }
-    for (int32_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
-        int32_t j = (int32_t)(rng_next(&s) % (uint64_t)(i + 1));
-        int32_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
+    temu_status st = gpcnet_order(g, f, perm, &nc, first);
+    if (st != TEMU_OK) {
+        free(perm);
+        return st;
     }
     int32_t canary_comm = temu_replay_unused_comm(g->r);
-    temu_status st = temu_replay_comm(g->r, canary_comm, nc, perm, g->err);
-    int32_t ng = n - nc;
-    int32_t first[5];
-    for (int k = 0; k <= 4; k++) {
-        first[k] = nc + (int32_t)((int64_t)ng * k / 4);
-    }
+    st = temu_replay_comm(g->r, canary_comm, nc, perm, g->err);
     g->total = (uint64_t)n * (uint64_t)p->steps;
     temu_replay_coll ar = {.op = TEMU_COLL_ALLREDUCE, .blocking = 1, .hw_op = 1,
                            .commutative = 1, .bytes = GPC_ALLREDUCE_BYTES, .elem = 8};

@@ -151,6 +151,11 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
     return TEMU_OK;
 }
 
+temu_session *temu_replay_session(const temu_replay *r)
+{
+    return r->s;
+}
+
 int32_t temu_replay_nranks(const temu_replay *r)
 {
     return r->nranks;

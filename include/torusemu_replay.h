@@ -40,6 +40,8 @@ void temu_replay_free(temu_replay *r);
  * rank i is world rank members[i].  An intracommunicator. */
 temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_t *members,
                              temu_error *err);
+/* The session the replay adds to. */
+temu_session *temu_replay_session(const temu_replay *r);
 /* Ranks of the session (MPI_COMM_WORLD's size). */
 int32_t temu_replay_nranks(const temu_replay *r);
 /* The lowest communicator id not defined yet. */

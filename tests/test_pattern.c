@@ -173,8 +173,8 @@ START_TEST(neighbor_grid)
 END_TEST
 
 /*
- * GPCNeT, 20 ranks, 20 % canaries: 4 canaries and 4 congestor groups of
- * 4.  Per round: all-to-all 12 x 4 KiB, incast 3, put incast 3, get bcast 3
+ * GPCNeT, 20 ranks on 10 nodes, 20 % canaries: 2 canary nodes (4 ranks)
+ * and 4 congestor groups of 2 nodes (4 ranks).  Per round: all-to-all 12 x 4 KiB, incast 3, put incast 3, get bcast 3
  * (21 x 4096 bytes); canaries 4 x 2 x 8 B (latency), 4 x 2 x 8 x 128 KiB
  * (bandwidth) and an 8-byte allreduce by recursive doubling on Gemini, 2
  * messages per canary: 101 messages, 8,474,752 bytes.
@@ -185,6 +185,13 @@ START_TEST(gpcnet_round)
     totals(run("gemini:2x2x2", 20, 2, NULL, &p), 2 * 101, 2 * 8474752ull, UINT64_MAX);
     temu_pattern q = {.kind = TEMU_PATTERN_GPCNET};
     refused("gemini:2x2x2", 5, &q, "at least 2 and 4 needed");
+    /* roles are per node: 24 ranks on 6 nodes, 30 %: 2 canary nodes = 8
+     * canary ranks (not 7 = 30 % of the ranks), 4 congestor nodes of 4
+     * ranks: 21 congestor messages, 8 x 2 x 9 canary messages and 8 x 3
+     * of the allreduce: 189 messages, 21 x 4096 + 16 x (8 + 8 x 131072) +
+     * 24 x 8 bytes */
+    temu_pattern r = {.kind = TEMU_PATTERN_GPCNET, .fraction = 0.3};
+    totals(run("gemini:2x2x2", 24, 4, NULL, &r), 189, 16863552ull, UINT64_MAX);
 }
 END_TEST
 
