@@ -10,6 +10,10 @@
  *   otf2_foreign DIR [--unsupported | --unmatched]
  *     --unsupported  rank 3 also records a NonBlockingCollectiveRequest
  *     --unmatched    rank 5's ring receive is left out
+ *   otf2_foreign DIR --linear N
+ *     instead, a linear all-to-all of N ranks as MPI libraries run it for
+ *     large blocks: every rank posts N-1 MpiIrecv, then N-1 MpiIsend of
+ *     64 bytes, rank r to r+1, r+2, ... (N (N-1) of each)
  *
  * Prints the messages a replay must inject, "SRC DST BYTES [put]" per line
  * (tests/mpi/tmpi_check expect), for a machine without collective networks
@@ -57,8 +61,68 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l)
 enum { S_EMPTY, S_SEND, S_RECV, S_A2A, S_BCAST, S_PUT, S_WORLD, S_EVEN, S_NODE, S_WIN, S_RANK };
 enum { R_ISEND, R_IRECV, R_A2A, R_BCAST, R_PUT };
 
+static int write_linear(const char *dir, int n)
+{
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 1 << 22,
+                                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (a == NULL || n < 2) {
+        fprintf(stderr, "otf2_foreign: cannot create %s\n", dir);
+        return 1;
+    }
+    OTF2_FlushCallbacks flush = {pre_flush, post_flush};
+    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_OpenEvtFiles(a);
+    uint64_t *nev = calloc((size_t)n, sizeof *nev), *members = calloc((size_t)n, sizeof *members);
+    for (int r = 0; r < n; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, loc(r));
+        OTF2_TimeStamp t = 1000;
+        for (int k = 1; k < n; k++) {
+            OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t++, (uint64_t)k);
+        }
+        for (int k = 1; k < n; k++) {
+            OTF2_EvtWriter_MpiIsend(w, NULL, t++, (uint32_t)((r + k) % n), 0, 0, 64,
+                                    (uint64_t)(n + k));
+        }
+        for (int k = 1; k < n; k++) {
+            OTF2_EvtWriter_MpiIrecv(w, NULL, t++, (uint32_t)((r + n - k) % n), 0, 0, 64,
+                                    (uint64_t)k);
+        }
+        OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]);
+        OTF2_Archive_CloseEvtWriter(a, w);
+        members[r] = loc(r);
+    }
+    OTF2_Archive_CloseEvtFiles(a);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 1u << 30,
+                                              OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(g, 0, "");
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (int r = 0; r < n; r++) {
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)r, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                0, OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, loc(r), 0, OTF2_LOCATION_TYPE_CPU_THREAD, nev[r],
+                                           (uint32_t)r);
+    }
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, (uint32_t)n, members);
+    for (int r = 0; r < n; r++) {
+        members[r] = (uint64_t)r;
+    }
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, (uint32_t)n, members);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 0, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    OTF2_Archive_Close(a);
+    free(nev);
+    free(members);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[2], "--linear") == 0) {
+        return write_linear(argv[1], atoi(argv[3]));
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: otf2_foreign DIR [--unsupported | --unmatched]\n");
         return 2;

@@ -28,4 +28,12 @@ expect_fail "unsupported record named" "unsupported record NonBlockingCollective
 expect_ok "write with a receive missing" "$W" "$TMP/m" --unmatched
 expect_fail "unmatched send named" "1 sends and 0 receives left unmatched, e.g. 1 send(s) from rank 4 to rank 5" \
     "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/m"
+# a linear all-to-all of 1,024 ranks, every receive posted first: 1,047,552
+# messages matched through hashed queues (quadratic matching would not end
+# within the test's time)
+expect_ok "write a 1,024-rank linear all-to-all" "$W" "$TMP/l" --linear 1024
+expect_ok "replay it" "$TORUSEMU" replay --machine gemini-small --ranks-per-node 8 \
+    --trace "$TMP/l"
+grep -q "replayed 1047552 sends" "$TMP/err" && grep -q "1047552 messages, 67043328 bytes" "$TMP/err" &&
+    pass || failed "linear all-to-all: $(cat "$TMP/err")"
 finish

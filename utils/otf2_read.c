@@ -60,7 +60,10 @@ typedef struct ctx {
     size_t nwins;
     uint64_t *loc_ids; /* location ids in definition order */
     size_t nlocs, locs_cap;
-    int32_t *loc_rank; /* parallel to loc_ids */
+    struct loc_entry {
+        uint64_t id;
+        int32_t rank;
+    } * loc_sorted; /* by id, for rank_of */
     int32_t nranks;
     uint64_t done, total;
     temu_progress_fn progress;
@@ -197,6 +200,27 @@ static OTF2_CallbackCode def_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef na
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static int cmp_loc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of location id in the sorted table, or nlocs. */
+static size_t find_loc(const ctx *c, uint64_t id)
+{
+    size_t lo = 0, hi = c->nlocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->loc_sorted[mid].id < id) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < c->nlocs && c->loc_sorted[lo].id == id ? lo : c->nlocs;
+}
+
 /* World rank of each location: its place in the COMM_LOCATIONS group
  * (OTF2's list of the MPI processes), else definition order. */
 static temu_status rank_locations(ctx *c)
@@ -207,17 +231,20 @@ static temu_status rank_locations(ctx *c)
             locs = &c->groups[i];
         }
     }
-    c->loc_rank = malloc((c->nlocs + 1) * sizeof *c->loc_rank);
-    if (c->loc_rank == NULL) {
+    c->nranks = locs != NULL ? (int32_t)locs->n : (int32_t)c->nlocs;
+    c->loc_sorted = malloc((c->nlocs + 1) * sizeof *c->loc_sorted);
+    if (c->loc_sorted == NULL) {
         return fail_err(c->err, TEMU_ENOMEM, "out of memory");
     }
-    c->nranks = locs != NULL ? (int32_t)locs->n : (int32_t)c->nlocs;
     for (size_t i = 0; i < c->nlocs; i++) {
-        c->loc_rank[i] = locs != NULL ? -1 : (int32_t)i;
-        for (uint32_t j = 0; locs != NULL && j < locs->n; j++) {
-            if (locs->members[j] == c->loc_ids[i]) {
-                c->loc_rank[i] = (int32_t)j;
-            }
+        c->loc_sorted[i].id = c->loc_ids[i];
+        c->loc_sorted[i].rank = locs != NULL ? -1 : (int32_t)i;
+    }
+    qsort(c->loc_sorted, c->nlocs, sizeof *c->loc_sorted, cmp_loc);
+    for (uint32_t j = 0; locs != NULL && j < locs->n; j++) {
+        size_t i = find_loc(c, locs->members[j]);
+        if (i < c->nlocs) {
+            c->loc_sorted[i].rank = (int32_t)j;
         }
     }
     return TEMU_OK;
@@ -225,14 +252,12 @@ static temu_status rank_locations(ctx *c)
 
 /* -------------------------------------------------------------- events */
 
+/* World rank of a location (O(log n) per event: a trace of a linear
+ * all-to-all has n^2 of them). */
 static int32_t rank_of(const ctx *c, OTF2_LocationRef loc)
 {
-    for (size_t i = 0; i < c->nlocs; i++) {
-        if (c->loc_ids[i] == loc) {
-            return c->loc_rank[i];
-        }
-    }
-    return -1;
+    size_t i = find_loc(c, loc);
+    return i < c->nlocs ? c->loc_sorted[i].rank : -1;
 }
 
 /* The replay communicator of OTF2 communicator k, set up on first use. */
@@ -716,7 +741,7 @@ static void ctx_free(ctx *c)
     free(c->comms);
     free(c->win_comm);
     free(c->loc_ids);
-    free(c->loc_rank);
+    free(c->loc_sorted);
     free(c->blocks);
     free(c->offs);
     free(c->nb);
@@ -733,6 +758,21 @@ static void anchor_path(const char *in, char *out, size_t len)
     }
 }
 
+/* OTF2's own error reports stay quiet: a missing optional file (local
+ * definitions of a serial writer) is no error here, and real failures are
+ * reported by the calls' return codes with the archive's name. */
+static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char *function,
+                            OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)u;
+    (void)file;
+    (void)line;
+    (void)function;
+    (void)fmt;
+    (void)va;
+    return code;
+}
+
 /* Open the archive and read its global definitions into c. */
 static OTF2_Reader *open_defs(const char *anchor, ctx *c)
 {
@@ -744,6 +784,7 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
         fail_err(c->err, TEMU_EIO, "no OTF2 archive at %s (no %s)", anchor, path);
         return NULL;
     }
+    OTF2_Error_RegisterCallback(quiet, NULL);
     OTF2_Reader *rd = OTF2_Reader_Open(path);
     if (rd == NULL) {
         fail_err(c->err, TEMU_EIO, "%s: not an OTF2 archive", path);
@@ -861,6 +902,9 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
         uint64_t n = 0;
         OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
         st = c.st;
+        if (st == TEMU_OK && progress != NULL) {
+            progress(pctx, c.total, c.total);
+        }
         if (st == TEMU_OK && e != OTF2_SUCCESS) {
             st = fail_err(err, TEMU_EIO, "reading the OTF2 events failed: %s",
                           OTF2_Error_GetDescription(e));
