@@ -10,6 +10,7 @@
  *   pmpi_*.c     the C entry points (MPI_Send ...) over PMPI_*; pmpi_env.c
  *                also MPI_Init, processor name, split by node, MPI_Pcontrol
  *   fortran.c    the Fortran entry points over Open MPI's own (ompi_*_f)
+ *   trace.c      `torusemu run --trace`: what is counted, as raw records
  */
 #ifndef TMPI_H
 #define TMPI_H
