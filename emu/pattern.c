@@ -53,6 +53,15 @@ static void tick(gen *g)
     }
 }
 
+/* This thread's share [lo, hi) of count items: a contiguous block, so the
+ * threads mostly touch different nodes' counters (interleaved items
+ * would have them fight over the same cache lines). */
+static void share(const gen *g, int64_t count, int64_t *lo, int64_t *hi)
+{
+    *lo = count * g->tid / g->nth;
+    *hi = count * (g->tid + 1) / g->nth;
+}
+
 /* A send and its receive (tag 0 unless given). */
 static temu_status p2p(gen *g, int32_t comm, int32_t from, int32_t to, int32_t tag, uint64_t bytes)
 {
@@ -100,7 +109,9 @@ static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t p
     temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1,
                           .bytes = pair};
     for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
-        for (int32_t i = g->tid; st == TEMU_OK && i < groups; i += g->nth) {
+        int64_t lo, hi;
+        share(g, groups, &lo, &hi);
+        for (int32_t i = (int32_t)lo; st == TEMU_OK && i < hi; i++) {
             for (int32_t me = 0; st == TEMU_OK && me < members; me++) {
                 st = temu_replay_collective(g->r, ids[i], me, &c, g->err);
                 tick(g);
@@ -197,7 +208,9 @@ static temu_status halo(gen *g)
     g->total = (uint64_t)g->n * (uint64_t)p->steps;
     temu_status st = TEMU_OK;
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        for (int64_t yz = g->tid; yz < (int64_t)grid[1] * grid[2]; yz += g->nth) {
+        int64_t lo, hi;
+        share(g, (int64_t)grid[1] * grid[2], &lo, &hi);
+        for (int64_t yz = lo; yz < hi; yz++) {
             int32_t y = (int32_t)(yz % grid[1]), z = (int32_t)(yz / grid[1]);
             {
                 for (int32_t x = 0; st == TEMU_OK && x < grid[0]; x++) {
@@ -460,7 +473,9 @@ static temu_status synthetic(gen *g)
     g->total = (uint64_t)n * (uint64_t)p->steps;
     temu_status st = TEMU_OK;
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        for (int32_t r = g->tid; st == TEMU_OK && r < n; r += g->nth) {
+        int64_t lo, hi;
+        share(g, n, &lo, &hi);
+        for (int32_t r = (int32_t)lo; st == TEMU_OK && r < hi; r++) {
             switch (p->kind) {
             case TEMU_PATTERN_RANDOM: {
                 /* a generator per (step, rank): the same draw on any

@@ -208,7 +208,7 @@ temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_prog
                                 void *ctx, temu_error *err);
 
 /* Replay pattern p into session s on nthreads threads (1..64), each with
- * its own replay over a share of the ranks (rows, planes, ranks), all
+ * its own replay over a share of the ranks (contiguous blocks of rows, planes, ranks), all
  * adding to the same store; the counts do not depend on nthreads.  Every
  * share is finished (temu_replay_finish); stats are the sums. */
 temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthreads,
