@@ -26,10 +26,10 @@ typedef struct bcase {
     double target_s;
 } bcase;
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -66,7 +66,8 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* One timed replay on nth threads: create the store, replay, finish. */
-static int once(const bcase *c, int nth, double *secs, uint64_t *hops, uint64_t *msgs)
+static int once(const bcase *c, int nth, double *secs, double *cpu, uint64_t *hops,
+                uint64_t *msgs)
 {
     temu_machine m;
     temu_mapping map;
@@ -78,7 +79,7 @@ static int once(const bcase *c, int nth, double *secs, uint64_t *hops, uint64_t 
     snprintf(path, sizeof path, "%s/bench-replay-%d.store",
              dir && *dir ? dir : (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"),
              (int)getpid());
-    double t0 = now();
+    double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     if (temu_machine_parse(c->spec, &m, &err) != TEMU_OK ||
         temu_mapping_build(&m, (int32_t)(m.nnodes * c->rpn), c->rpn, NULL, &map, &err) !=
             TEMU_OK ||
@@ -88,7 +89,8 @@ static int once(const bcase *c, int nth, double *secs, uint64_t *hops, uint64_t 
     }
     temu_mapping_free(&map);
     temu_status st = temu_pattern_run(s, &c->p, nth, NULL, NULL, &rs, &err);
-    *secs = now() - t0;
+    *secs = clock_s(CLOCK_MONOTONIC) - t0;
+    *cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (st != TEMU_OK) {
         fprintf(stderr, "bench_replay: %s\n", err.message);
     }
@@ -110,21 +112,28 @@ int main(void)
          {.kind = TEMU_PATTERN_HALO, .grid = {96, 96, 96}, .size = 100, .vars = 20}, 10.0},
     };
     int rc = 0;
-    printf("%-50s %3s %9s %7s %11s %13s %14s\n", "replay", "thr", "wall s", "target",
-           "messages", "packet-hops", "packet-hops/s");
+    double load[3] = {0, 0, 0};
+    if (getloadavg(load, 3) > 0) {
+        printf("load average before: %.1f (2 cores; wall times need an idle machine)\n", load[0]);
+    }
+    printf("%-50s %3s %8s %8s %7s %11s %13s %14s\n", "replay", "thr", "wall s", "cpu s",
+           "target", "messages", "packet-hops", "packet-hops/s");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int nth = 1; nth <= 2; nth++) {
-            double t[3];
+            double t[3], cpu[3];
             uint64_t hops = 0, msgs = 0;
             for (int k = 0; k < 3; k++) {
-                if (once(&cases[i], nth, &t[k], &hops, &msgs) != 0) {
+                if (once(&cases[i], nth, &t[k], &cpu[k], &hops, &msgs) != 0) {
                     return 1;
                 }
             }
             qsort(t, 3, sizeof t[0], cmp_d);
-            printf("%-50s %3d %9.3f %7.1f %11llu %13llu %14.3g%s\n", cases[i].name, nth, t[1],
-                   cases[i].target_s, (unsigned long long)msgs, (unsigned long long)hops,
-                   (double)hops / t[1], t[1] < cases[i].target_s ? "" : "  (over target)");
+            qsort(cpu, 3, sizeof cpu[0], cmp_d);
+            printf("%-50s %3d %8.3f %8.3f %7.1f %11llu %13llu %14.3g%s\n", cases[i].name, nth,
+                   t[1], cpu[1], cases[i].target_s, (unsigned long long)msgs,
+                   (unsigned long long)hops, (double)hops / t[1],
+                   t[1] < cases[i].target_s ? "" : "  (over target)");
+            fflush(stdout);
             rc |= nth == 2 && t[1] >= cases[i].target_s;
         }
     }
