@@ -48,6 +48,7 @@ struct temu_replay {
     int32_t nranks;
     rcomm *comms;
     int32_t ncomms;
+    int32_t first_free; /* lowest undefined communicator id (>= 1) */
     temu_match *match;
     int sends_only; /* temu_replay_sends_only */
     temu_replay_stats st;
@@ -74,6 +75,7 @@ temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *e
     r->m = temu_session_machine(s);
     r->nranks = temu_session_nranks(s);
     r->ncomms = 1;
+    r->first_free = 1;
     r->comms[0].defined = 1;
     r->comms[0].n = r->nranks;
     r->comms[0].spans_world = 1;
@@ -148,6 +150,9 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
     c->spans_world = n == r->nranks;
     tmpi_trees_init(&c->trees);
     c->defined = 1;
+    while (comm_get(r, r->first_free) != NULL) {
+        r->first_free++;
+    }
     return TEMU_OK;
 }
 
@@ -163,11 +168,7 @@ int32_t temu_replay_nranks(const temu_replay *r)
 
 int32_t temu_replay_unused_comm(const temu_replay *r)
 {
-    int32_t id = 1;
-    while (id < r->ncomms && r->comms[id].defined) {
-        id++;
-    }
-    return id;
+    return r->first_free;
 }
 
 temu_status temu_replay_comm_members(const temu_replay *r, int32_t id, int32_t *n,

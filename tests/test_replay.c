@@ -50,6 +50,9 @@ START_TEST(comm_ranks_translate)
     temu_error err;
     int32_t members[3] = {3, 1, 6};
     ck_assert_int_eq(temu_replay_comm(r, 5, 3, members, &err), TEMU_OK);
+    ck_assert_int_eq(temu_replay_unused_comm(r), 1);
+    ck_assert_int_eq(temu_replay_comm(r, 1, 3, members, &err), TEMU_OK);
+    ck_assert_int_eq(temu_replay_unused_comm(r), 2);
     ck_assert_int_eq(temu_replay_send(r, 5, 0, 2, 7, 5000, &err), TEMU_OK); /* world 3 -> 6 */
     ck_assert_int_eq(temu_replay_recv(r, 5, 2, 0, 7, 5000, &err), TEMU_OK);
     ck_assert_int_eq(temu_replay_rma(r, 5, 1, 0, 300, TEMU_KIND_GET, &err), TEMU_OK); /* 1 <- 3 */
