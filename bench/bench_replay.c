@@ -66,8 +66,7 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* One timed replay on nth threads: create the store, replay, finish. */
-static int once(const bcase *c, int nth, double *secs, double *cpu, uint64_t *hops,
-                uint64_t *msgs)
+static int once(const bcase *c, int nth, double *secs, double *cpu, uint64_t *hops, uint64_t *msgs)
 {
     temu_machine m;
     temu_mapping map;
@@ -81,8 +80,7 @@ static int once(const bcase *c, int nth, double *secs, double *cpu, uint64_t *ho
              (int)getpid());
     double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     if (temu_machine_parse(c->spec, &m, &err) != TEMU_OK ||
-        temu_mapping_build(&m, (int32_t)(m.nnodes * c->rpn), c->rpn, NULL, &map, &err) !=
-            TEMU_OK ||
+        temu_mapping_build(&m, (int32_t)(m.nnodes * c->rpn), c->rpn, NULL, &map, &err) != TEMU_OK ||
         temu_session_create(path, &m, &map, &s, &err) != TEMU_OK) {
         fprintf(stderr, "bench_replay: %s\n", err.message);
         return -1;
@@ -104,20 +102,29 @@ static int once(const bcase *c, int nth, double *secs, double *cpu, uint64_t *ho
 int main(void)
 {
     const bcase cases[] = {
-        {"seed 003 first all-to-all, midplane (8,192 ranks)", "midplane", 16,
-         {.kind = TEMU_PATTERN_FFT, .grid = {16, 512}, .size = 512, .phase = 1}, 0.2},
-        {"same pattern, Mira (786,432 ranks)", "mira", 16,
-         {.kind = TEMU_PATTERN_FFT, .grid = {16, 49152}, .size = 2304, .phase = 1}, 10.0},
-        {"MiniGhost halo step, Blue Waters (884,736 ranks)", "bluewaters", 32,
-         {.kind = TEMU_PATTERN_HALO, .grid = {96, 96, 96}, .size = 100, .vars = 20}, 10.0},
+        {"seed 003 first all-to-all, midplane (8,192 ranks)",
+         "midplane",
+         16,
+         {.kind = TEMU_PATTERN_FFT, .grid = {16, 512}, .size = 512, .phase = 1},
+         0.2},
+        {"same pattern, Mira (786,432 ranks)",
+         "mira",
+         16,
+         {.kind = TEMU_PATTERN_FFT, .grid = {16, 49152}, .size = 2304, .phase = 1},
+         10.0},
+        {"MiniGhost halo step, Blue Waters (884,736 ranks)",
+         "bluewaters",
+         32,
+         {.kind = TEMU_PATTERN_HALO, .grid = {96, 96, 96}, .size = 100, .vars = 20},
+         10.0},
     };
     int rc = 0;
     double load[3] = {0, 0, 0};
     if (getloadavg(load, 3) > 0) {
         printf("load average before: %.1f (2 cores; wall times need an idle machine)\n", load[0]);
     }
-    printf("%-50s %3s %8s %8s %7s %11s %13s %14s\n", "replay", "thr", "wall s", "cpu s",
-           "target", "messages", "packet-hops", "packet-hops/s");
+    printf("%-50s %3s %8s %8s %7s %11s %13s %14s\n", "replay", "thr", "wall s", "cpu s", "target",
+           "messages", "packet-hops", "packet-hops/s");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int nth = 1; nth <= 2; nth++) {
             double t[3], cpu[3];
@@ -129,10 +136,9 @@ int main(void)
             }
             qsort(t, 3, sizeof t[0], cmp_d);
             qsort(cpu, 3, sizeof cpu[0], cmp_d);
-            printf("%-50s %3d %8.3f %8.3f %7.1f %11llu %13llu %14.3g%s\n", cases[i].name, nth,
-                   t[1], cpu[1], cases[i].target_s, (unsigned long long)msgs,
-                   (unsigned long long)hops, (double)hops / t[1],
-                   t[1] < cases[i].target_s ? "" : "  (over target)");
+            printf("%-50s %3d %8.3f %8.3f %7.1f %11llu %13llu %14.3g%s\n", cases[i].name, nth, t[1],
+                   cpu[1], cases[i].target_s, (unsigned long long)msgs, (unsigned long long)hops,
+                   (double)hops / t[1], t[1] < cases[i].target_s ? "" : "  (over target)");
             fflush(stdout);
             rc |= nth == 2 && t[1] >= cases[i].target_s;
         }

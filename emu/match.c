@@ -14,8 +14,8 @@
  * it near empty), and every operation costs O(1) expected.
  */
 #define TEMU_BUILDING_LIBRARY 1
-#include "emu_internal.h"
 #include "match.h"
+#include "emu_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -93,8 +93,7 @@ static temu_status strided_comm(gen *g, int32_t first, int32_t n, int32_t stride
  * (MPI_Alltoall on the row communicator) and 1/B to every member of its
  * column (ranks jB .. jB + B - 1) in the second.
  */
-static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t pair,
-                             int32_t *buf)
+static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t pair, int32_t *buf)
 {
     int32_t groups = phase == 1 ? b : a, members = phase == 1 ? a : b;
     int32_t *ids = malloc((size_t)groups * sizeof *ids);
@@ -106,8 +105,7 @@ static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t p
         st = phase == 1 ? strided_comm(g, i, a, b, &ids[i], buf)
                         : strided_comm(g, i * b, b, 1, &ids[i], buf);
     }
-    temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1,
-                          .bytes = pair};
+    temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1, .bytes = pair};
     for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
         int64_t lo, hi;
         share(g, groups, &lo, &hi);
@@ -192,8 +190,9 @@ static temu_status halo(gen *g)
         blk[d] = p->block[d] > 0 ? p->block[d] : 1;
     }
     if (grid[0] % blk[0] != 0 || grid[1] % blk[1] != 0 || grid[2] % blk[2] != 0) {
-        return temu_fail(g->err, TEMU_EINVAL, "halo: --block %dx%dx%d does not tile the %dx%dx%d grid",
-                         blk[0], blk[1], blk[2], grid[0], grid[1], grid[2]);
+        return temu_fail(g->err, TEMU_EINVAL,
+                         "halo: --block %dx%dx%d does not tile the %dx%dx%d grid", blk[0], blk[1],
+                         blk[2], grid[0], grid[1], grid[2]);
     }
     if ((int64_t)grid[0] * grid[1] * grid[2] != g->n) {
         return temu_fail(g->err, TEMU_EINVAL, "halo: --grid XxYxZ must hold the %d ranks", g->n);
@@ -223,8 +222,9 @@ static temu_status halo(gen *g)
                             if (q[d] < 0 || q[d] >= grid[d]) {
                                 continue;
                             }
-                            st = p2p(g, TEMU_REPLAY_WORLD, me, halo_rank(grid, blk, q[0], q[1], q[2]),
-                                     2 * d + (s > 0), bytes);
+                            st =
+                                p2p(g, TEMU_REPLAY_WORLD, me,
+                                    halo_rank(grid, blk, q[0], q[1], q[2]), 2 * d + (s > 0), bytes);
                         }
                     }
                     tick(g);
@@ -253,11 +253,11 @@ static uint64_t rng_seed(uint64_t seed)
 
 /* Message sizes of GPCNeT 1.3's network_load_test (reference/anchors
  * REPORT section 2.4-2.5). */
-#define GPC_CONGESTOR_BYTES 4096u   /* every congestor's message            */
-#define GPC_LAT_BYTES 8u            /* random-ring latency canary           */
-#define GPC_BW_BYTES 131072u        /* random-ring bandwidth canary ...     */
-#define GPC_BW_MSGS 8               /* ... messages in flight per neighbour */
-#define GPC_ALLREDUCE_BYTES 8u      /* allreduce canary                     */
+#define GPC_CONGESTOR_BYTES 4096u /* every congestor's message            */
+#define GPC_LAT_BYTES 8u          /* random-ring latency canary           */
+#define GPC_BW_BYTES 131072u      /* random-ring bandwidth canary ...     */
+#define GPC_BW_MSGS 8             /* ... messages in flight per neighbour */
+#define GPC_ALLREDUCE_BYTES 8u    /* allreduce canary                     */
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -392,8 +392,12 @@ static temu_status gpcnet(gen *g)
     int32_t canary_comm = temu_replay_unused_comm(g->r);
     st = temu_replay_comm(g->r, canary_comm, nc, perm, g->err);
     g->total = (uint64_t)n * (uint64_t)p->steps;
-    temu_replay_coll ar = {.op = TEMU_COLL_ALLREDUCE, .blocking = 1, .hw_op = 1,
-                           .commutative = 1, .bytes = GPC_ALLREDUCE_BYTES, .elem = 8};
+    temu_replay_coll ar = {.op = TEMU_COLL_ALLREDUCE,
+                           .blocking = 1,
+                           .hw_op = 1,
+                           .commutative = 1,
+                           .bytes = GPC_ALLREDUCE_BYTES,
+                           .elem = 8};
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
         for (int32_t i = 0; st == TEMU_OK && i < nc; i++) {
             int32_t nb[2] = {perm[(i + nc - 1) % nc], perm[(i + 1) % nc]};
@@ -480,8 +484,8 @@ static temu_status synthetic(gen *g)
             case TEMU_PATTERN_RANDOM: {
                 /* a generator per (step, rank): the same draw on any
                  * number of threads */
-                uint64_t s = rng_seed(p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) *
-                                                 0x9E3779B97F4A7C15ull));
+                uint64_t s = rng_seed(
+                    p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) * 0x9E3779B97F4A7C15ull));
                 int32_t d = (int32_t)(rng_next(&s) % (uint64_t)(n - 1));
                 st = p2p(g, TEMU_REPLAY_WORLD, r, d >= r ? d + 1 : d, 0, bytes);
                 break;
@@ -609,8 +613,8 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
     int started = 0;
     for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
         st = temu_replay_create(s, &w[t].r, err);
-        w[t].g = (gen){w[t].r, &q, temu_session_nranks(s), progress, ctx, 0, 0, &w[t].err,
-                       t, nthreads};
+        w[t].g =
+            (gen){w[t].r, &q, temu_session_nranks(s), progress, ctx, 0, 0, &w[t].err, t, nthreads};
     }
     for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
         if (pthread_create(&w[t].th, NULL, work, &w[t]) != 0) {

@@ -115,8 +115,8 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
         return temu_fail(err, TEMU_EINVAL, "replay: communicator %d defined twice", id);
     }
     if (n <= 0 || n > r->nranks) {
-        return temu_fail(err, TEMU_EINVAL, "replay: communicator %d has %d members (1..%d)", id,
-                         n, r->nranks);
+        return temu_fail(err, TEMU_EINVAL, "replay: communicator %d has %d members (1..%d)", id, n,
+                         r->nranks);
     }
     for (int32_t i = 0; i < n; i++) {
         if (members[i] < 0 || members[i] >= r->nranks) {
@@ -204,8 +204,8 @@ static temu_status peers(temu_replay *r, int32_t comm, int32_t a, int32_t b, int
     *wb = world_of(c, b);
     if (*wa < 0 || *wb < 0) {
         return temu_fail(err, TEMU_ERANGE,
-                         "replay: %s between ranks %d and %d of communicator %d (size %d)", what,
-                         a, b, comm, c->n);
+                         "replay: %s between ranks %d and %d of communicator %d (size %d)", what, a,
+                         b, comm, c->n);
     }
     return TEMU_OK;
 }
@@ -245,8 +245,8 @@ temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t 
     return temu_replay_send_at(r, comm, src, dst, tag, bytes, 0, err);
 }
 
-temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
-                                int32_t tag, uint64_t bytes, uint64_t addr, temu_error *err)
+temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                                uint64_t bytes, uint64_t addr, temu_error *err)
 {
     int32_t ws, wd;
     temu_status st = peers(r, comm, src, dst, &ws, &wd, "send", err);

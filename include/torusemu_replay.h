@@ -61,8 +61,8 @@ temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t 
  * unknown).  The model uses it only where nothing but the address matters:
  * the BG/Q L2 slice the message unit reads first (doc/model.md); elsewhere
  * it is ignored (a replay has no payload bytes). */
-temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
-                                int32_t tag, uint64_t bytes, uint64_t addr, temu_error *err);
+temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                                uint64_t bytes, uint64_t addr, temu_error *err);
 temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
                              uint64_t bytes, temu_error *err);
 
@@ -148,10 +148,10 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
 
 /* What a replay did. */
 typedef struct temu_replay_stats {
-    uint64_t sends, recvs;   /* point-to-point operations           */
-    uint64_t rma;            /* one-sided operations                */
-    uint64_t colls;          /* collective calls (one per rank)     */
-    uint64_t messages;       /* messages injected into the store    */
+    uint64_t sends, recvs;    /* point-to-point operations           */
+    uint64_t rma;             /* one-sided operations                */
+    uint64_t colls;           /* collective calls (one per rank)     */
+    uint64_t messages;        /* messages injected into the store    */
     uint64_t unmatched_sends; /* sends still waiting for a receive   */
     uint64_t unmatched_recvs;
 } temu_replay_stats;
@@ -167,14 +167,14 @@ temu_status temu_replay_finish(temu_replay *r, temu_error *err);
 /* ------------------------------------------------------------------------ */
 
 typedef enum temu_pattern_kind {
-    TEMU_PATTERN_FFT = 0,    /* 2-D-grid 3-D FFT transposes (seed 003 section 4)   */
-    TEMU_PATTERN_HALO,       /* MiniGhost 3-D halo exchange (seed 000 section VI)  */
-    TEMU_PATTERN_GPCNET,     /* GPCNeT congestors and canaries (seed 002 section 3) */
-    TEMU_PATTERN_RANDOM,     /* uniform random destinations                       */
-    TEMU_PATTERN_TRANSPOSE,  /* (i, j) -> (j, i) on a square rank grid            */
-    TEMU_PATTERN_TORNADO,    /* r -> r + ceil(P/2) - 1                            */
-    TEMU_PATTERN_BISECTION,  /* r <-> r + P/2                                     */
-    TEMU_PATTERN_NEIGHBOR,   /* +-1 in every dimension of a periodic rank grid     */
+    TEMU_PATTERN_FFT = 0,   /* 2-D-grid 3-D FFT transposes (seed 003 section 4)   */
+    TEMU_PATTERN_HALO,      /* MiniGhost 3-D halo exchange (seed 000 section VI)  */
+    TEMU_PATTERN_GPCNET,    /* GPCNeT congestors and canaries (seed 002 section 3) */
+    TEMU_PATTERN_RANDOM,    /* uniform random destinations                       */
+    TEMU_PATTERN_TRANSPOSE, /* (i, j) -> (j, i) on a square rank grid            */
+    TEMU_PATTERN_TORNADO,   /* r -> r + ceil(P/2) - 1                            */
+    TEMU_PATTERN_BISECTION, /* r <-> r + P/2                                     */
+    TEMU_PATTERN_NEIGHBOR,  /* +-1 in every dimension of a periodic rank grid     */
     TEMU_PATTERNS
 } temu_pattern_kind;
 

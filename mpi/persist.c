@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 typedef struct entry {
-    uintptr_t key;   /* the request handle; 0 = free slot */
+    uintptr_t key;    /* the request handle; 0 = free slot */
     temu_message msg; /* nodes, size, data address        */
     int32_t dst;      /* world rank, for the trace        */
 } entry;

@@ -52,7 +52,8 @@ static void put(uint32_t type, const void *body, size_t len)
     if (buf == NULL) {
         return;
     }
-    tmpi_trace_head h = {type, (uint32_t)len, (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec};
+    tmpi_trace_head h = {type, (uint32_t)len,
+                         (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec};
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, body, len);
     fwrite(buf, 1, sizeof h + len, tmpi_trace_file);
@@ -126,10 +127,23 @@ void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env
     if (body == NULL) {
         return;
     }
-    tmpi_trace_coll_rec r = {id, c->rank, k->op, k->root, k->commutative, env->blocking, env->hw_op,
-                         recv_ready, nblocks, has_offs, k->nnb > 0 ? k->nnb : 0, 0, k->bytes,
-                         k->count, k->elem, (uint64_t)(uintptr_t)send_base,
-                         (uint64_t)(uintptr_t)recv_base};
+    tmpi_trace_coll_rec r = {id,
+                             c->rank,
+                             k->op,
+                             k->root,
+                             k->commutative,
+                             env->blocking,
+                             env->hw_op,
+                             recv_ready,
+                             nblocks,
+                             has_offs,
+                             k->nnb > 0 ? k->nnb : 0,
+                             0,
+                             k->bytes,
+                             k->count,
+                             k->elem,
+                             (uint64_t)(uintptr_t)send_base,
+                             (uint64_t)(uintptr_t)recv_base};
     char *p = body;
     memcpy(p, &r, sizeof r);
     p += sizeof r;

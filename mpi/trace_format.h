@@ -29,8 +29,8 @@ typedef struct tmpi_trace_head {
 
 /* A point-to-point message as the layer counted it, to a world rank. */
 typedef struct tmpi_trace_send_rec {
-    int32_t dst;   /* world rank                                   */
-    int32_t tag;   /* 0: the layer does not see tags where it counts */
+    int32_t dst; /* world rank                                   */
+    int32_t tag; /* 0: the layer does not see tags where it counts */
     uint64_t bytes;
     uint64_t addr; /* address of the sender's data, 0 = none        */
 } tmpi_trace_send_rec;

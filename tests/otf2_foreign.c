@@ -152,8 +152,8 @@ int main(int argc, char **argv)
         OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t++, 2);
         OTF2_EvtWriter_MpiIsendComplete(w, NULL, t++, 1);
         if (!(unmatched && r == 5)) {
-            OTF2_EvtWriter_MpiIrecv(w, NULL, t++, (uint32_t)((r + NR - 1) % NR), 0, 5,
-                                    RING_BYTES, 2);
+            OTF2_EvtWriter_MpiIrecv(w, NULL, t++, (uint32_t)((r + NR - 1) % NR), 0, 5, RING_BYTES,
+                                    2);
         }
         OTF2_EvtWriter_Leave(w, NULL, t++, R_IRECV);
         /* alltoall on the world: NR blocks sent and received */
@@ -183,10 +183,9 @@ int main(int argc, char **argv)
     OTF2_Archive_CloseEvtFiles(a);
 
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 100000,
-                                              OTF2_UNDEFINED_TIMESTAMP);
-    const char *str[] = {"", "MPI_Isend", "MPI_Irecv", "MPI_Alltoall", "MPI_Bcast", "MPI_Put",
-                         "MPI_COMM_WORLD", "even ranks", "machine", "window"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 100000, OTF2_UNDEFINED_TIMESTAMP);
+    const char *str[] = {"",        "MPI_Isend",      "MPI_Irecv",  "MPI_Alltoall", "MPI_Bcast",
+                         "MPI_Put", "MPI_COMM_WORLD", "even ranks", "machine",      "window"};
     for (uint32_t i = 0; i < S_RANK; i++) {
         OTF2_GlobalDefWriter_WriteString(g, i, str[i]);
     }
@@ -200,8 +199,7 @@ int main(int argc, char **argv)
                                          OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
                                          OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
     }
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_NODE, S_NODE,
-                                             OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_NODE, S_NODE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     /* locations defined in reverse order: the reader must rank them by the
      * COMM_LOCATIONS group, not by definition order */
     for (int r = NR - 1; r >= 0; r--) {

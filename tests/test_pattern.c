@@ -44,8 +44,8 @@ static uint64_t torus_chunks(const temu_session *s)
     for (int64_t node = 0; node < m->nnodes; node++) {
         for (int l = 0; l < 2 * m->ndims; l++) {
             for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                sum += temu_counter_read(
-                    s, temu_idx_bgq_nw(m, node, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
+                sum +=
+                    temu_counter_read(s, temu_idx_bgq_nw(m, node, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
             }
         }
     }
@@ -174,8 +174,8 @@ END_TEST
 
 /*
  * GPCNeT, 20 ranks on 10 nodes, 20 % canaries: 2 canary nodes (4 ranks)
- * and 4 congestor groups of 2 nodes (4 ranks).  Per round: all-to-all 12 x 4 KiB, incast 3, put incast 3, get bcast 3
- * (21 x 4096 bytes); canaries 4 x 2 x 8 B (latency), 4 x 2 x 8 x 128 KiB
+ * and 4 congestor groups of 2 nodes (4 ranks).  Per round: all-to-all 12 x 4 KiB, incast 3, put
+ * incast 3, get bcast 3 (21 x 4096 bytes); canaries 4 x 2 x 8 B (latency), 4 x 2 x 8 x 128 KiB
  * (bandwidth) and an 8-byte allreduce by recursive doubling on Gemini, 2
  * messages per canary: 101 messages, 8,474,752 bytes.
  */

@@ -177,8 +177,8 @@ START_TEST(gatherv_on_subcomm)
     int32_t members[4] = {7, 0, 5, 2};
     ck_assert_int_eq(temu_replay_comm(r, 1, 4, members, &err), TEMU_OK);
     for (int32_t me = 0; me < 4; me++) {
-        temu_replay_coll c = {.op = TEMU_COLL_GATHERV, .root = 2, .blocking = 1,
-                              .bytes = 100 * (uint64_t)(me + 1)};
+        temu_replay_coll c = {
+            .op = TEMU_COLL_GATHERV, .root = 2, .blocking = 1, .bytes = 100 * (uint64_t)(me + 1)};
         ck_assert_int_eq(temu_replay_collective(r, 1, me, &c, &err), TEMU_OK);
         if (me != 2) {
             direct(ref, members[me], 5, 100 * (uint64_t)(me + 1), TEMU_KIND_P2P);

@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <unistd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_fail(const char *fmt, ...)
 {
@@ -330,4 +330,3 @@ int cli_absolute_path(const char *p, char *out, size_t len)
     }
     return 0;
 }
-

@@ -184,17 +184,25 @@ static int set_option(int opt, const char *v, replay_opts *o)
         p->kind = temu_pattern_parse_name(v);
         return p->kind < 0 ? fail("unknown pattern '%s' (see --help)", v) : 0;
     case OPT_RPN:
-        return parse_u64(v, INT32_MAX, &o->rpn, 0) ? fail("--ranks-per-node '%s': expected a positive integer", v) : 0;
+        return parse_u64(v, INT32_MAX, &o->rpn, 0)
+                   ? fail("--ranks-per-node '%s': expected a positive integer", v)
+                   : 0;
     case OPT_NP:
-        return parse_u64(v, INT32_MAX, &o->np, 0) ? fail("-np '%s': expected a positive number of ranks", v) : 0;
+        return parse_u64(v, INT32_MAX, &o->np, 0)
+                   ? fail("-np '%s': expected a positive number of ranks", v)
+                   : 0;
     case OPT_GRID:
         return parse_shape(v, p->grid) ? fail("--grid '%s': expected AxB or XxYxZ", v) : 0;
     case OPT_BLOCK:
         return parse_shape(v, p->block) ? fail("--block '%s': expected XxYxZ", v) : 0;
     case OPT_SIZE:
-        return parse_u64(v, 1000000, &p->size, 0) ? fail("--size '%s': expected a positive integer", v) : 0;
+        return parse_u64(v, 1000000, &p->size, 0)
+                   ? fail("--size '%s': expected a positive integer", v)
+                   : 0;
     case OPT_BYTES:
-        return parse_u64(v, UINT32_MAX, &p->bytes, 1) ? fail("--bytes '%s': expected a positive size (K, M, G allowed)", v) : 0;
+        return parse_u64(v, UINT32_MAX, &p->bytes, 1)
+                   ? fail("--bytes '%s': expected a positive size (K, M, G allowed)", v)
+                   : 0;
     case OPT_VARS:
         if (parse_u64(v, 100000, &u, 0) != 0) {
             return fail("--vars '%s': expected a positive integer", v);
@@ -223,7 +231,8 @@ static int set_option(int opt, const char *v, replay_opts *o)
     case OPT_SEED:
         errno = 0;
         p->seed = strtoull(v, &end, 10);
-        return end == v || *end != '\0' || errno != 0 ? fail("--seed '%s': expected an integer", v) : 0;
+        return end == v || *end != '\0' || errno != 0 ? fail("--seed '%s': expected an integer", v)
+                                                      : 0;
     default:
         return fail("unknown option (see --help)");
     }
@@ -323,10 +332,9 @@ static int replay_into(temu_session *s, const replay_opts *o)
     }
     if (!o->quiet) {
         const temu_machine *m = temu_session_machine(s);
-        fprintf(stderr,
-                "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; %s %s\n", o->np,
-                m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "", o->rpn,
-                o->trace != NULL ? "trace" : "pattern",
+        fprintf(stderr, "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; %s %s\n",
+                o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "",
+                o->rpn, o->trace != NULL ? "trace" : "pattern",
                 o->trace != NULL ? o->trace : o->pattern_name);
         fprintf(stderr,
                 "torusemu: replayed %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64

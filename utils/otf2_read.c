@@ -26,9 +26,9 @@ typedef struct group {
 typedef struct rcomm {
     int defined;
     uint32_t group;
-    int32_t id;     /* replay communicator, -1 until set up    */
+    int32_t id; /* replay communicator, -1 until set up    */
     int32_t n;
-    int32_t *rank;  /* world rank -> communicator rank, -1 outside */
+    int32_t *rank; /* world rank -> communicator rank, -1 outside */
 } rcomm;
 
 /* A table indexed by a definition id, grown on demand. */
@@ -320,8 +320,7 @@ static rcomm *caller(ctx *c, OTF2_LocationRef loc, OTF2_CommRef k, int32_t *me)
     }
     rcomm *rc = comm_get(c, k);
     if (rc != NULL && (*me = rc->rank[w]) < 0) {
-        stop(c, TEMU_EINVAL, "OTF2 trace: rank %d uses communicator %u without being in it", w,
-             k);
+        stop(c, TEMU_EINVAL, "OTF2 trace: rank %d uses communicator %u without being in it", w, k);
         return NULL;
     }
     return rc;
@@ -377,8 +376,8 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
-    c->st = temu_replay_send_at(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr,
-                                c->err);
+    c->st =
+        temu_replay_send_at(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr, c->err);
     tick(c);
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
 }
@@ -565,11 +564,29 @@ static int exact_coll(ctx *c, OTF2_AttributeList *al, const rcomm *rc, temu_repl
 static const char *otf2_op_name(OTF2_CollectiveOp op)
 {
     static const char *const names[] = {
-        "BARRIER",   "BCAST",     "GATHER",         "GATHERV", "SCATTER", "SCATTERV",
-        "ALLGATHER", "ALLGATHERV", "ALLTOALL",      "ALLTOALLV", "ALLTOALLW", "ALLREDUCE",
-        "REDUCE",    "REDUCE_SCATTER", "SCAN",      "EXSCAN", "REDUCE_SCATTER_BLOCK",
-        "CREATE_HANDLE", "DESTROY_HANDLE", "ALLOCATE", "DEALLOCATE",
-        "CREATE_HANDLE_AND_ALLOCATE", "DESTROY_HANDLE_AND_DEALLOCATE",
+        "BARRIER",
+        "BCAST",
+        "GATHER",
+        "GATHERV",
+        "SCATTER",
+        "SCATTERV",
+        "ALLGATHER",
+        "ALLGATHERV",
+        "ALLTOALL",
+        "ALLTOALLV",
+        "ALLTOALLW",
+        "ALLREDUCE",
+        "REDUCE",
+        "REDUCE_SCATTER",
+        "SCAN",
+        "EXSCAN",
+        "REDUCE_SCATTER_BLOCK",
+        "CREATE_HANDLE",
+        "DESTROY_HANDLE",
+        "ALLOCATE",
+        "DEALLOCATE",
+        "CREATE_HANDLE_AND_ALLOCATE",
+        "DESTROY_HANDLE_AND_DEALLOCATE",
     };
     return op < sizeof names / sizeof names[0] ? names[op] : "unknown";
 }
@@ -675,8 +692,9 @@ static OTF2_CallbackCode ev_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, void
     (void)loc;
     (void)t;
     (void)al;
-    return stop(u, TEMU_EINVAL, "OTF2 trace: unsupported record of a type this OTF2 library "
-                                "does not know");
+    return stop(u, TEMU_EINVAL,
+                "OTF2 trace: unsupported record of a type this OTF2 library "
+                "does not know");
 }
 
 static OTF2_CallbackCode ev_nbc_request(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
@@ -702,8 +720,7 @@ static OTF2_CallbackCode ev_nbc_complete(OTF2_LocationRef loc, OTF2_TimeStamp t,
     (void)sent;
     (void)rcvd;
     (void)req;
-    return stop(u, TEMU_EINVAL,
-                "OTF2 trace: unsupported record NonBlockingCollectiveComplete(%s)",
+    return stop(u, TEMU_EINVAL, "OTF2 trace: unsupported record NonBlockingCollectiveComplete(%s)",
                 otf2_op_name(op));
 }
 
@@ -894,8 +911,7 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
         OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_atomic);
         OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cb, ev_unknown);
         OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
-        OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb,
-                                                                                ev_nbc_complete);
+        OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
         OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(cb, ev_io);
         OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
         OTF2_GlobalEvtReaderCallbacks_Delete(cb);

@@ -17,13 +17,14 @@
 #define TEMU_OTF2_ATTR_BYTES "torusemu:bytes"
 #define TEMU_OTF2_ATTR_COUNT "torusemu:count"
 #define TEMU_OTF2_ATTR_ELEM "torusemu:elem"
-#define TEMU_OTF2_ATTR_FLAGS "torusemu:flags" /* 1 commutative, 2 blocking, 4 hw_op, 8 recv_ready */
+#define TEMU_OTF2_ATTR_FLAGS "torusemu:flags" /* 1 commutative, 2 blocking, 4 hw_op, 8 recv_ready  \
+                                               */
 #define TEMU_OTF2_ATTR_SEND_BASE "torusemu:send_base"
 #define TEMU_OTF2_ATTR_RECV_BASE "torusemu:recv_base"
-#define TEMU_OTF2_ATTR_BLOCKS "torusemu:blocks"         /* "b0 b1 ..." */
-#define TEMU_OTF2_ATTR_OFFS "torusemu:offs"             /* "o0 o1 ..." */
-#define TEMU_OTF2_ATTR_NEIGHBORS "torusemu:neighbors"   /* "r0 r1 ..." */
-#define TEMU_OTF2_ATTR_ADDRESS "torusemu:address"       /* sender's data */
+#define TEMU_OTF2_ATTR_BLOCKS "torusemu:blocks"       /* "b0 b1 ..." */
+#define TEMU_OTF2_ATTR_OFFS "torusemu:offs"           /* "o0 o1 ..." */
+#define TEMU_OTF2_ATTR_NEIGHBORS "torusemu:neighbors" /* "r0 r1 ..." */
+#define TEMU_OTF2_ATTR_ADDRESS "torusemu:address"     /* sender's data */
 /* The attributes, numbered as the writer defines them. */
 enum temu_otf2_attr {
     TEMU_OTF2_A_OP,

@@ -24,10 +24,9 @@
 #include <unistd.h>
 
 const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS] = {
-    TEMU_OTF2_ATTR_OP,        TEMU_OTF2_ATTR_BYTES,  TEMU_OTF2_ATTR_COUNT,
-    TEMU_OTF2_ATTR_ELEM,      TEMU_OTF2_ATTR_FLAGS,  TEMU_OTF2_ATTR_SEND_BASE,
-    TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS, TEMU_OTF2_ATTR_OFFS,
-    TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS,
+    TEMU_OTF2_ATTR_OP,    TEMU_OTF2_ATTR_BYTES,     TEMU_OTF2_ATTR_COUNT,     TEMU_OTF2_ATTR_ELEM,
+    TEMU_OTF2_ATTR_FLAGS, TEMU_OTF2_ATTR_SEND_BASE, TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS,
+    TEMU_OTF2_ATTR_OFFS,  TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS,
 };
 
 const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS] = {
@@ -153,15 +152,24 @@ static uint32_t list_string(writer *w, const void *v, int32_t n, int is64)
 }
 
 /* Fixed string ids */
-enum { S_EMPTY, S_MACHINE, S_WORLD, S_WINDOW, S_COMM, S_ATTRS, S_RANK = S_ATTRS + 2 * TEMU_OTF2_ATTRS };
+enum {
+    S_EMPTY,
+    S_MACHINE,
+    S_WORLD,
+    S_WINDOW,
+    S_COMM,
+    S_ATTRS,
+    S_RANK = S_ATTRS + 2 * TEMU_OTF2_ATTRS
+};
 
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef loc, void *cb, bool final)
+static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef loc, void *cb,
+                                bool final)
 {
     (void)u;
     (void)ft;
     (void)loc;
     (void)cb;
-    (void)final;
+    (void) final;
     return OTF2_FLUSH;
 }
 
@@ -270,7 +278,8 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ELEM, c.elem);
             OTF2_AttributeList_AddUint32(al, TEMU_OTF2_A_FLAGS,
                                          (uint32_t)((c.commutative != 0) | (c.blocking != 0) << 1 |
-                                                    (c.hw_op != 0) << 2 | (c.recv_ready != 0) << 3));
+                                                    (c.hw_op != 0) << 2 |
+                                                    (c.recv_ready != 0) << 3));
             OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_SEND_BASE, c.send_base);
             OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_RECV_BASE, c.recv_base);
             if (c.nblocks > 0) {
@@ -353,8 +362,8 @@ static void write_defs(writer *w, int32_t nranks, const uint64_t *events)
     }
     if (members != NULL) {
         OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                        (uint32_t)nranks, members);
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)nranks,
+                                        members);
     }
     for (uint32_t i = 0; members != NULL && i < w->ncomms; i++) {
         for (int32_t j = 0; j < w->comms[i].n; j++) {
@@ -363,8 +372,8 @@ static void write_defs(writer *w, int32_t nranks, const uint64_t *events)
         OTF2_GlobalDefWriter_WriteGroup(g, 1 + i, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
                                         OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                         (uint32_t)w->comms[i].n, members);
-        OTF2_GlobalDefWriter_WriteComm(g, i, i == 0 ? S_WORLD : S_COMM, 1 + i,
-                                       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        OTF2_GlobalDefWriter_WriteComm(g, i, i == 0 ? S_WORLD : S_COMM, 1 + i, OTF2_UNDEFINED_COMM,
+                                       OTF2_COMM_FLAG_NONE);
     }
     free(members);
     OTF2_GlobalDefWriter_WriteRmaWin(g, 0, S_WINDOW, 0, OTF2_RMA_WIN_FLAG_NONE);
