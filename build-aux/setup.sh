@@ -9,7 +9,8 @@ SRC=$(pwd)
 BUILD=${1:-_build}
 
 PACKAGES="build-essential autoconf automake libtool pkg-config check
-libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev libopen-trace-format2-dev otf2-tools"
+libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev help2man patchelf
+libopen-trace-format2-dev otf2-tools"
 
 missing=""
 for p in $PACKAGES; do

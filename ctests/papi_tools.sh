@@ -73,7 +73,7 @@ expect_out "bgp preset description" "six directions"
 expect_ok "native_avail -e bgq" "$PAPI_BIN/papi_native_avail" -e PEVT_NW_SENT:vc=0x70:link=a
 expect_out "bgq attribute event, canonical name" "Event name: +PEVT_NW_SENT:link=A:vc=0x70"
 expect_ok "native_avail -e cnk" "$PAPI_BIN/papi_native_avail" -e PEVT_CNKPROC_RSV
-expect_out "reserved CNK id described" "Reserved: CNK defines no per-process counters"
+expect_out "reserved CNK id described" "Reserved - CNK defines no per-process counters"
 
 # ------------------------------------------------- counting, idle machine
 expect_ok "command_line gemini" "$PAPI_BIN/papi_command_line" \

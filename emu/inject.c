@@ -3,7 +3,7 @@
  *
  * Where counts land (doc/model.md):
  *  Gemini: phit and packet counters count traffic arriving at a tile
- *    (seed 000 V.B).  A hop from router A to B through A's link L credits
+ *    (Pedretti 2013 V.B).  A hop from router A to B through A's link L credits
  *    B's tiles of the opposite link.  The injecting Gemini's host tiles count
  *    what its nodes inject: dir 0 traffic at the source, dir 1 at the
  *    destination.  Transaction slot k uses position (base + k) mod T of the

@@ -2,8 +2,8 @@
  * mapping.c - rank-to-node placement: default orders, permutations of the
  * coordinate letters, seeded random placement and map files.
  *
- * BG/Q: default ABCDET, the rightmost letter varies fastest (seed 003
- * section 4.3; reference/bgq REPORT (f)).  BG/P: default XYZT with the
+ * BG/Q: default ABCDET, the rightmost letter varies fastest (McCraw 2013
+ * section 4.3; BG/Q driver, doc/references.md).  BG/P: default XYZT with the
  * leftmost letter fastest, as BG/P's mapping strings worked.  Gemini: node
  * id order (nodes 2g and 2g+1 share Gemini g; Geminis with the last
  * coordinate Z varying fastest), ranks_per_node consecutive ranks per node.

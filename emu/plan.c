@@ -188,7 +188,7 @@ static void gemini_control(temu_plan *plan, const temu_machine *m, int dir)
 }
 
 /*
- * MPI point-to-point protocols by size (seed 000 section V.D; thresholds in
+ * MPI point-to-point protocols by size (Pedretti 2013 section V.D; thresholds in
  * temu_protocol):
  *   bytes < eager_limit: PUTs of envelope + data, source -> destination.
  *   bytes < bte_threshold: rendezvous by GET: RTS (src->dst), the
@@ -238,7 +238,7 @@ static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_pla
 /* ------------------------------------------------------------- Blue Gene */
 
 /* BG/Q: a packet is a 32-byte header chunk plus up to 512 bytes of payload
- * in 32-byte chunks (reference/bgq REPORT (f)).  A message of b bytes is
+ * in 32-byte chunks (BG/Q driver, doc/references.md).  A message of b bytes is
  * max(1, ceil(b/512)) packets and packets + ceil(b/32) chunks. */
 #define BGQ_MAX_PAYLOAD 512u
 /* BG/P: packets of up to 256 bytes in 32-byte chunks; our model gives each
@@ -308,7 +308,7 @@ static void mu_message(temu_plan *plan, int side, uint64_t bytes, uint64_t npk, 
 /*
  * L2 lines the message unit reads (sender) and writes (receiver) for the
  * data of a message.  The line at address a belongs to slice (a / 128) mod
- * 16, so consecutive lines go to consecutive slices (seed 003 section 3.2:
+ * 16, so consecutive lines go to consecutive slices (McCraw 2013 section 3.2:
  * "consecutive memory lines are mapped to separate slices").  The sender's
  * lines start at its payload address when known, else at slice 0; the
  * receiver's buffer address is not known at injection and starts at slice 0.
@@ -358,7 +358,7 @@ enum { BGP_VCD0 = 0, BGP_VCBN = 2 };
  *   put: put packets; get: a remote-get packet, then put packets back.
  * Bulk data (rendezvous and RMA) is labelled dynamic: BG/Q when larger
  * than 64 KiB and the nodes differ in more than one dimension (PAMI's rule,
- * reference/bgq REPORT (f)); BG/P always.  It still follows the
+ * BG/Q driver, doc/references.md); BG/P always.  It still follows the
  * deterministic path (the model has no adaptive routing).
  */
 static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)

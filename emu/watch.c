@@ -20,7 +20,7 @@
  * temu_watch_flush once the whole update has landed and the delay has
  * passed since the crossing: the counters keep running meanwhile, as the
  * Blue Gene/Q L2 and I/O counters did while the UPC_C ring carried an
- * overflow to the interrupt logic (seed 003 section 3.1: up to 800 cycles).
+ * overflow to the interrupt logic (McCraw 2013 section 3.1: up to 800 cycles).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"

@@ -171,7 +171,7 @@ int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t le
 #define TEMU_GEMINI_TILE_COLS 8
 #define TEMU_GEMINI_TILE_COUNTERS 6
 
-/* Tile counter index, as GM_n_m_TILE_PERFORMANCE_COUNTERS_k (seed 000, Table I). */
+/* Tile counter index, as GM_n_m_TILE_PERFORMANCE_COUNTERS_k (Pedretti 2013, Table I). */
 enum temu_gemini_tile_counter {
     TEMU_TILE_VC0_PHITS = 0,   /* request phits arriving at the tile            */
     TEMU_TILE_VC1_PHITS = 1,   /* response phits arriving at the tile           */
@@ -192,7 +192,7 @@ typedef enum temu_medium {
 double temu_medium_tile_bandwidth(temu_medium medium);
 const char *temu_medium_name(temu_medium medium);
 
-/* Link (direction) served by a tile in the default map of seed 000 Fig. 3. */
+/* Link (direction) served by a tile in the default map of Pedretti 2013 Fig. 3. */
 int temu_gemini_tile_link(int tile);
 /* Tiles of a link, in ascending tile order; returns the count (8, 4 or 8). */
 int temu_gemini_link_tiles(int link, int *tiles);
@@ -275,7 +275,7 @@ enum temu_bgq_nw_kind {
 #define TEMU_BGQ_CNK_HWT_COUNTERS 27
 #define TEMU_BGQ_HWTHREADS 64 /* 16 cores x 4 threads */
 
-/* MU SRAM indices the model writes (reference/bgq/events_io.tsv). */
+/* MU SRAM indices the model writes (BG/Q driver, upci/events.h). */
 enum temu_bgq_mu_index {
     TEMU_MU_PKT_INJ = 0,       /* packets injected, first of each message excluded */
     TEMU_MU_MSG_INJ = 1,       /* messages (descriptors) injected             */
@@ -396,7 +396,7 @@ typedef struct temu_message {
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
                               temu_error *err);
 
-/* Gemini transaction sizes in phits (seed 000 section V.A; doc/model.md):
+/* Gemini transaction sizes in phits (Pedretti 2013 section V.A; doc/model.md):
  * payload 1..64 bytes, compressed = payload is a run of zero or one bits. */
 uint32_t temu_gemini_put_request_phits(uint32_t payload, int compressed);
 uint32_t temu_gemini_get_response_phits(uint32_t payload, int compressed);
@@ -550,7 +550,7 @@ uint32_t temu_watch_armed(const temu_session *s);
  *             crosses its thresholds exactly; 1..TEMU_WATCH_MAX_WEIGHT,
  *             NULL = 1 for every counter.
  *   delay_ns  "slow" overflow detection (Blue Gene/Q L2 and I/O units,
- *             seed 003 section 3.1): the crossing is recorded when it
+ *             McCraw 2013 section 3.1): the crossing is recorded when it
  *             happens, but the signal leaves only after the whole update
  *             (a message) has landed and at least delay_ns after the
  *             crossing; the injecting thread waits for it.  Signals of

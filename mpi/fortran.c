@@ -1,8 +1,8 @@
 /*
  * fortran.c - the Fortran entry points.
  *
- * Open MPI's Fortran bindings call PMPI_* directly (reference/papi REPORT
- * section 8; `nm -D libmpi_mpifh.so.40`), so a C-only PMPI layer sees
+ * Open MPI's Fortran bindings call PMPI_* directly (Open MPI 4.1.4 as Debian
+ * 12 ships it: `nm -D libmpi_mpifh.so.40`), so a C-only PMPI layer sees
  * nothing of a Fortran program.  In Open MPI 4.1 every mpif.h / `use mpi`
  * name of a routine (mpi_send, mpi_send_, mpi_send__, MPI_SEND) is an alias
  * of one C function, ompi_send_f, and the `use mpi_f08` bindings

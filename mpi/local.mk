@@ -46,6 +46,7 @@ EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 
 if HAVE_MPI
 # -------------------------------------------------- interposition library
 lib_LTLIBRARIES += libtorusemu_mpi.la
+pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
 	mpi/pmpi_rma.c mpi/fortran.c mpi/trace.c mpi/trace_format.h
@@ -62,7 +63,13 @@ libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 TMPI_PROG_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples -I$(top_srcdir)/mpi
 TMPI_PROG_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
 TMPI_PROG_LDADD = libtorusemu.la $(TMPI_MPI_LIBS)
-noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27
+noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27 examples/app
+# app: the plain MPI program README.md and doc/mpi.md compile themselves
+examples_app_SOURCES = examples/app.c
+examples_app_CFLAGS = $(TMPI_PROG_CFLAGS)
+examples_app_LDADD = $(TMPI_MPI_LIBS)
+examples_app_DEPENDENCIES =
+examples_app_LDFLAGS = -no-install
 examples_sonar_SOURCES = examples/sonar.c
 examples_sonar_CFLAGS = $(TMPI_PROG_CFLAGS)
 examples_sonar_LDADD = $(TMPI_PROG_LDADD)
@@ -157,6 +164,7 @@ tests/mpi/fortran_usempi$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90
 tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
 	@$(MKDIR_P) tests/mpi
 	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/fortran_f08.f90
+CLEANFILES += $(TMPI_FORTRAN) tests/mpi/*.mod
 TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
 $(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
 endif
@@ -190,7 +198,9 @@ examples/rowa2a_papi$(EXEEXT): $(srcdir)/examples/rowa2a_papi.c $(PAPI_STAMP)
 	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/examples/rowa2a_papi.c \
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
 	else echo "rowa2a_papi: PAPI not built" >&2; exit 1; fi
-EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh
+EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh examples/papi_app.c
+CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/papi_units$(EXEEXT) \
+	examples/rowa2a_papi$(EXEEXT)
 TMPI_DEMO_LOG = tests/mpi/demo.sh.log
 $(TMPI_DEMO_LOG): examples/rowa2a_papi$(EXEEXT) examples/rowa2a$(EXEEXT) libtorusemu_mpi.la
 TMPI_UNITS_LOG = tests/mpi/papi_units.sh.log

@@ -5,7 +5,7 @@
  * (state.c).  MPI_Get_processor_name answers with the emulated node's name
  * (a Cray cname, a Blue Gene location) and MPI_Comm_split_type groups ranks
  * by emulated node, so programs that discover "nodes" themselves (GPCNeT
- * does, reference/anchors REPORT section 2.2) see the emulated machine.
+ * does, Chunduri et al. 2019) see the emulated machine.
  * MPI_Pcontrol(0) pauses counting in the calling process, MPI_Pcontrol(1)
  * resumes it (the standard's profiling-control hook).
  */

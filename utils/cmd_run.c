@@ -568,7 +568,7 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--oversubscribe";
     }
     /* osc/rdma fails on communicators split from one another on a single
-     * host (reference/anchors REPORT 2.3); sm and pt2pt cover every window */
+     * host (Open MPI issue 7393); sm and pt2pt cover every window */
     if (getenv("OMPI_MCA_osc") == NULL) {
         av[k++] = "--mca";
         av[k++] = "osc";
