@@ -226,7 +226,7 @@ typedef struct busiest {
 } busiest;
 
 /* The network link (host and I/O links excluded) that carried the most
- * bytes: Gemini tile phits arriving (3 bytes each, seed 000), Blue Gene
+ * bytes: Gemini tile phits arriving (3 bytes each, Pedretti 2013), Blue Gene
  * 32-byte chunks sent. */
 static busiest find_busiest(const temu_session *s)
 {
