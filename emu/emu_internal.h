@@ -100,7 +100,14 @@ typedef struct temu_rank_entry {
 } temu_rank_entry;
 
 struct temu_session {
-    temu_store_header *hdr;
+    temu_store_header *hdr; /* live header in the mapping: totals, watch state */
+    /* checked at attach and fixed for the session's life: never re-read
+     * from the file, which any writer may change (store_file.c) */
+    temu_machine machine;
+    uint64_t ncounters;
+    int32_t nranks;
+    int32_t ranks_per_node;
+    int readonly; /* mapped PROT_READ: no write may be attempted */
     uint64_t *counters;
     temu_watch_slot *watches;
     uint8_t *watch_bits;

@@ -56,16 +56,16 @@ temu_identity temu_identity_get(const temu_session *s)
     id.t = 0;
     if (env_int(TEMU_RANK_ENV, &v)) {
         id.rank = (int32_t)v;
-        if (s != NULL && v < s->hdr->nranks) {
+        if (s != NULL && v < s->nranks) {
             id.node = s->mapping[v].node;
             id.t = s->mapping[v].t;
         }
     }
-    if (env_int(TEMU_NODE_ENV, &v) && (s == NULL || v < s->hdr->machine.nnodes)) {
+    if (env_int(TEMU_NODE_ENV, &v) && (s == NULL || v < s->machine.nnodes)) {
         id.node = v;
     }
     if (s != NULL) {
-        temu_slot_placement(&s->hdr->machine, id.t, &id.core, &id.hwthread);
+        temu_slot_placement(&s->machine, id.t, &id.core, &id.hwthread);
     }
     return id;
 }

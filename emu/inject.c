@@ -238,7 +238,10 @@ static TEMU_ALWAYS_INLINE void apply_system(temu_session *s, const temu_machine 
 
 void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
 {
-    const temu_machine *m = &s->hdr->machine;
+    const temu_machine *m = &s->machine;
+    if (TEMU_UNLIKELY(s->readonly)) {
+        return;
+    }
     int armed = temu_store_armed(s);
     __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
@@ -256,7 +259,10 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
 temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *err)
 {
     temu_plan plan;
-    temu_status rc = temu_plan_message(&s->hdr->machine, msg, &plan, err);
+    if (s->readonly) {
+        return temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
+    }
+    temu_status rc = temu_plan_message(&s->machine, msg, &plan, err);
     if (rc != TEMU_OK) {
         return rc;
     }
@@ -281,12 +287,15 @@ temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind, co
                              int nedges, const int64_t *inj, int ninj, const int64_t *rcv, int nrcv,
                              temu_error *err)
 {
-    const temu_machine *m = &s->hdr->machine;
+    const temu_machine *m = &s->machine;
     const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
     temu_plan p;
     temu_status rc;
     if (m->system != TEMU_SYSTEM_BGQ) {
         return temu_fail(err, TEMU_EINVAL, "tree traffic exists only on Blue Gene/Q machines");
+    }
+    if (s->readonly) {
+        return temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
     }
     if (nedges <= 0) {
         return TEMU_OK; /* every member on one node: shared memory */
@@ -327,7 +336,7 @@ temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_ran
                               const void *payload, temu_kind kind, temu_error *err)
 {
     temu_message msg;
-    int32_t n = s->hdr->nranks;
+    int32_t n = s->nranks;
     if (src_rank < 0 || src_rank >= n || dst_rank < 0 || dst_rank >= n) {
         return temu_fail(err, TEMU_ERANGE, "ranks %d -> %d: the session has ranks 0..%d", src_rank,
                          dst_rank, n - 1);

@@ -75,9 +75,10 @@ int temu_payload_is_uniform(const void *p, size_t len)
 
 /* ------------------------------------------------------------------ Gemini */
 
+/* a / b rounded up, without the a + b - 1 that wraps near 2^64 */
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
-    return (a + b - 1) / b;
+    return a / b + (a % b != 0);
 }
 
 typedef struct gemini_stream {
@@ -431,6 +432,11 @@ temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, te
     }
     if ((int)msg->kind < TEMU_KIND_P2P || (int)msg->kind > TEMU_KIND_GET) {
         return temu_fail(err, TEMU_EINVAL, "unknown message kind %d", (int)msg->kind);
+    }
+    if (msg->bytes > TEMU_MAX_MESSAGE_BYTES) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "message of %llu bytes: the model takes at most %llu bytes (2^48)",
+                         (unsigned long long)msg->bytes, (unsigned long long)TEMU_MAX_MESSAGE_BYTES);
     }
     if (msg->src == msg->dst) {
         plan->local = 1; /* same node: shared memory, nothing on the network */

@@ -17,7 +17,7 @@ trap 'rm -rf "$D"' EXIT
 run() {
     name=$1; shift
     "$T" replay --machine cielo --ranks-per-node 16 -np 131072 --quiet \
-        --pattern halo --grid 64x64x32 --size 100 --vars 20 --keep "$D/s.store" "$@"
+        --pattern halo --grid 64x64x32 --size 100 --vars 20 --keep "$D/s.store" --replace "$@"
     "$T" dump "$D/s.store" | awk -v name="$name" '
         /^  HH / { b = 3 * ($2 + $3); n++; all += b; if (b > max) { max = b } }
         END { printf "%-9s bytes injected per Gemini: mean %.4g, max %.4g (%d Geminis)\n", name, all / n, max, n }'

@@ -383,6 +383,11 @@ typedef struct temu_plan {
     uint32_t gemini_slot_base;               /* first tile slot used on every link */
 } temu_plan;
 
+/* Largest message the model takes, in bytes (2^48 = 256 TiB): far above any
+ * MPI message, and low enough that no packet, chunk or phit count of a plan
+ * can wrap around 2^64.  temu_plan_message refuses larger ones. */
+#define TEMU_MAX_MESSAGE_BYTES (1ull << 48)
+
 /* Message description for packetization and injection. */
 typedef struct temu_message {
     int64_t src;         /* source node                                  */
@@ -417,12 +422,38 @@ int temu_payload_is_uniform(const void *p, size_t len);
 
 typedef struct temu_session temu_session;
 
-/* Create a store file at path for machine m and (optional) mapping.  The
- * file is created or truncated; its parent directory must exist. */
+/*
+ * Create a store file at path for machine m and (optional) mapping.  The
+ * store is written in full under a fresh name in the same directory (created
+ * exclusively, O_EXCL|O_NOFOLLOW), its pages allocated (posix_fallocate: a
+ * full file system is an error here, never a SIGBUS later), and only then
+ * published under path: an existing path - file, symlink or anything else -
+ * is refused unless TEMU_CREATE_REPLACE, which renames the new store over it
+ * (processes still attached to the old store keep the old file).  The file
+ * is owner-only (0600) unless TEMU_CREATE_GROUP (0660: the file's group may
+ * read and inject).  doc/store.md describes the permission model.
+ * temu_session_create is temu_session_create_ex with flags 0.
+ */
+#define TEMU_CREATE_REPLACE 0x1u
+#define TEMU_CREATE_GROUP 0x2u
 temu_status temu_session_create(const char *path, const temu_machine *m, const temu_mapping *map,
                                 temu_session **out, temu_error *err);
-/* Attach to an existing store (read-write). */
+temu_status temu_session_create_ex(const char *path, const temu_machine *m,
+                                   const temu_mapping *map, unsigned flags, temu_session **out,
+                                   temu_error *err);
+/* Attach to an existing store (read-write).  Nothing in the file is
+ * trusted: the header is copied once, checked against the machine re-parsed
+ * from its stored name, and only that checked copy is used afterwards. */
 temu_status temu_session_attach(const char *path, temu_session **out, temu_error *err);
+/* Attach read-only (file opened O_RDONLY, pages mapped PROT_READ): enough to
+ * read counters (`torusemu dump`) with read permission alone.  Functions that
+ * write (inject, add, zero, register, watches) fail with TEMU_EINVAL or do
+ * nothing on such a session. */
+#define TEMU_ATTACH_READONLY 0x1u
+temu_status temu_session_attach_ex(const char *path, unsigned flags, temu_session **out,
+                                   temu_error *err);
+/* 1 when the session was attached read-only. */
+int temu_session_readonly(const temu_session *s);
 /* Attach to the store named by $TORUSEMU_SESSION; TEMU_ENOSESSION if unset. */
 temu_status temu_session_attach_env(temu_session **out, temu_error *err);
 /* A private, zeroed in-memory store (no file): an idle machine. */

@@ -304,13 +304,18 @@ void cli_traffic_summary(const temu_session *s, const char *kept)
     }
 }
 
-void cli_temp_store(char *out, size_t len, const char *what)
+int cli_temp_dir(char *dir, size_t len, const char *what)
 {
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || *dir == '\0') {
-        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || *base == '\0') {
+        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     }
-    snprintf(out, len, "%s/torusemu-%s-%ld.store", dir, what, (long)getpid());
+    int w = snprintf(dir, len, "%s/torusemu-%s.XXXXXX", base, what);
+    if (w < 0 || (size_t)w >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mkdtemp(dir) != NULL ? 0 : -1;
 }
 
 int cli_absolute_path(const char *p, char *out, size_t len)

@@ -90,9 +90,11 @@ void cli_human(uint64_t v, char *buf, size_t len);
  * injected, the busiest network link, and where the store was kept (kept
  * may be NULL). */
 void cli_traffic_summary(const temu_session *s, const char *kept);
-/* Path of a temporary store for command `what`: $TMPDIR when set, else
- * /dev/shm (memory) when writable, else /tmp. */
-void cli_temp_store(char *out, size_t len, const char *what);
+/* A private directory for a temporary store of command `what` (mkdtemp:
+ * mode 0700, a fresh name no other user can have prepared) in $TMPDIR when
+ * set, else /dev/shm (memory) when writable, else /tmp; 0 and dir filled,
+ * or -1 (errno set). */
+int cli_temp_dir(char *dir, size_t len, const char *what);
 /* p made absolute against the working directory; -1 (errno set) on failure. */
 int cli_absolute_path(const char *p, char *out, size_t len);
 

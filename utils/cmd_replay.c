@@ -25,6 +25,7 @@ typedef struct replay_opts {
     const char *spec, *map, *keep;
     uint64_t np, rpn;
     int quiet;
+    int replace; /* --replace: --keep may replace an existing FILE */
     int threads; /* --threads: pattern replays */
     const char *pattern_name;
     const char *trace; /* --trace DIR */
@@ -49,6 +50,7 @@ static void usage(FILE *f)
             "      --map=HOW            rank placement: a dimension order (ABCDET, TABCDE,\n"
             "                           XYZT), a map file, or random:SEED (doc/mapping.md)\n"
             "      --keep=FILE          keep the store in FILE (default: a temporary store)\n"
+            "      --replace            with --keep: replace FILE if it exists\n"
             "      --trace=DIR          an OTF2 archive (DIR/traces.otf2 or the anchor file):\n"
             "                           one `torusemu run --trace` wrote, or another tool's\n"
             "      --pattern=NAME       a built-in pattern (below)\n"
@@ -124,7 +126,8 @@ enum {
     OPT_FRACTION,
     OPT_SEED,
     OPT_TRACE,
-    OPT_THREADS
+    OPT_THREADS,
+    OPT_REPLACE
 };
 
 static const struct option options[] = {
@@ -147,6 +150,7 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"replace", no_argument, NULL, OPT_REPLACE},
     {NULL, 0, NULL, 0},
 };
 
@@ -169,6 +173,9 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return 0;
     case OPT_TRACE:
         o->trace = v;
+        return 0;
+    case OPT_REPLACE:
+        o->replace = 1;
         return 0;
     case OPT_THREADS:
         if (parse_u64(v, 64, &u, 0) != 0) {
@@ -258,6 +265,9 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     }
     if (optind < argc) {
         return fail("unexpected argument '%s' (see --help)", argv[optind]);
+    }
+    if (o->replace && o->keep == NULL) {
+        return fail("--replace goes with --keep FILE");
     }
     if (o->spec == NULL) {
         return fail("missing --machine=SPEC (see `torusemu machine --presets`)");
@@ -351,7 +361,7 @@ int cmd_replay(int argc, char **argv)
     temu_mapping map;
     temu_error err;
     temu_session *s = NULL;
-    char store[PATH_MAX];
+    char store[PATH_MAX], tmpdir[PATH_MAX];
 
     int done = 0;
     int rc = parse_args(argc, argv, &o, &done);
@@ -380,17 +390,25 @@ int cmd_replay(int argc, char **argv)
     if (temu_mapping_build(&m, (int32_t)o.np, (int32_t)o.rpn, o.map, &map, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
+    tmpdir[0] = '\0';
     if (o.keep != NULL) {
         if (cli_absolute_path(o.keep, store, sizeof store) != 0) {
             temu_mapping_free(&map);
             return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
         }
+    } else if (cli_temp_dir(tmpdir, sizeof tmpdir, "replay") != 0) {
+        temu_mapping_free(&map);
+        return fail("cannot make a private directory for the store: %s", strerror(errno));
     } else {
-        cli_temp_store(store, sizeof store, "replay");
+        snprintf(store, sizeof store, "%s/session.store", tmpdir);
     }
-    temu_status st = temu_session_create(store, &m, &map, &s, &err);
+    temu_status st = temu_session_create_ex(store, &m, &map,
+                                            o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
+        if (tmpdir[0] != '\0') {
+            rmdir(tmpdir);
+        }
         return cli_fail_err(&err);
     }
     rc = replay_into(s, &o);
@@ -400,6 +418,9 @@ int cmd_replay(int argc, char **argv)
     temu_session_close(s);
     if (o.keep == NULL || rc != 0) {
         unlink(store);
+    }
+    if (tmpdir[0] != '\0') {
+        rmdir(tmpdir);
     }
     return rc;
 }
