@@ -84,6 +84,7 @@ static void session_bind(temu_session *s, void *base, size_t bytes, const temu_s
     char *b = base;
     temu_layout l;
     s->hdr = base;
+    s->serial = temu_memo_serial();
     s->map_bytes = bytes;
     s->machine = h->machine;
     temu_layout_compute(&s->machine, &l);

@@ -474,9 +474,13 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
 /* --- process identity ---------------------------------------------------
  * Which rank, node and hardware thread the calling process is, as far as the
  * emulated machine is concerned.  The MPI layer sets it at MPI_Init; PAPI
- * components read it.  Until it is set, TORUSEMU_RANK / TORUSEMU_NODE from
- * the environment are used (node = that rank's node when a session maps it),
- * else rank 0 on node 0. */
+ * components read it, also before MPI_Init (TAU starts PAPI first).  Until
+ * it is set, the rank comes from the environment, the first of
+ * TORUSEMU_RANK, OMPI_COMM_WORLD_RANK (Open MPI's mpirun), PMIX_RANK (any
+ * PMIx launcher), PMI_RANK (MPICH's, Slurm's PMI-1/2), and the node is that
+ * rank's node in the session's mapping; TORUSEMU_NODE names the node
+ * directly and wins.  Without any of them the node is not known (known = 0,
+ * node 0): components then refuse to count rather than read node 0. */
 #define TEMU_RANK_ENV "TORUSEMU_RANK"
 #define TEMU_NODE_ENV "TORUSEMU_NODE"
 
@@ -487,6 +491,9 @@ typedef struct temu_identity {
     int32_t core;         /* core the slot runs on                            */
     int32_t hwthread;     /* hardware thread id on the node (BG/Q 0..63)      */
     int32_t explicit_set; /* 1 when set by temu_identity_set              */
+    int32_t known;        /* 1 when the node is known (set, or from the env)  */
+    const char *from;     /* what gave it: "MPI_Init", a variable's name;
+                           * NULL when unknown                               */
 } temu_identity;
 
 /* Core and hardware thread of slot t: slots fill the cores first, then the
@@ -494,7 +501,7 @@ typedef struct temu_identity {
  * 0 and 1 of every core). */
 void temu_slot_placement(const temu_machine *m, int32_t t, int32_t *core, int32_t *hwthread);
 void temu_identity_set(const temu_machine *m, int32_t rank, int64_t node, int32_t t);
-/* Current identity; s (may be NULL) resolves TORUSEMU_RANK to a node. */
+/* Current identity; s (may be NULL) resolves a rank variable to a node. */
 temu_identity temu_identity_get(const temu_session *s);
 
 /* Inject one message between nodes / between ranks of the stored mapping. */

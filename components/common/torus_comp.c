@@ -674,6 +674,13 @@ static int start_locked(torus_control *ctl)
 
     /* the process may have learnt its node since the set was built (MPI_Init) */
     c->ops->place(c->be, &pl);
+    if (pl.unknown[0] != '\0') {
+        /* counting some other node's links would look right and be wrong;
+         * PAPI passes on only the code, so the reason goes to stderr */
+        snprintf(ctl->why, sizeof ctl->why, "%s: PAPI_start refused: %s", c->name, pl.unknown);
+        fprintf(stderr, "%s\n", ctl->why);
+        return PAPI_ESYS;
+    }
     if (!ctl->planned || pl.generation != ctl->place_generation) {
         rc = plan(ctl);
         if (rc != TORUS_OK) {
