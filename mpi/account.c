@@ -90,8 +90,7 @@ const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype type)
     return dense_start(buf, count, type, size);
 }
 
-/* World rank of destination dest of comm, or -1. */
-static int32_t destination(int dest, MPI_Comm comm)
+int32_t tmpi_send_dest(int dest, MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD) {
         return dest >= 0 && dest < tmpi_g.world_size ? dest : -1;
@@ -111,7 +110,7 @@ int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, M
     if (dest == MPI_PROC_NULL) {
         return 0;
     }
-    int32_t w = destination(dest, comm);
+    int32_t w = tmpi_send_dest(dest, comm);
     if (w < 0 || !tmpi_type_valid(type)) {
         return 0;
     }
@@ -120,7 +119,7 @@ int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, M
         return 0;
     }
     msg->src = tmpi_g.node;         /* this rank's node, known since MPI_Init */
-    msg->dst = tmpi_g.rank_node[w]; /* w < world size (destination()) */
+    msg->dst = tmpi_g.rank_node[w]; /* w < world size (tmpi_send_dest) */
     msg->bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
     msg->payload = NULL;
     if (tmpi_g.want_payload && count > 0 && size > 0) {
@@ -139,6 +138,9 @@ void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI
     temu_message msg;
     if (tmpi_send_message(buf, count, type, dest, comm, &msg)) {
         temu_inject(tmpi_g.session, &msg, NULL);
+        if (tmpi_trace_file != NULL) {
+            tmpi_trace_send(tmpi_send_dest(dest, comm), msg.bytes, msg.payload);
+        }
     }
 }
 
@@ -147,6 +149,8 @@ void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, MPI
 {
     p->valid = tmpi_send_message(buf, count, type, dest, comm, &p->msg) &&
                temu_plan_message(tmpi_g.m, &p->msg, &p->plan, NULL) == TEMU_OK;
+    p->dst = p->valid ? tmpi_send_dest(dest, comm) : -1;
+    p->addr = p->msg.payload;
     p->msg.payload = NULL; /* the plan holds what the bytes implied */
 }
 
@@ -154,6 +158,9 @@ void tmpi_apply_pending(const tmpi_pending *p)
 {
     if (p->valid) {
         temu_apply_plan(tmpi_g.session, &p->msg, &p->plan);
+        if (tmpi_trace_file != NULL) {
+            tmpi_trace_send(p->dst, p->msg.bytes, p->addr);
+        }
     }
 }
 
@@ -161,8 +168,11 @@ void tmpi_apply_pending(const tmpi_pending *p)
 
 static void inject_rma(int32_t target, uint64_t bytes, const void *payload, temu_kind kind)
 {
-    temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, target, bytes,
-                      tmpi_g.want_payload ? payload : NULL, kind, NULL);
+    payload = tmpi_g.want_payload ? payload : NULL;
+    temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, target, bytes, payload, kind, NULL);
+    if (tmpi_trace_file != NULL) {
+        tmpi_trace_rma(target, bytes, payload, kind);
+    }
 }
 
 /*

@@ -149,35 +149,11 @@ int tmpi_neighbor_count(MPI_Comm comm)
 
 /* --------------------------------------------------------- class routes */
 
-/* Tree (cached on the communicator) for root node `root`, up or down. */
-static int tree_for(tmpi_comm *c, int64_t root, int up, const temu_hop **edges)
-{
-    if (c->tree_root[up] != root) {
-        temu_hop *e = NULL;
-        int n = tmpi_classroute_edges(tmpi_g.m, c->nodes, c->nnodes, root, up, &e);
-        if (n < 0) {
-            return -1;
-        }
-        free(c->tree[up]);
-        c->tree[up] = e;
-        c->tree_n[up] = n;
-        c->tree_root[up] = root;
-    }
-    *edges = c->tree[up];
-    return c->tree_n[up];
-}
-
-/*
- * Class-route collectives (doc/mpi.md): barrier and allreduce go up the
- * tree to the node of communicator rank 0 and the result comes down; a
- * reduce goes up to the root's node; a broadcast comes down from the root's
- * node.  Every node injects its contribution once and receives the result
- * once.  Communicator rank 0 injects the whole operation.
- */
+/* A class-route collective (classroute.c), injected whole by communicator
+ * rank 0. */
 static void classroute(tmpi_comm *c, const tmpi_coll *k)
 {
     temu_slot slot;
-    const temu_hop *edges = NULL;
     int root_rank = k->op == TMPI_BCAST || k->op == TMPI_REDUCE ? k->root : 0;
     temu_kind kind = c->spans_world ? TEMU_KIND_COLL_WORLD : TEMU_KIND_COLL_SUB;
     uint64_t bytes = k->op == TMPI_BARRIER ? 0 : k->bytes;
@@ -187,39 +163,8 @@ static void classroute(tmpi_comm *c, const tmpi_coll *k)
             TEMU_OK) {
         return;
     }
-    int64_t root = slot.node;
-    int up = k->op != TMPI_BCAST, down = k->op != TMPI_REDUCE;
-    if (up) {
-        int n = tree_for(c, root, 1, &edges);
-        if (n < 0) {
-            return;
-        }
-        tmpi_classroute_inject(tmpi_g.session, edges, n, c->nodes, c->nnodes,
-                               k->op == TMPI_REDUCE ? &root : NULL, k->op == TMPI_REDUCE, bytes,
-                               kind);
-    }
-    if (down) {
-        int n = tree_for(c, root, 0, &edges);
-        if (n < 0) {
-            return;
-        }
-        int64_t *rcv = c->nodes;
-        int32_t nrcv = c->nnodes;
-        int64_t *others = NULL;
-        if (k->op == TMPI_BCAST) { /* every node but the root's receives */
-            others = malloc((size_t)c->nnodes * sizeof *others);
-            nrcv = 0;
-            for (int32_t i = 0; others != NULL && i < c->nnodes; i++) {
-                if (c->nodes[i] != root) {
-                    others[nrcv++] = c->nodes[i];
-                }
-            }
-            rcv = others;
-        }
-        tmpi_classroute_inject(tmpi_g.session, edges, n, k->op == TMPI_BCAST ? &root : NULL,
-                               k->op == TMPI_BCAST, rcv, rcv != NULL ? nrcv : 0, bytes, kind);
-        free(others);
-    }
+    tmpi_classroute_coll(tmpi_g.session, &c->trees, c->nodes, c->nnodes, slot.node, k->op, bytes,
+                         kind);
 }
 
 /* ----------------------------------------------------------- the call */
@@ -455,6 +400,9 @@ void tmpi_acct_coll(const tmpi_call *call)
         env.box = c->box;
     }
     k.algo = tmpi_coll_choose(&env, &k);
+    if (tmpi_trace_file != NULL) {
+        tmpi_trace_coll(c, &k, &env, e.send_base, e.recv_base, e.recv_ready);
+    }
     if (k.algo == TMPI_ALGO_CLASSROUTE) {
         classroute(c, &k);
     } else if (k.algo != TMPI_ALGO_COLLNET) {

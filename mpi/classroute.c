@@ -119,3 +119,77 @@ void tmpi_classroute_inject(temu_session *s, const temu_hop *edges, int nedges, 
         temu_inject_tree(s, bytes, kind, edges, nedges, inj, ninj, rcv, nrcv, NULL);
     }
 }
+
+void tmpi_trees_init(tmpi_trees *t)
+{
+    memset(t, 0, sizeof *t);
+    t->root[0] = t->root[1] = -1;
+}
+
+void tmpi_trees_free(tmpi_trees *t)
+{
+    free(t->edges[0]);
+    free(t->edges[1]);
+    tmpi_trees_init(t);
+}
+
+/* Tree for root node `root`, up or down, from the cache or built now. */
+static int tree_for(const temu_machine *m, tmpi_trees *t, const int64_t *nodes, int32_t nnodes,
+                    int64_t root, int up, const temu_hop **edges)
+{
+    if (t->root[up] != root) {
+        temu_hop *e = NULL;
+        int n = tmpi_classroute_edges(m, nodes, nnodes, root, up, &e);
+        if (n < 0) {
+            return -1;
+        }
+        free(t->edges[up]);
+        t->edges[up] = e;
+        t->n[up] = n;
+        t->root[up] = root;
+    }
+    *edges = t->edges[up];
+    return t->n[up];
+}
+
+int tmpi_classroute_coll(temu_session *s, tmpi_trees *t, const int64_t *nodes, int32_t nnodes,
+                         int64_t root, tmpi_coll_op op, uint64_t bytes, temu_kind kind)
+{
+    const temu_machine *m = temu_session_machine(s);
+    const temu_hop *edges = NULL;
+    int up = op != TMPI_BCAST, down = op != TMPI_REDUCE;
+    if (up) {
+        int n = tree_for(m, t, nodes, nnodes, root, 1, &edges);
+        if (n < 0) {
+            return -1;
+        }
+        tmpi_classroute_inject(s, edges, n, nodes, nnodes, op == TMPI_REDUCE ? &root : NULL,
+                               op == TMPI_REDUCE, bytes, kind);
+    }
+    if (down) {
+        int n = tree_for(m, t, nodes, nnodes, root, 0, &edges);
+        if (n < 0) {
+            return -1;
+        }
+        const int64_t *rcv = nodes;
+        int32_t nrcv = nnodes;
+        int64_t *others = NULL;
+        if (op == TMPI_BCAST) { /* every node but the root's receives */
+            others = malloc((size_t)nnodes * sizeof *others);
+            if (others == NULL) {
+                return -1;
+            }
+            nrcv = 0;
+            for (int32_t i = 0; i < nnodes; i++) {
+                if (nodes[i] != root) {
+                    others[nrcv++] = nodes[i];
+                }
+            }
+            rcv = others;
+        }
+        tmpi_classroute_inject(s, edges, n, op == TMPI_BCAST ? &root : NULL, op == TMPI_BCAST, rcv,
+                               nrcv, bytes, kind);
+        free(others);
+    }
+    return 0;
+}

@@ -18,6 +18,12 @@
 
 #include "torusemu.h"
 
+#include "coll.h"
+
+/* Not exported from a shared library that compiles this module in (the
+ * emulator library carries it for its replay engine, doc/replay.md). */
+#pragma GCC visibility push(hidden)
+
 /* Links of the class-route tree over `nodes` (node ids; duplicates
  * allowed) towards root (up = 1) or from root (up = 0), each once, sorted
  * by (from router, link).  Returns the count and a malloc'ed array in
@@ -42,5 +48,31 @@ int tmpi_nodes_form_box(const temu_machine *m, const int64_t *nodes, int32_t nno
 void tmpi_classroute_inject(temu_session *s, const temu_hop *edges, int nedges, const int64_t *inj,
                             int32_t ninj, const int64_t *rcv, int32_t nrcv, uint64_t bytes,
                             temu_kind kind);
+
+/* The class-route trees of one communicator, cached by root node:
+ * [0] down (from the root), [1] up (towards it). */
+typedef struct tmpi_trees {
+    int64_t root[2]; /* -1: nothing cached */
+    int32_t n[2];
+    temu_hop *edges[2];
+} tmpi_trees;
+
+void tmpi_trees_init(tmpi_trees *t);
+void tmpi_trees_free(tmpi_trees *t);
+
+/*
+ * One class-route collective (doc/mpi.md) over the distinct member nodes
+ * `nodes` of a communicator, whose root (bcast, reduce) or rank 0 (barrier,
+ * allreduce) sits on node `root`: barrier and allreduce go up the tree to
+ * `root` and the result comes down; a reduce goes up; a broadcast comes
+ * down.  Every node injects its contribution once and receives the result
+ * once.  `bytes` is the buffer (0 for a barrier).  Called once per
+ * operation (by communicator rank 0 in a live run).  Returns 0, or -1 when
+ * out of memory (nothing counted).
+ */
+int tmpi_classroute_coll(temu_session *s, tmpi_trees *t, const int64_t *nodes, int32_t nnodes,
+                         int64_t root, tmpi_coll_op op, uint64_t bytes, temu_kind kind);
+
+#pragma GCC visibility pop
 
 #endif

@@ -15,6 +15,10 @@
 
 #include <stdint.h>
 
+/* Not exported from a shared library that compiles this module in (the
+ * emulator library carries it for its replay engine, doc/replay.md). */
+#pragma GCC visibility push(hidden)
+
 typedef enum tmpi_coll_op {
     TMPI_BARRIER = 0,
     TMPI_BCAST,
@@ -135,5 +139,7 @@ const char *tmpi_algo_name(tmpi_algo algo);
 #define TMPI_ALLTOALL_SHORT 256u    /* block at most this and n >= 8: Bruck    */
 #define TMPI_ALLTOALL_MIN_PROCS 8
 #define TMPI_ALLREDUCE_SHORT 2048u /* at most: recursive doubling             */
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,8 +11,9 @@
 #include <stdlib.h>
 
 typedef struct entry {
-    uintptr_t key;   /* the request handle; 0 = free slot */
+    uintptr_t key;    /* the request handle; 0 = free slot */
     temu_message msg; /* nodes, size, data address        */
+    int32_t dst;      /* world rank, for the trace        */
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -78,6 +79,7 @@ void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype 
         return;
     }
     e.key = (uintptr_t)req;
+    e.dst = tmpi_send_dest(dest, comm);
     pthread_mutex_lock(&lock);
     put_locked(&e);
     pthread_mutex_unlock(&lock);
@@ -94,6 +96,9 @@ void tmpi_persist_start(MPI_Request req)
     pthread_mutex_unlock(&lock);
     if (p != NULL) {
         temu_inject(tmpi_g.session, &e.msg, NULL);
+        if (tmpi_trace_file != NULL) {
+            tmpi_trace_send(e.dst, e.msg.bytes, e.msg.payload);
+        }
     }
 }
 

@@ -51,8 +51,7 @@ static void comm_free(tmpi_comm *c)
     free(c->world);
     free(c->rworld);
     free(c->nodes);
-    free(c->tree[0]);
-    free(c->tree[1]);
+    tmpi_trees_free(&c->trees);
     free(c);
 }
 
@@ -92,7 +91,7 @@ static int32_t *group_to_world(MPI_Group g, int n)
 
 static void comm_init_common(tmpi_comm *c)
 {
-    c->tree_root[0] = c->tree_root[1] = -1;
+    tmpi_trees_init(&c->trees);
 }
 
 static tmpi_comm *comm_build(MPI_Comm comm)
@@ -343,5 +342,6 @@ void tmpi_start(void)
     world_info.size = size;
     world_info.rank = rank;
     world_info.spans_world = 1;
+    tmpi_trace_start(rank);
     __atomic_store_n(&tmpi_g.session, s, __ATOMIC_RELEASE);
 }

@@ -11,6 +11,7 @@
  *                next definition; pmpi_env.c also MPI_Init, processor name,
  *                split by node, MPI_Pcontrol.  Fortran reaches them through
  *                Open MPI's bindings, which call PMPI_*.
+ *   trace.c      `torusemu run --trace`: what is counted, as raw records
  */
 #ifndef TMPI_H
 #define TMPI_H
@@ -19,6 +20,7 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "classroute.h"
 #include "coll.h"
@@ -139,9 +141,7 @@ typedef struct tmpi_comm {
     int32_t nnodes;
     int64_t *nodes;
     int32_t box;
-    int64_t tree_root[2]; /* [0] down, [1] up; -1 = not cached        */
-    int32_t tree_n[2];
-    temu_hop *tree[2];
+    tmpi_trees trees;
 } tmpi_comm;
 
 /* NULL when comm is invalid or the layer is off. */
@@ -194,10 +194,15 @@ typedef struct tmpi_pending {
     int valid;
     temu_message msg;
     temu_plan plan;
+    int32_t dst;      /* world rank, for the trace        */
+    const void *addr; /* the data's address, for the trace */
 } tmpi_pending;
 TMPI_HIDDEN void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest,
                                 MPI_Comm comm, tmpi_pending *p);
 TMPI_HIDDEN void tmpi_apply_pending(const tmpi_pending *p);
+
+/* World rank of destination dest of comm, or -1. */
+TMPI_HIDDEN int32_t tmpi_send_dest(int dest, MPI_Comm comm);
 
 /* Persistent sends: remember at *_init, count at MPI_Start. */
 TMPI_HIDDEN void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype type,
@@ -250,6 +255,18 @@ TMPI_HIDDEN int tmpi_node_name(char *buf, int len);
  * handled the call, 0 when the real split applies. */
 TMPI_HIDDEN int tmpi_split_by_node(MPI_Comm comm, int split_type, int key, MPI_Comm *newcomm,
                                    int *rc);
+
+/* ----------------------------------------------------------- tracing */
+
+/* `torusemu run --trace DIR` (trace.c): the open raw trace of this rank,
+ * NULL when not tracing.  Each counted operation is also written. */
+extern TMPI_HIDDEN FILE *tmpi_trace_file;
+TMPI_HIDDEN void tmpi_trace_start(int32_t world_rank);
+TMPI_HIDDEN void tmpi_trace_send(int32_t dst_world, uint64_t bytes, const void *payload);
+TMPI_HIDDEN void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload,
+                                int kind);
+TMPI_HIDDEN void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env *env,
+                                 const void *send_base, const void *recv_base, int recv_ready);
 
 /* Warn once on stderr (rank 0 only unless every_rank). */
 TMPI_HIDDEN void tmpi_warn_once(int *flag, const char *what);

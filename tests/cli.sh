@@ -3,7 +3,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # --help on every command
-for c in machine route interconnect create inject dump reset demo plot; do
+for c in machine route interconnect create inject dump reset demo replay plot; do
     expect_ok "$c --help" "$TORUSEMU" "$c" --help
     expect_out "$c --help" "^Usage: torusemu $c"
 done
@@ -14,7 +14,7 @@ expect_fail "unknown command" "unknown command 'frobnicate'" "$TORUSEMU" frobnic
 
 # --version everywhere, equal to the configured package version
 VERSION=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
-for c in "" machine route dump; do
+for c in "" machine route dump replay; do
     # shellcheck disable=SC2086
     expect_ok "$c --version" "$TORUSEMU" $c --version
     expect_out "$c --version" "^torusemu \(papi-torus\) $VERSION$"

@@ -29,6 +29,26 @@ static inline void test_store_path(char *buf, size_t len, const char *tag)
     snprintf(buf, len, "%s/temu-test-%s-%d.store", dir && *dir ? dir : "/tmp", tag, (int)getpid());
 }
 
+/* A store of `spec` holding a mapping of nranks ranks, rpn per node, placed
+ * `how` (temu_mapping_build; NULL = the default order).  A file store (a
+ * private one holds no mapping), unlinked at once. */
+static inline temu_session *test_mapped_store(const char *spec, int32_t nranks, int32_t rpn,
+                                              const char *how)
+{
+    temu_machine m = test_machine(spec);
+    temu_mapping map;
+    temu_session *s;
+    temu_error err;
+    char path[256];
+    ck_assert_msg(temu_mapping_build(&m, nranks, rpn, how, &map, &err) == TEMU_OK, "%s",
+                  err.message);
+    test_store_path(path, sizeof path, "mapped");
+    ck_assert_msg(temu_session_create(path, &m, &map, &s, &err) == TEMU_OK, "%s", err.message);
+    unlink(path);
+    temu_mapping_free(&map);
+    return s;
+}
+
 /* Node id from coordinates (and node-in-router k). */
 static inline int64_t test_node(const temu_machine *m, const int32_t *c, int k)
 {

@@ -44,6 +44,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
 /* "torusemu: <message>" on stderr; returns CLI_EXIT_USAGE. */
@@ -83,6 +84,20 @@ int cli_parse_size(const char *s, uint64_t *out);
  * "1,0,2,1" is the second node of that Gemini).  Prints the reason and
  * returns CLI_EXIT_USAGE on bad input, 0 on success. */
 int cli_parse_node(const temu_machine *m, const char *s, int64_t *node);
+
+/* "1.50 MiB" */
+void cli_human(uint64_t v, char *buf, size_t len);
+/* The summary lines after a run or a replay, on stderr: messages and bytes
+ * injected, the busiest network link, and where the store was kept (kept
+ * may be NULL). */
+void cli_traffic_summary(const temu_session *s, const char *kept);
+/* A private directory for a temporary store of command `what` (mkdtemp:
+ * mode 0700, a fresh name no other user can have prepared) in $TMPDIR when
+ * set, else /dev/shm (memory) when writable, else /tmp; 0 and dir filled,
+ * or -1 (errno set). */
+int cli_temp_dir(char *dir, size_t len, const char *what);
+/* p made absolute against the working directory; -1 (errno set) on failure. */
+int cli_absolute_path(const char *p, char *out, size_t len);
 
 /* "(x,y,z)" of a router. */
 void cli_print_coords(const temu_machine *m, int64_t router, FILE *f);

@@ -14,6 +14,9 @@
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
+#include "otf2_trace.h"
+
+#include "../mpi/trace_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +46,8 @@ typedef struct run_opts {
     const char *spec;
     const char *map;
     const char *keep;
-    int replace; /* --replace: --keep may replace an existing FILE */
+    int replace;       /* --replace: --keep may replace an existing FILE */
+    const char *trace; /* --trace DIR */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -75,6 +79,8 @@ static void usage(FILE *f)
                "                           in a private directory and removed\n"
                "      --replace            with --keep: replace FILE if it exists (without\n"
                "                           it an existing FILE is refused)\n"
+               "      --trace=DIR          record the MPI communication as an OTF2 archive in\n"
+               "                           DIR (DIR/traces.otf2; `torusemu replay --trace`)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -147,7 +153,7 @@ static int add_extra_words(run_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_REPLACE, OPT_ARG, OPT_ARGS };
+enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_REPLACE, OPT_TRACE, OPT_ARG, OPT_ARGS };
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
 {
@@ -158,6 +164,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"map", required_argument, NULL, OPT_MAP},
                                          {"keep", required_argument, NULL, OPT_KEEP},
                                          {"replace", no_argument, NULL, OPT_REPLACE},
+                                         {"trace", required_argument, NULL, OPT_TRACE},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -194,6 +201,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             break;
         case OPT_REPLACE:
             o->replace = 1;
+            break;
+        case OPT_TRACE:
+            o->trace = optarg;
             break;
         case 'q':
             o->quiet = 1;
@@ -376,106 +386,14 @@ static long physical_cores(void)
 
 /* ------------------------------------------------------------ summary */
 
-static void human(uint64_t v, char *buf, size_t len)
-{
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double d = (double)v;
-    int u = 0;
-    while (d >= 1024.0 && u < 4) {
-        d /= 1024.0;
-        u++;
-    }
-    snprintf(buf, len, u == 0 ? "%.0f %s" : "%.2f %s", d, units[u]);
-}
-
-typedef struct busiest {
-    uint64_t bytes;   /* on the wire                        */
-    uint64_t units;   /* phits or 32-byte chunks            */
-    int64_t from, to; /* routers                          */
-    int link;         /* outgoing link of `from`          */
-} busiest;
-
-/* The network link (host and I/O links excluded) that carried the most
- * bytes: Gemini tile phits arriving (3 bytes each, Pedretti 2013), Blue Gene
- * 32-byte chunks sent. */
-static busiest find_busiest(const temu_session *s)
-{
-    const temu_machine *m = temu_session_machine(s);
-    busiest b = {0, 0, -1, -1, -1};
-    for (int64_t r = 0; r < m->nrouters; r++) {
-        for (int l = 0; l < 2 * m->ndims; l++) {
-            uint64_t units = 0, bytes;
-            int64_t nb = temu_link_neighbor(m, r, l);
-            if (nb < 0) {
-                continue;
-            }
-            if (m->system == TEMU_SYSTEM_GEMINI) {
-                int tiles[TEMU_GEMINI_TILES];
-                int nt = temu_gemini_link_tiles(l, tiles);
-                for (int i = 0; i < nt; i++) {
-                    units += temu_counter_read(
-                        s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC0_PHITS));
-                    units += temu_counter_read(
-                        s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC1_PHITS));
-                }
-                bytes = units * 3;
-            } else if (m->system == TEMU_SYSTEM_BGQ) {
-                for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                    units +=
-                        temu_counter_read(s, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
-                }
-                bytes = units * 32;
-            } else {
-                units = temu_counter_read(s, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS));
-                bytes = units * 32;
-            }
-            if (bytes > b.bytes) {
-                b.bytes = bytes;
-                b.units = units;
-                /* Gemini counts arrivals: the link runs from the neighbour
-                 * across `l` into r, leaving the neighbour through l ^ 1 */
-                if (m->system == TEMU_SYSTEM_GEMINI) {
-                    b.from = nb;
-                    b.to = r;
-                    b.link = l ^ 1;
-                } else {
-                    b.from = r;
-                    b.to = nb;
-                    b.link = l;
-                }
-            }
-        }
-    }
-    return b;
-}
-
 static void summary(const temu_session *s, const run_opts *o, int status, const char *kept)
 {
     const temu_machine *m = temu_session_machine(s);
-    char h[32], a[64], c[64];
     fprintf(stderr,
             "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; exit status %d\n",
             o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "", o->rpn,
             status);
-    human(temu_session_bytes(s), h, sizeof h);
-    fprintf(stderr,
-            "torusemu: %" PRIu64 " messages, %" PRIu64 " bytes of MPI payload injected (%s)\n",
-            temu_session_messages(s), temu_session_bytes(s), h);
-    busiest b = find_busiest(s);
-    if (b.from < 0) {
-        fprintf(stderr, "torusemu: busiest link: none (no traffic left a node)\n");
-    } else {
-        temu_router_name(m, b.from, a, sizeof a);
-        temu_router_name(m, b.to, c, sizeof c);
-        human(b.bytes, h, sizeof h);
-        fprintf(stderr,
-                "torusemu: busiest link: %s %s -> %s, %" PRIu64 " bytes (%s, %" PRIu64 " %s)\n", a,
-                temu_link_name(m, b.link), c, b.bytes, h, b.units,
-                m->system == TEMU_SYSTEM_GEMINI ? "phits" : "32-byte chunks");
-    }
-    if (kept != NULL) {
-        fprintf(stderr, "torusemu: counters kept in %s (torusemu dump %s)\n", kept, kept);
-    }
+    cli_traffic_summary(s, kept);
 }
 
 /* ------------------------------------------------------------ running */
@@ -604,37 +522,20 @@ static int launch(const char *mpirun, char **argv)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* A private directory for the temporary store (mkdtemp: mode 0700, a
- * fresh name no other user can have prepared) in $TMPDIR when set, else
- * /dev/shm (memory) when writable, else /tmp; 0 and dir filled, or -1. */
-static int temp_dir(char *dir, size_t len)
+/* --trace DIR: made if missing (its parent must exist), refused when it
+ * already holds an archive; its absolute path into out. */
+static int prepare_trace_dir(const char *dir, char *out, size_t len)
 {
-    const char *base = getenv("TMPDIR");
-    if (base == NULL || *base == '\0') {
-        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    char anchor[PATH_MAX + 16];
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        return fail("--trace %s: %s", dir, strerror(errno));
     }
-    int w = snprintf(dir, len, "%s/torusemu-run.XXXXXX", base);
-    if (w < 0 || (size_t)w >= len) {
-        errno = ENAMETOOLONG;
-        return -1;
+    if (cli_absolute_path(dir, out, len) != 0) {
+        return fail("--trace %s: %s", dir, strerror(errno));
     }
-    return mkdtemp(dir) != NULL ? 0 : -1;
-}
-
-static int absolute_path(const char *p, char *out, size_t len)
-{
-    char cwd[PATH_MAX];
-    int w;
-    if (p[0] == '/') {
-        w = snprintf(out, len, "%s", p);
-    } else if (getcwd(cwd, sizeof cwd) == NULL) {
-        return -1;
-    } else {
-        w = snprintf(out, len, "%s/%s", cwd, p);
-    }
-    if (w < 0 || (size_t)w >= len) {
-        errno = ENAMETOOLONG;
-        return -1;
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", out);
+    if (access(anchor, F_OK) == 0) {
+        return fail("--trace %s: already holds an OTF2 archive (traces.otf2)", dir);
     }
     return 0;
 }
@@ -677,15 +578,23 @@ int cmd_run(int argc, char **argv)
     }
     tmpdir[0] = '\0';
     if (o.keep != NULL) {
-        if (absolute_path(o.keep, store, sizeof store) != 0) {
+        if (cli_absolute_path(o.keep, store, sizeof store) != 0) {
             temu_mapping_free(&map);
             return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
         }
-    } else if (temp_dir(tmpdir, sizeof tmpdir) != 0) {
+    } else if (cli_temp_dir(tmpdir, sizeof tmpdir, "run") != 0) {
         temu_mapping_free(&map);
         return fail("cannot make a private directory for the store: %s", strerror(errno));
     } else {
         snprintf(store, sizeof store, "%s/session.store", tmpdir);
+    }
+    char trace[PATH_MAX] = "";
+    if (o.trace != NULL && prepare_trace_dir(o.trace, trace, sizeof trace) != 0) {
+        temu_mapping_free(&map);
+        if (tmpdir[0] != '\0') {
+            rmdir(tmpdir);
+        }
+        return CLI_EXIT_USAGE;
     }
     temu_status st = temu_session_create_ex(store, &m, &map,
                                             o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
@@ -705,6 +614,7 @@ int cmd_run(int argc, char **argv)
     char *x_session = env_with(TEMU_SESSION_ENV, store, 0);
     char *x_preload = env_with("LD_PRELOAD", lib, 1);
     char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
+    char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
     int nprog = 0;
     while (o.prog[nprog] != NULL) {
         nprog++;
@@ -738,6 +648,10 @@ int cmd_run(int argc, char **argv)
     av[k++] = x_preload;
     av[k++] = "-x";
     av[k++] = x_libpath;
+    if (x_trace != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_trace;
+    }
     for (int i = 0; i < o.nextra; i++) {
         av[k++] = o.extra[i];
     }
@@ -757,6 +671,15 @@ int cmd_run(int argc, char **argv)
     if (rc != 0 && job_signal == 0) {
         fprintf(stderr, "torusemu run: the application failed (exit status %d)\n", rc);
     }
+    if (trace[0]) {
+        char msg[512];
+        if (temu_otf2_write(trace, (int32_t)o.np, msg, sizeof msg) != 0) {
+            fprintf(stderr, "torusemu: run: no trace written: %s\n", msg);
+            rc = rc != 0 ? rc : CLI_EXIT_USAGE;
+        } else if (!o.quiet) {
+            fprintf(stderr, "torusemu: OTF2 trace in %s/traces.otf2\n", trace);
+        }
+    }
     if (!o.quiet) {
         summary(s, &o, rc, o.keep != NULL ? store : NULL);
     }
@@ -769,6 +692,7 @@ out:
     free(x_session);
     free(x_preload);
     free(x_libpath);
+    free(x_trace);
     free(av);
     return rc;
 }

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     {"reset", cmd_reset, "zero a session store"},
     {"demo", cmd_demo, "built-in walkthrough on default machines"},
     {"run", cmd_run, "run an MPI program on an emulated machine"},
+    {"replay", cmd_replay, "replay an OTF2 trace or a communication pattern, without processes"},
     {"plot", cmd_plot, "draw a store's per-link traffic as a PNG picture"},
 };
 

@@ -21,6 +21,8 @@
  *       messages of hops x chunks per hop (McCraw 2013 section 4.4)
  *   tmpi_check quiet STORE     no chunk, phit or packet on any network link
  *   tmpi_check load STORE      print the sum of the network-link counters
+ *   tmpi_check identical STORE1 STORE2   the same with every counter,
+ *       BG/Q L2 slices included (a replay of a live run's trace)
  *   tmpi_check same STORE1 STORE2    equal counters (L2 slices aside), some
  *       traffic, equal totals
  */
@@ -76,12 +78,15 @@ static void l2_range(const temu_machine *m, int64_t *begin, int64_t *end)
     }
 }
 
-/* Compare every counter of a with b (L2 aside). */
-static void compare_all(const temu_session *a, const temu_session *b)
+/* Compare every counter of a with b (L2 aside unless with_l2). */
+static void compare_all(const temu_session *a, const temu_session *b, int with_l2)
 {
     const temu_machine *m = temu_session_machine(a);
     int64_t l2b, l2e;
     l2_range(m, &l2b, &l2e);
+    if (with_l2) {
+        l2b = l2e = 0;
+    }
     for (int64_t i = 0; i < (int64_t)temu_counter_count(a); i++) {
         if (i >= l2b && i < l2e) {
             continue;
@@ -475,7 +480,7 @@ static int cmd_expect(int argc, char **argv)
         }
         bytes += v[i].bytes;
     }
-    compare_all(st, p);
+    compare_all(st, p, 0);
     if (temu_session_messages(st) != n || temu_session_bytes(st) != bytes) {
         fprintf(stderr,
                 "tmpi_check: totals %" PRIu64 " messages %" PRIu64
@@ -593,7 +598,7 @@ static int cmd_load(int argc, char **argv)
 static int cmd_same(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: tmpi_check same STORE1 STORE2\n");
+        fprintf(stderr, "usage: tmpi_check %s STORE1 STORE2\n", argv[1]);
         return 2;
     }
     temu_session *a = open_store(argv[2]), *b = open_store(argv[3]);
@@ -601,7 +606,7 @@ static int cmd_same(int argc, char **argv)
         fprintf(stderr, "tmpi_check: the stores are of different machines\n");
         return 1;
     }
-    compare_all(a, b);
+    compare_all(a, b, strcmp(argv[1], "identical") == 0);
     if (temu_session_messages(a) != temu_session_messages(b) ||
         temu_session_bytes(a) != temu_session_bytes(b) || temu_session_messages(a) == 0 ||
         network_sum(a) == 0) {
@@ -637,7 +642,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "load") == 0) {
         return cmd_load(argc, argv);
     }
-    if (argc >= 2 && strcmp(argv[1], "same") == 0) {
+    if (argc >= 2 && (strcmp(argv[1], "same") == 0 || strcmp(argv[1], "identical") == 0)) {
         return cmd_same(argc, argv);
     }
     fprintf(stderr,

@@ -1,0 +1,658 @@
+/*
+ * pattern.c - built-in communication patterns for the replay engine.
+ * Each generator is a loop over ranks issuing what every rank of the
+ * modelled program would call; doc/replay.md documents the parameters and
+ * where each pattern comes from.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+#include "torusemu_replay.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[TEMU_PATTERNS] = {
+    "fft", "halo", "gpcnet", "random", "transpose", "tornado", "bisection", "neighbor",
+};
+
+const char *temu_pattern_name(int kind)
+{
+    return kind >= 0 && kind < TEMU_PATTERNS ? names[kind] : NULL;
+}
+
+int temu_pattern_parse_name(const char *name)
+{
+    for (int k = 0; k < TEMU_PATTERNS; k++) {
+        if (strcmp(name, names[k]) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* What a generator needs while it runs. */
+typedef struct gen {
+    temu_replay *r;
+    const temu_pattern *p;
+    int32_t n; /* world size */
+    temu_progress_fn progress;
+    void *ctx;
+    uint64_t done, total;
+    temu_error *err;
+    int32_t tid, nth; /* this generator's share: thread tid of nth */
+} gen;
+
+/* Progress from thread 0 only, scaled to the whole. */
+static void tick(gen *g)
+{
+    g->done++;
+    if (g->progress != NULL && g->tid == 0 && (g->done & 0xffff) == 0) {
+        g->progress(g->ctx, g->done * (uint64_t)g->nth, g->total);
+    }
+}
+
+/* This thread's share [lo, hi) of count items: a contiguous block, so the
+ * threads mostly touch different nodes' counters (interleaved items
+ * would have them fight over the same cache lines). */
+static void share(const gen *g, int64_t count, int64_t *lo, int64_t *hi)
+{
+    *lo = count * g->tid / g->nth;
+    *hi = count * (g->tid + 1) / g->nth;
+}
+
+/* A send and its receive (tag 0 unless given). */
+static temu_status p2p(gen *g, int32_t comm, int32_t from, int32_t to, int32_t tag, uint64_t bytes)
+{
+    temu_status st = temu_replay_send(g->r, comm, from, to, tag, bytes, g->err);
+    return st == TEMU_OK ? temu_replay_recv(g->r, comm, to, from, tag, bytes, g->err) : st;
+}
+
+/* Define a communicator of n members, member i = first + i * stride. */
+static temu_status strided_comm(gen *g, int32_t first, int32_t n, int32_t stride, int32_t *id,
+                                int32_t *buf)
+{
+    for (int32_t i = 0; i < n; i++) {
+        buf[i] = first + i * stride;
+    }
+    *id = temu_replay_unused_comm(g->r);
+    return temu_replay_comm(g->r, *id, n, buf, g->err);
+}
+
+/* ------------------------------------------------------------------ fft */
+
+/*
+ * The transposes of a 3-D FFT on a 2-D processor grid (McCraw et al.,
+ * "Beyond the CPU: Hardware Performance Counter Monitoring on Blue Gene/Q",
+ * section 4.2; seed 003).  grid = A x B: B rows ("subgroups") of A ranks,
+ * row i holding ranks i, i + B, i + 2B, ... (the seed's 16 x 512 grid:
+ * rows of 16 ranks 512 apart, Table 5).  An N^3 array of double-complex
+ * (16-byte) points is spread evenly, so each rank holds 16 N^3 / P bytes
+ * and sends 1/A of it to every member of its row in the first all-to-all
+ * (MPI_Alltoall on the row communicator) and 1/B to every member of its
+ * column (ranks jB .. jB + B - 1) in the second.
+ */
+static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t pair, int32_t *buf)
+{
+    int32_t groups = phase == 1 ? b : a, members = phase == 1 ? a : b;
+    int32_t *ids = malloc((size_t)groups * sizeof *ids);
+    temu_status st = TEMU_OK;
+    if (ids == NULL) {
+        return temu_fail(g->err, TEMU_ENOMEM, "fft: out of memory");
+    }
+    for (int32_t i = 0; st == TEMU_OK && i < groups; i++) {
+        st = phase == 1 ? strided_comm(g, i, a, b, &ids[i], buf)
+                        : strided_comm(g, i * b, b, 1, &ids[i], buf);
+    }
+    temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1, .bytes = pair};
+    for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
+        int64_t lo, hi;
+        share(g, groups, &lo, &hi);
+        for (int32_t i = (int32_t)lo; st == TEMU_OK && i < hi; i++) {
+            for (int32_t me = 0; st == TEMU_OK && me < members; me++) {
+                st = temu_replay_collective(g->r, ids[i], me, &c, g->err);
+                tick(g);
+            }
+        }
+    }
+    free(ids);
+    return st;
+}
+
+static temu_status fft(gen *g)
+{
+    const temu_pattern *p = g->p;
+    int32_t a = p->grid[0], b = p->grid[1];
+    uint64_t n = p->size;
+    if (a <= 0 || b <= 0 || p->grid[2] > 1 || (int64_t)a * b != g->n) {
+        return temu_fail(g->err, TEMU_EINVAL,
+                         "fft: --grid AxB must hold the %d ranks (A ranks per row, B rows)", g->n);
+    }
+    if (n == 0 || n > 1000000) {
+        return temu_fail(g->err, TEMU_EINVAL, "fft: --size N (points per dimension) is required");
+    }
+    uint64_t total = 16 * n * n * n; /* bytes of the whole array */
+    uint64_t per_rank = total / (uint64_t)g->n;
+    if (total % (uint64_t)g->n != 0 || (p->phase != 2 && per_rank % (uint64_t)a != 0) ||
+        (p->phase != 1 && per_rank % (uint64_t)b != 0)) {
+        return temu_fail(g->err, TEMU_EINVAL,
+                         "fft: %llu^3 points do not split evenly over a %dx%d grid",
+                         (unsigned long long)n, a, b);
+    }
+    int32_t *buf = malloc((size_t)(a > b ? a : b) * sizeof *buf);
+    if (buf == NULL) {
+        return temu_fail(g->err, TEMU_ENOMEM, "fft: out of memory");
+    }
+    g->total = (uint64_t)g->n * (uint64_t)p->steps * (p->phase == 0 ? 2 : 1);
+    temu_status st = TEMU_OK;
+    if (p->phase != 2) {
+        st = fft_phase(g, 1, a, b, per_rank / (uint64_t)a, buf);
+    }
+    if (st == TEMU_OK && p->phase != 1) {
+        st = fft_phase(g, 2, a, b, per_rank / (uint64_t)b, buf);
+    }
+    free(buf);
+    return st;
+}
+
+/* ----------------------------------------------------------------- halo */
+
+/* Rank of grid point (x, y, z): x fastest, or in bricks of blk (brick
+ * index x fastest, then the position inside the brick x fastest). */
+static int32_t halo_rank(const int32_t *grid, const int32_t *blk, int32_t x, int32_t y, int32_t z)
+{
+    int32_t nb[3] = {grid[0] / blk[0], grid[1] / blk[1], grid[2] / blk[2]};
+    int32_t brick = x / blk[0] + nb[0] * (y / blk[1] + nb[1] * (z / blk[2]));
+    int32_t in = x % blk[0] + blk[0] * (y % blk[1] + blk[1] * (z % blk[2]));
+    return brick * blk[0] * blk[1] * blk[2] + in;
+}
+
+/*
+ * MiniGhost's boundary exchange (Barrett, Vaughan and Heroux, SAND
+ * 2011-5294832; the Cielo study of Pedretti et al., "Using the Cray Gemini
+ * Performance Counters", CUG 2013, section VI): a 3-D grid of X x Y x Z
+ * ranks, n^3 cells each, no wrap-around.  With BSPMA (message aggregation)
+ * every rank sends one message per existing face neighbour per time step
+ * holding all `vars` variables of the face including its ghost rows:
+ * (n + 2)^2 * vars * 8 bytes (a 2x2x2 run with 50^3 cells and 5 variables
+ * sent 52 * 52 * 5 * 8 = 108,160 bytes per message, reference/anchors
+ * REPORT section 3.1).  MiniGhost numbers ranks x fastest; `block` renumbers
+ * them so each run of bx*by*bz consecutive ranks is one brick (the "Remap"
+ * 2x2x4 placement of the seed against the default 1x1x16).
+ */
+static temu_status halo(gen *g)
+{
+    const temu_pattern *p = g->p;
+    int32_t grid[3], blk[3];
+    for (int d = 0; d < 3; d++) {
+        grid[d] = p->grid[d] > 0 ? p->grid[d] : 1;
+        blk[d] = p->block[d] > 0 ? p->block[d] : 1;
+    }
+    if (grid[0] % blk[0] != 0 || grid[1] % blk[1] != 0 || grid[2] % blk[2] != 0) {
+        return temu_fail(g->err, TEMU_EINVAL,
+                         "halo: --block %dx%dx%d does not tile the %dx%dx%d grid", blk[0], blk[1],
+                         blk[2], grid[0], grid[1], grid[2]);
+    }
+    if ((int64_t)grid[0] * grid[1] * grid[2] != g->n) {
+        return temu_fail(g->err, TEMU_EINVAL, "halo: --grid XxYxZ must hold the %d ranks", g->n);
+    }
+    uint64_t n = p->size > 0 ? p->size : 100;
+    uint64_t vars = p->vars > 0 ? (uint64_t)p->vars : 20;
+    if (n > 100000) {
+        return temu_fail(g->err, TEMU_EINVAL, "halo: --size %llu cells per dimension is too large",
+                         (unsigned long long)n);
+    }
+    uint64_t bytes = (n + 2) * (n + 2) * vars * 8;
+    g->total = (uint64_t)g->n * (uint64_t)p->steps;
+    temu_status st = TEMU_OK;
+    for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
+        int64_t lo, hi;
+        share(g, (int64_t)grid[1] * grid[2], &lo, &hi);
+        for (int64_t yz = lo; yz < hi; yz++) {
+            int32_t y = (int32_t)(yz % grid[1]), z = (int32_t)(yz / grid[1]);
+            {
+                for (int32_t x = 0; st == TEMU_OK && x < grid[0]; x++) {
+                    int32_t c[3] = {x, y, z};
+                    int32_t me = halo_rank(grid, blk, x, y, z);
+                    for (int d = 0; st == TEMU_OK && d < 3; d++) {
+                        for (int s = -1; st == TEMU_OK && s <= 1; s += 2) {
+                            int32_t q[3] = {c[0], c[1], c[2]};
+                            q[d] += s;
+                            if (q[d] < 0 || q[d] >= grid[d]) {
+                                continue;
+                            }
+                            st =
+                                p2p(g, TEMU_REPLAY_WORLD, me,
+                                    halo_rank(grid, blk, q[0], q[1], q[2]), 2 * d + (s > 0), bytes);
+                        }
+                    }
+                    tick(g);
+                }
+            }
+        }
+    }
+    return st;
+}
+
+/* --------------------------------------------------------------- gpcnet */
+
+/* xorshift64*: a small seeded generator, the same on every host. */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t rng_seed(uint64_t seed)
+{
+    return seed ? seed : 0x9E3779B97F4A7C15ull;
+}
+
+/* Message sizes of GPCNeT 1.3's network_load_test (reference/anchors
+ * REPORT section 2.4-2.5). */
+#define GPC_CONGESTOR_BYTES 4096u /* every congestor's message            */
+#define GPC_LAT_BYTES 8u          /* random-ring latency canary           */
+#define GPC_BW_BYTES 131072u      /* random-ring bandwidth canary ...     */
+#define GPC_BW_MSGS 8             /* ... messages in flight per neighbour */
+#define GPC_ALLREDUCE_BYTES 8u    /* allreduce canary                     */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of v in the sorted array a of n (present). */
+static int32_t find_i64(const int64_t *a, int32_t n, int64_t v)
+{
+    int32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/*
+ * GPCNeT's roles are per node: the nodes are shuffled (seeded), the first
+ * `f` of them run canaries, the rest are split evenly, in order, over the
+ * four congestors.  perm receives the ranks node by node in that order;
+ * *nc the number of canary ranks, first[k] where congestor k's ranks start
+ * (first[4] = n).
+ */
+static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, int32_t *first)
+{
+    const temu_session *s = temu_replay_session(g->r);
+    int32_t n = g->n;
+    int64_t *node = malloc((size_t)n * sizeof *node), *uniq = malloc((size_t)n * sizeof *uniq);
+    int64_t *key = malloc((size_t)n * sizeof *key);
+    int32_t *pos = malloc((size_t)n * sizeof *pos);
+    temu_status st = TEMU_OK;
+    if (node == NULL || uniq == NULL || key == NULL || pos == NULL) {
+        st = temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
+        goto out;
+    }
+    for (int32_t r = 0; r < n; r++) {
+        temu_slot slot;
+        temu_session_rank_slot(s, r, &slot, NULL);
+        node[r] = uniq[r] = slot.node;
+    }
+    qsort(uniq, (size_t)n, sizeof *uniq, cmp_i64);
+    int32_t nn = 0;
+    for (int32_t r = 0; r < n; r++) {
+        if (nn == 0 || uniq[r] != uniq[nn - 1]) {
+            uniq[nn++] = uniq[r];
+        }
+    }
+    int32_t ncn = (int32_t)llround(f * nn);
+    if (ncn < 2 || nn - ncn < 4) {
+        st = temu_fail(g->err, TEMU_EINVAL,
+                       "gpcnet: %d nodes with canary fraction %g leave %d canary and %d "
+                       "congestor nodes (at least 2 and 4 needed)",
+                       nn, f, ncn, nn - ncn);
+        goto out;
+    }
+    /* pos[u] = place of distinct node u in the shuffled order (Fisher-Yates
+     * over the identity, GPCNeT's RSEED by default) */
+    uint64_t rs = rng_seed(g->p->seed ? g->p->seed : 8675309u);
+    for (int32_t u = 0; u < nn; u++) {
+        pos[u] = u;
+    }
+    for (int32_t i = nn - 1; i > 0; i--) {
+        int32_t j = (int32_t)(rng_next(&rs) % (uint64_t)(i + 1));
+        int32_t t = pos[i];
+        pos[i] = pos[j];
+        pos[j] = t;
+    }
+    /* ranks by (shuffled node place, rank): a 64-bit key, sorted */
+    for (int32_t r = 0; r < n; r++) {
+        key[r] = (int64_t)pos[find_i64(uniq, nn, node[r])] << 32 | r;
+    }
+    qsort(key, (size_t)n, sizeof *key, cmp_i64);
+    int32_t k = 0;
+    *nc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t place = (int32_t)(key[i] >> 32);
+        perm[i] = (int32_t)(key[i] & 0xffffffff);
+        *nc += place < ncn;
+        /* congestor k owns places [ncn + (nn - ncn) k / 4, ... (k + 1) / 4) */
+        while (k < 4 && place >= ncn + (int32_t)((int64_t)(nn - ncn) * k / 4)) {
+            first[k++] = i;
+        }
+    }
+    while (k <= 4) {
+        first[k++] = n;
+    }
+out:
+    free(node);
+    free(uniq);
+    free(key);
+    free(pos);
+    return st;
+}
+
+/*
+ * GPCNeT (Chunduri et al., "GPCNeT: Designing a Benchmark Suite for
+ * Inducing and Measuring Contention in HPC Networks", SC19; seed 002
+ * section 3), one round per step.  Roles are per node (gpcnet_order):
+ * the nodes are shuffled (seeded), the ranks of the first `fraction` of
+ * them are canaries, the others congestors split evenly, node by node,
+ * over GPCNeT's four default congestors:
+ *   all-to-all       every member sends 4 KiB to every other member
+ *   incast           every member sends 4 KiB to the group's first member
+ *   put incast       every member PUTs 4 KiB into the first member
+ *   get broadcast    every member GETs 4 KiB from the first member
+ * Canaries, in a random ring: 8 B to both neighbours (latency), 8 x 128 KiB
+ * to both (bandwidth), an 8-byte MPI_Allreduce over the canaries.
+ */
+static temu_status gpcnet(gen *g)
+{
+    const temu_pattern *p = g->p;
+    double f = p->fraction > 0 ? p->fraction : 0.2;
+    int32_t n = g->n, nc, first[5];
+    if (g->tid != 0) {
+        return TEMU_OK; /* one shuffled order: thread 0 replays it all */
+    }
+    int32_t *perm = malloc((size_t)n * sizeof *perm);
+    if (perm == NULL) {
+        return temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
+    }
+    temu_status st = gpcnet_order(g, f, perm, &nc, first);
+    if (st != TEMU_OK) {
+        free(perm);
+        return st;
+    }
+    int32_t canary_comm = temu_replay_unused_comm(g->r);
+    st = temu_replay_comm(g->r, canary_comm, nc, perm, g->err);
+    g->total = (uint64_t)n * (uint64_t)p->steps;
+    temu_replay_coll ar = {.op = TEMU_COLL_ALLREDUCE,
+                           .blocking = 1,
+                           .hw_op = 1,
+                           .commutative = 1,
+                           .bytes = GPC_ALLREDUCE_BYTES,
+                           .elem = 8};
+    for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
+        for (int32_t i = 0; st == TEMU_OK && i < nc; i++) {
+            int32_t nb[2] = {perm[(i + nc - 1) % nc], perm[(i + 1) % nc]};
+            for (int k = 0; st == TEMU_OK && k < 2; k++) {
+                st = p2p(g, TEMU_REPLAY_WORLD, perm[i], nb[k], 1, GPC_LAT_BYTES);
+                for (int m = 0; st == TEMU_OK && m < GPC_BW_MSGS; m++) {
+                    st = p2p(g, TEMU_REPLAY_WORLD, perm[i], nb[k], 2, GPC_BW_BYTES);
+                }
+            }
+            if (st == TEMU_OK) {
+                st = temu_replay_collective(g->r, canary_comm, i, &ar, g->err);
+            }
+            tick(g);
+        }
+        for (int k = 0; k < 4; k++) {
+            int32_t lo = first[k], hi = first[k + 1], root = perm[lo];
+            for (int32_t i = lo; st == TEMU_OK && i < hi; i++) {
+                int32_t me = perm[i];
+                if (k == 0) {
+                    for (int32_t j = lo; st == TEMU_OK && j < hi; j++) {
+                        if (j != i) {
+                            st = p2p(g, TEMU_REPLAY_WORLD, me, perm[j], 3, GPC_CONGESTOR_BYTES);
+                        }
+                    }
+                } else if (i != lo) {
+                    st = k == 1 ? p2p(g, TEMU_REPLAY_WORLD, me, root, 4, GPC_CONGESTOR_BYTES)
+                                : temu_replay_rma(g->r, TEMU_REPLAY_WORLD, me, root,
+                                                  GPC_CONGESTOR_BYTES,
+                                                  k == 2 ? TEMU_KIND_PUT : TEMU_KIND_GET, g->err);
+                }
+                tick(g);
+            }
+        }
+    }
+    free(perm);
+    return st;
+}
+
+/* ------------------------------------------------------------ synthetic */
+
+/*
+ * Classic synthetic traffic (Dally and Towles, "Principles and Practices
+ * of Interconnection Networks", section 3.2), over ranks 0..P-1, `bytes`
+ * per message:
+ *   random      each rank to a uniformly chosen other rank (seeded)
+ *   transpose   P = k^2, rank i*k + j to j*k + i
+ *   tornado     rank r to r + ceil(P/2) - 1 (mod P)
+ *   bisection   rank r to r + P/2 and back: every message crosses the middle
+ *   neighbor    ranks in a periodic X x Y x Z grid (x fastest), to the - and
+ *               + neighbour in every dimension longer than 1
+ */
+static temu_status synthetic(gen *g)
+{
+    const temu_pattern *p = g->p;
+    int32_t n = g->n;
+    uint64_t bytes = p->bytes > 0 ? p->bytes : 4096;
+    int32_t k = (int32_t)llround(sqrt((double)n));
+    int32_t grid[3] = {n, 1, 1};
+    if (p->kind == TEMU_PATTERN_TRANSPOSE && (int64_t)k * k != n) {
+        return temu_fail(g->err, TEMU_EINVAL, "transpose: %d ranks are not a square", n);
+    }
+    if ((p->kind == TEMU_PATTERN_BISECTION || p->kind == TEMU_PATTERN_RANDOM) && n < 2) {
+        return temu_fail(g->err, TEMU_EINVAL, "%s: needs at least 2 ranks", names[p->kind]);
+    }
+    if (p->kind == TEMU_PATTERN_BISECTION && n % 2 != 0) {
+        return temu_fail(g->err, TEMU_EINVAL, "bisection: %d ranks are not an even number", n);
+    }
+    if (p->kind == TEMU_PATTERN_NEIGHBOR && p->grid[0] > 0) {
+        for (int d = 0; d < 3; d++) {
+            grid[d] = p->grid[d] > 0 ? p->grid[d] : 1;
+        }
+        if ((int64_t)grid[0] * grid[1] * grid[2] != n) {
+            return temu_fail(g->err, TEMU_EINVAL, "neighbor: --grid XxYxZ must hold the %d ranks",
+                             n);
+        }
+    }
+    g->total = (uint64_t)n * (uint64_t)p->steps;
+    temu_status st = TEMU_OK;
+    for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
+        int64_t lo, hi;
+        share(g, n, &lo, &hi);
+        for (int32_t r = (int32_t)lo; st == TEMU_OK && r < hi; r++) {
+            switch (p->kind) {
+            case TEMU_PATTERN_RANDOM: {
+                /* a generator per (step, rank): the same draw on any
+                 * number of threads */
+                uint64_t s = rng_seed(
+                    p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) * 0x9E3779B97F4A7C15ull));
+                int32_t d = (int32_t)(rng_next(&s) % (uint64_t)(n - 1));
+                st = p2p(g, TEMU_REPLAY_WORLD, r, d >= r ? d + 1 : d, 0, bytes);
+                break;
+            }
+            case TEMU_PATTERN_TRANSPOSE:
+                if (r / k != r % k) {
+                    st = p2p(g, TEMU_REPLAY_WORLD, r, (r % k) * k + r / k, 0, bytes);
+                }
+                break;
+            case TEMU_PATTERN_TORNADO: {
+                int32_t d = (int32_t)((r + (n + 1) / 2 - 1) % n);
+                if (d != r) {
+                    st = p2p(g, TEMU_REPLAY_WORLD, r, d, 0, bytes);
+                }
+                break;
+            }
+            case TEMU_PATTERN_BISECTION:
+                st = p2p(g, TEMU_REPLAY_WORLD, r, (r + n / 2) % n, 0, bytes);
+                break;
+            default: { /* neighbor */
+                int32_t c[3] = {r % grid[0], r / grid[0] % grid[1], r / grid[0] / grid[1]};
+                for (int d = 0; st == TEMU_OK && d < 3; d++) {
+                    for (int sgn = -1; st == TEMU_OK && grid[d] > 1 && sgn <= 1; sgn += 2) {
+                        int32_t q[3] = {c[0], c[1], c[2]};
+                        q[d] = (q[d] + sgn + grid[d]) % grid[d];
+                        st = p2p(g, TEMU_REPLAY_WORLD, r, q[0] + grid[0] * (q[1] + grid[1] * q[2]),
+                                 2 * d + (sgn > 0), bytes);
+                    }
+                }
+                break;
+            }
+            }
+            tick(g);
+        }
+    }
+    return st;
+}
+
+/* Defaults filled in and ranges checked. */
+static temu_status normalize(const temu_pattern *p, temu_pattern *q, temu_error *err)
+{
+    *q = *p;
+    if (q->steps < 0 || q->steps > 1000000) {
+        return temu_fail(err, TEMU_EINVAL, "--steps %d: expected 1..1000000", q->steps);
+    }
+    if (q->steps == 0) {
+        q->steps = 1;
+    }
+    if (q->fraction < 0 || q->fraction >= 1) {
+        return temu_fail(err, TEMU_EINVAL, "--fraction %g: expected a share between 0 and 1",
+                         q->fraction);
+    }
+    if (q->kind < 0 || q->kind >= TEMU_PATTERNS) {
+        return temu_fail(err, TEMU_EINVAL, "unknown pattern %d", q->kind);
+    }
+    return TEMU_OK;
+}
+
+static temu_status generate(gen *g)
+{
+    switch (g->p->kind) {
+    case TEMU_PATTERN_FFT:
+        return fft(g);
+    case TEMU_PATTERN_HALO:
+        return halo(g);
+    case TEMU_PATTERN_GPCNET:
+        return gpcnet(g);
+    default:
+        return synthetic(g);
+    }
+}
+
+temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
+                                void *ctx, temu_error *err)
+{
+    temu_pattern q;
+    temu_status st = normalize(p, &q, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    gen g = {r, &q, temu_replay_nranks(r), progress, ctx, 0, 0, err, 0, 1};
+    st = generate(&g);
+    if (st == TEMU_OK && progress != NULL) {
+        progress(ctx, g.total, g.total);
+    }
+    return st;
+}
+
+/* One thread's share of a parallel replay: its own replay (its own
+ * matching queues; every send's receive follows in the same share). */
+typedef struct worker {
+    temu_replay *r;
+    gen g;
+    temu_status st;
+    temu_error err;
+    pthread_t th;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    w->st = generate(&w->g);
+    if (w->st == TEMU_OK) {
+        w->st = temu_replay_finish(w->r, &w->err);
+    }
+    return NULL;
+}
+
+temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthreads,
+                             temu_progress_fn progress, void *ctx, temu_replay_stats *stats,
+                             temu_error *err)
+{
+    temu_pattern q;
+    temu_status st = normalize(p, &q, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    if (nthreads < 1 || nthreads > 64) {
+        return temu_fail(err, TEMU_EINVAL, "--threads %d: expected 1..64", nthreads);
+    }
+    worker *w = calloc((size_t)nthreads, sizeof *w);
+    if (w == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "out of memory");
+    }
+    int started = 0;
+    for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
+        st = temu_replay_create(s, &w[t].r, err);
+        w[t].g =
+            (gen){w[t].r, &q, temu_session_nranks(s), progress, ctx, 0, 0, &w[t].err, t, nthreads};
+    }
+    for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
+        if (pthread_create(&w[t].th, NULL, work, &w[t]) != 0) {
+            st = temu_fail(err, TEMU_ENOMEM, "cannot start a replay thread");
+            break;
+        }
+        started = t;
+    }
+    if (st == TEMU_OK) {
+        work(&w[0]);
+    }
+    for (int t = 1; t <= started; t++) {
+        pthread_join(w[t].th, NULL);
+    }
+    memset(stats, 0, sizeof *stats);
+    for (int t = 0; t < nthreads; t++) {
+        if (st == TEMU_OK && w[t].st != TEMU_OK) {
+            st = w[t].st;
+            if (err != NULL) {
+                *err = w[t].err;
+            }
+        }
+        if (w[t].r != NULL) {
+            temu_replay_stats one;
+            temu_replay_get_stats(w[t].r, &one);
+            stats->sends += one.sends;
+            stats->recvs += one.recvs;
+            stats->rma += one.rma;
+            stats->colls += one.colls;
+            stats->messages += one.messages;
+            stats->unmatched_sends += one.unmatched_sends;
+            stats->unmatched_recvs += one.unmatched_recvs;
+        }
+        temu_replay_free(w[t].r);
+    }
+    if (st == TEMU_OK && progress != NULL) {
+        progress(ctx, w[0].g.total, w[0].g.total);
+    }
+    free(w);
+    return st;
+}

@@ -1,0 +1,477 @@
+/*
+ * replay.c - the replay engine: a stream of MPI-level operations into a
+ * session store, as a live run would have counted them (doc/replay.md).
+ *
+ * Sends are injected by their sender, once, at the send -- what the MPI
+ * layer does (mpi/account.c).  Collectives go through the live layer's own
+ * decomposition (mpi/coll.c: tmpi_coll_choose, tmpi_coll_sends) and BG/Q
+ * class routes (mpi/classroute.c), compiled into this library, so a replay
+ * and a live run cannot disagree on an algorithm.  Receives only complete
+ * the bookkeeping: they are matched to sends in hashed queues (match.c).
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+#include "match.h"
+#include "torusemu_replay.h"
+
+#include "classroute.h"
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert((int)TEMU_COLL_BARRIER == (int)TMPI_BARRIER &&
+                   (int)TEMU_COLL_ALLTOALLV == (int)TMPI_ALLTOALLV &&
+                   (int)TEMU_COLL_REDUCE_SCATTER == (int)TMPI_REDUCE_SCATTER &&
+                   (int)TEMU_COLL_NEIGHBOR_ALLTOALL == (int)TMPI_NEIGHBOR_ALLTOALL &&
+                   (int)TEMU_COLL_OPS == (int)TMPI_COLL_OPS,
+               "temu_coll_op mirrors tmpi_coll_op");
+
+/* Communicator ids above this are refused (the table is indexed by id). */
+#define MAX_COMM_ID (1 << 24)
+
+typedef struct rcomm {
+    int32_t defined;
+    int32_t n;
+    int32_t *world;      /* comm rank -> world rank; NULL for the world   */
+    int32_t spans_world; /* holds every rank of the job                   */
+    /* BG/Q class routes: distinct member nodes (sorted), box, trees */
+    int32_t nnodes;
+    int32_t box;
+    int64_t *nodes;
+    tmpi_trees trees;
+} rcomm;
+
+struct temu_replay {
+    temu_session *s;
+    const temu_machine *m;
+    int32_t nranks;
+    rcomm *comms;
+    int32_t ncomms;
+    int32_t first_free; /* lowest undefined communicator id (>= 1) */
+    temu_match *match;
+    int sends_only; /* temu_replay_sends_only */
+    temu_replay_stats st;
+};
+
+const char *temu_coll_op_name(int op)
+{
+    return op >= 0 && op < TEMU_COLL_OPS ? tmpi_coll_op_name((tmpi_coll_op)op) : NULL;
+}
+
+temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *err)
+{
+    *out = NULL;
+    if (temu_session_nranks(s) <= 0) {
+        return temu_fail(err, TEMU_EINVAL, "replay: the session has no rank mapping");
+    }
+    temu_replay *r = calloc(1, sizeof *r);
+    if (r == NULL || (r->match = temu_match_new()) == NULL ||
+        (r->comms = calloc(1, sizeof *r->comms)) == NULL) {
+        temu_replay_free(r);
+        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+    }
+    r->s = s;
+    r->m = temu_session_machine(s);
+    r->nranks = temu_session_nranks(s);
+    r->ncomms = 1;
+    r->first_free = 1;
+    r->comms[0].defined = 1;
+    r->comms[0].n = r->nranks;
+    r->comms[0].spans_world = 1;
+    tmpi_trees_init(&r->comms[0].trees);
+    *out = r;
+    return TEMU_OK;
+}
+
+void temu_replay_free(temu_replay *r)
+{
+    if (r == NULL) {
+        return;
+    }
+    for (int32_t i = 0; r->comms != NULL && i < r->ncomms; i++) {
+        free(r->comms[i].world);
+        free(r->comms[i].nodes);
+        tmpi_trees_free(&r->comms[i].trees);
+    }
+    free(r->comms);
+    temu_match_free(r->match);
+    free(r);
+}
+
+static rcomm *comm_get(temu_replay *r, int32_t id)
+{
+    return id >= 0 && id < r->ncomms && r->comms[id].defined ? &r->comms[id] : NULL;
+}
+
+temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_t *members,
+                             temu_error *err)
+{
+    if (id <= 0 || id >= MAX_COMM_ID) {
+        return temu_fail(err, TEMU_ERANGE, "replay: communicator id %d outside 1..%d", id,
+                         MAX_COMM_ID - 1);
+    }
+    if (comm_get(r, id) != NULL) {
+        return temu_fail(err, TEMU_EINVAL, "replay: communicator %d defined twice", id);
+    }
+    if (n <= 0 || n > r->nranks) {
+        return temu_fail(err, TEMU_EINVAL, "replay: communicator %d has %d members (1..%d)", id, n,
+                         r->nranks);
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (members[i] < 0 || members[i] >= r->nranks) {
+            return temu_fail(err, TEMU_ERANGE,
+                             "replay: communicator %d member %d is world rank %d (0..%d)", id, i,
+                             members[i], r->nranks - 1);
+        }
+    }
+    if (id >= r->ncomms) {
+        int32_t ncap = r->ncomms;
+        while (ncap <= id) {
+            ncap *= 2;
+        }
+        rcomm *grown = realloc(r->comms, (size_t)ncap * sizeof *grown);
+        if (grown == NULL) {
+            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+        }
+        memset(grown + r->ncomms, 0, (size_t)(ncap - r->ncomms) * sizeof *grown);
+        r->comms = grown;
+        r->ncomms = ncap;
+    }
+    rcomm *c = &r->comms[id];
+    c->world = malloc((size_t)n * sizeof *c->world);
+    if (c->world == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+    }
+    memcpy(c->world, members, (size_t)n * sizeof *members);
+    c->n = n;
+    /* the live layer: an intracommunicator holding every rank of the job
+     * (its size is the world's, members distinct by MPI's rules) */
+    c->spans_world = n == r->nranks;
+    tmpi_trees_init(&c->trees);
+    c->defined = 1;
+    while (comm_get(r, r->first_free) != NULL) {
+        r->first_free++;
+    }
+    return TEMU_OK;
+}
+
+temu_session *temu_replay_session(const temu_replay *r)
+{
+    return r->s;
+}
+
+int32_t temu_replay_nranks(const temu_replay *r)
+{
+    return r->nranks;
+}
+
+int32_t temu_replay_unused_comm(const temu_replay *r)
+{
+    return r->first_free;
+}
+
+temu_status temu_replay_comm_members(const temu_replay *r, int32_t id, int32_t *n,
+                                     const int32_t **members, temu_error *err)
+{
+    const rcomm *c = comm_get((temu_replay *)r, id);
+    if (c == NULL) {
+        return temu_fail(err, TEMU_ERANGE, "replay: communicator %d is not defined", id);
+    }
+    *n = c->n;
+    *members = c->world;
+    return TEMU_OK;
+}
+
+/* World rank of communicator rank i, or -1. */
+static int32_t world_of(const rcomm *c, int32_t i)
+{
+    if (i < 0 || i >= c->n) {
+        return -1;
+    }
+    return c->world != NULL ? c->world[i] : i;
+}
+
+static temu_status peers(temu_replay *r, int32_t comm, int32_t a, int32_t b, int32_t *wa,
+                         int32_t *wb, const char *what, temu_error *err)
+{
+    const rcomm *c = comm_get(r, comm);
+    if (c == NULL) {
+        return temu_fail(err, TEMU_ERANGE, "replay: %s on communicator %d, which is not defined",
+                         what, comm);
+    }
+    *wa = world_of(c, a);
+    *wb = world_of(c, b);
+    if (*wa < 0 || *wb < 0) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "replay: %s between ranks %d and %d of communicator %d (size %d)", what, a,
+                         b, comm, c->n);
+    }
+    return TEMU_OK;
+}
+
+static temu_status post(temu_replay *r, int side, int32_t comm, int32_t src, int32_t dst,
+                        int32_t tag, uint64_t bytes, temu_error *err)
+{
+    temu_match_key k = {comm, src, dst, tag};
+    uint64_t other = 0;
+    int got = temu_match_post(r->match, &k, side, bytes, &other);
+    if (got < 0) {
+        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (matching queues)");
+    }
+    if (got == 1 && bytes != TEMU_REPLAY_ANY_SIZE && other != TEMU_REPLAY_ANY_SIZE &&
+        bytes != other) {
+        uint64_t sent = side == TEMU_MATCH_SEND ? bytes : other;
+        uint64_t rcvd = side == TEMU_MATCH_SEND ? other : bytes;
+        return temu_fail(err, TEMU_EINVAL,
+                         "replay: rank %d sent %llu bytes to rank %d (communicator %d, tag %d) "
+                         "but the matching receive has %llu",
+                         src, (unsigned long long)sent, dst, comm, tag, (unsigned long long)rcvd);
+    }
+    return TEMU_OK;
+}
+
+/* The payload pointer handed to the model for a recorded address: only
+ * on BG/Q, where the model uses the address alone (an L2 slice); elsewhere
+ * it would read bytes a replay does not have. */
+static const void *address(const temu_replay *r, uint64_t addr)
+{
+    return r->m->system == TEMU_SYSTEM_BGQ ? (const void *)(uintptr_t)addr : NULL;
+}
+
+temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                             uint64_t bytes, temu_error *err)
+{
+    return temu_replay_send_at(r, comm, src, dst, tag, bytes, 0, err);
+}
+
+temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                                uint64_t bytes, uint64_t addr, temu_error *err)
+{
+    int32_t ws, wd;
+    temu_status st = peers(r, comm, src, dst, &ws, &wd, "send", err);
+    if (st == TEMU_OK && bytes == TEMU_REPLAY_ANY_SIZE) {
+        st = temu_fail(err, TEMU_EINVAL, "replay: a send needs its size");
+    }
+    if (st == TEMU_OK) {
+        st = temu_inject_ranks(r->s, ws, wd, bytes, address(r, addr), TEMU_KIND_P2P, err);
+    }
+    if (st == TEMU_OK) {
+        r->st.sends++;
+        r->st.messages++;
+        if (!r->sends_only) {
+            st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
+        }
+    }
+    return st;
+}
+
+void temu_replay_sends_only(temu_replay *r)
+{
+    r->sends_only = 1;
+}
+
+temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
+                             uint64_t bytes, temu_error *err)
+{
+    int32_t ws, wd;
+    temu_status st = peers(r, comm, src, dst, &ws, &wd, "receive", err);
+    if (st == TEMU_OK) {
+        r->st.recvs++;
+        st = post(r, TEMU_MATCH_RECV, comm, src, dst, tag, bytes, err);
+    }
+    return st;
+}
+
+temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
+                            uint64_t bytes, temu_kind kind, temu_error *err)
+{
+    return temu_replay_rma_at(r, comm, origin, target, bytes, kind, 0, err);
+}
+
+temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
+                               uint64_t bytes, temu_kind kind, uint64_t addr, temu_error *err)
+{
+    int32_t wo, wt;
+    if (kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET) {
+        return temu_fail(err, TEMU_EINVAL, "replay: one-sided operation of kind %s",
+                         temu_kind_name(kind));
+    }
+    temu_status st = peers(r, comm, origin, target, &wo, &wt, "one-sided operation", err);
+    if (st == TEMU_OK) {
+        st = temu_inject_ranks(r->s, wo, wt, bytes, address(r, addr), kind, err);
+    }
+    if (st == TEMU_OK) {
+        r->st.rma++;
+        r->st.messages++;
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------- collectives */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct nodes of the members and whether they fill a box, as the live
+ * layer computes them (mpi/state.c). */
+static int comm_nodes(temu_replay *r, rcomm *c)
+{
+    if (c->nodes != NULL) {
+        return 1;
+    }
+    int64_t *nodes = malloc((size_t)c->n * sizeof *nodes);
+    if (nodes == NULL) {
+        return 0;
+    }
+    for (int32_t i = 0; i < c->n; i++) {
+        temu_slot slot;
+        temu_session_rank_slot(r->s, world_of(c, i), &slot, NULL);
+        nodes[i] = slot.node;
+    }
+    qsort(nodes, (size_t)c->n, sizeof *nodes, cmp_i64);
+    int32_t u = 1;
+    for (int32_t i = 1; i < c->n; i++) {
+        if (nodes[i] != nodes[u - 1]) {
+            nodes[u++] = nodes[i];
+        }
+    }
+    c->nnodes = u;
+    c->box = tmpi_nodes_form_box(r->m, nodes, u);
+    c->nodes = nodes;
+    return 1;
+}
+
+typedef struct emit_ctx {
+    temu_replay *r;
+    const rcomm *c;
+    const temu_replay_coll *rc;
+    int32_t from; /* world rank of the caller */
+    temu_status st;
+    temu_error *err;
+} emit_ctx;
+
+/* Like the live layer's emit_inject (mpi/acct_coll.c): a slice of the send
+ * buffer, or of the receive buffer once it holds the final data. */
+static void emit(void *ctx, const tmpi_msg *m)
+{
+    emit_ctx *e = ctx;
+    int32_t w = world_of(e->c, m->dst);
+    uint64_t addr = 0;
+    if (w < 0 || e->st != TEMU_OK) {
+        return;
+    }
+    if (m->buf == TMPI_BUF_SEND && e->rc->send_base != 0) {
+        addr = e->rc->send_base + m->off;
+    } else if (m->buf == TMPI_BUF_RECV && e->rc->recv_base != 0 && e->rc->recv_ready) {
+        addr = e->rc->recv_base + m->off;
+    }
+    e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
+                              e->err);
+    e->r->st.messages++;
+}
+
+temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
+                                   const temu_replay_coll *rc, temu_error *err)
+{
+    rcomm *c = comm_get(r, comm);
+    tmpi_coll k;
+    tmpi_coll_env env;
+    if (c == NULL) {
+        return temu_fail(err, TEMU_ERANGE, "replay: collective on communicator %d, not defined",
+                         comm);
+    }
+    if (rc->op < 0 || rc->op >= TEMU_COLL_OPS) {
+        return temu_fail(err, TEMU_EINVAL, "replay: unknown collective operation %d", rc->op);
+    }
+    if (me < 0 || me >= c->n) {
+        return temu_fail(err, TEMU_ERANGE, "replay: %s by rank %d of communicator %d (size %d)",
+                         temu_coll_op_name(rc->op), me, comm, c->n);
+    }
+    int rooted = rc->op == TEMU_COLL_BCAST || rc->op == TEMU_COLL_REDUCE ||
+                 rc->op == TEMU_COLL_GATHER || rc->op == TEMU_COLL_GATHERV ||
+                 rc->op == TEMU_COLL_SCATTER || rc->op == TEMU_COLL_SCATTERV;
+    if (rooted && (rc->root < 0 || rc->root >= c->n)) {
+        return temu_fail(err, TEMU_ERANGE, "replay: %s with root %d on communicator %d (size %d)",
+                         temu_coll_op_name(rc->op), rc->root, comm, c->n);
+    }
+    r->st.colls++;
+    if (c->n <= 1) {
+        return TEMU_OK;
+    }
+    memset(&k, 0, sizeof k);
+    memset(&env, 0, sizeof env);
+    k.op = (tmpi_coll_op)rc->op;
+    k.n = c->n;
+    k.root = rc->root;
+    k.commutative = rc->commutative;
+    k.bytes = rc->bytes;
+    k.elem = rc->elem;
+    k.count = rc->count != 0 ? rc->count : rc->elem > 0 ? rc->bytes / rc->elem : rc->bytes;
+    k.blocks = rc->blocks;
+    k.offs = rc->offs;
+    k.nnb = rc->nnb;
+    k.nb = rc->nb;
+    env.system = r->m->system;
+    env.blocking = rc->blocking;
+    env.spans_world = c->spans_world;
+    env.hw_op = rc->hw_op;
+    if (r->m->system == TEMU_SYSTEM_BGQ && !c->spans_world && rc->blocking &&
+        (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
+         k.op == TMPI_ALLREDUCE)) {
+        if (!comm_nodes(r, c)) {
+            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+        }
+        env.box = c->box;
+    }
+    k.algo = tmpi_coll_choose(&env, &k);
+    if (k.algo == TMPI_ALGO_CLASSROUTE) {
+        if (me != 0) {
+            return TEMU_OK; /* communicator rank 0 injects it whole */
+        }
+        temu_slot slot;
+        int32_t root_rank = k.op == TMPI_BCAST || k.op == TMPI_REDUCE ? k.root : 0;
+        temu_kind kind = c->spans_world ? TEMU_KIND_COLL_WORLD : TEMU_KIND_COLL_SUB;
+        if (!comm_nodes(r, c) ||
+            temu_session_rank_slot(r->s, world_of(c, root_rank), &slot, err) != TEMU_OK ||
+            tmpi_classroute_coll(r->s, &c->trees, c->nodes, c->nnodes, slot.node, k.op,
+                                 k.op == TMPI_BARRIER ? 0 : k.bytes, kind) != 0) {
+            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (class route)");
+        }
+        r->st.messages++;
+        return TEMU_OK;
+    }
+    if (k.algo == TMPI_ALGO_COLLNET) {
+        return TEMU_OK; /* BG/P collective network: no torus traffic */
+    }
+    emit_ctx e = {r, c, rc, world_of(c, me), TEMU_OK, err};
+    tmpi_coll_sends(&k, me, emit, &e);
+    return e.st;
+}
+
+void temu_replay_get_stats(const temu_replay *r, temu_replay_stats *st)
+{
+    *st = r->st;
+    st->unmatched_sends = temu_match_pending(r->match, TEMU_MATCH_SEND);
+    st->unmatched_recvs = temu_match_pending(r->match, TEMU_MATCH_RECV);
+}
+
+temu_status temu_replay_finish(temu_replay *r, temu_error *err)
+{
+    temu_match_key k;
+    int side;
+    uint64_t n;
+    if (!temu_match_first_waiting(r->match, &k, &side, &n)) {
+        return TEMU_OK;
+    }
+    return temu_fail(err, TEMU_EINVAL,
+                     "replay: %llu sends and %llu receives left unmatched, e.g. %llu %s from rank "
+                     "%d to rank %d (communicator %d, tag %d)",
+                     (unsigned long long)temu_match_pending(r->match, TEMU_MATCH_SEND),
+                     (unsigned long long)temu_match_pending(r->match, TEMU_MATCH_RECV),
+                     (unsigned long long)n, side == TEMU_MATCH_SEND ? "send(s)" : "receive(s)",
+                     k.src, k.dst, k.comm, k.tag);
+}

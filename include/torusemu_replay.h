@@ -1,0 +1,222 @@
+/*
+ * torusemu_replay.h - replaying communication onto an emulated machine
+ * without processes (doc/replay.md).
+ *
+ * A replay takes a stream of MPI-level operations -- point-to-point sends
+ * and receives, one-sided puts and gets, collectives as each rank called
+ * them -- and adds to a session store exactly what a live run (`torusemu
+ * run`, the MPI interposition layer) of the same operations would have
+ * added: sends are injected by their sender, collectives are decomposed by
+ * the live layer's own code (mpi/coll.c, BG/Q class routes in
+ * mpi/classroute.c).  Receives are matched to sends by (communicator,
+ * source, tag) in hashed queues, so a replay also checks that the stream is
+ * complete; matching costs O(1) per message.
+ *
+ * Ranks are world ranks of the session's stored mapping (temu_session_create
+ * with a mapping); communicator ranks are translated through the member
+ * lists given to temu_replay_comm.
+ */
+#ifndef TORUSEMU_REPLAY_H
+#define TORUSEMU_REPLAY_H
+
+#include "torusemu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct temu_replay temu_replay;
+
+/* Communicator 0 is MPI_COMM_WORLD: every rank of the session's mapping. */
+#define TEMU_REPLAY_WORLD 0
+/* A receive of a message whose size the stream does not give. */
+#define TEMU_REPLAY_ANY_SIZE UINT64_MAX
+
+/* Start a replay into session s (which must hold a mapping). */
+temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *err);
+void temu_replay_free(temu_replay *r);
+
+/* Define communicator `id` (> 0, not defined before) of n members: its
+ * rank i is world rank members[i].  An intracommunicator. */
+temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_t *members,
+                             temu_error *err);
+/* The session the replay adds to. */
+temu_session *temu_replay_session(const temu_replay *r);
+/* Ranks of the session (MPI_COMM_WORLD's size). */
+int32_t temu_replay_nranks(const temu_replay *r);
+/* The lowest communicator id not defined yet. */
+int32_t temu_replay_unused_comm(const temu_replay *r);
+/* Members of communicator id (n and the world ranks); TEMU_ERANGE if unknown. */
+temu_status temu_replay_comm_members(const temu_replay *r, int32_t id, int32_t *n,
+                                     const int32_t **members, temu_error *err);
+
+/* Point-to-point.  `src` sends `bytes` to `dst` (communicator ranks) with
+ * `tag`: the message is injected now, as the live layer does at the send.
+ * The matching receive at `dst` names the actual source (what traces
+ * record); `bytes` may be TEMU_REPLAY_ANY_SIZE.  Either may come first.
+ * A receive whose size differs from its send's is an error (TEMU_EINVAL). */
+temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                             uint64_t bytes, temu_error *err);
+/* The same with the address the sender's data had in a live run (0 =
+ * unknown).  The model uses it only where nothing but the address matters:
+ * the BG/Q L2 slice the message unit reads first (doc/model.md); elsewhere
+ * it is ignored (a replay has no payload bytes). */
+temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                                uint64_t bytes, uint64_t addr, temu_error *err);
+temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
+                             uint64_t bytes, temu_error *err);
+
+/* The stream records sends only (a live run's trace: the MPI layer counts
+ * at the sender and sees no receives): sends wait for no partner. */
+void temu_replay_sends_only(temu_replay *r);
+
+/* One-sided operation of `origin` on `target` (communicator ranks of the
+ * window's group): TEMU_KIND_PUT or TEMU_KIND_GET, as mpi/account.c
+ * models MPI_Put, MPI_Get and the accumulates. */
+temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
+                            uint64_t bytes, temu_kind kind, temu_error *err);
+temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
+                               uint64_t bytes, temu_kind kind, uint64_t addr, temu_error *err);
+
+/* Collective operations; the values are the live layer's (mpi/coll.h). */
+typedef enum temu_coll_op {
+    TEMU_COLL_BARRIER = 0,
+    TEMU_COLL_BCAST,
+    TEMU_COLL_GATHER,
+    TEMU_COLL_GATHERV,
+    TEMU_COLL_SCATTER,
+    TEMU_COLL_SCATTERV,
+    TEMU_COLL_ALLGATHER,
+    TEMU_COLL_ALLGATHERV,
+    TEMU_COLL_ALLTOALL,
+    TEMU_COLL_ALLTOALLV,
+    TEMU_COLL_REDUCE,
+    TEMU_COLL_ALLREDUCE,
+    TEMU_COLL_REDUCE_SCATTER,
+    TEMU_COLL_SCAN,
+    TEMU_COLL_EXSCAN,
+    TEMU_COLL_NEIGHBOR_ALLGATHER,
+    TEMU_COLL_NEIGHBOR_ALLTOALL,
+    TEMU_COLL_OPS
+} temu_coll_op;
+
+/* "alltoall", ...; NULL for an unknown value. */
+const char *temu_coll_op_name(int op);
+
+/*
+ * One rank's view of a collective call, with the sizes in bytes the live
+ * layer takes from that rank's arguments (mpi/coll.h documents each
+ * operation):
+ *   bcast, reduce, allreduce, scan, exscan   bytes = the whole buffer
+ *   gather, scatter, allgather, alltoall,
+ *   neighbour collectives                    bytes = one block
+ *   gatherv (non-root)                       bytes = this rank's block
+ *   scatterv (root), allgatherv, alltoallv,
+ *   reduce_scatter                           blocks[j] = block of rank j
+ * Reductions: `elem` is the element size (count = bytes / elem), `hw_op`
+ * 1 for a predefined operation on a predefined type (what BG/Q's collective
+ * network combined), `commutative` 1 unless the operation is not.
+ */
+typedef struct temu_replay_coll {
+    int32_t op;       /* temu_coll_op                          */
+    int32_t root;     /* rooted operations: communicator rank  */
+    int32_t blocking; /* 0 for MPI_I* variants                 */
+    int32_t hw_op;
+    int32_t commutative;
+    uint64_t bytes;
+    uint64_t elem;
+    const uint64_t *blocks; /* n entries, or NULL               */
+    int32_t nnb;            /* neighbour collectives: out-degree */
+    const int32_t *nb;      /* out-neighbours (communicator ranks, -1 = none) */
+    /* What a live run's trace adds (all zero otherwise): the element
+     * count when it is not bytes / elem, and where the data lay -- byte
+     * offsets of `blocks` and the send and receive buffer addresses (the
+     * receive buffer's only when it held the final data, recv_ready) --
+     * for the BG/Q L2 slices, as in temu_replay_send_at. */
+    uint64_t count;
+    const uint64_t *offs;
+    uint64_t send_base, recv_base;
+    int32_t recv_ready;
+} temu_replay_coll;
+
+/* Rank `me` (communicator rank) calls collective c on communicator comm:
+ * the messages `me` sends in the live layer's algorithm are injected.  Every
+ * member must call it, as in MPI; the BG/Q class-route ones are injected
+ * whole at rank 0's call. */
+temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
+                                   const temu_replay_coll *c, temu_error *err);
+
+/* What a replay did. */
+typedef struct temu_replay_stats {
+    uint64_t sends, recvs;    /* point-to-point operations           */
+    uint64_t rma;             /* one-sided operations                */
+    uint64_t colls;           /* collective calls (one per rank)     */
+    uint64_t messages;        /* messages injected into the store    */
+    uint64_t unmatched_sends; /* sends still waiting for a receive   */
+    uint64_t unmatched_recvs;
+} temu_replay_stats;
+
+void temu_replay_get_stats(const temu_replay *r, temu_replay_stats *st);
+
+/* End of the stream: TEMU_EINVAL, naming the first one, when a send or a
+ * receive is left without its partner. */
+temu_status temu_replay_finish(temu_replay *r, temu_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Built-in patterns (emu/pattern.c; doc/replay.md gives each one's source)  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum temu_pattern_kind {
+    TEMU_PATTERN_FFT = 0,   /* 2-D-grid 3-D FFT transposes (seed 003 section 4)   */
+    TEMU_PATTERN_HALO,      /* MiniGhost 3-D halo exchange (seed 000 section VI)  */
+    TEMU_PATTERN_GPCNET,    /* GPCNeT congestors and canaries (seed 002 section 3) */
+    TEMU_PATTERN_RANDOM,    /* uniform random destinations                       */
+    TEMU_PATTERN_TRANSPOSE, /* (i, j) -> (j, i) on a square rank grid            */
+    TEMU_PATTERN_TORNADO,   /* r -> r + ceil(P/2) - 1                            */
+    TEMU_PATTERN_BISECTION, /* r <-> r + P/2                                     */
+    TEMU_PATTERN_NEIGHBOR,  /* +-1 in every dimension of a periodic rank grid     */
+    TEMU_PATTERNS
+} temu_pattern_kind;
+
+/* Parameters; zero means the pattern's default (doc/replay.md). */
+typedef struct temu_pattern {
+    int32_t kind;
+    int32_t grid[3];  /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
+    int32_t block[3]; /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
+    int32_t phase;    /* fft: 1 = first all-to-all, 2 = second, 0 = both */
+    int32_t vars;     /* halo: variables per cell (default 20)           */
+    int32_t steps;    /* repetitions (default 1)                         */
+    uint64_t size;    /* fft: points per dimension; halo: cells per rank per dimension */
+    uint64_t bytes;   /* synthetic patterns: bytes per message (default 4096) */
+    double fraction;  /* gpcnet: share of ranks that are canaries (default 0.2) */
+    uint64_t seed;    /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+} temu_pattern;
+
+/* "fft", ...; NULL for an unknown kind.  Parse a name: -1 if unknown. */
+const char *temu_pattern_name(int kind);
+int temu_pattern_parse_name(const char *name);
+
+/* Called now and then with operations done and the total (for progress
+ * output); may be NULL. */
+typedef void (*temu_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Replay pattern p over every rank of the replay's session.  Every send is
+ * followed by its receive, so the stream is complete.  Bad parameters
+ * (a grid that does not hold the session's ranks, a size that does not
+ * divide, ...) give TEMU_EINVAL naming them. */
+temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
+                                void *ctx, temu_error *err);
+
+/* Replay pattern p into session s on nthreads threads (1..64), each with
+ * its own replay over a share of the ranks (contiguous blocks of rows, planes, ranks), all
+ * adding to the same store; the counts do not depend on nthreads.  Every
+ * share is finished (temu_replay_finish); stats are the sums. */
+temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthreads,
+                             temu_progress_fn progress, void *ctx, temu_replay_stats *stats,
+                             temu_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TORUSEMU_REPLAY_H */

@@ -1,0 +1,161 @@
+/*
+ * trace.c - `torusemu run --trace DIR`: every operation the layer counts,
+ * written as it is counted to DIR/rank.<world rank>.raw (trace_format.h).
+ * The launcher turns the files into an OTF2 archive after the run
+ * (utils/otf2_write.c); a replay of that archive counts exactly what the
+ * run counted (doc/replay.md).  Off (one load per counted call) unless
+ * $TORUSEMU_TRACE names a directory.
+ */
+#include "tmpi.h"
+#include "trace_format.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+FILE *tmpi_trace_file;
+
+/* Communicators already written: the layer's cache entry and its members
+ * (a freed entry's memory may come back as another communicator). */
+typedef struct known {
+    const tmpi_comm *c;
+    int32_t n;
+    int32_t *members;
+} known;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static known *comms;
+static int32_t ncomms;
+
+void tmpi_trace_start(int32_t world_rank)
+{
+    const char *dir = getenv(TMPI_TRACE_ENV);
+    char path[4096];
+    if (dir == NULL || *dir == '\0') {
+        return;
+    }
+    snprintf(path, sizeof path, "%s/rank.%d.raw", dir, world_rank);
+    tmpi_trace_file = fopen(path, "wb");
+    if (tmpi_trace_file == NULL) {
+        fprintf(stderr, "torusemu-mpi: rank %d: cannot write the trace %s\n", world_rank, path);
+    }
+}
+
+/* One record: head and body in one write (stdio locks the stream). */
+static void put(uint32_t type, const void *body, size_t len)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    char *buf = malloc(sizeof(tmpi_trace_head) + len);
+    if (buf == NULL) {
+        return;
+    }
+    tmpi_trace_head h = {type, (uint32_t)len,
+                         (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec};
+    memcpy(buf, &h, sizeof h);
+    memcpy(buf + sizeof h, body, len);
+    fwrite(buf, 1, sizeof h + len, tmpi_trace_file);
+    free(buf);
+}
+
+void tmpi_trace_send(int32_t dst_world, uint64_t bytes, const void *payload)
+{
+    tmpi_trace_send_rec r = {dst_world, 0, bytes, (uint64_t)(uintptr_t)payload};
+    put(TMPI_TRACE_SEND, &r, sizeof r);
+}
+
+void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload, int kind)
+{
+    tmpi_trace_rma_rec r = {target_world, kind, bytes, (uint64_t)(uintptr_t)payload};
+    put(TMPI_TRACE_RMA, &r, sizeof r);
+}
+
+/* Id of communicator c in this file, writing its record the first time. */
+static int32_t comm_id(const tmpi_comm *c)
+{
+    int32_t n = c->size;
+    int32_t *members = malloc((size_t)n * sizeof *members);
+    int32_t id = -1;
+    if (members == NULL) {
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        members[i] = tmpi_comm_local(c, i);
+    }
+    pthread_mutex_lock(&lock);
+    for (int32_t i = 0; i < ncomms && id < 0; i++) {
+        if (comms[i].c == c && comms[i].n == n &&
+            memcmp(comms[i].members, members, (size_t)n * sizeof *members) == 0) {
+            id = i;
+        }
+    }
+    if (id < 0) {
+        known *grown = realloc(comms, (size_t)(ncomms + 1) * sizeof *grown);
+        size_t len = sizeof(tmpi_trace_comm_rec) + (size_t)n * sizeof *members;
+        char *body = malloc(len);
+        if (grown != NULL && body != NULL) {
+            comms = grown;
+            id = ncomms++;
+            comms[id] = (known){c, n, members};
+            tmpi_trace_comm_rec rc = {id, n};
+            memcpy(body, &rc, sizeof rc);
+            memcpy(body + sizeof rc, members, (size_t)n * sizeof *members);
+            put(TMPI_TRACE_COMM, body, len);
+            members = NULL;
+        }
+        free(body);
+    }
+    pthread_mutex_unlock(&lock);
+    free(members);
+    return id;
+}
+
+void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env *env,
+                     const void *send_base, const void *recv_base, int recv_ready)
+{
+    int32_t id = comm_id(c);
+    if (id < 0) {
+        return;
+    }
+    int32_t nblocks = k->blocks == NULL ? 0 : (k->nb != NULL || k->nnb > 0 ? k->nnb : k->n);
+    int has_offs = k->blocks != NULL && k->offs != NULL;
+    size_t len = sizeof(tmpi_trace_coll_rec) + (size_t)nblocks * 8 * (has_offs ? 2 : 1) +
+                 (size_t)(k->nnb > 0 ? k->nnb : 0) * 4;
+    char *body = malloc(len);
+    if (body == NULL) {
+        return;
+    }
+    tmpi_trace_coll_rec r = {id,
+                             c->rank,
+                             k->op,
+                             k->root,
+                             k->commutative,
+                             env->blocking,
+                             env->hw_op,
+                             recv_ready,
+                             nblocks,
+                             has_offs,
+                             k->nnb > 0 ? k->nnb : 0,
+                             0,
+                             k->bytes,
+                             k->count,
+                             k->elem,
+                             (uint64_t)(uintptr_t)send_base,
+                             (uint64_t)(uintptr_t)recv_base};
+    char *p = body;
+    memcpy(p, &r, sizeof r);
+    p += sizeof r;
+    memcpy(p, k->blocks, (size_t)nblocks * 8);
+    p += (size_t)nblocks * 8;
+    if (has_offs) {
+        memcpy(p, k->offs, (size_t)nblocks * 8);
+        p += (size_t)nblocks * 8;
+    }
+    if (r.nnb > 0) {
+        memcpy(p, k->nb, (size_t)r.nnb * 4);
+    }
+    put(TMPI_TRACE_COLL, body, len);
+    free(body);
+}

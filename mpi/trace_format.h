@@ -1,0 +1,65 @@
+/*
+ * trace_format.h - the raw per-rank records the MPI layer writes under
+ * `torusemu run --trace DIR` (mpi/trace.c), which the launcher turns into
+ * one OTF2 archive (utils/otf2_write.c).  Host byte order: written and read
+ * on the same machine.  Each file DIR/rank.<world rank>.raw is a sequence
+ * of records: a tmpi_trace_head, then `len` bytes of the body below.
+ */
+#ifndef TMPI_TRACE_FORMAT_H
+#define TMPI_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define TMPI_TRACE_ENV "TORUSEMU_TRACE" /* the directory, set by `torusemu run` */
+
+enum tmpi_trace_type {
+    TMPI_TRACE_SEND = 1, /* tmpi_trace_send                               */
+    TMPI_TRACE_RMA = 2,  /* tmpi_trace_rma                                */
+    TMPI_TRACE_COMM = 3, /* tmpi_trace_comm + int32_t members[n]          */
+    TMPI_TRACE_COLL = 4  /* tmpi_trace_coll + uint64_t blocks[nblocks],
+                          * uint64_t offs[has_offs ? nblocks : 0],
+                          * int32_t nb[nnb]                               */
+};
+
+typedef struct tmpi_trace_head {
+    uint32_t type;
+    uint32_t len;  /* bytes of the body            */
+    uint64_t t_ns; /* CLOCK_MONOTONIC at the call  */
+} tmpi_trace_head;
+
+/* A point-to-point message as the layer counted it, to a world rank. */
+typedef struct tmpi_trace_send_rec {
+    int32_t dst; /* world rank                                   */
+    int32_t tag; /* 0: the layer does not see tags where it counts */
+    uint64_t bytes;
+    uint64_t addr; /* address of the sender's data, 0 = none        */
+} tmpi_trace_send_rec;
+
+/* A one-sided transaction (temu_kind PUT or GET) to a world rank. */
+typedef struct tmpi_trace_rma_rec {
+    int32_t target;
+    int32_t kind;
+    uint64_t bytes;
+    uint64_t addr;
+} tmpi_trace_rma_rec;
+
+/* A communicator, before its first collective: id local to the file. */
+typedef struct tmpi_trace_comm_rec {
+    int32_t id;
+    int32_t n;
+} tmpi_trace_comm_rec;
+
+/* One rank's collective call exactly as the layer described it to
+ * mpi/coll.c (tmpi_coll and tmpi_coll_env), with where its data lay. */
+typedef struct tmpi_trace_coll_rec {
+    int32_t comm; /* tmpi_trace_comm id               */
+    int32_t me;   /* the caller's communicator rank   */
+    int32_t op;   /* tmpi_coll_op                     */
+    int32_t root;
+    int32_t commutative, blocking, hw_op, recv_ready;
+    int32_t nblocks, has_offs, nnb, pad;
+    uint64_t bytes, count, elem;
+    uint64_t send_base, recv_base; /* 0 = not inspected */
+} tmpi_trace_coll_rec;
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# trace.sh - `torusemu run --trace` writes an OTF2 archive of what the MPI
+# layer counted, and `torusemu replay --trace` of it leaves a store equal to
+# the live run's in every counter (BG/Q L2 slices included: the trace keeps
+# the buffer addresses).  Examples, the collectives, point-to-point modes,
+# one-sided operations, and a C and a Fortran program.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/mpi/mpilib.sh"
+
+n=0
+# same_replay DESC MACHINE NP [launcher options] -- PROGRAM ARGS
+same_replay() {
+    desc=$1 machine=$2 np=$3
+    shift 3
+    n=$((n + 1))
+    run_mpi "$desc: live" "$TMP/live$n.store" "$machine" "$np" --trace "$TMP/t$n" "$@"
+    grep -q "OTF2 trace in $TMP/t$n/traces.otf2" "$TMP/err" && pass ||
+        failed "$desc: no trace announced: $(cat "$TMP/err")"
+    opts=""
+    while [ "$1" != "--" ]; do opts="$opts $1"; shift; done
+    # shellcheck disable=SC2086
+    expect_ok "$desc: replay" "$TORUSEMU" replay --machine "$machine" $opts --trace "$TMP/t$n" \
+        --keep "$TMP/rep$n.store" --quiet
+    check "$desc: replay equals the live run" "$CHECK" identical "$TMP/live$n.store" "$TMP/rep$n.store"
+}
+
+for m in nodeboard bgp-16 gemini-tiny; do
+    same_replay "rowa2a on $m" "$m" 16 --ranks-per-node 2 -- "$EX/rowa2a" --rows 4 --cols 4 --bytes 3000
+    same_replay "stencil27 on $m" "$m" 8 -- "$EX/stencil27" --grid 2x2x2 --cells 4x4x4 --vars 2
+    same_replay "p2p modes on $m" "$m" 4 --map random:3 -- "$TM/p2p_modes"
+    same_replay "one-sided on $m" "$m" 4 -- "$TM/rma_ops" --bytes 512 --target 2 put get acc getacc fop cas
+    same_replay "C program on $m" "$m" 4 -- "$TM/ftwin"
+done
+# every collective, on the class routes too (BG/Q), with sub-communicators
+for m in nodeboard bgp-16 gemini-tiny; do
+    same_replay "collectives on $m" "$m" 8 --ranks-per-node 2 -- "$TM/coll_trace"
+done
+if [ -x "$TM/fortran_mpifh" ]; then
+    same_replay "Fortran program" nodeboard 4 -- "$TM/fortran_mpifh"
+    same_replay "Fortran 2008 program" gemini-tiny 4 -- "$TM/fortran_f08"
+fi
+
+# the check can fail: another placement differs
+expect_ok "replay elsewhere" "$TORUSEMU" replay --machine nodeboard --map random:9 \
+    --ranks-per-node 2 --trace "$TMP/t1" --keep "$TMP/other.store" --quiet
+check_fails "another placement differs" "$CHECK" identical "$TMP/live1.store" "$TMP/other.store"
+
+# errors name the problem
+expect_fail "wrong rank count" "the trace has 16 ranks but the replay places 32" \
+    "$TORUSEMU" replay --machine nodeboard --trace "$TMP/t1" -np 32
+expect_fail "no archive" "no OTF2 archive at $TMP/none" \
+    "$TORUSEMU" replay --machine nodeboard --trace "$TMP/none"
+expect_fail "trace dir in use" "already holds an OTF2 archive" \
+    "$TORUSEMU" run --machine nodeboard -np 2 --trace "$TMP/t1" -- "$EX/sonar"
+expect_fail "pattern and trace" "exclude each other" \
+    "$TORUSEMU" replay --machine nodeboard --trace "$TMP/t1" --pattern fft
+finish

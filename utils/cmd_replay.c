@@ -1,0 +1,426 @@
+/*
+ * cmd_replay.c - `torusemu replay`: replay an OTF2 trace or a built-in
+ * communication pattern onto an emulated machine, without processes, into
+ * a store like the one `torusemu run` leaves (doc/replay.md, doc/cli.md).
+ *
+ *   torusemu replay --machine=SPEC [--ranks-per-node=N] [--map=HOW]
+ *                   [--keep=FILE] [-np P] (--pattern=NAME [...] | --trace=DIR)
+ */
+#define _GNU_SOURCE 1
+#include "cli.h"
+#include "otf2_trace.h"
+
+#include "torusemu_replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct replay_opts {
+    const char *spec, *map, *keep;
+    uint64_t np, rpn;
+    int quiet;
+    int replace; /* --replace: --keep may replace an existing FILE */
+    int threads; /* --threads: pattern replays */
+    const char *pattern_name;
+    const char *trace; /* --trace DIR */
+    temu_pattern pattern;
+} replay_opts;
+
+/* "torusemu: replay: <reason>"; fmt must be a string literal */
+#define fail(...) cli_fail("replay: " __VA_ARGS__)
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: torusemu replay [OPTION]... --machine=SPEC (--pattern=NAME | --trace=DIR)\n"
+            "Replay a communication pattern of P ranks (default: every slot, nodes x N), or an\n"
+            "OTF2 trace (default P: the trace's ranks), onto the emulated machine SPEC without\n"
+            "processes; the counts land in a session store as after `torusemu run`.\n"
+            "\n"
+            "Options:\n"
+            "  -m, --machine=SPEC       the machine (see `torusemu machine --presets`)\n"
+            "  -np, --np=P              number of ranks (also -n P)\n"
+            "      --ranks-per-node=N   ranks sharing a node (default 1)\n"
+            "      --map=HOW            rank placement: a dimension order (ABCDET, TABCDE,\n"
+            "                           XYZT), a map file, or random:SEED (doc/mapping.md)\n"
+            "      --keep=FILE          keep the store in FILE (default: a temporary store)\n"
+            "      --replace            with --keep: replace FILE if it exists\n"
+            "      --trace=DIR          an OTF2 archive (DIR/traces.otf2 or the anchor file):\n"
+            "                           one `torusemu run --trace` wrote, or another tool's\n"
+            "      --pattern=NAME       a built-in pattern (below)\n"
+            "      --threads=T          threads of a pattern replay (default: the CPUs online)\n"
+            "  -q, --quiet              no summary\n"
+            "  -h, --help               print this help and exit\n"
+            "      --version            print the version and exit\n"
+            "\n"
+            "Patterns (doc/replay.md):\n"
+            "  fft        3-D FFT transposes on a 2-D grid: --grid=AxB (B rows of A ranks),\n"
+            "             --size=N (N^3 double-complex points), --phase=1|2 (default both)\n"
+            "  halo       MiniGhost halo exchange: --grid=XxYxZ, --size=n (cells per rank and\n"
+            "             dimension, 100), --vars=V (20), --block=BXxBYxBZ (rank bricks)\n"
+            "  gpcnet     GPCNeT congestors and canaries: --fraction=F (canaries, 0.2), --seed=S\n"
+            "  random, transpose, tornado, bisection, neighbor\n"
+            "             synthetic traffic: --bytes=B (4096; K, M, G allowed), --seed=S\n"
+            "             (random), --grid=XxYxZ (neighbor: periodic rank grid; default a ring)\n"
+            "  --steps=K  repeat K times (default 1)\n"
+            "\n"
+            "Example:\n"
+            "  torusemu replay --machine=midplane --ranks-per-node=16 --pattern=fft \\\n"
+            "      --grid=16x512 --size=512 --phase=1\n");
+}
+
+/* A positive integer up to max (`size`: K, M, G and the other suffixes of
+ * cli_parse_size allowed). */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out, int size)
+{
+    int bad = size ? cli_parse_size(s, out) : cli_parse_uint(s, out);
+    return bad != 0 || *out == 0 || *out > max ? -1 : 0;
+}
+
+/* "AxB" or "AxBxC" into up to 3 positive dimensions; -1 if malformed. */
+static int parse_shape(const char *s, int32_t *dims)
+{
+    int n = 0;
+    const char *p = s;
+    dims[0] = dims[1] = dims[2] = 0;
+    while (n < 3) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno != 0 || v <= 0 || v > INT32_MAX) {
+            return -1;
+        }
+        dims[n++] = (int32_t)v;
+        if (*end == '\0') {
+            return 0;
+        }
+        if (*end != 'x' || n == 3) {
+            return -1;
+        }
+        p = end + 1;
+    }
+    return -1;
+}
+
+enum {
+    OPT_MACHINE = 'm',
+    OPT_NP = 'n',
+    OPT_QUIET = 'q',
+    OPT_RPN = CLI_OPT_FIRST_LONG,
+    OPT_MAP,
+    OPT_KEEP,
+    OPT_PATTERN,
+    OPT_GRID,
+    OPT_SIZE,
+    OPT_VARS,
+    OPT_BLOCK,
+    OPT_PHASE,
+    OPT_BYTES,
+    OPT_STEPS,
+    OPT_FRACTION,
+    OPT_SEED,
+    OPT_TRACE,
+    OPT_THREADS,
+    OPT_REPLACE
+};
+
+static const struct option options[] = {
+    CLI_COMMON_OPTIONS,
+    {"machine", required_argument, NULL, OPT_MACHINE},
+    {"np", required_argument, NULL, OPT_NP},
+    {"ranks-per-node", required_argument, NULL, OPT_RPN},
+    {"map", required_argument, NULL, OPT_MAP},
+    {"keep", required_argument, NULL, OPT_KEEP},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"pattern", required_argument, NULL, OPT_PATTERN},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"vars", required_argument, NULL, OPT_VARS},
+    {"block", required_argument, NULL, OPT_BLOCK},
+    {"phase", required_argument, NULL, OPT_PHASE},
+    {"bytes", required_argument, NULL, OPT_BYTES},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"fraction", required_argument, NULL, OPT_FRACTION},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"trace", required_argument, NULL, OPT_TRACE},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"replace", no_argument, NULL, OPT_REPLACE},
+    {NULL, 0, NULL, 0},
+};
+
+/* Value of one option into o; 0, or CLI_EXIT_USAGE after saying what is
+ * wrong. */
+static int set_option(int opt, const char *v, replay_opts *o)
+{
+    temu_pattern *p = &o->pattern;
+    uint64_t u;
+    char *end;
+    switch (opt) {
+    case OPT_MACHINE:
+        o->spec = v;
+        return 0;
+    case OPT_MAP:
+        o->map = v;
+        return 0;
+    case OPT_KEEP:
+        o->keep = v;
+        return 0;
+    case OPT_TRACE:
+        o->trace = v;
+        return 0;
+    case OPT_REPLACE:
+        o->replace = 1;
+        return 0;
+    case OPT_THREADS:
+        if (parse_u64(v, 64, &u, 0) != 0) {
+            return fail("--threads '%s': expected 1..64", v);
+        }
+        o->threads = (int)u;
+        return 0;
+    case OPT_QUIET:
+        o->quiet = 1;
+        return 0;
+    case OPT_PATTERN:
+        o->pattern_name = v;
+        p->kind = temu_pattern_parse_name(v);
+        return p->kind < 0 ? fail("unknown pattern '%s' (see --help)", v) : 0;
+    case OPT_RPN:
+        return parse_u64(v, INT32_MAX, &o->rpn, 0)
+                   ? fail("--ranks-per-node '%s': expected a positive integer", v)
+                   : 0;
+    case OPT_NP:
+        return parse_u64(v, INT32_MAX, &o->np, 0)
+                   ? fail("-np '%s': expected a positive number of ranks", v)
+                   : 0;
+    case OPT_GRID:
+        return parse_shape(v, p->grid) ? fail("--grid '%s': expected AxB or XxYxZ", v) : 0;
+    case OPT_BLOCK:
+        return parse_shape(v, p->block) ? fail("--block '%s': expected XxYxZ", v) : 0;
+    case OPT_SIZE:
+        return parse_u64(v, 1000000, &p->size, 0)
+                   ? fail("--size '%s': expected a positive integer", v)
+                   : 0;
+    case OPT_BYTES:
+        return parse_u64(v, UINT32_MAX, &p->bytes, 1)
+                   ? fail("--bytes '%s': expected a positive size (K, M, G allowed)", v)
+                   : 0;
+    case OPT_VARS:
+        if (parse_u64(v, 100000, &u, 0) != 0) {
+            return fail("--vars '%s': expected a positive integer", v);
+        }
+        p->vars = (int32_t)u;
+        return 0;
+    case OPT_STEPS:
+        if (parse_u64(v, 1000000, &u, 0) != 0) {
+            return fail("--steps '%s': expected 1..1000000", v);
+        }
+        p->steps = (int32_t)u;
+        return 0;
+    case OPT_PHASE:
+        if (strcmp(v, "1") != 0 && strcmp(v, "2") != 0) {
+            return fail("--phase '%s': expected 1 or 2", v);
+        }
+        p->phase = v[0] - '0';
+        return 0;
+    case OPT_FRACTION:
+        errno = 0;
+        p->fraction = strtod(v, &end);
+        if (end == v || *end != '\0' || errno != 0 || !(p->fraction > 0 && p->fraction < 1)) {
+            return fail("--fraction '%s': expected a share between 0 and 1", v);
+        }
+        return 0;
+    case OPT_SEED:
+        errno = 0;
+        p->seed = strtoull(v, &end, 10);
+        return end == v || *end != '\0' || errno != 0 ? fail("--seed '%s': expected an integer", v)
+                                                      : 0;
+    default:
+        return fail("unknown option (see --help)");
+    }
+}
+static int parse_args(int argc, char **argv, replay_opts *o, int *done)
+{
+    int c, rc;
+    memset(o, 0, sizeof *o);
+    o->rpn = 1;
+    o->pattern.kind = -1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus > 1 ? (cpus < 64 ? (int)cpus : 64) : 1;
+    /* long_only: "-np P" as MPI's launchers and `run` spell it */
+    cli_begin_long_only();
+    while ((c = cli_next(argc, argv, ":hm:n:q", options, usage, done, &rc)) != -1) {
+        if (*done) {
+            return rc;
+        }
+        rc = set_option(c, optarg, o);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        return fail("unexpected argument '%s' (see --help)", argv[optind]);
+    }
+    if (o->replace && o->keep == NULL) {
+        return fail("--replace goes with --keep FILE");
+    }
+    if (o->spec == NULL) {
+        return fail("missing --machine=SPEC (see `torusemu machine --presets`)");
+    }
+    if ((o->pattern_name == NULL) == (o->trace == NULL)) {
+        return o->trace == NULL ? fail("missing --pattern=NAME or --trace=DIR (see --help)")
+                                : fail("--pattern and --trace exclude each other");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ progress */
+
+typedef struct progress {
+    struct timespec start;
+    double last;
+    int shown;
+} progress;
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+/* A percentage on stderr for replays longer than a second, twice a second. */
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    progress *pr = ctx;
+    double t = seconds_since(&pr->start);
+    if (t < 1.0 || t - pr->last < 0.5 || total == 0) {
+        return;
+    }
+    pr->last = t;
+    pr->shown = 1;
+    fprintf(stderr, "\rtorusemu replay: %3.0f%% (%" PRIu64 " of %" PRIu64 " rank operations)",
+            100.0 * (double)done / (double)total, done, total);
+}
+
+/* ------------------------------------------------------------ the command */
+
+static int replay_into(temu_session *s, const replay_opts *o)
+{
+    temu_replay *r = NULL;
+    temu_error err;
+    temu_replay_stats rs = {0};
+    progress pr = {{0, 0}, 0, 0};
+    temu_status st;
+    clock_gettime(CLOCK_MONOTONIC, &pr.start);
+    if (o->trace == NULL) { /* patterns: a share of the ranks per thread */
+        st = temu_pattern_run(s, &o->pattern, o->threads, show_progress, &pr, &rs, &err);
+    } else { /* a trace is one ordered stream */
+        st = temu_replay_create(s, &r, &err);
+        if (st == TEMU_OK) {
+            st = temu_otf2_replay(o->trace, r, show_progress, &pr, &err);
+        }
+        if (st == TEMU_OK) {
+            st = temu_replay_finish(r, &err);
+        }
+        if (r != NULL) {
+            temu_replay_get_stats(r, &rs);
+        }
+        temu_replay_free(r);
+    }
+    if (pr.shown) {
+        fputc('\n', stderr);
+    }
+    if (st != TEMU_OK) {
+        fprintf(stderr, "torusemu replay: %s\n", err.message);
+        return 1;
+    }
+    if (!o->quiet) {
+        const temu_machine *m = temu_session_machine(s);
+        fprintf(stderr, "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; %s %s\n",
+                o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "",
+                o->rpn, o->trace != NULL ? "trace" : "pattern",
+                o->trace != NULL ? o->trace : o->pattern_name);
+        fprintf(stderr,
+                "torusemu: replayed %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
+                " collective calls in %.2f s\n",
+                rs.sends, rs.rma, rs.colls, seconds_since(&pr.start));
+    }
+    return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    replay_opts o;
+    temu_machine m;
+    temu_mapping map;
+    temu_error err;
+    temu_session *s = NULL;
+    char store[PATH_MAX], tmpdir[PATH_MAX];
+
+    int done = 0;
+    int rc = parse_args(argc, argv, &o, &done);
+    if (rc != 0 || done) {
+        return rc;
+    }
+    if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
+        return cli_fail_err(&err);
+    }
+    uint64_t slots = (uint64_t)m.nnodes * o.rpn;
+    if (o.np == 0 && o.trace != NULL) {
+        int32_t n = temu_otf2_ranks(o.trace, &err);
+        if (n < 0) {
+            return cli_fail_err(&err);
+        }
+        o.np = (uint64_t)n;
+    }
+    if (o.np == 0) {
+        o.np = slots;
+    }
+    if (o.np > slots || o.np > INT32_MAX) {
+        return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
+                    " ranks at most",
+                    o.np, m.preset[0] ? m.preset : m.name, (long long)m.nnodes, o.rpn, slots);
+    }
+    if (temu_mapping_build(&m, (int32_t)o.np, (int32_t)o.rpn, o.map, &map, &err) != TEMU_OK) {
+        return cli_fail_err(&err);
+    }
+    tmpdir[0] = '\0';
+    if (o.keep != NULL) {
+        if (cli_absolute_path(o.keep, store, sizeof store) != 0) {
+            temu_mapping_free(&map);
+            return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
+        }
+    } else if (cli_temp_dir(tmpdir, sizeof tmpdir, "replay") != 0) {
+        temu_mapping_free(&map);
+        return fail("cannot make a private directory for the store: %s", strerror(errno));
+    } else {
+        snprintf(store, sizeof store, "%s/session.store", tmpdir);
+    }
+    temu_status st = temu_session_create_ex(store, &m, &map,
+                                            o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
+    temu_mapping_free(&map);
+    if (st != TEMU_OK) {
+        if (tmpdir[0] != '\0') {
+            rmdir(tmpdir);
+        }
+        return cli_fail_err(&err);
+    }
+    rc = replay_into(s, &o);
+    if (rc == 0 && !o.quiet) {
+        cli_traffic_summary(s, o.keep != NULL ? store : NULL);
+    }
+    temu_session_close(s);
+    if (o.keep == NULL || rc != 0) {
+        unlink(store);
+    }
+    if (tmpdir[0] != '\0') {
+        rmdir(tmpdir);
+    }
+    return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * otf2_trace.h - OTF2 archives of MPI communication for `torusemu run
+ * --trace` (otf2_write.c) and `torusemu replay --trace` (otf2_read.c).
+ * doc/replay.md describes the records and the torusemu attributes.
+ */
+#ifndef TEMU_OTF2_TRACE_H
+#define TEMU_OTF2_TRACE_H
+
+#include "torusemu.h"
+#include "torusemu_replay.h"
+
+#include <stddef.h>
+
+/* Attribute names the writer adds so a replay reproduces a live run
+ * exactly (the live layer's own description of each call). */
+#define TEMU_OTF2_ATTR_OP "torusemu:op"
+#define TEMU_OTF2_ATTR_BYTES "torusemu:bytes"
+#define TEMU_OTF2_ATTR_COUNT "torusemu:count"
+#define TEMU_OTF2_ATTR_ELEM "torusemu:elem"
+#define TEMU_OTF2_ATTR_FLAGS "torusemu:flags" /* 1 commutative, 2 blocking, 4 hw_op, 8 recv_ready  \
+                                               */
+#define TEMU_OTF2_ATTR_SEND_BASE "torusemu:send_base"
+#define TEMU_OTF2_ATTR_RECV_BASE "torusemu:recv_base"
+#define TEMU_OTF2_ATTR_BLOCKS "torusemu:blocks"       /* "b0 b1 ..." */
+#define TEMU_OTF2_ATTR_OFFS "torusemu:offs"           /* "o0 o1 ..." */
+#define TEMU_OTF2_ATTR_NEIGHBORS "torusemu:neighbors" /* "r0 r1 ..." */
+#define TEMU_OTF2_ATTR_ADDRESS "torusemu:address"     /* sender's data */
+/* The attributes, numbered as the writer defines them. */
+enum temu_otf2_attr {
+    TEMU_OTF2_A_OP,
+    TEMU_OTF2_A_BYTES,
+    TEMU_OTF2_A_COUNT,
+    TEMU_OTF2_A_ELEM,
+    TEMU_OTF2_A_FLAGS,
+    TEMU_OTF2_A_SEND_BASE,
+    TEMU_OTF2_A_RECV_BASE,
+    TEMU_OTF2_A_BLOCKS,
+    TEMU_OTF2_A_OFFS,
+    TEMU_OTF2_A_NEIGHBORS,
+    TEMU_OTF2_A_ADDRESS,
+    TEMU_OTF2_ATTRS
+};
+/* Name and description of each (otf2_write.c). */
+extern const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS];
+extern const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS];
+
+/* Archive property: point-to-point receives are in the trace ("yes") or
+ * not ("no": the live layer counts at the sender and records only sends). */
+#define TEMU_OTF2_PROP_RECEIVES "TORUSEMU::RECEIVES"
+
+/* Turn the raw per-rank files of DIR (mpi/trace_format.h) of a run of
+ * nranks ranks into the OTF2 archive DIR/traces.otf2 and remove them.
+ * Returns 0, or -1 with a reason in msg. */
+int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len);
+
+/* Replay the OTF2 archive `anchor` (DIR/traces.otf2, or DIR) into r; its
+ * ranks must be the replay's.  progress may be NULL. */
+temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_fn progress,
+                             void *ctx, temu_error *err);
+/* Number of ranks (MPI locations) of an archive; -1 with err on failure. */
+int32_t temu_otf2_ranks(const char *anchor, temu_error *err);
+
+#endif
