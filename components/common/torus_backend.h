@@ -78,7 +78,6 @@ typedef struct torus_backend_ops {
                         uint64_t threshold, int signo, uint32_t delay_ns, int32_t *id, char *why,
                         size_t len);
     void (*disarm_overflow)(torus_backend *b, int32_t id);
-    void (*restart_overflow)(torus_backend *b, int32_t id);
     uint64_t (*take_overflow)(torus_backend *b, int32_t id);
     /* The node-wide state words of `node` (TEMU_NODE_WORDS 64-bit words
      * shared by every process that reads the same machine), or NULL when

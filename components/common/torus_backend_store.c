@@ -186,11 +186,6 @@ static void store_disarm(torus_backend *b, int32_t id)
     temu_watch_disarm(b->s, id);
 }
 
-static void store_restart(torus_backend *b, int32_t id)
-{
-    temu_watch_restart(b->s, id);
-}
-
 static uint64_t store_take(torus_backend *b, int32_t id)
 {
     return temu_watch_take(b->s, id);
@@ -213,7 +208,6 @@ const torus_backend_ops torus_backend_store = {
     .read = store_read,
     .arm_overflow = store_arm,
     .disarm_overflow = store_disarm,
-    .restart_overflow = store_restart,
     .take_overflow = store_take,
     .node_words = store_node_words,
 };

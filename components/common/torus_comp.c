@@ -758,10 +758,10 @@ int torus_reset(hwd_context_t *ctx, hwd_control_state_t *p)
     torus_enter(ctl);
     if (ctl->planned) {
         torus_sample(ctl);
-        restart_counts(ctl, ctl->running);
         if (ctl->running) {
             torus_ovf_reset(ctl);
         }
+        restart_counts(ctl, ctl->running);
     }
     memset(ctl->values, 0, sizeof ctl->values);
     torus_leave(ctl);

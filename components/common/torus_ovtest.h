@@ -288,6 +288,60 @@ static inline void tp_check_estimates(const char *label, const char *const *ev, 
     }
 }
 
+/*
+ * A client that reads and resets after every message, as TAU does at
+ * every timer start and stop.  One set holds the n named events; each in
+ * turn overflows alone, every thr[i], while send() is called nmsg times,
+ * each call bringing event i exactly per[i].  After each message the
+ * client reads and resets (PAPI_read + PAPI_reset, or PAPI_accum every
+ * other time).  PAPI_reset zeroes the count but not the progress towards
+ * the next overflow (Linux PERF_EVENT_IOC_RESET leaves the sampling
+ * period running), so the handler runs exactly floor(nmsg x per[i] /
+ * thr[i]) times.  A threshold above per[i] makes the check tell the rules
+ * apart: restarting the threshold at each reset would give no call.
+ */
+static inline void tp_check_read_reset(const char *const *names, int n, const long long *thr,
+                                       const long long *per, void (*send)(void), int nmsg)
+{
+    long long v[64], acc[64];
+    int es = tp_make_set(names, n);
+    tp_log *l = tp_log_new(es);
+
+    for (int e = 0; e < n && e < 64; e++) {
+        long long sum = 0, want = (long long)nmsg * per[e] / thr[e];
+        long calls0 = l->calls, hits0 = l->hits[e];
+        int exact = 0;
+        char what[200];
+        snprintf(what, sizeof what,
+                 "%s: read+reset after each of %d messages of %lld, threshold %lld", names[e], nmsg,
+                 per[e], thr[e]);
+        TP_CHECK(thr[e] > per[e], "%s: the threshold must exceed one message", what);
+        TP_RC(tp_overflow(es, names[e], (int)thr[e], 0), PAPI_OK);
+        TP_RC(PAPI_start(es), PAPI_OK);
+        for (int i = 0; i < nmsg; i++) {
+            send();
+            if (i % 2 == 0) {
+                TP_RC(PAPI_read(es, v), PAPI_OK);
+                TP_RC(PAPI_reset(es), PAPI_OK);
+            } else {
+                memset(acc, 0, sizeof acc);
+                TP_RC(PAPI_accum(es, acc), PAPI_OK); /* reads into acc and resets */
+                v[e] = acc[e];
+            }
+            exact += v[e] == per[e];
+            sum += v[e];
+        }
+        TP_RC(PAPI_stop(es, v), PAPI_OK);
+        TP_EQ(v[e], 0, what);
+        TP_EQ(exact, nmsg, what);
+        TP_EQ(sum, (long long)nmsg * per[e], what);
+        TP_EQ(l->hits[e] - hits0, want, what);
+        TP_EQ(l->calls - calls0, want, what);
+        TP_RC(tp_overflow(es, names[e], 0, 0), PAPI_OK);
+    }
+    tp_free_set(es);
+}
+
 /* Sleep `ms` milliseconds of wall time whatever signals arrive. */
 static inline void tp_sleep_ms(long ms)
 {

@@ -61,6 +61,20 @@ static void test_mode2(void)
     tp_free_set(es);
 }
 
+/* A client that reads and resets after every 960-byte message (TAU): 32
+ * chunks on Z+, and the preset summing the six directions. */
+static void one_message(void)
+{
+    tp_inject(S, 0, 1, 960, TEMU_KIND_P2P, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"BGP_TORUS_ZP_32BCHUNKS", "PAPI_BGP_TS_32B"};
+    static const long long thr[] = {100, 70}, per[] = {32, 32};
+    tp_check_read_reset(ev, 2, thr, per, one_message, 25);
+}
+
 /* Modes 0 and 2 together: refused in one set, time-sliced in a multiplexed
  * one; that set holds the node's UPC unit alone. */
 static void test_multiplex(void)
@@ -153,6 +167,7 @@ int main(void)
     if (cidx >= 0) {
         test_mode0();
         test_mode2();
+        test_read_reset();
         test_multiplex();
     }
     TP_EQ(temu_watch_armed(S), 0, "every watch disarmed at the end");

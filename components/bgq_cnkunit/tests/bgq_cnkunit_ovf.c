@@ -67,6 +67,36 @@ static void test_host(void)
     tp_free_set(es);
 }
 
+/* Host-measured events under read+reset (TAU): the 1 ms check carries
+ * the progress over each reset.  40 rounds of 30 writes, threshold 50:
+ * restarting the threshold at each reset would give no call.  The
+ * component leaves its own reads of /proc out, so the readings sum to
+ * the writes. */
+static void test_host_read_reset(void)
+{
+    static const char *const ev[] = {"PEVT_CNKHWT_SYSCALL"};
+    long long v[1], sum = 0;
+    int es = tp_make_set(ev, 1), fd = open("/dev/null", O_WRONLY);
+    tp_log *l = tp_log_new(es);
+
+    TP_RC(tp_overflow(es, ev[0], 50, 0), PAPI_OK);
+    TP_RC(PAPI_start(es), PAPI_OK);
+    for (int i = 0; i < 40; i++) {
+        writes(fd, 30);
+        TP_RC(PAPI_read(es, v), PAPI_OK);
+        TP_RC(PAPI_reset(es), PAPI_OK);
+        sum += v[0];
+    }
+    for (int i = 0; i < 500 && l->hits[0] < sum / 50; i++) {
+        tp_sleep_ms(2); /* the 1 ms checks catch up */
+    }
+    TP_RC(PAPI_stop(es, v), PAPI_OK);
+    TP_EQ(sum, 1200, "system calls: the readings sum to the writes");
+    TP_EQ(l->hits[0], 24, "system calls under read+reset: floor(1200 / 50)");
+    close(fd);
+    tp_free_set(es);
+}
+
 /* Store counters through watches; the reserved counter has none. */
 static void test_store(void)
 {
@@ -91,6 +121,21 @@ static void test_store(void)
     TP_EQ(l->hits[1], 2, "hardware thread counter: floor(7 / 3)");
     TP_EQ(l->hits[2], 0, "the reserved counter");
     tp_free_set(es);
+}
+
+/* A client that reads and resets after every "message" (TAU): here the
+ * test raises the node's MU interrupt counter by 3 each time, as a device
+ * would. */
+static void one_raise(void)
+{
+    temu_counter_add(S, temu_idx_bgq_cnk_node(M, NODE, 0), 3);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"PEVT_CNKNODE_MUINT"};
+    static const long long thr[] = {7}, per[] = {3};
+    tp_check_read_reset(ev, 1, thr, per, one_raise, 30);
 }
 
 /* TORUSEMU_UNIT_COUNTERS=1: host-measured events time-sliced. */
@@ -135,7 +180,9 @@ int main(int argc, char **argv)
         test_unit_counters();
     } else if (cidx >= 0) {
         test_host();
+        test_host_read_reset();
         test_store();
+        test_read_reset();
     }
     TP_EQ(temu_watch_armed(S), 0, "every watch disarmed at the end");
     PAPI_shutdown();

@@ -54,6 +54,21 @@ static void test_exact(void)
     tp_free_set(es);
 }
 
+/* A client that reads and resets after every 4096-byte message (TAU): 8
+ * FIFO packets, and 4352 bytes written (derived, weight 16); slow
+ * overflow. */
+static void one_message(void)
+{
+    tp_inject(S, N0, N2, 4096, TEMU_KIND_P2P, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"PEVT_MU_FIFO_PKT_RCV", "MU_PORT0_WRT_BYTES"};
+    static const long long thr[] = {20, 10000}, per[] = {8, 4352};
+    tp_check_read_reset(ev, 2, thr, per, one_message, 25);
+}
+
 /* One threshold per SRAM counter for the whole node. */
 static void test_node_thresholds(void)
 {
@@ -191,6 +206,7 @@ int main(int argc, char **argv)
         test_unit_counters();
     } else if (cidx >= 0) {
         test_exact();
+        test_read_reset();
         test_node_thresholds();
         test_three_components();
         test_watch_options();

@@ -93,6 +93,20 @@ static void test_exact(void)
     }
 }
 
+/* A client that reads and resets after every 4096-byte message (TAU):
+ * 32 hits, combined and on the derived L2_REQUESTS; slow overflow. */
+static void one_message(void)
+{
+    tp_inject(S, N0, N2, 4096, TEMU_KIND_P2P, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"PEVT_L2_HITS", "L2_REQUESTS"};
+    static const long long thr[] = {50, 45}, per[] = {32, 32};
+    tp_check_read_reset(ev, 2, thr, per, one_message, 25);
+}
+
 /* One threshold per combined counter for the whole node. */
 static void test_node_thresholds(void)
 {
@@ -212,6 +226,7 @@ int main(int argc, char **argv)
         test_slow();
     } else if (cidx >= 0) {
         test_exact();
+        test_read_reset();
         test_node_thresholds();
         test_multiplex();
     }

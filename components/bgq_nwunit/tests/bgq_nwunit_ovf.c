@@ -11,9 +11,10 @@
  * process or by a child process.
  *
  * Overflow counts are exact: an event with threshold T overflows
- * floor(value / T) times, the value counted from PAPI_start or the last
- * PAPI_reset.  Multiplexed estimates under steady traffic must be within
- * TOL of the true counts.
+ * floor(value / T) times, the value counted from PAPI_start: PAPI_reset
+ * zeroes the count, not the progress towards the next overflow.
+ * Multiplexed estimates under steady traffic must be within TOL of the
+ * true counts.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <pthread.h>
@@ -132,8 +133,10 @@ static void test_derived(void)
     tp_free_set(es);
 }
 
-/* Overflow stays armed across PAPI_reset and counts from it (TAU resets at
- * every timer). */
+/* Overflow stays armed across PAPI_reset, and a reset zeroes the count
+ * but not the progress towards the next overflow (PERF_EVENT_IOC_RESET
+ * leaves the sampling period running): the threshold counts from
+ * PAPI_start whatever the resets. */
 static void test_reset(void)
 {
     static const char *const ev[] = {"PEVT_NW_USER_PP_SENT"};
@@ -147,18 +150,34 @@ static void test_reset(void)
     TP_EQ(l->calls, 0, "680 chunks: below the threshold");
     TP_RC(PAPI_reset(es), PAPI_OK);
     p2p(5); /* 680 since the reset, 1360 since the start */
-    TP_EQ(l->calls, 0, "680 chunks since the reset: the threshold counts from the reset");
-    p2p(3); /* 1088 since the reset */
-    TP_EQ(l->calls, 1, "1088 chunks since the reset: one crossing");
+    TP_EQ(l->calls, 1, "1360 chunks since the start: the reset kept the progress");
+    p2p(3); /* 1088 since the reset, 1768 since the start */
+    TP_EQ(l->calls, 1, "1768 chunks since the start: still one crossing");
     TP_RC(PAPI_read(es, v), PAPI_OK);
-    TP_EQ(v[0], 1088, "the value counts from the reset too");
+    TP_EQ(v[0], 1088, "the value counts from the reset");
     TP_RC(PAPI_accum(es, v), PAPI_OK); /* PAPI_accum resets as well */
-    p2p(7);
-    TP_EQ(l->calls, 1, "952 chunks after PAPI_accum");
     p2p(1);
-    TP_EQ(l->calls, 2, "1088 chunks after PAPI_accum");
+    TP_EQ(l->calls, 1, "1904 chunks since the start");
+    p2p(1);
+    TP_EQ(l->calls, 2, "2040 chunks since the start: the second crossing");
+    TP_RC(PAPI_read(es, v), PAPI_OK);
+    TP_EQ(v[0], 272, "the value counts from PAPI_accum");
     TP_RC(PAPI_stop(es, v), PAPI_OK);
     tp_free_set(es);
+}
+
+/* A client that reads and resets after every message (TAU): a plain
+ * event and a derived one (32 bytes per chunk, weight 32). */
+static void one_p2p(void)
+{
+    p2p(1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"PEVT_NW_USER_PP_SENT", "NW_USER_PP_SENT_BYTES"};
+    static const long long thr[] = {300, 10000}, per[] = {136, 136 * 32};
+    tp_check_read_reset(ev, 2, thr, per, one_p2p, 40);
 }
 
 /* Removing overflows: threshold 0. */
@@ -547,6 +566,7 @@ int main(int argc, char **argv)
         test_thresholds();
         test_derived();
         test_reset();
+        test_read_reset();
         test_remove();
         test_errors();
         test_force_sw();

@@ -85,6 +85,20 @@ static void test_alias(void)
     tp_free_set(es);
 }
 
+/* A client that reads and resets after every 64 KiB PUT (TAU): 4096 phits
+ * on tile 0:4 and 98304 bytes over the X- link (derived, weight 3). */
+static void one_put(void)
+{
+    put(0, 24, 65536, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"GM_TILE_PERF_VC0_PHIT_CNT:0:4", "GM_LINK_BYTES:link=X-"};
+    static const long long thr[] = {10000, 250000}, per[] = {4096, 98304};
+    tp_check_read_reset(ev, 2, thr, per, one_put, 20);
+}
+
 /* ------------------------------------------------ TORUSEMU_UNIT_COUNTERS=2 */
 
 static void test_unit_counters(void)
@@ -158,6 +172,7 @@ int main(int argc, char **argv)
     } else if (cidx >= 0) {
         test_exact();
         test_alias();
+        test_read_reset();
     }
     TP_EQ(temu_watch_armed(S), 0, "every watch disarmed at the end");
     PAPI_shutdown();
