@@ -154,11 +154,10 @@ static void test_multiplex(void)
     tp_free_set(es);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    temu_error err;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a BG/P session: %s", err.message);
+    S = tp_begin(&argc, argv, "bgp:4x2x2,torus=000", 0);
+    if (S == NULL) {
         return tp_finish();
     }
     TP_RC(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);

@@ -211,9 +211,8 @@ static void test_multiplex(void)
 
 int main(int argc, char **argv)
 {
-    temu_error err;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a BG/Q session: %s", err.message);
+    S = tp_begin(&argc, argv, "bgq:4x4x4x4x2", 256);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);

@@ -547,11 +547,8 @@ static void test_multiplex_first_slice(void)
 
 int main(int argc, char **argv)
 {
-    temu_error err;
-    (void)argc;
-    (void)argv;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a BG/Q session: %s", err.message);
+    S = tp_begin(&argc, argv, "bgq:4x4x4x4x2", 128);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);

@@ -154,9 +154,8 @@ static void test_unit_counters(void)
 
 int main(int argc, char **argv)
 {
-    temu_error err;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a Gemini session: %s", err.message);
+    S = tp_begin(&argc, argv, "gemini:8x2x2", 24);
+    if (S == NULL) {
         return tp_finish();
     }
     payload = malloc(MIB);
