@@ -11,8 +11,9 @@ S="$TMP/ping.store"
 # BG/Q midplane: rank 0 at (0,0,0,0,0), rank 1 at (2,1,0,0,1): 4 hops
 printf '0 0 0 0 0 0\n2 1 0 0 1 0\n' >"$TMP/bgq.map"
 # 8 B: one packet; 4096 B: eager, 8 packets; 4097 B: rendezvous; 100000 B:
-# rendezvous whose data is labelled dynamic (VC 0: > 64 KiB, 3 dimensions)
-for b in 8 4096 4097 100000; do
+# rendezvous whose data is labelled dynamic (VC 0: > 64 KiB, 3 dimensions);
+# 65536 B: exactly 64 KiB is still deterministic (VC 1), 65537 B is not
+for b in 8 4096 4097 65536 65537 100000; do
     run_mpi "bgq ping $b" "$S" midplane 2 --map "$TMP/bgq.map" -- "$EX/sonar" --size "$b"
     check "bgq ping $b counts" "$CHECK" ping "$S" 0 1 "$b"
 done
