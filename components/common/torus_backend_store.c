@@ -186,6 +186,11 @@ static void store_disarm(torus_backend *b, int32_t id)
     temu_watch_disarm(b->s, id);
 }
 
+static uint64_t store_messages(const torus_backend *b)
+{
+    return temu_session_messages(b->s);
+}
+
 static uint64_t store_take(torus_backend *b, int32_t id)
 {
     return temu_watch_take(b->s, id);
@@ -209,6 +214,7 @@ const torus_backend_ops torus_backend_store = {
     .arm_overflow = store_arm,
     .disarm_overflow = store_disarm,
     .take_overflow = store_take,
+    .messages = store_messages,
     .node_words = store_node_words,
 };
 

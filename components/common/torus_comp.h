@@ -154,7 +154,12 @@ struct torus_control {
     int ev_first[TORUS_MAX_EVENTS], ev_nterms[TORUS_MAX_EVENTS];
     int64_t ev_div[TORUS_MAX_EVENTS];
     long long values[TORUS_MAX_EVENTS];
-    uint64_t t_now; /* CLOCK_MONOTONIC ns of the last sample          */
+    uint64_t t_now; /* slice clock at the last sample: CLOCK_MONOTONIC ns, or
+                       messages with the traffic clock (clock_msgs)     */
+    /* TORUSEMU_MPX_CLOCK=messages:N (tests): the slice clock counts the
+     * messages the machine carries and a slice lasts N of them, ending at
+     * the set's first read after them; 0 = wall-clock slices */
+    uint64_t clock_msgs;
 
     /* multiplexing: group `active` counts since t_slice, until t_next; the
      * counts of earlier slices are in acc (raw sums: coefficients applied,

@@ -321,6 +321,8 @@ int torus_ovf_start(torus_control *ctl)
     torus_component *c = ctl->comp;
     int64_t handles[TEMU_WATCH_MAX_COUNTERS];
     uint32_t weights[TEMU_WATCH_MAX_COUNTERS];
+    /* the traffic clock's slices end only at the set's own calls */
+    int rotate = ctl->ngroups > 1 && ctl->clock_msgs == 0;
     int sampled = 0, rc = TORUS_OK;
 
     ctl->ovf_host = 0;
@@ -330,7 +332,7 @@ int torus_ovf_start(torus_control *ctl)
         ctl->ovf_host_last[e] = 0;
         ctl->ovf_host_pend[e] = 0;
     }
-    if (sampled == 0 && ctl->ngroups <= 1) {
+    if (sampled == 0 && !rotate) {
         return TORUS_OK;
     }
     /* the handler must be in place before the first signal can come */
@@ -354,10 +356,10 @@ int torus_ovf_start(torus_control *ctl)
                 TORUS_SIGNAL, c->overflow_delay_ns, &ctl->ovf_watch[e], ctl->why, sizeof ctl->why);
         }
     }
-    if (rc == TORUS_OK && (ctl->ngroups > 1 || ctl->ovf_host > 0)) {
+    if (rc == TORUS_OK && (rotate || ctl->ovf_host > 0)) {
         /* ticks at a quarter slice: slice ends of random length are met
          * within a quarter slice */
-        uint64_t ns = ctl->ngroups > 1 ? ctl->slice_ns / 4 : TORUS_HOST_POLL_NS;
+        uint64_t ns = rotate ? ctl->slice_ns / 4 : TORUS_HOST_POLL_NS;
         if (ctl->ovf_host > 0 && ns > TORUS_HOST_POLL_NS) {
             ns = TORUS_HOST_POLL_NS;
         }
@@ -431,7 +433,7 @@ static void serve(torus_control *ctl, EventSetInfo_t *ESI, ThreadInfo_t **thread
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (ctl->ngroups > 1 || ctl->ovf_host > 0) {
         torus_sample(ctl);
-        if (ctl->ngroups > 1 && ctl->t_now >= ctl->t_next) {
+        if (ctl->ngroups > 1 && ctl->clock_msgs == 0 && ctl->t_now >= ctl->t_next) {
             torus_rotate(ctl);
         }
         if (ctl->ovf_host > 0) {
