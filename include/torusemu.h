@@ -27,6 +27,16 @@
 extern "C" {
 #endif
 
+/* Version of papi-torus (configure.ac reads it from here).  Compare
+ * TEMU_VERSION_NUMBER against TEMU_VERSION_ENCODE(0, 1, 0) in #if. */
+#define TEMU_VERSION_MAJOR 0
+#define TEMU_VERSION_MINOR 1
+#define TEMU_VERSION_PATCH 0
+#define TEMU_VERSION "0.1.0"
+#define TEMU_VERSION_ENCODE(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define TEMU_VERSION_NUMBER                                                                        \
+    TEMU_VERSION_ENCODE(TEMU_VERSION_MAJOR, TEMU_VERSION_MINOR, TEMU_VERSION_PATCH)
+
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
 /* ------------------------------------------------------------------------ */

@@ -16,9 +16,8 @@ TMPI_MPI_LIBS := $(shell $(MPICC) $(TMPI_SHOWME):link 2>/dev/null)
 TMPI_CORE = mpi/coll.h mpi/coll.c mpi/classroute.h mpi/classroute.c
 
 # ------------------------------------------------------------ the launcher
-# `torusemu run` lives in utils/run.c; it needs mpirun's path and where the
-# interposition library is installed.
-torusemu_SOURCES += utils/run.c utils/run.h
+# `torusemu run` lives in utils/cmd_run.c; it needs mpirun's path and where
+# the interposition library is installed.
 torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 	-DTEMU_RUN_LIBDIR='"$(libdir)"'
 

@@ -5,12 +5,47 @@
 # --help on every command
 for c in machine route interconnect create inject dump reset demo; do
     expect_ok "$c --help" "$TORUSEMU" "$c" --help
-    expect_out "$c --help" "usage: torusemu $c"
+    expect_out "$c --help" "^Usage: torusemu $c"
 done
 expect_ok "top-level help" "$TORUSEMU" --help
 expect_out "help lists commands" "interconnect"
-expect_fail "no command" "usage" "$TORUSEMU"
+expect_fail "no command" "^Usage: torusemu COMMAND" "$TORUSEMU"
 expect_fail "unknown command" "unknown command 'frobnicate'" "$TORUSEMU" frobnicate
+
+# --version everywhere, equal to the configured package version
+VERSION=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
+for c in "" machine route dump; do
+    # shellcheck disable=SC2086
+    expect_ok "$c --version" "$TORUSEMU" $c --version
+    expect_out "$c --version" "^torusemu \(papi-torus\) $VERSION$"
+done
+hv=$(sed -n 's/^#define TEMU_VERSION "\(.*\)"/\1/p' "$top_srcdir/include/torusemu.h")
+[ "$hv" = "$VERSION" ] && pass || failed "header TEMU_VERSION '$hv' != package version '$VERSION'"
+expect_fail "unknown top-level option" "unknown option '--frob'" "$TORUSEMU" --frob
+expect_fail "unknown command option" "route: unknown option '--colour'" "$TORUSEMU" route midplane 0 1 --colour
+expect_fail "option without its value" "route: option '--bytes' needs a value" "$TORUSEMU" route midplane 0 1 --bytes
+
+# sizes: binary suffixes k K KiB M MiB G GiB; decimal only as kB KB MB GB.
+# A BG/Q put of B bytes is max(1, ceil(B/512)) packets of up to 512 payload bytes
+# (doc/model.md) on each hop, so the packet count tells which size was read.
+size_packets() {
+    "$TORUSEMU" route midplane 0 1,0,0,0,0 --kind=put --bytes="$1" >"$TMP/out" 2>"$TMP/err" || return 1
+    sed -n '/counts along the request route/,/counts along the return/p' "$TMP/out" |
+        awk '$2 == "A+" { n = 0; for (i = 3; i <= NF; i++) if ($i == "|") s = 1; else if (s) n += $i; print n; exit }'
+}
+for pair in 1024:2 100:1 100k:200 100K:200 100KiB:200 100kB:196 100KB:196 \
+    1M:2048 1MiB:2048 1MB:1954 1G:2097152 1GiB:2097152 1GB:1953125; do
+    sz=${pair%%:*} want=${pair##*:}
+    got=$(size_packets "$sz")
+    [ "$got" = "$want" ] && pass || failed "--bytes=$sz: $got packets, want $want"
+done
+expect_fail "size with a fraction" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes 1.5K
+expect_fail "unknown suffix" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes 1T
+expect_fail "size overflow" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes 99999999999G
+# --opt=value and --opt value give the same counts
+"$TORUSEMU" route gemini:8x2x2 0 3,0,0 --bytes=64K --kind=put --payload=zero >"$TMP/eq" &&
+    "$TORUSEMU" route gemini:8x2x2 0 3,0,0 --bytes 64K --kind put --payload zero >"$TMP/sp" &&
+    cmp -s "$TMP/eq" "$TMP/sp" && pass || failed "--opt=value and --opt value differ"
 
 # machine
 expect_ok "describe mira" "$TORUSEMU" machine mira

@@ -7,10 +7,10 @@
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
 expect_ok "run --help" "$TORUSEMU" run --help
-expect_out "run --help" "usage: torusemu run --machine SPEC"
+expect_out "run --help" "^Usage: torusemu run .*--machine=SPEC -np P"
 expect_ok "top-level help lists run" "$TORUSEMU" --help
 expect_out "help lists run" "^  run +run an MPI program"
-expect_fail "run without arguments" "usage: torusemu run" "$TORUSEMU" run
+expect_fail "run without arguments" "^Usage: torusemu run" "$TORUSEMU" run
 expect_fail "no machine" "missing --machine SPEC" "$TORUSEMU" run -np 2 -- /bin/true
 expect_fail "no -np" "missing -np P" "$TORUSEMU" run --machine midplane -- /bin/true
 expect_fail "bad -np" "-np 'two': expected a positive number" \
@@ -90,5 +90,17 @@ expect_out "library preloaded" "^LD_PRELOAD=.*libtorusemu_mpi\.so"
 expect_out "mpirun argument passed" "^TMPI_TEST_VAR=hello$"
 n=$(grep -c "^TORUSEMU_SESSION=" "$TMP/out")
 [ "$n" -eq 2 ] && pass || failed "$n ranks saw the session, want 2"
+# the same as one string (quotes keep a blank inside a word), with
+# --opt=value spellings and the program without "--"
+expect_ok "--mpirun-args as one string" "$TORUSEMU" run --machine=gemini-tiny --np=2 \
+    --mpirun-args="-x TMPI_TEST_VAR='hello world' -x TMPI_OTHER=2" /usr/bin/env
+expect_out "quoted word passed whole" "^TMPI_TEST_VAR=hello world$"
+expect_out "second word pair passed" "^TMPI_OTHER=2$"
+n=$(grep -c "^TMPI_OTHER=2$" "$TMP/out")
+[ "$n" -eq 2 ] && pass || failed "$n ranks saw TMPI_OTHER, want 2"
+expect_fail "unbalanced quote" "unbalanced ' quote" "$TORUSEMU" run --machine midplane -np 2 \
+    --mpirun-args "-x 'A=1" -- /bin/true
+expect_ok "run --version" "$TORUSEMU" run --version
+expect_out "run --version" "^torusemu \(papi-torus\) [0-9]+\.[0-9]+\.[0-9]+$"
 
 finish

@@ -1,8 +1,9 @@
 /*
- * run.c - `torusemu run`: run an MPI program on an emulated machine.
+ * cmd_run.c - `torusemu run`: run an MPI program on an emulated machine.
  *
- *   torusemu run --machine SPEC [--ranks-per-node N] [--map HOW] [--keep FILE]
- *                [--quiet] [--mpirun-arg ARG]... -np P -- PROGRAM [ARGS]
+ *   torusemu run --machine=SPEC [--ranks-per-node=N] [--map=HOW] [--keep=FILE]
+ *                [--quiet] [--mpirun-arg=ARG]... [--mpirun-args="ARGS"]...
+ *                -np P [--] PROGRAM [ARGS]
  *
  * Creates a session store with the rank mapping, starts Open MPI's mpirun
  * with the interposition library preloaded into every rank (and the flags
@@ -12,9 +13,7 @@
  * through.  doc/mpi.md and doc/cli.md describe it for users.
  */
 #define _GNU_SOURCE 1
-#include "run.h"
-
-#include "torusemu.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,100 +46,168 @@ typedef struct run_opts {
     uint64_t np;
     uint64_t rpn;
     int quiet;
-    const char *extra[MAX_EXTRA]; /* --mpirun-arg values */
+    char *extra[MAX_EXTRA]; /* --mpirun-arg(s) words, in order */
     int nextra;
     char **prog; /* PROGRAM ARGS..., NULL-terminated */
 } run_opts;
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "torusemu run: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 2;
-}
+/* "torusemu: run: <reason>"; fmt must be a string literal */
+#define fail(...) cli_fail("run: " __VA_ARGS__)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: torusemu run --machine SPEC [--ranks-per-node N] [--map HOW] [--keep FILE]\n"
-            "                    [--quiet] [--mpirun-arg ARG]... -np P -- PROGRAM [ARGS...]\n"
-            "Run an MPI program (C or Fortran, unmodified) with P ranks placed on the emulated\n"
-            "machine SPEC: every message it sends is routed and counted in a session store.\n"
-            "  --ranks-per-node N  ranks sharing a node (default 1)\n"
-            "  --map HOW           rank placement: a dimension order (ABCDET, XYZT), a map\n"
-            "                      file, or random:SEED (doc/mapping.md); default: the system's\n"
-            "  --keep FILE         keep the store in FILE (inspect with `torusemu dump FILE`);\n"
-            "                      by default a temporary store is removed at the end\n"
-            "  --quiet             no summary\n"
-            "  --mpirun-arg ARG    pass ARG to mpirun (repeat for several)\n"
-            "Environment: TORUSEMU_MPIRUN (mpirun to use), TORUSEMU_MPI_LIB (the interposition\n"
-            "library).  The program's exit status is returned.\n");
+    fprintf(f, "Usage: torusemu run [OPTION]... --machine=SPEC -np P [--] PROGRAM [ARG]...\n"
+               "Run an MPI program (C or Fortran, unmodified) with P ranks placed on the\n"
+               "emulated machine SPEC: every message it sends is routed and counted in a\n"
+               "session store.  A summary (messages, bytes, busiest link) goes to standard\n"
+               "error and the program's exit status is returned.\n"
+               "\n"
+               "Options:\n"
+               "  -m, --machine=SPEC       the machine (see `torusemu machine --presets`)\n"
+               "  -np, --np=P              number of MPI ranks (also -n P)\n"
+               "      --ranks-per-node=N   ranks sharing a node (default 1)\n"
+               "      --map=HOW            rank placement: a dimension order (ABCDET, XYZT), a\n"
+               "                           map file, or random:SEED (doc/mapping.md); default:\n"
+               "                           the system's\n"
+               "      --keep=FILE          keep the store in FILE (inspect it with `torusemu\n"
+               "                           dump FILE`); by default a temporary store is removed\n"
+               "  -q, --quiet              no summary\n"
+               "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
+               "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
+               "                           quotes group words (repeatable)\n"
+               "  -h, --help               print this help and exit\n"
+               "      --version            print the version and exit\n"
+               "\n"
+               "Environment:\n"
+               "  TORUSEMU_MPIRUN   the mpirun to use (default: mpirun in PATH)\n"
+               "  TORUSEMU_MPI_LIB  the interposition library (default: found next to torusemu)\n"
+               "\n"
+               "Example:\n"
+               "  torusemu run --machine=midplane -np 8 --mpirun-args=\"-x OMP_NUM_THREADS=1\" \\\n"
+               "      -- ./app\n");
 }
 
 static int parse_count(const char *s, uint64_t *out)
 {
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9') {
+    if (cli_parse_uint(s, out) != 0 || *out == 0 || *out > INT32_MAX) {
         return -1;
     }
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v == 0 || v > INT32_MAX) {
-        return -1;
-    }
-    *out = v;
     return 0;
 }
 
-static int parse_args(int argc, char **argv, run_opts *o)
+static int add_extra(run_opts *o, char *arg)
 {
-    memset(o, 0, sizeof *o);
-    o->rpn = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            if (i + 1 >= argc) {
-                return fail("no program after '--'");
-            }
-            o->prog = argv + i + 1;
+    if (o->nextra >= MAX_EXTRA) {
+        return fail("too many mpirun arguments (at most %d)", MAX_EXTRA);
+    }
+    o->extra[o->nextra++] = arg;
+    return 0;
+}
+
+/* --mpirun-args: split s into words at blanks, in place; '...' and "..."
+ * group blanks into a word, a backslash takes the next character as is. */
+static int add_extra_words(run_opts *o, char *s)
+{
+    char *out = s;
+    while (*s != '\0') {
+        while (*s == ' ' || *s == '\t' || *s == '\n') {
+            s++;
+        }
+        if (*s == '\0') {
             break;
         }
-        if (strcmp(a, "--quiet") == 0) {
+        char *word = out;
+        char quote = 0;
+        while (*s != '\0' && (quote || (*s != ' ' && *s != '\t' && *s != '\n'))) {
+            if (quote ? *s == quote : (*s == '\'' || *s == '"')) {
+                quote = quote ? 0 : *s;
+                s++;
+            } else if (*s == '\\' && quote != '\'' && s[1] != '\0') {
+                *out++ = s[1];
+                s += 2;
+            } else {
+                *out++ = *s++;
+            }
+        }
+        if (quote) {
+            return fail("--mpirun-args: unbalanced %c quote", quote);
+        }
+        if (*s != '\0') {
+            s++;
+        }
+        *out++ = '\0';
+        if (add_extra(o, word) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_ARG, OPT_ARGS };
+
+static int parse_args(int argc, char **argv, run_opts *o, int *done)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"machine", required_argument, NULL, 'm'},
+                                         {"np", required_argument, NULL, 'n'},
+                                         {"ranks-per-node", required_argument, NULL, OPT_RPN},
+                                         {"map", required_argument, NULL, OPT_MAP},
+                                         {"keep", required_argument, NULL, OPT_KEEP},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"mpirun-arg", required_argument, NULL, OPT_ARG},
+                                         {"mpirun-args", required_argument, NULL, OPT_ARGS},
+                                         {NULL, 0, NULL, 0}};
+    int c, rc;
+    memset(o, 0, sizeof *o);
+    o->rpn = 1;
+    /* long_only: MPI's "-np P" is a long option with one dash; "+": the
+     * options end at PROGRAM (or "--"), whose own options are left alone */
+    cli_begin_long_only();
+    while ((c = cli_next(argc, argv, "+:hm:n:q", opts, usage, done, &rc)) != -1) {
+        if (*done) {
+            return rc;
+        }
+        switch (c) {
+        case 'm':
+            o->spec = optarg;
+            break;
+        case 'n':
+            if (parse_count(optarg, &o->np) != 0) {
+                return fail("-np '%s': expected a positive number of ranks", optarg);
+            }
+            break;
+        case OPT_RPN:
+            if (parse_count(optarg, &o->rpn) != 0) {
+                return fail("--ranks-per-node '%s': expected a positive integer", optarg);
+            }
+            break;
+        case OPT_MAP:
+            o->map = optarg;
+            break;
+        case OPT_KEEP:
+            o->keep = optarg;
+            break;
+        case 'q':
             o->quiet = 1;
-            continue;
-        }
-        if (v == NULL) {
-            return fail("'%s' needs a value (see --help)", a);
-        }
-        if (strcmp(a, "--machine") == 0) {
-            o->spec = v;
-        } else if (strcmp(a, "--map") == 0) {
-            o->map = v;
-        } else if (strcmp(a, "--keep") == 0) {
-            o->keep = v;
-        } else if (strcmp(a, "-np") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--np") == 0) {
-            if (parse_count(v, &o->np) != 0) {
-                return fail("-np '%s': expected a positive number of ranks", v);
+            break;
+        case OPT_ARG:
+            if (add_extra(o, optarg) != 0) {
+                return CLI_EXIT_USAGE;
             }
-        } else if (strcmp(a, "--ranks-per-node") == 0) {
-            if (parse_count(v, &o->rpn) != 0) {
-                return fail("--ranks-per-node '%s': expected a positive integer", v);
+            break;
+        default: /* OPT_ARGS */
+            if (add_extra_words(o, optarg) != 0) {
+                return CLI_EXIT_USAGE;
             }
-        } else if (strcmp(a, "--mpirun-arg") == 0) {
-            if (o->nextra >= MAX_EXTRA) {
-                return fail("too many --mpirun-arg (at most %d)", MAX_EXTRA);
-            }
-            o->extra[o->nextra++] = v;
-        } else {
-            return fail("unknown option '%s' (the program goes after '--'; see --help)", a);
+            break;
         }
-        i++;
+    }
+    if (optind >= argc) {
+        if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+            return fail("no program after '--'");
+        }
+    } else {
+        o->prog = argv + optind;
     }
     if (o->spec == NULL) {
         return fail("missing --machine SPEC (see `torusemu machine --presets`)");
@@ -511,7 +578,7 @@ static int absolute_path(const char *p, char *out, size_t len)
     return 0;
 }
 
-int temu_cli_run(int argc, char **argv)
+int cmd_run(int argc, char **argv)
 {
     run_opts o;
     temu_machine m;
@@ -519,19 +586,15 @@ int temu_cli_run(int argc, char **argv)
     temu_error err;
     temu_session *s = NULL;
     char mpirun[PATH_MAX], lib[PATH_MAX], store[PATH_MAX], libdir[PATH_MAX];
+    int done = 0;
 
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-    }
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return CLI_EXIT_USAGE;
     }
-    if (parse_args(argc, argv, &o) != 0) {
-        return 2;
+    int prc = parse_args(argc, argv, &o, &done);
+    if (done || prc != 0) {
+        return done ? prc : CLI_EXIT_USAGE;
     }
     if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
         return fail("%s", err.message);
@@ -607,7 +670,7 @@ int temu_cli_run(int argc, char **argv)
     av[k++] = "-x";
     av[k++] = x_libpath;
     for (int i = 0; i < o.nextra; i++) {
-        av[k++] = (char *)o.extra[i];
+        av[k++] = o.extra[i];
     }
     for (int i = 0; i < nprog; i++) {
         av[k++] = o.prog[i];

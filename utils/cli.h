@@ -1,0 +1,89 @@
+/*
+ * cli.h - what the torusemu subcommands share: error reporting, number,
+ * size and node parsing, and the getopt_long conventions (--help and
+ * --version on every command, --opt=value and --opt value alike).
+ *
+ * One source file per subcommand (utils/cmd_*.c); utils/torusemu.c only
+ * dispatches.  doc/cli.md is the user's description.
+ */
+#ifndef TEMU_CLI_H
+#define TEMU_CLI_H
+
+#include "torusemu.h"
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit status of every usage or input error. */
+#define CLI_EXIT_USAGE 2
+
+/* getopt_long codes of the options every command takes; put
+ * CLI_COMMON_OPTIONS first in each command's option table. */
+enum { CLI_OPT_HELP = 'h', CLI_OPT_VERSION = 0x100, CLI_OPT_FIRST_LONG = 0x101 };
+#define CLI_COMMON_OPTIONS                                                                         \
+    {"help", no_argument, NULL, CLI_OPT_HELP},                                                     \
+    {                                                                                              \
+        "version", no_argument, NULL, CLI_OPT_VERSION                                              \
+    }
+
+/* A subcommand: its name, entry point, one-line summary and usage text. */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} cli_command;
+
+/* The subcommands (utils/cmd_<name>.c); argv[0] is the command name. */
+int cmd_machine(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+int cmd_interconnect(int argc, char **argv);
+int cmd_create(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* "torusemu: <message>" on stderr; returns CLI_EXIT_USAGE. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_fail_err(const temu_error *err);
+
+/* Print "torusemu (papi-torus) VERSION" to stdout; returns 0. */
+int cli_version(void);
+
+/*
+ * Start parsing a command's options (resets getopt, which keeps state
+ * between calls, so `demo` can run other commands).  Then call cli_next()
+ * until it returns -1.  cli_next() answers --help (prints usage, *done = 1,
+ * *rc = 0) and --version, and turns getopt's errors into clear messages
+ * (*done = 1, *rc = CLI_EXIT_USAGE); the caller returns *rc when *done.
+ */
+void cli_begin(void);
+/* the same, but one dash also introduces a long option ("-np 4", as MPI's
+ * launchers spell it) */
+void cli_begin_long_only(void);
+int cli_next(int argc, char **argv, const char *shortopts, const struct option *longopts,
+             void (*usage)(FILE *), int *done, int *rc);
+
+/* A plain decimal integer ("17"); 0 on success, -1 otherwise. */
+int cli_parse_uint(const char *s, uint64_t *out);
+
+/*
+ * A size in bytes: a decimal integer with an optional suffix.  Binary
+ * multiples, as GNU coreutils reads them: k, K, KiB = 1024; M, MiB = 1024^2;
+ * G, GiB = 1024^3.  Decimal multiples only when spelled with a B: kB, KB =
+ * 1000; MB = 1000^2; GB = 1000^3.  0 on success, -1 when malformed or when
+ * the result overflows 64 bits.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/* A node given as an id ("17") or coordinates ("1,0,2"; on Gemini
+ * "1,0,2,1" is the second node of that Gemini).  Prints the reason and
+ * returns CLI_EXIT_USAGE on bad input, 0 on success. */
+int cli_parse_node(const temu_machine *m, const char *s, int64_t *node);
+
+/* "(x,y,z)" of a router. */
+void cli_print_coords(const temu_machine *m, int64_t router, FILE *f);
+
+#endif
