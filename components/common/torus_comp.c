@@ -253,7 +253,8 @@ static void end_slice_if_due(torus_control *ctl)
  * makes the slices of a multiplexed set N messages long on the traffic
  * clock, so that which group counts which message does not depend on the
  * host's timing; unset or empty = wall-clock slices.  Read at each
- * PAPI_start.  TORUS_EINVAL with the reason for any other value.
+ * PAPI_start of a time-sliced set.  TORUS_EINVAL with the reason for any
+ * other value.
  */
 static int read_mpx_clock(torus_control *ctl)
 {
@@ -261,7 +262,6 @@ static int read_mpx_clock(torus_control *ctl)
     char *end = NULL;
     unsigned long long n = 0;
 
-    ctl->clock_msgs = 0;
     if (v == NULL || *v == '\0') {
         return TORUS_OK;
     }
@@ -714,7 +714,8 @@ static int start_locked(torus_control *ctl)
     torus_place pl;
     int rc;
 
-    rc = read_mpx_clock(ctl);
+    ctl->clock_msgs = 0;
+    rc = time_sliced(ctl) ? read_mpx_clock(ctl) : TORUS_OK;
     if (rc != TORUS_OK) {
         TORUS_DPRINT("%s\n", ctl->why);
         return torus_papi_status(rc);
