@@ -7,6 +7,10 @@
  *   latency SIZE USEC      one-way: half a round trip, microseconds
  *   rate 8 MSGS_PER_SEC
  * Each measurement takes the best of several repetitions (the VM is noisy).
+ *
+ * bench_mpi --rate WINDOWS: only the message-rate loop, once, WINDOWS
+ * windows (bench_mpi_instr.sh runs it under callgrind, where what counts
+ * is the instructions per MPI_Isend, not the time).
  */
 #include <mpi.h>
 
@@ -71,6 +75,16 @@ int main(int argc, char **argv)
         return 2;
     }
     char *buf = malloc(1 << 20);
+    if (argc == 3 && strcmp(argv[1], "--rate") == 0) {
+        memset(buf, 0x35, 8 * WINDOW);
+        double m = rate(rank, buf, atoi(argv[2]));
+        if (rank == 0) {
+            printf("rate 8 %.0f\n", m);
+        }
+        free(buf);
+        MPI_Finalize();
+        return 0;
+    }
     for (int i = 0; i < (1 << 20); i++) { /* incompressible */
         buf[i] = (char)(i * 131 + (i >> 8) * 7 + 1);
     }

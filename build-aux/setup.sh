@@ -1,15 +1,20 @@
 #!/bin/sh
-# setup.sh [BUILD_DIR] - everything a fresh Debian 12 machine needs: the
+# setup.sh [BUILD_DIR [TARGET]] - everything a fresh Debian 12 machine needs: the
 # Debian packages the project builds and tests with, autoreconf, configure
 # in BUILD_DIR (default _build, out of tree) and make.  Idempotent: a second
-# run only rebuilds what changed.
+# run only rebuilds what changed.  TARGET is the make target that follows
+# (fuzz adds clang and libFuzzer).
 set -eu
 cd "$(dirname "$0")/.."
 SRC=$(pwd)
 BUILD=${1:-_build}
 
 PACKAGES="build-essential autoconf automake libtool pkg-config check
-libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev"
+libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev help2man patchelf"
+# `make fuzz` (fuzz/local.mk) needs clang and its libFuzzer runtime
+if [ "${2:-}" = fuzz ]; then
+    PACKAGES="$PACKAGES clang libclang-rt-14-dev"
+fi
 
 missing=""
 for p in $PACKAGES; do

@@ -11,7 +11,21 @@
 # presets/<name>.presets).
 PAPI_COMPONENTS = gemini_tile bgp_torus bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit
 
-EXTRA_DIST += components presets ctests
+GENERATED_TABLES = $(foreach c,$(PAPI_COMPONENTS),components/$(c)/$(c)_table.c \
+	components/$(c)/$(c)_table.h)
+# (by pattern: the generated tables components/<c>/<c>_table.[ch] belong to
+# the build tree, also when it is the source tree)
+EXTRA_DIST += components/papi-build.sh build-aux/install-papi.sh \
+	$(filter-out $(GENERATED_TABLES),$(call dist_files,components/*/*.[ch] \
+	components/*/Rules.* components/*/*.events components/*/*.awk \
+	components/*/tests/*.[ch] components/*/tests/Makefile)) \
+	$(call dist_files,presets/*.presets ctests/*.sh)
+CLEANFILES += components/tables.stamp $(GENERATED_TABLES)
+# PAPI (papi/: fetched source, build, prefix) takes minutes to rebuild:
+# `make clean` keeps it, `make distclean` removes it.
+distclean-local: distclean-papi
+distclean-papi:
+	-rm -rf papi
 
 # ------------------------------------------------------------- tables
 # components/<c>/<c>_table.[ch] from components/<c>/<c>.events and
@@ -71,12 +85,13 @@ PAPI_TESTS = ctests/gemini_tile_api.sh ctests/gemini_tile_inject.sh \
 	ctests/bgp_torus_api.sh ctests/bgq_nwunit_api.sh ctests/bgq_l2unit_api.sh \
 	ctests/bgq_iounit_api.sh ctests/bgq_cnkunit_api.sh ctests/bgq_inject.sh \
 	ctests/nodewide.sh ctests/papi_tools.sh ctests/tables.sh $(PAPI_OVF_TESTS) \
-	ctests/sampler.sh ctests/papi_run_tests.sh
+	ctests/sampler.sh ctests/presentation.sh ctests/papi_run_tests.sh
 TESTS += $(PAPI_TESTS)
 ctests/gemini_tile_api.sh.log ctests/gemini_tile_inject.sh.log ctests/bgp_torus_api.sh.log \
 	ctests/bgq_nwunit_api.sh.log ctests/bgq_l2unit_api.sh.log ctests/bgq_iounit_api.sh.log \
 	ctests/bgq_cnkunit_api.sh.log ctests/bgq_inject.sh.log ctests/nodewide.sh.log \
-	ctests/papi_tools.sh.log ctests/papi_run_tests.sh.log $(PAPI_OVF_TESTS:.sh=.sh.log): \
+	ctests/papi_tools.sh.log ctests/presentation.sh.log ctests/papi_run_tests.sh.log \
+	$(PAPI_OVF_TESTS:.sh=.sh.log): \
 	$(PAPI_STAMP) torusemu
 TESTS_ENVIRONMENT += PAPI_COMPONENTS="$(PAPI_COMPONENTS)" AWK="$(AWK)"; export PAPI_COMPONENTS AWK;
 
@@ -84,7 +99,8 @@ TESTS_ENVIRONMENT += PAPI_COMPONENTS="$(PAPI_COMPONENTS)" AWK="$(AWK)"; export P
 # sampler/torus_sampler: PAPI used as hpcrun does, in an MPI program on the
 # emulated machine (ctests/sampler.sh).  Built against this tree's PAPI
 # once it exists; without it, or without MPI, the test is skipped.
-EXTRA_DIST += sampler
+EXTRA_DIST += sampler/torus_sampler.c
+CLEANFILES += sampler/torus_sampler$(EXEEXT)
 sampler/torus_sampler$(EXEEXT): $(srcdir)/sampler/torus_sampler.c $(PAPI_STAMP)
 	@$(MKDIR_P) sampler
 	@rm -f $@
@@ -111,4 +127,19 @@ bench-papi: papi
 bench-overflow: papi torusemu$(EXEEXT)
 	$(SHELL) $(top_srcdir)/ctests/bench-overflow.sh $(builddir) $(PAPI_PREFIX)
 
-.PHONY: papi bench-papi bench-overflow
+# ------------------------------------------------------------- install
+# `make install` also installs the PAPI that holds the components into the
+# same prefix (its programs, libpapi, headers, papi.pc and man pages), with
+# the run paths rewritten to $(libdir); building it first when needed.
+# build-aux/install-papi.sh records what it installed for `make uninstall`.
+INSTALL_PAPI = $(SHELL) $(top_srcdir)/build-aux/install-papi.sh
+install-data-local: install-papi
+uninstall-local: uninstall-papi
+install-papi: papi
+	$(INSTALL_PAPI) install "$(PAPI_PREFIX)" "$(DESTDIR)" "$(prefix)" "$(bindir)" \
+	    "$(libdir)" "$(includedir)" "$(mandir)" "$(pkgdatadir)" "$(PATCHELF)"
+uninstall-papi:
+	$(INSTALL_PAPI) uninstall "$(PAPI_PREFIX)" "$(DESTDIR)" "$(prefix)" "$(bindir)" \
+	    "$(libdir)" "$(includedir)" "$(mandir)" "$(pkgdatadir)" "$(PATCHELF)"
+
+.PHONY: papi bench-papi bench-overflow install-papi uninstall-papi distclean-papi

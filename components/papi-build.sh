@@ -15,6 +15,9 @@
 # (deb.debian.org bookworm main deb-src) and private apt state directories:
 # the machine's apt configuration is not touched.  See doc/papi-build.md.
 set -eu
+# PAPI's own install honours DESTDIR: a staged `make install DESTDIR=...` of
+# papi-torus (which exports it) must not move this build-tree PAPI
+unset DESTDIR
 
 PAPI_VERSION=7.0.0
 PAPI_DEBIAN=7.0.0-2
@@ -87,13 +90,14 @@ mv "$COMMON/torus_paths.mk.new" "$COMMON/torus_paths.mk"
 # ------------------------------------------------------ shadow components
 # cp -as: real directories, every file a symlink.  A symlinked directory
 # would build the library but silently drop the component's tests
-# (reference/papi/REPORT.md 1.4).
+# (PAPI 7.0.0 configure finds component tests with find, which does not enter a symlink).
 for c in $COMPONENTS; do
     [ -f "$SRC/components/$c/Rules.$c" ] || die "component $c has no components/$c/Rules.$c"
     [ -f "$GEN/$c/${c}_table.c" ] || die "no generated table $GEN/$c/${c}_table.c"
     rm -rf "$TREE/src/components/$c"
     cp -as "$SRC/components/$c" "$TREE/src/components/$c"
-    ln -s "$GEN/$c/${c}_table.c" "$GEN/$c/${c}_table.h" "$TREE/src/components/$c/"
+    # -f: in an in-tree build the copy above already linked them
+    ln -sf "$GEN/$c/${c}_table.c" "$GEN/$c/${c}_table.h" "$TREE/src/components/$c/"
 done
 
 # ------------------------------------------------------------- configure

@@ -73,7 +73,7 @@ expect_out "bgp preset description" "six directions"
 expect_ok "native_avail -e bgq" "$PAPI_BIN/papi_native_avail" -e PEVT_NW_SENT:vc=0x70:link=a
 expect_out "bgq attribute event, canonical name" "Event name: +PEVT_NW_SENT:link=A:vc=0x70"
 expect_ok "native_avail -e cnk" "$PAPI_BIN/papi_native_avail" -e PEVT_CNKPROC_RSV
-expect_out "reserved CNK id described" "Reserved: CNK defines no per-process counters"
+expect_out "reserved CNK id described" "Reserved - CNK defines no per-process counters"
 
 # ------------------------------------------------- counting, idle machine
 expect_ok "command_line gemini" "$PAPI_BIN/papi_command_line" \
@@ -156,6 +156,18 @@ disabled_because gemini_tile "has ABI version 1"
 printf 'TORUSEMU' >"$TMP/short.store"
 TORUSEMU_SESSION="$TMP/short.store" "$PAPI_BIN/papi_component_avail" >"$TMP/out" 2>&1
 disabled_because bgp_torus "too short"
+# a crafted store (machine.nodes_per_router = 0 at byte 140, which the old
+# attach let through and the components divided by: SIGFPE) disables the
+# components with the reason instead of crashing them
+C=$(new_session crafted nodeboard)
+printf '\000\000\000\000' | dd of="$C" bs=1 seek=140 conv=notrunc 2>/dev/null
+TORUSEMU_SESSION="$C" "$PAPI_BIN/papi_component_avail" >"$TMP/out" 2>&1
+for c in bgq_nwunit bgq_l2unit bgq_iounit bgq_cnkunit; do
+    disabled_because "$c" "describes a machine its stored name does not give"
+done
+TORUSEMU_SESSION="$C" TORUSEMU_NODE=1 "$PAPI_BIN/papi_command_line" PEVT_NW_USER_PP_SENT \
+    >"$TMP/out" 2>&1
+[ $? -lt 128 ] && pass || failed "papi_command_line crashed on a crafted store"
 # a disabled component's events cannot be added, and nothing crashes
 TORUSEMU_SESSION="$B" "$PAPI_BIN/papi_command_line" gemini_tile:::GM_ORB_PERF_VC0_PKTS >"$TMP/out" 2>&1
 [ $? -lt 128 ] && pass || failed "papi_command_line crashed with a disabled component"

@@ -100,7 +100,14 @@ typedef struct temu_rank_entry {
 } temu_rank_entry;
 
 struct temu_session {
-    temu_store_header *hdr;
+    temu_store_header *hdr; /* live header in the mapping: totals, watch state */
+    /* checked at attach and fixed for the session's life: never re-read
+     * from the file, which any writer may change (store_file.c) */
+    temu_machine machine;
+    uint64_t ncounters;
+    int32_t nranks;
+    int32_t ranks_per_node;
+    int readonly; /* mapped PROT_READ: no write may be attempted */
     uint64_t *counters;
     temu_watch_slot *watches;
     uint8_t *watch_bits;
@@ -111,6 +118,7 @@ struct temu_session {
     temu_rank_entry *ranks;
     size_t map_bytes;
     int is_private;
+    uint64_t serial; /* unique per session object in this process (memo keys) */
     char path[4096];
 };
 
@@ -150,6 +158,53 @@ static inline int temu_store_armed(const temu_session *s)
 {
     return __atomic_load_n(&s->hdr->armed, __ATOMIC_RELAXED) != 0;
 }
+
+/* ---------------------------------------------------------- injection memo */
+
+/* The counter updates one injection makes, in order (memo.c, inject.c). */
+#define TEMU_MEMO_MAX 128
+typedef struct temu_update {
+    int64_t idx;
+    uint64_t delta;
+} temu_update;
+
+typedef struct temu_memo_entry {
+    uint64_t serial; /* session; 0 = empty                              */
+    int64_t src, dst;
+    uint64_t bytes;
+    uint64_t key; /* what the plan read of the payload (plan.c)        */
+    int32_t kind;
+    int32_t n; /* updates; -1: more than TEMU_MEMO_MAX, not kept       */
+    temu_update u[TEMU_MEMO_MAX];
+} temu_memo_entry;
+
+/* 1 when the counts of msg depend on its payload at most through *key
+ * (and the message is small enough to be worth keeping), 0 otherwise. */
+int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64_t *key);
+#define TEMU_MEMO_SLOTS 64 /* power of two; ~130 KiB per thread */
+extern __thread temu_memo_entry *temu_memo_table __attribute__((tls_model("initial-exec")));
+/* Set while this thread looks up, records or replays an entry: an
+ * injection from a signal handler that interrupts it (an overflow handler
+ * may inject) goes the ordinary way and leaves the table alone. */
+extern __thread int temu_memo_busy __attribute__((tls_model("initial-exec")));
+/* Allocate this thread's table (memo.c); NULL when out of memory. */
+temu_memo_entry *temu_memo_table_new(void);
+
+/* This thread's entry for msg on session `serial`: a hit (the same serial
+ * and message fields) or the slot to record into; NULL when no memory. */
+static inline temu_memo_entry *temu_memo_slot(uint64_t serial, const temu_message *msg,
+                                              uint64_t key)
+{
+    temu_memo_entry *t = temu_memo_table;
+    if (TEMU_UNLIKELY(t == NULL) && (t = temu_memo_table_new()) == NULL) {
+        return NULL;
+    }
+    uint64_t h = (uint64_t)msg->dst * 0x9e3779b97f4a7c15ull ^ msg->bytes * 0xc2b2ae3d27d4eb4full ^
+                 (uint64_t)msg->src * 0x165667b19e3779f9ull ^ key ^ (uint64_t)msg->kind ^ serial;
+    return &t[(h ^ h >> 29) & (TEMU_MEMO_SLOTS - 1)];
+}
+/* A fresh session serial. */
+uint64_t temu_memo_serial(void);
 
 /* ---------------------------------------------------------------- gemini */
 

@@ -2,21 +2,21 @@
  * gemini.c - the Gemini router chip: tile-to-link map, link media and
  * bandwidths, transaction sizes, and the `rtr --interconnect` writer.
  *
- * Facts (seed 000 = Pedretti et al., CUG 2013; reference/gemini/REPORT.md):
+ * Facts (Pedretti 2013 = Pedretti et al., CUG 2013; LDMS, doc/references.md):
  *  - 48 tiles, 6 rows x 8 columns, tile id = row*8 + column; 40 network
  *    tiles and 8 host tiles; X and Z links have 8 tiles, Y links 4.
- *  - default map: seed 000 Fig. 3 (Cielo's first node).
+ *  - default map: Pedretti 2013 Fig. 3 (Cielo's first node).
  *  - per-tile bandwidth = lane rate x 3 lanes / 8 (LDMS gemini.h):
  *    mezzanine 6.25 Gb/s, backplane 5.0, cable 3.125, host 3.467.
  *  - Y links alternate mezzanine (inside a blade) and cable; Z links are
- *    backplane except every 8th, which is a cable (seed 000 L124).
+ *    backplane except every 8th, which is a cable (Pedretti 2013 §III).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
 
 #include <string.h>
 
-/* Link of each tile, seed 000 Fig. 3; 6 = host (HH).  temu link numbers:
+/* Link of each tile, Pedretti 2013 Fig. 3; 6 = host (HH).  temu link numbers:
  * 0 X-, 1 X+, 2 Y-, 3 Y+, 4 Z-, 5 Z+, 6 host. */
 enum { XM = 0, XP = 1, YM = 2, YP = 3, ZM = 4, ZP = 5, HH = 6 };
 static const signed char tile_link[TEMU_GEMINI_TILES] = {
@@ -147,7 +147,7 @@ double temu_gemini_link_bandwidth(const temu_machine *m, int64_t router, int lin
 }
 
 /*
- * Transaction sizes (seed 000 section V.A): a 64-byte PUT is a 32-phit
+ * Transaction sizes (Pedretti 2013 section V.A): a 64-byte PUT is a 32-phit
  * request + 3-phit response, a 64-byte GET an 8-phit request + 27-phit
  * response.  Model: 8 header phits (PUT request) or 3 (GET response) plus
  * ceil(3 * payload / 8) data phits, i.e. 24 data phits per 64 bytes.

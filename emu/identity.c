@@ -9,7 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static temu_identity current = {-1, 0, 0, 0, 0, 0};
+static temu_identity current = {-1, 0, 0, 0, 0, 0, 0, NULL};
+
+/* Where launchers put the rank, most specific first (torusemu.h). */
+static const char *const rank_vars[] = {TEMU_RANK_ENV, "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                        "PMI_RANK"};
 
 void temu_slot_placement(const temu_machine *m, int32_t t, int32_t *core, int32_t *hwthread)
 {
@@ -23,7 +27,7 @@ void temu_slot_placement(const temu_machine *m, int32_t t, int32_t *core, int32_
 
 void temu_identity_set(const temu_machine *m, int32_t rank, int64_t node, int32_t t)
 {
-    temu_identity id = {rank, node, t, 0, 0, 1};
+    temu_identity id = {rank, node, t, 0, 0, 1, 1, "MPI_Init"};
     temu_slot_placement(m, t, &id.core, &id.hwthread);
     current = id;
 }
@@ -54,18 +58,27 @@ temu_identity temu_identity_get(const temu_session *s)
     id.rank = -1;
     id.node = 0;
     id.t = 0;
-    if (env_int(TEMU_RANK_ENV, &v)) {
-        id.rank = (int32_t)v;
-        if (s != NULL && v < s->hdr->nranks) {
-            id.node = s->mapping[v].node;
-            id.t = s->mapping[v].t;
+    id.known = 0;
+    id.from = NULL;
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+        if (env_int(rank_vars[i], &v)) {
+            id.rank = (int32_t)v;
+            if (s != NULL && v < s->nranks) {
+                id.node = s->mapping[v].node;
+                id.t = s->mapping[v].t;
+                id.known = 1;
+                id.from = rank_vars[i];
+            }
+            break;
         }
     }
-    if (env_int(TEMU_NODE_ENV, &v) && (s == NULL || v < s->hdr->machine.nnodes)) {
+    if (env_int(TEMU_NODE_ENV, &v) && (s == NULL || v < s->machine.nnodes)) {
         id.node = v;
+        id.known = 1;
+        id.from = TEMU_NODE_ENV;
     }
     if (s != NULL) {
-        temu_slot_placement(&s->hdr->machine, id.t, &id.core, &id.hwthread);
+        temu_slot_placement(&s->machine, id.t, &id.core, &id.hwthread);
     }
     return id;
 }

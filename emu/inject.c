@@ -3,7 +3,7 @@
  *
  * Where counts land (doc/model.md):
  *  Gemini: phit and packet counters count traffic arriving at a tile
- *    (seed 000 V.B).  A hop from router A to B through A's link L credits
+ *    (Pedretti 2013 V.B).  A hop from router A to B through A's link L credits
  *    B's tiles of the opposite link.  The injecting Gemini's host tiles count
  *    what its nodes inject: dir 0 traffic at the source, dir 1 at the
  *    destination.  Transaction slot k uses position (base + k) mod T of the
@@ -24,6 +24,31 @@ static inline void add(temu_session *s, int64_t idx, uint64_t v, int armed)
 {
     if (v != 0) {
         temu_store_add(s, idx, v, armed);
+    }
+}
+
+/* Where the updates of one injection go: the store (rec == NULL; armed as
+ * loaded for this injection), or a memo entry being recorded.  Both are
+ * compile-time constants in every inlined copy of the apply functions. */
+typedef struct sink {
+    temu_session *s;
+    int armed;
+    temu_memo_entry *rec;
+} sink;
+
+static TEMU_ALWAYS_INLINE void put(sink *k, int64_t idx, uint64_t v)
+{
+    if (v == 0) {
+        return;
+    }
+    if (k->rec == NULL) {
+        temu_store_add(k->s, idx, v, k->armed);
+    } else if (k->rec->n >= 0 && k->rec->n < TEMU_MEMO_MAX) {
+        k->rec->u[k->rec->n].idx = idx;
+        k->rec->u[k->rec->n].delta = v;
+        k->rec->n++;
+    } else {
+        k->rec->n = -1; /* too many: not kept */
     }
 }
 
@@ -92,15 +117,15 @@ static const link_tiles *gemini_link_tiles(void)
     return lt;
 }
 
-static TEMU_ALWAYS_INLINE void credit_tiles(temu_session *s, int64_t router, const link_tiles *lt,
-                                            const tile_updates *u, int armed)
+static TEMU_ALWAYS_INLINE void credit_tiles(sink *k, int64_t router, const link_tiles *lt,
+                                            const tile_updates *u)
 {
     int64_t base = router * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS;
     for (int i = 0; i < u->n; i++) {
         const tile_update *t = &u->u[i];
         int64_t c = base + lt->tile[t->position] * TEMU_GEMINI_TILE_COUNTERS;
-        temu_store_add(s, c + TEMU_TILE_VC0_PHITS + t->vc, t->phits, armed);
-        temu_store_add(s, c + TEMU_TILE_VC0_PKTS + t->vc, t->pkts, armed);
+        put(k, c + TEMU_TILE_VC0_PHITS + t->vc, t->phits);
+        put(k, c + TEMU_TILE_VC0_PKTS + t->vc, t->pkts);
     }
 }
 
@@ -121,8 +146,8 @@ static int plan_dir_empty(const temu_plan *p, int dir)
     return 1;
 }
 
-static TEMU_ALWAYS_INLINE void apply_gemini(temu_session *s, const temu_machine *m,
-                                            const temu_message *msg, const temu_plan *p, int armed)
+static TEMU_ALWAYS_INLINE void apply_gemini(sink *k, const temu_machine *m, const temu_message *msg,
+                                            const temu_plan *p)
 {
     const link_tiles *lt = gemini_link_tiles();
     int64_t ends[2] = {temu_node_router(m, msg->src), temu_node_router(m, msg->dst)};
@@ -134,24 +159,24 @@ static TEMU_ALWAYS_INLINE void apply_gemini(temu_session *s, const temu_machine 
             continue;
         }
         fold_updates(p, dir, &u8, &u4);
-        credit_tiles(s, ends[dir], &lt[6], &u8, armed); /* host tiles of the injecting Gemini */
+        credit_tiles(k, ends[dir], &lt[6], &u8); /* host tiles of the injecting Gemini */
         int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
         for (int h = 0; h < n; h++) {
             const link_tiles *in = &lt[hops[h].in_link];
-            credit_tiles(s, hops[h].to, in, in->n == 4 ? &u4 : &u8, armed);
+            credit_tiles(k, hops[h].to, in, in->n == 4 ? &u4 : &u8);
         }
     }
     for (int side = 0; side < 2; side++) {
         int64_t node = side == 0 ? msg->src : msg->dst;
         int64_t idx = temu_idx_gemini_nic(m, node, 0);
         for (int c = 0; c < TEMU_NIC_COUNTERS; c++) {
-            add(s, idx + c, p->nic[side][c], armed);
+            put(k, idx + c, p->nic[side][c]);
         }
     }
 }
 
-static TEMU_ALWAYS_INLINE void apply_bgq(temu_session *s, const temu_machine *m,
-                                         const temu_message *msg, const temu_plan *p, int armed)
+static TEMU_ALWAYS_INLINE void apply_bgq(sink *k, const temu_machine *m, const temu_message *msg,
+                                         const temu_plan *p)
 {
     int64_t ends[2] = {msg->src, msg->dst};
     temu_hop hops[TEMU_MAX_HOPS];
@@ -168,26 +193,26 @@ static TEMU_ALWAYS_INLINE void apply_bgq(temu_session *s, const temu_machine *m,
             int64_t in = (hops[h].to * TEMU_BGQ_LINKS + hops[h].in_link) * per_link +
                          TEMU_BGQ_NW_RECV_PACKETS * TEMU_BGQ_VCS;
             for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                add(s, out + vc, p->chunks[dir][vc], armed);
-                add(s, in + vc, p->packets[dir][vc], armed);
+                put(k, out + vc, p->chunks[dir][vc]);
+                put(k, in + vc, p->packets[dir][vc]);
             }
         }
     }
     for (int side = 0; side < 2; side++) {
-        int64_t idx = s->bgq_mu_base + ends[side] * TEMU_BGQ_MU_COUNTERS;
+        int64_t idx = k->s->bgq_mu_base + ends[side] * TEMU_BGQ_MU_COUNTERS;
         for (int c = 0; c < TEMU_MU_MODELLED; c++) {
-            add(s, idx + c, p->mu[side][c], armed);
+            put(k, idx + c, p->mu[side][c]);
         }
         /* MU line accesses counted as L2 hits (counter 0) of their slice */
-        int64_t l2 = s->bgq_l2_base + ends[side] * TEMU_BGQ_L2_SLICES * TEMU_BGQ_L2_COUNTERS;
-        for (int k = 0; k < TEMU_BGQ_L2_SLICES; k++) {
-            add(s, l2 + (int64_t)k * TEMU_BGQ_L2_COUNTERS, p->l2_hits[side][k], armed);
+        int64_t l2 = k->s->bgq_l2_base + ends[side] * TEMU_BGQ_L2_SLICES * TEMU_BGQ_L2_COUNTERS;
+        for (int sl = 0; sl < TEMU_BGQ_L2_SLICES; sl++) {
+            put(k, l2 + (int64_t)sl * TEMU_BGQ_L2_COUNTERS, p->l2_hits[side][sl]);
         }
     }
 }
 
-static TEMU_ALWAYS_INLINE void apply_bgp(temu_session *s, const temu_machine *m,
-                                         const temu_message *msg, const temu_plan *p, int armed)
+static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const temu_message *msg,
+                                         const temu_plan *p)
 {
     int64_t ends[2] = {msg->src, msg->dst};
     temu_hop hops[TEMU_MAX_HOPS];
@@ -205,58 +230,138 @@ static TEMU_ALWAYS_INLINE void apply_bgp(temu_session *s, const temu_machine *m,
         for (int h = 0; h < n; h++) {
             int64_t out = temu_idx_bgp(m, hops[h].from, hops[h].link, 0);
             int64_t back = temu_idx_bgp(m, hops[h].to, hops[h].in_link, 0);
-            add(s, out + TEMU_BGP_PACKETS, packets, armed);
-            add(s, out + TEMU_BGP_CHUNKS, chunks, armed);
+            put(k, out + TEMU_BGP_PACKETS, packets);
+            put(k, out + TEMU_BGP_CHUNKS, chunks);
             for (int vc = 0; vc < 4; vc++) {
-                add(s, out + TEMU_BGP_VCD0_CHUNKS + vc, p->chunks[dir][vc], armed);
+                put(k, out + TEMU_BGP_VCD0_CHUNKS + vc, p->chunks[dir][vc]);
             }
-            add(s, back + TEMU_BGP_TOKEN_ACK_PACKETS, packets, armed);
-            add(s, back + TEMU_BGP_ACKS, packets, armed);
+            put(k, back + TEMU_BGP_TOKEN_ACK_PACKETS, packets);
+            put(k, back + TEMU_BGP_ACKS, packets);
         }
     }
 }
 
-/* Inlined twice below with a constant `armed`: the copy for an unwatched
- * store carries no per-update watch test at all. */
-static TEMU_ALWAYS_INLINE void apply_system(temu_session *s, const temu_machine *m,
-                                            const temu_message *msg, const temu_plan *p, int armed)
+/* Inlined three times below with constant sinks: the copy for an
+ * unwatched store carries no per-update watch test at all, the recording
+ * copy touches no counter. */
+static TEMU_ALWAYS_INLINE void apply_system(sink *k, const temu_machine *m, const temu_message *msg,
+                                            const temu_plan *p)
 {
     switch (m->system) {
     case TEMU_SYSTEM_GEMINI:
-        apply_gemini(s, m, msg, p, armed);
+        apply_gemini(k, m, msg, p);
         break;
     case TEMU_SYSTEM_BGQ:
-        apply_bgq(s, m, msg, p, armed);
+        apply_bgq(k, m, msg, p);
         break;
     case TEMU_SYSTEM_BGP:
-        apply_bgp(s, m, msg, p, armed);
+        apply_bgp(k, m, msg, p);
         break;
     default:
         break;
     }
 }
 
-void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
+static void count_message(temu_session *s, const temu_message *msg)
 {
-    const temu_machine *m = &s->hdr->machine;
-    int armed = temu_store_armed(s);
     __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
+}
+
+void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
+{
+    const temu_machine *m = &s->machine;
+    if (TEMU_UNLIKELY(s->readonly)) {
+        return;
+    }
+    int armed = temu_store_armed(s);
+    count_message(s, msg);
     if (p->local) {
         return;
     }
     if (TEMU_LIKELY(!armed)) {
-        apply_system(s, m, msg, p, 0);
+        sink k = {s, 0, NULL};
+        apply_system(&k, m, msg, p);
     } else {
-        apply_system(s, m, msg, p, 1);
+        sink k = {s, 1, NULL};
+        apply_system(&k, m, msg, p);
         temu_watch_flush(s); /* slow watches signal after the whole message landed */
     }
+}
+
+/* Replay a recorded injection: the same updates in the same order, with
+ * the same watch tests and flush as temu_apply_plan. */
+static void apply_memo(temu_session *s, const temu_message *msg, const temu_memo_entry *e)
+{
+    int armed = temu_store_armed(s);
+    count_message(s, msg);
+    if (TEMU_LIKELY(!armed)) {
+        for (int i = 0; i < e->n; i++) {
+            temu_store_add(s, e->u[i].idx, e->u[i].delta, 0);
+        }
+    } else {
+        for (int i = 0; i < e->n; i++) {
+            temu_store_add(s, e->u[i].idx, e->u[i].delta, 1);
+        }
+        temu_watch_flush(s);
+    }
+}
+
+/* The memo entry for msg, recorded now if this thread has not seen the
+ * message yet; NULL when the message cannot be kept (memo.c). */
+static const temu_memo_entry *memo_lookup(temu_session *s, const temu_message *msg)
+{
+    uint64_t key;
+    temu_plan plan;
+    const temu_machine *m = &s->machine;
+    if (!temu_plan_payload_key(m, msg, &key)) {
+        return NULL;
+    }
+    temu_memo_entry *e = temu_memo_slot(s->serial, msg, key);
+    if (e == NULL) {
+        return NULL;
+    }
+    if (e->serial == s->serial && e->dst == msg->dst && e->src == msg->src &&
+        e->bytes == msg->bytes && e->key == key && e->kind == (int32_t)msg->kind) {
+        return e->n >= 0 ? e : NULL;
+    }
+    if (temu_plan_message(m, msg, &plan, NULL) != TEMU_OK) {
+        return NULL;
+    }
+    e->serial = s->serial;
+    e->src = msg->src;
+    e->dst = msg->dst;
+    e->bytes = msg->bytes;
+    e->key = key;
+    e->kind = (int32_t)msg->kind;
+    e->n = 0;
+    if (!plan.local) {
+        sink k = {s, 0, e};
+        apply_system(&k, m, msg, &plan);
+    }
+    return e->n >= 0 ? e : NULL;
 }
 
 temu_status temu_inject(temu_session *s, const temu_message *msg, temu_error *err)
 {
     temu_plan plan;
-    temu_status rc = temu_plan_message(&s->hdr->machine, msg, &plan, err);
+    if (s->readonly) {
+        return temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
+    }
+    if (TEMU_LIKELY(!temu_memo_busy)) {
+        temu_memo_busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* seen by a handler on this thread */
+        const temu_memo_entry *e = memo_lookup(s, msg);
+        if (e != NULL) {
+            apply_memo(s, msg, e);
+        }
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        temu_memo_busy = 0;
+        if (e != NULL) {
+            return TEMU_OK;
+        }
+    }
+    temu_status rc = temu_plan_message(&s->machine, msg, &plan, err);
     if (rc != TEMU_OK) {
         return rc;
     }
@@ -281,12 +386,15 @@ temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind, co
                              int nedges, const int64_t *inj, int ninj, const int64_t *rcv, int nrcv,
                              temu_error *err)
 {
-    const temu_machine *m = &s->hdr->machine;
+    const temu_machine *m = &s->machine;
     const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
     temu_plan p;
     temu_status rc;
     if (m->system != TEMU_SYSTEM_BGQ) {
         return temu_fail(err, TEMU_EINVAL, "tree traffic exists only on Blue Gene/Q machines");
+    }
+    if (s->readonly) {
+        return temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
     }
     if (nedges <= 0) {
         return TEMU_OK; /* every member on one node: shared memory */
@@ -327,7 +435,7 @@ temu_status temu_inject_ranks(temu_session *s, int32_t src_rank, int32_t dst_ran
                               const void *payload, temu_kind kind, temu_error *err)
 {
     temu_message msg;
-    int32_t n = s->hdr->nranks;
+    int32_t n = s->nranks;
     if (src_rank < 0 || src_rank >= n || dst_rank < 0 || dst_rank >= n) {
         return temu_fail(err, TEMU_ERANGE, "ranks %d -> %d: the session has ranks 0..%d", src_rank,
                          dst_rank, n - 1);

@@ -23,13 +23,13 @@ typedef struct preset {
 
 /*
  * Shapes and their sources:
- *  Gemini: Cielo 16x12x24 (seed 000 L88, L114), Blue Waters 24x24x24
- *  (seed 004 L37), Titan 25x16x24 and Hopper 17x8x24 (reference/gemini
- *  REPORT section 3, from lanl/PPT configs).
- *  BG/P: midplane 8x8x8 and smaller blocks (reference/bgp REPORT (b): the
+ *  Gemini: Cielo 16x12x24 (Pedretti 2013 §III), Blue Waters 24x24x24
+ *  (Jha 2018 §II), Titan 25x16x24 and Hopper 17x8x24 (the lanl/PPT
+ *  machine configurations).
+ *  BG/P: midplane 8x8x8 and smaller blocks (Lakner 2008: the
  *  redbook's <4,2,2> example); sub-midplane blocks are meshes.
  *  BG/Q: midplane 4x4x4x4x2, node board 2x2x2x2x2, sub-blocks 64/128/256,
- *  Mira 8x12x16x16x2 (reference/bgq REPORT (f)).  Which sub-block
+ *  Mira 8x12x16x16x2 (BG/Q driver, doc/references.md).  Which sub-block
  *  dimensions wrap is our assumption (doc/model.md): a dimension wraps when
  *  it spans the whole midplane (length 4) and E always wraps.
  */
@@ -49,7 +49,7 @@ static const preset presets[] = {
     {"bgq-64", "bgq:2x2x4x2x2,torus=00101", "BG/Q 64-node sub-block"},
     {"bgq-128", "bgq:2x2x4x4x2,torus=00111", "BG/Q 128-node sub-block"},
     {"bgq-256", "bgq:4x2x4x4x2,torus=10111", "BG/Q 256-node sub-block"},
-    {"midplane", "bgq:4x4x4x4x2", "BG/Q 512-node midplane (seed 003 Table 4)"},
+    {"midplane", "bgq:4x4x4x4x2", "BG/Q 512-node midplane (McCraw et al. 2013, Table 4)"},
     {"mira", "bgq:8x12x16x16x2", "BG/Q Mira (ANL), 49,152 nodes"},
 };
 
@@ -109,12 +109,12 @@ static void set_system_defaults(temu_machine *m, int32_t system)
     switch (system) {
     case TEMU_SYSTEM_GEMINI:
         m->ndims = 3;
-        m->nodes_per_router = 2; /* 2 nodes per Gemini (seed 000 L13) */
+        m->nodes_per_router = 2; /* 2 nodes per Gemini (Pedretti 2013, abstract) */
         m->cores_per_node = 16;
         m->threads_per_core = 1;
         m->nlinks = 7; /* X-,X+,Y-,Y+,Z-,Z+, host */
         /* MPI envelope of 48 bytes: with it a 1..16-byte message fills one
-         * 64-byte PUT and 32 bytes need two (seed 000 section V.D).  The
+         * 64-byte PUT and 32 bytes need two (Pedretti 2013 section V.D).  The
          * PUT->GET switch lies between 4 KB and 8 KB, GET->BTE PUT between
          * 256 KB and 512 KB (same section). */
         m->protocol.mpi_header = 48;
@@ -138,7 +138,7 @@ static void set_system_defaults(temu_machine *m, int32_t system)
         m->threads_per_core = 4;
         m->nlinks = 11; /* A-..E+ and the I/O link */
         /* Eager below 4097 bytes: the __BGQ__ build of MPICH/PAMID
-         * (reference/bgq REPORT (f), mpidi_platform.h). */
+         * (BG/Q driver, doc/references.md, mpidi_platform.h). */
         m->protocol.eager_limit = 4097;
         break;
     default:
@@ -276,10 +276,10 @@ static temu_status apply_option(const char *spec, const char *s, size_t len, tem
 }
 
 /*
- * Deterministic routing order.  Gemini and BG/P: X, Y, Z (seed 000 V.C).
+ * Deterministic routing order.  Gemini and BG/P: X, Y, Z (Pedretti 2013 V.C).
  * BG/Q: longest dimension first, where a torus dimension of n nodes counts
  * n/2 and a mesh dimension n; ties go to the mesh, then to the lower
- * dimension (reference/bgq REPORT (f), fw_nd.c).  Lengths are compared
+ * dimension (BG/Q driver, doc/references.md, fw_nd.c).  Lengths are compared
  * doubled so n/2 stays exact.
  */
 static void compute_dim_order(temu_machine *m)
@@ -487,7 +487,7 @@ int64_t temu_link_neighbor(const temu_machine *m, int64_t router, int link)
 
 /*
  * Cray cname from Gemini coordinates, following the geometry implied by
- * Cielo's interconnect file (reference/gemini REPORT section 3, "Physical
+ * Cielo's interconnect file (lanl/PPT machine configurations, "Physical
  * naming"): cabinet column = x, cabinet row = y/2, the two Geminis of a
  * blade are Y neighbours (g = y%2), cage = z/8, slot = z%8, nodes n0,n1 on
  * g0 and n2,n3 on g1.  Real systems fold the X order; we do not.

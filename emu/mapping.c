@@ -2,8 +2,8 @@
  * mapping.c - rank-to-node placement: default orders, permutations of the
  * coordinate letters, seeded random placement and map files.
  *
- * BG/Q: default ABCDET, the rightmost letter varies fastest (seed 003
- * section 4.3; reference/bgq REPORT (f)).  BG/P: default XYZT with the
+ * BG/Q: default ABCDET, the rightmost letter varies fastest (McCraw 2013
+ * section 4.3; BG/Q driver, doc/references.md).  BG/P: default XYZT with the
  * leftmost letter fastest, as BG/P's mapping strings worked.  Gemini: node
  * id order (nodes 2g and 2g+1 share Gemini g; Geminis with the last
  * coordinate Z varying fastest), ranks_per_node consecutive ranks per node.
@@ -14,8 +14,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void temu_mapping_free(temu_mapping *map)
 {
@@ -307,39 +310,58 @@ fail:
     return rc;
 }
 
+/* Largest map file read, in bytes: a line per rank of at most ~20 bytes
+ * ("A B C D E T"), so 64 MiB holds every rank of a full Mira (49,152 nodes x
+ * 64 ranks = 3.1 million lines) with room for comments. */
+#define MAP_FILE_MAX (64u << 20)
+
 static temu_status read_file(const char *path, char **text, temu_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    struct stat st;
+    /* O_NONBLOCK: opening a FIFO nobody writes to must not hang; such a
+     * file is then refused as not regular */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
         return temu_fail(err, TEMU_EIO, "cannot open map file '%s': %s", path, strerror(errno));
     }
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) {
-            break;
-        }
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (bigger == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return temu_fail(err, TEMU_EINVAL,
+                         "map file '%s' is not a regular file (a pipe or device is not read)",
+                         path);
     }
-    int bad = ferror(f);
-    fclose(f);
+    if (st.st_size > (off_t)MAP_FILE_MAX) {
+        close(fd);
+        return temu_fail(err, TEMU_EINVAL, "map file '%s' is %lld bytes; at most %u are read",
+                         path, (long long)st.st_size, MAP_FILE_MAX);
+    }
+    /* one byte more than the limit: a file that grew meanwhile is seen */
+    size_t cap = (size_t)st.st_size + 2, len = 0;
+    char *buf = malloc(cap);
     if (buf == NULL) {
+        close(fd);
         return temu_fail(err, TEMU_ENOMEM, "out of memory reading map file '%s'", path);
     }
-    if (bad) {
-        free(buf);
-        return temu_fail(err, TEMU_EIO, "error reading map file '%s'", path);
+    for (;;) {
+        ssize_t got = read(fd, buf + len, cap - 1 - len);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            int bad = got < 0;
+            close(fd);
+            if (bad) {
+                free(buf);
+                return temu_fail(err, TEMU_EIO, "error reading map file '%s'", path);
+            }
+            break;
+        }
+        len += (size_t)got;
+        if (len == cap - 1) {
+            close(fd);
+            free(buf);
+            return temu_fail(err, TEMU_EINVAL, "map file '%s' changed while it was read", path);
+        }
     }
     buf[len] = '\0';
     if (strlen(buf) != len) {

@@ -75,9 +75,10 @@ int temu_payload_is_uniform(const void *p, size_t len)
 
 /* ------------------------------------------------------------------ Gemini */
 
+/* a / b rounded up, without the a + b - 1 that wraps near 2^64 */
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
-    return (a + b - 1) / b;
+    return a / b + (a % b != 0);
 }
 
 typedef struct gemini_stream {
@@ -188,7 +189,7 @@ static void gemini_control(temu_plan *plan, const temu_machine *m, int dir)
 }
 
 /*
- * MPI point-to-point protocols by size (seed 000 section V.D; thresholds in
+ * MPI point-to-point protocols by size (Pedretti 2013 section V.D; thresholds in
  * temu_protocol):
  *   bytes < eager_limit: PUTs of envelope + data, source -> destination.
  *   bytes < bte_threshold: rendezvous by GET: RTS (src->dst), the
@@ -238,7 +239,7 @@ static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_pla
 /* ------------------------------------------------------------- Blue Gene */
 
 /* BG/Q: a packet is a 32-byte header chunk plus up to 512 bytes of payload
- * in 32-byte chunks (reference/bgq REPORT (f)).  A message of b bytes is
+ * in 32-byte chunks (BG/Q driver, doc/references.md).  A message of b bytes is
  * max(1, ceil(b/512)) packets and packets + ceil(b/32) chunks. */
 #define BGQ_MAX_PAYLOAD 512u
 /* BG/P: packets of up to 256 bytes in 32-byte chunks; our model gives each
@@ -308,7 +309,7 @@ static void mu_message(temu_plan *plan, int side, uint64_t bytes, uint64_t npk, 
 /*
  * L2 lines the message unit reads (sender) and writes (receiver) for the
  * data of a message.  The line at address a belongs to slice (a / 128) mod
- * 16, so consecutive lines go to consecutive slices (seed 003 section 3.2:
+ * 16, so consecutive lines go to consecutive slices (McCraw 2013 section 3.2:
  * "consecutive memory lines are mapped to separate slices").  The sender's
  * lines start at its payload address when known, else at slice 0; the
  * receiver's buffer address is not known at injection and starts at slice 0.
@@ -358,7 +359,7 @@ enum { BGP_VCD0 = 0, BGP_VCBN = 2 };
  *   put: put packets; get: a remote-get packet, then put packets back.
  * Bulk data (rendezvous and RMA) is labelled dynamic: BG/Q when larger
  * than 64 KiB and the nodes differ in more than one dimension (PAMI's rule,
- * reference/bgq REPORT (f)); BG/P always.  It still follows the
+ * BG/Q driver, doc/references.md); BG/P always.  It still follows the
  * deterministic path (the model has no adaptive routing).
  */
 static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
@@ -419,6 +420,61 @@ static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_p
     l2_transfer(plan, 0, msg->payload, msg->bytes);
 }
 
+/* Largest message whose updates inject.c keeps (memo.c): small messages
+ * are where the per-message cost shows; larger ones also touch more
+ * counters than an entry holds. */
+#define MEMO_BYTES 4096u
+
+/*
+ * What the plan of msg reads of its payload, as a key (memo.c):
+ *   BG/P     nothing (its counts do not depend on the bytes);
+ *   BG/Q     the address, only through the L2 lines of the sending side
+ *            (l2_lines: the first line's slice (a / 128) mod 16 and the
+ *            number of lines);
+ *   Gemini   the uniformity of every 64-byte block gemini_stream_add scans;
+ *            kept only when it scans at most one block: an eager message
+ *            whose header and data fit one transaction (a header > 0 means
+ *            no scan at all), a PUT or GET of at most 64 bytes.
+ * Returns 0 when the message is not worth keeping or the plan would read
+ * more; then it is planned as usual.
+ */
+int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64_t *key)
+{
+    const unsigned char *data = msg->payload;
+    *key = 0;
+    /* nodes and kind are not checked here: a message the plan refuses is
+     * never recorded, so it can match no entry */
+    if (msg->bytes > MEMO_BYTES) {
+        return 0;
+    }
+    if (data == NULL || m->system == TEMU_SYSTEM_BGP) {
+        return 1;
+    }
+    if (m->system == TEMU_SYSTEM_BGQ) {
+        /* l2_lines reads the first line's slice and the number of lines */
+        uint64_t a = (uint64_t)(uintptr_t)data;
+        uint64_t lines = msg->bytes == 0 ? 0 : (a + msg->bytes - 1) / 128 - a / 128 + 1;
+        *key = (a / 128 % TEMU_BGQ_L2_SLICES) | lines << 4 | 1u << 20;
+        return 1;
+    }
+    if (msg->kind == TEMU_KIND_PUT || msg->kind == TEMU_KIND_GET) {
+        if (msg->bytes > TEMU_GEMINI_MAX_TRANSACTION) {
+            return 0;
+        }
+        *key = 2u | (uint64_t)temu_payload_is_uniform(data, msg->bytes);
+        return 1;
+    }
+    uint64_t header = m->protocol.mpi_header;
+    if (msg->bytes >= m->protocol.eager_limit ||
+        header + msg->bytes > TEMU_GEMINI_MAX_TRANSACTION) {
+        return 0;
+    }
+    if (header == 0) {
+        *key = 2u | (uint64_t)temu_payload_is_uniform(data, msg->bytes);
+    }
+    return 1;
+}
+
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
                               temu_error *err)
 {
@@ -431,6 +487,11 @@ temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, te
     }
     if ((int)msg->kind < TEMU_KIND_P2P || (int)msg->kind > TEMU_KIND_GET) {
         return temu_fail(err, TEMU_EINVAL, "unknown message kind %d", (int)msg->kind);
+    }
+    if (msg->bytes > TEMU_MAX_MESSAGE_BYTES) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "message of %llu bytes: the model takes at most %llu bytes (2^48)",
+                         (unsigned long long)msg->bytes, (unsigned long long)TEMU_MAX_MESSAGE_BYTES);
     }
     if (msg->src == msg->dst) {
         plan->local = 1; /* same node: shared memory, nothing on the network */

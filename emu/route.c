@@ -2,11 +2,11 @@
  * route.c - deterministic dimension-ordered routing on a torus or mesh.
  *
  * Gemini: X then Y then Z, all hops of a dimension before the next, the
- * shortest direction per dimension (seed 000 section V.C).  BG/P: X, Y, Z.
+ * shortest direction per dimension (Pedretti 2013 section V.C).  BG/P: X, Y, Z.
  * BG/Q: longest dimension first (machine.c computes dim_order).
  * Tie rule (distance exactly n/2 on an even torus ring): go in the plus
  * direction, on every system (doc/model.md; the hardware rule is not
- * documented for Gemini, reference/gemini REPORT section 3).
+ * documented for Gemini, lanl/PPT machine configurations).
  * Pure functions: no globals, no allocation.
  */
 #define TEMU_BUILDING_LIBRARY 1

@@ -163,250 +163,7 @@ int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, 
 }
 
 /* ------------------------------------------------------------- sessions */
-
-/* Section offsets of a store; returns the file size. */
-typedef struct store_offsets {
-    uint64_t mapping, ranks, watches, watch_bits, node_words, counters, bytes;
-} store_offsets;
-
-static void store_layout(const temu_machine *m, int32_t nranks, store_offsets *o)
-{
-    uint64_t n = temu_machine_counter_count(m);
-    uint64_t off = TEMU_STORE_HEADER_BYTES;
-    o->mapping = off;
-    off = round_page(off + (uint64_t)nranks * sizeof(temu_slot));
-    o->ranks = off;
-    off = round_page(off + (uint64_t)nranks * sizeof(temu_rank_entry));
-    o->watches = off;
-    off = round_page(off + TEMU_WATCH_MAX * sizeof(temu_watch_slot));
-    o->watch_bits = off;
-    off = round_page(off + (n + 7) / 8);
-    o->node_words = off;
-    off = round_page(off + (uint64_t)m->nnodes * TEMU_NODE_WORDS * sizeof(uint64_t));
-    o->counters = off;
-    o->bytes = round_page(off + n * sizeof(uint64_t));
-}
-
-static void session_bind(temu_session *s, void *base, size_t bytes)
-{
-    char *b = base;
-    s->hdr = base;
-    s->map_bytes = bytes;
-    s->mapping = (temu_slot *)(b + s->hdr->mapping_offset);
-    s->ranks = (temu_rank_entry *)(b + s->hdr->ranks_offset);
-    s->watches = (temu_watch_slot *)(b + s->hdr->watches_offset);
-    s->watch_bits = (uint8_t *)(b + s->hdr->watch_bits_offset);
-    s->node_words = (uint64_t *)(b + s->hdr->node_words_offset);
-    temu_layout l;
-    temu_layout_compute(&s->hdr->machine, &l);
-    s->bgq_mu_base = l.bgq_mu;
-    s->bgq_l2_base = l.bgq_l2;
-    s->counters = (uint64_t *)(b + s->hdr->counters_offset);
-}
-
-static void header_init(temu_store_header *h, const temu_machine *m, const temu_mapping *map,
-                        const store_offsets *o)
-{
-    memcpy(h->magic, TEMU_STORE_MAGIC, sizeof h->magic);
-    h->abi_version = TEMU_STORE_ABI_VERSION;
-    h->header_bytes = TEMU_STORE_HEADER_BYTES;
-    h->file_bytes = o->bytes;
-    h->mapping_offset = o->mapping;
-    h->ranks_offset = o->ranks;
-    h->watches_offset = o->watches;
-    h->watch_bits_offset = o->watch_bits;
-    h->node_words_offset = o->node_words;
-    h->counters_offset = o->counters;
-    h->ncounters = temu_machine_counter_count(m);
-    h->nranks = map != NULL ? map->nranks : 0;
-    h->ranks_per_node = map != NULL ? map->ranks_per_node : 1;
-    h->created_unix = (uint64_t)time(NULL);
-    h->machine = *m;
-}
-
-temu_status temu_session_create(const char *path, const temu_machine *m, const temu_mapping *map,
-                                temu_session **out, temu_error *err)
-{
-    store_offsets o;
-    int32_t nranks = map != NULL ? map->nranks : 0;
-    temu_session *s;
-    void *base;
-    int fd;
-
-    *out = NULL;
-    if (strlen(path) >= sizeof s->path) {
-        return temu_fail(err, TEMU_EINVAL, "session path too long");
-    }
-    store_layout(m, nranks, &o);
-    uint64_t bytes = o.bytes;
-    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        return temu_fail(err, TEMU_EIO, "cannot create session store '%s': %s", path,
-                         strerror(errno));
-    }
-    /* ftruncate leaves a sparse file: untouched counters cost no memory */
-    if (ftruncate(fd, (off_t)bytes) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(path);
-        return temu_fail(err, TEMU_EIO, "cannot size session store '%s' to %llu bytes: %s", path,
-                         (unsigned long long)bytes, strerror(e));
-    }
-    base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED) {
-        int e = errno;
-        unlink(path);
-        return temu_fail(err, TEMU_EIO, "cannot map session store '%s': %s", path, strerror(e));
-    }
-    s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        munmap(base, bytes);
-        unlink(path);
-        return temu_fail(err, TEMU_ENOMEM, "out of memory creating a session");
-    }
-    header_init(base, m, map, &o);
-    session_bind(s, base, bytes);
-    if (map != NULL && nranks > 0) {
-        memcpy(s->mapping, map->slot, (size_t)nranks * sizeof(temu_slot));
-    }
-    snprintf(s->path, sizeof s->path, "%s", path);
-    *out = s;
-    return TEMU_OK;
-}
-
-temu_status temu_session_create_private(const temu_machine *m, temu_session **out,
-                                        temu_error *err)
-{
-    store_offsets o;
-    temu_session *s = calloc(1, sizeof *s);
-    void *base;
-
-    store_layout(m, 0, &o);
-    uint64_t bytes = o.bytes;
-
-    *out = NULL;
-    if (s == NULL) {
-        return temu_fail(err, TEMU_ENOMEM, "out of memory creating a session");
-    }
-    base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                -1, 0);
-    if (base == MAP_FAILED) {
-        free(s);
-        return temu_fail(err, TEMU_ENOMEM, "cannot map a private store of %llu bytes: %s",
-                         (unsigned long long)bytes, strerror(errno));
-    }
-    header_init(base, m, NULL, &o);
-    session_bind(s, base, bytes);
-    s->is_private = 1;
-    *out = s;
-    return TEMU_OK;
-}
-
-/* Check a header read from a file of file_size bytes. */
-static temu_status header_check(const char *path, const temu_store_header *h, uint64_t file_size,
-                                temu_error *err)
-{
-    temu_machine m;
-    temu_error perr;
-    if (memcmp(h->magic, TEMU_STORE_MAGIC, sizeof h->magic) != 0) {
-        return temu_fail(err, TEMU_ECORRUPT, "'%s' is not a torusemu session store (bad magic)",
-                         path);
-    }
-    if (h->abi_version != TEMU_STORE_ABI_VERSION) {
-        return temu_fail(err, TEMU_EVERSION,
-                         "session store '%s' has ABI version %u; this library reads version %u "
-                         "(re-create the session with this torusemu)",
-                         path, h->abi_version, TEMU_STORE_ABI_VERSION);
-    }
-    if (h->file_bytes != file_size) {
-        return temu_fail(err, TEMU_ECORRUPT,
-                         "session store '%s' is %llu bytes but its header says %llu "
-                         "(truncated or overwritten)",
-                         path, (unsigned long long)file_size, (unsigned long long)h->file_bytes);
-    }
-    /* the machine must re-parse to itself and give the recorded layout */
-    store_offsets o;
-    int bad = temu_machine_parse(h->machine.name, &m, &perr) != TEMU_OK ||
-              m.system != h->machine.system || m.nnodes != h->machine.nnodes || h->nranks < 0;
-    if (!bad) {
-        store_layout(&h->machine, h->nranks, &o);
-        bad = h->ncounters != temu_machine_counter_count(&h->machine) ||
-              h->mapping_offset != o.mapping || h->ranks_offset != o.ranks ||
-              h->watches_offset != o.watches || h->watch_bits_offset != o.watch_bits ||
-              h->node_words_offset != o.node_words ||
-              h->counters_offset != o.counters || o.bytes != file_size;
-    }
-    if (bad) {
-        return temu_fail(err, TEMU_ECORRUPT, "session store '%s' has an inconsistent header",
-                         path);
-    }
-    return TEMU_OK;
-}
-
-temu_status temu_session_attach(const char *path, temu_session **out, temu_error *err)
-{
-    temu_store_header h;
-    struct stat st;
-    temu_session *s;
-    temu_status rc;
-    void *base;
-    int fd;
-
-    *out = NULL;
-    if (path == NULL || path[0] == '\0') {
-        return temu_fail(err, TEMU_EINVAL, "empty session path");
-    }
-    if (strlen(path) >= sizeof s->path) {
-        return temu_fail(err, TEMU_EINVAL, "session path too long");
-    }
-    fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        return temu_fail(err, TEMU_EIO, "cannot open session store '%s': %s", path,
-                         strerror(errno));
-    }
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof h) {
-        close(fd);
-        return temu_fail(err, TEMU_ECORRUPT,
-                         "session store '%s' is too short to hold a header (%lld bytes)", path,
-                         (long long)st.st_size);
-    }
-    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
-        close(fd);
-        return temu_fail(err, TEMU_EIO, "cannot read the header of '%s'", path);
-    }
-    rc = header_check(path, &h, (uint64_t)st.st_size, err);
-    if (rc != TEMU_OK) {
-        close(fd);
-        return rc;
-    }
-    base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED) {
-        return temu_fail(err, TEMU_EIO, "cannot map session store '%s': %s", path,
-                         strerror(errno));
-    }
-    s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        munmap(base, (size_t)st.st_size);
-        return temu_fail(err, TEMU_ENOMEM, "out of memory attaching a session");
-    }
-    session_bind(s, base, (size_t)st.st_size);
-    snprintf(s->path, sizeof s->path, "%s", path);
-    *out = s;
-    return TEMU_OK;
-}
-
-temu_status temu_session_attach_env(temu_session **out, temu_error *err)
-{
-    const char *path = getenv(TEMU_SESSION_ENV);
-    *out = NULL;
-    if (path == NULL || path[0] == '\0') {
-        return temu_fail(err, TEMU_ENOSESSION, "%s is not set: no emulated session",
-                         TEMU_SESSION_ENV);
-    }
-    return temu_session_attach(path, out, err);
-}
+/* Creating and attaching store files: store_file.c. */
 
 void temu_session_close(temu_session *s)
 {
@@ -419,7 +176,7 @@ void temu_session_close(temu_session *s)
 
 const temu_machine *temu_session_machine(const temu_session *s)
 {
-    return &s->hdr->machine;
+    return &s->machine;
 }
 
 const char *temu_session_path(const temu_session *s)
@@ -429,20 +186,20 @@ const char *temu_session_path(const temu_session *s)
 
 int32_t temu_session_nranks(const temu_session *s)
 {
-    return s->hdr->nranks;
+    return s->nranks;
 }
 
 int32_t temu_session_ranks_per_node(const temu_session *s)
 {
-    return s->hdr->ranks_per_node;
+    return s->ranks_per_node;
 }
 
 temu_status temu_session_rank_slot(const temu_session *s, int32_t rank, temu_slot *slot,
                                    temu_error *err)
 {
-    if (rank < 0 || rank >= s->hdr->nranks) {
+    if (rank < 0 || rank >= s->nranks) {
         return temu_fail(err, TEMU_ERANGE, "rank %d is outside the session's %d ranks", rank,
-                         s->hdr->nranks);
+                         s->nranks);
     }
     *slot = s->mapping[rank];
     return TEMU_OK;
@@ -450,9 +207,12 @@ temu_status temu_session_rank_slot(const temu_session *s, int32_t rank, temu_slo
 
 temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error *err)
 {
-    if (rank < 0 || rank >= s->hdr->nranks) {
+    if (rank < 0 || rank >= s->nranks) {
         return temu_fail(err, TEMU_ERANGE, "rank %d is outside the session's %d ranks", rank,
-                         s->hdr->nranks);
+                         s->nranks);
+    }
+    if (s->readonly) {
+        return temu_fail(err, TEMU_EINVAL, "cannot register a rank in a read-only session");
     }
     __atomic_store_n(&s->ranks[rank].tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
     __atomic_store_n(&s->ranks[rank].pid, (int32_t)getpid(), __ATOMIC_RELEASE);
@@ -461,7 +221,7 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
 
 uint64_t *temu_node_words(temu_session *s, int64_t node)
 {
-    if (node < 0 || node >= s->hdr->machine.nnodes) {
+    if (node < 0 || node >= s->machine.nnodes) {
         return NULL;
     }
     return s->node_words + node * TEMU_NODE_WORDS;
@@ -479,12 +239,12 @@ uint64_t temu_session_bytes(const temu_session *s)
 
 uint64_t temu_counter_count(const temu_session *s)
 {
-    return s->hdr->ncounters;
+    return s->ncounters;
 }
 
 uint64_t temu_counter_read(const temu_session *s, int64_t idx)
 {
-    if (idx < 0 || (uint64_t)idx >= s->hdr->ncounters) {
+    if (idx < 0 || (uint64_t)idx >= s->ncounters) {
         return 0;
     }
     return __atomic_load_n(&s->counters[idx], __ATOMIC_RELAXED);
@@ -492,7 +252,7 @@ uint64_t temu_counter_read(const temu_session *s, int64_t idx)
 
 void temu_counter_read_many(const temu_session *s, const int64_t *idx, int n, uint64_t *out)
 {
-    const uint64_t limit = s->hdr->ncounters;
+    const uint64_t limit = s->ncounters;
     for (int i = 0; i < n; i++) {
         out[i] = (uint64_t)idx[i] < limit ? __atomic_load_n(&s->counters[idx[i]], __ATOMIC_RELAXED)
                                            : 0;
@@ -501,7 +261,7 @@ void temu_counter_read_many(const temu_session *s, const int64_t *idx, int n, ui
 
 void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta)
 {
-    if (idx < 0 || (uint64_t)idx >= s->hdr->ncounters) {
+    if (idx < 0 || (uint64_t)idx >= s->ncounters || s->readonly) {
         return;
     }
     int armed = temu_store_armed(s);
@@ -513,17 +273,28 @@ void temu_counter_add(temu_session *s, int64_t idx, uint64_t delta)
 
 void temu_session_zero(temu_session *s)
 {
-    char *start = (char *)s->counters;
-    size_t bytes = round_page(s->hdr->ncounters * sizeof(uint64_t));
-    /* Give the pages back instead of writing zeros, so a huge sparse store
-     * (Mira's CNK section) stays sparse: MADV_REMOVE punches a hole in a
-     * shared file, MADV_DONTNEED refills a private mapping with zeros. */
-    int rc = madvise(start, bytes, s->is_private ? MADV_DONTNEED : MADV_REMOVE);
-    if (rc != 0) {
-        memset(start, 0, s->hdr->ncounters * sizeof(uint64_t));
+    if (s->readonly) {
+        return;
+    }
+    if (s->is_private) {
+        /* MADV_DONTNEED refills a private anonymous mapping with zeros */
+        size_t bytes = round_page(s->ncounters * sizeof(uint64_t));
+        if (madvise(s->counters, bytes, MADV_DONTNEED) != 0) {
+            memset(s->counters, 0, s->ncounters * sizeof(uint64_t));
+        }
+    } else {
+        /* Write the zeros: punching holes (MADV_REMOVE) would give back the
+         * pages allocated at creation, and a later injection on a full file
+         * system would die of SIGBUS (store_file.c). */
+        memset(s->counters, 0, s->ncounters * sizeof(uint64_t));
     }
     __atomic_store_n(&s->hdr->messages, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->hdr->bytes, 0, __ATOMIC_RELAXED);
+}
+
+int temu_session_readonly(const temu_session *s)
+{
+    return s->readonly;
 }
 
 /* ------------------------------------------------------------ describing */

@@ -20,7 +20,7 @@
  * temu_watch_flush once the whole update has landed and the delay has
  * passed since the crossing: the counters keep running meanwhile, as the
  * Blue Gene/Q L2 and I/O counters did while the UPC_C ring carried an
- * overflow to the interrupt logic (seed 003 section 3.1: up to 800 cycles).
+ * overflow to the interrupt logic (McCraw 2013 section 3.1: up to 800 cycles).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -73,7 +73,9 @@ static int slot_active(const temu_watch_slot *w)
 /* Weight of counter idx in the watch, 0 if the watch does not sum it. */
 static uint64_t slot_weight(const temu_watch_slot *w, int64_t idx)
 {
-    for (int32_t i = 0; i < w->ncounters; i++) {
+    /* the slot lives in the shared file: never read past its array */
+    int32_t n = w->ncounters < TEMU_WATCH_MAX_COUNTERS ? w->ncounters : TEMU_WATCH_MAX_COUNTERS;
+    for (int32_t i = 0; i < n; i++) {
         uint64_t e = (uint64_t)w->counters[i];
         if ((int64_t)(e & TEMU_WATCH_IDX_MASK) == idx) {
             return (e >> TEMU_WATCH_IDX_BITS) + 1;
@@ -110,6 +112,9 @@ temu_status temu_watch_arm_ex(temu_session *s, const temu_watch_spec *spec,
     const uint32_t *weights = opt != NULL ? opt->weights : NULL;
     uint32_t delay = opt != NULL ? opt->delay_ns : 0;
     *id = -1;
+    if (s->readonly) {
+        return temu_fail(err, TEMU_EINVAL, "cannot arm a watch on a session attached read-only");
+    }
     if (spec->ncounters < 1 || spec->ncounters > TEMU_WATCH_MAX_COUNTERS) {
         return temu_fail(err, TEMU_EINVAL, "a watch sums 1..%d counters, not %d",
                          TEMU_WATCH_MAX_COUNTERS, spec->ncounters);
@@ -121,7 +126,7 @@ temu_status temu_watch_arm_ex(temu_session *s, const temu_watch_spec *spec,
         return temu_fail(err, TEMU_EINVAL, "signal number %d is not valid", spec->signo);
     }
     for (int32_t i = 0; i < spec->ncounters; i++) {
-        if (spec->counters[i] < 0 || (uint64_t)spec->counters[i] >= h->ncounters) {
+        if (spec->counters[i] < 0 || (uint64_t)spec->counters[i] >= s->ncounters) {
             return temu_fail(err, TEMU_ERANGE, "counter index %lld is outside the store",
                              (long long)spec->counters[i]);
         }
@@ -184,7 +189,7 @@ temu_status temu_watch_arm_ex(temu_session *s, const temu_watch_spec *spec,
 void temu_watch_disarm(temu_session *s, int32_t id)
 {
     temu_store_header *h = s->hdr;
-    if (id < 0 || id >= TEMU_WATCH_MAX) {
+    if (id < 0 || id >= TEMU_WATCH_MAX || s->readonly) {
         return;
     }
     watch_lock(h);
@@ -192,8 +197,13 @@ void temu_watch_disarm(temu_session *s, int32_t id)
     if (w->state == TEMU_WATCH_ACTIVE) {
         __atomic_store_n(&w->state, TEMU_WATCH_FREE, __ATOMIC_RELEASE);
         /* a counter stays marked while another watch still sums it */
-        for (int32_t i = 0; i < w->ncounters; i++) {
+        int32_t n = w->ncounters < TEMU_WATCH_MAX_COUNTERS ? w->ncounters
+                                                          : TEMU_WATCH_MAX_COUNTERS;
+        for (int32_t i = 0; i < n; i++) {
             int64_t idx = (int64_t)((uint64_t)w->counters[i] & TEMU_WATCH_IDX_MASK);
+            if ((uint64_t)idx >= s->ncounters) {
+                continue;
+            }
             int shared = 0;
             for (int32_t j = 0; j < TEMU_WATCH_MAX && !shared; j++) {
                 shared = j != id && slot_active(&s->watches[j]) && slot_has(&s->watches[j], idx);
@@ -220,7 +230,7 @@ void temu_watch_disarm(temu_session *s, int32_t id)
 
 void temu_watch_restart(temu_session *s, int32_t id)
 {
-    if (id >= 0 && id < TEMU_WATCH_MAX) {
+    if (id >= 0 && id < TEMU_WATCH_MAX && !s->readonly) {
         __atomic_store_n(&s->watches[id].accum, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&s->watches[id].pending, 0, __ATOMIC_RELAXED);
     }
@@ -228,7 +238,7 @@ void temu_watch_restart(temu_session *s, int32_t id)
 
 uint64_t temu_watch_take(temu_session *s, int32_t id)
 {
-    if (id < 0 || id >= TEMU_WATCH_MAX) {
+    if (id < 0 || id >= TEMU_WATCH_MAX || s->readonly) {
         return 0;
     }
     return __atomic_exchange_n(&s->watches[id].pending, 0, __ATOMIC_ACQ_REL);
@@ -358,7 +368,7 @@ void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta)
     for (int32_t i = 0; i < n; i++) {
         temu_watch_slot *w = &s->watches[i];
         uint64_t weight;
-        if (!slot_active(w) || (weight = slot_weight(w, idx)) == 0) {
+        if (!slot_active(w) || w->threshold == 0 || (weight = slot_weight(w, idx)) == 0) {
             continue;
         }
         uint64_t add = delta * weight;

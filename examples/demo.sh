@@ -1,12 +1,12 @@
 #!/bin/sh
 # demo.sh BUILD_DIR - the main job of papi-torus (`make demo`).
 #
-# The first all-to-all of a 3-D FFT with a 2-D processor grid (seed 003
+# The first all-to-all of a 3-D FFT with a 2-D processor grid (McCraw 2013
 # section 4): 32 ranks, 8 rows of 4, 16 KiB per pair, 4 ranks per node on
 # 8 nodes.  The application (examples/rowa2a_papi) reads network counters
 # through PAPI and prints them per node; it runs twice on each machine -
 # under the default mapping, where the 4 members of a row sit on 4 nodes,
-# and under a map that puts each row on one node (seed 003 Table 5) - and
+# and under a map that puts each row on one node (McCraw 2013 Table 5) - and
 # the two columns are printed side by side, on a Blue Gene/Q node board and
 # on a small Cray Gemini torus.
 set -eu
@@ -72,7 +72,7 @@ describe() {
         $NP $ROWS $COLS $BYTES $RPN
 }
 
-echo "papi-torus main job: a 3-D FFT's row all-to-all read through PAPI (seed 003 section 4)"
+echo "papi-torus main job: a 3-D FFT's row all-to-all read through PAPI (McCraw 2013 section 4)"
 describe
 echo
 
@@ -91,4 +91,4 @@ side_by_side "Cray Gemini 2x2x2 (16 nodes), gemini_tile, per Gemini router:
    host_phits_out = GM_LINK_PHITS:link=HH: phits the router's two nodes injected" \
     gemini-tiny.default gemini-tiny.rows
 echo "With one row per node the all-to-all never leaves a node and every network count is 0,"
-echo "as with the customized mapping of seed 003 Table 5(b)."
+echo "as with the customized mapping of McCraw 2013 Table 5(b)."

@@ -1,8 +1,8 @@
 /*
  * rowa2a - the first all-to-all of a 3-D FFT with a 2-D processor grid
- * (seed 003 section 4.2): P = R x C ranks, R rows ("subgroups") of C ranks
+ * (McCraw 2013 section 4.2): P = R x C ranks, R rows ("subgroups") of C ranks
  * each, an MPI_Alltoall inside every row.  Row i holds ranks i, i+R, i+2R ...
- * (members R apart, as the seed's 16 x 512 grid: ranks 0, 512, 1024 ...).
+ * (members R apart, as McCraw et al.'s 16 x 512 grid: ranks 0, 512, 1024 ...).
  *
  *   rowa2a --rows R --cols C [--bytes B] [--iters N]
  *   rowa2a --rows R --cols C --map-out FILE --machine SPEC   (no MPI)
@@ -13,7 +13,7 @@
  *
  * Placement: under the default mapping (ranks in order, C per node with
  * --ranks-per-node C) the members of a row sit on C different nodes; the
- * --map-out file puts row i on node i, T = its column (seed 003 Table 5(b)),
+ * --map-out file puts row i on node i, T = its column (McCraw 2013 Table 5(b)),
  * so the all-to-all never leaves a node.
  */
 #include <mpi.h>

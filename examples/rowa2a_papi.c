@@ -1,6 +1,6 @@
 /*
- * rowa2a_papi - the row all-to-all of a 3-D FFT (seed 003 section 4.2)
- * measured the way the seed's authors did: with PAPI network events read
+ * rowa2a_papi - the row all-to-all of a 3-D FFT (McCraw 2013 section 4.2)
+ * measured the way McCraw et al. did: with PAPI network events read
  * inside the application.
  *
  *   rowa2a_papi --rows R --cols C [--bytes B] [--iters N]
@@ -36,9 +36,9 @@ typedef struct event_group {
 
 /*
  * Blue Gene/Q: 32-byte chunks sent on the user point-to-point channels over
- * all 11 links of the node (pass-through included, seed 003 Fig. 2) and
+ * all 11 links of the node (pass-through included, McCraw 2013 Fig. 2) and
  * packets received.  Gemini: phits arriving at the router over its six
- * torus links (the arrival view of seed 000 V.B), and phits its two nodes
+ * torus links (the arrival view of Pedretti 2013 V.B), and phits its two nodes
  * injected through the host tiles.
  */
 static const event_group groups[] = {

@@ -1,6 +1,6 @@
 /*
  * sonar - send one known "ping" per message size between two ranks, the
- * experiment of seed 000 section V: look at the counters afterwards to see
+ * experiment of Pedretti 2013 section V: look at the counters afterwards to see
  * what went over the wire (the "pong").
  *
  *   sonar [--src R] [--dst R] [--size B | --min B --max B] [--payload random|zero]
@@ -10,8 +10,8 @@
  * from --min to --max, default 8 B .. 4 MiB), each --repeat times; other
  * ranks only start and stop.  Sizes take K and M suffixes (binary).  The
  * payload is random bytes or zeros (Gemini compresses runs of equal bits,
- * seed 000 V.A).  With --report (and a torusemu session), rank src prints
- * after each size what its node put on the network, like seed 000 Fig. 5:
+ * Pedretti 2013 V.A).  With --report (and a torusemu session), rank src prints
+ * after each size what its node put on the network, like Pedretti 2013 Fig. 5:
  * Gemini host-tile phits of the source Gemini (VC0 requests, VC1 responses,
  * 3 bytes each), Blue Gene 32-byte chunks sent out of the source node.
  * The program is an ordinary MPI program: it counts nothing itself.

@@ -1,6 +1,6 @@
 /*
  * stencil27 - halo exchange of a 27-point stencil on a 3-D process grid,
- * the communication of MiniGhost (seed 000 section VI): every rank owns
+ * the communication of MiniGhost (Pedretti 2013 section VI): every rank owns
  * NX x NY x NZ cells of V variables (doubles) and, once per step, sends each
  * of its up to 26 neighbours (faces, edges, corners; the grid does not wrap)
  * the cells that neighbour needs.

@@ -171,7 +171,7 @@ int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t le
 #define TEMU_GEMINI_TILE_COLS 8
 #define TEMU_GEMINI_TILE_COUNTERS 6
 
-/* Tile counter index, as GM_n_m_TILE_PERFORMANCE_COUNTERS_k (seed 000, Table I). */
+/* Tile counter index, as GM_n_m_TILE_PERFORMANCE_COUNTERS_k (Pedretti 2013, Table I). */
 enum temu_gemini_tile_counter {
     TEMU_TILE_VC0_PHITS = 0,   /* request phits arriving at the tile            */
     TEMU_TILE_VC1_PHITS = 1,   /* response phits arriving at the tile           */
@@ -192,7 +192,7 @@ typedef enum temu_medium {
 double temu_medium_tile_bandwidth(temu_medium medium);
 const char *temu_medium_name(temu_medium medium);
 
-/* Link (direction) served by a tile in the default map of seed 000 Fig. 3. */
+/* Link (direction) served by a tile in the default map of Pedretti 2013 Fig. 3. */
 int temu_gemini_tile_link(int tile);
 /* Tiles of a link, in ascending tile order; returns the count (8, 4 or 8). */
 int temu_gemini_link_tiles(int link, int *tiles);
@@ -275,7 +275,7 @@ enum temu_bgq_nw_kind {
 #define TEMU_BGQ_CNK_HWT_COUNTERS 27
 #define TEMU_BGQ_HWTHREADS 64 /* 16 cores x 4 threads */
 
-/* MU SRAM indices the model writes (reference/bgq/events_io.tsv). */
+/* MU SRAM indices the model writes (BG/Q driver, upci/events.h). */
 enum temu_bgq_mu_index {
     TEMU_MU_PKT_INJ = 0,       /* packets injected, first of each message excluded */
     TEMU_MU_MSG_INJ = 1,       /* messages (descriptors) injected             */
@@ -383,6 +383,11 @@ typedef struct temu_plan {
     uint32_t gemini_slot_base;               /* first tile slot used on every link */
 } temu_plan;
 
+/* Largest message the model takes, in bytes (2^48 = 256 TiB): far above any
+ * MPI message, and low enough that no packet, chunk or phit count of a plan
+ * can wrap around 2^64.  temu_plan_message refuses larger ones. */
+#define TEMU_MAX_MESSAGE_BYTES (1ull << 48)
+
 /* Message description for packetization and injection. */
 typedef struct temu_message {
     int64_t src;         /* source node                                  */
@@ -396,7 +401,7 @@ typedef struct temu_message {
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
                               temu_error *err);
 
-/* Gemini transaction sizes in phits (seed 000 section V.A; doc/model.md):
+/* Gemini transaction sizes in phits (Pedretti 2013 section V.A; doc/model.md):
  * payload 1..64 bytes, compressed = payload is a run of zero or one bits. */
 uint32_t temu_gemini_put_request_phits(uint32_t payload, int compressed);
 uint32_t temu_gemini_get_response_phits(uint32_t payload, int compressed);
@@ -417,12 +422,38 @@ int temu_payload_is_uniform(const void *p, size_t len);
 
 typedef struct temu_session temu_session;
 
-/* Create a store file at path for machine m and (optional) mapping.  The
- * file is created or truncated; its parent directory must exist. */
+/*
+ * Create a store file at path for machine m and (optional) mapping.  The
+ * store is written in full under a fresh name in the same directory (created
+ * exclusively, O_EXCL|O_NOFOLLOW), its pages allocated (posix_fallocate: a
+ * full file system is an error here, never a SIGBUS later), and only then
+ * published under path: an existing path - file, symlink or anything else -
+ * is refused unless TEMU_CREATE_REPLACE, which renames the new store over it
+ * (processes still attached to the old store keep the old file).  The file
+ * is owner-only (0600) unless TEMU_CREATE_GROUP (0660: the file's group may
+ * read and inject).  doc/store.md describes the permission model.
+ * temu_session_create is temu_session_create_ex with flags 0.
+ */
+#define TEMU_CREATE_REPLACE 0x1u
+#define TEMU_CREATE_GROUP 0x2u
 temu_status temu_session_create(const char *path, const temu_machine *m, const temu_mapping *map,
                                 temu_session **out, temu_error *err);
-/* Attach to an existing store (read-write). */
+temu_status temu_session_create_ex(const char *path, const temu_machine *m,
+                                   const temu_mapping *map, unsigned flags, temu_session **out,
+                                   temu_error *err);
+/* Attach to an existing store (read-write).  Nothing in the file is
+ * trusted: the header is copied once, checked against the machine re-parsed
+ * from its stored name, and only that checked copy is used afterwards. */
 temu_status temu_session_attach(const char *path, temu_session **out, temu_error *err);
+/* Attach read-only (file opened O_RDONLY, pages mapped PROT_READ): enough to
+ * read counters (`torusemu dump`) with read permission alone.  Functions that
+ * write (inject, add, zero, register, watches) fail with TEMU_EINVAL or do
+ * nothing on such a session. */
+#define TEMU_ATTACH_READONLY 0x1u
+temu_status temu_session_attach_ex(const char *path, unsigned flags, temu_session **out,
+                                   temu_error *err);
+/* 1 when the session was attached read-only. */
+int temu_session_readonly(const temu_session *s);
 /* Attach to the store named by $TORUSEMU_SESSION; TEMU_ENOSESSION if unset. */
 temu_status temu_session_attach_env(temu_session **out, temu_error *err);
 /* A private, zeroed in-memory store (no file): an idle machine. */
@@ -443,9 +474,13 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
 /* --- process identity ---------------------------------------------------
  * Which rank, node and hardware thread the calling process is, as far as the
  * emulated machine is concerned.  The MPI layer sets it at MPI_Init; PAPI
- * components read it.  Until it is set, TORUSEMU_RANK / TORUSEMU_NODE from
- * the environment are used (node = that rank's node when a session maps it),
- * else rank 0 on node 0. */
+ * components read it, also before MPI_Init (TAU starts PAPI first).  Until
+ * it is set, the rank comes from the environment, the first of
+ * TORUSEMU_RANK, OMPI_COMM_WORLD_RANK (Open MPI's mpirun), PMIX_RANK (any
+ * PMIx launcher), PMI_RANK (MPICH's, Slurm's PMI-1/2), and the node is that
+ * rank's node in the session's mapping; TORUSEMU_NODE names the node
+ * directly and wins.  Without any of them the node is not known (known = 0,
+ * node 0): components then refuse to count rather than read node 0. */
 #define TEMU_RANK_ENV "TORUSEMU_RANK"
 #define TEMU_NODE_ENV "TORUSEMU_NODE"
 
@@ -456,6 +491,9 @@ typedef struct temu_identity {
     int32_t core;         /* core the slot runs on                            */
     int32_t hwthread;     /* hardware thread id on the node (BG/Q 0..63)      */
     int32_t explicit_set; /* 1 when set by temu_identity_set              */
+    int32_t known;        /* 1 when the node is known (set, or from the env)  */
+    const char *from;     /* what gave it: "MPI_Init", a variable's name;
+                           * NULL when unknown                               */
 } temu_identity;
 
 /* Core and hardware thread of slot t: slots fill the cores first, then the
@@ -463,7 +501,7 @@ typedef struct temu_identity {
  * 0 and 1 of every core). */
 void temu_slot_placement(const temu_machine *m, int32_t t, int32_t *core, int32_t *hwthread);
 void temu_identity_set(const temu_machine *m, int32_t rank, int64_t node, int32_t t);
-/* Current identity; s (may be NULL) resolves TORUSEMU_RANK to a node. */
+/* Current identity; s (may be NULL) resolves a rank variable to a node. */
 temu_identity temu_identity_get(const temu_session *s);
 
 /* Inject one message between nodes / between ranks of the stored mapping. */
@@ -550,7 +588,7 @@ uint32_t temu_watch_armed(const temu_session *s);
  *             crosses its thresholds exactly; 1..TEMU_WATCH_MAX_WEIGHT,
  *             NULL = 1 for every counter.
  *   delay_ns  "slow" overflow detection (Blue Gene/Q L2 and I/O units,
- *             seed 003 section 3.1): the crossing is recorded when it
+ *             McCraw 2013 section 3.1): the crossing is recorded when it
  *             happens, but the signal leaves only after the whole update
  *             (a message) has landed and at least delay_ns after the
  *             crossing; the injecting thread waits for it.  Signals of

@@ -10,11 +10,51 @@
 
 #include <string.h>
 
+/* The predefined types messages mostly use, with their sizes, looked up
+ * once at MPI_Init: a predefined type is never freed (its handle cannot be
+ * reused by a derived type) and is one dense run of `size` bytes (lower
+ * bound 0, extent = size), so a hit needs no MPI call at all. */
+#define NPREDEF 16
+static MPI_Datatype predef[NPREDEF];
+static int predef_size[NPREDEF];
+
+void tmpi_types_init(void)
+{
+    const MPI_Datatype t[NPREDEF] = {
+        MPI_BYTE,  MPI_CHAR,      MPI_INT,           MPI_DOUBLE,   MPI_FLOAT,
+        MPI_LONG,  MPI_LONG_LONG, MPI_UNSIGNED_CHAR, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+        MPI_SHORT, MPI_INT64_T,   MPI_UINT64_T,      MPI_INT32_T,  MPI_DOUBLE_COMPLEX,
+        MPI_PACKED};
+    for (int i = 0; i < NPREDEF; i++) {
+        int size = 0;
+        if (PMPI_Type_size(t[i], &size) == MPI_SUCCESS && size > 0) {
+            predef[i] = t[i];
+            predef_size[i] = size;
+        } else {
+            predef[i] = MPI_DATATYPE_NULL;
+        }
+    }
+}
+
+/* Size of a listed predefined type, 0 when type is not one of them. */
+static inline int predef_lookup(MPI_Datatype type)
+{
+    for (int i = 0; i < NPREDEF; i++) {
+        if (predef[i] == type) {
+            return predef_size[i];
+        }
+    }
+    return 0;
+}
+
 uint64_t tmpi_type_bytes(int count, MPI_Datatype type)
 {
     int size = 0;
-    if (count <= 0 || !tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-        size <= 0) {
+    if (count <= 0 || !tmpi_type_valid(type)) {
+        return 0;
+    }
+    if ((size = predef_lookup(type)) == 0 &&
+        (PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)) {
         return 0;
     }
     return (uint64_t)count * (uint64_t)size;
@@ -67,20 +107,29 @@ static int32_t destination(int dest, MPI_Comm comm)
 int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
                       temu_message *msg)
 {
-    temu_slot b;
     int size = 0;
     if (dest == MPI_PROC_NULL) {
         return 0;
     }
     int32_t w = destination(dest, comm);
-    if (w < 0 || !tmpi_type_valid(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-        temu_session_rank_slot(tmpi_g.session, w, &b, NULL) != TEMU_OK) {
+    if (w < 0 || !tmpi_type_valid(type)) {
         return 0;
     }
-    msg->src = tmpi_g.node; /* this rank's node, known since MPI_Init */
-    msg->dst = b.node;
+    int predefined = (size = predef_lookup(type)) != 0;
+    if (!predefined && PMPI_Type_size(type, &size) != MPI_SUCCESS) {
+        return 0;
+    }
+    msg->src = tmpi_g.node;         /* this rank's node, known since MPI_Init */
+    msg->dst = tmpi_g.rank_node[w]; /* w < world size (destination()) */
     msg->bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
-    msg->payload = tmpi_g.want_payload ? dense_start(buf, count, type, size) : NULL;
+    msg->payload = NULL;
+    if (tmpi_g.want_payload && count > 0 && size > 0) {
+        /* a predefined type is one run from buf (dense_start's rules with
+         * lower bound 0: nothing for MPI_IN_PLACE or MPI_BOTTOM) */
+        msg->payload = !predefined ? dense_start(buf, count, type, size)
+                       : buf == MPI_IN_PLACE || buf == MPI_BOTTOM ? NULL
+                                                                  : buf;
+    }
     msg->kind = TEMU_KIND_P2P;
     return 1;
 }

@@ -5,7 +5,7 @@
  * "class routes": a spanning tree of the torus links over the nodes of a
  * communicator, along which the routers combine (reduce) or replicate
  * (broadcast) packets on the collective virtual channels (VC 4 for
- * MPI_COMM_WORLD, VC 5 for a sub-communicator; reference/bgq REPORT (a)).
+ * MPI_COMM_WORLD, VC 5 for a sub-communicator; BG/Q driver, doc/references.md).
  * Our model of the tree (doc/mpi.md): the union of the deterministic routes
  * from every member node to the root node (up) or from the root to every
  * member (down).  Deterministic dimension-ordered routes to one node form a

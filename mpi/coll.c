@@ -97,7 +97,7 @@ static uint64_t sum_blocks(const tmpi_coll *c)
 }
 
 /* Blue Gene collective networks carried barrier, broadcast and reductions
- * with predefined operations (seed 003; doc/mpi.md). */
+ * with predefined operations (McCraw 2013; doc/mpi.md). */
 static tmpi_algo collective_network(const tmpi_coll_env *env, const tmpi_coll *c)
 {
     int rooted_data = c->op == TMPI_BARRIER || c->op == TMPI_BCAST;

@@ -39,16 +39,19 @@ endif
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
-	tests/mpi/papi_units.sh tests/mpi/demo.sh
+	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
+	tests/mpi/tools.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh
+	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
+	bench/mpi_setup.sh
 
 if HAVE_MPI
 # -------------------------------------------------- interposition library
 lib_LTLIBRARIES += libtorusemu_mpi.la
+pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/fortran.c
+	mpi/pmpi_rma.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread
@@ -62,7 +65,13 @@ libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 TMPI_PROG_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples -I$(top_srcdir)/mpi
 TMPI_PROG_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
 TMPI_PROG_LDADD = libtorusemu.la $(TMPI_MPI_LIBS)
-noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27
+noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27 examples/app
+# app: the plain MPI program README.md and doc/mpi.md compile themselves
+examples_app_SOURCES = examples/app.c
+examples_app_CFLAGS = $(TMPI_PROG_CFLAGS)
+examples_app_LDADD = $(TMPI_MPI_LIBS)
+examples_app_DEPENDENCIES =
+examples_app_LDFLAGS = -no-install
 examples_sonar_SOURCES = examples/sonar.c
 examples_sonar_CFLAGS = $(TMPI_PROG_CFLAGS)
 examples_sonar_LDADD = $(TMPI_PROG_LDADD)
@@ -134,6 +143,31 @@ tests_mpi_sonar_linked_LDADD = libtorusemu_mpi.la libtorusemu.la $(TMPI_MPI_LIBS
 tests_mpi_sonar_linked_DEPENDENCIES = libtorusemu_mpi.la libtorusemu.la
 tests_mpi_sonar_linked_LDFLAGS = -no-install
 
+# A TAU-like PMPI tool (a shared library, as tools are) and the program
+# tools.sh runs under it: plain, with the layer linked in, with the tool
+# linked in.  -rpath makes libtool build the check library shared.
+check_LTLIBRARIES = tests/mpi/libpmpitool.la
+tests_mpi_libpmpitool_la_SOURCES = tests/mpi/pmpi_tool.c
+tests_mpi_libpmpitool_la_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
+tests_mpi_libpmpitool_la_LIBADD = $(TMPI_MPI_LIBS)
+tests_mpi_libpmpitool_la_LDFLAGS = -module -avoid-version -rpath $(abs_builddir)/tests/mpi
+check_PROGRAMS += tests/mpi/tool_app tests/mpi/tool_app_ours tests/mpi/tool_app_tool
+tests_mpi_tool_app_SOURCES = tests/mpi/tool_app.c
+tests_mpi_tool_app_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_tool_app_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_tool_app_DEPENDENCIES =
+tests_mpi_tool_app_LDFLAGS = -no-install
+tests_mpi_tool_app_ours_SOURCES = tests/mpi/tool_app.c
+tests_mpi_tool_app_ours_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_tool_app_ours_LDADD = libtorusemu_mpi.la libtorusemu.la $(TMPI_MPI_LIBS)
+tests_mpi_tool_app_ours_DEPENDENCIES = libtorusemu_mpi.la libtorusemu.la
+tests_mpi_tool_app_ours_LDFLAGS = -no-install
+tests_mpi_tool_app_tool_SOURCES = tests/mpi/tool_app.c
+tests_mpi_tool_app_tool_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_tool_app_tool_LDADD = tests/mpi/libpmpitool.la $(TMPI_MPI_LIBS)
+tests_mpi_tool_app_tool_DEPENDENCIES = tests/mpi/libpmpitool.la
+tests_mpi_tool_app_tool_LDFLAGS = -no-install
+
 # Fortran twins of tests/mpi/ftwin.c through mpif.h, `use mpi` and
 # `use mpi_f08` (fortran.sh); gfortran >= 10 needs -fallow-argument-mismatch
 # for mpif.h's interface-less calls.  The logs are named through variables:
@@ -152,9 +186,22 @@ tests/mpi/fortran_usempi$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90
 tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
 	@$(MKDIR_P) tests/mpi
 	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/fortran_f08.f90
+CLEANFILES += $(TMPI_FORTRAN) tests/mpi/*.mod
 TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
 $(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
+# the mpif.h program with the layer linked in (tools.sh); --no-as-needed:
+# the program calls nothing of the layer by name
+TMPI_FORTRAN_OURS = tests/mpi/fortran_mpifh_ours$(EXEEXT)
+CLEANFILES += $(TMPI_FORTRAN_OURS)
+tests/mpi/fortran_mpifh_ours$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90 libtorusemu_mpi.la
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -w -fallow-argument-mismatch -DUSE_MPIF_H -o $@ \
+		$(srcdir)/tests/mpi/fortran_mpi.F90 -Wl,--no-as-needed -L.libs -ltorusemu_mpi \
+		-Wl,-rpath,$(abs_builddir)/.libs
 endif
+# tools.sh also runs the Fortran programs when there are some
+TMPI_TOOLS_LOG = tests/mpi/tools.sh.log
+$(TMPI_TOOLS_LOG): libtorusemu_mpi.la $(TMPI_FORTRAN) $(TMPI_FORTRAN_OURS)
 
 # PAPI inside MPI ranks (papi.sh): built against the components area's PAPI
 # once it exists; without it the test is skipped.
@@ -185,7 +232,9 @@ examples/rowa2a_papi$(EXEEXT): $(srcdir)/examples/rowa2a_papi.c $(PAPI_STAMP)
 	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/examples/rowa2a_papi.c \
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
 	else echo "rowa2a_papi: PAPI not built" >&2; exit 1; fi
-EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh
+EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh examples/papi_app.c
+CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/papi_units$(EXEEXT) \
+	examples/rowa2a_papi$(EXEEXT)
 TMPI_DEMO_LOG = tests/mpi/demo.sh.log
 $(TMPI_DEMO_LOG): examples/rowa2a_papi$(EXEEXT) examples/rowa2a$(EXEEXT) libtorusemu_mpi.la
 TMPI_UNITS_LOG = tests/mpi/papi_units.sh.log
@@ -202,8 +251,11 @@ bench_bench_mpi_DEPENDENCIES =
 bench_bench_mpi_LDFLAGS = -no-install
 bench-mpi: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi.sh $(builddir)
+# the same comparison in instructions per MPI_Isend (callgrind, deterministic)
+bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi:
-	@echo "bench-mpi: Open MPI was not found by configure" >&2; exit 1
+bench-mpi bench-mpi-instr:
+	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi
+.PHONY: bench-mpi bench-mpi-instr

@@ -1,11 +1,12 @@
 /*
  * pmpi_env.c - start-up and node identity.
  *
+ * Each entry exists as MPI_X and PMPI_X (tmpi.h, TMPI_ENTRY).
  * MPI_Init / MPI_Init_thread attach the session and set the identity
  * (state.c).  MPI_Get_processor_name answers with the emulated node's name
  * (a Cray cname, a Blue Gene location) and MPI_Comm_split_type groups ranks
  * by emulated node, so programs that discover "nodes" themselves (GPCNeT
- * does, reference/anchors REPORT section 2.2) see the emulated machine.
+ * does, Chunduri et al. 2019) see the emulated machine.
  * MPI_Pcontrol(0) pauses counting in the calling process, MPI_Pcontrol(1)
  * resumes it (the standard's profiling-control hook).
  */
@@ -13,18 +14,19 @@
 
 #include <string.h>
 
-int MPI_Init(int *argc, char ***argv)
+TMPI_ENTRY(Init, (int *argc, char ***argv), (argc, argv))
 {
-    int rc = PMPI_Init(argc, argv);
+    int rc = tmpi_next_(argc, argv);
     if (rc == MPI_SUCCESS) {
         tmpi_start();
     }
     return rc;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+TMPI_ENTRY(Init_thread, (int *argc, char ***argv, int required, int *provided),
+           (argc, argv, required, provided))
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = tmpi_next_(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         tmpi_start();
     }
@@ -40,14 +42,16 @@ int tmpi_node_name(char *buf, int len)
     return n < len ? n : len - 1;
 }
 
-int MPI_Get_processor_name(char *name, int *resultlen)
+/* The name comes from the emulated machine once it is known; the call
+ * still goes down the chain, so tools after this one see it. */
+TMPI_ENTRY(Get_processor_name, (char *name, int *resultlen), (name, resultlen))
 {
+    int rc = tmpi_next_(name, resultlen);
     int n = tmpi_node_name(name, MPI_MAX_PROCESSOR_NAME);
-    if (n < 0) {
-        return PMPI_Get_processor_name(name, resultlen);
+    if (rc == MPI_SUCCESS && n >= 0) {
+        *resultlen = n;
     }
-    *resultlen = n;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int tmpi_split_by_node(MPI_Comm comm, int split_type, int key, MPI_Comm *newcomm, int *rc)
@@ -62,17 +66,36 @@ int tmpi_split_by_node(MPI_Comm comm, int split_type, int key, MPI_Comm *newcomm
     return 1;
 }
 
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+/* A split by node is done here instead of in Open MPI; when another tool
+ * comes after this library, its MPI_Comm_split_type runs first and reaches
+ * our PMPI_Comm_split_type, which does it. */
+TMPI_ENTRY(Comm_split_type,
+           (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm),
+           (comm, split_type, key, info, newcomm))
 {
+    static void *ompi_own;
     int rc;
-    if (tmpi_split_by_node(comm, split_type, key, newcomm, &rc)) {
+    if (tmpi_next_ == tmpi_next_fn(&ompi_own, "PMPI_Comm_split_type") &&
+        tmpi_split_by_node(comm, split_type, key, newcomm, &rc)) {
         return rc;
     }
-    return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    return tmpi_next_(comm, split_type, key, info, newcomm);
 }
+
+/* Variadic, so not through TMPI_ENTRY; only the level is passed on (the
+ * standard gives the other arguments no meaning for MPI itself). */
+typedef int (*pcontrol_fn)(const int, ...);
 
 int MPI_Pcontrol(const int level, ...)
 {
+    static void *next;
     tmpi_paused = level == 0;
-    return PMPI_Pcontrol(level);
+    return ((pcontrol_fn)tmpi_next_fn(&next, "MPI_Pcontrol"))(level);
+}
+
+int PMPI_Pcontrol(const int level, ...)
+{
+    static void *next;
+    tmpi_paused = level == 0;
+    return ((pcontrol_fn)tmpi_next_fn(&next, "PMPI_Pcontrol"))(level);
 }

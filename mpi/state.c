@@ -6,6 +6,7 @@
  */
 #include "tmpi.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,25 @@
 
 TMPI_HIDDEN tmpi_state tmpi_g;
 TMPI_HIDDEN int tmpi_paused;
-TMPI_HIDDEN __thread int tmpi_in_fortran;
+TMPI_HIDDEN __thread int tmpi_depth __attribute__((tls_model("initial-exec")));
 
 static tmpi_comm world_info;
 static MPI_Group world_group = MPI_GROUP_NULL;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void *tmpi_resolve(void **slot, const char *name)
+{
+    /* RTLD_NEXT: the first definition after this library in the lookup
+     * order -- another tool's wrapper, or Open MPI's own */
+    void *f = dlsym(RTLD_NEXT, name);
+    if (f == NULL) {
+        fprintf(stderr, "torusemu-mpi: %s not found after libtorusemu_mpi (is libmpi loaded?)\n",
+                name);
+        abort();
+    }
+    __atomic_store_n(slot, f, __ATOMIC_RELAXED);
+    return f;
+}
 
 void tmpi_warn_once(int *flag, const char *what)
 {
@@ -297,6 +312,25 @@ void tmpi_start(void)
         temu_session_close(s);
         return;
     }
+    tmpi_g.rank_node = malloc((size_t)size * sizeof *tmpi_g.rank_node);
+    for (int r = 0; tmpi_g.rank_node != NULL && r < size; r++) {
+        temu_slot other;
+        if (temu_session_rank_slot(s, r, &other, &err) != TEMU_OK) {
+            free(tmpi_g.rank_node);
+            tmpi_g.rank_node = NULL;
+        } else {
+            tmpi_g.rank_node[r] = other.node;
+        }
+    }
+    if (tmpi_g.rank_node == NULL) {
+        fprintf(stderr,
+                "torusemu-mpi: rank %d: cannot map the job's ranks; MPI traffic is not "
+                "counted\n",
+                rank);
+        temu_session_close(s);
+        return;
+    }
+    tmpi_types_init();
     tmpi_g.m = temu_session_machine(s);
     tmpi_g.system = tmpi_g.m->system;
     tmpi_g.node = slot.node;

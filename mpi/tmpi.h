@@ -7,9 +7,10 @@
  *   account.c    point-to-point and one-sided traffic -> the counter store
  *   acct_coll.c  collectives -> messages (coll.c) or class routes (classroute.c)
  *   persist.c    persistent send requests
- *   pmpi_*.c     the C entry points (MPI_Send ...) over PMPI_*; pmpi_env.c
- *                also MPI_Init, processor name, split by node, MPI_Pcontrol
- *   fortran.c    the Fortran entry points over Open MPI's own (ompi_*_f)
+ *   pmpi_*.c     the entry points (MPI_Send and PMPI_Send ...), each over the
+ *                next definition; pmpi_env.c also MPI_Init, processor name,
+ *                split by node, MPI_Pcontrol.  Fortran reaches them through
+ *                Open MPI's bindings, which call PMPI_*.
  */
 #ifndef TMPI_H
 #define TMPI_H
@@ -32,6 +33,8 @@ typedef struct tmpi_state {
     int32_t system;
     int32_t world_rank, world_size;
     int64_t node;         /* this rank's emulated node             */
+    int64_t *rank_node;   /* node of every world rank (from the session's
+                           * mapping at MPI_Init: no lookup per message) */
     int32_t want_payload; /* the model reads payload bytes/addresses */
     int comm_keyval, win_keyval;
 } tmpi_state;
@@ -39,14 +42,69 @@ typedef struct tmpi_state {
 extern TMPI_HIDDEN tmpi_state tmpi_g;
 /* MPI_Pcontrol(0) pauses counting in this process, MPI_Pcontrol(1) resumes. */
 extern TMPI_HIDDEN int tmpi_paused;
-/* Set while a Fortran wrapper runs Open MPI's own Fortran binding, so a C
- * wrapper reached from it does not count the same call again. */
-extern TMPI_HIDDEN __thread int tmpi_in_fortran;
 
+/*
+ * Stacking with other PMPI tools (doc/mpi.md, "Other tools").  Every call
+ * the layer handles is exported twice: as MPI_X, for when this library comes
+ * before another tool (or alone), and as PMPI_X, for when a tool that comes
+ * first calls PMPI_X from its own MPI_X.  Each entry forwards to the next
+ * definition of the same name after this library (dlsym(RTLD_NEXT)): the
+ * other tool's MPI_X, or Open MPI's own.  Open MPI's Fortran bindings call
+ * PMPI_X (nm -D libmpi_mpifh.so.40), so Fortran calls arrive here too.
+ *
+ * A call can pass through several of our entries: our MPI_Send, then the
+ * other tool's MPI_Send, then our PMPI_Send; Open MPI's
+ * PMPI_Sendrecv_replace calls PMPI_Sendrecv through its PLT.  Only the
+ * outermost entry on the thread counts: tmpi_depth is how many of our
+ * entries are active on this thread.  Initial-exec TLS: one load from %fs,
+ * no __tls_get_addr (the library is preloaded or linked, never dlopen()ed
+ * late).
+ */
+extern TMPI_HIDDEN __thread int tmpi_depth __attribute__((tls_model("initial-exec")));
+
+/* This call is counted: a session, not paused, outermost of our entries. */
 static inline int tmpi_counting(void)
 {
-    return tmpi_g.session != NULL && !tmpi_paused && !tmpi_in_fortran;
+    return tmpi_g.session != NULL && !tmpi_paused && tmpi_depth == 1;
 }
+
+/* The next definition of name after this library; aborts with a message
+ * when there is none (the layer is loaded without libmpi). */
+TMPI_HIDDEN void *tmpi_resolve(void **slot, const char *name);
+static inline void *tmpi_next_fn(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    return f != NULL ? f : tmpi_resolve(slot, name);
+}
+
+#define TMPI_UNPAREN(...) __VA_ARGS__
+
+/* One generated entry point (MPI_X or PMPI_X): forward to the body with the
+ * next definition of the same symbol, one level deeper. */
+#define TMPI_ENTRY_POINT(PREFIX, NAME, PARAMS, ARGS)                                               \
+    int PREFIX##NAME PARAMS                                                                        \
+    {                                                                                              \
+        static void *next_;                                                                        \
+        tmpi_fn_##NAME fn_ = (tmpi_fn_##NAME)tmpi_next_fn(&next_, #PREFIX #NAME);                  \
+        tmpi_depth++;                                                                              \
+        int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
+        tmpi_depth--;                                                                              \
+        return rc_;                                                                                \
+    }
+
+/*
+ * TMPI_ENTRY(Send, (params), (args)) { body } defines MPI_Send and
+ * PMPI_Send; the body runs the real call as tmpi_next_(args) and counts
+ * when tmpi_counting().
+ */
+#define TMPI_ENTRY(NAME, PARAMS, ARGS)                                                             \
+    typedef int(*tmpi_fn_##NAME) PARAMS;                                                           \
+    static inline __attribute__((always_inline)) int tmpi_body_##NAME(tmpi_fn_##NAME tmpi_next_,   \
+                                                                      TMPI_UNPAREN PARAMS);        \
+    TMPI_ENTRY_POINT(MPI_, NAME, PARAMS, ARGS)                                                     \
+    TMPI_ENTRY_POINT(PMPI_, NAME, PARAMS, ARGS)                                                    \
+    static inline __attribute__((always_inline)) int tmpi_body_##NAME(tmpi_fn_##NAME tmpi_next_,   \
+                                                                      TMPI_UNPAREN PARAMS)
 
 /* Where a collective (or MPI_Sendrecv) returns: the overflow crossings
  * other processes caused for this thread's watches reach its handler now
@@ -113,6 +171,8 @@ static inline int tmpi_type_valid(MPI_Datatype t)
     return t != NULL && t != MPI_DATATYPE_NULL;
 }
 
+/* Look up the sizes of the common predefined datatypes (MPI_Init). */
+TMPI_HIDDEN void tmpi_types_init(void);
 /* Bytes of count elements of type; 0 on error. */
 TMPI_HIDDEN uint64_t tmpi_type_bytes(int count, MPI_Datatype type);
 /* Address of the bytes of (buf, count, type) when they are one contiguous

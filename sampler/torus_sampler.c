@@ -1,6 +1,6 @@
 /*
  * torus_sampler - a sampling client that uses PAPI as HPCToolkit's hpcrun
- * does (reference/papi REPORT.md 3.4), on the papi-torus components, in an
+ * does (HPCToolkit hpcrun sample sources), on the papi-torus components, in an
  * MPI program running on the emulated machine (doc/overflow-multiplex.md,
  * "The sampling client").
  *

@@ -9,7 +9,7 @@
 
 START_TEST(test_fig3_tile_map)
 {
-    /* seed 000 Fig. 3, row by row */
+    /* Pedretti 2013 Fig. 3, row by row */
     const char *rows[6] = {"Z+ Z+ X+ X+ X- X- Z- Z-", "Z+ Z+ X+ X+ X- X- Z- Z-",
                            "Z- Z- Z- HH HH Z+ Z+ Z+", "X+ X+ Z- HH HH Z+ X- X-",
                            "X+ X+ Y- HH HH Y+ X- X-", "Y- Y- Y- HH HH Y+ Y+ Y+"};
@@ -72,7 +72,7 @@ START_TEST(test_media_and_bandwidth)
     r = temu_router_index(&m, c);
     ck_assert_int_eq(temu_gemini_link_medium(&m, r, 5), TEMU_MEDIUM_CABLE); /* every 8th Z */
     ck_assert_int_eq(temu_gemini_link_medium(&m, r, 4), TEMU_MEDIUM_BACKPLANE);
-    /* link bandwidths of seed 000 Fig. 4 / Table II */
+    /* link bandwidths of Pedretti 2013 Fig. 4 / Table II */
     c[2] = 0;
     r = temu_router_index(&m, c);
     ck_assert_double_eq_tol(temu_gemini_link_bandwidth(&m, r, 1), 9.375, 1e-9);
@@ -88,7 +88,7 @@ END_TEST
 
 START_TEST(test_transaction_phits)
 {
-    /* seed 000 V.A: PUT 64 B = 32 + 3 phits, GET 64 B = 8 + 27 phits, both 105 B */
+    /* Pedretti 2013 V.A: PUT 64 B = 32 + 3 phits, GET 64 B = 8 + 27 phits, both 105 B */
     ck_assert_uint_eq(temu_gemini_put_request_phits(64, 0), 32);
     ck_assert_uint_eq(TEMU_GEMINI_PUT_RESPONSE_PHITS, 3);
     ck_assert_uint_eq(TEMU_GEMINI_GET_REQUEST_PHITS, 8);
@@ -166,7 +166,7 @@ START_TEST(test_interconnect_format)
 
     /* the first line of Cielo: tile 0 of (0,0,0) is Z+ over the backplane */
     text = interconnect_text("cielo", &lines);
-    ck_assert_uint_eq(lines, 40 * 4608); /* 184,320 lines (seed 000 L88) */
+    ck_assert_uint_eq(lines, 40 * 4608); /* 184,320 lines (Pedretti 2013 §III) */
     ck_assert_int_eq(strncmp(text, "c0-0c0s0g0l00[(0,0,0)] Z+ -> c0-0c0s1g0l", 40), 0);
     ck_assert_ptr_nonnull(strstr(text, "c0-0c0s0g0l06[(0,0,0)] Z- -> c0-0c2s7g0l"));
     free(text);

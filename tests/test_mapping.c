@@ -21,7 +21,7 @@ static void expect_coords(const temu_machine *m, const temu_mapping *map, int ra
 
 START_TEST(test_bgq_default_abcdet)
 {
-    /* seed 003 Table 5(a): midplane, 16 ranks per node, 16x512 grid; rank
+    /* McCraw 2013 Table 5(a): midplane, 16 ranks per node, 16x512 grid; rank
      * 512 sits on <0,1,0,0,0,0>, 2048 on <1,0,0,0,0,0> */
     temu_machine m = test_machine("midplane");
     temu_mapping map;
@@ -37,7 +37,7 @@ START_TEST(test_bgq_default_abcdet)
     expect_coords(&m, &map, 2048, r2048, 0);
     expect_coords(&m, &map, 7680, r7680, 0);
     temu_mapping_free(&map);
-    /* one rank per node: rank 1 -> <0,0,0,0,1>, rank 2 -> <0,0,0,1,0> (seed 003) */
+    /* one rank per node: rank 1 -> <0,0,0,0,1>, rank 2 -> <0,0,0,1,0> (McCraw 2013) */
     ck_assert_int_eq(temu_mapping_build(&m, 4, 1, "ABCDET", &map, &err), TEMU_OK);
     int32_t e1[5] = {0, 0, 0, 0, 1}, d1[5] = {0, 0, 0, 1, 0};
     expect_coords(&m, &map, 1, e1, 0);
@@ -140,7 +140,7 @@ START_TEST(test_map_files)
     temu_machine m = test_machine("midplane");
     temu_mapping map;
     temu_error err;
-    /* seed 003 Table 5(b) style: a whole row on one node */
+    /* McCraw 2013 Table 5(b) style: a whole row on one node */
     const char *ok = "# A B C D E T\n0 0 0 0 0 0\n0 0 0 0 0 1\n\n0 0 0 0 1 0\n1 2 3 0 1 15\n";
     ck_assert_int_eq(temu_mapping_parse_text(&m, 4, 16, ok, "t.map", &map, &err), TEMU_OK);
     ck_assert_int_eq(map.slot[1].node, 0);

@@ -56,7 +56,7 @@ START_TEST(test_gemini_put_1mib_random_and_zero)
         ck_assert_uint_eq(z.phits[0][0][k], 2048 * 8); /* compressed: header phits only */
         ck_assert_uint_eq(z.phits[1][1][k], 2048 * 3);
     }
-    /* a zeroed buffer shows about a third of the phits (seed 000 V.A): 11/35 */
+    /* a zeroed buffer shows about a third of the phits (Pedretti 2013 V.A): 11/35 */
     uint64_t tr = sum_slots(r.phits[0][0]) + sum_slots(r.phits[1][1]);
     uint64_t tz = sum_slots(z.phits[0][0]) + sum_slots(z.phits[1][1]);
     ck_assert_uint_eq(tr, 16384 * 35);
@@ -88,7 +88,7 @@ START_TEST(test_gemini_eager_sizes)
     } c[] = {
         {0, 26, 1},    /* 48 B: 8 + 18 */
         {8, 29, 1},    /* 56 B: 8 + 21 */
-        {16, 32, 1},   /* 64 B: one full PUT (seed 000: 1-16 B single PUT) */
+        {16, 32, 1},   /* 64 B: one full PUT (Pedretti 2013: 1-16 B single PUT) */
         {32, 46, 2},   /* 80 B: 32 + (8 + 6) (32 B: multiple transactions) */
         {4096, 2074, 65}, /* 4144 B: 64 x 32 + (8 + 18) */
         {8191, 4122, 129}, /* 8239 B: 128 x 32 + (8 + 18) */

@@ -48,7 +48,7 @@ END_TEST
 
 START_TEST(test_return_route_differs)
 {
-    /* seed 000 V.C: the response takes the static route back, which in
+    /* Pedretti 2013 V.C: the response takes the static route back, which in
      * general uses other links: (0,0,0)->(1,1,0) goes X+ at (0,0,0) then Y+ at
      * (1,0,0); the way back goes X- at (1,1,0) then Y- at (0,1,0). */
     temu_machine m = test_machine("gemini:4x4x4");

@@ -119,8 +119,7 @@ START_TEST(test_bad_stores)
     ck_assert_int_eq(temu_session_attach("", &t, &err), TEMU_EINVAL);
 
     temu_machine m = test_machine("gemini-tiny");
-    ck_assert_int_eq(temu_session_create("/nonexistent-dir/x.store", &m, NULL, &t, &err),
-                     TEMU_EIO);
+    ck_assert_int_eq(temu_session_create("/nonexistent-dir/x.store", &m, NULL, &t, &err), TEMU_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "cannot create"));
 }
 END_TEST
@@ -245,8 +244,8 @@ START_TEST(test_many_processes)
     int nt = temu_gemini_link_tiles(6, tiles);
     for (int64_t r = 0; r < m->nrouters; r++) {
         for (int i = 0; i < nt; i++) {
-            host_pkts += temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i],
-                                                                   TEMU_TILE_VC0_PKTS));
+            host_pkts +=
+                temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC0_PKTS));
         }
     }
     for (int64_t n = 0; n < m->nnodes; n++) {
@@ -259,18 +258,79 @@ START_TEST(test_many_processes)
 }
 END_TEST
 
+static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+
+static void unset_rank_vars(void)
+{
+    unsetenv(TEMU_RANK_ENV);
+    unsetenv(TEMU_NODE_ENV);
+    for (int i = 0; i < 3; i++) {
+        unsetenv(launcher_vars[i]);
+    }
+}
+
+/* Before MPI_Init a process knows its rank from its launcher (issue 8). */
+START_TEST(test_identity_launchers)
+{
+    char path[256];
+    temu_session *s = make_store("midplane", "launch", path, sizeof path, 64, 32);
+    temu_identity id;
+    unset_rank_vars();
+    for (int i = 0; i < 3; i++) {
+        setenv(launcher_vars[i], "49", 1); /* 32 per node: node 1, slot 17 */
+        id = temu_identity_get(s);
+        ck_assert_int_eq(id.known, 1);
+        ck_assert_str_eq(id.from, launcher_vars[i]);
+        ck_assert_int_eq(id.rank, 49);
+        ck_assert_int_eq(id.node, 1);
+        ck_assert_int_eq(id.t, 17);
+        unsetenv(launcher_vars[i]);
+    }
+    /* most specific first: TORUSEMU_RANK, then Open MPI's, PMIx, PMI */
+    setenv("PMI_RANK", "1", 1);
+    setenv("PMIX_RANK", "40", 1);
+    ck_assert_int_eq(temu_identity_get(s).node, 1);
+    ck_assert_str_eq(temu_identity_get(s).from, "PMIX_RANK");
+    setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+    ck_assert_int_eq(temu_identity_get(s).node, 0);
+    ck_assert_int_eq(temu_identity_get(s).rank, 2);
+    setenv(TEMU_RANK_ENV, "63", 1);
+    ck_assert_int_eq(temu_identity_get(s).node, 1);
+    ck_assert_int_eq(temu_identity_get(s).rank, 63);
+    /* a rank the session does not map: rank known, node not */
+    setenv(TEMU_RANK_ENV, "64", 1);
+    id = temu_identity_get(s);
+    ck_assert_int_eq(id.rank, 64);
+    ck_assert_int_eq(id.known, 0);
+    /* no session to map the rank: node not known either */
+    ck_assert_int_eq(temu_identity_get(NULL).known, 0);
+    /* TORUSEMU_NODE names the node outright */
+    setenv(TEMU_NODE_ENV, "5", 1);
+    id = temu_identity_get(s);
+    ck_assert_int_eq(id.known, 1);
+    ck_assert_int_eq(id.node, 5);
+    ck_assert_str_eq(id.from, TEMU_NODE_ENV);
+    unset_rank_vars();
+    temu_session_close(s);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(test_identity)
 {
     char path[256];
     temu_session *s = make_store("midplane", "ident", path, sizeof path, 64, 32);
     const temu_machine *m = temu_session_machine(s);
-    unsetenv(TEMU_RANK_ENV);
-    unsetenv(TEMU_NODE_ENV);
+    unset_rank_vars();
     temu_identity id = temu_identity_get(s);
     ck_assert_int_eq(id.rank, -1);
     ck_assert_int_eq(id.node, 0);
+    ck_assert_int_eq(id.known, 0);
+    ck_assert_ptr_null(id.from);
     setenv(TEMU_RANK_ENV, "49", 1); /* 32 per node: node 1, slot 17 */
     id = temu_identity_get(s);
+    ck_assert_int_eq(id.known, 1);
+    ck_assert_str_eq(id.from, TEMU_RANK_ENV);
     ck_assert_int_eq(id.rank, 49);
     ck_assert_int_eq(id.node, 1);
     ck_assert_int_eq(id.t, 17);
@@ -286,8 +346,9 @@ START_TEST(test_identity)
     ck_assert_int_eq(id.rank, 3);
     ck_assert_int_eq(id.node, 2);
     ck_assert_int_eq(id.hwthread, 12);
-    unsetenv(TEMU_RANK_ENV);
-    unsetenv(TEMU_NODE_ENV);
+    ck_assert_int_eq(id.known, 1);
+    ck_assert_str_eq(id.from, "MPI_Init");
+    unset_rank_vars();
     temu_session_close(s);
     unlink(path);
 }
@@ -303,6 +364,7 @@ int main(void)
     tcase_add_test(tc, test_attach_env);
     tcase_add_test(tc, test_private_and_indices);
     tcase_add_test(tc, test_many_processes);
+    tcase_add_test(tc, test_identity_launchers);
     tcase_add_test(tc, test_identity);
     suite_add_tcase(s, tc);
     return test_run(s);

@@ -19,6 +19,11 @@ static void usage(FILE *f)
                "      --map=HOW             placement: a dimension order (ABCDET, XYZT), a map\n"
                "                            file, or random:SEED (default: BG/Q ABCDET, BG/P\n"
                "                            XYZT, Gemini node order)\n"
+               "      --replace             replace STORE if it exists (processes attached to\n"
+               "                            the old store keep it); without it an existing\n"
+               "                            STORE is refused\n"
+               "      --group               mode 0660: the file's group may attach and inject\n"
+               "                            (default 0600, owner only; doc/store.md)\n"
                "  -h, --help                print this help and exit\n"
                "      --version             print the version and exit\n"
                "\n"
@@ -26,7 +31,7 @@ static void usage(FILE *f)
                "  torusemu create job.store --machine=midplane --ranks=64 --ranks-per-node=16\n");
 }
 
-enum { OPT_MAP = CLI_OPT_FIRST_LONG };
+enum { OPT_MAP = CLI_OPT_FIRST_LONG, OPT_REPLACE, OPT_GROUP };
 
 int cmd_create(int argc, char **argv)
 {
@@ -35,6 +40,8 @@ int cmd_create(int argc, char **argv)
                                          {"ranks", required_argument, NULL, 'r'},
                                          {"ranks-per-node", required_argument, NULL, 'n'},
                                          {"map", required_argument, NULL, OPT_MAP},
+                                         {"replace", no_argument, NULL, OPT_REPLACE},
+                                         {"group", no_argument, NULL, OPT_GROUP},
                                          {NULL, 0, NULL, 0}};
     temu_machine m;
     temu_mapping map;
@@ -42,6 +49,7 @@ int cmd_create(int argc, char **argv)
     temu_session *s;
     const char *spec = NULL, *how = NULL;
     uint64_t ranks = 0, rpn = 1;
+    unsigned flags = 0;
     int c, done, rc;
     cli_begin();
     while ((c = cli_next(argc, argv, ":hm:r:n:", opts, usage, &done, &rc)) != -1) {
@@ -58,6 +66,10 @@ int cmd_create(int argc, char **argv)
             if (cli_parse_uint(optarg, &rpn) != 0 || rpn == 0 || rpn > 1024) {
                 return cli_fail("--ranks-per-node '%s': expected 1..1024", optarg);
             }
+        } else if (c == OPT_REPLACE) {
+            flags |= TEMU_CREATE_REPLACE;
+        } else if (c == OPT_GROUP) {
+            flags |= TEMU_CREATE_GROUP;
         } else {
             how = optarg;
         }
@@ -80,7 +92,7 @@ int cmd_create(int argc, char **argv)
         temu_mapping_build(&m, (int32_t)ranks, (int32_t)rpn, how, &map, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
-    temu_status st = temu_session_create(store, &m, ranks ? &map : NULL, &s, &err);
+    temu_status st = temu_session_create_ex(store, &m, ranks ? &map : NULL, flags, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
         return cli_fail_err(&err);

@@ -262,7 +262,8 @@ int cmd_dump(int argc, char **argv)
         return cli_fail("dump: unexpected argument '%s'", argv[optind + 1]);
     }
     const char *store = argv[optind];
-    if (temu_session_attach(store, &s, &err) != TEMU_OK) {
+    /* read-only: read permission is enough to inspect a store */
+    if (temu_session_attach_ex(store, TEMU_ATTACH_READONLY, &s, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
     const temu_machine *m = temu_session_machine(s);

@@ -25,6 +25,7 @@ static void usage(FILE *f)
                "\n"
                "Examples:\n"
                "  torusemu machine mira\n"
+               "\n"
                "  torusemu machine cielo --tiles\n");
 }
 

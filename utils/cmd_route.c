@@ -30,6 +30,7 @@ static void usage(FILE *f)
                "\n"
                "Examples:\n"
                "  torusemu route gemini:8x2x2 0 3,0,0\n"
+               "\n"
                "  torusemu route midplane 0 2,0,0,0,0 --bytes=16K\n");
 }
 

@@ -43,6 +43,7 @@ typedef struct run_opts {
     const char *spec;
     const char *map;
     const char *keep;
+    int replace; /* --replace: --keep may replace an existing FILE */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -70,7 +71,10 @@ static void usage(FILE *f)
                "                           map file, or random:SEED (doc/mapping.md); default:\n"
                "                           the system's\n"
                "      --keep=FILE          keep the store in FILE (inspect it with `torusemu\n"
-               "                           dump FILE`); by default a temporary store is removed\n"
+               "                           dump FILE`); by default a temporary store is made\n"
+               "                           in a private directory and removed\n"
+               "      --replace            with --keep: replace FILE if it exists (without\n"
+               "                           it an existing FILE is refused)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -143,7 +147,7 @@ static int add_extra_words(run_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_ARG, OPT_ARGS };
+enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_REPLACE, OPT_ARG, OPT_ARGS };
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
 {
@@ -153,6 +157,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"ranks-per-node", required_argument, NULL, OPT_RPN},
                                          {"map", required_argument, NULL, OPT_MAP},
                                          {"keep", required_argument, NULL, OPT_KEEP},
+                                         {"replace", no_argument, NULL, OPT_REPLACE},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -187,6 +192,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_KEEP:
             o->keep = optarg;
             break;
+        case OPT_REPLACE:
+            o->replace = 1;
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -217,6 +225,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->prog == NULL) {
         return fail("missing the program: torusemu run ... -np P -- PROGRAM [ARGS]");
+    }
+    if (o->replace && o->keep == NULL) {
+        return fail("--replace goes with --keep FILE");
     }
     return 0;
 }
@@ -385,7 +396,7 @@ typedef struct busiest {
 } busiest;
 
 /* The network link (host and I/O links excluded) that carried the most
- * bytes: Gemini tile phits arriving (3 bytes each, seed 000), Blue Gene
+ * bytes: Gemini tile phits arriving (3 bytes each, Pedretti 2013), Blue Gene
  * 32-byte chunks sent. */
 static busiest find_busiest(const temu_session *s)
 {
@@ -469,12 +480,26 @@ static void summary(const temu_session *s, const run_opts *o, int status, const 
 
 /* ------------------------------------------------------------ running */
 
+/* Signals that end the job: forwarded to mpirun (which takes its ranks
+ * down), then the launcher cleans up and reports them.  SIGINT and SIGTERM
+ * come from users and batch systems, SIGHUP from a closed terminal or ssh,
+ * SIGQUIT from Ctrl-\. */
+static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+#define NFORWARDED ((int)(sizeof forwarded / sizeof forwarded[0]))
+
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t got_signal; /* first signal forwarded, 0 if none */
+static int job_signal;                   /* signal the job ended by, 0 if none */
 
 static void forward_signal(int sig)
 {
+    if (got_signal == 0) {
+        got_signal = sig;
+    }
+    /* mpirun takes its ranks down on SIGHUP, SIGINT and SIGTERM, but dies
+     * at once on SIGQUIT and leaves them running: ask it to terminate */
     if (child_pid > 0) {
-        kill((pid_t)child_pid, sig);
+        kill((pid_t)child_pid, sig == SIGQUIT ? SIGTERM : sig);
     }
 }
 
@@ -493,24 +518,45 @@ static char *env_with(const char *name, const char *value, int prepend)
     return out;
 }
 
-/* Run mpirun; returns the program's exit status (128 + signal when killed),
- * or -1 with a message when mpirun could not be started. */
+/*
+ * Run mpirun; returns the job's exit status, or -1 with a message when
+ * mpirun could not be started.  A signal that killed mpirun, or one we
+ * received and forwarded, is reported as "killed by signal N" and returned
+ * as 128 + N, as a shell reports it.
+ */
 static int launch(const char *mpirun, char **argv)
 {
     int pipefd[2];
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, old[NFORWARDED];
+    sigset_t block, saved;
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         fail("cannot create a pipe: %s", strerror(errno));
         return -1;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        fail("cannot fork: %s", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        return -1;
+    /* handlers in place before the child exists, so no signal falls
+     * between fork and knowing its pid */
+    sigemptyset(&block);
+    for (int i = 0; i < NFORWARDED; i++) {
+        sigaddset(&block, forwarded[i]);
     }
+    sigprocmask(SIG_BLOCK, &block, &saved);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NFORWARDED; i++) {
+        sigaction(forwarded[i], &sa, &old[i]);
+    }
+    got_signal = 0;
+    pid_t pid = fork();
     if (pid == 0) {
+        /* default dispositions, not the inherited ones: a launcher started
+         * in the background by a script ignores SIGINT and SIGQUIT, and
+         * mpirun keeps ignoring what it inherits ignored, so the signals
+         * forwarded to it would be lost */
+        for (int i = 0; i < NFORWARDED; i++) {
+            signal(forwarded[i], SIG_DFL);
+        }
+        sigprocmask(SIG_SETMASK, &saved, NULL);
         close(pipefd[0]);
         execv(mpirun, argv);
         int e = errno;
@@ -519,45 +565,60 @@ static int launch(const char *mpirun, char **argv)
         }
         _exit(127);
     }
+    child_pid = pid > 0 ? pid : 0;
+    sigprocmask(SIG_SETMASK, &saved, NULL);
     close(pipefd[1]);
-    child_pid = pid;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
-    int e = 0;
-    ssize_t got;
-    do {
-        got = read(pipefd[0], &e, sizeof e);
-    } while (got < 0 && errno == EINTR);
-    close(pipefd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    int e = 0, status = 0;
+    ssize_t got = -1;
+    if (pid > 0) {
+        do {
+            got = read(pipefd[0], &e, sizeof e);
+        } while (got < 0 && errno == EINTR);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    } else {
+        e = errno;
     }
+    close(pipefd[0]);
     child_pid = 0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    for (int i = 0; i < NFORWARDED; i++) {
+        sigaction(forwarded[i], &old[i], NULL);
+    }
+    if (pid < 0) {
+        fail("cannot fork: %s", strerror(e));
+        return -1;
+    }
     if (got == (ssize_t)sizeof e) {
         fail("cannot execute mpirun '%s': %s", mpirun, strerror(e));
         return -1;
     }
-    if (WIFEXITED(status)) {
-        return WEXITSTATUS(status);
+    /* mpirun exits 1 after a SIGTERM and 0 after a SIGQUIT it forwarded:
+     * the signal we received is what ended the job */
+    int sig = got_signal != 0 ? got_signal : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    job_signal = sig;
+    if (sig != 0) {
+        fprintf(stderr, "torusemu run: the job was killed by signal %d (%s)\n", sig,
+                strsignal(sig));
+        return 128 + sig;
     }
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* Where a temporary store goes: $TMPDIR when set, else /dev/shm (memory)
- * when writable, else /tmp. */
-static void temp_store(char *out, size_t len)
+/* A private directory for the temporary store (mkdtemp: mode 0700, a
+ * fresh name no other user can have prepared) in $TMPDIR when set, else
+ * /dev/shm (memory) when writable, else /tmp; 0 and dir filled, or -1. */
+static int temp_dir(char *dir, size_t len)
 {
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || *dir == '\0') {
-        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || *base == '\0') {
+        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     }
-    snprintf(out, len, "%s/torusemu-run-%ld.store", dir, (long)getpid());
+    int w = snprintf(dir, len, "%s/torusemu-run.XXXXXX", base);
+    if (w < 0 || (size_t)w >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mkdtemp(dir) != NULL ? 0 : -1;
 }
 
 static int absolute_path(const char *p, char *out, size_t len)
@@ -585,7 +646,7 @@ int cmd_run(int argc, char **argv)
     temu_mapping map;
     temu_error err;
     temu_session *s = NULL;
-    char mpirun[PATH_MAX], lib[PATH_MAX], store[PATH_MAX], libdir[PATH_MAX];
+    char mpirun[PATH_MAX], lib[PATH_MAX], store[PATH_MAX], libdir[PATH_MAX], tmpdir[PATH_MAX];
     int done = 0;
 
     if (argc < 2) {
@@ -614,17 +675,25 @@ int cmd_run(int argc, char **argv)
         temu_mapping_free(&map);
         return 2;
     }
+    tmpdir[0] = '\0';
     if (o.keep != NULL) {
         if (absolute_path(o.keep, store, sizeof store) != 0) {
             temu_mapping_free(&map);
             return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
         }
+    } else if (temp_dir(tmpdir, sizeof tmpdir) != 0) {
+        temu_mapping_free(&map);
+        return fail("cannot make a private directory for the store: %s", strerror(errno));
     } else {
-        temp_store(store, sizeof store);
+        snprintf(store, sizeof store, "%s/session.store", tmpdir);
     }
-    temu_status st = temu_session_create(store, &m, &map, &s, &err);
+    temu_status st = temu_session_create_ex(store, &m, &map,
+                                            o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
+        if (tmpdir[0] != '\0') {
+            rmdir(tmpdir);
+        }
         return fail("%s", err.message);
     }
 
@@ -655,7 +724,7 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--oversubscribe";
     }
     /* osc/rdma fails on communicators split from one another on a single
-     * host (reference/anchors REPORT 2.3); sm and pt2pt cover every window */
+     * host (Open MPI issue 7393); sm and pt2pt cover every window */
     if (getenv("OMPI_MCA_osc") == NULL) {
         av[k++] = "--mca";
         av[k++] = "osc";
@@ -685,7 +754,7 @@ int cmd_run(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    if (rc != 0) {
+    if (rc != 0 && job_signal == 0) {
         fprintf(stderr, "torusemu run: the application failed (exit status %d)\n", rc);
     }
     if (!o.quiet) {
@@ -695,6 +764,7 @@ out:
     temu_session_close(s);
     if (o.keep == NULL) {
         unlink(store);
+        rmdir(tmpdir);
     }
     free(x_session);
     free(x_preload);

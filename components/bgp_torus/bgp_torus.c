@@ -1,8 +1,8 @@
 /*
  * bgp_torus.c - PAPI component for the Blue Gene/P torus counters of UPC
- * modes 0 and 2 (seed 001, Table 6-3) on the calling process's node.
+ * modes 0 and 2 (Lakner 2008, Table 6-3) on the calling process's node.
  *
- * The UPC unit of a BG/P node counts in one mode at a time (seed 001 L898,
+ * The UPC unit of a BG/P node counts in one mode at a time (Lakner 2008 §2.1.2,
  * L976): an event set may not mix modes, and while any event set on the
  * node - of this process or of any other process reading the same session
  * - holds events of one mode, a set needing the other mode is refused with

@@ -1,6 +1,6 @@
 /*
  * bgq_cnkunit.c - PAPI component for the Blue Gene/Q Compute Node Kernel
- * software counters (reference/bgq/REPORT.md (d); seed 003 section 3.5):
+ * software counters (BG/Q driver, doc/references.md; McCraw 2013 section 3.5):
  * two node-wide counters, no per-process ones (id 387 is a reserved
  * placeholder), and 27 per hardware thread of the calling thread.
  *

@@ -1,7 +1,7 @@
 /*
  * bgq_iounit.c - PAPI component for the Blue Gene/Q I/O unit of the calling
  * process's node: the message-unit (MU), PCIe and device-bus counters of the
- * UPC_C I/O SRAM (reference/bgq/REPORT.md (c); seed 003 section 3.3), read
+ * UPC_C I/O SRAM (BG/Q driver, doc/references.md; McCraw 2013 section 3.3), read
  * from the emulated machine.
  *
  * Every event is one node-wide counter, its SRAM index; the emulator fills
@@ -9,8 +9,8 @@
  * says why).  The real counters were node-shared with no combination rule,
  * so any events can be counted together.
  *
- * Overflow is "slow" as on the L2 (seed 003 section 3.3; reference/bgq
- * REPORT.md (c)): detected up to 800 cycles (500 ns at 1.6 GHz) after the
+ * Overflow is "slow" as on the L2 (McCraw 2013 section 3.3; BG/Q driver,
+ * doc/references.md): detected up to 800 cycles (500 ns at 1.6 GHz) after the
  * crossing while the counters run on, with one threshold per SRAM counter
  * for the whole node.
  */
@@ -27,7 +27,7 @@ static int io_resolve(const torus_component *c, const torus_place *pl, const tor
     return torus_build_counter(b, &ref, coef);
 }
 
-#define IO_SLOW_OVERFLOW_NS 500 /* 800 cycles at 1.6 GHz (seed 003 section 3.1) */
+#define IO_SLOW_OVERFLOW_NS 500 /* 800 cycles at 1.6 GHz (McCraw 2013 section 3.1) */
 #define IO_KEY 0x200            /* node-wide threshold keys: 0x200 + SRAM index */
 
 /* The node-wide threshold of a base event is its SRAM counter's. */

@@ -1,7 +1,7 @@
 /*
  * bgq_l2unit.c - PAPI component for the Blue Gene/Q L2 unit of the calling
- * process's node: 16 slices x 16 counters (reference/bgq/REPORT.md (b);
- * seed 003 section 3.2), read from the emulated machine.
+ * process's node: 16 slices x 16 counters (BG/Q driver, doc/references.md;
+ * McCraw 2013 section 3.2), read from the emulated machine.
  *
  * The node counts its L2 either combined (the slices added up by the
  * hardware; BGPM's default) or sliced, never both.  BGPM fixed the mode
@@ -12,7 +12,7 @@
  * when it is emptied or cleaned up, or its process dies.  A set mixing the
  * groups, or asking for the other group while the node is claimed, gets
  * PAPI_ECNFLCT (BGPM_ECONF_L2_COMBINE).  BGPM's factory tested a stale
- * boundary (combined = ids up to 283, REPORT.md (b)); we apply the intended
+ * boundary (combined = ids up to 283, BG/Q driver); we apply the intended
  * one, ids 278-293 combined.
  *
  * The emulator keeps every slice's counters, so a combined event is the sum
@@ -23,7 +23,7 @@
  * for itself (L2_SWITCHING) and no other L2 set on the node may count
  * meanwhile.
  *
- * Overflow is "slow" (seed 003 sections 3.1, 3.2): detected up to 800
+ * Overflow is "slow" (McCraw 2013 sections 3.1, 3.2): detected up to 800
  * cycles of the 1.6 GHz A2 clock (500 ns) after the crossing, counters
  * running on; and the threshold of a counter is node-wide (BGPM refused a
  * second, different threshold on the same counter with
@@ -46,7 +46,7 @@ enum l2_mode { L2_NONE = 0, L2_COMBINED = 1, L2_SLICED = 2, L2_SWITCHING = 3 };
 static const char *const mode_names[] = {"no", "combined", "sliced",
                                          "combined and sliced (time-sliced by a multiplexed set)"};
 
-#define L2_SLOW_OVERFLOW_NS 500 /* 800 cycles at 1.6 GHz (seed 003 section 3.1) */
+#define L2_SLOW_OVERFLOW_NS 500 /* 800 cycles at 1.6 GHz (McCraw 2013 section 3.1) */
 #define L2_KEY 0x100            /* node-wide threshold keys: 0x100 + combined counter */
 
 /* What an event set claimed, kept in torus_control.priv. */

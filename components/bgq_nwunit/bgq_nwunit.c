@@ -1,7 +1,7 @@
 /*
  * bgq_nwunit.c - PAPI component for the Blue Gene/Q network unit of the
- * calling process's node: 11 links x 6 counters (reference/bgq/REPORT.md
- * (a); seed 003 section 3.4), read from the emulated machine.
+ * calling process's node: 11 links x 6 counters (BG/Q driver,
+ * doc/references.md; McCraw 2013 section 3.4), read from the emulated machine.
  *
  * Rules of the hardware, as BGPM applied them, emulated here:
  *   - counters 0-3 of a link count chunks sent, each through its own VC
@@ -47,11 +47,11 @@
 #define NW_TORUS_LINKS 0x3ffu     /* links 0..9                                 */
 #define NW_ALL_VCS 0x7f           /* mask bit 0x40 >> VC (upc_nw.h)             */
 #define NW_SEND_COUNTERS 4        /* counters 0-3 of every link                 */
-#define NW_CLOCK_HZ 500000000ull  /* network clock, full rate (REPORT.md (a)) */
+#define NW_CLOCK_HZ 500000000ull  /* network clock, full rate (BG/Q driver) */
 #define NW_SOURCE_CYCLES 0        /* host source: network cycles from the clock  */
 #define NW_SWITCHING (1ull << 40) /* claim value: masks time-sliced by one set   */
 
-/* UPC_NW link numbering (REPORT.md (a)), = temu link numbers on BG/Q. */
+/* UPC_NW link numbering (BG/Q driver), = temu link numbers on BG/Q. */
 static const char *const link_names[TEMU_BGQ_LINKS] = {"A-", "A+", "B-", "B+", "C-", "C+",
                                                        "D-", "D+", "E-", "E+", "IO"};
 

@@ -15,12 +15,22 @@
 #       A|B|C (symbolic values, numbered from 0).  DEFAULT is the value
 #       listed by PAPI_NTV_ENUM_UMASKS for a qualifier with more than 64
 #       values ("-" otherwise).  pos: written ":V", named: ":NAME=V".
+#       DESCRIPTION says what one value selects, "{}" standing for the value
+#       ("tile row {}"); it is what papi_native_avail -e shows per value.
+#   value QUALIFIER  VALUE  DESCRIPTION
+#       what one value of a symbolic qualifier means; every value needs one
+#   bit QUALIFIER  MASK  DESCRIPTION
+#       what one bit of a hexadecimal mask qualifier selects; every bit of
+#       its range needs one (the value is described as the sum of its bits)
 #   class NAME [DESCRIPTION]
-#   event NAME  CLASS  ARGS  UNITS  QUALS  DESCRIPTION
+#   event NAME  CLASS  ARGS  UNITS  QUALS  SHORT  DESCRIPTION
 #       ARGS: up to 4 comma-separated integers the component interprets
 #       (documented at the top of each .events file); QUALS: comma list of
-#       qualifier names or "-".
-#   derived NAME  UNITS  QUALS  FORMULA  DESCRIPTION        (presets/ files)
+#       qualifier names or "-".  SHORT: PAPI's short description, 8 to 63
+#       characters, written for it (not the long one cut short).
+#   derived NAME  UNITS  QUALS  FORMULA  SHORT  DESCRIPTION  (presets/ files)
+# No description may contain ':' - papi_avail -e takes the text after the
+# first ':' of a qualified event's description for the qualifier's.
 #       FORMULA: TERM [+|- TERM]... [/ DIVISOR], TERM = [INT*]EVENT, where
 #       EVENT is a base event of the same component.  The derived event's
 #       qualifiers are handed to every base event when it is resolved.
@@ -67,6 +77,20 @@ function check_text(what, s) {
     if (length(s) < 8) {
         fail(what " '" s "' is too short to explain anything")
     }
+    if (index(s, ":") > 0) {
+        fail(what " contains ':', which papi_avail -e takes for the start of a qualifier")
+    }
+}
+
+# PAPI's short description: its own text, fitting PAPI_MIN_STR_LEN (64)
+function check_short(name, s, long) {
+    check_text("short description of " name, s)
+    if (length(s) > 63) {
+        fail("short description of " name " has " length(s) " characters, at most 63")
+    }
+    if (substr(long, 1, length(s)) == s) {
+        fail("short description of " name " is the long one cut short")
+    }
 }
 
 # qualifier list "a,b" -> bit mask; checks every name
@@ -112,7 +136,7 @@ function inst_space(m,    k, v) {
     return v
 }
 
-function add_event(name, klass, args, units, quals, descr, isderived) {
+function add_event(name, klass, args, units, quals, short, descr, isderived) {
     if (name !~ /^[A-Z][A-Z0-9_]*$/) {
         fail("event name '" name "' must be upper case letters, digits and '_'")
     }
@@ -123,7 +147,9 @@ function add_event(name, klass, args, units, quals, descr, isderived) {
         fail("units of " name " are empty")
     }
     check_text("description of " name, descr)
+    check_short(name, short, descr)
     ename[toupper(name)] = ne
+    ev_short[ne] = short
     ev_name[ne] = name
     ev_class[ne] = klass
     ev_args[ne] = args
@@ -177,8 +203,12 @@ $1 == "qualifier" {
     q_name[nq] = $2
     q_pos[nq] = ($3 == "pos")
     q_descr[nq] = $6
+    if (index($6, "{}") == 0) {
+        fail("description of qualifier " $2 " lacks {} (where the value goes)")
+    }
     q_hex[nq] = 0
     q_nval[nq] = 0
+    q_nbits[nq] = 0
     if (index($4, "..") > 0) {
         split($4, r, /\.\./)
         if (!is_int(r[1]) || !is_int(r[2]) || to_int(r[1]) > to_int(r[2])) {
@@ -222,6 +252,54 @@ $1 == "qualifier" {
     next
 }
 
+$1 == "value" {
+    if (NF != 4) {
+        fail("value needs QUALIFIER, VALUE, DESCRIPTION")
+    }
+    if (!($2 in qid)) {
+        fail("value of unknown qualifier '" $2 "'")
+    }
+    k = qid[$2]
+    if (!((k SUBSEP toupper($3)) in qval)) {
+        fail("'" $3 "' is not a value of qualifier " $2)
+    }
+    v = qval[k, toupper($3)]
+    if ((k SUBSEP v) in q_vdescr) {
+        fail("value " $3 " of qualifier " $2 " is described twice")
+    }
+    check_text("description of " $2 "=" $3, $4)
+    q_vdescr[k, v] = $4
+    next
+}
+
+$1 == "bit" {
+    if (NF != 4) {
+        fail("bit needs QUALIFIER, MASK, DESCRIPTION")
+    }
+    if (!($2 in qid) || !q_hex[qid[$2]]) {
+        fail("bit of '" $2 "', which is not a hexadecimal qualifier")
+    }
+    k = qid[$2]
+    if (!is_int($3)) {
+        fail("bit mask '" $3 "' is not a number")
+    }
+    m = to_int($3)
+    for (b = 0; b < 31 && pow2(b) != m; b++) {
+    }
+    if (b == 31 || m > q_max[k]) {
+        fail("bit mask " $3 " of " $2 " is not one bit of its range")
+    }
+    if ((k SUBSEP b) in q_bit) {
+        fail("bit " $3 " of qualifier " $2 " is described twice")
+    }
+    check_text("description of bit " $3 " of " $2, $4)
+    q_bit[k, b] = $4
+    if (b + 1 > q_nbits[k]) {
+        q_nbits[k] = b + 1
+    }
+    next
+}
+
 $1 == "class" {
     if ($2 !~ /^[a-z][a-z0-9_]*$/) {
         fail("class name '" $2 "' must be lower case")
@@ -235,8 +313,8 @@ $1 == "class" {
 }
 
 $1 == "event" {
-    if (NF != 7) {
-        fail("event needs NAME, CLASS, ARGS, UNITS, QUALS, DESCRIPTION (" NF - 1 " fields)")
+    if (NF != 8) {
+        fail("event needs NAME, CLASS, ARGS, UNITS, QUALS, SHORT, DESCRIPTION (" NF - 1 " fields)")
     }
     if (!($3 in cid)) {
         fail("unknown class '" $3 "' (declare it with a class line)")
@@ -250,13 +328,13 @@ $1 == "event" {
             fail("ARGS '" $4 "' is not a list of integers")
         }
     }
-    add_event($2, $3, $4, $5, $6, $7, 0)
+    add_event($2, $3, $4, $5, $6, $7, $8, 0)
     next
 }
 
 $1 == "derived" {
-    if (NF != 6) {
-        fail("derived needs NAME, UNITS, QUALS, FORMULA, DESCRIPTION (" NF - 1 " fields)")
+    if (NF != 7) {
+        fail("derived needs NAME, UNITS, QUALS, FORMULA, SHORT, DESCRIPTION (" NF - 1 " fields)")
     }
     f = $5
     div = 1
@@ -311,16 +389,36 @@ $1 == "derived" {
     d_first[ne] = first
     d_n[ne] = nt - first
     d_div[ne] = div
-    add_event($2, "", "0", $3, $4, $6, 1)
+    add_event($2, "", "0", $3, $4, $6, $7, 1)
     nd++
     next
 }
 
 {
-    fail("unknown line kind '" $1 "' (qualifier, class, event or derived)")
+    fail("unknown line kind '" $1 "' (qualifier, value, bit, class, event or derived)")
 }
 
 END {
+    if (failed) {
+        exit 1
+    }
+    # every value of a symbolic qualifier, every bit of a mask, described
+    for (k = 0; k < nq; k++) {
+        for (v = 0; v < q_nval[k]; v++) {
+            if (!((k SUBSEP v) in q_vdescr)) {
+                FNR = 0
+                fail("qualifier " q_name[k] ": value " q_val[k, v] " has no value line")
+            }
+        }
+        if (q_hex[k]) {
+            for (b = 0; pow2(b) <= q_max[k]; b++) {
+                if (!((k SUBSEP b) in q_bit)) {
+                    FNR = 0
+                    fail("qualifier " q_name[k] ": bit " pow2(b) " has no bit line")
+                }
+            }
+        }
+    }
     if (failed) {
         exit 1
     }
@@ -367,14 +465,28 @@ END {
                 printf "%s%s", (j ? ", " : ""), cstr(q_val[i, j]) > c
             }
             print "};" > c
+            printf "static const char *const q%d_vdescr[] = {\n", i > c
+            for (j = 0; j < q_nval[i]; j++) {
+                printf "    %s,\n", cstr(q_vdescr[i, j]) > c
+            }
+            print "};" > c
+        }
+        if (q_nbits[i] > 0) {
+            printf "static const char *const q%d_bits[] = {\n", i > c
+            for (j = 0; j < q_nbits[i]; j++) {
+                printf "    %s,\n", cstr(q_bit[i, j]) > c
+            }
+            print "};" > c
         }
     }
     if (nq > 0) {
         print "static const torus_qual_def quals[] = {" > c
         for (i = 0; i < nq; i++) {
-            printf "    {%s, %s, %d, %d, %dLL, %dLL, %s, %d, %dLL},\n", cstr(q_name[i]),
-                cstr(q_descr[i]), q_pos[i], q_hex[i], q_min[i], q_max[i],
-                (q_nval[i] > 0 ? "q" i "_values" : "0"), q_nval[i], q_def[i] > c
+            printf "    {%s, %s, %d, %d, %dLL, %dLL, %s, %d, %dLL, %s, %s, %d},\n",
+                cstr(q_name[i]), cstr(q_descr[i]), q_pos[i], q_hex[i], q_min[i], q_max[i],
+                (q_nval[i] > 0 ? "q" i "_values" : "0"), q_nval[i], q_def[i],
+                (q_nval[i] > 0 ? "q" i "_vdescr" : "0"), (q_nbits[i] > 0 ? "q" i "_bits" : "0"),
+                q_nbits[i] > c
         }
         print "};" > c
     }
@@ -393,10 +505,10 @@ END {
             args = args (j > 1 ? ", " : "") (j <= n ? to_int(a[j]) : 0)
         }
         klass = ev_derived[i] ? "TORUS_CLASS_DERIVED" : COMP "_CLASS_" toupper(ev_class[i])
-        printf "    {%s, %s, %s, %s, {%s}, 0x%xu, %d, %d, %dLL},\n", cstr(ev_name[i]),
+        printf "    {%s, %s, %s, %s, {%s}, 0x%xu, %d, %d, %dLL, %s},\n", cstr(ev_name[i]),
             cstr(ev_units[i]), cstr(ev_descr[i]), klass, args, ev_qmask[i],
             (ev_derived[i] ? d_first[i] : 0), (ev_derived[i] ? d_n[i] : 0),
-            (ev_derived[i] ? d_div[i] : 1) > c
+            (ev_derived[i] ? d_div[i] : 1), cstr(ev_short[i]) > c
     }
     print "};" > c
     print "" > c

@@ -48,6 +48,9 @@ typedef struct torus_place {
     int32_t rank;        /* -1 when unknown                                  */
     int32_t hwthread;    /* hardware thread of the process on its node       */
     uint64_t generation; /* changes when the identity changes (MPI_Init)     */
+    /* empty when the node is known; else why not (a session is attached but
+     * no rank or node variable places this process): counting is refused */
+    char unknown[256];
 } torus_place;
 
 typedef struct torus_backend torus_backend;

@@ -22,6 +22,7 @@
 struct torus_backend {
     temu_session *s;
     int system;
+    int idle; /* no session: every node reads 0, so any node will do */
     char source[160];
 };
 
@@ -74,6 +75,7 @@ static int store_open(int system, torus_backend **out, char *why, size_t len)
     } else {
         snprintf(b->source, sizeof b->source, "idle %s (%s unset)", idle_machine(system),
                  TEMU_SESSION_ENV);
+        b->idle = 1;
     }
     if (rc != TORUS_OK) {
         temu_session_close(s);
@@ -94,6 +96,23 @@ static void store_close(torus_backend *b)
     }
 }
 
+/* Why the calling process has no node on the session's machine. */
+static void explain_unknown(const temu_session *s, const temu_identity *id, char *buf, size_t len)
+{
+    if (id->rank >= 0) {
+        snprintf(buf, len,
+                 "rank %d (from the environment) is not placed by the session, which maps %d "
+                 "ranks; set %s to this process's node",
+                 (int)id->rank, (int)temu_session_nranks(s), TEMU_NODE_ENV);
+    } else {
+        snprintf(buf, len,
+                 "this process's node is not known: none of %s, %s, OMPI_COMM_WORLD_RANK, "
+                 "PMIX_RANK, PMI_RANK is set (start it under mpirun or `torusemu run`, or set "
+                 "%s)",
+                 TEMU_NODE_ENV, TEMU_RANK_ENV, TEMU_NODE_ENV);
+    }
+}
+
 static void store_place(torus_backend *b, torus_place *out)
 {
     const temu_machine *m = temu_session_machine(b->s);
@@ -107,6 +126,9 @@ static void store_place(torus_backend *b, torus_place *out)
     out->router = temu_node_router(m, id.node);
     out->rank = id.rank;
     out->hwthread = id.hwthread;
+    if (!id.known && !b->idle) {
+        explain_unknown(b->s, &id, out->unknown, sizeof out->unknown);
+    }
     /* identity fields are all that can change; fold them into a tag */
     out->generation = ((uint64_t)id.node << 24) ^ ((uint64_t)(uint32_t)id.rank << 8) ^
                       (uint64_t)(id.hwthread & 0xff) ^ ((uint64_t)id.explicit_set << 63);

@@ -580,9 +580,11 @@ int torus_ntv_code_to_info(torus_component *c, unsigned code, PAPI_event_info_t 
         return PAPI_ENOEVNT;
     }
     torus_table_name(c->table, code, info->symbol, sizeof info->symbol);
-    copy_str(info->short_descr, sizeof info->short_descr, p.ev->descr);
+    copy_str(info->short_descr, sizeof info->short_descr, p.ev->short_descr);
     torus_table_describe(c->table, code, info->long_descr, sizeof info->long_descr);
-    copy_str(info->units, sizeof info->units, p.ev->units);
+    /* units once per event: not on the qualifier values the enumeration
+     * lists (torus_table.h, TORUS_LISTED) */
+    copy_str(info->units, sizeof info->units, (code & TORUS_LISTED) ? "" : p.ev->units);
     info->component_index = c->cidx;
     info->location = PAPI_LOCATION_UNCORE;
     info->data_type = PAPI_DATATYPE_UINT64;
@@ -722,6 +724,13 @@ static int start_locked(torus_control *ctl)
     }
     /* the process may have learnt its node since the set was built (MPI_Init) */
     c->ops->place(c->be, &pl);
+    if (pl.unknown[0] != '\0') {
+        /* counting some other node's links would look right and be wrong;
+         * PAPI passes on only the code, so the reason goes to stderr */
+        snprintf(ctl->why, sizeof ctl->why, "%s: PAPI_start refused: %s", c->name, pl.unknown);
+        fprintf(stderr, "%s\n", ctl->why);
+        return PAPI_ESYS;
+    }
     if (!ctl->planned || pl.generation != ctl->place_generation) {
         rc = plan(ctl);
         if (rc != TORUS_OK) {

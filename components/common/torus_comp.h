@@ -59,7 +59,7 @@
 #define TORUS_SLICE_MIN_NS 100000ull  /* shortest slice accepted (100 us)          */
 #define TORUS_HOST_POLL_NS 1000000ull /* host-measured overflow check period (1 ms) */
 /* Signal of overflows and of the set timers: SIGRTMAX-3, the signal BGPM
- * used for its overflow handler (reference/bgq REPORT.md (b)). */
+ * used for its overflow handler (BG/Q driver, doc/references.md). */
 #define TORUS_SIGNAL (SIGRTMAX - 3)
 
 typedef struct torus_component torus_component;

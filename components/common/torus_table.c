@@ -35,7 +35,7 @@ int torus_table_check(const torus_table *t, char *why, size_t len)
                  TORUS_MAX_QUALS);
         return TORUS_EINVAL;
     }
-    if (t->nevents < 1 || t->nevents > (1 << (32 - TORUS_INST_BITS))) {
+    if (t->nevents < 1 || t->nevents > (int)TORUS_INDEX_MASK + 1) {
         snprintf(why, len, "%s: %d events do not fit the event code", t->component, t->nevents);
         return TORUS_EINVAL;
     }
@@ -49,7 +49,8 @@ int torus_table_check(const torus_table *t, char *why, size_t len)
                      ev->name);
             rc = TORUS_EINVAL;
         } else if (ev->descr == NULL || ev->descr[0] == '\0' || ev->units == NULL ||
-                   ev->units[0] == '\0') {
+                   ev->units[0] == '\0' || ev->short_descr == NULL ||
+                   ev->short_descr[0] == '\0') {
             snprintf(why, len, "%s: %s lacks a description or units", t->component, ev->name);
             rc = TORUS_EINVAL;
         }
@@ -111,14 +112,15 @@ int torus_table_encode(const torus_table *t, int index, const torus_qvals *q, un
 
 int torus_table_decode(const torus_table *t, unsigned code, torus_pick *out)
 {
-    int index = (int)(code >> TORUS_INST_BITS);
+    int index = (int)((code >> TORUS_INST_BITS) & TORUS_INDEX_MASK);
     uint64_t inst = code & TORUS_INST_MASK;
     unsigned pos_mask = 0, pos;
-    if (index >= t->nevents) {
+    if (index >= t->nevents || (code & ~(TORUS_LISTED | TORUS_INST_MASK |
+                                         (TORUS_INDEX_MASK << TORUS_INST_BITS))) != 0) {
         return TORUS_ENOEVNT;
     }
     memset(out, 0, sizeof *out);
-    out->code = code;
+    out->code = code & ~TORUS_LISTED;
     out->index = index;
     out->ev = &t->events[index];
     for (int k = t->nquals - 1; k >= 0; k--) {
@@ -297,6 +299,50 @@ int torus_table_name(const torus_table *t, unsigned code, char *buf, size_t len)
     return used < len ? TORUS_OK : TORUS_EINVAL;
 }
 
+/* Append src to buf at *used with every "{}" replaced by value. */
+static void put_filled(char *buf, size_t len, size_t *used, const char *src, const char *value)
+{
+    for (const char *p = src; *p != '\0' && *used + 1 < len; p++) {
+        if (p[0] == '{' && p[1] == '}') {
+            *used += (size_t)snprintf(buf + *used, len - *used, "%s", value);
+            p++;
+        } else {
+            buf[(*used)++] = *p;
+        }
+        if (*used >= len) {
+            *used = len - 1;
+        }
+    }
+    buf[*used] = '\0';
+}
+
+size_t torus_qual_describe(const torus_qual_def *q, int64_t v, char *buf, size_t len)
+{
+    char val[64];
+    size_t used = 0;
+    if (len == 0) {
+        return 0;
+    }
+    buf[0] = '\0';
+    torus_qual_format(q, v, val, sizeof val);
+    if (q->value_descr != NULL && v >= 0 && v < q->nvalues) {
+        put_filled(buf, len, &used, q->value_descr[v], val);
+        return used;
+    }
+    put_filled(buf, len, &used, q->descr, val);
+    if (q->bits != NULL) {
+        const char *sep = " = ";
+        for (int b = q->nbits - 1; b >= 0; b--) {
+            if (((uint64_t)v >> b) & 1u) {
+                put_filled(buf, len, &used, sep, val);
+                put_filled(buf, len, &used, q->bits[b], val);
+                sep = " + ";
+            }
+        }
+    }
+    return used;
+}
+
 int torus_table_describe(const torus_table *t, unsigned code, char *buf, size_t len)
 {
     torus_pick pk;
@@ -307,13 +353,14 @@ int torus_table_describe(const torus_table *t, unsigned code, char *buf, size_t 
     }
     used = (size_t)snprintf(buf, len, "%s", pk.ev->descr);
     for (int k = 0; k < t->nquals && used < len; k++) {
-        char v[64];
         if (!torus_qset(&pk.q, k)) {
             continue;
         }
-        torus_qual_format(&t->quals[k], pk.q.v[k], v, sizeof v);
-        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", sep, t->quals[k].descr, v);
-        sep = ", ";
+        used += (size_t)snprintf(buf + used, len - used, "%s", sep);
+        if (used < len) {
+            used += torus_qual_describe(&t->quals[k], pk.q.v[k], buf + used, len - used);
+        }
+        sep = "; ";
     }
     return TORUS_OK;
 }
@@ -349,7 +396,7 @@ static int listed(const torus_table *t, const torus_pick *pk)
 
 int torus_table_enum(const torus_table *t, unsigned *code, int modifier)
 {
-    int index = (int)(*code >> TORUS_INST_BITS);
+    int index = (int)((*code >> TORUS_INST_BITS) & TORUS_INDEX_MASK);
     switch (modifier) {
     case TORUS_ENUM_FIRST:
         *code = 0;
@@ -370,7 +417,7 @@ int torus_table_enum(const torus_table *t, unsigned *code, int modifier)
             torus_pick pk;
             unsigned c = ((unsigned)index << TORUS_INST_BITS) | (unsigned)i;
             if (torus_table_decode(t, c, &pk) == TORUS_OK && listed(t, &pk)) {
-                *code = c;
+                *code = c | TORUS_LISTED;
                 return TORUS_OK;
             }
         }

@@ -12,7 +12,10 @@
  *                qualifiers in qualifier-id order, one digit per qualifier
  *                of (values + 1); digit 0 = qualifier not given.
  * So code (i << 20) is event i without qualifiers, and every code decodes
- * to exactly one canonical name.
+ * to exactly one canonical name.  Bit 30 (TORUS_LISTED) marks the codes
+ * PAPI_NTV_ENUM_UMASKS hands out: they decode like the code without it, but
+ * their event info carries no units, so papi_native_avail prints "Units:"
+ * once per event rather than once per qualifier value.
  */
 #ifndef TORUS_TABLE_H
 #define TORUS_TABLE_H
@@ -23,6 +26,8 @@
 #define TORUS_MAX_QUALS 8
 #define TORUS_INST_BITS 20
 #define TORUS_INST_MASK ((1u << TORUS_INST_BITS) - 1u)
+#define TORUS_LISTED (1u << 30)
+#define TORUS_INDEX_MASK 0x3ffu /* event index bits above TORUS_INST_BITS */
 #define TORUS_CLASS_DERIVED (-1)
 
 /* Status codes of the pure layer; torus_comp.c maps them to PAPI's. */
@@ -44,6 +49,9 @@ typedef struct torus_qual_def {
     const char *const *values; /* symbolic value names, or NULL                 */
     int nvalues;
     int64_t dflt; /* value listed in enumeration when the range is too large */
+    const char *const *value_descr; /* per symbolic value: what it selects, or NULL */
+    const char *const *bits;        /* hexadecimal mask: what bit i selects, or NULL */
+    int nbits;
 } torus_qual_def;
 
 typedef struct torus_term {
@@ -61,6 +69,7 @@ typedef struct torus_event_def {
     int first_term; /* derived: terms[first_term .. first_term + nterms)      */
     int nterms;
     int64_t div; /* derived: the sum of the terms is divided by this       */
+    const char *short_descr; /* PAPI's short description (< 64 characters) */
 } torus_event_def;
 
 typedef struct torus_table {
@@ -124,6 +133,9 @@ static inline int torus_table_count(const torus_table *t)
 }
 
 /* Write a qualifier value as it is spelt in names ("X+", "3", "0x70"). */
+/* What value v of qualifier q selects, in words, into buf; returns the
+ * length written. */
+size_t torus_qual_describe(const torus_qual_def *q, int64_t v, char *buf, size_t len);
 int torus_qual_format(const torus_qual_def *q, int64_t v, char *buf, size_t len);
 
 #endif /* TORUS_TABLE_H */

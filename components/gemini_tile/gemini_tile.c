@@ -3,10 +3,10 @@
  * 6 fixed counters of the calling process's Gemini, its node's NIC
  * counters, and per-link sums (presets/gemini_tile.presets).
  *
- * The six tile counters are fixed-function and always count (seed 000
+ * The six tile counters are fixed-function and always count (Pedretti 2013
  * section III), so any set of events can be counted together: there is no
  * admit hook.  Names: GM_TILE_PERF_<X>:n:m (row n 0..5, column m 0..7, the
- * Cray manual's form, seed 000 Table I), with the GPCD register names
+ * Cray manual's form, Pedretti 2013 Table I), with the GPCD register names
  * GM_n_m_TILE_PERFORMANCE_COUNTERS_k accepted as aliases.
  *
  * Overflow: the Gemini raised no interrupt on its performance counters
@@ -34,7 +34,7 @@ static int tile_event(const torus_table *t, int k)
 }
 
 /* GM_<row>_<col>_TILE_PERFORMANCE_COUNTERS_<k>, as gpcd spells registers
- * (reference/gemini/REPORT.md 1.1), means GM_TILE_PERF_<...>:row:col. */
+ * (LDMS gpcd headers), means GM_TILE_PERF_<...>:row:col. */
 static int gemini_alias(const torus_component *c, const char *name, unsigned *code)
 {
     int row, col, k, used = -1;

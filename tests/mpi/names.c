@@ -1,6 +1,6 @@
 /*
- * names - node identity as programs discover it (GPCNeT does, reference/
- * anchors REPORT 2.2): MPI_Get_processor_name must give the emulated node's
+ * names - node identity as programs discover it (GPCNeT does, Chunduri et al.
+ *  2019): MPI_Get_processor_name must give the emulated node's
  * name and MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) must group the ranks of
  * one emulated node.  Each rank checks itself against the session's mapping
  * and prints "rank R NAME ranks-on-node K ok"; a mismatch is reported and

@@ -8,6 +8,10 @@
  * chunks up the tree from node 1 to node 0, then down from node 0 to node 1,
  * on the world collective VC).  Synchronisation runs under MPI_Pcontrol(0).
  * Prints "N passed, M failed" from rank 0 (rank 1's results gathered).
+ *
+ * --papi-first: the event set is created and started before MPI_Init, as
+ * TAU does; the components then know the node from the launcher's
+ * environment (OMPI_COMM_WORLD_RANK ...), not from the layer.
  */
 #include <mpi.h>
 #include <papi.h>
@@ -17,6 +21,21 @@
 
 static const char *events[2] = {"PEVT_NW_USER_PP_SENT", "PEVT_NW_USER_WORLD_COL_SENT"};
 
+/* Library, event set with both events, started. */
+static int start_papi(int *es)
+{
+    int rc = PAPI_library_init(PAPI_VER_CURRENT);
+    if (rc != PAPI_VER_CURRENT) {
+        return rc < 0 ? rc : PAPI_EINVAL;
+    }
+    if ((rc = PAPI_create_eventset(es)) != PAPI_OK ||
+        (rc = PAPI_add_named_event(*es, events[0])) != PAPI_OK ||
+        (rc = PAPI_add_named_event(*es, events[1])) != PAPI_OK) {
+        return rc;
+    }
+    return PAPI_start(*es);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, es = PAPI_NULL, rc;
@@ -24,6 +43,12 @@ int main(int argc, char **argv)
     char buf[1024];
     int a[8], s[8];
 
+    int papi_first = argc > 1 && strcmp(argv[1], "--papi-first") == 0;
+
+    if (papi_first && start_papi(&es) != PAPI_OK) {
+        fprintf(stderr, "papi_mpi: PAPI setup before MPI_Init failed\n");
+        return 1;
+    }
     MPI_Init(&argc, &argv);
     MPI_Pcontrol(0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -32,10 +57,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 8; i++) {
         a[i] = rank + i;
     }
-    rc = PAPI_library_init(PAPI_VER_CURRENT);
-    if (rc != PAPI_VER_CURRENT || PAPI_create_eventset(&es) != PAPI_OK ||
-        PAPI_add_named_event(es, events[0]) != PAPI_OK ||
-        PAPI_add_named_event(es, events[1]) != PAPI_OK || PAPI_start(es) != PAPI_OK) {
+    if (!papi_first && (rc = start_papi(&es)) != PAPI_OK) {
         fprintf(stderr, "papi_mpi: rank %d: PAPI setup failed (%d)\n", rank, rc);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ping.sh - seed 000's sonar: one message of B bytes between two ranks k
+# ping.sh - Pedretti 2013's sonar: one message of B bytes between two ranks k
 # hops apart leaves exact counts on every link of its route and of the
 # return route, and nothing elsewhere (tmpi_check ping derives them from
 # the protocol rules of doc/model.md).
@@ -38,7 +38,7 @@ for b in 16 1000 8192 600000; do
     run_mpi "gemini ping $b" "$S" gemini-small 2 --map "$TMP/gem.map" -- "$EX/sonar" --size "$b"
     check "gemini ping $b counts" "$CHECK" ping "$S" 0 1 "$b"
 done
-# compression (seed 000 V.A): a zeroed 1 MiB message carries ~1/3 of the phits
+# compression (Pedretti 2013 V.A): a zeroed 1 MiB message carries ~1/3 of the phits
 run_mpi "gemini ping zero" "$S" gemini-small 2 --map "$TMP/gem.map" -- "$EX/sonar" \
     --size 1M --payload zero
 check "gemini zeroed 1 MiB counts" "$CHECK" ping "$S" 0 1 1048576 zero

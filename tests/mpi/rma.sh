@@ -1,7 +1,7 @@
 #!/bin/sh
 # rma.sh - one-sided traffic: MPI_Put / MPI_Get as Gemini PUT / GET
 # transactions (requests on VC0 along the request route, responses on VC1
-# back, seed 000 V.A) and Blue Gene put / remote-get packets, exactly; every
+# back, Pedretti 2013 V.A) and Blue Gene put / remote-get packets, exactly; every
 # other operation as its documented PUT/GET composition (doc/mpi.md).
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"

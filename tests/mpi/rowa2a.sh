@@ -1,5 +1,5 @@
 #!/bin/sh
-# rowa2a.sh - seed 003 section 4.2: all-to-all inside the rows of a 2-D
+# rowa2a.sh - McCraw 2013 section 4.2: all-to-all inside the rows of a 2-D
 # process grid.  Under the default mapping the members of a row sit on
 # different nodes and every chunk crosses the network; with each row placed
 # on one node (Table 5(b)) nothing does.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# stencil.sh - a 27-point halo exchange (MiniGhost-like, seed 000 VI) under
+# stencil.sh - a 27-point halo exchange (MiniGhost-like, Pedretti 2013 VI) under
 # three placements: every message the program sends is counted exactly, and
 # placing 2x2x1 blocks of the process grid on each node moves fewer bytes
 # over the network than the default x-lines (BG/Q: one node per router, so

@@ -10,7 +10,7 @@
  *       anywhere else
  *   tmpi_check rma STORE ORIGIN TARGET BYTES put|get
  *       one one-sided transfer: Gemini PUT/GET transactions, requests on VC0
- *       from the origin, responses on VC1 back (seed 000 V.A); Blue Gene put
+ *       from the origin, responses on VC1 back (Pedretti 2013 V.A); Blue Gene put
  *       packets, or a remote get and the data coming back
  *   tmpi_check expect STORE FILE
  *       the store equals the injection of the messages listed in FILE
@@ -18,7 +18,7 @@
  *       BG/Q L2 slices, which follow buffer addresses, are not compared)
  *   tmpi_check hops STORE FILE
  *       BG/Q: the chunks sent over all links equal the sum over FILE's
- *       messages of hops x chunks per hop (seed 003 section 4.4)
+ *       messages of hops x chunks per hop (McCraw 2013 section 4.4)
  *   tmpi_check quiet STORE     no chunk, phit or packet on any network link
  *   tmpi_check load STORE      print the sum of the network-link counters
  *   tmpi_check same STORE1 STORE2    equal counters (L2 slices aside), some
@@ -292,7 +292,7 @@ static void bluegene_flow(const temu_machine *m, int64_t s, int64_t d, uint64_t 
 
 /* Gemini: the counts of one direction arrive at the host tiles of the
  * injecting Gemini and at every router of its route through the link it
- * enters by (seed 000 V.B). */
+ * enters by (Pedretti 2013 V.B). */
 static void check_gemini(const temu_session *st, int64_t rs, int64_t rd, const flow *f)
 {
     const temu_machine *m = temu_session_machine(st);

@@ -8,7 +8,7 @@
  * once with TORUSEMU_UNIT_COUNTERS=3 and the argument "mpx".  4096 bytes
  * eager from node 0 are 8 memory-FIFO packets at node 2 and 272 16-byte
  * writes on master port 0 (bgq_iounit_api.c).  I/O overflow is "slow"
- * (seed 003 section 3.3) with one threshold per SRAM counter for the node.
+ * (McCraw 2013 section 3.3) with one threshold per SRAM counter for the node.
  */
 #define _GNU_SOURCE /* dladdr */
 #include "torus_ovtest.h"

@@ -10,7 +10,7 @@
  * argument "slow" and TORUSEMU_SLOW_OVERFLOW_NS=30000000, a delay long
  * enough to measure.
  *
- * Slow overflow (seed 003 section 3.1): the counters keep running after
+ * Slow overflow (McCraw 2013 section 3.1): the counters keep running after
  * the crossing and the interrupt comes up to 800 cycles later.  Here the
  * signal leaves once the whole message has landed and the delay has
  * passed since the crossing: a handler reading the counter sees the

@@ -1,0 +1,800 @@
+/*
+ * timing.c - packet-level discrete-event timing model (torusemu_timing.h).
+ *
+ * Entities:
+ *   channel  one lane of a directed link (Gemini: one tile), or a node's
+ *            injection / ejection channel.  Busy while it serializes a packet.
+ *   queue    an input queue at the receiving end of a channel, one per VC;
+ *            plus one unbounded source queue per node.  FIFO.
+ *   credits  per channel and VC: bytes free in the downstream queue, as the
+ *            sending side knows them (credits on Gemini, tokens on Blue Gene).
+ * Events (a binary heap ordered by time, then by creation order, so equal
+ * inputs always give equal results):
+ *   CREATE   a packet enters its source queue
+ *   READY    the head of a queue may leave: it requests its next channel
+ *   TRY      a channel became free: pick a waiting head that has credit
+ *   CREDIT   space freed downstream is known upstream again
+ *   DELIVER  a packet's tail reached its destination node
+ * Arbitration: among the waiting heads with enough credit, the one ready
+ * first (then the lower queue id): first come, first served.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+#include "torusemu_timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
+
+typedef struct tm_event {
+    int64_t t;
+    uint64_t seq;
+    int32_t type;
+    int32_t a; /* packet, queue or channel */
+    int32_t b; /* VC (CREDIT) */
+    int32_t c; /* bytes (CREDIT) */
+} tm_event;
+
+typedef struct tm_chan {
+    double ps_per_byte;
+    int64_t wire_ps;
+    int64_t busy_until;
+    int32_t *wait; /* queues whose head waits for this channel */
+    int32_t nwait, capwait;
+    int32_t try_pending;
+    int32_t exists;
+    int32_t stalled;     /* credit stall interval open */
+    int32_t inq_waiting; /* ready heads waiting in this channel's queues */
+    int64_t stall_since, inq_since;
+    temu_tm_lane_stats st;
+} tm_chan;
+
+typedef struct tm_pkt {
+    int64_t created, hdr, tail, ready;
+    uint64_t tag;
+    uint32_t bytes;
+    int32_t next; /* next in queue, or in the free list */
+    int32_t hop;  /* index in the path of the channel to take next */
+    int32_t src_node;
+} tm_pkt;
+
+typedef struct tm_queue {
+    int32_t head, tail;
+} tm_queue;
+
+struct temu_tm {
+    temu_machine m;
+    temu_tm_config c;
+    int nvc;        /* VCs per channel */
+    int maxlanes;   /* 8 on Gemini, 1 on Blue Gene */
+    int tlinks;     /* torus links per router: 2 * ndims */
+    int maxpath;    /* injection + longest route + ejection */
+    int64_t ntorus; /* torus channels (existing or not) */
+    int64_t nchan;  /* + injection + ejection channels */
+    tm_chan *ch;
+    int64_t *credits; /* [nchan * nvc] */
+    int64_t *occ;     /* [nchan * nvc] packets x ps spent in each input queue */
+    tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
+    tm_pkt *pk;
+    int32_t *path;   /* [npk * maxpath] channel ids */
+    uint8_t *pvc;    /* [npk * maxpath] VC taken on that channel */
+    uint8_t *penter; /* [npk * maxpath] 1 = first hop of a dimension */
+    int32_t npk, cappk, freepk;
+    tm_event *heap;
+    int64_t nheap, capheap;
+    uint64_t seq;
+    int64_t now;
+    uint64_t pending;
+    int oom; /* an allocation failed during the run: results are incomplete */
+    temu_tm_delivery_fn deliver;
+    void *ctx;
+};
+
+/* ---------------------------------------------------------------- heap */
+
+/* A 4-ary min-heap: half the depth of a binary heap, and a node's four
+ * children are adjacent in memory (fewer cache misses on large queues). */
+#define HEAP_ARITY 4
+
+static int ev_before(const tm_event *x, const tm_event *y)
+{
+    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static int push(temu_tm *t, int64_t when, int type, int32_t a, int32_t b, int32_t c)
+{
+    if (t->nheap == t->capheap) {
+        int64_t cap = t->capheap ? 2 * t->capheap : 1024;
+        tm_event *h = realloc(t->heap, (size_t)cap * sizeof *h);
+        if (!h) {
+            t->oom = 1;
+            return -1;
+        }
+        t->heap = h;
+        t->capheap = cap;
+    }
+    tm_event e = {when, t->seq++, type, a, b, c};
+    int64_t i = t->nheap++;
+    while (i > 0 && ev_before(&e, &t->heap[(i - 1) / HEAP_ARITY])) {
+        t->heap[i] = t->heap[(i - 1) / HEAP_ARITY];
+        i = (i - 1) / HEAP_ARITY;
+    }
+    t->heap[i] = e;
+    return 0;
+}
+
+static tm_event pop(temu_tm *t)
+{
+    tm_event top = t->heap[0];
+    tm_event last = t->heap[--t->nheap];
+    int64_t i = 0;
+    for (;;) {
+        int64_t first = HEAP_ARITY * i + 1, s = i;
+        const tm_event *best = &last;
+        for (int64_t j = first; j < first + HEAP_ARITY && j < t->nheap; j++) {
+            if (ev_before(&t->heap[j], best)) {
+                s = j;
+                best = &t->heap[j];
+            }
+        }
+        if (s == i) {
+            break;
+        }
+        t->heap[i] = t->heap[s];
+        i = s;
+    }
+    if (t->nheap > 0) {
+        t->heap[i] = last;
+    }
+    return top;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+static int64_t chan_id(const temu_tm *t, int64_t router, int link, int lane)
+{
+    return (router * t->tlinks + link) * t->maxlanes + lane;
+}
+
+static int64_t inject_chan(const temu_tm *t, int64_t node)
+{
+    return t->ntorus + node;
+}
+
+static int64_t eject_chan(const temu_tm *t, int64_t node)
+{
+    return t->ntorus + t->m.nnodes + node;
+}
+
+static int64_t source_queue(const temu_tm *t, int64_t node)
+{
+    return t->nchan * t->nvc + node;
+}
+
+static int lanes_of(const temu_machine *m, int link)
+{
+    int tiles[8];
+    return m->system == TEMU_SYSTEM_GEMINI ? temu_gemini_link_tiles(link, tiles) : 1;
+}
+
+/* Link bandwidth per lane in GB/s, the machine's own figure. */
+static double machine_lane_gbs(const temu_machine *m, int64_t router, int link)
+{
+    switch (m->system) {
+    case TEMU_SYSTEM_GEMINI:
+        /* per tile by medium: LDMS gemini.h, seed 000 Table II */
+        return temu_medium_tile_bandwidth(temu_gemini_link_medium(m, router, link));
+    case TEMU_SYSTEM_BGP:
+        /* 425 MB/s per link and direction (IBM Blue Gene team, "Overview of
+         * the IBM Blue Gene/P project", IBM J. Res. Dev. 52, 2008) */
+        return 0.425;
+    default:
+        /* 2 GB/s per link and direction at the 500 MHz network clock
+         * (reference/bgq REPORT, testint_inlines.h) */
+        return 2.0;
+    }
+}
+
+static int64_t ser_ps(const tm_chan *ch, uint32_t bytes)
+{
+    return (int64_t)ceil((double)bytes * ch->ps_per_byte - 1e-6);
+}
+
+/* ---------------------------------------------------------------- config */
+
+temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err)
+{
+    memset(c, 0, sizeof *c);
+    switch (m->system) {
+    case TEMU_SYSTEM_GEMINI:
+        /* ~105 ns per hop (lanl/PPT hopper_config.py, citing Alverson et
+         * al., "The Gemini System Interconnect", HOTI 2010); the split into
+         * router and wire time is our choice. */
+        c->router_ps = 100000;
+        c->wire_ps = 5000;
+        c->max_packet = 96;       /* 32 phits of 3 bytes (seed 000 V.A) */
+        c->buffer_bytes = 8 * 96; /* our assumption: 8 maximal packets per VC */
+        c->classes = 2;           /* request VC0, response VC1 */
+        c->flow = TEMU_TM_CREDIT;
+        c->node_gbs = 4 * 1.30; /* a NIC's half of the 8 host tiles */
+        break;
+    case TEMU_SYSTEM_BGP:
+        /* our assumption: 100 ns per hop */
+        c->router_ps = 95000;
+        c->wire_ps = 5000;
+        c->max_packet = 256;       /* 8 chunks of 32 bytes */
+        c->buffer_bytes = 4 * 256; /* our assumption */
+        c->classes = 4;            /* VCD0, VCD1, bubble, priority: a FIFO each */
+        c->flow = TEMU_TM_TOKEN;
+        c->node_gbs = 6 * 0.425; /* our assumption: all six links at once */
+        break;
+    case TEMU_SYSTEM_BGQ:
+        /* ~40 ns per hop (lanl/PPT mira_config.py, citing Chen et al.) */
+        c->router_ps = 35000;
+        c->wire_ps = 5000;
+        c->max_packet = 544;       /* 32-byte header + 512 payload bytes */
+        c->buffer_bytes = 4 * 544; /* our assumption */
+        c->classes = TEMU_BGQ_VCS; /* a receive FIFO per VC */
+        c->flow = TEMU_TM_TOKEN;
+        c->node_gbs = 10 * 2.0; /* our assumption: the ten torus links */
+        break;
+    default:
+        return temu_fail(err, TEMU_EINVAL, "timing model: unknown system %d", m->system);
+    }
+    c->node_wire_ps = 0;
+    c->credit_ps = c->wire_ps; /* credits travel back over the link */
+    c->link_gbs = 0;
+    return TEMU_OK;
+}
+
+static temu_status check_config(const temu_tm_config *c, temu_error *err)
+{
+    uint32_t need;
+    if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
+    }
+    if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: classes must be 1..%d, not %u",
+                         TEMU_TM_MAX_CLASSES, c->classes);
+    }
+    if (c->flow != TEMU_TM_CREDIT && c->flow != TEMU_TM_TOKEN) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: unknown flow control %u", c->flow);
+    }
+    if (c->max_packet == 0 || c->max_packet > 65536) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: max_packet %u outside 1..65536",
+                         c->max_packet);
+    }
+    need = c->flow == TEMU_TM_TOKEN ? 2 * c->max_packet : c->max_packet;
+    if (c->buffer_bytes < need) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: buffer_bytes %u below %u (%s)",
+                         c->buffer_bytes, need,
+                         c->flow == TEMU_TM_TOKEN ? "two maximal packets for the bubble rule"
+                                                  : "one maximal packet");
+    }
+    if (!(c->node_gbs > 0) || c->link_gbs < 0 || !isfinite(c->link_gbs) || !isfinite(c->node_gbs)) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: bandwidths must be positive GB/s");
+    }
+    return TEMU_OK;
+}
+
+/* ---------------------------------------------------------------- create */
+
+temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
+                           temu_error *err)
+{
+    temu_status st = check_config(c, err);
+    temu_tm *t;
+    *out = NULL;
+    if (st != TEMU_OK) {
+        return st;
+    }
+    t = calloc(1, sizeof *t);
+    if (!t) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory");
+    }
+    t->m = *m;
+    t->c = *c;
+    t->nvc = (int)c->classes * (c->flow == TEMU_TM_CREDIT ? 2 : 1);
+    t->maxlanes = m->system == TEMU_SYSTEM_GEMINI ? 8 : 1;
+    t->tlinks = 2 * m->ndims;
+    t->maxpath = 2;
+    for (int d = 0; d < m->ndims; d++) {
+        t->maxpath += m->torus[d] ? m->size[d] / 2 : m->size[d] - 1;
+    }
+    t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
+    t->nchan = t->ntorus + 2 * m->nnodes;
+    t->ch = calloc((size_t)t->nchan, sizeof *t->ch);
+    t->credits = calloc((size_t)(t->nchan * t->nvc), sizeof *t->credits);
+    t->occ = calloc((size_t)(t->nchan * t->nvc), sizeof *t->occ);
+    t->q = malloc((size_t)(t->nchan * t->nvc + m->nnodes) * sizeof *t->q);
+    t->freepk = -1;
+    if (!t->ch || !t->credits || !t->occ || !t->q) {
+        temu_tm_destroy(t);
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
+                         (long long)t->nchan);
+    }
+    for (int64_t i = 0; i < t->nchan * t->nvc + m->nnodes; i++) {
+        t->q[i].head = t->q[i].tail = -1;
+    }
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        for (int l = 0; l < t->tlinks; l++) {
+            int lanes = temu_link_neighbor(m, r, l) >= 0 ? lanes_of(m, l) : 0;
+            double gbs = c->link_gbs > 0 ? c->link_gbs : machine_lane_gbs(m, r, l);
+            for (int k = 0; k < lanes; k++) {
+                tm_chan *ch = &t->ch[chan_id(t, r, l, k)];
+                ch->exists = 1;
+                ch->ps_per_byte = 1000.0 / gbs;
+                ch->wire_ps = c->wire_ps;
+            }
+        }
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        tm_chan *in = &t->ch[inject_chan(t, n)], *ej = &t->ch[eject_chan(t, n)];
+        in->exists = ej->exists = 1;
+        in->ps_per_byte = ej->ps_per_byte = 1000.0 / c->node_gbs;
+        in->wire_ps = ej->wire_ps = c->node_wire_ps;
+    }
+    for (int64_t i = 0; i < t->nchan * t->nvc; i++) {
+        /* ejection channels end at the node, which always accepts */
+        t->credits[i] = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : c->buffer_bytes;
+    }
+    *out = t;
+    return TEMU_OK;
+}
+
+void temu_tm_destroy(temu_tm *t)
+{
+    if (!t) {
+        return;
+    }
+    if (t->ch) {
+        for (int64_t i = 0; i < t->nchan; i++) {
+            free(t->ch[i].wait);
+        }
+    }
+    free(t->ch);
+    free(t->credits);
+    free(t->occ);
+    free(t->q);
+    free(t->pk);
+    free(t->path);
+    free(t->pvc);
+    free(t->penter);
+    free(t->heap);
+    free(t);
+}
+
+void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx)
+{
+    t->deliver = fn;
+    t->ctx = ctx;
+}
+
+int64_t temu_tm_now(const temu_tm *t)
+{
+    return t->now;
+}
+
+uint64_t temu_tm_pending(const temu_tm *t)
+{
+    return t->pending;
+}
+
+temu_status temu_tm_check(const temu_tm *t, temu_error *err)
+{
+    if (t->oom) {
+        return temu_fail(err, TEMU_ENOMEM,
+                         "timing model: out of memory during the run; results incomplete");
+    }
+    return TEMU_OK;
+}
+
+/* ---------------------------------------------------------------- send */
+
+static int32_t alloc_pkt(temu_tm *t)
+{
+    int32_t i;
+    if (t->freepk >= 0) {
+        i = t->freepk;
+        t->freepk = t->pk[i].next;
+        return i;
+    }
+    if (t->npk == t->cappk) {
+        int32_t cap = t->cappk ? 2 * t->cappk : 1024;
+        size_t mp = (size_t)t->maxpath;
+        tm_pkt *pk = realloc(t->pk, (size_t)cap * sizeof *pk);
+        if (pk) {
+            t->pk = pk;
+        }
+        int32_t *path = realloc(t->path, (size_t)cap * mp * sizeof *path);
+        if (path) {
+            t->path = path;
+        }
+        uint8_t *pvc = realloc(t->pvc, (size_t)cap * mp);
+        if (pvc) {
+            t->pvc = pvc;
+        }
+        uint8_t *pen = realloc(t->penter, (size_t)cap * mp);
+        if (pen) {
+            t->penter = pen;
+        }
+        if (!pk || !path || !pvc || !pen) {
+            return -1;
+        }
+        t->cappk = cap;
+    }
+    return t->npk++;
+}
+
+/* The channels a packet takes, the VC on each and where it enters a ring.
+ * Dateline (credit flow): a dimension whose hops use the wrap link travels
+ * on the class's second VC for all its hops, the others on the first
+ * (BookSim's dim_order_torus rule, deadlock-free on every ring). */
+static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t cls,
+                       uint32_t lane_key)
+{
+    temu_hop hops[TEMU_MAX_HOPS];
+    int32_t *path = &t->path[(size_t)p * (size_t)t->maxpath];
+    uint8_t *vc = &t->pvc[(size_t)p * (size_t)t->maxpath];
+    uint8_t *enter = &t->penter[(size_t)p * (size_t)t->maxpath];
+    int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
+    int n = temu_route(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst), hops,
+                       TEMU_MAX_HOPS);
+    int k = 0;
+
+    path[k] = (int32_t)inject_chan(t, src);
+    vc[k] = (uint8_t)(cls * (uint32_t)per);
+    enter[k++] = 0;
+    for (int i = 0; i < n;) {
+        int dim = hops[i].link / 2, j = i, wraps = 0;
+        while (j < n && hops[j].link / 2 == dim) {
+            int32_t cf[TEMU_MAX_DIMS], ct[TEMU_MAX_DIMS];
+            temu_router_coords(&t->m, hops[j].from, cf);
+            temu_router_coords(&t->m, hops[j].to, ct);
+            wraps |= (hops[j].link & 1) ? ct[dim] < cf[dim] : ct[dim] > cf[dim];
+            j++;
+        }
+        for (int h = i; h < j; h++) {
+            int lanes = lanes_of(&t->m, hops[h].link);
+            path[k] =
+                (int32_t)chan_id(t, hops[h].from, hops[h].link, (int)(lane_key % (uint32_t)lanes));
+            vc[k] = (uint8_t)(cls * (uint32_t)per + (uint32_t)(per == 2 && wraps));
+            enter[k++] = h == i;
+        }
+        i = j;
+    }
+    path[k] = (int32_t)eject_chan(t, dst);
+    vc[k] = 0;
+    enter[k] = 0;
+}
+
+static void append(temu_tm *t, int64_t q, int32_t p);
+
+temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
+                         uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
+{
+    int32_t p;
+    if (t->oom) {
+        return temu_fail(err, TEMU_ENOMEM,
+                         "timing model: out of memory during the run; results incomplete");
+    }
+    if (src < 0 || src >= t->m.nnodes || dst < 0 || dst >= t->m.nnodes) {
+        return temu_fail(err, TEMU_ERANGE, "timing model: node %lld or %lld outside 0..%lld",
+                         (long long)src, (long long)dst, (long long)t->m.nnodes - 1);
+    }
+    if (bytes == 0 || bytes > t->c.max_packet) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: packet of %u bytes outside 1..%u", bytes,
+                         t->c.max_packet);
+    }
+    if (cls >= t->c.classes) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: class %u, the model has %u", cls,
+                         t->c.classes);
+    }
+    if (when_ps < t->now) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: packet created at %lld ps, before now (%lld ps)",
+                         (long long)when_ps, (long long)t->now);
+    }
+    p = alloc_pkt(t);
+    if (p < 0 || (when_ps > t->now && push(t, when_ps, EV_CREATE, p, 0, 0) != 0)) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for packets");
+    }
+    tm_pkt *pk = &t->pk[p];
+    memset(pk, 0, sizeof *pk);
+    pk->created = pk->hdr = pk->tail = when_ps;
+    pk->tag = tag;
+    pk->bytes = bytes;
+    pk->next = -1;
+    pk->src_node = (int32_t)src;
+    build_path(t, p, src, dst, cls, lane_key);
+    t->pending++;
+    if (when_ps == t->now) {
+        append(t, source_queue(t, src), p); /* created now: no event needed */
+    }
+    return TEMU_OK;
+}
+
+/* ---------------------------------------------------------------- engine */
+
+static int32_t path_at(const temu_tm *t, int32_t p, int i)
+{
+    return t->path[(size_t)p * (size_t)t->maxpath + (size_t)i];
+}
+
+static int vc_at(const temu_tm *t, int32_t p, int i)
+{
+    return t->pvc[(size_t)p * (size_t)t->maxpath + (size_t)i];
+}
+
+static int is_source(const temu_tm *t, int64_t q)
+{
+    return q >= t->nchan * t->nvc;
+}
+
+/* The packet now first in queue q becomes its head at head_time (when the
+ * tail of the packet before it has left): when may it leave? */
+static void become_head(temu_tm *t, int64_t q, int64_t head_time)
+{
+    int32_t p = t->q[q].head;
+    if (p < 0) {
+        return;
+    }
+    tm_pkt *pk = &t->pk[p];
+    int src = is_source(t, q);
+    int64_t ready = pk->hdr + (src ? 0 : t->c.router_ps);
+    const tm_chan *next = &t->ch[path_at(t, p, pk->hop)];
+    if (head_time > ready) {
+        ready = head_time;
+    }
+    /* cut-through onto a faster channel cannot overtake the arriving tail */
+    if (pk->tail - ser_ps(next, pk->bytes) > ready) {
+        ready = pk->tail - ser_ps(next, pk->bytes);
+    }
+    pk->ready = ready;
+    push(t, ready, EV_READY, (int32_t)q, 0, 0);
+}
+
+static void append(temu_tm *t, int64_t q, int32_t p)
+{
+    t->pk[p].next = -1;
+    if (t->q[q].tail >= 0) {
+        t->pk[t->q[q].tail].next = p;
+        t->q[q].tail = p;
+        return;
+    }
+    t->q[q].head = t->q[q].tail = p;
+    become_head(t, q, t->now);
+}
+
+static void close_stall(tm_chan *ch, int64_t now)
+{
+    if (ch->stalled) {
+        ch->st.credit_stall_ps += now - ch->stall_since;
+        ch->stalled = 0;
+    }
+}
+
+static void transmit(temu_tm *t, int64_t q, int64_t c)
+{
+    tm_chan *ch = &t->ch[c];
+    int32_t p = t->q[q].head;
+    tm_pkt *pk = &t->pk[p];
+    int64_t ser = ser_ps(ch, pk->bytes);
+    int vc = vc_at(t, p, pk->hop);
+
+    t->q[q].head = pk->next;
+    if (pk->next < 0) {
+        t->q[q].tail = -1;
+    }
+    for (int i = 0; i < ch->nwait; i++) {
+        if (ch->wait[i] == q) {
+            ch->wait[i] = ch->wait[--ch->nwait];
+            break;
+        }
+    }
+    /* the input port reads the packet out at the rate it came in (our
+     * assumption: the router's internal path is as fast as its input, and
+     * a slower output holds at most the packet it is sending, as Gemini's
+     * column buffers do); a source queue empties at its injection rate */
+    int64_t readout = is_source(t, q) ? ser : ser_ps(&t->ch[q / t->nvc], pk->bytes);
+    if (!is_source(t, q)) {
+        /* the queue's space comes back upstream once the tail is read out */
+        tm_chan *up = &t->ch[q / t->nvc];
+        if (--up->inq_waiting == 0) {
+            up->st.inq_stall_ps += t->now - up->inq_since;
+        }
+        t->occ[q] += t->now + readout - pk->hdr; /* present from header arrival to read-out */
+        push(t, t->now + readout + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc),
+             (int32_t)(q % t->nvc), (int32_t)pk->bytes);
+    }
+    ch->busy_until = t->now + ser;
+    ch->st.packets++;
+    ch->st.bytes += pk->bytes;
+    ch->st.busy_ps += ser;
+    if (c >= t->ntorus + t->m.nnodes) {
+        push(t, t->now + ser + ch->wire_ps, EV_DELIVER, p, 0, 0);
+    } else {
+        t->credits[c * t->nvc + vc] -= pk->bytes;
+        pk->hdr = t->now + ch->wire_ps;
+        pk->tail = t->now + ser + ch->wire_ps;
+        pk->hop++;
+        append(t, c * t->nvc + vc, p);
+    }
+    become_head(t, q, t->now + readout);
+    if (ch->nwait > 0 && !ch->try_pending) {
+        ch->try_pending = 1;
+        push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);
+    }
+}
+
+static void try_chan(temu_tm *t, int64_t c)
+{
+    tm_chan *ch = &t->ch[c];
+    int64_t best = -1, best_ready = 0;
+    if (ch->busy_until > t->now) {
+        if (!ch->try_pending) {
+            ch->try_pending = 1;
+            push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);
+        }
+        return;
+    }
+    for (int i = 0; i < ch->nwait; i++) {
+        int64_t q = ch->wait[i];
+        int32_t p = t->q[q].head;
+        const tm_pkt *pk = &t->pk[p];
+        int64_t need = pk->bytes;
+        if (t->c.flow == TEMU_TM_TOKEN &&
+            t->penter[(size_t)p * (size_t)t->maxpath + (size_t)pk->hop]) {
+            need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
+        }
+        if (t->credits[c * t->nvc + vc_at(t, p, pk->hop)] < need) {
+            continue;
+        }
+        if (best < 0 || pk->ready < best_ready || (pk->ready == best_ready && q < best)) {
+            best = q;
+            best_ready = pk->ready;
+        }
+    }
+    if (best < 0) {
+        if (ch->nwait > 0 && !ch->stalled) {
+            ch->stalled = 1;
+            ch->stall_since = t->now;
+        }
+        return;
+    }
+    close_stall(ch, t->now);
+    transmit(t, best, c);
+}
+
+static int add_waiter(tm_chan *ch, int32_t q)
+{
+    if (ch->nwait == ch->capwait) {
+        int32_t cap = ch->capwait ? 2 * ch->capwait : 4;
+        int32_t *w = realloc(ch->wait, (size_t)cap * sizeof *w);
+        if (!w) {
+            return -1;
+        }
+        ch->wait = w;
+        ch->capwait = cap;
+    }
+    ch->wait[ch->nwait++] = q;
+    return 0;
+}
+
+static void on_ready(temu_tm *t, int64_t q)
+{
+    int32_t p = t->q[q].head;
+    int64_t c = path_at(t, p, t->pk[p].hop);
+    if (!is_source(t, q)) {
+        tm_chan *up = &t->ch[q / t->nvc];
+        if (up->inq_waiting++ == 0) {
+            up->inq_since = t->now;
+        }
+    }
+    if (add_waiter(&t->ch[c], (int32_t)q) != 0) {
+        t->oom = 1; /* the packet would be lost: temu_tm_run stops */
+        return;
+    }
+    try_chan(t, c);
+}
+
+static void on_deliver(temu_tm *t, int32_t p)
+{
+    tm_pkt *pk = &t->pk[p];
+    if (t->deliver) {
+        t->deliver(t->ctx, pk->tag, pk->created, t->now);
+    }
+    pk->next = t->freepk;
+    t->freepk = p;
+    t->pending--;
+}
+
+int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
+{
+    while (!t->oom && t->nheap > 0 && t->heap[0].t <= until_ps) {
+        tm_event e = pop(t);
+        t->now = e.t;
+        switch (e.type) {
+        case EV_CREATE:
+            append(t, source_queue(t, t->pk[e.a].src_node), e.a);
+            break;
+        case EV_READY:
+            on_ready(t, e.a);
+            break;
+        case EV_TRY:
+            t->ch[e.a].try_pending = 0;
+            try_chan(t, e.a);
+            break;
+        case EV_CREDIT:
+            t->credits[(int64_t)e.a * t->nvc + e.b] += e.c;
+            try_chan(t, e.a);
+            break;
+        default:
+            on_deliver(t, e.a);
+            break;
+        }
+    }
+    if (until_ps != INT64_MAX && until_ps > t->now) {
+        t->now = until_ps;
+    }
+    return t->now;
+}
+
+/* ---------------------------------------------------------------- stats */
+
+int temu_tm_lanes(const temu_tm *t, int64_t router, int link)
+{
+    if (router < 0 || router >= t->m.nrouters || link < 0 || link >= t->tlinks ||
+        temu_link_neighbor(&t->m, router, link) < 0) {
+        return 0;
+    }
+    return lanes_of(&t->m, link);
+}
+
+double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)
+{
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link)) {
+        return 0;
+    }
+    return 1000.0 / t->ch[chan_id(t, router, link, lane)].ps_per_byte;
+}
+
+temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
+                                   uint32_t cls, int64_t *packet_ps, temu_error *err)
+{
+    int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
+    int64_t base;
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || cls >= t->c.classes) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "timing model: no lane %d, class %u on link %d of router %lld", lane, cls,
+                         link, (long long)router);
+    }
+    base = chan_id(t, router, link, lane) * t->nvc + (int64_t)cls * per;
+    *packet_ps = 0;
+    for (int v = 0; v < per; v++) {
+        *packet_ps += t->occ[base + v];
+    }
+    return TEMU_OK;
+}
+
+temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane,
+                                   temu_tm_lane_stats *out, temu_error *err)
+{
+    const tm_chan *ch;
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link)) {
+        return temu_fail(err, TEMU_ERANGE, "timing model: no lane %d on link %d of router %lld",
+                         lane, link, (long long)router);
+    }
+    ch = &t->ch[chan_id(t, router, link, lane)];
+    *out = ch->st;
+    /* intervals still open count up to now */
+    if (ch->stalled) {
+        out->credit_stall_ps += t->now - ch->stall_since;
+    }
+    if (ch->inq_waiting > 0) {
+        out->inq_stall_ps += t->now - ch->inq_since;
+    }
+    return TEMU_OK;
+}

@@ -1,0 +1,150 @@
+/*
+ * timing_bridge.c - between the volume model and the timing model.
+ *
+ * temu_tm_send_message turns a message into the packets the volume model
+ * counts (temu_plan_message), so the timing model moves exactly the bytes
+ * and packets the volume counters show, on the same tiles.
+ * temu_tm_add_stall_counters writes the model's stall times into the
+ * counter store in the unit the hardware counted.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+#include "torusemu_timing.h"
+
+#include <string.h>
+
+/* Bytes per unit of the plan's packet sizes: Gemini phits are 3 bytes
+ * (seed 000 V.A), Blue Gene chunks 32. */
+#define GEMINI_PHIT_BYTES 3u
+#define BG_CHUNK_BYTES 32u
+
+/* Gemini router clock: stall counters count 800 MHz cycles of 1250 ps
+ * (seed 000 Table I; reference/gemini REPORT section 3). */
+#define GEMINI_CYCLE_PS 1250
+/* BG/Q network clock: 500 MHz, 2000 ps (reference/bgq REPORT, upci_impl.h) */
+#define BGQ_CYCLE_PS 2000
+
+typedef struct bucket {
+    uint64_t pkts, units; /* packets left and their size units (phits or chunks) */
+} bucket;
+
+/* Send the n-th packet of a bucket: its units split evenly over the bucket's
+ * packets (the plan keeps totals, not each packet's size). */
+static temu_status send_one(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
+                            uint32_t unit, uint32_t cls, uint32_t lane_key, temu_error *err)
+{
+    uint64_t size = (b->units + b->pkts - 1) / b->pkts; /* sizes sum to the bucket's units */
+    b->units -= size;
+    b->pkts--;
+    return temu_tm_send(t, when, src, dst, (uint32_t)(size * unit), cls, lane_key, 0, err);
+}
+
+temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                                 const temu_message *msg, temu_error *err)
+{
+    temu_plan plan;
+    temu_status st = temu_plan_message(m, msg, &plan, err);
+    if (st != TEMU_OK || plan.local) {
+        return st;
+    }
+    for (int dir = 0; dir < 2; dir++) {
+        int64_t src = dir == 0 ? msg->src : msg->dst, dst = dir == 0 ? msg->dst : msg->src;
+        if (m->system == TEMU_SYSTEM_GEMINI) {
+            /* transaction j is in slot j mod 8; slot k uses tile position
+             * (base + k) mod T of every link (doc/model.md) */
+            bucket b[2][TEMU_SLOTS];
+            int left = 1;
+            for (int vc = 0; vc < 2; vc++) {
+                for (int k = 0; k < TEMU_SLOTS; k++) {
+                    b[vc][k].pkts = plan.pkts[dir][vc][k];
+                    b[vc][k].units = plan.phits[dir][vc][k];
+                }
+            }
+            while (left && st == TEMU_OK) {
+                left = 0;
+                for (int k = 0; k < TEMU_SLOTS && st == TEMU_OK; k++) {
+                    for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
+                        if (b[vc][k].pkts > 0) {
+                            st = send_one(t, when_ps, src, dst, &b[vc][k], GEMINI_PHIT_BYTES,
+                                          (uint32_t)vc, plan.gemini_slot_base + (uint32_t)k, err);
+                            left = 1;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (int vc = 0; vc < TEMU_BGQ_VCS && st == TEMU_OK; vc++) {
+                bucket b = {plan.packets[dir][vc], plan.chunks[dir][vc]};
+                while (b.pkts > 0 && st == TEMU_OK) {
+                    st = send_one(t, when_ps, src, dst, &b, BG_CHUNK_BYTES, (uint32_t)vc, 0, err);
+                }
+            }
+        }
+    }
+    return st;
+}
+
+/* Gemini: credit stall on the sending tile, inq stall on the receiving one
+ * (seed 000 L190, L216). */
+static temu_status gemini_counters(const temu_tm *t, temu_session *s, const temu_machine *m,
+                                   int64_t r, int l, temu_error *err)
+{
+    int tiles[8];
+    int n = temu_tm_lanes(t, r, l);
+    int64_t peer = temu_link_neighbor(m, r, l);
+    temu_gemini_link_tiles(l, tiles);
+    for (int k = 0; k < n; k++) {
+        temu_tm_lane_stats ls;
+        temu_status st = temu_tm_lane_stats_get(t, r, l, k, &ls, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        temu_counter_add(s, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
+                         (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
+        temu_counter_add(
+            s, temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
+            (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
+    }
+    return TEMU_OK;
+}
+
+/* BG/Q: receive-FIFO occupancy of the receiving node's incoming link
+ * (the link on that node it arrives through), per VC. */
+static temu_status bgq_counters(const temu_tm *t, temu_session *s, const temu_machine *m, int64_t r,
+                                int l, temu_error *err)
+{
+    int64_t peer = temu_link_neighbor(m, r, l);
+    if (temu_tm_lanes(t, r, l) == 0) {
+        return TEMU_OK;
+    }
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        int64_t occ;
+        temu_status st = temu_tm_lane_occupancy(t, r, l, 0, (uint32_t)vc, &occ, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        temu_counter_add(s, temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_FIFO, vc),
+                         (uint64_t)(occ / BGQ_CYCLE_PS));
+    }
+    return TEMU_OK;
+}
+
+temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err)
+{
+    const temu_machine *m = temu_session_machine(s);
+    temu_status st = temu_tm_check(t, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    if (m->system == TEMU_SYSTEM_BGP) {
+        return temu_fail(err, TEMU_EINVAL, "counters from the timing model: not for %s yet",
+                         temu_system_name(m->system));
+    }
+    for (int64_t r = 0; r < m->nrouters && st == TEMU_OK; r++) {
+        for (int l = 0; l < 2 * m->ndims && st == TEMU_OK; l++) {
+            st = m->system == TEMU_SYSTEM_GEMINI ? gemini_counters(t, s, m, r, l, err)
+                                                 : bgq_counters(t, s, m, r, l, err);
+        }
+    }
+    return st;
+}

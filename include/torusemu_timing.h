@@ -1,0 +1,142 @@
+/*
+ * torusemu_timing.h - network timing model in virtual time.
+ *
+ * A discrete-event simulator of packets over the deterministic routes of an
+ * emulated machine (temu_route).  It knows *when* traffic crosses each link:
+ *
+ *   - every directed link is one channel per lane (Gemini: per tile, at the
+ *     tile's bandwidth for its medium; Blue Gene: one lane per link);
+ *   - a packet occupies a channel for its serialization time
+ *     ceil(bytes / bandwidth) and reaches the next router wire_ps later;
+ *   - a router forwards a packet router_ps after its header arrived, and
+ *     not before the packet ahead of it in its input queue has been read
+ *     out (at the rate of the channel it came in on); virtual cut-through:
+ *     the whole packet must fit in the downstream buffer before it starts;
+ *   - every input queue (channel x VC) holds buffer_bytes; the upstream side
+ *     keeps credits (Gemini) or tokens (Blue Gene) for that space and gets
+ *     them back credit_ps after a packet was read out of the queue, so a full
+ *     queue stalls its upstream channel and back-pressure spreads upstream;
+ *   - deadlock freedom: TEMU_TM_CREDIT uses two VCs per class split at the
+ *     wrap link of each ring (dateline, as BookSim's dim_order_torus);
+ *     TEMU_TM_TOKEN uses one VC per class and the bubble rule (a packet
+ *     entering a ring needs room for one extra maximal packet), as the
+ *     Blue Gene deterministic "bubble" VC did.
+ *
+ * Time is in picoseconds.  Results are deterministic: equal inputs give
+ * equal outputs on every host (no host time, no unseeded randomness).
+ * doc/model.md, "Timing model", gives the sources and the choices.
+ */
+#ifndef TORUSEMU_TIMING_H
+#define TORUSEMU_TIMING_H
+
+#include "torusemu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum temu_tm_flow {
+    TEMU_TM_CREDIT = 0, /* credits, two dateline VCs per class (Gemini)    */
+    TEMU_TM_TOKEN = 1   /* tokens, one VC per class, bubble rule (BG/P, Q) */
+} temu_tm_flow;
+
+#define TEMU_TM_MAX_CLASSES 8
+
+typedef struct temu_tm_config {
+    int64_t router_ps;     /* header arrival -> may leave on the next channel (routing, switch)  */
+    int64_t wire_ps;       /* flight time of a router-to-router link                            */
+    int64_t node_wire_ps;  /* flight time of the injection and ejection channels               */
+    int64_t credit_ps;     /* a packet's tail leaves a queue -> its space is usable upstream    */
+    uint32_t buffer_bytes; /* input queue size per channel and VC                               */
+    uint32_t max_packet;   /* largest packet in bytes (bubble rule; buffer_bytes must hold it)  */
+    uint32_t classes;      /* traffic classes with their own queues, 1..TEMU_TM_MAX_CLASSES    */
+                           /* (Gemini: request VC0, response VC1; Blue Gene: one per VC)       */
+    uint32_t flow;         /* temu_tm_flow                                                      */
+    double link_gbs;       /* >0: every lane of every link runs at this many GB/s (= bytes/ns); */
+                           /* 0: the machine's own rates (Gemini per tile by medium, BG/P, BG/Q) */
+    double node_gbs;       /* injection and ejection bandwidth per node, GB/s                   */
+} temu_tm_config;
+
+/* The machine's own parameters (doc/model.md, "Timing model"). */
+temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err);
+
+typedef struct temu_tm temu_tm;
+
+/* Called once per delivered packet (its tail reached the destination node). */
+typedef void (*temu_tm_delivery_fn)(void *ctx, uint64_t tag, int64_t created_ps,
+                                    int64_t delivered_ps);
+
+temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
+                           temu_error *err);
+void temu_tm_destroy(temu_tm *t);
+void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
+
+/* A packet of `bytes` (wire bytes, headers included) created at node src at
+ * virtual time when_ps (>= temu_tm_now) for node dst, in class cls.  It
+ * waits in src's unbounded source queue until the injection channel takes it.
+ * lane_key picks the lane on every link (lane = lane_key mod lanes of the
+ * link; Gemini's tile slot, doc/model.md).  tag is returned on delivery. */
+temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
+                         uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err);
+
+/* Process every event up to and including virtual time until_ps (INT64_MAX:
+ * until the network is empty).  Returns the new current time. */
+int64_t temu_tm_run(temu_tm *t, int64_t until_ps);
+int64_t temu_tm_now(const temu_tm *t);
+/* Packets sent and not yet delivered. */
+uint64_t temu_tm_pending(const temu_tm *t);
+/* TEMU_ENOMEM if memory ran out during a run (the run stopped there and
+ * every result is incomplete), else TEMU_OK. */
+temu_status temu_tm_check(const temu_tm *t, temu_error *err);
+
+/* What one lane of one link saw.  Stall times are picoseconds of virtual
+ * time; a machine's counters convert them to its own cycles. */
+typedef struct temu_tm_lane_stats {
+    uint64_t packets;
+    uint64_t bytes;
+    int64_t busy_ps;         /* time the lane was transmitting                                   */
+    int64_t credit_stall_ps; /* sending end: lane idle, a packet ready for it, no credit/token   */
+    int64_t inq_stall_ps;    /* receiving end: a packet at the head of this lane's input queue   */
+                             /* was ready to leave and could not (output busy or out of credit) */
+} temu_tm_lane_stats;
+
+/* Packets x picoseconds that packets of class cls spent in the input
+ * queue at the receiving end of a lane, each from its header's arrival to
+ * the end of its read-out (divided by the elapsed time: the mean number of
+ * packets waiting).  Packets still queued are not included. */
+temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
+                                   uint32_t cls, int64_t *packet_ps, temu_error *err);
+
+/* Lanes of a link leaving `router` (Gemini: tiles of the direction; else 1);
+ * 0 for a link that does not exist (mesh edge, extra port). */
+int temu_tm_lanes(const temu_tm *t, int64_t router, int link);
+/* Bandwidth of that lane in GB/s. */
+double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane);
+temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, int lane,
+                                   temu_tm_lane_stats *out, temu_error *err);
+
+/* --- with the volume model and the counter store (emu/timing_bridge.c) -- */
+
+/* Send a message's packets as the volume model counts them
+ * (temu_plan_message): each direction's packets per VC and (Gemini) tile
+ * slot, that bucket's phits or chunks split evenly over its packets (the
+ * plan keeps totals only), Gemini VC0/VC1 as classes 0/1, Blue Gene VC v
+ * as class v (the model needs as many classes), tile slot k on
+ * lane_key gemini_slot_base + k.  All are created at when_ps, the
+ * destination's replies too (transactions are not chained yet). */
+temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                                 const temu_message *msg, temu_error *err);
+
+/* Add what the model accumulated since its creation to the store, in the
+ * hardware's unit; call once, at the end of a run.  Gemini:
+ * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
+ * of the receiving tile, in 800 MHz cycles (1250 ps).  BG/Q: the receive-FIFO
+ * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
+ * (2000 ps).  Rounded down per lane.  BG/P: TEMU_EINVAL (not yet). */
+temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

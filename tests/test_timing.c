@@ -1,0 +1,549 @@
+/*
+ * test_timing.c - the packet timing model against hand-computed figures.
+ *
+ * The machines are BG/P tori (one node per router) with a round
+ * configuration: every link and node channel 1 GB/s (1000 ps per byte),
+ * so a packet of b bytes serializes in exactly 1000*b ps.
+ */
+#include "testutil.h"
+#include "torusemu_timing.h"
+
+#include <stdint.h>
+
+#define NPK 64
+
+typedef struct got {
+    int64_t created[NPK], delivered[NPK];
+    int n;
+} got;
+
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    got *g = ctx;
+    ck_assert_uint_lt(tag, NPK);
+    g->created[tag] = created;
+    g->delivered[tag] = delivered;
+    g->n++;
+}
+
+static temu_tm_config round_config(void)
+{
+    temu_tm_config c;
+    memset(&c, 0, sizeof c);
+    c.router_ps = 20000;
+    c.wire_ps = 3000;
+    c.node_wire_ps = 0;
+    c.credit_ps = 3000;
+    c.buffer_bytes = 4096; /* deep: a lone flow never waits for credit */
+    c.max_packet = 256;
+    c.classes = 1;
+    c.flow = TEMU_TM_CREDIT;
+    c.link_gbs = 1.0;
+    c.node_gbs = 1.0;
+    return c;
+}
+
+static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
+{
+    temu_tm *t;
+    temu_error err;
+    ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
+    memset(g, 0, sizeof *g);
+    temu_tm_set_delivery(t, on_delivery, g);
+    return t;
+}
+
+static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint64_t tag)
+{
+    temu_error err;
+    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, 0, 0, tag, &err) == TEMU_OK, "%s",
+                  err.message);
+}
+
+static int64_t node(const temu_machine *m, int x, int y, int z)
+{
+    int32_t c[3] = {x, y, z};
+    return temu_router_index(m, c);
+}
+
+static temu_tm_lane_stats lane(const temu_tm *t, int64_t router, int link)
+{
+    temu_tm_lane_stats s;
+    temu_error err;
+    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s",
+                  err.message);
+    return s;
+}
+
+/* One packet on an idle path: injection serialization, then each of the
+ * h+1 routers adds router_ps and each of the h links wire_ps; ejection
+ * serializes again but overlaps the arriving tail (cut-through), so
+ *   latency = S + (h+1)*R + h*W,   S = 100 bytes * 1000 ps = 100000. */
+START_TEST(test_idle_latency_exact)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    send(t, 5000, node(&m, 0, 0, 0), node(&m, 3, 1, 0), 100, 0); /* 4 hops */
+    send(t, 7000, node(&m, 2, 2, 2), node(&m, 2, 2, 2), 100, 1); /* same router */
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_int_eq(g.delivered[0] - g.created[0], 100000 + 5 * 20000 + 4 * 3000);
+    ck_assert_int_eq(g.delivered[1] - g.created[1], 100000 + 1 * 20000);
+    ck_assert_uint_eq(temu_tm_pending(t), 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Two flows share the X+ link from x=1: (0,0,0)->(2,0,0) and
+ * (1,0,0)->(3,0,0), 32 packets of 100 bytes each, all created at time 0.
+ * Alone, a flow would deliver one packet every S = 100000 ps (its injection
+ * channel's rate).  Together they alternate on the shared link, so in the
+ * steady state each flow gets a packet through every 2S: half the link. */
+START_TEST(test_two_flows_share_a_link)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    for (int i = 0; i < 16; i++) {
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, (uint64_t)i);
+        send(t, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, (uint64_t)(16 + i));
+    }
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 32);
+    for (int i = 4; i < 15; i++) {
+        ck_assert_int_eq(g.delivered[i + 1] - g.delivered[i], 200000);
+        ck_assert_int_eq(g.delivered[16 + i + 1] - g.delivered[16 + i], 200000);
+    }
+    /* the shared link was busy exactly 32 x S */
+    temu_tm_lane_stats s = lane(t, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0));
+    ck_assert_uint_eq(s.packets, 32);
+    ck_assert_int_eq(s.busy_ps, 32 * 100000);
+    /* the first link of flow A is not shared: 16 packets */
+    ck_assert_uint_eq(lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0)).packets, 16);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* A lone flow at full rate, backlogged at its source: nothing competes,
+ * so no lane on its path ever stalls, and packets arrive every S. */
+START_TEST(test_no_competition_no_stall)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    for (int i = 0; i < 40 && i < NPK; i++) {
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 3, 2, 1), 256, (uint64_t)i);
+    }
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 40);
+    for (int i = 0; i < 39; i++) {
+        ck_assert_int_eq(g.delivered[i + 1] - g.delivered[i], 256000);
+    }
+    for (int64_t r = 0; r < m.nrouters; r++) {
+        for (int l = 0; l < 6; l++) {
+            temu_tm_lane_stats s = lane(t, r, l);
+            ck_assert_int_eq(s.credit_stall_ps, 0);
+            ck_assert_int_eq(s.inq_stall_ps, 0);
+        }
+    }
+    ck_assert_uint_eq(lane(t, node(&m, 2, 0, 0), TEMU_LINK_PLUS(0)).packets, 40);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Back-pressure: two flows from x=0 and x=1 converge on node (2,0,0),
+ * whose ejection channel drains one packet per S.  The shared X+ link from
+ * x=1 into (2,0,0) then runs at the ejection rate; its downstream queue
+ * fills (buffer of 2 packets), it waits for credit, and flow A's queue at
+ * x=1 waits for the busy link: both stall counters rise upstream of the
+ * bottleneck, while a lane the flows never use stays at zero. */
+START_TEST(test_back_pressure_stalls_upstream)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    c.buffer_bytes = 512;
+    c.node_gbs = 2.0; /* sources inject at twice the link rate */
+    c.max_packet = 256;
+    temu_tm *t = make(&m, &c, &g);
+    for (int i = 0; i < 24; i++) {
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, (uint64_t)i);
+        send(t, 0, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 256, (uint64_t)(24 + i));
+    }
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 48);
+    /* the ejection channel (2 GB/s) is not the bottleneck: the single link
+     * into (2,0,0) is, so the last packet leaves after >= 48 x 256000 ps */
+    int64_t last = 0;
+    for (int i = 0; i < 48; i++) {
+        last = g.delivered[i] > last ? g.delivered[i] : last;
+    }
+    ck_assert_int_ge(last, 48 * 256000);
+    temu_tm_lane_stats a = lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0));
+    ck_assert_int_gt(a.credit_stall_ps, 0); /* x=0 -> x=1 waits for room at x=1 */
+    ck_assert_int_gt(a.inq_stall_ps, 0);    /* and flow A's head at x=1 waits  */
+    temu_tm_lane_stats idle = lane(t, node(&m, 5, 0, 0), TEMU_LINK_PLUS(0));
+    ck_assert_int_eq(idle.packets, 0);
+    ck_assert_int_eq(idle.credit_stall_ps, 0);
+    ck_assert_int_eq(idle.inq_stall_ps, 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Gemini lanes are tiles at their medium's rate: an X cable tile
+ * 3.125 Gb/s x 3 lanes / 8 = 1.171875 GB/s,
+ * 8 tiles; a 96-byte packet on lane_key 3 uses tile 3 of each link. */
+START_TEST(test_gemini_tiles)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    temu_tm_config c;
+    temu_error err;
+    temu_tm *t;
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_tm_lanes(t, 0, TEMU_LINK_PLUS(0)), 8);
+    ck_assert_int_eq(temu_tm_lanes(t, 0, TEMU_LINK_PLUS(1)), 4);
+    ck_assert(temu_tm_lane_gbs(t, 0, TEMU_LINK_PLUS(0), 0) ==
+              temu_medium_tile_bandwidth(TEMU_MEDIUM_CABLE));
+    ck_assert(temu_tm_send(t, 0, 0, 2 * 16, 96, 1, 3, 0, &err) ==
+              TEMU_OK); /* router 0 -> (1,0,0) */
+    temu_tm_run(t, INT64_MAX);
+    temu_tm_lane_stats s;
+    ck_assert(temu_tm_lane_stats_get(t, 0, TEMU_LINK_PLUS(0), 3, &s, &err) == TEMU_OK);
+    ck_assert_uint_eq(s.packets, 1);
+    ck_assert_uint_eq(s.bytes, 96);
+    /* 96 bytes at 1.171875 GB/s: 96 * 1000 / 1.171875 = 81920 ps */
+    ck_assert_int_eq(s.busy_ps, 81920);
+    ck_assert(temu_tm_lane_stats_get(t, 0, TEMU_LINK_PLUS(0), 2, &s, &err) == TEMU_OK);
+    ck_assert_uint_eq(s.packets, 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* Tokens and the bubble rule (Blue Gene): a packet entering a ring needs
+ * room for itself and one more maximal packet, so with a buffer of exactly
+ * two packets a lone flow must wait, at its first hop, until the queue
+ * ahead is empty again: the previous packet's header takes W to arrive, R
+ * to be routed, S to leave, and its tokens C to come back.  Deliveries are
+ * S + W + R + C apart.  With credits (no bubble) the same buffer keeps the
+ * flow at line rate, one packet every S. */
+START_TEST(test_bubble_rule_exact)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    c.buffer_bytes = 512;
+    c.max_packet = 256;
+    for (int flow = 0; flow < 2; flow++) {
+        c.flow = flow == 0 ? TEMU_TM_TOKEN : TEMU_TM_CREDIT;
+        temu_tm *t = make(&m, &c, &g);
+        for (int i = 0; i < 12; i++) {
+            send(t, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, (uint64_t)i);
+        }
+        temu_tm_run(t, INT64_MAX);
+        ck_assert_int_eq(g.n, 12);
+        for (int i = 2; i < 11; i++) {
+            ck_assert_int_eq(g.delivered[i + 1] - g.delivered[i],
+                             flow == 0 ? 256000 + 3000 + 20000 + 3000 : 256000);
+        }
+        temu_tm_destroy(t);
+    }
+}
+END_TEST
+
+/* Deadlock freedom: every node sends 16 packets at once to the node 3 hops
+ * further along X, Y and Z (tornado on rings of 6 and 8, where every ring is
+ * full), with each machine's own flow control and buffers.  A deadlocked
+ * network stops with packets pending; all must arrive. */
+START_TEST(test_heavy_load_drains)
+{
+    const char *specs[] = {"bgp:8x8x6", "bgq:6x4x4x4x2", "gemini:8x6x6"};
+    for (int s = 0; s < 3; s++) {
+        temu_machine m = test_machine(specs[s]);
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+        for (int64_t n = 0; n < m.nnodes; n++) {
+            int32_t co[TEMU_MAX_DIMS];
+            temu_router_coords(&m, temu_node_router(&m, n), co);
+            for (int d = 0; d < 3; d++) {
+                co[d] = (co[d] + 3) % m.size[d];
+            }
+            int64_t dst = temu_router_index(&m, co) * m.nodes_per_router + n % m.nodes_per_router;
+            for (int i = 0; i < 16; i++) {
+                ck_assert(temu_tm_send(t, 0, n, dst, c.max_packet, (uint32_t)i % c.classes,
+                                       (uint32_t)i, 0, &err) == TEMU_OK);
+            }
+        }
+        temu_tm_run(t, INT64_MAX);
+        ck_assert(temu_tm_check(t, &err) == TEMU_OK);
+        ck_assert_msg(temu_tm_pending(t) == 0, "%s: %llu packets stuck", specs[s],
+                      (unsigned long long)temu_tm_pending(t));
+        temu_tm_destroy(t);
+    }
+}
+END_TEST
+
+static uint64_t tile_counter(temu_session *s, const temu_machine *m, int64_t router, int tile,
+                             int counter)
+{
+    return temu_counter_read(s, temu_idx_gemini_tile(m, router, tile, counter));
+}
+
+/* A message fed to the timing model moves exactly the packets and bytes the
+ * volume model counts, on the same tiles: every lane's packets equal the
+ * receiving tile's VC0+VC1 packet counter and its bytes 3 x the phits
+ * (both directions: requests and the replies on the return route). */
+START_TEST(test_message_matches_volume_counters)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    const temu_kind kinds[] = {TEMU_KIND_P2P, TEMU_KIND_GET};
+    const uint64_t sizes[] = {4096, 100000};
+    for (int i = 0; i < 2; i++) {
+        temu_session *s;
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        int32_t dc[3] = {2, 1, 3};
+        temu_message msg = {1, temu_router_index(&m, dc) * 2, sizes[i], NULL, kinds[i]};
+        uint64_t total = 0;
+        ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+        ck_assert(temu_inject(s, &msg, &err) == TEMU_OK);
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+        ck_assert_msg(temu_tm_send_message(t, 0, &m, &msg, &err) == TEMU_OK, "%s", err.message);
+        temu_tm_run(t, INT64_MAX);
+        ck_assert_uint_eq(temu_tm_pending(t), 0);
+        for (int64_t r = 0; r < m.nrouters; r++) {
+            for (int l = 0; l < 6; l++) {
+                int tiles[8];
+                int n = temu_gemini_link_tiles(l, tiles);
+                int64_t peer = temu_link_neighbor(&m, r, l);
+                ck_assert_int_eq(temu_tm_lanes(t, r, l), n);
+                for (int k = 0; k < n; k++) {
+                    temu_tm_lane_stats ls;
+                    int rt = temu_gemini_peer_tile(tiles[k]);
+                    ck_assert(temu_tm_lane_stats_get(t, r, l, k, &ls, &err) == TEMU_OK);
+                    ck_assert_uint_eq(ls.packets,
+                                      tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PKTS) +
+                                          tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PKTS));
+                    ck_assert_uint_eq(ls.bytes,
+                                      3 * (tile_counter(s, &m, peer, rt, TEMU_TILE_VC0_PHITS) +
+                                           tile_counter(s, &m, peer, rt, TEMU_TILE_VC1_PHITS)));
+                    total += ls.packets;
+                }
+            }
+        }
+        ck_assert_uint_gt(total, 100);
+        temu_tm_destroy(t);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/* Stall counters in the store, 800 MHz cycles.  One 64 KiB PUT alone: all
+ * 64-byte transactions, nothing competes, every stall counter stays 0.  Add
+ * a second PUT from the next Gemini along X to the same destination Gemini:
+ * both share X+ out of Gemini (1,0,0), so the first message's packets wait
+ * in Gemini 1's X- input tiles - INQ_STALL there, rounded down from the
+ * model's picoseconds - while a Gemini off both paths stays at 0. */
+START_TEST(test_stall_counters_in_store)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    int32_t c0[3] = {0, 0, 0}, c1[3] = {1, 0, 0}, c2[3] = {2, 0, 0}, off[3] = {0, 2, 0};
+    for (int both = 0; both < 2; both++) {
+        temu_session *s;
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        temu_message a = {temu_router_index(&m, c0) * 2, temu_router_index(&m, c2) * 2, 65536, NULL,
+                          TEMU_KIND_PUT};
+        temu_message b = {temu_router_index(&m, c1) * 2, temu_router_index(&m, c2) * 2 + 1, 65536,
+                          NULL, TEMU_KIND_PUT};
+        uint64_t inq = 0, stall_elsewhere = 0, any = 0;
+        int64_t want = 0;
+        ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+        ck_assert(temu_tm_send_message(t, 0, &m, &a, &err) == TEMU_OK);
+        if (both) {
+            ck_assert(temu_tm_send_message(t, 0, &m, &b, &err) == TEMU_OK);
+        }
+        temu_tm_run(t, INT64_MAX);
+        ck_assert(temu_tm_add_stall_counters(t, s, &err) == TEMU_OK);
+        int tiles[8];
+        int n = temu_gemini_link_tiles(TEMU_LINK_PLUS(0), tiles);
+        for (int k = 0; k < n; k++) {
+            temu_tm_lane_stats ls;
+            ck_assert(temu_tm_lane_stats_get(t, temu_router_index(&m, c0), TEMU_LINK_PLUS(0), k,
+                                             &ls, &err) == TEMU_OK);
+            want += ls.inq_stall_ps / 1250;
+            inq += tile_counter(s, &m, temu_router_index(&m, c1), temu_gemini_peer_tile(tiles[k]),
+                                TEMU_TILE_INQ_STALL);
+        }
+        for (int tile = 0; tile < 48; tile++) {
+            stall_elsewhere +=
+                tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_INQ_STALL) +
+                tile_counter(s, &m, temu_router_index(&m, off), tile, TEMU_TILE_CREDIT_STALL);
+            for (int64_t r = 0; r < m.nrouters; r++) {
+                any += tile_counter(s, &m, r, tile, TEMU_TILE_INQ_STALL) +
+                       tile_counter(s, &m, r, tile, TEMU_TILE_CREDIT_STALL);
+            }
+        }
+        ck_assert_uint_eq(inq, (uint64_t)want);
+        ck_assert_uint_eq(stall_elsewhere, 0);
+        if (both) {
+            ck_assert_uint_gt(inq, 0);
+        } else {
+            ck_assert_uint_eq(any, 0);
+        }
+        temu_tm_destroy(t);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/* Queue occupancy of one packet on an idle path: in each input queue from
+ * its header's arrival until it has been read out, R + S = 120000 ps. */
+START_TEST(test_occupancy_exact)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_error err;
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    send(t, 0, node(&m, 0, 0, 0), node(&m, 3, 1, 0), 100, 0);
+    temu_tm_run(t, INT64_MAX);
+    int64_t on_path = 0, total = 0;
+    for (int64_t r = 0; r < m.nrouters; r++) {
+        for (int l = 0; l < 6; l++) {
+            int64_t occ;
+            ck_assert(temu_tm_lane_occupancy(t, r, l, 0, 0, &occ, &err) == TEMU_OK);
+            total += occ;
+        }
+    }
+    for (int x = 0; x < 3; x++) {
+        int64_t occ;
+        ck_assert(temu_tm_lane_occupancy(t, node(&m, x, 0, 0), TEMU_LINK_PLUS(0), 0, 0, &occ,
+                                         &err) == TEMU_OK);
+        ck_assert_int_eq(occ, 120000);
+        on_path += occ;
+    }
+    int64_t occ;
+    ck_assert(temu_tm_lane_occupancy(t, node(&m, 3, 0, 0), TEMU_LINK_PLUS(1), 0, 0, &occ, &err) ==
+              TEMU_OK);
+    ck_assert_int_eq(occ, 120000);
+    ck_assert_int_eq(total, on_path + occ);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+/* BG/Q receive-FIFO occupancy in the store, packets summed per 500 MHz
+ * cycle.  One 100-byte message: one packet of 5 chunks (160 bytes, 80 ns
+ * at 2 GB/s) on VC 1, over A+ A+ B+.  On the first two receiving links it
+ * waits R = 35 ns and is read out in 80 ns: 115 ns = 57 cycles (rounded
+ * down).  On the last it goes to the 20 GB/s ejection channel, which may
+ * start only 8 ns before the tail has arrived: 72 + 80 ns = 76 cycles.
+ * Every other FIFO counter stays 0. */
+START_TEST(test_bgq_fifo_occupancy_in_store)
+{
+    temu_machine m = test_machine("bgq:4x4x4x4x2");
+    temu_session *s;
+    temu_tm_config c;
+    temu_error err;
+    temu_tm *t;
+    int32_t c0[5] = {0, 0, 0, 0, 0}, c1[5] = {1, 0, 0, 0, 0}, c2[5] = {2, 0, 0, 0, 0},
+            c3[5] = {2, 1, 0, 0, 0};
+    temu_message msg = {temu_router_index(&m, c0), temu_router_index(&m, c3), 100, NULL,
+                        TEMU_KIND_P2P};
+    ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    ck_assert(temu_tm_send_message(t, 0, &m, &msg, &err) == TEMU_OK);
+    temu_tm_run(t, INT64_MAX);
+    ck_assert(temu_tm_add_stall_counters(t, s, &err) == TEMU_OK);
+    int64_t fifo_a1 = temu_idx_bgq_nw(&m, temu_router_index(&m, c1), TEMU_LINK_MINUS(0),
+                                      TEMU_BGQ_NW_RECV_FIFO, 1);
+    int64_t fifo_a2 = temu_idx_bgq_nw(&m, temu_router_index(&m, c2), TEMU_LINK_MINUS(0),
+                                      TEMU_BGQ_NW_RECV_FIFO, 1);
+    int64_t fifo_b = temu_idx_bgq_nw(&m, temu_router_index(&m, c3), TEMU_LINK_MINUS(1),
+                                     TEMU_BGQ_NW_RECV_FIFO, 1);
+    ck_assert_uint_eq(temu_counter_read(s, fifo_a1), 57);
+    ck_assert_uint_eq(temu_counter_read(s, fifo_a2), 57);
+    ck_assert_uint_eq(temu_counter_read(s, fifo_b), 76);
+    uint64_t others = 0;
+    for (int64_t n = 0; n < m.nnodes; n++) {
+        for (int l = 0; l < TEMU_BGQ_LINKS; l++) {
+            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                int64_t i = temu_idx_bgq_nw(&m, n, l, TEMU_BGQ_NW_RECV_FIFO, vc);
+                if (i != fifo_a1 && i != fifo_a2 && i != fifo_b) {
+                    others += temu_counter_read(s, i);
+                }
+            }
+        }
+    }
+    ck_assert_uint_eq(others, 0);
+    temu_tm_destroy(t);
+    temu_session_close(s);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    temu_machine m = test_machine("bgq:2x2x2x2x2");
+    temu_tm_config c;
+    temu_error err;
+    temu_tm *t;
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    c.buffer_bytes = c.max_packet; /* the bubble rule needs two */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "bubble"));
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_tm_send(t, 0, 0, 32, 10, 0, 0, 0, &err), TEMU_ERANGE);
+    ck_assert_int_eq(temu_tm_send(t, 0, 0, 1, 10000, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_int_eq(temu_tm_send(t, 0, 0, 1, 10, TEMU_BGQ_VCS, 0, 0, &err), TEMU_EINVAL);
+    temu_tm_run(t, 1000);
+    ck_assert_int_eq(temu_tm_send(t, 999, 0, 1, 10, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_int_eq(temu_tm_lane_stats_get(t, 0, 10, 0, &(temu_tm_lane_stats){0}, &err),
+                     TEMU_ERANGE);
+    ck_assert_int_eq(temu_tm_lane_occupancy(t, 0, 0, 0, 7, &(int64_t){0}, &err), TEMU_ERANGE);
+    temu_tm_destroy(t);
+    /* counters from the model: not for BG/P yet */
+    temu_session *s;
+    m = test_machine("bgp:4x4x4");
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_tm_add_stall_counters(t, s, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "not for bgp yet"));
+    temu_session_close(s);
+    temu_tm_destroy(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("timing");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_idle_latency_exact);
+    tcase_add_test(tc, test_two_flows_share_a_link);
+    tcase_add_test(tc, test_no_competition_no_stall);
+    tcase_add_test(tc, test_back_pressure_stalls_upstream);
+    tcase_add_test(tc, test_gemini_tiles);
+    tcase_add_test(tc, test_bubble_rule_exact);
+    tcase_add_test(tc, test_heavy_load_drains);
+    tcase_add_test(tc, test_message_matches_volume_counters);
+    tcase_add_test(tc, test_stall_counters_in_store);
+    tcase_add_test(tc, test_occupancy_exact);
+    tcase_add_test(tc, test_bgq_fifo_occupancy_in_store);
+    tcase_add_test(tc, test_bad_input);
+    suite_add_tcase(s, tc);
+    return test_run(s);
+}
