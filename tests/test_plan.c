@@ -197,6 +197,21 @@ START_TEST(test_bgq_eager_and_rendezvous)
     ck_assert_uint_eq(p.packets[0][TEMU_BGQ_VC_USER_DYNAMIC], 2048);
     ck_assert_uint_eq(p.chunks[0][TEMU_BGQ_VC_USER_DYNAMIC], 2048 + 32768);
     ck_assert_uint_eq(p.packets[0][esc], 1); /* the RTS */
+    /* the boundary: exactly 64 KiB across two dimensions is not "larger
+     * than 64 KiB" and stays deterministic: RTS + 128 packets of 512 B
+     * (128 headers + 2048 payload chunks) on the escape VC */
+    p = plan_of("midplane", s, d2, 65536, NULL, TEMU_KIND_P2P);
+    ck_assert_uint_eq(p.packets[0][TEMU_BGQ_VC_USER_DYNAMIC], 0);
+    ck_assert_uint_eq(p.packets[0][esc], 1 + 128);
+    ck_assert_uint_eq(p.chunks[0][esc], 2 + 128 + 2048);
+    p = plan_of("midplane", s, d2, 65536, NULL, TEMU_KIND_PUT);
+    ck_assert_uint_eq(p.packets[0][TEMU_BGQ_VC_USER_DYNAMIC], 0);
+    ck_assert_uint_eq(p.packets[0][esc], 128);
+    /* one byte more is dynamic: 128 full packets and one of 1 byte */
+    p = plan_of("midplane", s, d2, 65537, NULL, TEMU_KIND_P2P);
+    ck_assert_uint_eq(p.packets[0][TEMU_BGQ_VC_USER_DYNAMIC], 129);
+    ck_assert_uint_eq(p.chunks[0][TEMU_BGQ_VC_USER_DYNAMIC], 129 + 2048 + 1);
+    ck_assert_uint_eq(p.packets[0][esc], 1); /* the RTS */
     /* the same along one dimension stays deterministic */
     p = plan_of("midplane", s, d, 1 << 20, NULL, TEMU_KIND_P2P);
     ck_assert_uint_eq(p.packets[0][TEMU_BGQ_VC_USER_DYNAMIC], 0);

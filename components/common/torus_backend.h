@@ -81,8 +81,10 @@ typedef struct torus_backend_ops {
                         uint64_t threshold, int signo, uint32_t delay_ns, int32_t *id, char *why,
                         size_t len);
     void (*disarm_overflow)(torus_backend *b, int32_t id);
-    void (*restart_overflow)(torus_backend *b, int32_t id);
     uint64_t (*take_overflow)(torus_backend *b, int32_t id);
+    /* Messages the machine has carried since the session was made (any
+     * process): the traffic clock of TORUSEMU_MPX_CLOCK=messages:N. */
+    uint64_t (*messages)(const torus_backend *b);
     /* The node-wide state words of `node` (TEMU_NODE_WORDS 64-bit words
      * shared by every process that reads the same machine), or NULL when
      * the node is not on the machine.  Used only through torus_node.h. */

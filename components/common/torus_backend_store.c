@@ -208,9 +208,9 @@ static void store_disarm(torus_backend *b, int32_t id)
     temu_watch_disarm(b->s, id);
 }
 
-static void store_restart(torus_backend *b, int32_t id)
+static uint64_t store_messages(const torus_backend *b)
 {
-    temu_watch_restart(b->s, id);
+    return temu_session_messages(b->s);
 }
 
 static uint64_t store_take(torus_backend *b, int32_t id)
@@ -235,8 +235,8 @@ const torus_backend_ops torus_backend_store = {
     .read = store_read,
     .arm_overflow = store_arm,
     .disarm_overflow = store_disarm,
-    .restart_overflow = store_restart,
     .take_overflow = store_take,
+    .messages = store_messages,
     .node_words = store_node_words,
 };
 

@@ -7,6 +7,7 @@
 #include "torus_comp_priv.h"
 #include "torusemu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,9 +234,51 @@ void torus_sample(torus_control *ctl)
     for (int i = ctl->nbackend; i < ctl->ncounters; i++) {
         ctl->now[i] = c->host_read != NULL ? c->host_read(c, (int)ctl->handle[i]) : 0;
     }
-    if (time_sliced(ctl)) {
-        ctl->t_now = torus_now_ns(); /* only time slicing needs the clock */
+    if (time_sliced(ctl)) { /* only time slicing needs the clock */
+        ctl->t_now = ctl->clock_msgs != 0 ? c->ops->messages(c->be) : torus_now_ns();
     }
+}
+
+/* A slice that is over ends at a read, a reset or a stop too: with the
+ * traffic clock these are the only places it ends. */
+static void end_slice_if_due(torus_control *ctl)
+{
+    if (time_sliced(ctl) && ctl->t_now >= ctl->t_next) {
+        torus_rotate(ctl);
+    }
+}
+
+/*
+ * TORUSEMU_MPX_CLOCK (test-only, doc/overflow-multiplex.md): "messages:N"
+ * makes the slices of a multiplexed set N messages long on the traffic
+ * clock, so that which group counts which message does not depend on the
+ * host's timing; unset or empty = wall-clock slices.  Read at each
+ * PAPI_start of a time-sliced set.  TORUS_EINVAL with the reason for any
+ * other value.
+ */
+static int read_mpx_clock(torus_control *ctl)
+{
+    const char *v = getenv("TORUSEMU_MPX_CLOCK");
+    char *end = NULL;
+    unsigned long long n = 0;
+
+    if (v == NULL || *v == '\0') {
+        return TORUS_OK;
+    }
+    if (strncmp(v, "messages:", 9) == 0) {
+        errno = 0;
+        n = strtoull(v + 9, &end, 10);
+    }
+    if (n == 0 || n > 1000000000ull || errno != 0 || end == NULL || *end != '\0' || v[9] < '0' ||
+        v[9] > '9') {
+        snprintf(ctl->why, sizeof ctl->why,
+                 "%s: TORUSEMU_MPX_CLOCK=%.64s is not valid: it must be messages:N with N from "
+                 "1 to 1000000000 (slices of N messages), or unset",
+                 ctl->comp->name, v);
+        return TORUS_EINVAL;
+    }
+    ctl->clock_msgs = n;
+    return TORUS_OK;
 }
 
 int64_t torus_raw(const torus_control *ctl, int e)
@@ -290,7 +333,8 @@ void torus_rotate(torus_control *ctl)
     ctl->rng ^= ctl->rng << 13;
     ctl->rng ^= ctl->rng >> 7;
     ctl->rng ^= ctl->rng << 17;
-    ctl->t_next = ctl->t_now + ctl->slice_ns / 2 + ctl->rng % ctl->slice_ns;
+    ctl->t_next = ctl->clock_msgs != 0 ? ctl->t_now + ctl->clock_msgs
+                                       : ctl->t_now + ctl->slice_ns / 2 + ctl->rng % ctl->slice_ns;
     memcpy(ctl->start, ctl->now, sizeof ctl->now[0] * (size_t)ctl->ncounters);
 }
 
@@ -311,7 +355,7 @@ static void restart_counts(torus_control *ctl, int keep_time)
         memset(ctl->group_ns, 0, sizeof ctl->group_ns);
         ctl->t_start = ctl->t_now;
         ctl->t_slice = ctl->t_now;
-        ctl->t_next = ctl->t_now + ctl->slice_ns;
+        ctl->t_next = ctl->t_now + (ctl->clock_msgs != 0 ? ctl->clock_msgs : ctl->slice_ns);
         ctl->rng = ctl->t_now | 1;
     }
 }
@@ -672,6 +716,12 @@ static int start_locked(torus_control *ctl)
     torus_place pl;
     int rc;
 
+    ctl->clock_msgs = 0;
+    rc = time_sliced(ctl) ? read_mpx_clock(ctl) : TORUS_OK;
+    if (rc != TORUS_OK) {
+        TORUS_DPRINT("%s\n", ctl->why);
+        return torus_papi_status(rc);
+    }
     /* the process may have learnt its node since the set was built (MPI_Init) */
     c->ops->place(c->be, &pl);
     if (pl.unknown[0] != '\0') {
@@ -736,6 +786,7 @@ int torus_stop(hwd_context_t *ctx, hwd_control_state_t *p)
     if (ctl->running) {
         torus_ovf_stop(ctl);
         torus_sample(ctl);
+        end_slice_if_due(ctl);
         compute(ctl);
         ctl->running = 0;
         ctl->comp->ops->stop(ctl->comp->be, ctl->handle, ctl->nbackend);
@@ -753,6 +804,7 @@ int torus_read(hwd_context_t *ctx, hwd_control_state_t *p, long long **values, i
     torus_enter(ctl);
     if (ctl->running) {
         torus_sample(ctl);
+        end_slice_if_due(ctl);
         compute(ctl);
     }
     *values = ctl->values;
@@ -767,10 +819,11 @@ int torus_reset(hwd_context_t *ctx, hwd_control_state_t *p)
     torus_enter(ctl);
     if (ctl->planned) {
         torus_sample(ctl);
-        restart_counts(ctl, ctl->running);
         if (ctl->running) {
+            end_slice_if_due(ctl);
             torus_ovf_reset(ctl);
         }
+        restart_counts(ctl, ctl->running);
     }
     memset(ctl->values, 0, sizeof ctl->values);
     torus_leave(ctl);

@@ -154,7 +154,12 @@ struct torus_control {
     int ev_first[TORUS_MAX_EVENTS], ev_nterms[TORUS_MAX_EVENTS];
     int64_t ev_div[TORUS_MAX_EVENTS];
     long long values[TORUS_MAX_EVENTS];
-    uint64_t t_now; /* CLOCK_MONOTONIC ns of the last sample          */
+    uint64_t t_now; /* slice clock at the last sample: CLOCK_MONOTONIC ns, or
+                       messages with the traffic clock (clock_msgs)     */
+    /* TORUSEMU_MPX_CLOCK=messages:N (tests): the slice clock counts the
+     * messages the machine carries and a slice lasts N of them, ending at
+     * the set's first read after them; 0 = wall-clock slices */
+    uint64_t clock_msgs;
 
     /* multiplexing: group `active` counts since t_slice, until t_next; the
      * counts of earlier slices are in acc (raw sums: coefficients applied,
@@ -170,9 +175,13 @@ struct torus_control {
 
     /* overflow: threshold per event (0 = none), in the event's units */
     uint64_t ovf_threshold[TORUS_MAX_EVENTS];
-    int32_t ovf_watch[TORUS_MAX_EVENTS];     /* armed watch while running, or -1 */
-    int ovf_host;                            /* sampled host-measured events      */
-    int64_t ovf_host_last[TORUS_MAX_EVENTS]; /* raw value at the last check      */
+    int32_t ovf_watch[TORUS_MAX_EVENTS]; /* armed watch while running, or -1 */
+    int ovf_host;                        /* sampled host-measured events      */
+    /* host-measured overflow progress, in raw units since PAPI_start: the
+     * raw values of the segments before the last PAPI_reset (carry) plus
+     * the current raw value; last = that progress at the last check */
+    int64_t ovf_host_carry[TORUS_MAX_EVENTS];
+    int64_t ovf_host_last[TORUS_MAX_EVENTS];
     uint64_t ovf_host_pend[TORUS_MAX_EVENTS];
     torus_claim ovf_claim[TORUS_MAX_EVENTS]; /* node-wide thresholds (overflow_key) */
     int signal_held;                         /* _papi_hwi_start_signal done for this run */

@@ -38,6 +38,9 @@ void torus_leave(torus_control *ctl);
  * set timer as the set needs; a failure leaves nothing armed. */
 int torus_ovf_start(torus_control *ctl);
 void torus_ovf_stop(torus_control *ctl);
+/* PAPI_reset, called before the counts restart: the progress towards
+ * the next overflow is kept (PERF_EVENT_IOC_RESET leaves the sampling
+ * period running), so host-measured events carry their current value. */
 void torus_ovf_reset(torus_control *ctl);
 /* Forget event e's overflow (threshold and node-wide claim). */
 void torus_ovf_clear(torus_control *ctl, int e);

@@ -321,15 +321,18 @@ int torus_ovf_start(torus_control *ctl)
     torus_component *c = ctl->comp;
     int64_t handles[TEMU_WATCH_MAX_COUNTERS];
     uint32_t weights[TEMU_WATCH_MAX_COUNTERS];
+    /* the traffic clock's slices end only at the set's own calls */
+    int rotate = ctl->ngroups > 1 && ctl->clock_msgs == 0;
     int sampled = 0, rc = TORUS_OK;
 
     ctl->ovf_host = 0;
     for (int e = 0; e < ctl->nevents; e++) {
         sampled += ctl->ovf_threshold[e] != 0;
+        ctl->ovf_host_carry[e] = 0;
         ctl->ovf_host_last[e] = 0;
         ctl->ovf_host_pend[e] = 0;
     }
-    if (sampled == 0 && ctl->ngroups <= 1) {
+    if (sampled == 0 && !rotate) {
         return TORUS_OK;
     }
     /* the handler must be in place before the first signal can come */
@@ -353,10 +356,10 @@ int torus_ovf_start(torus_control *ctl)
                 TORUS_SIGNAL, c->overflow_delay_ns, &ctl->ovf_watch[e], ctl->why, sizeof ctl->why);
         }
     }
-    if (rc == TORUS_OK && (ctl->ngroups > 1 || ctl->ovf_host > 0)) {
+    if (rc == TORUS_OK && (rotate || ctl->ovf_host > 0)) {
         /* ticks at a quarter slice: slice ends of random length are met
          * within a quarter slice */
-        uint64_t ns = ctl->ngroups > 1 ? ctl->slice_ns / 4 : TORUS_HOST_POLL_NS;
+        uint64_t ns = rotate ? ctl->slice_ns / 4 : TORUS_HOST_POLL_NS;
         if (ctl->ovf_host > 0 && ns > TORUS_HOST_POLL_NS) {
             ns = TORUS_HOST_POLL_NS;
         }
@@ -368,33 +371,45 @@ int torus_ovf_start(torus_control *ctl)
     return rc;
 }
 
-void torus_ovf_reset(torus_control *ctl)
-{
-    torus_component *c = ctl->comp;
-    for (int e = 0; e < ctl->nevents; e++) {
-        if (ctl->ovf_watch[e] >= 0) {
-            c->ops->restart_overflow(c->be, ctl->ovf_watch[e]);
-        }
-        ctl->ovf_host_last[e] = 0;
-        ctl->ovf_host_pend[e] = 0;
-    }
-}
-
 /* ------------------------------------------------------------- dispatch */
 
-/* Host-measured events: crossings since the last check (after a sample). */
+/* Host-measured events: crossings since the last check (after a sample).
+ * Progress counts from PAPI_start across resets (ovf_host_carry). */
 static void poll_host(torus_control *ctl)
 {
     for (int e = 0; e < ctl->nevents; e++) {
         uint64_t thr = ctl->ovf_threshold[e] * (uint64_t)ctl->ev_div[e];
-        int64_t raw;
+        int64_t progress;
         if (thr == 0 || ctl->ovf_watch[e] >= 0) {
             continue;
         }
-        raw = torus_raw(ctl, e);
-        if (raw > ctl->ovf_host_last[e]) {
-            ctl->ovf_host_pend[e] += (uint64_t)raw / thr - (uint64_t)ctl->ovf_host_last[e] / thr;
-            ctl->ovf_host_last[e] = raw;
+        progress = ctl->ovf_host_carry[e] + torus_raw(ctl, e);
+        if (progress > ctl->ovf_host_last[e]) {
+            ctl->ovf_host_pend[e] +=
+                (uint64_t)progress / thr - (uint64_t)ctl->ovf_host_last[e] / thr;
+            ctl->ovf_host_last[e] = progress;
+        }
+    }
+}
+
+/*
+ * PAPI_reset zeroes the counts, not the progress towards the next
+ * overflow, as Linux perf_event's PERF_EVENT_IOC_RESET leaves the sampling
+ * period running: a client that reads and resets after every message (TAU
+ * at every timer) gets floor(total / threshold) calls.  The store's
+ * watches count on untouched (crossings already recorded stay pending);
+ * host-measured events take the crossings up to now and carry the value
+ * reached into the next segment.  Called before the counts restart.
+ */
+void torus_ovf_reset(torus_control *ctl)
+{
+    if (ctl->ovf_host == 0) {
+        return;
+    }
+    poll_host(ctl);
+    for (int e = 0; e < ctl->nevents; e++) {
+        if (ctl->ovf_threshold[e] != 0 && ctl->ovf_watch[e] < 0) {
+            ctl->ovf_host_carry[e] = ctl->ovf_host_last[e];
         }
     }
 }
@@ -418,7 +433,7 @@ static void serve(torus_control *ctl, EventSetInfo_t *ESI, ThreadInfo_t **thread
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (ctl->ngroups > 1 || ctl->ovf_host > 0) {
         torus_sample(ctl);
-        if (ctl->ngroups > 1 && ctl->t_now >= ctl->t_next) {
+        if (ctl->ngroups > 1 && ctl->clock_msgs == 0 && ctl->t_now >= ctl->t_next) {
             torus_rotate(ctl);
         }
         if (ctl->ovf_host > 0) {

@@ -2,8 +2,9 @@
  * torus_ovtest.h - helpers of the overflow and multiplexing tests of the
  * papi-torus components (after torus_ptest.h): an overflow handler that
  * logs per event set, traffic injected by this process or by a child
- * process (so that the crossing is detected in another process), steady
- * traffic for multiplexed estimates, and relative-error checks.
+ * process (so that the crossing is detected in another process), a
+ * read+reset client, and exact multiplexed estimates on the traffic clock
+ * (TORUSEMU_MPX_CLOCK: nothing depends on the host's timing).
  */
 #ifndef TORUS_OVTEST_H
 #define TORUS_OVTEST_H
@@ -169,123 +170,161 @@ static inline void tp_inject_child(int64_t src, int64_t dst, uint64_t bytes, tem
     }
 }
 
-/* Steady traffic for multiplexed estimates: a child injects the message
- * list over and over for `seconds`, then reports the rounds it made. */
-typedef struct tp_steady {
-    pid_t pid;
-    int fd;
-} tp_steady;
+/* Traffic of a multiplexed test: send(k) makes one message of kind k
+ * (0 .. nkinds - 1) from this thread; it may do more (system calls, a
+ * counter raised by hand) as long as it injects exactly one message, the
+ * tick of the traffic clock. */
+typedef void (*tp_send_fn)(int kind);
 
-static inline tp_steady tp_steady_begin(const temu_message *msgs, int n, double seconds)
-{
-    tp_steady st = {-1, -1};
-    int fd[2];
-    if (pipe(fd) != 0) {
-        TP_CHECK(0, "pipe");
-        return st;
-    }
-    st.pid = fork();
-    if (st.pid == 0) {
-        temu_session *c;
-        temu_error err;
-        long rounds = 0;
-        uint64_t end;
-        close(fd[0]);
-        if (temu_session_attach_env(&c, &err) != TEMU_OK) {
-            _exit(2);
-        }
-        end = tp_now_ns() + (uint64_t)(seconds * 1e9);
-        while (tp_now_ns() < end) {
-            for (int i = 0; i < n; i++) {
-                temu_inject(c, &msgs[i], &err);
-            }
-            rounds++;
-            for (volatile int k = 0; k < 500; k++) {
-            }
-        }
-        if (write(fd[1], &rounds, sizeof rounds) != (ssize_t)sizeof rounds) {
-            _exit(3);
-        }
-        _exit(0);
-    }
-    close(fd[1]);
-    st.fd = fd[0];
-    return st;
-}
-
-/* Rounds the child made (after it exited); -1 on failure. */
-static inline long tp_steady_end(tp_steady st)
-{
-    long rounds = -1;
-    int status = 0;
-    ssize_t got;
-    if (st.pid <= 0) {
-        return -1;
-    }
-    while ((got = read(st.fd, &rounds, sizeof rounds)) < 0 && errno == EINTR) {
-    }
-    close(st.fd);
-    while (waitpid(st.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    TP_CHECK(got == (ssize_t)sizeof rounds && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-             "steady traffic child failed");
-    return got == (ssize_t)sizeof rounds ? rounds : -1;
-}
-
-/* |got - want| <= tol x want; with TP_VERBOSE set, every estimate is
- * printed (doc/overflow-multiplex.md quotes them). */
-static inline void tp_near(long long got, long long want, double tol, const char *what,
-                           const char *file, int line)
-{
-    double err = want > 0 ? ((double)got - (double)want) / (double)want : 1.0;
-    if (getenv("TP_VERBOSE") != NULL) {
-        printf("estimate %s: %lld, true %lld (%+.2f%%)\n", what, got, want, 100.0 * err);
-    }
-    if (want > 0 && err <= tol && err >= -tol) {
-        tp_passed++;
-    } else {
-        tp_failed++;
-        fprintf(stderr, "FAIL %s:%d: %s: estimate %lld, true %lld (%+.1f%%, tolerance %.0f%%)\n",
-                file, line, what, got, want, 100.0 * err, 100.0 * tol);
-    }
-}
-#define TP_NEAR(got, want, tol, what) tp_near((got), (want), (tol), (what), __FILE__, __LINE__)
-
-/* True count of each event per round of msgs (each message injected once
- * by this process), every event counted alone in its own set: no
- * conflict, no scaling. */
-static inline void tp_per_round(temu_session *s, const char *const *ev, int n,
-                                const temu_message *msgs, int nmsg, long long *per)
+/* Count of each event per message kind, per[e * nkinds + k], each event
+ * alone in a plain set (no conflict, no scaling), checked against the
+ * counts the test derives from the machine's rules, want[]. */
+static inline void tp_per_kind(const char *const *ev, int n, tp_send_fn send, int nkinds,
+                               long long *per, const long long *want)
 {
     for (int e = 0; e < n; e++) {
-        int es = tp_make_set(&ev[e], 1);
-        per[e] = 0;
+        for (int k = 0; k < nkinds; k++) {
+            char what[160];
+            int es = tp_make_set(&ev[e], 1);
+            per[e * nkinds + k] = 0;
+            TP_RC(PAPI_start(es), PAPI_OK);
+            send(k);
+            TP_RC(PAPI_stop(es, &per[e * nkinds + k]), PAPI_OK);
+            tp_free_set(es);
+            snprintf(what, sizeof what, "%s per message of kind %d, counted alone", ev[e], k);
+            TP_EQ(per[e * nkinds + k], want[e * nkinds + k], what);
+        }
+    }
+}
+
+/* A multiplexed run on the traffic clock (tp_check_mpx). */
+typedef struct tp_mpx {
+    const char *label;
+    const char *const *ev; /* the events, in the order they were added  */
+    int n;
+    const int *group; /* group of each event: the unit's rules, first fit */
+    tp_send_fn send;
+    int nkinds;
+    const long long *per; /* per[e * nkinds + k] (tp_per_kind)          */
+    int slice;            /* messages per slice                         */
+    int nmsg;             /* message i is of kind i % nkinds            */
+    int reset;            /* read and reset after every message (TAU)   */
+} tp_mpx;
+
+/*
+ * Exact multiplexed estimates.  The stopped multiplexed set es is started
+ * with TORUSEMU_MPX_CLOCK=messages:slice, so its slices are counted in
+ * messages and end at the set's first read after them; reading after
+ * every message, group g counts exactly the messages i with
+ * (i / slice) % ngroups == g.  After message i the estimate of event e of
+ * group g is, by the rule of doc/overflow-multiplex.md, the counts g saw
+ * while active times the elapsed time over g's active time:
+ *     floor(seen_e x (i + 1) / active_g)   (0 while g has not counted),
+ * where seen_e counts from the last reset and the times from PAPI_start.
+ * Every reading is checked, and the final one at PAPI_stop.
+ */
+static inline void tp_check_mpx(const tp_mpx *x, int es)
+{
+    long long v[64], seen[64] = {0}, want[64] = {0}, sum[64] = {0}, wsum[64] = {0};
+    long active[64] = {0};
+    int ngroups = 0, wrong = 0;
+    char clock[48], what[200];
+
+    for (int e = 0; e < x->n && e < 64; e++) {
+        ngroups = x->group[e] + 1 > ngroups ? x->group[e] + 1 : ngroups;
+    }
+    snprintf(clock, sizeof clock, "messages:%d", x->slice);
+    setenv("TORUSEMU_MPX_CLOCK", clock, 1);
+    TP_RC(PAPI_start(es), PAPI_OK); /* reads the clock setting */
+    unsetenv("TORUSEMU_MPX_CLOCK");
+    for (int i = 0; i < x->nmsg; i++) {
+        int k = i % x->nkinds, g = (i / x->slice) % ngroups;
+        x->send(k);
+        active[g]++;
+        TP_RC(PAPI_read(es, v), PAPI_OK);
+        for (int e = 0; e < x->n; e++) {
+            long a = active[x->group[e]];
+            if (x->group[e] == g) {
+                seen[e] += x->per[e * x->nkinds + k];
+            }
+            want[e] = a > 0 ? seen[e] * (i + 1) / a : 0;
+            if (v[e] != want[e] && wrong++ < 8) {
+                snprintf(what, sizeof what, "%s %s after message %d (group %d of %d)", x->label,
+                         x->ev[e], i, x->group[e], ngroups);
+                TP_EQ(v[e], want[e], what);
+            }
+            sum[e] += v[e];
+            wsum[e] += want[e];
+        }
+        if (x->reset) {
+            TP_RC(PAPI_reset(es), PAPI_OK);
+            memset(seen, 0, sizeof seen);
+        }
+    }
+    TP_EQ(wrong, 0, "readings that differ from the exact estimate");
+    TP_RC(PAPI_stop(es, v), PAPI_OK);
+    for (int e = 0; e < x->n; e++) {
+        snprintf(what, sizeof what, "%s %s at PAPI_stop", x->label, x->ev[e]);
+        TP_EQ(v[e], x->reset ? 0 : want[e], what);
+        if (x->reset) {
+            snprintf(what, sizeof what, "%s %s: sum of the readings", x->label, x->ev[e]);
+            TP_EQ(sum[e], wsum[e], what);
+        }
+    }
+}
+
+/*
+ * A client that reads and resets after every message, as TAU does at
+ * every timer start and stop.  One set holds the n named events; each in
+ * turn overflows alone, every thr[i], while send() is called nmsg times,
+ * each call bringing event i exactly per[i].  After each message the
+ * client reads and resets (PAPI_read + PAPI_reset, or PAPI_accum every
+ * other time).  PAPI_reset zeroes the count but not the progress towards
+ * the next overflow (Linux PERF_EVENT_IOC_RESET leaves the sampling
+ * period running), so the handler runs exactly floor(nmsg x per[i] /
+ * thr[i]) times.  A threshold above per[i] makes the check tell the rules
+ * apart: restarting the threshold at each reset would give no call.
+ */
+static inline void tp_check_read_reset(const char *const *names, int n, const long long *thr,
+                                       const long long *per, void (*send)(void), int nmsg)
+{
+    long long v[64], acc[64];
+    int es = tp_make_set(names, n);
+    tp_log *l = tp_log_new(es);
+
+    for (int e = 0; e < n && e < 64; e++) {
+        long long sum = 0, want = (long long)nmsg * per[e] / thr[e];
+        long calls0 = l->calls, hits0 = l->hits[e];
+        int exact = 0;
+        char what[200];
+        snprintf(what, sizeof what,
+                 "%s: read+reset after each of %d messages of %lld, threshold %lld", names[e], nmsg,
+                 per[e], thr[e]);
+        TP_CHECK(thr[e] > per[e], "%s: the threshold must exceed one message", what);
+        TP_RC(tp_overflow(es, names[e], (int)thr[e], 0), PAPI_OK);
         TP_RC(PAPI_start(es), PAPI_OK);
         for (int i = 0; i < nmsg; i++) {
-            tp_inject(s, msgs[i].src, msgs[i].dst, msgs[i].bytes, msgs[i].kind, 1);
+            send();
+            if (i % 2 == 0) {
+                TP_RC(PAPI_read(es, v), PAPI_OK);
+                TP_RC(PAPI_reset(es), PAPI_OK);
+            } else {
+                memset(acc, 0, sizeof acc);
+                TP_RC(PAPI_accum(es, acc), PAPI_OK); /* reads into acc and resets */
+                v[e] = acc[e];
+            }
+            exact += v[e] == per[e];
+            sum += v[e];
         }
-        TP_RC(PAPI_stop(es, &per[e]), PAPI_OK);
-        tp_free_set(es);
+        TP_RC(PAPI_stop(es, v), PAPI_OK);
+        TP_EQ(v[e], 0, what);
+        TP_EQ(exact, nmsg, what);
+        TP_EQ(sum, (long long)nmsg * per[e], what);
+        TP_EQ(l->hits[e] - hits0, want, what);
+        TP_EQ(l->calls - calls0, want, what);
+        TP_RC(tp_overflow(es, names[e], 0, 0), PAPI_OK);
     }
-}
-
-/* Multiplexed estimates v[] after `rounds` rounds of steady traffic: each
- * within tol of per[e] x rounds, and 0 for an event the traffic does not
- * reach; the traffic itself must have run long enough to be steady. */
-static inline void tp_check_estimates(const char *label, const char *const *ev, int n,
-                                      const long long *v, const long long *per, long rounds,
-                                      double tol)
-{
-    TP_CHECK(rounds > 100, "steady traffic: %ld rounds", rounds);
-    for (int e = 0; e < n; e++) {
-        char what[160];
-        snprintf(what, sizeof what, "%s %s", label, ev[e]);
-        if (per[e] > 0) {
-            TP_NEAR(v[e], per[e] * rounds, tol, what);
-        } else {
-            TP_EQ(v[e], 0, what);
-        }
-    }
+    tp_free_set(es);
 }
 
 /* Sleep `ms` milliseconds of wall time whatever signals arrive. */

@@ -1,17 +1,29 @@
 /*
  * torus_ptest.h - tiny harness for the papi-torus component tests: counts
  * checks, prints each failure with its line, and ends with the line
- * "N passed, M failed" that build-aux/test-summary.sh adds up.
+ * "N passed, M failed" that build-aux/test-summary.sh adds up, then
+ * PAPI's verdict line.
+ *
+ * The tests follow PAPI's own test protocol too (testlib test_utils.c,
+ * run by share/papi/run_tests.sh, reference/papi/REPORT.md section 6): a
+ * first argument TESTS_QUIET (or -q) leaves only the verdict line (and
+ * the failures); the verdict is "PASSED" (exit 0), "FAILED!!!" (exit 1),
+ * or "SKIPPED" (exit 0) when the test has nothing to run against - no
+ * emulator session, or a session of another machine (tp_begin).
  */
 #ifndef TORUS_PTEST_H
 #define TORUS_PTEST_H
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "papi.h"
+#include "torusemu.h"
 
 static int tp_passed, tp_failed;
+static int tp_quiet; /* TESTS_QUIET: the verdict line only */
 
 #define TP_CHECK(cond, ...)                                                                        \
     do {                                                                                           \
@@ -40,8 +52,79 @@ static int tp_passed, tp_failed;
 
 static inline int tp_finish(void)
 {
-    printf("%d passed, %d failed\n", tp_passed, tp_failed);
+    if (!tp_quiet || tp_failed != 0) {
+        printf("%d passed, %d failed\n", tp_passed, tp_failed);
+    }
+    printf("%s\n", tp_failed == 0 ? "PASSED" : "FAILED!!!");
     return tp_failed == 0 ? 0 : 1;
+}
+
+/* PAPI's test_skip: the verdict "SKIPPED" and exit 0; the reason follows
+ * unless quiet. */
+static inline void tp_skip(const char *fmt, ...)
+{
+    va_list ap;
+    printf("SKIPPED\n");
+    if (!tp_quiet) {
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        putchar('\n');
+    }
+    exit(0);
+}
+
+/*
+ * Start of every component test: PAPI's TESTS_QUIET (or -q) taken out of
+ * the arguments, then the emulator session the test's expectations are
+ * written for - machine `spec` (canonical name, as `torusemu dump`
+ * prints it), this process on `node`.  TORUSEMU_NODE is set to `node`
+ * when the environment places the process nowhere, so that one session
+ * serves every test of its machine (run_tests.sh runs them all with one
+ * environment).  SKIPPED when TORUSEMU_SESSION is unset, names another
+ * machine, or places the process on another node; NULL (after a failed
+ * check) when the store cannot be attached.
+ */
+static inline temu_session *tp_begin(int *argc, char **argv, const char *spec, int64_t node)
+{
+    const char *path = getenv(TEMU_SESSION_ENV);
+    temu_session *s = NULL;
+    temu_error err;
+    int64_t here;
+    char buf[32];
+
+    if (*argc > 1 && (strcmp(argv[1], "TESTS_QUIET") == 0 || strcmp(argv[1], "-q") == 0)) {
+        tp_quiet = 1;
+        memmove(&argv[1], &argv[2], sizeof argv[0] * (size_t)(*argc - 1)); /* argv[argc] too */
+        (*argc)--;
+    }
+    if (path == NULL || *path == '\0') {
+        tp_skip("no emulator session: %s is not set (this test needs a %s session)",
+                TEMU_SESSION_ENV, spec);
+    }
+    if (getenv(TEMU_NODE_ENV) == NULL && getenv(TEMU_RANK_ENV) == NULL) {
+        snprintf(buf, sizeof buf, "%lld", (long long)node);
+        setenv(TEMU_NODE_ENV, buf, 1);
+    }
+    if (temu_session_attach_env(&s, &err) != TEMU_OK) {
+        TP_CHECK(0, "cannot attach the session %s: %s", path, err.message);
+        return NULL;
+    }
+    if (strcmp(temu_session_machine(s)->name, spec) != 0) {
+        char name[TEMU_NAME_MAX];
+        snprintf(name, sizeof name, "%s", temu_session_machine(s)->name);
+        temu_session_close(s);
+        tp_skip("the session %s is machine %s; this test is written for %s", path, name, spec);
+    }
+    here = temu_identity_get(s).node;
+    if (here != node) {
+        temu_session_close(s);
+        tp_skip("this process is node %lld of the session; the test is written for node %lld "
+                "(unset %s and %s, or set %s=%lld)",
+                (long long)here, (long long)node, TEMU_NODE_ENV, TEMU_RANK_ENV, TEMU_NODE_ENV,
+                (long long)node);
+    }
+    return s;
 }
 
 /* Component index of `name`, or -1 (after a failed check). */

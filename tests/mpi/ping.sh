@@ -11,8 +11,9 @@ S="$TMP/ping.store"
 # BG/Q midplane: rank 0 at (0,0,0,0,0), rank 1 at (2,1,0,0,1): 4 hops
 printf '0 0 0 0 0 0\n2 1 0 0 1 0\n' >"$TMP/bgq.map"
 # 8 B: one packet; 4096 B: eager, 8 packets; 4097 B: rendezvous; 100000 B:
-# rendezvous whose data is labelled dynamic (VC 0: > 64 KiB, 3 dimensions)
-for b in 8 4096 4097 100000; do
+# rendezvous whose data is labelled dynamic (VC 0: > 64 KiB, 3 dimensions);
+# 65536 B: exactly 64 KiB is still deterministic (VC 1), 65537 B is not
+for b in 8 4096 4097 65536 65537 100000; do
     run_mpi "bgq ping $b" "$S" midplane 2 --map "$TMP/bgq.map" -- "$EX/sonar" --size "$b"
     check "bgq ping $b counts" "$CHECK" ping "$S" 0 1 "$b"
 done
@@ -22,6 +23,13 @@ check_fails "bgq ping check detects a wrong size" "$CHECK" ping "$S" 0 1 99999
 run_mpi "bgq ping 1 -> 0" "$S" midplane 2 --map "$TMP/bgq.map" -- "$EX/sonar" --src 1 --dst 0 \
     --size 2048
 check "bgq ping 1 -> 0 counts" "$CHECK" ping "$S" 1 0 2048
+
+# BG/Q 64-node sub-block bgq:2x2x4x2x2,torus=00101: the longest dimension
+# goes first and a mesh one before a torus one as long (a torus of 4 counts
+# 2 hops, a mesh of 2 counts 2), so D before C: rank 1 at (0,0,1,1,0)
+printf '0 0 0 0 0 0\n0 0 1 1 0 0\n' >"$TMP/bgq64.map"
+run_mpi "bgq-64 ping" "$S" bgq-64 2 --map "$TMP/bgq64.map" -- "$EX/sonar" --size 4096
+check "bgq-64 ping counts (D before C)" "$CHECK" ping "$S" 0 1 4096
 
 # Gemini 4x4x4: rank 0 on Gemini (0,0,0), rank 1 on node 1 of Gemini (2,1,3):
 # X tie (+), Y 1, Z 1 (-): 4 hops; eager PUT, rendezvous GET, BTE PUT

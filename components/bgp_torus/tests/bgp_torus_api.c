@@ -179,13 +179,11 @@ static void test_mode2(void)
     free_set(es);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    temu_error err;
     int cidx;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        fprintf(stderr, "bgp_torus_api: needs a bgp session: %s\n", err.message);
-        TP_CHECK(0, "no session");
+    S = tp_begin(&argc, argv, "bgp:4x2x2,torus=000", 0);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);

@@ -14,8 +14,6 @@
 #include "torus_node.h"
 #include "torus_ovtest.h"
 
-#define TOL 0.15 /* multiplexed estimates: 15 % of the true count (doc/overflow-multiplex.md) */
-
 static temu_session *S;
 static int cidx;
 
@@ -61,25 +59,47 @@ static void test_mode2(void)
     tp_free_set(es);
 }
 
+/* A client that reads and resets after every 960-byte message (TAU): 32
+ * chunks on Z+, and the preset summing the six directions. */
+static void one_message(void)
+{
+    tp_inject(S, 0, 1, 960, TEMU_KIND_P2P, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"BGP_TORUS_ZP_32BCHUNKS", "PAPI_BGP_TS_32B"};
+    static const long long thr[] = {100, 70}, per[] = {32, 32};
+    tp_check_read_reset(ev, 2, thr, per, one_message, 25);
+}
+
+/* Node 0 sends 960 bytes to node 1 (eager: 4 packets, 32 chunks, over its
+ * Z+ link), then node 1 sends 480 bytes back (2 packets, arriving through
+ * node 0's Z+ link, which returns a token/ack packet and an ack for each). */
+static void mpx_send(int kind)
+{
+    if (kind == 0) {
+        tp_inject(S, 0, 1, 960, TEMU_KIND_P2P, 1);
+    } else {
+        tp_inject(S, 1, 0, 480, TEMU_KIND_P2P, 1);
+    }
+}
+
 /* Modes 0 and 2 together: refused in one set, time-sliced in a multiplexed
- * one; that set holds the node's UPC unit alone. */
+ * one (exact estimates on the traffic clock, read as it goes and read and
+ * reset after every message as TAU does); that set holds the node's UPC
+ * unit alone. */
 static void test_multiplex(void)
 {
     static const char *const ev[] = {"BGP_TORUS_ZP_PACKETS", "BGP_TORUS_ZP_ACKS", "PAPI_BGP_TS_32B",
                                      "BGP_TORUS_ZP_TOKEN_ACK_PACKETS"};
-    enum { N = 4 };
-    const temu_message msgs[] = {{0, 1, 960, NULL, TEMU_KIND_P2P},
-                                 {1, 0, 480, NULL, TEMU_KIND_P2P}};
-    long long per[N], v[N];
+    enum { N = 4, K = 2 };
+    static const long long want[N * K] = {4, 0, 0, 2, 32, 0, 0, 2};
+    static const int group[N] = {0, 1, 0, 1}; /* UPC mode 0, mode 2 */
+    long long per[N * K], v[N];
     int es, other = PAPI_NULL, code;
-    tp_steady st;
-    long rounds;
 
-    /* true counts per round, a set per mode */
-    tp_per_round(S, ev, N, msgs, 2, per);
-    for (int e = 0; e < N; e++) {
-        TP_CHECK(per[e] > 0, "%s counts the steady traffic", ev[e]);
-    }
+    tp_per_kind(ev, N, mpx_send, K, per, want);
     es = tp_make_set(ev, 1);
     TP_RC(PAPI_add_named_event(es, ev[1]), PAPI_ECNFLCT);
     tp_free_set(es);
@@ -96,32 +116,13 @@ static void test_multiplex(void)
     TP_RC(PAPI_add_named_event(other, "BGP_TORUS_XP_ACKS"), PAPI_ECNFLCT);
     PAPI_event_name_to_code(ev[0], &code);
     TP_RC(PAPI_overflow(es, code, 10, 0, tp_handler), PAPI_ECNFLCT);
-    TP_RC(PAPI_start(es), PAPI_OK);
-    st = tp_steady_begin(msgs, 2, 1.2);
-    rounds = tp_steady_end(st);
-    TP_RC(PAPI_stop(es, v), PAPI_OK);
-    tp_check_estimates("multiplexed", ev, N, v, per, rounds, TOL);
-    /* as TAU uses it: read and reset at every timer, sum the readings */
     {
-        long long sum[N] = {0};
-        TP_RC(PAPI_start(es), PAPI_OK);
-        st = tp_steady_begin(msgs, 2, 1.2);
-        for (int k = 0; k < 200; k++) {
-            tp_sleep_ms(5);
-            TP_RC(PAPI_read(es, v), PAPI_OK);
-            TP_RC(PAPI_reset(es), PAPI_OK);
-            for (int e = 0; e < N; e++) {
-                sum[e] += v[e];
-            }
-        }
-        rounds = tp_steady_end(st);
-        TP_RC(PAPI_stop(es, v), PAPI_OK);
-        for (int e = 0; e < N; e++) {
-            char what[160];
-            sum[e] += v[e];
-            snprintf(what, sizeof what, "multiplexed, read and reset every 5 ms: %s", ev[e]);
-            TP_NEAR(sum[e], per[e] * rounds, TOL, what);
-        }
+        /* slices of 3 messages over a cycle of 2 kinds */
+        tp_mpx x = {"multiplexed", ev, N, group, mpx_send, K, per, 3, 29, 0};
+        tp_check_mpx(&x, es);
+        x.label = "multiplexed, read and reset after every message";
+        x.reset = 1;
+        tp_check_mpx(&x, es);
     }
     tp_free_set(es);
     TP_RC(PAPI_add_named_event(other, "BGP_TORUS_XP_ACKS"), PAPI_OK); /* free again */
@@ -140,11 +141,10 @@ static void test_multiplex(void)
     tp_free_set(es);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    temu_error err;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a BG/P session: %s", err.message);
+    S = tp_begin(&argc, argv, "bgp:4x2x2,torus=000", 0);
+    if (S == NULL) {
         return tp_finish();
     }
     TP_RC(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
@@ -153,6 +153,7 @@ int main(void)
     if (cidx >= 0) {
         test_mode0();
         test_mode2();
+        test_read_reset();
         test_multiplex();
     }
     TP_EQ(temu_watch_armed(S), 0, "every watch disarmed at the end");

@@ -162,13 +162,11 @@ static void test_sender(void)
     TP_EQ(mode_holders(N0), 0, "node 0 free");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    temu_error err;
     int cidx;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        fprintf(stderr, "bgq_l2unit_api: needs a BG/Q session: %s\n", err.message);
-        TP_CHECK(0, "no session");
+    S = tp_begin(&argc, argv, "bgq:4x4x4x4x2", 256);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);

@@ -20,7 +20,6 @@
 #include "torus_node.h"
 #include "torus_ovtest.h"
 
-#define TOL 0.15 /* multiplexed estimates: 15 % of the true count (doc/overflow-multiplex.md) */
 #define SLOW_NS 30000000ull /* TORUSEMU_SLOW_OVERFLOW_NS of the "slow" run */
 
 static temu_session *S;
@@ -93,6 +92,20 @@ static void test_exact(void)
     }
 }
 
+/* A client that reads and resets after every 4096-byte message (TAU):
+ * 32 hits, combined and on the derived L2_REQUESTS; slow overflow. */
+static void one_message(void)
+{
+    tp_inject(S, N0, N2, 4096, TEMU_KIND_P2P, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"PEVT_L2_HITS", "L2_REQUESTS"};
+    static const long long thr[] = {50, 45}, per[] = {32, 32};
+    tp_check_read_reset(ev, 2, thr, per, one_message, 25);
+}
+
 /* One threshold per combined counter for the whole node. */
 static void test_node_thresholds(void)
 {
@@ -155,25 +168,27 @@ static void test_slow(void)
     tp_free_set(es);
 }
 
-/* Combined and sliced events time-sliced; the set holds the node's L2
- * mode alone. */
+/* 4096 then 1024 bytes from node 0 to node 2: 32 and 8 L2 hits there,
+ * spread evenly over the 16 slices (2 and 0.5 a slice: the 1024-byte
+ * message's 8 hits fall on slices 0 to 7). */
+static void mpx_send(int kind)
+{
+    tp_inject(S, N0, N2, kind == 0 ? 4096 : 1024, TEMU_KIND_P2P, 1);
+}
+
+/* Combined and sliced events: time-sliced in a multiplexed set (exact
+ * estimates on the traffic clock), which holds the node's L2 mode alone. */
 static void test_multiplex(void)
 {
     static const char *const ev[] = {"PEVT_L2_HITS", "PEVT_L2_HITS_SLICE:slice=5", "L2_REQUESTS",
                                      "PEVT_L2_HITS_SLICE"};
-    enum { N = 4 };
-    const temu_message msgs[] = {{0, 0, 4096, NULL, TEMU_KIND_P2P}};
-    temu_message m = msgs[0];
-    long long per[N], v[N];
+    enum { N = 4, K = 2 };
+    static const long long want[N * K] = {32, 8, 2, 1, 32, 8, 32, 8};
+    static const int group[N] = {0, 1, 0, 1}; /* combined, sliced */
+    long long per[N * K];
     int es, other = PAPI_NULL;
-    tp_steady st;
-    long rounds;
 
-    m.src = N0;
-    m.dst = N2;
-    tp_per_round(S, ev, N, &m, 1, per);
-    TP_EQ(per[0], 32, "hits per message");
-    TP_EQ(per[1], 2, "slice 5 per message");
+    tp_per_kind(ev, N, mpx_send, K, per, want);
     es = tp_make_set(ev, 1);
     TP_RC(PAPI_add_named_event(es, ev[1]), PAPI_ECNFLCT);
     tp_free_set(es);
@@ -185,11 +200,10 @@ static void test_multiplex(void)
     TP_RC(PAPI_create_eventset(&other), PAPI_OK);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_MISSES"), PAPI_ECNFLCT);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_MISSES_SLICE"), PAPI_ECNFLCT);
-    TP_RC(PAPI_start(es), PAPI_OK);
-    st = tp_steady_begin(&m, 1, 1.2);
-    rounds = tp_steady_end(st);
-    TP_RC(PAPI_stop(es, v), PAPI_OK);
-    tp_check_estimates("multiplexed", ev, N, v, per, rounds, TOL);
+    {
+        tp_mpx x = {"multiplexed", ev, N, group, mpx_send, K, per, 3, 31, 0};
+        tp_check_mpx(&x, es);
+    }
     tp_free_set(es);
     TP_RC(PAPI_add_named_event(other, "PEVT_L2_MISSES_SLICE"), PAPI_OK);
     tp_free_set(other);
@@ -197,9 +211,8 @@ static void test_multiplex(void)
 
 int main(int argc, char **argv)
 {
-    temu_error err;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a BG/Q session: %s", err.message);
+    S = tp_begin(&argc, argv, "bgq:4x4x4x4x2", 256);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);
@@ -212,6 +225,7 @@ int main(int argc, char **argv)
         test_slow();
     } else if (cidx >= 0) {
         test_exact();
+        test_read_reset();
         test_node_thresholds();
         test_multiplex();
     }

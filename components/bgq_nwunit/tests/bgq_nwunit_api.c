@@ -436,13 +436,11 @@ static void test_identity(void)
     tp_free_set(es);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    temu_error err;
     int cidx;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        fprintf(stderr, "bgq_nwunit_api: needs a BG/Q session: %s\n", err.message);
-        TP_CHECK(0, "no session");
+    S = tp_begin(&argc, argv, "bgq:4x4x4x4x2", 128);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);

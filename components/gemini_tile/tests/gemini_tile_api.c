@@ -346,15 +346,13 @@ static void test_identity(void)
     free_set(es);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    temu_error err;
     int cidx;
     uint64_t x = 7;
 
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        fprintf(stderr, "gemini_tile_api: needs a gemini session: %s\n", err.message);
-        TP_CHECK(0, "no session");
+    S = tp_begin(&argc, argv, "gemini:8x2x2", 24);
+    if (S == NULL) {
         return tp_finish();
     }
     M = temu_session_machine(S);

@@ -18,7 +18,6 @@
 #include "torus_ovtest.h"
 
 #define MIB (1u << 20)
-#define TOL 0.15 /* multiplexed estimates: 15 % of the true count (doc/overflow-multiplex.md) */
 
 static temu_session *S;
 static unsigned char *payload;
@@ -85,29 +84,48 @@ static void test_alias(void)
     tp_free_set(es);
 }
 
+/* A client that reads and resets after every 64 KiB PUT (TAU): 4096 phits
+ * on tile 0:4 and 98304 bytes over the X- link (derived, weight 3). */
+static void one_put(void)
+{
+    put(0, 24, 65536, 1);
+}
+
+static void test_read_reset(void)
+{
+    static const char *const ev[] = {"GM_TILE_PERF_VC0_PHIT_CNT:0:4", "GM_LINK_BYTES:link=X-"};
+    static const long long thr[] = {10000, 250000}, per[] = {4096, 98304};
+    tp_check_read_reset(ev, 2, thr, per, one_put, 20);
+}
+
 /* ------------------------------------------------ TORUSEMU_UNIT_COUNTERS=2 */
+
+/* PUTs from node 0 to this node, 64 KiB then 16 KiB: per KiB 64 request
+ * phits on tile 0:4, 1536 bytes and 16 packets over the X- link, 48 response
+ * phits on the host tiles; this node issues no request (ORB). */
+static void mpx_send(int kind)
+{
+    put(0, 24, kind == 0 ? 65536 : 16384, 1);
+}
 
 static void test_unit_counters(void)
 {
     static const char *const ev[] = {"GM_TILE_PERF_VC0_PHIT_CNT:0:4", "GM_LINK_BYTES:link=X-",
                                      "GM_LINK_PACKETS:link=X-", "GM_LINK_PHITS:link=HH",
                                      "GM_ORB_PERF_VC0_PKTS"};
-    enum { N = 5 };
+    enum { N = 5, K = 2 };
+    static const long long want[N * K] = {4096, 1024, 98304, 24576, 1024, 256, 3072, 768, 0, 0};
+    static const int group[N] = {0, 0, 1, 1, 2}; /* two counters per group */
     const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
-    temu_message msg = {0, 24, 65536, NULL, TEMU_KIND_PUT};
-    long long per[N], v[N];
+    long long per[N * K], v[N];
     int es, code;
-    tp_steady st;
-    long rounds;
 
     TP_EQ(ci->num_cntrs, 2, "num_cntrs with TORUSEMU_UNIT_COUNTERS=2");
     /* plain set: the third event is refused */
     es = tp_make_set(ev, 2);
     TP_RC(PAPI_add_named_event(es, ev[2]), PAPI_ECNFLCT);
     tp_free_set(es);
-    /* true count per 64 KiB PUT, two events at a time */
-    tp_per_round(S, ev, N, &msg, 1, per); /* as the steady child injects it */
-    TP_EQ(per[0], 4096, "tile 0:4 per 64 KiB PUT");
+    tp_per_kind(ev, N, mpx_send, K, per, want);
     /* multiplexed: 3 groups of at most 2 */
     es = tp_mpx_set(cidx, 2000000);
     for (int e = 0; e < N; e++) {
@@ -115,11 +133,10 @@ static void test_unit_counters(void)
     }
     PAPI_event_name_to_code(ev[0], &code);
     TP_RC(PAPI_overflow(es, code, 1000, 0, tp_handler), PAPI_ECNFLCT);
-    TP_RC(PAPI_start(es), PAPI_OK);
-    st = tp_steady_begin(&msg, 1, 1.2);
-    rounds = tp_steady_end(st);
-    TP_RC(PAPI_stop(es, v), PAPI_OK);
-    tp_check_estimates("multiplexed (2 counters)", ev, N, v, per, rounds, TOL);
+    {
+        tp_mpx x = {"multiplexed (2 counters)", ev, N, group, mpx_send, K, per, 3, 31, 0};
+        tp_check_mpx(&x, es);
+    }
     tp_free_set(es);
     /* two events fit: one group, exact, may overflow */
     es = tp_mpx_set(cidx, 0);
@@ -140,9 +157,8 @@ static void test_unit_counters(void)
 
 int main(int argc, char **argv)
 {
-    temu_error err;
-    if (temu_session_attach_env(&S, &err) != TEMU_OK) {
-        TP_CHECK(0, "needs a Gemini session: %s", err.message);
+    S = tp_begin(&argc, argv, "gemini:8x2x2", 24);
+    if (S == NULL) {
         return tp_finish();
     }
     payload = malloc(MIB);
@@ -158,6 +174,7 @@ int main(int argc, char **argv)
     } else if (cidx >= 0) {
         test_exact();
         test_alias();
+        test_read_reset();
     }
     TP_EQ(temu_watch_armed(S), 0, "every watch disarmed at the end");
     PAPI_shutdown();
