@@ -40,7 +40,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
-	tests/mpi/tools.sh tests/mpi/trace.sh
+	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
 	bench/mpi_setup.sh
@@ -96,7 +96,7 @@ examples_stencil27_LDFLAGS = -no-install
 TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
-	tests/mpi/sonar_linked tests/mpi/coll_trace
+	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -131,6 +131,11 @@ tests_mpi_rma_ops_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_rma_ops_LDADD = $(TMPI_MPI_LIBS)
 tests_mpi_rma_ops_DEPENDENCIES =
 tests_mpi_rma_ops_LDFLAGS = -no-install
+tests_mpi_trace_p2p_SOURCES = tests/mpi/trace_p2p.c
+tests_mpi_trace_p2p_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_trace_p2p_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_trace_p2p_DEPENDENCIES =
+tests_mpi_trace_p2p_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)
