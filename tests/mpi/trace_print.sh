@@ -44,20 +44,18 @@ BEGIN {
     print $1, $2, peer, c, tag, len
 }' "$TMP/events" | sed 's/ *$//' | sort >"$TMP/got"
 
-sort >"$TMP/want" <<'WANT'
-MPI_SEND 2 1 [2,0] 42 1000
-MPI_RECV 0 0 [2,0] 42 1000
-MPI_ISEND 0 0 [2,0] 7 300
-MPI_ISEND_COMPLETE 0
-MPI_IRECV_REQUEST 2
-MPI_IRECV 2 1 [2,0] 7 300
-MPI_SEND 3 1 [3,1] 42 1000
-MPI_RECV 1 0 [3,1] 42 1000
-MPI_ISEND 1 0 [3,1] 7 300
-MPI_ISEND_COMPLETE 1
-MPI_IRECV_REQUEST 3
-MPI_IRECV 3 1 [3,1] 7 300
+# per communicator: its rank 0 ($1) and rank 1 ($2) as world ranks
+for g in "2 0" "3 1"; do
+    set -- $g
+    cat <<WANT
+MPI_SEND $1 1 [$1,$2] 42 1000
+MPI_RECV $2 0 [$1,$2] 42 1000
+MPI_ISEND $2 0 [$1,$2] 7 300
+MPI_ISEND_COMPLETE $2
+MPI_IRECV_REQUEST $1
+MPI_IRECV $1 1 [$1,$2] 7 300
 WANT
+done | sort >"$TMP/want"
 if cmp -s "$TMP/want" "$TMP/got"; then
     pass
 else
