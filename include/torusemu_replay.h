@@ -70,8 +70,8 @@ temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t 
 temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
                                        int32_t tag, uint64_t bytes, temu_error *err);
 
-/* The stream records sends only (a live run's trace: the MPI layer counts
- * at the sender and sees no receives): sends wait for no partner. */
+/* The stream records sends only (a live run's trace written before the
+ * layer recorded receives): sends wait for no partner. */
 void temu_replay_sends_only(temu_replay *r);
 
 /* One-sided operation of `origin` on `target` (communicator ranks of the

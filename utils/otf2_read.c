@@ -876,7 +876,7 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
                       "the trace has %d ranks but the replay places %d (use -np %d)", c.nranks,
                       temu_replay_nranks(r), c.nranks);
     }
-    /* our own traces hold no receives (the live layer counts at the sender) */
+    /* our own traces of older versions hold no receives */
     char *receives = NULL;
     if (OTF2_Reader_GetProperty(rd, TEMU_OTF2_PROP_RECEIVES, &receives) == OTF2_SUCCESS &&
         receives != NULL && strcmp(receives, "no") == 0) {
