@@ -63,6 +63,11 @@ extern TMPI_HIDDEN int tmpi_paused;
  * late).
  */
 extern TMPI_HIDDEN __thread int tmpi_depth __attribute__((tls_model("initial-exec")));
+/* Under --trace: CLOCK_MONOTONIC nanoseconds when the thread entered its
+ * outermost entry (trace.c), the begin of the call a record describes. */
+extern TMPI_HIDDEN __thread uint64_t tmpi_trace_t0 __attribute__((tls_model("initial-exec")));
+extern TMPI_HIDDEN FILE *tmpi_trace_file;
+TMPI_HIDDEN void tmpi_trace_enter(void);
 
 /* This call is counted: a session, not paused, outermost of our entries. */
 static inline int tmpi_counting(void)
@@ -88,6 +93,9 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
     {                                                                                              \
         static void *next_;                                                                        \
         tmpi_fn_##NAME fn_ = (tmpi_fn_##NAME)tmpi_next_fn(&next_, #PREFIX #NAME);                  \
+        if (__builtin_expect(tmpi_trace_file != NULL, 0)) {                                        \
+            tmpi_trace_enter();                                                                    \
+        }                                                                                          \
         tmpi_depth++;                                                                              \
         int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
         tmpi_depth--;                                                                              \
@@ -261,9 +269,9 @@ TMPI_HIDDEN int tmpi_split_by_node(MPI_Comm comm, int split_type, int key, MPI_C
 
 /* ----------------------------------------------------------- tracing */
 
-/* `torusemu run --trace DIR` (trace.c): the open raw trace of this rank,
- * NULL when not tracing.  Each counted operation is also written. */
-extern TMPI_HIDDEN FILE *tmpi_trace_file;
+/* `torusemu run --trace DIR` (trace.c): the open raw trace of this rank
+ * (tmpi_trace_file, declared above), NULL when not tracing.  Each counted
+ * operation is also written. */
 TMPI_HIDDEN void tmpi_trace_start(int32_t world_rank);
 /* Tracing this call: a trace is written and this is the outermost of our
  * entries (one load and a branch when --trace is off).  Paused or not: a

@@ -16,6 +16,22 @@
 #include <time.h>
 
 FILE *tmpi_trace_file;
+__thread uint64_t tmpi_trace_t0 __attribute__((tls_model("initial-exec")));
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Entering one of our entries: the outermost one stamps the call's begin. */
+void tmpi_trace_enter(void)
+{
+    if (tmpi_depth == 0) {
+        tmpi_trace_t0 = now_ns();
+    }
+}
 
 /* Communicators already written: the layer's cache entry and its members
  * (a freed entry's memory may come back as another communicator). */
@@ -46,14 +62,11 @@ void tmpi_trace_start(int32_t world_rank)
 /* One record: head and body in one write (stdio locks the stream). */
 static void put(uint32_t type, const void *body, size_t len)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
     char *buf = malloc(sizeof(tmpi_trace_head) + len);
     if (buf == NULL) {
         return;
     }
-    tmpi_trace_head h = {type, (uint32_t)len,
-                         (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec};
+    tmpi_trace_head h = {type, (uint32_t)len, tmpi_trace_t0, now_ns()};
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, body, len);
     fwrite(buf, 1, sizeof h + len, tmpi_trace_file);

@@ -26,8 +26,9 @@ enum tmpi_trace_type {
 
 typedef struct tmpi_trace_head {
     uint32_t type;
-    uint32_t len;  /* bytes of the body            */
-    uint64_t t_ns; /* CLOCK_MONOTONIC at the call  */
+    uint32_t len;        /* bytes of the body                          */
+    uint64_t t_begin_ns; /* CLOCK_MONOTONIC when the call was entered    */
+    uint64_t t_ns;       /* CLOCK_MONOTONIC when the record was written  */
 } tmpi_trace_head;
 
 /* A point-to-point message as the layer counted it.  comm is a

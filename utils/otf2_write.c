@@ -8,7 +8,9 @@
  * operations RmaPut/RmaGet on a window over MPI_COMM_WORLD, collectives
  * MpiCollectiveBegin/End on their communicator with the live layer's
  * description in torusemu:* attributes (otf2_trace.h).  Timestamps are
- * CLOCK_MONOTONIC nanoseconds of each call.
+ * CLOCK_MONOTONIC nanoseconds: a send, post, one-sided operation or
+ * collective begin when its call was entered, a receive, completion or
+ * collective end when the call returned.
  */
 #include "otf2_trace.h"
 
@@ -274,11 +276,17 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
         /* OTF2 wants time non-decreasing per location (threads may write
          * their records in another order than they stamped them) */
         uint64_t t = h.t_ns > last ? h.t_ns : last;
-        last = t;
-        w->t_min = t < w->t_min ? t : w->t_min;
-        w->t_max = t > w->t_max ? t : w->t_max;
+        /* tb: when the call began (its send, post or collective begin),
+         * between the previous record and this one */
+        uint64_t tb = h.t_begin_ns < last ? last : h.t_begin_ns > t ? t : h.t_begin_ns;
+        if (h.type != TMPI_TRACE_COMM) { /* a definition, written within a call */
+            last = t;
+            w->t_min = tb < w->t_min ? tb : w->t_min;
+            w->t_max = t > w->t_max ? t : w->t_max;
+        }
         if (h.type == TMPI_TRACE_SEND || h.type == TMPI_TRACE_RECV) {
-            rc = write_p2p(w, ev, al, t, rank, h.type, body, local, nlocal);
+            rc = write_p2p(w, ev, al, h.type == TMPI_TRACE_SEND ? tb : t, rank, h.type, body, local,
+                           nlocal);
             (*events)++;
         } else if (h.type == TMPI_TRACE_ISEND_DONE || h.type == TMPI_TRACE_IRECV_POST) {
             tmpi_trace_req_rec q;
@@ -286,7 +294,7 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             if (h.type == TMPI_TRACE_ISEND_DONE) {
                 OTF2_EvtWriter_MpiIsendComplete(ev, NULL, t, q.req);
             } else {
-                OTF2_EvtWriter_MpiIrecvRequest(ev, NULL, t, q.req);
+                OTF2_EvtWriter_MpiIrecvRequest(ev, NULL, tb, q.req);
             }
             (*events)++;
         } else if (h.type == TMPI_TRACE_RMA) {
@@ -294,9 +302,9 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             memcpy(&s, body, sizeof s);
             OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ADDRESS, s.addr);
             if (s.kind == TEMU_KIND_GET) {
-                OTF2_EvtWriter_RmaGet(ev, al, t, 0, (uint32_t)s.target, s.bytes, 0);
+                OTF2_EvtWriter_RmaGet(ev, al, tb, 0, (uint32_t)s.target, s.bytes, 0);
             } else {
-                OTF2_EvtWriter_RmaPut(ev, al, t, 0, (uint32_t)s.target, s.bytes, 0);
+                OTF2_EvtWriter_RmaPut(ev, al, tb, 0, (uint32_t)s.target, s.bytes, 0);
             }
             (*events)++;
         } else if (h.type == TMPI_TRACE_COMM) {
@@ -351,7 +359,7 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             int a2a = c.op == TMPI_ALLTOALL || c.op == TMPI_ALLGATHER;
             uint64_t sent = a2a ? all : c.op == TMPI_BCAST ? (c.me == c.root ? all : 0) : c.bytes;
             uint64_t rcvd = a2a ? all : c.bytes;
-            OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, t);
+            OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, tb);
             OTF2_EvtWriter_MpiCollectiveEnd(ev, al, t, otf2_op(c.op), comm, (uint32_t)c.root, sent,
                                             rcvd);
             (*events) += 2;

@@ -21,7 +21,7 @@ cp "$TMP/out" "$TMP/events"
 
 # Each record as "event location [peer] [members of its communicator as
 # world ranks] [tag] [length]": communicators are named by their group.
-awk -v defs="$TMP/defs" '
+awk -v defs="$TMP/defs" -v times="$TMP/times" '
 BEGIN {
     while ((getline line < defs) > 0) {
         n = split(line, f, " ")
@@ -42,6 +42,7 @@ BEGIN {
     if (!sub(/.*Tag: /, "", tag)) tag = ""; else sub(/,.*/, "", tag)
     if (!sub(/.*Length: /, "", len)) len = ""; else sub(/,.*/, "", len)
     print $1, $2, peer, c, tag, len
+    if (tag != "") print c, tag, ($1 ~ /SEND/ ? "send" : "recv"), $3 > times
 }' "$TMP/events" | sed 's/ *$//' | sort >"$TMP/got"
 
 # per communicator: its rank 0 ($1) and rank 1 ($2) as world ranks
@@ -60,6 +61,18 @@ if cmp -s "$TMP/want" "$TMP/got"; then
     pass
 else
     failed "otf2-print records differ (want, got): $(diff "$TMP/want" "$TMP/got" | tr '\n' ' ')"
+fi
+
+# a message's send is stamped when its call began, its receive when the
+# receiving call returned: the send comes first (one host, one clock)
+if sort "$TMP/times" | awk '
+    $3 == "recv" { r[$1 " " $2] = $4 }
+    $3 == "send" { s[$1 " " $2] = $4 }
+    END { for (k in s) { n++; if (!(k in r) || s[k] >= r[k]) bad = 1 }
+          exit bad || n != 4 }'; then
+    pass
+else
+    failed "a send is not stamped before its receive: $(sort "$TMP/times" | tr '\n' ' ')"
 fi
 
 # the replay matches each receive to its send and counts what the run did
