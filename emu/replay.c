@@ -266,6 +266,17 @@ temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32
     return st;
 }
 
+temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
+                                       int32_t tag, uint64_t bytes, temu_error *err)
+{
+    int32_t ws, wd;
+    temu_status st = peers(r, comm, src, dst, &ws, &wd, "send", err);
+    if (st == TEMU_OK && !r->sends_only) {
+        st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
+    }
+    return st;
+}
+
 void temu_replay_sends_only(temu_replay *r)
 {
     r->sends_only = 1;

@@ -65,9 +65,13 @@ temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32
                                 uint64_t bytes, uint64_t addr, temu_error *err);
 temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
                              uint64_t bytes, temu_error *err);
+/* A send the live run made but did not count (MPI_Pcontrol(0) paused the
+ * sender): it matches its receive and puts nothing on the machine. */
+temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
+                                       int32_t tag, uint64_t bytes, temu_error *err);
 
-/* The stream records sends only (a live run's trace: the MPI layer counts
- * at the sender and sees no receives): sends wait for no partner. */
+/* The stream records sends only (a live run's trace written before the
+ * layer recorded receives): sends wait for no partner. */
 void temu_replay_sends_only(temu_replay *r);
 
 /* One-sided operation of `origin` on `target` (communicator ranks of the

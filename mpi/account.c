@@ -133,20 +133,28 @@ int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, M
     return 1;
 }
 
-void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, const MPI_Request *req)
 {
     temu_message msg;
     if (tmpi_send_message(buf, count, type, dest, comm, &msg)) {
-        temu_inject(tmpi_g.session, &msg, NULL);
+        if (!tmpi_paused) {
+            temu_inject(tmpi_g.session, &msg, NULL);
+        }
         if (tmpi_trace_file != NULL) {
-            tmpi_trace_send(tmpi_send_dest(dest, comm), msg.bytes, msg.payload);
+            uint64_t id = req != NULL ? tmpi_treq_add(*req, TMPI_TREQ_ISEND, comm) : 0;
+            tmpi_trace_send(comm, dest, tmpi_send_dest(dest, comm), tag, msg.bytes, msg.payload,
+                            id);
         }
     }
 }
 
-void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
-                    tmpi_pending *p)
+void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, tmpi_pending *p)
 {
+    p->comm = comm;
+    p->dest = dest;
+    p->tag = tag;
     p->valid = tmpi_send_message(buf, count, type, dest, comm, &p->msg) &&
                temu_plan_message(tmpi_g.m, &p->msg, &p->plan, NULL) == TEMU_OK;
     p->dst = p->valid ? tmpi_send_dest(dest, comm) : -1;
@@ -157,9 +165,11 @@ void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, MPI
 void tmpi_apply_pending(const tmpi_pending *p)
 {
     if (p->valid) {
-        temu_apply_plan(tmpi_g.session, &p->msg, &p->plan);
+        if (!tmpi_paused) {
+            temu_apply_plan(tmpi_g.session, &p->msg, &p->plan);
+        }
         if (tmpi_trace_file != NULL) {
-            tmpi_trace_send(p->dst, p->msg.bytes, p->addr);
+            tmpi_trace_send(p->comm, p->dest, p->dst, p->tag, p->msg.bytes, p->addr, 0);
         }
     }
 }

@@ -40,7 +40,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
-	tests/mpi/tools.sh tests/mpi/trace.sh
+	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
 	bench/mpi_setup.sh
@@ -51,7 +51,7 @@ lib_LTLIBRARIES += libtorusemu_mpi.la
 pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/trace.c mpi/trace_format.h
+	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread
@@ -96,7 +96,7 @@ examples_stencil27_LDFLAGS = -no-install
 TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
-	tests/mpi/sonar_linked tests/mpi/coll_trace
+	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -131,6 +131,11 @@ tests_mpi_rma_ops_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_rma_ops_LDADD = $(TMPI_MPI_LIBS)
 tests_mpi_rma_ops_DEPENDENCIES =
 tests_mpi_rma_ops_LDFLAGS = -no-install
+tests_mpi_trace_p2p_SOURCES = tests/mpi/trace_p2p.c
+tests_mpi_trace_p2p_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_trace_p2p_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_trace_p2p_DEPENDENCIES =
+tests_mpi_trace_p2p_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)

@@ -14,6 +14,8 @@ typedef struct entry {
     uintptr_t key;    /* the request handle; 0 = free slot */
     temu_message msg; /* nodes, size, data address        */
     int32_t dst;      /* world rank, for the trace        */
+    MPI_Comm comm;    /* communicator, destination and tag, for the trace */
+    int dest, tag;
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -72,7 +74,7 @@ static entry *find_locked(uintptr_t key)
 }
 
 void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype type, int dest,
-                      MPI_Comm comm)
+                      int tag, MPI_Comm comm)
 {
     entry e;
     if (req == MPI_REQUEST_NULL || !tmpi_send_message(buf, count, type, dest, comm, &e.msg)) {
@@ -80,6 +82,9 @@ void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype 
     }
     e.key = (uintptr_t)req;
     e.dst = tmpi_send_dest(dest, comm);
+    e.comm = comm;
+    e.dest = dest;
+    e.tag = tag;
     pthread_mutex_lock(&lock);
     put_locked(&e);
     pthread_mutex_unlock(&lock);
@@ -95,9 +100,12 @@ void tmpi_persist_start(MPI_Request req)
     }
     pthread_mutex_unlock(&lock);
     if (p != NULL) {
-        temu_inject(tmpi_g.session, &e.msg, NULL);
+        if (!tmpi_paused) {
+            temu_inject(tmpi_g.session, &e.msg, NULL);
+        }
         if (tmpi_trace_file != NULL) {
-            tmpi_trace_send(e.dst, e.msg.bytes, e.msg.payload);
+            /* each start is one message: a blocking send in the trace */
+            tmpi_trace_send(e.comm, e.dest, e.dst, e.tag, e.msg.bytes, e.msg.payload, 0);
         }
     }
 }

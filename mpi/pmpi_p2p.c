@@ -4,7 +4,8 @@
  * succeeded and is the outermost of our entries, counts the message
  * (account.c).  All send modes (standard, buffered, synchronous, ready) move
  * the same bytes, so they are counted alike; persistent sends count at
- * MPI_Start.  Receives are not wrapped: the sender counts.
+ * MPI_Start.  The sender counts; receives are seen only by the trace
+ * (pmpi_recv.c).
  */
 #include "tmpi.h"
 
@@ -16,13 +17,14 @@
      MPI_Request *request)
 #define ISEND_ARGS (buf, count, datatype, dest, tag, comm, request)
 
-/* Blocking (SEND_*) and non-blocking (ISEND_*) sends count alike. */
-#define SEND_WRAPPER(NAME, PARAMS, ARGS)                                                           \
+/* Blocking (SEND_*, REQ NULL) and non-blocking (ISEND_*, REQ request)
+ * sends count alike; the trace follows a request to its completion. */
+#define SEND_WRAPPER(NAME, PARAMS, ARGS, REQ)                                                      \
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \
         int rc = tmpi_next_ ARGS;                                                                  \
-        if (rc == MPI_SUCCESS && tmpi_counting()) {                                                \
-            tmpi_acct_send(buf, count, datatype, dest, comm);                                      \
+        if (rc == MPI_SUCCESS && tmpi_sending()) {                                                \
+            tmpi_acct_send(buf, count, datatype, dest, tag, comm, REQ);                            \
         }                                                                                          \
         return rc;                                                                                 \
     }
@@ -34,19 +36,19 @@
     {                                                                                              \
         int rc = tmpi_next_ ISEND_ARGS;                                                            \
         if (rc == MPI_SUCCESS && tmpi_g.session != NULL && tmpi_depth == 1) {                      \
-            tmpi_persist_add(*request, buf, count, datatype, dest, comm);                          \
+            tmpi_persist_add(*request, buf, count, datatype, dest, tag, comm);                     \
         }                                                                                          \
         return rc;                                                                                 \
     }
 
-SEND_WRAPPER(Send, SEND_PARAMS, SEND_ARGS)
-SEND_WRAPPER(Bsend, SEND_PARAMS, SEND_ARGS)
-SEND_WRAPPER(Ssend, SEND_PARAMS, SEND_ARGS)
-SEND_WRAPPER(Rsend, SEND_PARAMS, SEND_ARGS)
-SEND_WRAPPER(Isend, ISEND_PARAMS, ISEND_ARGS)
-SEND_WRAPPER(Ibsend, ISEND_PARAMS, ISEND_ARGS)
-SEND_WRAPPER(Issend, ISEND_PARAMS, ISEND_ARGS)
-SEND_WRAPPER(Irsend, ISEND_PARAMS, ISEND_ARGS)
+SEND_WRAPPER(Send, SEND_PARAMS, SEND_ARGS, NULL)
+SEND_WRAPPER(Bsend, SEND_PARAMS, SEND_ARGS, NULL)
+SEND_WRAPPER(Ssend, SEND_PARAMS, SEND_ARGS, NULL)
+SEND_WRAPPER(Rsend, SEND_PARAMS, SEND_ARGS, NULL)
+SEND_WRAPPER(Isend, ISEND_PARAMS, ISEND_ARGS, request)
+SEND_WRAPPER(Ibsend, ISEND_PARAMS, ISEND_ARGS, request)
+SEND_WRAPPER(Issend, ISEND_PARAMS, ISEND_ARGS, request)
+SEND_WRAPPER(Irsend, ISEND_PARAMS, ISEND_ARGS, request)
 INIT_WRAPPER(Send_init)
 INIT_WRAPPER(Bsend_init)
 INIT_WRAPPER(Ssend_init)
@@ -56,8 +58,11 @@ TMPI_ENTRY(Start, (MPI_Request * request), (request))
 {
     MPI_Request req = *request;
     int rc = tmpi_next_(request);
-    if (rc == MPI_SUCCESS && tmpi_counting()) {
+    if (rc == MPI_SUCCESS && tmpi_sending()) {
         tmpi_persist_start(req);
+    }
+    if (rc == MPI_SUCCESS && tmpi_tracing()) {
+        tmpi_treq_start(req);
     }
     return rc;
 }
@@ -65,10 +70,13 @@ TMPI_ENTRY(Start, (MPI_Request * request), (request))
 TMPI_ENTRY(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))
 {
     int rc = tmpi_next_(count, array_of_requests);
-    if (rc == MPI_SUCCESS && tmpi_counting()) {
+    if (rc == MPI_SUCCESS && tmpi_sending()) {
         for (int i = 0; i < count; i++) {
             tmpi_persist_start(array_of_requests[i]);
         }
+    }
+    for (int i = 0; rc == MPI_SUCCESS && tmpi_tracing() && i < count; i++) {
+        tmpi_treq_start(array_of_requests[i]);
     }
     return rc;
 }
@@ -80,6 +88,9 @@ TMPI_ENTRY(Request_free, (MPI_Request * request), (request))
     if (rc == MPI_SUCCESS && tmpi_g.session != NULL) {
         tmpi_persist_remove(req);
     }
+    if (rc == MPI_SUCCESS && tmpi_trace_file != NULL) {
+        tmpi_treq_forget(req);
+    }
     return rc;
 }
 
@@ -90,10 +101,18 @@ TMPI_ENTRY(Sendrecv,
            (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
             recvtag, comm, status))
 {
+    MPI_Status own;
+    int tracing = tmpi_tracing();
+    if (tracing && status == MPI_STATUS_IGNORE) {
+        status = &own;
+    }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, status);
-    if (rc == MPI_SUCCESS && tmpi_counting()) {
-        tmpi_acct_send(sendbuf, sendcount, sendtype, dest, comm);
+    if (rc == MPI_SUCCESS && tmpi_sending()) {
+        tmpi_acct_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
+    }
+    if (rc == MPI_SUCCESS && tracing) {
+        tmpi_trace_recv(comm, status, 0);
     }
     tmpi_sync_point();
     return rc;
@@ -107,13 +126,20 @@ TMPI_ENTRY(Sendrecv_replace,
            (buf, count, datatype, dest, sendtag, source, recvtag, comm, status))
 {
     tmpi_pending p;
-    int counting = tmpi_counting();
+    MPI_Status own;
+    int counting = tmpi_sending(), tracing = tmpi_tracing();
     if (counting) {
-        tmpi_plan_send(buf, count, datatype, dest, comm, &p);
+        tmpi_plan_send(buf, count, datatype, dest, sendtag, comm, &p);
+    }
+    if (tracing && status == MPI_STATUS_IGNORE) {
+        status = &own;
     }
     int rc = tmpi_next_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     if (rc == MPI_SUCCESS && counting) {
         tmpi_apply_pending(&p);
+    }
+    if (rc == MPI_SUCCESS && tracing) {
+        tmpi_trace_recv(comm, status, 0);
     }
     tmpi_sync_point();
     return rc;

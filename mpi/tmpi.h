@@ -63,6 +63,11 @@ extern TMPI_HIDDEN int tmpi_paused;
  * late).
  */
 extern TMPI_HIDDEN __thread int tmpi_depth __attribute__((tls_model("initial-exec")));
+/* Under --trace: CLOCK_MONOTONIC nanoseconds when the thread entered its
+ * outermost entry (trace.c), the begin of the call a record describes. */
+extern TMPI_HIDDEN __thread uint64_t tmpi_trace_t0 __attribute__((tls_model("initial-exec")));
+extern TMPI_HIDDEN FILE *tmpi_trace_file;
+TMPI_HIDDEN void tmpi_trace_enter(void);
 
 /* This call is counted: a session, not paused, outermost of our entries. */
 static inline int tmpi_counting(void)
@@ -88,6 +93,9 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
     {                                                                                              \
         static void *next_;                                                                        \
         tmpi_fn_##NAME fn_ = (tmpi_fn_##NAME)tmpi_next_fn(&next_, #PREFIX #NAME);                  \
+        if (__builtin_expect(tmpi_trace_file != NULL, 0)) {                                        \
+            tmpi_trace_enter();                                                                    \
+        }                                                                                          \
         tmpi_depth++;                                                                              \
         int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
         tmpi_depth--;                                                                              \
@@ -185,9 +193,10 @@ TMPI_HIDDEN const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype
 TMPI_HIDDEN int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest,
                                   MPI_Comm comm, temu_message *msg);
 /* One point-to-point message from this rank to dest of comm.  dest may be
- * MPI_PROC_NULL (ignored). */
-TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest,
-                                MPI_Comm comm);
+ * MPI_PROC_NULL (ignored).  tag and req (the request of a non-blocking
+ * send, NULL for a blocking one) are for the trace. */
+TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                                MPI_Comm comm, const MPI_Request *req);
 /* Same, as a plan computed now and applied later (MPI_Sendrecv_replace
  * overwrites the buffer before the message can be counted). */
 typedef struct tmpi_pending {
@@ -196,8 +205,10 @@ typedef struct tmpi_pending {
     temu_plan plan;
     int32_t dst;      /* world rank, for the trace        */
     const void *addr; /* the data's address, for the trace */
+    MPI_Comm comm;    /* communicator, destination and tag, for the trace */
+    int dest, tag;
 } tmpi_pending;
-TMPI_HIDDEN void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest,
+TMPI_HIDDEN void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
                                 MPI_Comm comm, tmpi_pending *p);
 TMPI_HIDDEN void tmpi_apply_pending(const tmpi_pending *p);
 
@@ -206,7 +217,7 @@ TMPI_HIDDEN int32_t tmpi_send_dest(int dest, MPI_Comm comm);
 
 /* Persistent sends: remember at *_init, count at MPI_Start. */
 TMPI_HIDDEN void tmpi_persist_add(MPI_Request req, const void *buf, int count, MPI_Datatype type,
-                                  int dest, MPI_Comm comm);
+                                  int dest, int tag, MPI_Comm comm);
 TMPI_HIDDEN void tmpi_persist_start(MPI_Request req);
 TMPI_HIDDEN void tmpi_persist_remove(MPI_Request req);
 
@@ -258,11 +269,38 @@ TMPI_HIDDEN int tmpi_split_by_node(MPI_Comm comm, int split_type, int key, MPI_C
 
 /* ----------------------------------------------------------- tracing */
 
-/* `torusemu run --trace DIR` (trace.c): the open raw trace of this rank,
- * NULL when not tracing.  Each counted operation is also written. */
-extern TMPI_HIDDEN FILE *tmpi_trace_file;
+/* `torusemu run --trace DIR` (trace.c): the open raw trace of this rank
+ * (tmpi_trace_file, declared above), NULL when not tracing.  Each counted
+ * operation is also written. */
 TMPI_HIDDEN void tmpi_trace_start(int32_t world_rank);
-TMPI_HIDDEN void tmpi_trace_send(int32_t dst_world, uint64_t bytes, const void *payload);
+/* Tracing this call: a trace is written and this is the outermost of our
+ * entries (one load and a branch when --trace is off).  Paused or not: a
+ * send made while MPI_Pcontrol(0) pauses counting is in the trace, marked
+ * uncounted, so its receive has a partner in a replay. */
+static inline int tmpi_tracing(void)
+{
+    return tmpi_trace_file != NULL && tmpi_depth == 1;
+}
+/* Account (counting) or at least trace (tracing while paused) a send. */
+static inline int tmpi_sending(void)
+{
+    return tmpi_counting() || tmpi_tracing();
+}
+/* req: the trace's request id of a non-blocking send, 0 for a blocking one */
+TMPI_HIDDEN void tmpi_trace_send(MPI_Comm comm, int dest, int32_t dst_world, int tag,
+                                 uint64_t bytes, const void *payload, uint64_t req);
+/* A receive on comm completed with *st (req as for a send). */
+TMPI_HIDDEN void tmpi_trace_recv(MPI_Comm comm, const MPI_Status *st, uint64_t req);
+/* A record holding only a request id (TMPI_TRACE_ISEND_DONE, _IRECV_POST). */
+TMPI_HIDDEN void tmpi_trace_req(uint32_t type, uint64_t req);
+/* Non-blocking requests followed to their completion (trace_req.c). */
+enum { TMPI_TREQ_ISEND = 1, TMPI_TREQ_IRECV, TMPI_TREQ_PRECV };
+/* Follow request h; returns its trace id (0 for a persistent receive,
+ * which gets one at each start). */
+TMPI_HIDDEN uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm);
+TMPI_HIDDEN void tmpi_treq_start(MPI_Request h);
+TMPI_HIDDEN void tmpi_treq_done(MPI_Request h, const MPI_Status *st);
+TMPI_HIDDEN void tmpi_treq_forget(MPI_Request h);
 TMPI_HIDDEN void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload,
                                 int kind);
 TMPI_HIDDEN void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env *env,

@@ -16,6 +16,22 @@
 #include <time.h>
 
 FILE *tmpi_trace_file;
+__thread uint64_t tmpi_trace_t0 __attribute__((tls_model("initial-exec")));
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Entering one of our entries: the outermost one stamps the call's begin. */
+void tmpi_trace_enter(void)
+{
+    if (tmpi_depth == 0) {
+        tmpi_trace_t0 = now_ns();
+    }
+}
 
 /* Communicators already written: the layer's cache entry and its members
  * (a freed entry's memory may come back as another communicator). */
@@ -46,24 +62,15 @@ void tmpi_trace_start(int32_t world_rank)
 /* One record: head and body in one write (stdio locks the stream). */
 static void put(uint32_t type, const void *body, size_t len)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
     char *buf = malloc(sizeof(tmpi_trace_head) + len);
     if (buf == NULL) {
         return;
     }
-    tmpi_trace_head h = {type, (uint32_t)len,
-                         (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec};
+    tmpi_trace_head h = {type, (uint32_t)len, tmpi_trace_t0, now_ns()};
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, body, len);
     fwrite(buf, 1, sizeof h + len, tmpi_trace_file);
     free(buf);
-}
-
-void tmpi_trace_send(int32_t dst_world, uint64_t bytes, const void *payload)
-{
-    tmpi_trace_send_rec r = {dst_world, 0, bytes, (uint64_t)(uintptr_t)payload};
-    put(TMPI_TRACE_SEND, &r, sizeof r);
 }
 
 void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload, int kind)
@@ -110,6 +117,50 @@ static int32_t comm_id(const tmpi_comm *c)
     pthread_mutex_unlock(&lock);
     free(members);
     return id;
+}
+
+/* Where a peer of comm goes in a record: the communicator's id in this file
+ * and the peer's rank in it; an intercommunicator (whose members are not
+ * one group of world ranks) or an unknown one, the world: -1 and the
+ * peer's world rank. */
+static void place(MPI_Comm comm, int peer, int32_t *id, int32_t *rank)
+{
+    tmpi_comm *c = tmpi_comm_get(comm);
+    *id = c != NULL && !c->inter ? comm_id(c) : -1;
+    *rank = *id >= 0 ? peer : c != NULL ? tmpi_comm_peer(c, peer) : -1;
+}
+
+void tmpi_trace_send(MPI_Comm comm, int dest, int32_t dst_world, int tag, uint64_t bytes,
+                     const void *payload, uint64_t req)
+{
+    tmpi_trace_send_rec r = {dst_world, tag,          bytes, (uint64_t)(uintptr_t)payload, -1, -1,
+                             req,       !tmpi_paused, 0};
+    place(comm, dest, &r.comm, &r.peer);
+    if (r.comm < 0) {
+        r.peer = dst_world;
+    }
+    put(TMPI_TRACE_SEND, &r, sizeof r);
+}
+
+void tmpi_trace_recv(MPI_Comm comm, const MPI_Status *st, uint64_t req)
+{
+    int bytes = 0, cancelled = 0;
+    if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0 ||
+        (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled) ||
+        PMPI_Get_count(st, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes < 0) {
+        return; /* nothing arrived (MPI_PROC_NULL, cancelled) */
+    }
+    tmpi_trace_recv_rec r = {-1, -1, st->MPI_TAG, 0, (uint64_t)bytes, req};
+    place(comm, st->MPI_SOURCE, &r.comm, &r.peer);
+    if (r.peer >= 0) {
+        put(TMPI_TRACE_RECV, &r, sizeof r);
+    }
+}
+
+void tmpi_trace_req(uint32_t type, uint64_t req)
+{
+    tmpi_trace_req_rec r = {req};
+    put(type, &r, sizeof r);
 }
 
 void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env *env,

@@ -13,27 +13,52 @@
 #define TMPI_TRACE_ENV "TORUSEMU_TRACE" /* the directory, set by `torusemu run` */
 
 enum tmpi_trace_type {
-    TMPI_TRACE_SEND = 1, /* tmpi_trace_send                               */
-    TMPI_TRACE_RMA = 2,  /* tmpi_trace_rma                                */
-    TMPI_TRACE_COMM = 3, /* tmpi_trace_comm + int32_t members[n]          */
-    TMPI_TRACE_COLL = 4  /* tmpi_trace_coll + uint64_t blocks[nblocks],
-                          * uint64_t offs[has_offs ? nblocks : 0],
-                          * int32_t nb[nnb]                               */
+    TMPI_TRACE_SEND = 1,      /* tmpi_trace_send                          */
+    TMPI_TRACE_RMA = 2,       /* tmpi_trace_rma                           */
+    TMPI_TRACE_COMM = 3,      /* tmpi_trace_comm + int32_t members[n]     */
+    TMPI_TRACE_COLL = 4,      /* tmpi_trace_coll + uint64_t blocks[nblocks],
+                               * uint64_t offs[has_offs ? nblocks : 0],
+                               * int32_t nb[nnb]                          */
+    TMPI_TRACE_RECV = 5,      /* tmpi_trace_recv: a completed receive     */
+    TMPI_TRACE_ISEND_DONE = 6, /* tmpi_trace_req: a non-blocking send completed */
+    TMPI_TRACE_IRECV_POST = 7  /* tmpi_trace_req: a non-blocking receive posted */
 };
 
 typedef struct tmpi_trace_head {
     uint32_t type;
-    uint32_t len;  /* bytes of the body            */
-    uint64_t t_ns; /* CLOCK_MONOTONIC at the call  */
+    uint32_t len;        /* bytes of the body                          */
+    uint64_t t_begin_ns; /* CLOCK_MONOTONIC when the call was entered    */
+    uint64_t t_ns;       /* CLOCK_MONOTONIC when the record was written  */
 } tmpi_trace_head;
 
-/* A point-to-point message as the layer counted it, to a world rank. */
+/* A point-to-point message as the layer counted it.  comm is a
+ * tmpi_trace_comm id and peer the destination's rank in it; an
+ * intercommunicator's message is written on the world (comm = -1, peer =
+ * dst). */
 typedef struct tmpi_trace_send_rec {
-    int32_t dst; /* world rank                                   */
-    int32_t tag; /* 0: the layer does not see tags where it counts */
+    int32_t dst; /* world rank                                  */
+    int32_t tag;
     uint64_t bytes;
-    uint64_t addr; /* address of the sender's data, 0 = none        */
+    uint64_t addr; /* address of the sender's data, 0 = none       */
+    int32_t comm, peer;
+    uint64_t req;    /* non-blocking: request id (> 0), 0 = blocking */
+    int32_t counted; /* 0: made while MPI_Pcontrol(0) paused counting */
+    int32_t pad;
 } tmpi_trace_send_rec;
+
+/* A receive as it completed: the matched source (rank in comm, as for a
+ * send), tag and size from its status. */
+typedef struct tmpi_trace_recv_rec {
+    int32_t comm, peer;
+    int32_t tag, pad;
+    uint64_t bytes;
+    uint64_t req; /* non-blocking: request id (> 0), 0 = blocking */
+} tmpi_trace_recv_rec;
+
+/* The request id of a non-blocking send's completion or receive's post. */
+typedef struct tmpi_trace_req_rec {
+    uint64_t req;
+} tmpi_trace_req_rec;
 
 /* A one-sided transaction (temu_kind PUT or GET) to a world rank. */
 typedef struct tmpi_trace_rma_rec {

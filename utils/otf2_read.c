@@ -369,15 +369,20 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
 {
     ctx *c = u;
     int32_t me;
-    uint64_t addr = 0;
+    uint64_t addr = 0, uncounted = 0;
     (void)t;
     rcomm *rc = caller(c, loc, comm, &me);
     if (rc == NULL) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
-    c->st =
-        temu_replay_send_at(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr, c->err);
+    if (attr_u64(c, al, TEMU_OTF2_A_UNCOUNTED, &uncounted) && uncounted != 0) {
+        c->st = temu_replay_send_uncounted(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len,
+                                           c->err);
+    } else {
+        c->st = temu_replay_send_at(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr,
+                                    c->err);
+    }
     tick(c);
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
 }
@@ -871,7 +876,7 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
                       "the trace has %d ranks but the replay places %d (use -np %d)", c.nranks,
                       temu_replay_nranks(r), c.nranks);
     }
-    /* our own traces hold no receives (the live layer counts at the sender) */
+    /* our own traces of older versions hold no receives */
     char *receives = NULL;
     if (OTF2_Reader_GetProperty(rd, TEMU_OTF2_PROP_RECEIVES, &receives) == OTF2_SUCCESS &&
         receives != NULL && strcmp(receives, "no") == 0) {

@@ -25,6 +25,7 @@
 #define TEMU_OTF2_ATTR_OFFS "torusemu:offs"           /* "o0 o1 ..." */
 #define TEMU_OTF2_ATTR_NEIGHBORS "torusemu:neighbors" /* "r0 r1 ..." */
 #define TEMU_OTF2_ATTR_ADDRESS "torusemu:address"     /* sender's data */
+#define TEMU_OTF2_ATTR_UNCOUNTED "torusemu:uncounted" /* 1: send made while paused */
 /* The attributes, numbered as the writer defines them. */
 enum temu_otf2_attr {
     TEMU_OTF2_A_OP,
@@ -38,6 +39,7 @@ enum temu_otf2_attr {
     TEMU_OTF2_A_OFFS,
     TEMU_OTF2_A_NEIGHBORS,
     TEMU_OTF2_A_ADDRESS,
+    TEMU_OTF2_A_UNCOUNTED,
     TEMU_OTF2_ATTRS
 };
 /* Name and description of each (otf2_write.c). */

@@ -2,11 +2,15 @@
  * otf2_write.c - the raw per-rank trace files of a live run (written by the
  * MPI layer, mpi/trace_format.h) into one OTF2 archive, by one process
  * after the run (OTF2's serial collectives: every location is written
- * here).  Point-to-point sends are MpiSend on MPI_COMM_WORLD, one-sided
+ * here).  Point-to-point sends are MpiSend or MpiIsend (and
+ * MpiIsendComplete), receives MpiRecv or MpiIrecvRequest and MpiIrecv, on
+ * the program's communicator with its tags and sizes; one-sided
  * operations RmaPut/RmaGet on a window over MPI_COMM_WORLD, collectives
  * MpiCollectiveBegin/End on their communicator with the live layer's
  * description in torusemu:* attributes (otf2_trace.h).  Timestamps are
- * CLOCK_MONOTONIC nanoseconds of each call.
+ * CLOCK_MONOTONIC nanoseconds: a send, post, one-sided operation or
+ * collective begin when its call was entered, a receive, completion or
+ * collective end when the call returned.
  */
 #include "otf2_trace.h"
 
@@ -26,7 +30,7 @@
 const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS] = {
     TEMU_OTF2_ATTR_OP,    TEMU_OTF2_ATTR_BYTES,     TEMU_OTF2_ATTR_COUNT,     TEMU_OTF2_ATTR_ELEM,
     TEMU_OTF2_ATTR_FLAGS, TEMU_OTF2_ATTR_SEND_BASE, TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS,
-    TEMU_OTF2_ATTR_OFFS,  TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS,
+    TEMU_OTF2_ATTR_OFFS,  TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS, TEMU_OTF2_ATTR_UNCOUNTED,
 };
 
 const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS] = {
@@ -41,6 +45,7 @@ const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS] = {
     "per-rank block offsets in bytes",
     "out-neighbours (communicator ranks, -1 none)",
     "address of the sender's data",
+    "1: a send made while MPI_Pcontrol(0) paused counting (matched, not counted)",
 };
 
 /* OTF2 type of attribute i: the lists are strings, op and flags 32-bit. */
@@ -202,6 +207,47 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* A send or a completed receive (type) of rank: on its communicator (run
+ * id local[comm]) or, for comm -1, on the world. */
+static int write_p2p(writer *w, OTF2_EvtWriter *ev, OTF2_AttributeList *al, uint64_t t,
+                     int32_t rank, uint32_t type, const char *body, const uint32_t *local,
+                     int32_t nlocal)
+{
+    int32_t comm, peer, tag;
+    uint64_t bytes, req;
+    tmpi_trace_send_rec s;
+    tmpi_trace_recv_rec r;
+    if (type == TMPI_TRACE_SEND) {
+        memcpy(&s, body, sizeof s);
+        comm = s.comm, peer = s.peer, tag = s.tag, bytes = s.bytes, req = s.req;
+    } else {
+        memcpy(&r, body, sizeof r);
+        comm = r.comm, peer = r.peer, tag = r.tag, bytes = r.bytes, req = r.req;
+    }
+    if (comm >= 0 && (comm >= nlocal || local == NULL)) {
+        return fail(w, "rank %d: message on an undefined communicator", rank);
+    }
+    uint32_t c = comm < 0 ? 0 : local[comm];
+    if (type == TMPI_TRACE_RECV) {
+        if (req != 0) {
+            OTF2_EvtWriter_MpiIrecv(ev, NULL, t, (uint32_t)peer, c, (uint32_t)tag, bytes, req);
+        } else {
+            OTF2_EvtWriter_MpiRecv(ev, NULL, t, (uint32_t)peer, c, (uint32_t)tag, bytes);
+        }
+        return 0;
+    }
+    OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ADDRESS, s.addr);
+    if (!s.counted) {
+        OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_UNCOUNTED, 1);
+    }
+    if (req != 0) {
+        OTF2_EvtWriter_MpiIsend(ev, al, t, (uint32_t)peer, c, (uint32_t)tag, bytes, req);
+    } else {
+        OTF2_EvtWriter_MpiSend(ev, al, t, (uint32_t)peer, c, (uint32_t)tag, bytes);
+    }
+    return 0;
+}
+
 /* One rank's raw file into its OTF2 location; *events counts them. */
 static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events)
 {
@@ -230,23 +276,35 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
         /* OTF2 wants time non-decreasing per location (threads may write
          * their records in another order than they stamped them) */
         uint64_t t = h.t_ns > last ? h.t_ns : last;
-        last = t;
-        w->t_min = t < w->t_min ? t : w->t_min;
-        w->t_max = t > w->t_max ? t : w->t_max;
-        if (h.type == TMPI_TRACE_SEND) {
-            tmpi_trace_send_rec s;
-            memcpy(&s, body, sizeof s);
-            OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ADDRESS, s.addr);
-            OTF2_EvtWriter_MpiSend(ev, al, t, (uint32_t)s.dst, 0, (uint32_t)s.tag, s.bytes);
+        /* tb: when the call began (its send, post or collective begin),
+         * between the previous record and this one */
+        uint64_t tb = h.t_begin_ns < last ? last : h.t_begin_ns > t ? t : h.t_begin_ns;
+        if (h.type != TMPI_TRACE_COMM) { /* a definition, written within a call */
+            last = t;
+            w->t_min = tb < w->t_min ? tb : w->t_min;
+            w->t_max = t > w->t_max ? t : w->t_max;
+        }
+        if (h.type == TMPI_TRACE_SEND || h.type == TMPI_TRACE_RECV) {
+            rc = write_p2p(w, ev, al, h.type == TMPI_TRACE_SEND ? tb : t, rank, h.type, body, local,
+                           nlocal);
+            (*events)++;
+        } else if (h.type == TMPI_TRACE_ISEND_DONE || h.type == TMPI_TRACE_IRECV_POST) {
+            tmpi_trace_req_rec q;
+            memcpy(&q, body, sizeof q);
+            if (h.type == TMPI_TRACE_ISEND_DONE) {
+                OTF2_EvtWriter_MpiIsendComplete(ev, NULL, t, q.req);
+            } else {
+                OTF2_EvtWriter_MpiIrecvRequest(ev, NULL, tb, q.req);
+            }
             (*events)++;
         } else if (h.type == TMPI_TRACE_RMA) {
             tmpi_trace_rma_rec s;
             memcpy(&s, body, sizeof s);
             OTF2_AttributeList_AddUint64(al, TEMU_OTF2_A_ADDRESS, s.addr);
             if (s.kind == TEMU_KIND_GET) {
-                OTF2_EvtWriter_RmaGet(ev, al, t, 0, (uint32_t)s.target, s.bytes, 0);
+                OTF2_EvtWriter_RmaGet(ev, al, tb, 0, (uint32_t)s.target, s.bytes, 0);
             } else {
-                OTF2_EvtWriter_RmaPut(ev, al, t, 0, (uint32_t)s.target, s.bytes, 0);
+                OTF2_EvtWriter_RmaPut(ev, al, tb, 0, (uint32_t)s.target, s.bytes, 0);
             }
             (*events)++;
         } else if (h.type == TMPI_TRACE_COMM) {
@@ -301,7 +359,7 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             int a2a = c.op == TMPI_ALLTOALL || c.op == TMPI_ALLGATHER;
             uint64_t sent = a2a ? all : c.op == TMPI_BCAST ? (c.me == c.root ? all : 0) : c.bytes;
             uint64_t rcvd = a2a ? all : c.bytes;
-            OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, t);
+            OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, tb);
             OTF2_EvtWriter_MpiCollectiveEnd(ev, al, t, otf2_op(c.op), comm, (uint32_t)c.root, sent,
                                             rcvd);
             (*events) += 2;
@@ -411,7 +469,7 @@ int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len)
     OTF2_Archive_SetSerialCollectiveCallbacks(w.a);
     OTF2_Archive_SetCreator(w.a, "torusemu run --trace");
     OTF2_Archive_SetDescription(w.a, "MPI communication of a run on an emulated machine");
-    OTF2_Archive_SetProperty(w.a, TEMU_OTF2_PROP_RECEIVES, "no", true);
+    OTF2_Archive_SetProperty(w.a, TEMU_OTF2_PROP_RECEIVES, "yes", true);
     OTF2_Archive_OpenEvtFiles(w.a);
     for (int32_t r = 0; rc == 0 && r < nranks; r++) {
         rc = write_rank(&w, dir, r, &events[r]);

@@ -1,0 +1,115 @@
+/*
+ * trace_req.c - under `torusemu run --trace`, the non-blocking requests
+ * whose completion the trace records: a non-blocking send (its
+ * MpiIsendComplete), a non-blocking receive (its MpiIrecv, with the source,
+ * tag and size of the status it completes with) and a persistent receive
+ * (one MpiIrecvRequest per MPI_Start).  Keyed by the request handle.  Only
+ * used while tracing: a list searched linearly, as long as what the rank
+ * has outstanding at once.
+ */
+#include "tmpi.h"
+#include "trace_format.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+typedef struct treq {
+    MPI_Request h;
+    int kind;      /* TMPI_TREQ_*                                   */
+    MPI_Comm comm; /* of a receive                                  */
+    uint64_t id;   /* the trace's request id; 0: persistent, not started */
+} treq;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static treq *reqs;
+static size_t nreqs, cap;
+static uint64_t next_id; /* request ids of this rank, from 1 */
+
+static treq *find_locked(MPI_Request h)
+{
+    for (size_t i = 0; i < nreqs; i++) {
+        if (reqs[i].h == h) {
+            return &reqs[i];
+        }
+    }
+    return NULL;
+}
+
+uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
+{
+    uint64_t id = 0;
+    if (h == MPI_REQUEST_NULL) {
+        return 0;
+    }
+    pthread_mutex_lock(&lock);
+    treq *t = find_locked(h); /* a handle MPI gave back and reused */
+    if (t == NULL && nreqs == cap) {
+        size_t ncap = cap ? 2 * cap : 64;
+        treq *grown = realloc(reqs, ncap * sizeof *grown);
+        if (grown != NULL) {
+            reqs = grown;
+            cap = ncap;
+        }
+    }
+    if (t == NULL && nreqs < cap) {
+        t = &reqs[nreqs++];
+    }
+    if (t != NULL) {
+        id = kind == TMPI_TREQ_PRECV ? 0 : ++next_id;
+        *t = (treq){h, kind, comm, id};
+    }
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
+void tmpi_treq_start(MPI_Request h)
+{
+    uint64_t id = 0;
+    pthread_mutex_lock(&lock);
+    treq *t = find_locked(h);
+    if (t != NULL && t->kind == TMPI_TREQ_PRECV) {
+        id = t->id = ++next_id;
+    }
+    pthread_mutex_unlock(&lock);
+    if (id != 0) {
+        tmpi_trace_req(TMPI_TRACE_IRECV_POST, id);
+    }
+}
+
+/* Request h (its handle before the completing call) completed with *st. */
+void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
+{
+    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0};
+    if (h == MPI_REQUEST_NULL) {
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    treq *p = find_locked(h);
+    if (p != NULL) {
+        t = *p;
+        if (p->kind == TMPI_TREQ_PRECV) {
+            p->id = 0; /* inactive until the next start */
+        } else {
+            *p = reqs[--nreqs];
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (t.id == 0) {
+        return;
+    }
+    if (t.kind == TMPI_TREQ_ISEND) {
+        tmpi_trace_req(TMPI_TRACE_ISEND_DONE, t.id);
+    } else {
+        tmpi_trace_recv(t.comm, st, t.id);
+    }
+}
+
+void tmpi_treq_forget(MPI_Request h)
+{
+    pthread_mutex_lock(&lock);
+    treq *p = find_locked(h);
+    if (p != NULL) {
+        *p = reqs[--nreqs];
+    }
+    pthread_mutex_unlock(&lock);
+}
