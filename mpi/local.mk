@@ -160,6 +160,7 @@ check_LTLIBRARIES = tests/mpi/libpmpitool.la
 tests_mpi_libpmpitool_la_SOURCES = tests/mpi/pmpi_tool.c
 tests_mpi_libpmpitool_la_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
 tests_mpi_libpmpitool_la_LIBADD = $(TMPI_MPI_LIBS)
+tests_mpi_libpmpitool_la_DEPENDENCIES =
 tests_mpi_libpmpitool_la_LDFLAGS = -module -avoid-version -rpath $(abs_builddir)/tests/mpi
 check_PROGRAMS += tests/mpi/tool_app tests/mpi/tool_app_ours tests/mpi/tool_app_tool
 tests_mpi_tool_app_SOURCES = tests/mpi/tool_app.c
