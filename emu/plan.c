@@ -420,60 +420,9 @@ static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_p
     l2_transfer(plan, 0, msg->payload, msg->bytes);
 }
 
-/* Largest message whose updates inject.c keeps (memo.c): small messages
- * are where the per-message cost shows; larger ones also touch more
- * counters than an entry holds. */
-#define MEMO_BYTES 4096u
-
-/*
- * What the plan of msg reads of its payload, as a key (memo.c):
- *   BG/P     nothing (its counts do not depend on the bytes);
- *   BG/Q     the address, only through the L2 lines of the sending side
- *            (l2_lines: the first line's slice (a / 128) mod 16 and the
- *            number of lines);
- *   Gemini   the uniformity of every 64-byte block gemini_stream_add scans;
- *            kept only when it scans at most one block: an eager message
- *            whose header and data fit one transaction (a header > 0 means
- *            no scan at all), a PUT or GET of at most 64 bytes.
- * Returns 0 when the message is not worth keeping or the plan would read
- * more; then it is planned as usual.
- */
-int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64_t *key)
-{
-    const unsigned char *data = msg->payload;
-    *key = 0;
-    /* nodes and kind are not checked here: a message the plan refuses is
-     * never recorded, so it can match no entry */
-    if (msg->bytes > MEMO_BYTES) {
-        return 0;
-    }
-    if (data == NULL || m->system == TEMU_SYSTEM_BGP) {
-        return 1;
-    }
-    if (m->system == TEMU_SYSTEM_BGQ) {
-        /* l2_lines reads the first line's slice and the number of lines */
-        uint64_t a = (uint64_t)(uintptr_t)data;
-        uint64_t lines = msg->bytes == 0 ? 0 : (a + msg->bytes - 1) / 128 - a / 128 + 1;
-        *key = (a / 128 % TEMU_BGQ_L2_SLICES) | lines << 4 | 1u << 20;
-        return 1;
-    }
-    if (msg->kind == TEMU_KIND_PUT || msg->kind == TEMU_KIND_GET) {
-        if (msg->bytes > TEMU_GEMINI_MAX_TRANSACTION) {
-            return 0;
-        }
-        *key = 2u | (uint64_t)temu_payload_is_uniform(data, msg->bytes);
-        return 1;
-    }
-    uint64_t header = m->protocol.mpi_header;
-    if (msg->bytes >= m->protocol.eager_limit ||
-        header + msg->bytes > TEMU_GEMINI_MAX_TRANSACTION) {
-        return 0;
-    }
-    if (header == 0) {
-        *key = 2u | (uint64_t)temu_payload_is_uniform(data, msg->bytes);
-    }
-    return 1;
-}
+/* The memo key of a message (what its plan reads of the payload) is
+ * temu_plan_payload_key in emu_internal.h, inlined into the injection
+ * path; it follows l2_lines and gemini_stream_add above. */
 
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
                               temu_error *err)
