@@ -39,7 +39,9 @@ done
 # run_tests SESSION : run_tests.sh in the copy; verdict per test in
 # $TMP/verdicts ("components/c/tests/t VERDICT")
 run_tests() {
-    (cd "$R" && TORUSEMU_SESSION=$1 sh ./run_tests.sh) >"$TMP/run.out" 2>&1
+    # run_tests.sh rebuilds PAPI's tests when $BUILD is set, and the
+    # source tree's GNUmakefile exports BUILD (its build directory): unset
+    (cd "$R" && unset BUILD && TORUSEMU_SESSION=$1 sh ./run_tests.sh) >"$TMP/run.out" 2>&1
     [ $? -eq 0 ] && pass || failed "run_tests.sh exited nonzero"
     # "Running components/c/tests/t:", then the test's verdict after 59
     # spaces of padding
