@@ -335,3 +335,19 @@ int cli_absolute_path(const char *p, char *out, size_t len)
     }
     return 0;
 }
+
+int cli_store_path(const char *what, const char *keep, char *store, char *tmpdir, size_t len)
+{
+    tmpdir[0] = '\0';
+    if (keep != NULL) {
+        if (cli_absolute_path(keep, store, len) != 0) {
+            return cli_fail("%s: cannot resolve '%s': %s", what, keep, strerror(errno));
+        }
+    } else if (cli_temp_dir(tmpdir, len, what) != 0) {
+        return cli_fail("%s: cannot make a private directory for the store: %s", what,
+                        strerror(errno));
+    } else {
+        snprintf(store, len, "%s/session.store", tmpdir);
+    }
+    return 0;
+}

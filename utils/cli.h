@@ -98,6 +98,11 @@ void cli_traffic_summary(const temu_session *s, const char *kept);
 int cli_temp_dir(char *dir, size_t len, const char *what);
 /* p made absolute against the working directory; -1 (errno set) on failure. */
 int cli_absolute_path(const char *p, char *out, size_t len);
+/* Where command `what` (run, replay) puts its store: keep made absolute
+ * when given, else session.store in a fresh cli_temp_dir (its path in
+ * tmpdir, "" when none was made).  0, or the exit status after printing
+ * why. */
+int cli_store_path(const char *what, const char *keep, char *store, char *tmpdir, size_t len);
 
 /* "(x,y,z)" of a router. */
 void cli_print_coords(const temu_machine *m, int64_t router, FILE *f);

@@ -390,17 +390,10 @@ int cmd_replay(int argc, char **argv)
     if (temu_mapping_build(&m, (int32_t)o.np, (int32_t)o.rpn, o.map, &map, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
-    tmpdir[0] = '\0';
-    if (o.keep != NULL) {
-        if (cli_absolute_path(o.keep, store, sizeof store) != 0) {
-            temu_mapping_free(&map);
-            return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
-        }
-    } else if (cli_temp_dir(tmpdir, sizeof tmpdir, "replay") != 0) {
+    int src = cli_store_path("replay", o.keep, store, tmpdir, sizeof store);
+    if (src != 0) {
         temu_mapping_free(&map);
-        return fail("cannot make a private directory for the store: %s", strerror(errno));
-    } else {
-        snprintf(store, sizeof store, "%s/session.store", tmpdir);
+        return src;
     }
     temu_status st = temu_session_create_ex(store, &m, &map,
                                             o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);

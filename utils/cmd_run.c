@@ -576,17 +576,10 @@ int cmd_run(int argc, char **argv)
         temu_mapping_free(&map);
         return 2;
     }
-    tmpdir[0] = '\0';
-    if (o.keep != NULL) {
-        if (cli_absolute_path(o.keep, store, sizeof store) != 0) {
-            temu_mapping_free(&map);
-            return fail("cannot resolve '%s': %s", o.keep, strerror(errno));
-        }
-    } else if (cli_temp_dir(tmpdir, sizeof tmpdir, "run") != 0) {
+    int src = cli_store_path("run", o.keep, store, tmpdir, sizeof store);
+    if (src != 0) {
         temu_mapping_free(&map);
-        return fail("cannot make a private directory for the store: %s", strerror(errno));
-    } else {
-        snprintf(store, sizeof store, "%s/session.store", tmpdir);
+        return src;
     }
     char trace[PATH_MAX] = "";
     if (o.trace != NULL && prepare_trace_dir(o.trace, trace, sizeof trace) != 0) {
