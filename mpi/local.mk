@@ -23,7 +23,7 @@ torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 
 # --------------------------------------------- unit tests of the pure core
 if HAVE_CHECK
-TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute
+TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model
 check_PROGRAMS += $(TMPI_UNIT)
 TESTS += $(TMPI_UNIT)
 tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c $(TMPI_CORE)
@@ -34,6 +34,10 @@ tests_mpi_test_classroute_SOURCES = tests/mpi/test_classroute.c $(TMPI_CORE)
 tests_mpi_test_classroute_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 tests_mpi_test_classroute_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_mpi_test_classroute_LDADD = libtorusemu.la $(CHECK_LIBS)
+tests_mpi_test_vt_model_SOURCES = tests/mpi/test_vt_model.c mpi/vt_model.h mpi/vt_model.c
+tests_mpi_test_vt_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_vt_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_vt_model_LDADD = libtorusemu.la $(CHECK_LIBS) -lm
 endif
 
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
