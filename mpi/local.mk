@@ -55,10 +55,11 @@ lib_LTLIBRARIES += libtorusemu_mpi.la
 pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h
+	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
+	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
-libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread
+libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm
 libtorusemu_mpi_la_DEPENDENCIES = libtorusemu.la
 libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 
@@ -100,7 +101,7 @@ examples_stencil27_LDFLAGS = -no-install
 TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
-	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p
+	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -140,6 +141,11 @@ tests_mpi_trace_p2p_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_trace_p2p_LDADD = $(TMPI_MPI_LIBS)
 tests_mpi_trace_p2p_DEPENDENCIES =
 tests_mpi_trace_p2p_LDFLAGS = -no-install
+tests_mpi_vt_pingpong_SOURCES = tests/mpi/vt_pingpong.c
+tests_mpi_vt_pingpong_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_pingpong_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_pingpong_DEPENDENCIES =
+tests_mpi_vt_pingpong_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)

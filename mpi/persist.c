@@ -100,6 +100,9 @@ void tmpi_persist_start(MPI_Request req)
     }
     pthread_mutex_unlock(&lock);
     if (p != NULL) {
+        if (tmpi_vt_on) {
+            tmpi_vt_stamp(e.dest, e.tag, e.comm, tmpi_vt_message_latency(&e.msg));
+        }
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &e.msg, NULL);
         }

@@ -8,7 +8,7 @@
 
 #define COUNT_COLL(...)                                                                            \
     do {                                                                                           \
-        if (rc == MPI_SUCCESS && tmpi_counting()) {                                                \
+        if (rc == MPI_SUCCESS && (tmpi_counting() || tmpi_vt_active())) {                          \
             tmpi_call call_ = {__VA_ARGS__};                                                       \
             tmpi_acct_coll(&call_);                                                                \
         }                                                                                          \

@@ -75,11 +75,14 @@ TMPI_ENTRY(Comm_split_type,
 {
     static void *ompi_own;
     int rc;
-    if (tmpi_next_ == tmpi_next_fn(&ompi_own, "PMPI_Comm_split_type") &&
-        tmpi_split_by_node(comm, split_type, key, newcomm, &rc)) {
-        return rc;
+    if (!(tmpi_next_ == tmpi_next_fn(&ompi_own, "PMPI_Comm_split_type") &&
+          tmpi_split_by_node(comm, split_type, key, newcomm, &rc))) {
+        rc = tmpi_next_(comm, split_type, key, info, newcomm);
     }
-    return tmpi_next_(comm, split_type, key, info, newcomm);
+    if (rc == MPI_SUCCESS && tmpi_vt_active()) {
+        tmpi_vt_comm_new(*newcomm); /* its twin for message stamps (vtime.c) */
+    }
+    return rc;
 }
 
 /* Variadic, so not through TMPI_ENTRY; only the level is passed on (the

@@ -69,6 +69,41 @@ extern TMPI_HIDDEN __thread uint64_t tmpi_trace_t0 __attribute__((tls_model("ini
 extern TMPI_HIDDEN FILE *tmpi_trace_file;
 TMPI_HIDDEN void tmpi_trace_enter(void);
 
+/* --virtual-time (vtime.c): per-rank virtual clocks.  tmpi_vt_on is set
+ * once at MPI_Init.  The outermost entry of a call adds the thread's CPU
+ * time since the last call returned (tmpi_vt_enter) and marks its end
+ * (tmpi_vt_leave). */
+extern TMPI_HIDDEN int tmpi_vt_on;
+TMPI_HIDDEN void tmpi_vt_enter(void);
+TMPI_HIDDEN void tmpi_vt_leave(void);
+/* At MPI_Init, after the session is attached: 0, or -1 with a message */
+TMPI_HIDDEN int tmpi_vt_start(void);
+/* The clock in seconds (MPI_Wtime). */
+TMPI_HIDDEN double tmpi_vt_seconds(void);
+/* A send of (buf, count, type) to dest/tag of comm: its stamp.  In two
+ * steps when the buffer changes during the call (MPI_Sendrecv_replace):
+ * the message's modelled latency, then the stamp. */
+TMPI_HIDDEN void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm);
+TMPI_HIDDEN int64_t tmpi_vt_send_latency(const void *buf, int count, MPI_Datatype type, int dest,
+                                         MPI_Comm comm);
+TMPI_HIDDEN void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps);
+/* A receive on comm completed with *st: its stamp, the clock raised to the
+ * message's arrival. */
+TMPI_HIDDEN void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st);
+/* A blocking collective on comm whose messages from this rank take
+ * chain_ps one after another. */
+TMPI_HIDDEN void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps);
+TMPI_HIDDEN int64_t tmpi_vt_message_latency(const temu_message *msg);
+/* A communicator was made (outermost constructor call): its hidden twin. */
+TMPI_HIDDEN void tmpi_vt_comm_new(MPI_Comm comm);
+
+/* Virtual time is kept for this call (outermost of our entries). */
+static inline int tmpi_vt_active(void)
+{
+    return tmpi_vt_on && tmpi_depth == 1;
+}
+
 /* This call is counted: a session, not paused, outermost of our entries. */
 static inline int tmpi_counting(void)
 {
@@ -96,9 +131,15 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
         if (__builtin_expect(tmpi_trace_file != NULL, 0)) {                                        \
             tmpi_trace_enter();                                                                    \
         }                                                                                          \
+        if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
+            tmpi_vt_enter();                                                                       \
+        }                                                                                          \
         tmpi_depth++;                                                                              \
         int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
         tmpi_depth--;                                                                              \
+        if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
+            tmpi_vt_leave();                                                                       \
+        }                                                                                          \
         return rc_;                                                                                \
     }
 
@@ -280,6 +321,11 @@ TMPI_HIDDEN void tmpi_trace_start(int32_t world_rank);
 static inline int tmpi_tracing(void)
 {
     return tmpi_trace_file != NULL && tmpi_depth == 1;
+}
+/* Receives and requests are followed: for the trace or the virtual clock. */
+static inline int tmpi_following(void)
+{
+    return tmpi_tracing() || tmpi_vt_active();
 }
 /* Account (counting) or at least trace (tracing while paused) a send. */
 static inline int tmpi_sending(void)

@@ -1,6 +1,7 @@
 /*
- * trace_req.c - under `torusemu run --trace`, the non-blocking requests
- * whose completion the trace records: a non-blocking send (its
+ * trace_req.c - under `torusemu run --trace` or `--virtual-time`, the
+ * non-blocking requests whose completion the trace records (and, for
+ * receives, whose stamp the virtual clock takes, vtime.c): a non-blocking send (its
  * MpiIsendComplete), a non-blocking receive (its MpiIrecv, with the source,
  * tag and size of the status it completes with) and a persistent receive
  * (one MpiIrecvRequest per MPI_Start).  Keyed by the request handle.  Only
@@ -71,7 +72,7 @@ void tmpi_treq_start(MPI_Request h)
         id = t->id = ++next_id;
     }
     pthread_mutex_unlock(&lock);
-    if (id != 0) {
+    if (id != 0 && tmpi_trace_file != NULL) {
         tmpi_trace_req(TMPI_TRACE_IRECV_POST, id);
     }
 }
@@ -100,7 +101,12 @@ void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
     if (t.kind == TMPI_TREQ_ISEND) {
         tmpi_trace_req(TMPI_TRACE_ISEND_DONE, t.id);
     } else {
-        tmpi_trace_recv(t.comm, st, t.id);
+        if (tmpi_trace_file != NULL) {
+            tmpi_trace_recv(t.comm, st, t.id);
+        }
+        if (tmpi_vt_on) {
+            tmpi_vt_recv(t.comm, st); /* the message's stamp (vtime.c) */
+        }
     }
 }
 

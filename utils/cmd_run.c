@@ -2,6 +2,7 @@
  * cmd_run.c - `torusemu run`: run an MPI program on an emulated machine.
  *
  *   torusemu run --machine=SPEC [--ranks-per-node=N] [--map=HOW] [--keep=FILE]
+ *                [--trace=DIR] [--virtual-time [--cpu-scale=F]]
  *                [--quiet] [--mpirun-arg=ARG]... [--mpirun-args="ARGS"]...
  *                -np P [--] PROGRAM [ARGS]
  *
@@ -17,6 +18,7 @@
 #include "otf2_trace.h"
 
 #include "../mpi/trace_format.h"
+#include "../mpi/vtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +50,8 @@ typedef struct run_opts {
     const char *keep;
     int replace;       /* --replace: --keep may replace an existing FILE */
     const char *trace; /* --trace DIR */
+    int vtime;             /* --virtual-time                            */
+    const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0)    */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -81,6 +85,11 @@ static void usage(FILE *f)
                "                           it an existing FILE is refused)\n"
                "      --trace=DIR          record the MPI communication as an OTF2 archive in\n"
                "                           DIR (DIR/traces.otf2; `torusemu replay --trace`)\n"
+               "      --virtual-time       every rank keeps a virtual clock (its CPU time\n"
+               "                           between MPI calls plus modelled communication);\n"
+               "                           MPI_Wtime returns it (doc/virtual-time.md)\n"
+               "      --cpu-scale=F        with --virtual-time: CPU time counts F times\n"
+               "                           (default 1; 0: communication only)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -153,7 +162,17 @@ static int add_extra_words(run_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_REPLACE, OPT_TRACE, OPT_ARG, OPT_ARGS };
+enum {
+    OPT_RPN = CLI_OPT_FIRST_LONG,
+    OPT_MAP,
+    OPT_KEEP,
+    OPT_REPLACE,
+    OPT_TRACE,
+    OPT_VTIME,
+    OPT_CPU_SCALE,
+    OPT_ARG,
+    OPT_ARGS
+};
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
 {
@@ -165,6 +184,8 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"keep", required_argument, NULL, OPT_KEEP},
                                          {"replace", no_argument, NULL, OPT_REPLACE},
                                          {"trace", required_argument, NULL, OPT_TRACE},
+                                         {"virtual-time", no_argument, NULL, OPT_VTIME},
+                                         {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -205,6 +226,18 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_TRACE:
             o->trace = optarg;
             break;
+        case OPT_VTIME:
+            o->vtime = 1;
+            break;
+        case OPT_CPU_SCALE: {
+            char *end = NULL;
+            o->cpu_scale = optarg;
+            double f = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(f >= 0) || f > 1e6) {
+                return fail("--cpu-scale '%s': expected a factor from 0 to 1e6", optarg);
+            }
+            break;
+        }
         case 'q':
             o->quiet = 1;
             break;
@@ -238,6 +271,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->replace && o->keep == NULL) {
         return fail("--replace goes with --keep FILE");
+    }
+    if (o->cpu_scale != NULL && !o->vtime) {
+        return fail("--cpu-scale goes with --virtual-time");
     }
     return 0;
 }
@@ -608,6 +644,8 @@ int cmd_run(int argc, char **argv)
     char *x_preload = env_with("LD_PRELOAD", lib, 1);
     char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
     char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
+    char *x_vtime = o.vtime ? env_with(TMPI_VT_ENV, "1", 0) : NULL;
+    char *x_scale = o.cpu_scale ? env_with(TMPI_VT_SCALE_ENV, o.cpu_scale, 0) : NULL;
     int nprog = 0;
     while (o.prog[nprog] != NULL) {
         nprog++;
@@ -644,6 +682,14 @@ int cmd_run(int argc, char **argv)
     if (x_trace != NULL) {
         av[k++] = "-x";
         av[k++] = x_trace;
+    }
+    if (x_vtime != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_vtime;
+    }
+    if (x_scale != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_scale;
     }
     for (int i = 0; i < o.nextra; i++) {
         av[k++] = o.extra[i];
@@ -686,6 +732,8 @@ out:
     free(x_preload);
     free(x_libpath);
     free(x_trace);
+    free(x_vtime);
+    free(x_scale);
     free(av);
     return rc;
 }
