@@ -44,9 +44,9 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
-	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh
+	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/vtime.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
+	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
 	bench/mpi_setup.sh
 
 if HAVE_MPI
@@ -196,7 +196,10 @@ tests_mpi_tool_app_tool_LDFLAGS = -no-install
 # adding a prerequisite to it.
 if HAVE_MPIFORT
 TMPI_FORTRAN = tests/mpi/fortran_mpifh$(EXEEXT) tests/mpi/fortran_usempi$(EXEEXT) \
-	tests/mpi/fortran_f08$(EXEEXT)
+	tests/mpi/fortran_f08$(EXEEXT) tests/mpi/vt_wtime$(EXEEXT)
+tests/mpi/vt_wtime$(EXEEXT): $(srcdir)/tests/mpi/vt_wtime.f90
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/vt_wtime.f90
 tests/mpi/fortran_mpifh$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90
 	@$(MKDIR_P) tests/mpi
 	$(AM_V_GEN)$(MPIFORT) -w -fallow-argument-mismatch -DUSE_MPIF_H -o $@ \
@@ -210,6 +213,8 @@ tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
 CLEANFILES += $(TMPI_FORTRAN) tests/mpi/*.mod
 TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
 $(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
+TMPI_VTIME_LOG = tests/mpi/vtime.sh.log
+$(TMPI_VTIME_LOG): $(TMPI_FORTRAN)
 # the mpif.h program with the layer linked in (tools.sh); --no-as-needed:
 # the program calls nothing of the layer by name
 TMPI_FORTRAN_OURS = tests/mpi/fortran_mpifh_ours$(EXEEXT)

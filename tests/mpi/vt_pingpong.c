@@ -87,7 +87,10 @@ int main(int argc, char **argv)
     }
     double t1 = MPI_Wtime();
     if (rank == 0) {
-        printf("round trip %lld ps\n", ps((t1 - t0) / iters));
+        long long rtt = ps((t1 - t0) / iters);
+        printf("round trip %lld ps\n", rtt);
+        /* bytes per picosecond x 1000 = GB/s, over the one-way time */
+        printf("bandwidth %.6f GB/s\n", rtt > 0 ? 1000.0 * n / (rtt / 2.0) : 0.0);
         printf("tick %g\n", MPI_Wtick());
         fflush(stdout);
     }

@@ -1,0 +1,99 @@
+#!/bin/sh
+# vtime.sh - `torusemu run --virtual-time`: MPI_Wtime (C and Fortran) is the
+# rank's virtual clock.  A ping-pong reports the latency and bandwidth of
+# its path as the timing model's parameters give them (derived here by
+# hand, doc/virtual-time.md), whichever way the messages are sent and
+# received; runs repeat exactly; wrong options are refused.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/mpi/mpilib.sh"
+
+S="$TMP/vt.store"
+PP="$TM/vt_pingpong"
+
+# bgq:4x1x1x1x2 (node = 2a + e), rank 0 at a=0, rank 1 at a=2: k = 2 hops.
+# BG/Q timing model (doc/model.md): router 35 ns, wire 5 ns, link 2 GB/s
+# (500 ps per byte), node injection/ejection 20 GB/s (50 ps per byte).
+printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
+K=2
+# 8 bytes: one packet of a 32-byte header + one 32-byte chunk = 64 bytes.
+# Its header leaves the first router 35 ns after injection began and each
+# further hop adds wire + router; at the destination router the ejection
+# starts router_ps after the header (its tail, 32 ns behind on the link,
+# cannot be overtaken: 64 B eject in 3.2 ns) and ends 3.2 ns later.
+ONE_8=$((35000 + (K - 1) * 40000 + 5000 + 35000 + 3200))
+# 4096 bytes: eager, 8 packets of 544 bytes (header + 16 chunks), 272 ns
+# each on a link, the bottleneck: the last packet leaves the first router
+# 7 x 272 ns after the first (35 ns), reaches the last router (K-1) x 40 ns
+# later, and its tail arrives 272 + 5 ns after that (the ejection, 27.2 ns,
+# ends with the tail: cut-through onto the faster channel).
+ONE_4096=$((35000 + 7 * 272000 + (K - 1) * 40000 + 272000 + 5000))
+
+# same DESC EXPECTED ACTUAL
+same() {
+    if [ "$2" = "$3" ]; then pass; else failed "$1: expected '$2', got '$3'"; fi
+}
+
+vt_run() {
+    # vt_run DESC MACHINE NP MAPFILE PROGRAM ARGS...
+    desc=$1 machine=$2 np=$3 map=$4
+    shift 4
+    run_mpi "$desc" "$S" "$machine" "$np" --map "$map" --virtual-time --cpu-scale 0 --quiet \
+        -- "$@"
+}
+
+for mode in blocking nonblocking wildcard sendrecv split persistent; do
+    vt_run "ping-pong 8 B $mode" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$PP" 8 5 "$mode"
+    same "8 B $mode: round trip = 2 x the modelled latency" \
+        "round trip $((2 * ONE_8)) ps" "$(grep '^round trip' "$TMP/out")"
+    # BG/Q MPI_COMM_WORLD barrier: the class route, modelled as the
+    # synchronisation only: both clocks = the later one (rank 0's)
+    same "8 B $mode: barrier joins the clocks" \
+        "rank 0 after barrier $((5 * 2 * ONE_8)) ps
+rank 1 after barrier $((5 * 2 * ONE_8)) ps" "$(grep after "$TMP/out" | sort)"
+done
+same "tick is one picosecond" "tick 1e-12" "$(grep '^tick' "$TMP/out")"
+
+vt_run "ping-pong 4096 B" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$PP" 4096 3 blocking
+same "4096 B: round trip" "round trip $((2 * ONE_4096)) ps" "$(grep '^round trip' "$TMP/out")"
+BW=$(awk -v t="$ONE_4096" 'BEGIN { printf "%.6f", 1000 * 4096 / t }')
+same "4096 B: bandwidth = bytes / one-way time" "bandwidth $BW GB/s" \
+    "$(grep '^bandwidth' "$TMP/out")"
+
+# one hop less: 40 ns less each way
+printf '0 0 0 0 0 0\n1 0 0 0 0 0\n' >"$TMP/k1.map"
+vt_run "ping-pong 8 B, 1 hop" bgq:4x1x1x1x2 2 "$TMP/k1.map" "$PP" 8 2 blocking
+same "8 B, 1 hop" "round trip $((2 * (ONE_8 - 40000))) ps" "$(grep '^round trip' "$TMP/out")"
+
+# Fortran MPI_WTIME / MPI_WTICK (Open MPI's bindings call PMPI_Wtime)
+if [ -x "$TM/vt_wtime" ]; then
+    vt_run "Fortran ping-pong" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_wtime"
+    same "Fortran MPI_WTIME" "fortran round trip $((2 * ONE_8)) ps" \
+        "$(grep '^fortran round' "$TMP/out")"
+    same "Fortran MPI_WTICK" "fortran tick 1.0E-12" "$(grep '^fortran tick' "$TMP/out")"
+fi
+
+# Gemini (no collective network): the barrier's dissemination messages take
+# their modelled time after the later clock: both ranks leave together,
+# later than rank 0's clock after the ping-pong.  Four ranks, two of them
+# only in the barrier; the same run twice gives the same times.
+printf '0 0 0 0 0\n3 1 2 1 0\n1 1 1 0 0\n2 3 0 1 0\n' >"$TMP/g.map"
+vt_run "Gemini ping-pong" gemini:4x4x4 4 "$TMP/g.map" "$PP" 1000 4 wildcard
+sort "$TMP/out" >"$TMP/g1"
+vt_run "Gemini ping-pong again" gemini:4x4x4 4 "$TMP/g.map" "$PP" 1000 4 wildcard
+sort "$TMP/out" >"$TMP/g2"
+expect_ok "the same run twice: identical virtual times" cmp "$TMP/g1" "$TMP/g2"
+rtt=$(sed -n 's/^round trip \([0-9]*\) ps$/\1/p' "$TMP/g1")
+after=$(sed -n 's/^rank 0 after barrier \([0-9]*\) ps$/\1/p' "$TMP/g1")
+n_equal=$(grep -c "after barrier $after ps" "$TMP/g1")
+same "Gemini: the four ranks leave the barrier together" 4 "$n_equal"
+expect_ok "Gemini: the barrier takes modelled time ($after > 4 x $rtt)" \
+    test "$after" -gt $((4 * rtt))
+
+# refusals
+expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
+    --cpu-scale 0 -- "$PP" 8 1 blocking
+expect_fail "--cpu-scale -1" "expected a factor" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time \
+    --cpu-scale -1 -- "$PP" 8 1 blocking
+expect_fail "--cpu-scale x" "expected a factor" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time \
+    --cpu-scale x -- "$PP" 8 1 blocking
+finish
