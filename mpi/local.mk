@@ -101,7 +101,8 @@ examples_stencil27_LDFLAGS = -no-install
 TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
-	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong
+	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
+	tests/mpi/vt_cpu
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -146,6 +147,11 @@ tests_mpi_vt_pingpong_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_pingpong_LDADD = $(TMPI_MPI_LIBS) -lm
 tests_mpi_vt_pingpong_DEPENDENCIES =
 tests_mpi_vt_pingpong_LDFLAGS = -no-install
+tests_mpi_vt_cpu_SOURCES = tests/mpi/vt_cpu.c
+tests_mpi_vt_cpu_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_cpu_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_cpu_DEPENDENCIES =
+tests_mpi_vt_cpu_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)

@@ -89,6 +89,32 @@ same "Gemini: the four ranks leave the barrier together" 4 "$n_equal"
 expect_ok "Gemini: the barrier takes modelled time ($after > 4 x $rtt)" \
     test "$after" -gt $((4 * rtt))
 
+# computation: rank 1's CPU time between its two MPI_Wtime calls, x F; the
+# loop rank 1 measured lies inside that interval, and the rest of it (two
+# clock reads and the return from MPI_Wtime) is far below a millisecond of
+# CPU.  Rank 0 waits in the barrier meanwhile: time inside MPI calls does
+# not count, so its clock is (nearly) 0 until the barrier joins it to rank 1's.
+for f in 1 2 0.5; do
+    run_mpi "CPU time x $f" "$S" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
+        --cpu-scale "$f" --quiet -- "$TM/vt_cpu" 20
+    cp "$TMP/out" "$TMP/cpu.out"
+    cpu=$(sed -n 's/^cpu //p' "$TMP/cpu.out")
+    virt=$(sed -n 's/^virtual //p' "$TMP/cpu.out")
+    lo=$(awk -v c="$cpu" -v f="$f" 'BEGIN { printf "%.0f", c * f }')
+    hi=$(awk -v c="$cpu" -v f="$f" 'BEGIN { printf "%.0f", (c + 1e9) * f }')
+    expect_ok "CPU x $f: virtual $virt within [$lo, $hi]" \
+        sh -c "[ \"$virt\" -ge \"$lo\" ] && [ \"$virt\" -le \"$hi\" ]"
+    r0=$(sed -n 's/^rank 0 after barrier //p' "$TMP/cpu.out")
+    r1=$(sed -n 's/^rank 1 after barrier //p' "$TMP/cpu.out")
+    expect_ok "CPU x $f: rank 1 read its clock after the barrier" test -n "$r1"
+    # both leave the barrier at rank 1's clock; each then reads its clock
+    # after a little CPU time of its own (microseconds: the call's first
+    # resolution by the dynamic linker): within a millisecond, x F
+    d=$(awk -v a="$r0" -v b="$r1" -v f="$f" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1e9 * f) }')
+    same "CPU x $f: the barrier joins rank 0's clock ($r0) to rank 1's ($r1)" 1 "$d"
+    expect_ok "CPU x $f: rank 1's clock covers its computation" test "$r1" -ge "$virt"
+done
+
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
     --cpu-scale 0 -- "$PP" 8 1 blocking
