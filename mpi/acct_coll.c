@@ -46,6 +46,9 @@ static void emit_inject(void *ctx, const tmpi_msg *m)
         temu_message msg = {tmpi_g.node, tmpi_g.rank_node[w], m->bytes,
                             tmpi_g.want_payload ? payload : NULL, TEMU_KIND_P2P};
         e->vt_ps += tmpi_vt_message_latency(&msg);
+        if (e->inject) {
+            tmpi_vt_feed_message(&msg);
+        }
     }
 }
 

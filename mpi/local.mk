@@ -18,6 +18,8 @@ TMPI_CORE = mpi/coll.h mpi/coll.c mpi/classroute.h mpi/classroute.c
 # ------------------------------------------------------------ the launcher
 # `torusemu run` lives in utils/cmd_run.c; it needs mpirun's path and where
 # the interposition library is installed.
+# --virtual-time: the online timing model beside the job (utils/run_model.c)
+torusemu_SOURCES += utils/run_model.c utils/run_model.h mpi/vt_feed.c mpi/vt_feed.h
 torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 	-DTEMU_RUN_LIBDIR='"$(libdir)"'
 
@@ -56,7 +58,8 @@ pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
 	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
-	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c
+	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
+	mpi/vt_feed.h mpi/vt_feed.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm
@@ -102,7 +105,7 @@ TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
-	tests/mpi/vt_cpu
+	tests/mpi/vt_cpu tests/mpi/vt_congest
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -152,6 +155,11 @@ tests_mpi_vt_cpu_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_cpu_LDADD = $(TMPI_MPI_LIBS) -lm
 tests_mpi_vt_cpu_DEPENDENCIES =
 tests_mpi_vt_cpu_LDFLAGS = -no-install
+tests_mpi_vt_congest_SOURCES = tests/mpi/vt_congest.c
+tests_mpi_vt_congest_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_congest_LDADD = $(TMPI_PROG_LDADD)
+tests_mpi_vt_congest_DEPENDENCIES = libtorusemu.la
+tests_mpi_vt_congest_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)

@@ -102,3 +102,26 @@ int PMPI_Pcontrol(const int level, ...)
     tmpi_paused = level == 0;
     return ((pcontrol_fn)tmpi_next_fn(&next, "PMPI_Pcontrol"))(level);
 }
+
+/* MPI_Finalize: under --virtual-time this rank will send nothing more, so
+ * the online timing model need not wait for its clock (vtime.c).  No
+ * argument, so not through TMPI_ENTRY. */
+typedef int (*finalize_fn)(void);
+
+int MPI_Finalize(void)
+{
+    static void *next;
+    if (tmpi_vt_on) {
+        tmpi_vt_finalize();
+    }
+    return ((finalize_fn)tmpi_next_fn(&next, "MPI_Finalize"))();
+}
+
+int PMPI_Finalize(void)
+{
+    static void *next;
+    if (tmpi_vt_on) {
+        tmpi_vt_finalize();
+    }
+    return ((finalize_fn)tmpi_next_fn(&next, "PMPI_Finalize"))();
+}

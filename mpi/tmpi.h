@@ -95,6 +95,11 @@ TMPI_HIDDEN void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st);
  * chain_ps one after another. */
 TMPI_HIDDEN void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps);
 TMPI_HIDDEN int64_t tmpi_vt_message_latency(const temu_message *msg);
+/* A message put on the network now (injected into the store): to the
+ * online timing model when there is one ($TORUSEMU_VT_FEED). */
+TMPI_HIDDEN void tmpi_vt_feed_message(const temu_message *msg);
+/* MPI_Finalize: this rank sends nothing more. */
+TMPI_HIDDEN void tmpi_vt_finalize(void);
 /* A communicator was made (outermost constructor call): its hidden twin. */
 TMPI_HIDDEN void tmpi_vt_comm_new(MPI_Comm comm);
 

@@ -26,6 +26,7 @@
  * pmpi_comm.c for the others), collectively, as MPI requires.
  */
 #include "tmpi.h"
+#include "vt_feed.h"
 #include "vt_model.h"
 #include "vtime.h"
 
@@ -43,6 +44,9 @@ static __thread uint64_t cpu_mark __attribute__((tls_model("initial-exec")));
 static temu_tm_config cfg;
 static MPI_Comm hidden_world = MPI_COMM_NULL, hidden_self = MPI_COMM_NULL;
 static int keyval = MPI_KEYVAL_INVALID;
+/* the online model's feed ($TORUSEMU_VT_FEED), NULL without one */
+static tmpi_vt_feed *feed;
+static pthread_mutex_t feed_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -74,11 +78,36 @@ void tmpi_vt_enter(void)
                            __ATOMIC_RELAXED);
     }
     cpu_mark = now;
+    if (feed != NULL) {
+        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, clock_now());
+    }
 }
 
+/* The clock only grows, and every message of the call that ends was fed
+ * at a time not after it: the floor may rise to it. */
 void tmpi_vt_leave(void)
 {
     cpu_mark = thread_cpu_ns();
+    if (feed != NULL) {
+        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, clock_now());
+    }
+}
+
+void tmpi_vt_feed_message(const temu_message *msg)
+{
+    if (feed != NULL && msg->src != msg->dst) {
+        tmpi_vt_rec r = {clock_now(), msg->src, msg->dst, msg->bytes, (int32_t)msg->kind, 0};
+        pthread_mutex_lock(&feed_lock);
+        tmpi_vt_feed_push(feed, tmpi_g.world_rank, &r);
+        pthread_mutex_unlock(&feed_lock);
+    }
+}
+
+void tmpi_vt_finalize(void)
+{
+    if (feed != NULL) {
+        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, TMPI_VT_FLOOR_DONE);
+    }
 }
 
 double tmpi_vt_seconds(void)
@@ -277,6 +306,17 @@ int tmpi_vt_start(void)
         PMPI_Comm_dup(MPI_COMM_SELF, &hidden_self) != MPI_SUCCESS) {
         fprintf(stderr, "torusemu-mpi: virtual time cannot start\n");
         return -1;
+    }
+    const char *path = getenv(TMPI_VT_FEED_ENV);
+    if (path != NULL && *path != '\0') {
+        char why[512];
+        feed = tmpi_vt_feed_map(path, 0, 0, why, sizeof why);
+        if (feed == NULL || feed->nranks < tmpi_g.world_size) {
+            fprintf(stderr, "torusemu-mpi: rank %d: no online timing model (%s)\n",
+                    tmpi_g.world_rank, feed == NULL ? why : "feed too small");
+            tmpi_vt_feed_unmap(feed);
+            feed = NULL;
+        }
     }
     ps_per_cpu_ns = 1000.0 * f;
     clock_ps = 0;

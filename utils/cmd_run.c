@@ -16,8 +16,10 @@
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "run_model.h"
 
 #include "../mpi/trace_format.h"
+#include "../mpi/vt_feed.h"
 #include "../mpi/vtime.h"
 
 #include <errno.h>
@@ -645,6 +647,24 @@ int cmd_run(int argc, char **argv)
     char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
     char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
     char *x_vtime = o.vtime ? env_with(TMPI_VT_ENV, "1", 0) : NULL;
+    /* the online timing model (BG/P: its counters are not filled yet) */
+    run_model *rm = NULL;
+    char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
+    char *x_feed = NULL;
+    if (o.vtime && m.system != TEMU_SYSTEM_BGP) {
+        if (cli_temp_dir(feeddir, sizeof feeddir, "run") != 0) {
+            feeddir[0] = '\0';
+            fprintf(stderr, "torusemu: run: no online timing model: %s\n", strerror(errno));
+        } else {
+            snprintf(feed, sizeof feed, "%s/feed", feeddir);
+            if (run_model_start(&rm, s, feed, (int32_t)o.np, why, sizeof why) != 0) {
+                fprintf(stderr, "torusemu: run: no online timing model: %s\n", why);
+                rm = NULL;
+            } else {
+                x_feed = env_with(TMPI_VT_FEED_ENV, feed, 0);
+            }
+        }
+    }
     char *x_scale = o.cpu_scale ? env_with(TMPI_VT_SCALE_ENV, o.cpu_scale, 0) : NULL;
     int nprog = 0;
     while (o.prog[nprog] != NULL) {
@@ -691,6 +711,10 @@ int cmd_run(int argc, char **argv)
         av[k++] = "-x";
         av[k++] = x_scale;
     }
+    if (x_feed != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_feed;
+    }
     for (int i = 0; i < o.nextra; i++) {
         av[k++] = o.extra[i];
     }
@@ -700,6 +724,18 @@ int cmd_run(int argc, char **argv)
     av[k] = NULL;
 
     rc = launch(mpirun, av);
+    if (rm != NULL) {
+        uint64_t nmsg;
+        int64_t end;
+        run_model_finish(rm, &nmsg, &end);
+        rm = NULL;
+        if (!o.quiet) {
+            fprintf(stderr,
+                    "torusemu: timing model online: %" PRIu64 " messages, the network idle at "
+                    "%.3f us of virtual time\n",
+                    nmsg, (double)end * 1e-6);
+        }
+    }
     /* from here on only the summary and the cleanup: a closed stderr (the
      * summary piped into `head`) must not kill us before the store goes */
     signal(SIGPIPE, SIG_IGN);
@@ -723,6 +759,11 @@ int cmd_run(int argc, char **argv)
         summary(s, &o, rc, o.keep != NULL ? store : NULL);
     }
 out:
+    if (rm != NULL) { /* the job did not start: stop the model */
+        uint64_t nmsg;
+        int64_t end;
+        run_model_finish(rm, &nmsg, &end);
+    }
     temu_session_close(s);
     if (o.keep == NULL) {
         unlink(store);
@@ -731,6 +772,10 @@ out:
     free(x_session);
     free(x_preload);
     free(x_libpath);
+    if (feeddir[0] != '\0') {
+        rmdir(feeddir);
+    }
+    free(x_feed);
     free(x_trace);
     free(x_vtime);
     free(x_scale);

@@ -115,6 +115,38 @@ for f in 1 2 0.5; do
     expect_ok "CPU x $f: rank 1's clock covers its computation" test "$r1" -ge "$virt"
 done
 
+# The online timing model (Gemini): four ranks send 64 KiB each to rank 0
+# at once.  Rank 0 sees stall counters in the store while the job still
+# runs; the same run twice leaves the same counters, stalls included; the
+# volume counters are those of a run without virtual time.
+stall_sums() { # stall_sums STORE: "CREDIT_STALL n INQ_STALL m" over all tiles
+    "$TORUSEMU" dump "$1" --format csv --tiles |
+        awk -F, '$6 == "CREDIT_STALL" { c += $7 } $6 == "INQ_STALL" { q += $7 }
+                 END { printf "CREDIT_STALL %d INQ_STALL %d", c, q }'
+}
+CG="$TM/vt_congest"
+for i in 1 2; do
+    run_mpi "incast $i" "$TMP/incast$i.store" gemini:4x4x4 5 --virtual-time --cpu-scale 0 \
+        --quiet -- "$CG" 65536 incast
+    same "incast $i: rank 0 sees stalls while the job runs" "stalls during the run" "$(cat "$TMP/out")"
+done
+total=$("$TORUSEMU" dump "$TMP/incast1.store" --format csv --tiles |
+    awk -F, '$6 ~ /STALL/ { s += $7 } END { print s + 0 }')
+expect_ok "incast: stall counters above 0 ($total)" test "$total" -gt 0
+"$TORUSEMU" dump "$TMP/incast1.store" --format csv --all --tiles >"$TMP/incast1.csv"
+"$TORUSEMU" dump "$TMP/incast2.store" --format csv --all --tiles >"$TMP/incast2.csv"
+expect_ok "incast twice: every counter equal, stalls included" cmp "$TMP/incast1.csv" "$TMP/incast2.csv"
+run_mpi "incast without virtual time" "$TMP/plain.store" gemini:4x4x4 5 --quiet -- "$CG" 65536 incast
+"$TORUSEMU" dump "$TMP/plain.store" --format csv --all --tiles | grep -v STALL >"$TMP/plain.csv"
+grep -v STALL "$TMP/incast1.csv" >"$TMP/incast1-volume.csv"
+expect_ok "incast: the volume counters are those of a plain run" \
+    cmp "$TMP/plain.csv" "$TMP/incast1-volume.csv"
+same "plain run: no stalls (no model)" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sums "$TMP/plain.store")"
+# nothing competes: one 8-byte message and the two-rank barrier
+run_mpi "one message alone" "$TMP/alone.store" gemini:4x4x4 2 --virtual-time --cpu-scale 0 \
+    --quiet -- "$CG" 8 alone 0
+same "one message alone: no stall" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sums "$TMP/alone.store")"
+
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
     --cpu-scale 0 -- "$PP" 8 1 blocking
