@@ -180,6 +180,24 @@ static void *model_thread(void *arg)
     return NULL;
 }
 
+/* Everything run_model_start made: the feed file goes too. */
+static void release(run_model *rm)
+{
+    if (rm->feed != NULL) {
+        tmpi_vt_feed_unmap(rm->feed);
+        unlink(rm->path);
+    }
+    if (rm->t != NULL) {
+        temu_tm_destroy(rm->t);
+    }
+    if (rm->scratch != NULL) {
+        temu_session_close(rm->scratch);
+    }
+    free(rm->pend);
+    free(rm->last);
+    free(rm);
+}
+
 int run_model_start(run_model **out, temu_session *s, const char *feed_path, int32_t nranks,
                     char *why, size_t len)
 {
@@ -217,18 +235,7 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
     *out = rm;
     return 0;
 fail:
-    if (rm->feed != NULL) {
-        tmpi_vt_feed_unmap(rm->feed);
-        unlink(feed_path);
-    }
-    if (rm->t != NULL) {
-        temu_tm_destroy(rm->t);
-    }
-    if (rm->scratch != NULL) {
-        temu_session_close(rm->scratch);
-    }
-    free(rm->last);
-    free(rm);
+    release(rm);
     return -1;
 }
 
@@ -242,11 +249,5 @@ void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
     publish(rm);
     *messages = rm->messages;
     *end_ps = temu_tm_now(rm->t);
-    tmpi_vt_feed_unmap(rm->feed);
-    unlink(rm->path);
-    temu_tm_destroy(rm->t);
-    temu_session_close(rm->scratch);
-    free(rm->pend);
-    free(rm->last);
-    free(rm);
+    release(rm);
 }
