@@ -428,6 +428,8 @@ void tmpi_acct_coll(const tmpi_call *call)
     if (tmpi_vt_on && call->blocking) {
         /* every member leaves at the latest (clock + own chain): doc/virtual-time.md */
         tmpi_vt_coll(call->comm, e.vt_ps);
+    } else if (tmpi_vt_on && call->request != NULL) {
+        tmpi_vt_icoll_start(call->comm, e.vt_ps, *call->request);
     }
 done:
     free(s.blocks);

@@ -94,6 +94,10 @@ TMPI_HIDDEN void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st);
 /* A blocking collective on comm whose messages from this rank take
  * chain_ps one after another. */
 TMPI_HIDDEN void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps);
+/* The same for a non-blocking one started with request req: the clocks are
+ * exchanged in the background and taken when req completes. */
+TMPI_HIDDEN void tmpi_vt_icoll_start(MPI_Comm comm, int64_t chain_ps, MPI_Request req);
+TMPI_HIDDEN void tmpi_vt_icoll_done(void *state);
 TMPI_HIDDEN int64_t tmpi_vt_message_latency(const temu_message *msg);
 /* A message put on the network now (injected into the store): to the
  * online timing model when there is one ($TORUSEMU_VT_FEED). */
@@ -297,7 +301,8 @@ typedef struct tmpi_call {
     const MPI_Datatype *sendtypes, *recvtypes; /* alltoallw, neighbor_alltoallw */
     int displs_bytes;                          /* *w variants: displacements in bytes */
     int root;
-    MPI_Op rop; /* reductions                          */
+    MPI_Op rop;           /* reductions                          */
+    MPI_Request *request; /* a non-blocking one's request         */
 } tmpi_call;
 
 TMPI_HIDDEN void tmpi_acct_coll(const tmpi_call *call);
@@ -345,10 +350,13 @@ TMPI_HIDDEN void tmpi_trace_recv(MPI_Comm comm, const MPI_Status *st, uint64_t r
 /* A record holding only a request id (TMPI_TRACE_ISEND_DONE, _IRECV_POST). */
 TMPI_HIDDEN void tmpi_trace_req(uint32_t type, uint64_t req);
 /* Non-blocking requests followed to their completion (trace_req.c). */
-enum { TMPI_TREQ_ISEND = 1, TMPI_TREQ_IRECV, TMPI_TREQ_PRECV };
+enum { TMPI_TREQ_ISEND = 1, TMPI_TREQ_IRECV, TMPI_TREQ_PRECV, TMPI_TREQ_ICOLL };
 /* Follow request h; returns its trace id (0 for a persistent receive,
  * which gets one at each start). */
 TMPI_HIDDEN uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm);
+/* A non-blocking collective's request: tmpi_vt_icoll_done(state) when it
+ * completes (virtual time). */
+TMPI_HIDDEN void tmpi_treq_add_icoll(MPI_Request h, void *state);
 TMPI_HIDDEN void tmpi_treq_start(MPI_Request h);
 TMPI_HIDDEN void tmpi_treq_done(MPI_Request h, const MPI_Status *st);
 TMPI_HIDDEN void tmpi_treq_forget(MPI_Request h);

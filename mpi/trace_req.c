@@ -19,6 +19,7 @@ typedef struct treq {
     int kind;      /* TMPI_TREQ_*                                   */
     MPI_Comm comm; /* of a receive                                  */
     uint64_t id;   /* the trace's request id; 0: persistent, not started */
+    void *state;   /* TMPI_TREQ_ICOLL: its virtual-time exchange (vtime.c) */
 } treq;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,7 +37,8 @@ static treq *find_locked(MPI_Request h)
     return NULL;
 }
 
-uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
+/* Follow h (kind, comm, state); returns its trace id. */
+static uint64_t add(MPI_Request h, int kind, MPI_Comm comm, void *state)
 {
     uint64_t id = 0;
     if (h == MPI_REQUEST_NULL) {
@@ -57,10 +59,22 @@ uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
     }
     if (t != NULL) {
         id = kind == TMPI_TREQ_PRECV ? 0 : ++next_id;
-        *t = (treq){h, kind, comm, id};
+        *t = (treq){h, kind, comm, id, state};
     }
     pthread_mutex_unlock(&lock);
     return id;
+}
+
+uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
+{
+    return add(h, kind, comm, NULL);
+}
+
+void tmpi_treq_add_icoll(MPI_Request h, void *state)
+{
+    if (add(h, TMPI_TREQ_ICOLL, MPI_COMM_NULL, state) == 0) {
+        tmpi_vt_icoll_done(state); /* not followed: take the clocks now */
+    }
 }
 
 void tmpi_treq_start(MPI_Request h)
@@ -80,7 +94,7 @@ void tmpi_treq_start(MPI_Request h)
 /* Request h (its handle before the completing call) completed with *st. */
 void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
 {
-    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0};
+    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0, NULL};
     if (h == MPI_REQUEST_NULL) {
         return;
     }
@@ -98,7 +112,9 @@ void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
     if (t.id == 0) {
         return;
     }
-    if (t.kind == TMPI_TREQ_ISEND) {
+    if (t.kind == TMPI_TREQ_ICOLL) {
+        tmpi_vt_icoll_done(t.state);
+    } else if (t.kind == TMPI_TREQ_ISEND) {
         tmpi_trace_req(TMPI_TRACE_ISEND_DONE, t.id);
     } else {
         if (tmpi_trace_file != NULL) {

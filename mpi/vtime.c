@@ -312,6 +312,39 @@ void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps)
     }
 }
 
+/* A non-blocking collective: the members' (clock + chain) are reduced by
+ * an MPI_Iallreduce on the twin, started with the collective (collectives
+ * start in the same order on every member, so the twin's match) and
+ * finished when the collective's request completes. */
+typedef struct icoll {
+    int64_t in, out;
+    MPI_Request r;
+} icoll;
+
+void tmpi_vt_icoll_start(MPI_Comm comm, int64_t chain_ps, MPI_Request req)
+{
+    MPI_Comm h = hidden_of(comm);
+    icoll *c;
+    if (h == MPI_COMM_NULL || (c = malloc(sizeof *c)) == NULL) {
+        return;
+    }
+    c->in = c->out = clock_now() + chain_ps;
+    if (PMPI_Iallreduce(&c->in, &c->out, 1, MPI_INT64_T, MPI_MAX, h, &c->r) != MPI_SUCCESS) {
+        free(c);
+        return;
+    }
+    tmpi_treq_add_icoll(req, c);
+}
+
+void tmpi_vt_icoll_done(void *state)
+{
+    icoll *c = state;
+    if (c != NULL && PMPI_Wait(&c->r, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+        clock_raise(c->out);
+    }
+    free(c);
+}
+
 /* ------------------------------------------------------------ start-up */
 
 int tmpi_vt_start(void)

@@ -10,7 +10,8 @@
  * partner on one side), split (blocking, on a communicator from
  * MPI_Comm_split), persistent (MPI_Send_init / MPI_Recv_init / MPI_Start).
  * Rank 0 prints the round-trip time in picoseconds (exact: the virtual
- * clock counts picoseconds), then every rank its clock after a barrier.
+ * clock counts picoseconds), then every rank its clock after a barrier
+ * and after a non-blocking barrier (MPI_Ibarrier, MPI_Wait).
  */
 #include <math.h>
 #include <mpi.h>
@@ -97,6 +98,10 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double t2 = MPI_Wtime();
     printf("rank %d after barrier %lld ps\n", rank, ps(t2));
+    MPI_Request ib;
+    MPI_Ibarrier(MPI_COMM_WORLD, &ib);
+    MPI_Wait(&ib, MPI_STATUS_IGNORE);
+    printf("rank %d after ibarrier %lld ps\n", rank, ps(MPI_Wtime()));
     if (strcmp(mode, "persistent") == 0 && rank < 2) {
         MPI_Request_free(&pers[0]);
         MPI_Request_free(&pers[1]);
