@@ -7,9 +7,11 @@
  * incast: every rank but 0 sends BYTES to rank 0 at once (their packets
  * meet on the links into rank 0's node); alone: only rank 1 does.  Then
  * all ranks pass a barrier and rank 0 watches the store while the job
- * still runs: it prints "stalls during the run" as soon as the Gemini
- * stall counters (inq + credit, all tiles) are above 0, or "no stalls
- * during the run" after SECONDS (default 20) of host time without any.
+ * still runs: it prints "stalls during the run" as soon as the counters
+ * the timing model fills are above 0 (Gemini: inq + credit stalls of all
+ * tiles; BG/Q: receive-FIFO occupancy of all links and VCs), or "no
+ * stalls during the run" after SECONDS (default 20) of host time without
+ * any.
  */
 #include "torusemu.h"
 
@@ -23,7 +25,18 @@ static uint64_t stalls(const temu_session *s)
 {
     const temu_machine *m = temu_session_machine(s);
     uint64_t sum = 0;
-    for (int64_t r = 0; r < m->nrouters; r++) {
+    if (m->system == TEMU_SYSTEM_BGQ) {
+        for (int64_t n = 0; n < m->nnodes; n++) {
+            for (int l = 0; l < 2 * m->ndims; l++) {
+                for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                    sum += temu_counter_read(
+                        s, temu_idx_bgq_nw(m, n, l, TEMU_BGQ_NW_RECV_FIFO, vc));
+                }
+            }
+        }
+        return sum;
+    }
+    for (int64_t r = 0; m->system == TEMU_SYSTEM_GEMINI && r < m->nrouters; r++) {
         for (int t = 0; t < 48; t++) {
             sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, TEMU_TILE_INQ_STALL));
             sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, TEMU_TILE_CREDIT_STALL));

@@ -151,6 +151,11 @@ grep -v STALL "$TMP/incast1.csv" >"$TMP/incast1-volume.csv"
 expect_ok "incast: the volume counters are those of a plain run" \
     cmp "$TMP/plain.csv" "$TMP/incast1-volume.csv"
 same "plain run: no stalls (no model)" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sums "$TMP/plain.store")"
+# BG/Q: the receive-FIFO occupancy the model fills, seen during the run
+run_mpi "BG/Q incast" "$TMP/qincast.store" bgq:4x1x1x1x2 4 --virtual-time --cpu-scale 0 \
+    --quiet -- "$CG" 65536 incast
+same "BG/Q incast: rank 0 sees FIFO occupancy while the job runs" "stalls during the run" \
+    "$(cat "$TMP/out")"
 # nothing competes: one 8-byte message and the two-rank barrier
 run_mpi "one message alone" "$TMP/alone.store" gemini:4x4x4 2 --virtual-time --cpu-scale 0 \
     --quiet -- "$CG" 8 alone 0
