@@ -59,7 +59,7 @@ libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
 	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
 	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
-	mpi/vt_feed.h mpi/vt_feed.c
+	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm

@@ -8,7 +8,9 @@
  * (MPI_Isend / MPI_Irecv / MPI_Wait), wildcard (MPI_Recv from
  * MPI_ANY_SOURCE with MPI_ANY_TAG), sendrecv (MPI_Sendrecv with a null
  * partner on one side), split (blocking, on a communicator from
- * MPI_Comm_split), persistent (MPI_Send_init / MPI_Recv_init / MPI_Start).
+ * MPI_Comm_split), persistent (MPI_Send_init / MPI_Recv_init / MPI_Start),
+ * mprobe (MPI_Mprobe / MPI_Mrecv), improbe (MPI_Improbe polled, then
+ * MPI_Imrecv / MPI_Wait).
  * Rank 0 prints the round-trip time in picoseconds (exact: the virtual
  * clock counts picoseconds), then every rank its clock after a barrier
  * and after a non-blocking barrier (MPI_Ibarrier, MPI_Wait).
@@ -45,6 +47,18 @@ static void one_way(char *buf, int n, int peer, int sending, const char *mode, M
         MPI_Send(buf, n, MPI_BYTE, peer, 7, comm);
     } else if (strcmp(mode, "wildcard") == 0) {
         MPI_Recv(buf, n, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "mprobe") == 0) {
+        MPI_Message m;
+        MPI_Mprobe(peer, 7, comm, &m, MPI_STATUS_IGNORE);
+        MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "improbe") == 0) {
+        MPI_Message m;
+        int flag = 0;
+        while (!flag) {
+            MPI_Improbe(MPI_ANY_SOURCE, 7, comm, &flag, &m, MPI_STATUS_IGNORE);
+        }
+        MPI_Imrecv(buf, n, MPI_BYTE, &m, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
     } else {
         MPI_Recv(buf, n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
     }
