@@ -12,7 +12,7 @@
  * counters the model produced since the last time are added to the store
  * (temu_tm_add_stall_counters into a private store, the growth since the
  * last look added to the session), so PAPI readers see them grow during the
- * run.
+ * run (only the counters the model fills are looked at).
  */
 #define _GNU_SOURCE 1
 #include "run_model.h"
@@ -45,8 +45,14 @@ struct run_model {
     int stop;
     pending *pend;
     size_t npend, cap;
-    uint64_t *last; /* counter values already added to the store */
+    /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
+     * occupancy), the private store's value at the last look and the
+     * total already added to the session */
+    int64_t *idx;
+    uint64_t *seen, *last;
     uint64_t ncounters, messages;
+    int64_t published_at; /* model time at the last look */
+    uint64_t published_msgs;
     int failed;
 };
 
@@ -127,11 +133,18 @@ static int advance(run_model *rm, int64_t limit)
     return progress;
 }
 
-/* Add what the model counted since the last call to the store. */
+/* Add what the model counted since the last call to the store.  The
+ * private store is not cleared (that is a pass over every counter of the
+ * machine): each look adds the model's totals to it again, so a total is
+ * the growth of the private counter since the last look. */
 static void publish(run_model *rm)
 {
     temu_error err;
-    temu_session_zero(rm->scratch);
+    if (temu_tm_now(rm->t) == rm->published_at && rm->messages == rm->published_msgs) {
+        return; /* nothing happened in the model */
+    }
+    rm->published_at = temu_tm_now(rm->t);
+    rm->published_msgs = rm->messages;
     if (temu_tm_add_stall_counters(rm->t, rm->scratch, &err) != TEMU_OK) {
         if (!rm->failed) {
             fprintf(stderr, "torusemu: run: timing model: %s\n", err.message);
@@ -140,12 +153,42 @@ static void publish(run_model *rm)
         return;
     }
     for (uint64_t i = 0; i < rm->ncounters; i++) {
-        uint64_t v = temu_counter_read(rm->scratch, (int64_t)i);
-        if (v > rm->last[i]) {
-            temu_counter_add(rm->s, (int64_t)i, v - rm->last[i]);
-            rm->last[i] = v;
+        uint64_t v = temu_counter_read(rm->scratch, rm->idx[i]);
+        uint64_t total = v - rm->seen[i];
+        rm->seen[i] = v;
+        if (total > rm->last[i]) {
+            temu_counter_add(rm->s, rm->idx[i], total - rm->last[i]);
+            rm->last[i] = total;
         }
     }
+}
+
+/* The indices of the counters temu_tm_add_stall_counters writes. */
+static int list_counters(run_model *rm)
+{
+    const temu_machine *m = rm->m;
+    uint64_t n = m->system == TEMU_SYSTEM_GEMINI ? (uint64_t)m->nrouters * TEMU_GEMINI_TILES * 2
+                                                 : (uint64_t)m->nnodes * 2 * m->ndims * TEMU_BGQ_VCS;
+    rm->idx = calloc(n + 1, sizeof *rm->idx);
+    rm->seen = calloc(n + 1, sizeof *rm->seen);
+    rm->last = calloc(n + 1, sizeof *rm->last);
+    if (rm->idx == NULL || rm->seen == NULL || rm->last == NULL) {
+        return -1;
+    }
+    for (int64_t r = 0; m->system == TEMU_SYSTEM_GEMINI && r < m->nrouters; r++) {
+        for (int t = 0; t < TEMU_GEMINI_TILES; t++) {
+            rm->idx[rm->ncounters++] = temu_idx_gemini_tile(m, r, t, TEMU_TILE_INQ_STALL);
+            rm->idx[rm->ncounters++] = temu_idx_gemini_tile(m, r, t, TEMU_TILE_CREDIT_STALL);
+        }
+    }
+    for (int64_t nd = 0; m->system == TEMU_SYSTEM_BGQ && nd < m->nnodes; nd++) {
+        for (int l = 0; l < 2 * m->ndims; l++) {
+            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                rm->idx[rm->ncounters++] = temu_idx_bgq_nw(m, nd, l, TEMU_BGQ_NW_RECV_FIFO, vc);
+            }
+        }
+    }
+    return 0;
 }
 
 static int64_t min_floor(const run_model *rm)
@@ -194,6 +237,8 @@ static void release(run_model *rm)
         temu_session_close(rm->scratch);
     }
     free(rm->pend);
+    free(rm->idx);
+    free(rm->seen);
     free(rm->last);
     free(rm);
 }
@@ -218,9 +263,7 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
         snprintf(why, len, "timing model: %s", err.message);
         goto fail;
     }
-    rm->ncounters = temu_counter_count(rm->scratch);
-    rm->last = calloc(rm->ncounters + 1, sizeof *rm->last);
-    if (rm->last == NULL) {
+    if (list_counters(rm) != 0) {
         snprintf(why, len, "out of memory");
         goto fail;
     }

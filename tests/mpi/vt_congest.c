@@ -37,7 +37,7 @@ static uint64_t stalls(const temu_session *s)
         return sum;
     }
     for (int64_t r = 0; m->system == TEMU_SYSTEM_GEMINI && r < m->nrouters; r++) {
-        for (int t = 0; t < 48; t++) {
+        for (int t = 0; t < TEMU_GEMINI_TILES; t++) {
             sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, TEMU_TILE_INQ_STALL));
             sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, TEMU_TILE_CREDIT_STALL));
         }
