@@ -48,7 +48,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
 	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/vtime.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh \
+	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh \
 	bench/mpi_setup.sh
 
 if HAVE_MPI
@@ -294,11 +294,13 @@ bench-mpi: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 # what --virtual-time adds per message (bench/bench_vtime.sh; doc/virtual-time.md)
 bench-vtime: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_vtime.sh $(builddir)
+bench-vtime-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_vtime_instr.sh $(builddir)
 # the same comparison in instructions per MPI_Isend (callgrind, deterministic)
 bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi bench-mpi-instr bench-vtime:
+bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr:
 	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi bench-mpi-instr bench-vtime
+.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr

@@ -39,8 +39,7 @@ TMPI_ENTRY(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm),
     return rc;
 }
 
-TMPI_ENTRY(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm),
-           (comm, group, newcomm))
+TMPI_ENTRY(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm), (comm, group, newcomm))
 {
     int rc = tmpi_next_(comm, group, newcomm);
     TWIN(*newcomm);

@@ -14,8 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, char *why,
-                               size_t len)
+tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, char *why, size_t len)
 {
     int fd = create ? open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
                     : open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);

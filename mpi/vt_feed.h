@@ -21,12 +21,12 @@
 
 #define TMPI_VT_FEED_ENV "TORUSEMU_VT_FEED"
 #define TMPI_VT_FEED_MAGIC 0x76746665656431ull /* "vtfeed1" */
-#define TMPI_VT_FEED_CAP 4096u                /* records per rank queue */
+#define TMPI_VT_FEED_CAP 4096u                 /* records per rank queue */
 /* floor of a rank that will send nothing more (MPI_Finalize) */
 #define TMPI_VT_FLOOR_DONE INT64_MAX
 
 typedef struct tmpi_vt_rec {
-    int64_t when; /* virtual send time, ps */
+    int64_t when;     /* virtual send time, ps */
     int64_t src, dst; /* nodes */
     uint64_t bytes;
     int32_t kind; /* temu_kind */
@@ -56,8 +56,7 @@ static inline size_t tmpi_vt_feed_size(int32_t nranks)
 
 /* Map the feed file at path (created and sized by the launcher when
  * create, with nranks queues, floors 0); NULL with a reason in why. */
-tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, char *why,
-                               size_t len);
+tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, char *why, size_t len);
 void tmpi_vt_feed_unmap(tmpi_vt_feed *f);
 
 /* Producer: append a record to rank r's queue, waiting while it is full

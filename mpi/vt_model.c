@@ -218,8 +218,8 @@ static int64_t direction(path *p, const temu_machine *m, const temu_plan *plan, 
     return last;
 }
 
-temu_status tmpi_vt_latency(const temu_machine *m, const temu_tm_config *c,
-                            const temu_message *msg, int64_t *ps, temu_error *err)
+temu_status tmpi_vt_latency(const temu_machine *m, const temu_tm_config *c, const temu_message *msg,
+                            int64_t *ps, temu_error *err)
 {
     temu_plan plan;
     temu_status st = temu_plan_message(m, msg, &plan, err);

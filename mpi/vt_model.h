@@ -27,8 +27,8 @@
  * (checked against the timing model in tests/mpi/test_vt_model.c).
  * 0 for a message that stays in its node.
  */
-temu_status tmpi_vt_latency(const temu_machine *m, const temu_tm_config *c,
-                            const temu_message *msg, int64_t *ps, temu_error *err);
+temu_status tmpi_vt_latency(const temu_machine *m, const temu_tm_config *c, const temu_message *msg,
+                            int64_t *ps, temu_error *err);
 
 #pragma GCC visibility pop
 

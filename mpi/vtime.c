@@ -25,10 +25,10 @@
  * communicator is (MPI_Init for MPI_COMM_WORLD and MPI_COMM_SELF,
  * pmpi_comm.c for the others), collectively, as MPI requires.
  */
+#include "vtime.h"
 #include "tmpi.h"
 #include "vt_feed.h"
 #include "vt_model.h"
-#include "vtime.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -38,8 +38,8 @@
 
 TMPI_HIDDEN int tmpi_vt_on;
 
-static int64_t clock_ps;  /* the rank's virtual clock */
-static double ps_per_cpu_ns; /* 1000 x --cpu-scale       */
+static int64_t clock_ps;      /* the rank's virtual clock */
+static double ps_per_cpu_ns;  /* 1000 x --cpu-scale       */
 static uint64_t read_cost_ns; /* CPU time one clock read adds to an interval */
 static __thread uint64_t cpu_mark __attribute__((tls_model("initial-exec")));
 static temu_tm_config cfg;
@@ -60,9 +60,8 @@ static uint64_t thread_cpu_ns(void)
 static void clock_raise(int64_t t)
 {
     int64_t cur = __atomic_load_n(&clock_ps, __ATOMIC_RELAXED);
-    while (cur < t &&
-           !__atomic_compare_exchange_n(&clock_ps, &cur, t, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
+    while (cur < t && !__atomic_compare_exchange_n(&clock_ps, &cur, t, 0, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
     }
 }
 
@@ -152,8 +151,8 @@ static MPI_Comm hidden_of(MPI_Comm comm)
     if (comm == MPI_COMM_SELF) {
         return hidden_self;
     }
-    if (comm == MPI_COMM_NULL ||
-        PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS || !flag) {
+    if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS ||
+        !flag) {
         return MPI_COMM_NULL;
     }
     return *(MPI_Comm *)val;
@@ -165,7 +164,8 @@ void tmpi_vt_comm_new(MPI_Comm comm)
     if (!tmpi_vt_on || comm == MPI_COMM_NULL || (h = malloc(sizeof *h)) == NULL) {
         return;
     }
-    if (PMPI_Comm_dup(comm, h) != MPI_SUCCESS || PMPI_Comm_set_attr(comm, keyval, h) != MPI_SUCCESS) {
+    if (PMPI_Comm_dup(comm, h) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(comm, keyval, h) != MPI_SUCCESS) {
         free(h);
     }
 }
@@ -221,13 +221,15 @@ static stamp *slot_get(void)
 
 /* The latencies of recent messages, per thread: a message's latency
  * depends on its nodes, size and kind, and on Gemini also on its bytes
- * (compression), so Gemini messages whose bytes are looked at are
- * computed each time.  Direct-mapped on (destination, size). */
+ * (a 64-byte transaction of zero or one bits is compressed): a Gemini
+ * message of one transaction is cached with that property, longer ones
+ * whose bytes are looked at are computed each time.  Direct-mapped on
+ * (destination, size). */
 #define LAT_CACHE 64
 typedef struct lat_entry {
     int64_t dst;
     uint64_t bytes;
-    int32_t kind, valid;
+    int32_t kind, valid; /* valid: 1, or 2 + uniform for one Gemini transaction */
     int64_t ps;
 } lat_entry;
 static __thread lat_entry lat_cache[LAT_CACHE];
@@ -235,10 +237,15 @@ static __thread lat_entry lat_cache[LAT_CACHE];
 int64_t tmpi_vt_message_latency(const temu_message *msg)
 {
     int64_t lat = 0;
-    int cacheable = msg->src == tmpi_g.node &&
-                    (tmpi_g.system != TEMU_SYSTEM_GEMINI || msg->payload == NULL);
+    int32_t tag = 1;
+    if (tmpi_g.system == TEMU_SYSTEM_GEMINI && msg->payload != NULL) {
+        tag = msg->bytes <= TEMU_GEMINI_MAX_TRANSACTION
+                  ? 2 + temu_payload_is_uniform(msg->payload, (size_t)msg->bytes)
+                  : 0;
+    }
+    int cacheable = msg->src == tmpi_g.node && tag != 0;
     lat_entry *e = &lat_cache[((uint64_t)msg->dst * 31u + msg->bytes) % LAT_CACHE];
-    if (cacheable && e->valid && e->dst == msg->dst && e->bytes == msg->bytes &&
+    if (cacheable && e->valid == tag && e->dst == msg->dst && e->bytes == msg->bytes &&
         e->kind == (int32_t)msg->kind) {
         return e->ps;
     }
@@ -246,7 +253,7 @@ int64_t tmpi_vt_message_latency(const temu_message *msg)
         lat = 0;
     }
     if (cacheable) {
-        *e = (lat_entry){msg->dst, msg->bytes, (int32_t)msg->kind, 1, lat};
+        *e = (lat_entry){msg->dst, msg->bytes, (int32_t)msg->kind, tag, lat};
     }
     return lat;
 }
@@ -263,8 +270,7 @@ static void stamp_send(int dest, int tag, MPI_Comm hidden, int64_t arrival)
     pthread_mutex_unlock(&pool_lock);
 }
 
-int64_t tmpi_vt_send_latency(const void *buf, int count, MPI_Datatype type, int dest,
-                             MPI_Comm comm)
+int64_t tmpi_vt_send_latency(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
 {
     temu_message msg;
     return tmpi_send_message(buf, count, type, dest, comm, &msg) ? tmpi_vt_message_latency(&msg)
@@ -279,8 +285,7 @@ void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps)
     }
 }
 
-void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm)
+void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     if (dest != MPI_PROC_NULL) {
         tmpi_vt_stamp(dest, tag, comm, tmpi_vt_send_latency(buf, count, type, dest, comm));

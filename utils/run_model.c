@@ -167,8 +167,9 @@ static void publish(run_model *rm)
 static int list_counters(run_model *rm)
 {
     const temu_machine *m = rm->m;
-    uint64_t n = m->system == TEMU_SYSTEM_GEMINI ? (uint64_t)m->nrouters * TEMU_GEMINI_TILES * 2
-                                                 : (uint64_t)m->nnodes * 2 * m->ndims * TEMU_BGQ_VCS;
+    uint64_t n = m->system == TEMU_SYSTEM_GEMINI
+                     ? (uint64_t)m->nrouters * TEMU_GEMINI_TILES * 2
+                     : (uint64_t)m->nnodes * 2 * m->ndims * TEMU_BGQ_VCS;
     rm->idx = calloc(n + 1, sizeof *rm->idx);
     rm->seen = calloc(n + 1, sizeof *rm->seen);
     rm->last = calloc(n + 1, sizeof *rm->last);

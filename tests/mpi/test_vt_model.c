@@ -97,8 +97,8 @@ static int64_t simulated(const temu_machine *m, int64_t src, int64_t dst, uint64
     return last;
 }
 
-static const uint64_t sizes[] = {0,    1,     8,     64,    100,   512,    513,   4095,
-                                 4096, 4097,  8192,  16384, 65536, 65537, 100000, 300001};
+static const uint64_t sizes[] = {0,    1,    8,    64,    100,   512,   513,    4095,
+                                 4096, 4097, 8192, 16384, 65536, 65537, 100000, 300001};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* Equal to the timing model, or (exact == 0 for that size) within 0.5 %:

@@ -29,8 +29,8 @@ static uint64_t stalls(const temu_session *s)
         for (int64_t n = 0; n < m->nnodes; n++) {
             for (int l = 0; l < 2 * m->ndims; l++) {
                 for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                    sum += temu_counter_read(
-                        s, temu_idx_bgq_nw(m, n, l, TEMU_BGQ_NW_RECV_FIFO, vc));
+                    sum +=
+                        temu_counter_read(s, temu_idx_bgq_nw(m, n, l, TEMU_BGQ_NW_RECV_FIFO, vc));
                 }
             }
         }
