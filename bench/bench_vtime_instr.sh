@@ -14,14 +14,9 @@
 # as the host makes them.
 set -eu
 B=${1:-_build}
-command -v valgrind >/dev/null || {
-    echo "bench_vtime_instr: valgrind not installed" >&2
-    exit 1
-}
-# shellcheck source=bench/mpi_setup.sh
-. "$(dirname "$0")/mpi_setup.sh"
-export TORUSEMU_MPI_QUIET=1
-CG="valgrind --tool=callgrind --callgrind-out-file=$T/%q{CFG}.%q{OMPI_COMM_WORLD_RANK}"
+NAME=bench_vtime_instr
+# shellcheck source=bench/mpi_callgrind.sh
+. "$(dirname "$0")/mpi_callgrind.sh"
 
 WINDOWS=${2:-200}
 # run CFG MACHINE MAP [launcher options]
