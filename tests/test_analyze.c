@@ -195,6 +195,17 @@ static int64_t router_x(const temu_machine *m, int x, int y)
     return temu_router_index(m, c);
 }
 
+/* The feature graph as DOT text (free it); its length in *len. */
+static char *dot_text(const an_features *fs, const char *title, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    ck_assert_ptr_nonnull(f);
+    an_features_dot(fs, f, title);
+    fclose(f);
+    return text;
+}
+
 START_TEST(test_features_torus)
 {
     temu_machine m = test_machine("gemini:8x2x1");
@@ -260,11 +271,8 @@ START_TEST(test_features_torus)
     ck_assert_int_eq(fs.e[4].to, 7);
 
     /* the DOT text: a vertex per feature, the edges, a row per interval */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    an_features_dot(&fs, f, "title \"quoted\"");
-    fclose(f);
+    size_t len;
+    char *text = dot_text(&fs, "title \"quoted\"", &len);
     ck_assert_ptr_nonnull(strstr(text, "digraph congestion {"));
     ck_assert_ptr_nonnull(strstr(text, "label=\"title \\\"quoted\\\"\""));
     ck_assert_ptr_nonnull(strstr(text, "f0 -> f3;"));
@@ -300,11 +308,8 @@ START_TEST(test_features_mesh_and_empty)
     clear(&m, value);
     ck_assert_int_eq(an_features_step(&fs, 0, 0, value), 0);
     ck_assert_uint_eq(fs.n, 0);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    an_features_dot(&fs, f, "t");
-    fclose(f);
+    size_t len;
+    char *text = dot_text(&fs, "t", &len);
     ck_assert_ptr_nonnull(strstr(text, "no d-link at or above the threshold"));
     free(text);
     an_features_free(&fs);

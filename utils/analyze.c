@@ -73,16 +73,25 @@ double an_corr_value(const an_corr *c)
     return (c->n * c->sxy - c->sx * c->sy) / sqrt(vx * vy);
 }
 
+int an_reserve(void **items, size_t *cap, size_t n, size_t size, size_t first)
+{
+    if (n < *cap) {
+        return 0;
+    }
+    size_t more = *cap ? 2 * *cap : first;
+    void *p = realloc(*items, more * size);
+    if (p == NULL) {
+        return -1;
+    }
+    *items = p;
+    *cap = more;
+    return 0;
+}
+
 int an_values_add(an_values *a, double v)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 1024;
-        double *p = realloc(a->v, cap * sizeof *p);
-        if (p == NULL) {
-            return -1;
-        }
-        a->v = p;
-        a->cap = cap;
+    if (an_reserve((void **)&a->v, &a->cap, a->n, sizeof *a->v, 1024) != 0) {
+        return -1;
     }
     a->v[a->n++] = v;
     return 0;

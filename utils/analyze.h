@@ -59,6 +59,11 @@ typedef struct an_metrics {
 int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_frame *a,
                      const an_frame *b, an_metrics *out);
 
+/* Make room for one more item in a growing array: *items holds n items
+ * of `size` bytes in room for *cap; doubles the room (from `first`) when
+ * full.  0, or -1 out of memory (the array unchanged). */
+int an_reserve(void **items, size_t *cap, size_t n, size_t size, size_t first);
+
 /* Pearson's correlation coefficient from running sums. */
 typedef struct an_corr {
     double n, sx, sy, sxx, syy, sxy;

@@ -310,6 +310,14 @@ static int parse_time(const char *s, int64_t *sec, int64_t *usec)
     return 0;
 }
 
+static int out_of_order(const an_source *s, char *why, size_t len)
+{
+    return fail(why, len,
+                "%s:%ld: rows are not in time order (sort them by Time: LDMS's store_csv "
+                "writes them in order)",
+                s->name, s->lineno);
+}
+
 /* Read the next data row into s->row_*; 1, 0 at the end, -1 on error. */
 static int csv_row(an_source *s, char *why, size_t len)
 {
@@ -349,9 +357,12 @@ static int csv_row(an_source *s, char *why, size_t len)
         s->base_sec = s->row_sec - 1; /* every time of the file stays >= 0 */
         s->started = 1;
     }
-    if (sec < s->base_sec || sec - s->base_sec > MAX_SPAN_S) {
-        return fail(why, len, "%s:%ld: Time %s is out of order or more than 100 days on", s->name,
-                    s->lineno, field[s->col_time]);
+    if (sec < s->base_sec) {
+        return out_of_order(s, why, len);
+    }
+    if (sec - s->base_sec > MAX_SPAN_S) {
+        return fail(why, len, "%s:%ld: Time %s is more than 100 days after the first sample",
+                    s->name, s->lineno, field[s->col_time]);
     }
     s->row_ps = (sec - s->base_sec) * PS_PER_S + usec * 1000000;
     s->row_router = temu_node_router(&s->machine, (int64_t)nid);
@@ -386,10 +397,7 @@ static int csv_next(an_source *s, an_frame *f, char *why, size_t len)
     apply_row(s, f);
     while ((rc = csv_row(s, why, len)) == 1) {
         if (s->row_sec < sec) {
-            return fail(why, len,
-                        "%s:%ld: rows are not in time order (sort them by Time: LDMS's "
-                        "store_csv writes them in order)",
-                        s->name, s->lineno);
+            return out_of_order(s, why, len);
         }
         if (s->row_sec > sec) {
             return 1; /* the first row of the next sample: kept for later */

@@ -4,6 +4,7 @@
  * which writes to the FILE it is given.
  */
 #include "features.h"
+#include "analyze.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,14 +46,8 @@ static int add_edge(an_features *fs, int64_t from, int64_t to)
             return 0;
         }
     }
-    if (fs->ne == fs->ecap) {
-        size_t cap = fs->ecap ? 2 * fs->ecap : 64;
-        an_edge *p = realloc(fs->e, cap * sizeof *p);
-        if (p == NULL) {
-            return -1;
-        }
-        fs->e = p;
-        fs->ecap = cap;
+    if (an_reserve((void **)&fs->e, &fs->ecap, fs->ne, sizeof *fs->e, 64) != 0) {
+        return -1;
     }
     fs->e[fs->ne].from = from;
     fs->e[fs->ne].to = to;
@@ -65,14 +60,8 @@ static int add_edge(an_features *fs, int64_t from, int64_t to)
 static int add_feature(an_features *fs, int32_t interval, int64_t t_ps, const int64_t *line,
                        int32_t n, int32_t start, int32_t len, const double *value)
 {
-    if (fs->n == fs->cap) {
-        size_t cap = fs->cap ? 2 * fs->cap : 64;
-        an_feature *p = realloc(fs->f, cap * sizeof *p);
-        if (p == NULL) {
-            return -1;
-        }
-        fs->f = p;
-        fs->cap = cap;
+    if (an_reserve((void **)&fs->f, &fs->cap, fs->n, sizeof *fs->f, 64) != 0) {
+        return -1;
     }
     an_feature *f = &fs->f[fs->n];
     f->id = (int64_t)fs->n;
