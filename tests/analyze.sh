@@ -83,6 +83,16 @@ expect_out "series X+" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,14062
 expect_ok "series table" A "$TMP/a.tser"
 expect_out "series summary table" '^  X +32 +250 +8000 +0\.78125 +25 +0\.03125 '
 
+# a series whose writer did not finish is read as far as it goes, and said so
+"$WRITE" "$TMP/cut.tser" gemini:4x2x2 60000000000000 incomplete <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 2 1000
+EOT
+expect_ok "incomplete series" A "$TMP/cut.tser" --report=links --format=csv
+expect_out "incomplete series" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,0,8000,8000,0,0,0$'
+grep -q "the series has no end record" "$TMP/err" && pass || failed "incomplete: no warning"
+
 # --- everything into a directory: CSVs, DOT and PNGs
 expect_ok "output dir" A "$CSV" -m gemini:4x2x2 --threshold=20 -o "$TMP/fig"
 for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv features.dot \

@@ -469,6 +469,11 @@ int an_source_next(an_source *s, an_frame *f, char *why, size_t len)
     return s->series != NULL ? series_next(s, f, why, len) : csv_next(s, f, why, len);
 }
 
+int an_source_complete(const an_source *s)
+{
+    return s->series == NULL || temu_series_complete(s->series);
+}
+
 void an_source_close(an_source *s)
 {
     if (s == NULL) {

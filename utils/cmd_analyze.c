@@ -252,7 +252,11 @@ static int run(an_source *src, analysis *a)
         rc = cli_fail("analyze: %s", why);
     } else if (got == -2) {
         rc = cli_fail("analyze: out of memory");
-    } else if (a->intervals == 0) {
+    } else if (!an_source_complete(src)) {
+        fprintf(stderr, "torusemu: analyze: the series has no end record (its writer did not "
+                        "finish): read up to its last whole snapshot\n");
+    }
+    if (rc == 0 && got >= 0 && a->intervals == 0) {
         rc = cli_fail("analyze: %s holds fewer than two samples: no interval to analyse",
                       an_source_kind(src));
     }
@@ -449,6 +453,17 @@ static const char *const metric_titles[AN_METRICS] = {
     "packets per minute", "percent bandwidth used (P_bu)", "percent time stalled, inq (P_Ts)",
     "percent time stalled, credit (P_Ts)"};
 
+/* 1 when every value of metric k is 0 (gnuplot needs an x range then). */
+static int all_zero(const analysis *a, int k)
+{
+    for (int d = 0; d < AN_DIMS; d++) {
+        if (max_of(&a->stats.values[d][k]) > 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ccdf-METRIC.png through gnuplot: one step line per dimension with data. */
 static int plot_ccdf(analysis *a, const char *dir, int k, const char *title)
 {
@@ -465,8 +480,10 @@ static int plot_ccdf(analysis *a, const char *dir, int k, const char *title)
                 "set terminal pngcairo size 900,640\nset output '%s'\n"
                 "set title \"%s\\nCCDF of %s per d-link and interval\" noenhanced\n"
                 "set xlabel '%s' noenhanced\nset ylabel 'P(value >= x)'\n"
-                "set logscale y\nset key top right\nset grid\nplot ",
-                png, title, metric_titles[k], metric_titles[k]);
+                "set logscale y\nset yrange [*:1.2]\nset key top right\nset grid\n%s"
+                "plot ",
+                png, title, metric_titles[k], metric_titles[k],
+                all_zero(a, k) ? "set xrange [0:1]\n" : "");
         for (int d = 0; d < AN_DIMS; d++) {
             if (a->stats.values[d][k].n == 0) {
                 continue;
@@ -510,7 +527,11 @@ static int write_file(analysis *a, const char *dir, const char *name, int which,
     if (which >= 0) {
         report(a, which, f, CLI_FORMAT_CSV);
     } else {
-        an_features_dot(&a->features, f, title);
+        char full[400]; /* what the features are */
+        snprintf(full, sizeof full, "%s: congestion features, %s %s >= %g", title,
+                 temu_link_name(a->m, a->features.dir), an_metric_names[a->feature_metric],
+                 a->features.threshold);
+        an_features_dot(&a->features, f, full);
     }
     if (fclose(f) != 0) {
         return cli_fail("analyze: cannot write '%s': %s", path, strerror(errno));
@@ -690,8 +711,7 @@ int cmd_analyze(int argc, char **argv)
     }
     if (rc == 0) {
         char title[300];
-        snprintf(title, sizeof title, "%s (%s, %d intervals): %s %s >= %g", path, a.m->name,
-                 a.intervals, temu_link_name(a.m, fdir), an_metric_names[o.feature], o.threshold);
+        snprintf(title, sizeof title, "%s (%s, %d intervals)", path, a.m->name, a.intervals);
         for (char *q = strpbrk(title, "\"\\"); q != NULL; q = strpbrk(q, "\"\\")) {
             *q = '\''; /* the title goes into double-quoted gnuplot and DOT strings */
         }

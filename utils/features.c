@@ -205,7 +205,7 @@ void an_features_dot(const an_features *fs, FILE *f, const char *title)
         char coord[64];
         temu_router_name(fs->m, x->first, coord, sizeof coord);
         fprintf(f,
-                "  f%lld [label=\"%lld\\n%d\\n%.0f\", width=%.2f, fillcolor=\"%.3f 1.000 1.000\", "
+                "  f%lld [label=\"%lld\\n%d\\n%.3g\", width=%.2f, fillcolor=\"%.3f 1.000 1.000\", "
                 "tooltip=\"feature %lld: %d routers from %s, max %.2f\"];\n",
                 (long long)x->id, (long long)x->id, x->extent, x->max, 0.4 + 0.08 * x->extent,
                 hue(fs, x->max), (long long)x->id, x->extent, coord, x->max);
