@@ -159,14 +159,45 @@ START_TEST(test_ccdf)
         ck_assert_uint_eq(p.count[i], want_c[i]);
     }
     ck_assert_uint_eq(p.total, 5);
+    /* zeros are counted, not stored */
+    ck_assert_uint_eq(v.zeros, 1);
+    ck_assert_uint_eq(v.n, 4);
+    ck_assert_uint_eq(an_values_total(&v), 5);
+    ck_assert(an_values_mean(&v) == 8.0 / 5);
+    ck_assert(an_values_max(&v) == 3);
+    ck_assert(an_values_over(&v, 1) == 3.0 / 5); /* 2, 2, 3 */
     an_values_free(&v);
+    /* a value below zero is below the zeros: -1 -> 4/4, 0 -> 3/4, 2 -> 1/4 */
+    const double in2[] = {0, 2, -1, 0};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(an_values_add(&v, in2[i]), 0);
+    }
+    memset(&p, 0, sizeof p);
+    an_ccdf(&v, collect, &p);
+    ck_assert_int_eq(p.n, 3);
+    ck_assert(p.v[0] == -1 && p.v[1] == 0 && p.v[2] == 2);
+    ck_assert_uint_eq(p.count[0], 4);
+    ck_assert_uint_eq(p.count[1], 3);
+    ck_assert_uint_eq(p.count[2], 1);
+    ck_assert(an_values_over(&v, -5) == 1.0);
+    an_values_free(&v);
+    /* only zeros: one point; nothing: no point, no mean or maximum */
+    ck_assert_int_eq(an_values_add(&v, 0), 0);
+    memset(&p, 0, sizeof p);
+    an_ccdf(&v, collect, &p);
+    ck_assert_int_eq(p.n, 1);
+    ck_assert(p.v[0] == 0 && p.count[0] == 1 && p.total == 1);
+    ck_assert(an_values_max(&v) == 0);
+    an_values_free(&v);
+    ck_assert(isnan(an_values_mean(&v)) && isnan(an_values_max(&v)) &&
+              isnan(an_values_over(&v, 0)));
     /* stats: one sample per dimension goes to every metric's values */
     an_stats s;
     memset(&s, 0, sizeof s);
     an_metrics x = {.ppm = 1, .pbu = 2, .pts_inq = 3, .pts_credit = 4};
     ck_assert_int_eq(an_stats_add(&s, 5, &x), 0); /* Z+ */
     ck_assert_uint_eq(s.samples[2], 1);
-    ck_assert_uint_eq(s.values[2][AN_PBU].n, 1);
+    ck_assert_uint_eq(an_values_total(&s.values[2][AN_PBU]), 1);
     ck_assert(s.values[2][AN_PTS_CREDIT].v[0] == 4);
     ck_assert_uint_eq(s.samples[0] + s.samples[1], 0);
     an_stats_free(&s);

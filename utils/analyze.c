@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *const an_metric_names[AN_METRICS] = {"ppm", "pbu", "pts_inq", "pts_credit"};
 
@@ -90,6 +91,10 @@ int an_reserve(void **items, size_t *cap, size_t n, size_t size, size_t first)
 
 int an_values_add(an_values *a, double v)
 {
+    if (v == 0) {
+        a->zeros++;
+        return 0;
+    }
     if (an_reserve((void **)&a->v, &a->cap, a->n, sizeof *a->v, 1024) != 0) {
         return -1;
     }
@@ -100,8 +105,39 @@ int an_values_add(an_values *a, double v)
 void an_values_free(an_values *a)
 {
     free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
+    memset(a, 0, sizeof *a);
+}
+
+size_t an_values_total(const an_values *a)
+{
+    return a->n + a->zeros;
+}
+
+double an_values_mean(const an_values *a)
+{
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        s += a->v[i];
+    }
+    return an_values_total(a) ? s / (double)an_values_total(a) : NAN;
+}
+
+double an_values_max(const an_values *a)
+{
+    double x = a->zeros ? 0.0 : NAN;
+    for (size_t i = 0; i < a->n; i++) {
+        x = isnan(x) || a->v[i] > x ? a->v[i] : x;
+    }
+    return x;
+}
+
+double an_values_over(const an_values *a, double limit)
+{
+    size_t k = limit < 0 ? a->zeros : 0;
+    for (size_t i = 0; i < a->n; i++) {
+        k += a->v[i] > limit;
+    }
+    return an_values_total(a) ? (double)k / (double)an_values_total(a) : NAN;
 }
 
 static int cmp_double(const void *p, const void *q)
@@ -113,11 +149,20 @@ static int cmp_double(const void *p, const void *q)
 void an_ccdf(an_values *a, void (*point)(void *ctx, double value, size_t count, size_t total),
              void *ctx)
 {
+    size_t total = an_values_total(a), i = 0;
     qsort(a->v, a->n, sizeof *a->v, cmp_double);
-    for (size_t i = 0; i < a->n; i++) {
+    /* below zero: the zeros are among the values >= each of them */
+    for (; i < a->n && a->v[i] < 0; i++) {
         if (i == 0 || a->v[i] != a->v[i - 1]) {
-            /* i values lie below v[i]: n - i are >= it */
-            point(ctx, a->v[i], a->n - i, a->n);
+            point(ctx, a->v[i], a->n - i + a->zeros, total);
+        }
+    }
+    if (a->zeros) {
+        point(ctx, 0.0, a->n - i + a->zeros, total);
+    }
+    for (size_t j = i; j < a->n; j++) {
+        if (j == i || a->v[j] != a->v[j - 1]) {
+            point(ctx, a->v[j], a->n - j, total);
         }
     }
 }

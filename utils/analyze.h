@@ -72,13 +72,21 @@ void an_corr_add(an_corr *c, double x, double y);
 /* The coefficient, or NAN when fewer than 2 points or a constant side. */
 double an_corr_value(const an_corr *c);
 
-/* Values of one metric for one dimension, for its CCDF. */
+/* Values of one metric for one dimension, for its CCDF.  Zeros - most
+ * d-link-intervals of a real machine are idle (seed 004 section IV.B) -
+ * are only counted, so memory grows with the busy ones. */
 typedef struct an_values {
-    double *v;
+    double *v; /* the values that are not 0 */
     size_t n, cap;
+    size_t zeros;
 } an_values;
 int an_values_add(an_values *a, double v); /* 0, or -1 out of memory */
 void an_values_free(an_values *a);
+size_t an_values_total(const an_values *a);
+/* Mean, maximum, and fraction of the values above limit; NAN when empty. */
+double an_values_mean(const an_values *a);
+double an_values_max(const an_values *a);
+double an_values_over(const an_values *a, double limit);
 /* Sort the values and call point() once per distinct value, in
  * increasing order, with the number of values >= it and the total: the
  * CCDF as seed 004 plots it is count / total = P(V >= v), 1 at the

@@ -268,35 +268,6 @@ static int run(an_source *src, analysis *a)
 
 /* ------------------------------------------------------------ reports */
 
-static double mean_of(const an_values *v)
-{
-    double s = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        s += v->v[i];
-    }
-    return v->n ? s / (double)v->n : NAN;
-}
-
-static double max_of(const an_values *v)
-{
-    double x = NAN;
-    for (size_t i = 0; i < v->n; i++) {
-        x = isnan(x) || v->v[i] > x ? v->v[i] : x;
-    }
-    return x;
-}
-
-/* Fraction of the values above limit (seed 004 section IV quotes P_bu > 5 %
- * and P_Ts > 10 %). */
-static double over(const an_values *v, double limit)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        k += v->v[i] > limit;
-    }
-    return v->n ? (double)k / (double)v->n : NAN;
-}
-
 static void report_summary(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"dim",
@@ -319,17 +290,17 @@ static void report_summary(analysis *a, FILE *f, cli_format format)
         const an_values *v = a->stats.values[d];
         table_cell(&t, "%c", dim_names[d]);
         table_cell(&t, "%" PRIu64, a->stats.samples[d]);
-        table_num(&t, mean_of(&v[AN_PPM]));
-        table_num(&t, max_of(&v[AN_PPM]));
-        table_num(&t, mean_of(&v[AN_PBU]));
-        table_num(&t, max_of(&v[AN_PBU]));
-        table_num(&t, over(&v[AN_PBU], 5));
-        table_num(&t, mean_of(&v[AN_PTS_INQ]));
-        table_num(&t, max_of(&v[AN_PTS_INQ]));
-        table_num(&t, over(&v[AN_PTS_INQ], 10));
-        table_num(&t, mean_of(&v[AN_PTS_CREDIT]));
-        table_num(&t, max_of(&v[AN_PTS_CREDIT]));
-        table_num(&t, over(&v[AN_PTS_CREDIT], 10));
+        table_num(&t, an_values_mean(&v[AN_PPM]));
+        table_num(&t, an_values_max(&v[AN_PPM]));
+        table_num(&t, an_values_mean(&v[AN_PBU]));
+        table_num(&t, an_values_max(&v[AN_PBU]));
+        table_num(&t, an_values_over(&v[AN_PBU], 5)); /* seed 004 IV.B: > 5 %, IV.C: > 10 % */
+        table_num(&t, an_values_mean(&v[AN_PTS_INQ]));
+        table_num(&t, an_values_max(&v[AN_PTS_INQ]));
+        table_num(&t, an_values_over(&v[AN_PTS_INQ], 10));
+        table_num(&t, an_values_mean(&v[AN_PTS_CREDIT]));
+        table_num(&t, an_values_max(&v[AN_PTS_CREDIT]));
+        table_num(&t, an_values_over(&v[AN_PTS_CREDIT], 10));
         table_row(&t);
     }
     table_end(&t);
@@ -457,7 +428,7 @@ static const char *const metric_titles[AN_METRICS] = {
 static int all_zero(const analysis *a, int k)
 {
     for (int d = 0; d < AN_DIMS; d++) {
-        if (max_of(&a->stats.values[d][k]) > 0) {
+        if (an_values_max(&a->stats.values[d][k]) > 0) {
             return 0;
         }
     }
@@ -485,7 +456,7 @@ static int plot_ccdf(analysis *a, const char *dir, int k, const char *title)
                 png, title, metric_titles[k], metric_titles[k],
                 all_zero(a, k) ? "set xrange [0:1]\n" : "");
         for (int d = 0; d < AN_DIMS; d++) {
-            if (a->stats.values[d][k].n == 0) {
+            if (an_values_total(&a->stats.values[d][k]) == 0) {
                 continue;
             }
             ccdf_ctx c = {NULL, fd, d, k};
