@@ -157,7 +157,6 @@ typedef struct analysis {
     an_features features;
     int feature_metric; /* AN_PBU, AN_PTS_INQ or AN_PTS_CREDIT */
     int32_t intervals;
-    int64_t first_ps, last_ps;
     table links; /* streamed while reading, when wanted */
     int links_on;
 } analysis;
@@ -207,7 +206,7 @@ static void link_row(analysis *a, int32_t k, const an_frame *fa, const an_frame 
 static int run(an_source *src, analysis *a)
 {
     const temu_machine *m = a->m;
-    an_frame fa, fb;
+    an_frame fa = {0}, fb = {0};
     char why[600];
     double *value = malloc((size_t)m->nrouters * sizeof *value);
     int rc = 0;
@@ -218,7 +217,6 @@ static int run(an_source *src, analysis *a)
         return cli_fail("analyze: out of memory for %s", m->name);
     }
     int got = an_source_next(src, &fa, why, sizeof why);
-    a->first_ps = fa.time_ps;
     while (got == 1 && (got = an_source_next(src, &fb, why, sizeof why)) == 1) {
         for (int64_t r = 0; r < m->nrouters; r++) {
             value[r] = NAN;
@@ -242,7 +240,6 @@ static int run(an_source *src, analysis *a)
             got = -2;
             break;
         }
-        a->last_ps = fb.time_ps;
         a->intervals++;
         an_frame swap = fa;
         fa = fb;
