@@ -78,6 +78,7 @@ fuzz: components/tables.stamp
 	    fi; \
 	    echo "fuzz: building $$t"; \
 	    $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -I$(top_srcdir)/include -I$(top_srcdir)/emu \
+	        -I$(top_srcdir)/mpi \
 	        -o fuzz/libfuzzer_$$t $(top_srcdir)/fuzz/$$t.c $(FUZZ_LIBRARY_C) $$extra -lm; \
 	    $(MKDIR_P) fuzz/work/$$t; \
 	    echo "fuzz: running $$t for $(FUZZ_SECONDS) s"; \
