@@ -30,6 +30,24 @@ expect_ok "regions pbu" A "$CSV" -m gemini:4x2x2 --report=regions --feature=pbu 
     --feature-link=Y+ --threshold=10 --format=csv
 expect_out "regions pbu" '^0,0,1000000000000,Y\+,2,c0-0c0s0g1,0 1 0,1,0,10,2,$'
 
+# all nodes' NIC traffic per interval (seed 004 Fig. 3): nodes 0, 1 and 5
+# inject 1e9 + 2e9 + 3e9 bytes in the first minute, nodes 0 and 1 4e9 + 0
+# in the second (node 5 has no third sample)
+expect_ok "nodes" A "$CSV" -m gemini:4x2x2 --report=nodes --format=csv
+same "nodes" "$GOLD/nodes.csv" "$TMP/out"
+expect_ok "nodes ccdf" A "$CSV" -m gemini:4x2x2 --report=ccdf --format=csv
+grep '^all,' "$TMP/out" >"$TMP/got"
+printf '%s\n' 'all,injection_bpm,4000000000,2,2,1' 'all,injection_bpm,6000000000,1,2,0.5' \
+    'all,ingestion_bpm,1000000000,2,2,1' 'all,ingestion_bpm,2000000000,1,2,0.5' >"$TMP/want"
+same "nodes ccdf" "$TMP/want" "$TMP/got"
+# without the nic columns: no node rows
+cut -d, -f1-35 "$CSV" >"$TMP/links-only.csv"
+expect_ok "no nic columns" A "$TMP/links-only.csv" -m gemini:4x2x2 --report=nodes --format=csv
+[ "$(wc -l <"$TMP/out")" -eq 1 ] && pass || failed "no nic columns: header only expected"
+cut -d, -f1-36 "$CSV" >"$TMP/half.csv"
+expect_fail "one nic column" "only one of totaloutput_optA and totalinput" \
+    A "$TMP/half.csv" -m gemini:4x2x2
+
 # CCDF: X P_bu takes 0 (6 of 6), 25 (2 of 6), 50 (1 of 6)
 expect_ok "ccdf" A "$CSV" -m gemini:4x2x2 --report=ccdf --format=csv
 grep '^X,pbu,' "$TMP/out" >"$TMP/got"
@@ -74,12 +92,24 @@ tile 0 3 4 48000000000
 tile 0 10 4 48000000000
 tile 0 32 4 48000000000
 link 0 X+ 5 12000000000
+# node 3's NIC (counters 4608 + 3 x 16 + c): ORB_VC0 100 packets, 1000
+# flits; ORB_VC1 10, 30; RAT data 200 flits; NPT 10 packets, 50 flits
+set 4656 100
+set 4657 1000
+set 4658 10
+set 4659 30
+set 4661 200
+set 4662 10
+set 4663 50
 EOT
 expect_ok "series links" A "$TMP/a.tser" --report=links --format=csv
 expect_out "series X+" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,140625000000,8000,8000,25,50,25$'
 [ "$(grep -c '^0,' "$TMP/out")" -eq 96 ] && pass || failed "series: 16 Geminis x 6 d-links expected"
 [ "$(awk -F, 'NR > 1 && $10 != 0' "$TMP/out" | wc -l)" -eq 1 ] && pass ||
     failed "series: one d-link with traffic"
+# out 16 x (1000 + 50 - 100 - 10) = 15040, in 16 x (200 + 30 - 10) = 3520
+expect_ok "series nodes" A "$TMP/a.tser" --report=nodes --format=csv
+expect_out "series nodes" '^0,0,60000000000000,32,15040,3520,15040,3520$'
 expect_ok "series table" A "$TMP/a.tser"
 expect_out "series summary table" '^  X +32 +250 +8000 +0\.78125 +25 +0\.03125 '
 
@@ -95,12 +125,13 @@ grep -q "the series has no end record" "$TMP/err" && pass || failed "incomplete:
 
 # --- everything into a directory: CSVs, DOT and PNGs
 expect_ok "output dir" A "$CSV" -m gemini:4x2x2 --threshold=20 -o "$TMP/fig"
-for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv features.dot \
-    ccdf-ppm.png ccdf-pbu.png ccdf-pts_inq.png ccdf-pts_credit.png features.png; do
+for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv nodes.csv features.dot \
+    ccdf-ppm.png ccdf-pbu.png ccdf-pts_inq.png ccdf-pts_credit.png ccdf-nodes.png features.png; do
     grep -qx "$TMP/fig/$f" "$TMP/out" && [ -s "$TMP/fig/$f" ] && pass || failed "output dir: $f"
 done
 same "dir links.csv" "$GOLD/links.csv" "$TMP/fig/links.csv"
 same "dir regions.csv" "$GOLD/regions-20.csv" "$TMP/fig/regions.csv"
+same "dir nodes.csv" "$GOLD/nodes.csv" "$TMP/fig/nodes.csv"
 for f in "$TMP"/fig/*.png; do
     sig=$(od -An -tx1 -N16 "$f" | tr -d ' \n')
     [ "$sig" = 89504e470d0a1a0a0000000d49484452 ] && pass || failed "$f: not a PNG ($sig)"
@@ -140,7 +171,7 @@ expect_fail "bad number" "X+_traffic '1x0' is not a whole number" A "$TMP/num.cs
 { head -1 "$CSV"; sed -n '2s/^[^,]*,/1483228800.5x,/p' "$CSV"; } >"$TMP/time.csv"
 expect_fail "bad time" "Time '1483228800.5x' is not seconds" A "$TMP/time.csv" -m gemini:4x2x2
 { head -1 "$CSV"; sed -n '2s/, [0-9]*$//p' "$CSV"; } >"$TMP/short.csv"
-expect_fail "short row" ":2: 34 fields, the header has 35" A "$TMP/short.csv" -m gemini:4x2x2
+expect_fail "short row" ":2: 36 fields, the header has 37" A "$TMP/short.csv" -m gemini:4x2x2
 printf 'hello\n' >"$TMP/x.csv"
 expect_fail "no header" "not an LDMS CSV file" A "$TMP/x.csv" -m gemini:4x2x2
 expect_fail "bad report" "--report 'all' is not one of" A "$CSV" -m gemini:4x2x2 --report=all

@@ -20,7 +20,14 @@ static void frames(const temu_machine *m, an_frame *a, an_frame *b, int64_t t0, 
     b->t_ps = malloc(n * sizeof *b->t_ps);
     a->links = calloc(n * AN_DIRS, sizeof *a->links);
     b->links = calloc(n * AN_DIRS, sizeof *b->links);
-    ck_assert(a->t_ps && b->t_ps && a->links && b->links);
+    a->nic = calloc((size_t)m->nnodes, sizeof *a->nic);
+    b->nic = calloc((size_t)m->nnodes, sizeof *b->nic);
+    a->node_seen = calloc((size_t)m->nnodes, 1);
+    b->node_seen = calloc((size_t)m->nnodes, 1);
+    ck_assert(a->t_ps && b->t_ps && a->links && b->links && a->nic && b->nic && a->node_seen &&
+              b->node_seen);
+    a->time_ps = t0;
+    b->time_ps = t1;
     for (size_t r = 0; r < n; r++) {
         a->t_ps[r] = t0;
         b->t_ps[r] = t1;
@@ -33,6 +40,10 @@ static void frames_free(an_frame *a, an_frame *b)
     free(b->t_ps);
     free(a->links);
     free(b->links);
+    free(a->nic);
+    free(b->nic);
+    free(a->node_seen);
+    free(b->node_seen);
 }
 
 #define MINUTE_PS 60000000000000LL
@@ -100,6 +111,39 @@ START_TEST(test_dlink_metrics)
     c[2] = 7;
     ck_assert_int_eq(an_dlink_metrics(&m, temu_router_index(&m, c), 5, &a, &b, &x), 0);
     ck_assert(x.bandwidth == 9.375);
+    frames_free(&a, &b);
+}
+END_TEST
+
+START_TEST(test_nodes)
+{
+    /* seed 004 Fig. 3: all nodes' traffic per interval; only nodes sampled
+     * at both ends count; half a minute doubles the per-minute rates */
+    temu_machine m = test_machine("gemini:2x2x2");
+    an_frame a, b;
+    an_nodes x;
+    an_stats st;
+    memset(&st, 0, sizeof st);
+    frames(&m, &a, &b, MINUTE_PS, MINUTE_PS + MINUTE_PS / 2);
+    a.node_seen[3] = b.node_seen[3] = 1;
+    a.nic[3] = (an_nic){100, UINT64_MAX}; /* ingestion wraps: 1 + 9 */
+    b.nic[3] = (an_nic){1100, 9};
+    a.node_seen[4] = 1; /* no second sample: left out */
+    a.nic[4] = (an_nic){0, 0};
+    b.nic[4] = (an_nic){5000, 5000};
+    b.node_seen[5] = 1; /* no first sample */
+    b.nic[5] = (an_nic){7000, 7000};
+    ck_assert_int_eq(an_nodes_interval(&m, &a, &b, &x), 0);
+    ck_assert_int_eq(x.nodes, 1);
+    ck_assert_uint_eq(x.out, 1000);
+    ck_assert_uint_eq(x.in, 10);
+    ck_assert(x.out_bpm == 2000.0 && x.in_bpm == 20.0);
+    ck_assert_int_eq(an_stats_add_nodes(&st, &x), 0);
+    ck_assert(an_values_max(&st.nodes[AN_INJECTION]) == 2000.0);
+    ck_assert(an_values_max(&st.nodes[AN_INGESTION]) == 20.0);
+    an_stats_free(&st);
+    b.time_ps = a.time_ps;
+    ck_assert_int_eq(an_nodes_interval(&m, &a, &b, &x), -1);
     frames_free(&a, &b);
 }
 END_TEST
@@ -352,6 +396,7 @@ int main(void)
     Suite *s = suite_create("analyze");
     TCase *tc = tcase_create("analyze");
     tcase_add_test(tc, test_dlink_metrics);
+    tcase_add_test(tc, test_nodes);
     tcase_add_test(tc, test_correlation);
     tcase_add_test(tc, test_ccdf);
     tcase_add_test(tc, test_features_torus);

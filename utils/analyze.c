@@ -11,6 +11,7 @@
 #include <string.h>
 
 const char *const an_metric_names[AN_METRICS] = {"ppm", "pbu", "pts_inq", "pts_credit"};
+const char *const an_node_metric_names[AN_NODE_METRICS] = {"injection_bpm", "ingestion_bpm"};
 
 int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_frame *a,
                      const an_frame *b, an_metrics *out)
@@ -34,6 +35,25 @@ int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_fr
     /* eqs. 1-2: stall time summed over the tiles / (tiles x T_i), in percent */
     out->pts_inq = 100.0 * (double)(y->inq_ps - x->inq_ps) / (out->tiles * dt);
     out->pts_credit = 100.0 * (double)(y->credit_ps - x->credit_ps) / (out->tiles * dt);
+    return 0;
+}
+
+int an_nodes_interval(const temu_machine *m, const an_frame *a, const an_frame *b, an_nodes *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b->time_ps <= a->time_ps) {
+        return -1;
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        if (a->node_seen[n] && b->node_seen[n]) {
+            out->nodes++;
+            out->out += b->nic[n].out - a->nic[n].out; /* modulo 2^64 */
+            out->in += b->nic[n].in - a->nic[n].in;
+        }
+    }
+    double dt = (double)(b->time_ps - a->time_ps);
+    out->out_bpm = (double)out->out * 6e13 / dt;
+    out->in_bpm = (double)out->in * 6e13 / dt;
     return 0;
 }
 
@@ -181,8 +201,19 @@ int an_stats_add(an_stats *s, int dir, const an_metrics *x)
     return 0;
 }
 
+int an_stats_add_nodes(an_stats *s, const an_nodes *x)
+{
+    return an_values_add(&s->nodes[AN_INJECTION], x->out_bpm) != 0 ||
+                   an_values_add(&s->nodes[AN_INGESTION], x->in_bpm) != 0
+               ? -1
+               : 0;
+}
+
 void an_stats_free(an_stats *s)
 {
+    for (int k = 0; k < AN_NODE_METRICS; k++) {
+        an_values_free(&s->nodes[k]);
+    }
     for (int d = 0; d < AN_DIMS; d++) {
         for (int k = 0; k < AN_METRICS; k++) {
             an_values_free(&s->values[d][k]);

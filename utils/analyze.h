@@ -32,13 +32,36 @@ typedef struct an_link {
     uint64_t credit_ps; /* credit stall summed over the tiles, in ps      */
 } an_link;
 
+/* Cumulative NIC traffic of one node, as gpcdr's nic metric set gives it
+ * (reference/gemini REPORT.md section 2.2): bytes the node put on the
+ * network and bytes it took from it, 16 per flit less a header flit per
+ * packet. */
+typedef struct an_nic {
+    uint64_t out; /* totaloutput_optA */
+    uint64_t in;  /* totalinput       */
+} an_nic;
+
 /* One sample of every d-link: links[router * AN_DIRS + dir]; t_ps[router]
- * the time the router was sampled (-1: no sample of it at this time). */
+ * the time the router was sampled (-1: no sample of it at this time);
+ * nic[node] sampled when node_seen[node]. */
 typedef struct an_frame {
     int64_t time_ps; /* the sample's nominal time */
     int64_t *t_ps;
     an_link *links;
+    an_nic *nic;
+    unsigned char *node_seen;
 } an_frame;
+
+/* Traffic of all nodes over one interval (seed 004 Fig. 3): the nodes
+ * sampled at both ends, what they injected and took in, and the same as
+ * bytes per minute of the interval's nominal length. */
+typedef struct an_nodes {
+    int64_t nodes;
+    uint64_t out, in;
+    double out_bpm, in_bpm;
+} an_nodes;
+/* 0, or -1 when b is not later than a. */
+int an_nodes_interval(const temu_machine *m, const an_frame *a, const an_frame *b, an_nodes *out);
 
 /* Figures of one d-link over one interval. */
 typedef struct an_metrics {
@@ -96,14 +119,18 @@ void an_ccdf(an_values *a, void (*point)(void *ctx, double value, size_t count, 
 
 /* Everything `analyze` accumulates over all intervals. */
 enum { AN_PPM = 0, AN_PBU, AN_PTS_INQ, AN_PTS_CREDIT, AN_METRICS };
+enum { AN_INJECTION = 0, AN_INGESTION, AN_NODE_METRICS }; /* bytes per minute */
+extern const char *const an_node_metric_names[AN_NODE_METRICS];
 extern const char *const an_metric_names[AN_METRICS]; /* "ppm", "pbu", ... */
 typedef struct an_stats {
     an_values values[AN_DIMS][AN_METRICS];
     an_corr credit[AN_DIMS]; /* P_bu against credit P_Ts (Table I) */
     an_corr inq[AN_DIMS];    /* P_bu against inq P_Ts              */
     uint64_t samples[AN_DIMS];
+    an_values nodes[AN_NODE_METRICS]; /* one value per interval */
 } an_stats;
 int an_stats_add(an_stats *s, int dir, const an_metrics *x); /* 0, or -1 out of memory */
+int an_stats_add_nodes(an_stats *s, const an_nodes *x);      /* the same */
 void an_stats_free(an_stats *s);
 
 /* The metric `which` (AN_PPM ...) of x. */

@@ -11,8 +11,9 @@
  * REPORT.md section 2.3): a header line "#Time,Time_usec,ProducerName,
  * component_id,job_id,..." naming, among other columns, "<DIR>_traffic (B)",
  * "<DIR>_packets (1)", "<DIR>_inq_stall (ns)" and "<DIR>_credit_stall (ns)"
- * for DIR in X+ X- Y+ Y- Z+ Z-, then one row per node and sample with
- * cumulative values.  Rows whose Time rounds to the same second are one
+ * for DIR in X+ X- Y+ Y- Z+ Z-, and optionally the nic metric set's
+ * "totaloutput_optA (B)" and "totalinput (B)", then one row per node and
+ * sample with cumulative values.  Rows whose Time rounds to the same second are one
  * sample (LDMS samples every node at once, seed 004 section II.D); rows
  * must come in time order, as store_csv writes them.
  */
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #define PS_PER_CYCLE 1250 /* Gemini router clock, 800 MHz */
+#define NIC_BYTES 16      /* bytes per NIC flit (gpcdr's nic metric set) */
 #define PS_PER_S 1000000000000LL
 #define MAX_FIELDS 512
 #define MAX_SPAN_S (100LL * 86400) /* a CSV may span 100 days */
@@ -46,10 +48,12 @@ struct an_source {
     int nfields;
     int col_time, col_comp;
     int col[AN_DIRS][BASES];
+    int col_out, col_in;     /* the nic metric set's columns, -1 when absent */
     int have_row;            /* a row read ahead, of the next sample */
     int64_t row_sec, row_ps; /* its rounded second, its time (ps, from base) */
-    int64_t row_router;
+    int64_t row_router, row_node;
     uint64_t row_val[AN_DIRS][BASES];
+    uint64_t row_out, row_in;
     int64_t base_sec; /* times count from here */
     int started;
 };
@@ -70,7 +74,9 @@ int an_frame_alloc(const temu_machine *m, an_frame *f)
     f->time_ps = 0;
     f->t_ps = malloc((size_t)m->nrouters * sizeof *f->t_ps);
     f->links = calloc((size_t)m->nrouters * AN_DIRS, sizeof *f->links);
-    if (f->t_ps == NULL || f->links == NULL) {
+    f->nic = calloc((size_t)m->nnodes, sizeof *f->nic);
+    f->node_seen = calloc((size_t)m->nnodes, 1);
+    if (f->t_ps == NULL || f->links == NULL || f->nic == NULL || f->node_seen == NULL) {
         an_frame_free(f);
         return -1;
     }
@@ -84,8 +90,9 @@ void an_frame_free(an_frame *f)
 {
     free(f->t_ps);
     free(f->links);
-    f->t_ps = NULL;
-    f->links = NULL;
+    free(f->nic);
+    free(f->node_seen);
+    memset(f, 0, sizeof *f);
 }
 
 const temu_machine *an_source_machine(const an_source *s)
@@ -111,6 +118,17 @@ static int series_next(an_source *s, an_frame *f, char *why, size_t len)
         return rc == 0 ? 0 : fail(why, len, "%s", err.message);
     }
     f->time_ps = t;
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        /* gpcdr's totaloutput_optA and totalinput from the NIC counters the
+         * model fills (doc/model.md): requests and target responses out,
+         * request data and responses in */
+        const uint64_t *c = v + temu_idx_gemini_nic(m, n, 0);
+        f->nic[n].out = NIC_BYTES * (c[TEMU_NIC_ORB_VC0_FLITS] + c[TEMU_NIC_NPT_FLITS] -
+                                     c[TEMU_NIC_ORB_VC0_PKTS] - c[TEMU_NIC_NPT_PKTS]);
+        f->nic[n].in = NIC_BYTES * (c[TEMU_NIC_RAT_DATA_FLITS_VC0] + c[TEMU_NIC_ORB_VC1_FLITS] -
+                                    c[TEMU_NIC_ORB_VC1_PKTS]);
+        f->node_seen[n] = 1;
+    }
     for (int64_t r = 0; r < m->nrouters; r++) {
         f->t_ps[r] = t;
         for (int d = 0; d < AN_DIRS; d++) {
@@ -208,6 +226,13 @@ static int metric_column(const char *name, int *dir, int *base, const char **uni
     return -1;
 }
 
+/* The nic metric set's column `base`, bare or with its unit "(B)". */
+static int nic_column(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    return strncmp(name, base, n) == 0 && (name[n] == '\0' || strcmp(name + n, " (B)") == 0);
+}
+
 static int csv_header(an_source *s, char *why, size_t len)
 {
     char *field[MAX_FIELDS];
@@ -222,7 +247,7 @@ static int csv_header(an_source *s, char *why, size_t len)
         return fail(why, len, "%s: more than %d columns", s->name, MAX_FIELDS);
     }
     s->nfields = n;
-    s->col_time = s->col_comp = -1;
+    s->col_time = s->col_comp = s->col_out = s->col_in = -1;
     memset(s->col, -1, sizeof s->col);
     for (int i = 0; i < n; i++) {
         int d, b;
@@ -231,6 +256,10 @@ static int csv_header(an_source *s, char *why, size_t len)
             s->col_time = i;
         } else if (strcmp(field[i], "component_id") == 0) {
             s->col_comp = i;
+        } else if (nic_column(field[i], "totaloutput_optA")) {
+            s->col_out = i;
+        } else if (nic_column(field[i], "totalinput")) {
+            s->col_in = i;
         } else {
             int rc = metric_column(field[i], &d, &b, &unit);
             if (rc == -2) {
@@ -245,6 +274,10 @@ static int csv_header(an_source *s, char *why, size_t len)
     if (s->col_time < 0 || s->col_comp < 0) {
         return fail(why, len, "%s: the header lacks the %s column", s->name,
                     s->col_time < 0 ? "Time" : "component_id");
+    }
+    if ((s->col_out < 0) != (s->col_in < 0)) {
+        return fail(why, len, "%s: the header has only one of totaloutput_optA and totalinput",
+                    s->name);
     }
     for (int d = 0; d < AN_DIRS; d++) {
         for (int b = 0; b < BASES; b++) {
@@ -352,6 +385,14 @@ static int csv_row(an_source *s, char *why, size_t len)
             }
         }
     }
+    s->row_out = s->row_in = 0;
+    if (s->col_out >= 0 && (parse_u64(field[s->col_out], &s->row_out) != 0 ||
+                            parse_u64(field[s->col_in], &s->row_in) != 0)) {
+        return fail(why, len,
+                    "%s:%ld: totaloutput_optA '%s' or totalinput '%s' is not a whole "
+                    "number",
+                    s->name, s->lineno, field[s->col_out], field[s->col_in]);
+    }
     s->row_sec = sec + (usec >= 500000); /* the sample it belongs to */
     if (!s->started) {
         s->base_sec = s->row_sec - 1; /* every time of the file stays >= 0 */
@@ -365,6 +406,7 @@ static int csv_row(an_source *s, char *why, size_t len)
                     s->name, s->lineno, field[s->col_time]);
     }
     s->row_ps = (sec - s->base_sec) * PS_PER_S + usec * 1000000;
+    s->row_node = (int64_t)nid;
     s->row_router = temu_node_router(&s->machine, (int64_t)nid);
     s->have_row = 1;
     return 1;
@@ -374,6 +416,11 @@ static void apply_row(an_source *s, an_frame *f)
 {
     an_link *l = &f->links[s->row_router * AN_DIRS];
     f->t_ps[s->row_router] = s->row_ps;
+    if (s->col_out >= 0) {
+        f->nic[s->row_node].out = s->row_out;
+        f->nic[s->row_node].in = s->row_in;
+        f->node_seen[s->row_node] = 1;
+    }
     for (int d = 0; d < AN_DIRS; d++) {
         l[d].bytes = s->row_val[d][B_TRAFFIC];
         l[d].packets = s->row_val[d][B_PACKETS];
@@ -393,6 +440,7 @@ static int csv_next(an_source *s, an_frame *f, char *why, size_t len)
     for (int64_t r = 0; r < s->machine.nrouters; r++) {
         f->t_ps[r] = -1;
     }
+    memset(f->node_seen, 0, (size_t)s->machine.nnodes);
     f->time_ps = (sec - s->base_sec) * PS_PER_S;
     apply_row(s, f);
     while ((rc = csv_row(s, why, len)) == 1) {
@@ -467,6 +515,11 @@ int an_source_open(const char *path, const char *spec, an_source **out, char *wh
 int an_source_next(an_source *s, an_frame *f, char *why, size_t len)
 {
     return s->series != NULL ? series_next(s, f, why, len) : csv_next(s, f, why, len);
+}
+
+int an_source_has_nic(const an_source *s)
+{
+    return s->series != NULL || s->col_out >= 0;
 }
 
 int an_source_complete(const an_source *s)

@@ -21,6 +21,9 @@ const char *an_source_kind(const an_source *s);
 /* The next sample into f (an_frame_alloc'd for the machine): 1, 0 after
  * the last, -1 with the reason in why. */
 int an_source_next(an_source *s, an_frame *f, char *why, size_t len);
+/* 1 when the input has the nodes' NIC traffic (a series always; an LDMS
+ * file with the totaloutput_optA and totalinput columns). */
+int an_source_has_nic(const an_source *s);
 /* After the last sample: 0 when a series file lacked its end record (a
  * writer that did not finish), else 1. */
 int an_source_complete(const an_source *s);

@@ -6,8 +6,9 @@
  *
  * Per Gemini d-link and interval: packets per minute, P_bu, inq and credit
  * P_Ts (analyze.c); by dimension: their CCDFs (Figs. 4-5), a summary, and
- * the P_bu/P_Ts correlation (Table I); congestion regions and the feature
- * graph (section VI, Fig. 9; features.c).  One table on stdout
+ * the P_bu/P_Ts correlation (Table I); all nodes' injection and ingestion
+ * per interval and their CCDFs (Fig. 3); congestion regions and the
+ * feature graph (section VI, Fig. 9; features.c).  One table on stdout
  * (--report, --format), or everything into a directory (--output-dir):
  * CSV files, the feature graph as DOT, and PNG pictures drawn by gnuplot
  * and Graphviz.
@@ -33,13 +34,14 @@ static void usage(FILE *f)
                "Link-level analysis of a Gemini time series (Jha et al., HPCMASPA 2018): per\n"
                "d-link and interval the packets per minute, percent bandwidth used (P_bu) and\n"
                "percent time stalled (P_Ts, inq and credit); their CCDFs by dimension, the\n"
-               "utilisation/stall correlation, congestion regions and the feature graph.\n"
+               "utilisation/stall correlation, the nodes' injection and ingestion, congestion\n"
+               "regions and the feature graph.\n"
                "FILE is a series file (torusemu series) or gpcdr samples in LDMS's CSV layout.\n"
                "\n"
                "Options:\n"
                "  -m, --machine=SPEC      the Gemini machine an LDMS CSV file was sampled on\n"
                "  -r, --report=NAME       the table to print: summary (default), links, ccdf,\n"
-               "                          correlation, regions\n"
+               "                          correlation, regions, nodes\n"
                "  -o, --output-dir=DIR    write every table as CSV, the feature graph (DOT)\n"
                "                          and PNG pictures into DIR (created if missing)\n"
                "      --no-png            with --output-dir: no pictures\n"
@@ -58,10 +60,11 @@ static void usage(FILE *f)
 }
 
 enum { OPT_NO_PNG = CLI_OPT_FIRST_LONG, OPT_FEATURE, OPT_FEATURE_LINK, OPT_THRESHOLD };
-enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REPORTS };
-static const char *const report_names[REPORTS] = {"summary", "links", "ccdf", "correlation",
-                                                  "regions"};
+enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REPORTS };
+static const char *const report_names[REPORTS] = {"summary",     "links",   "ccdf",
+                                                  "correlation", "regions", "nodes"};
 static const char dim_names[AN_DIMS] = {'X', 'Y', 'Z'};
+static const char *const dim_label[AN_DIMS] = {"X", "Y", "Z"};
 
 /* ------------------------------------------------------------ tables */
 
@@ -159,6 +162,12 @@ typedef struct analysis {
     int32_t intervals;
     table links; /* streamed while reading, when wanted */
     int links_on;
+    /* all nodes' traffic per interval (seed 004 Fig. 3), when the input has it */
+    struct node_row {
+        int64_t start_ps, end_ps;
+        an_nodes x;
+    } * nodes;
+    size_t nnodes, nodes_cap;
 } analysis;
 
 static const char *const link_cols[] = {
@@ -234,6 +243,15 @@ static int run(an_source *src, analysis *a)
                 if (d == a->features.dir) {
                     value[r] = an_metric(&x, a->feature_metric);
                 }
+            }
+        }
+        struct node_row nr = {fa.time_ps, fb.time_ps, {0}};
+        if (an_source_has_nic(src) && an_nodes_interval(m, &fa, &fb, &nr.x) == 0) {
+            if (an_reserve((void **)&a->nodes, &a->nodes_cap, a->nnodes, sizeof *a->nodes, 64) ||
+                an_stats_add_nodes(&a->stats, &nr.x) != 0) {
+                got = -2;
+            } else {
+                a->nodes[a->nnodes++] = nr;
             }
         }
         if (got == -2 || an_features_step(&a->features, a->intervals, fa.time_ps, value) != 0) {
@@ -322,15 +340,15 @@ static void report_correlation(analysis *a, FILE *f, cli_format format)
 typedef struct ccdf_ctx {
     table *t;
     FILE *data; /* gnuplot data, or NULL */
-    int dim, metric;
+    const char *dim, *metric;
 } ccdf_ctx;
 
 static void ccdf_point(void *p, double value, size_t count, size_t total)
 {
     ccdf_ctx *c = p;
     if (c->t != NULL) {
-        table_cell(c->t, "%c", dim_names[c->dim]);
-        table_cell(c->t, "%s", an_metric_names[c->metric]);
+        table_cell(c->t, "%s", c->dim);
+        table_cell(c->t, "%s", c->metric);
         table_num(c->t, value);
         table_cell(c->t, "%zu", count);
         table_cell(c->t, "%zu", total);
@@ -345,14 +363,18 @@ static void ccdf_point(void *p, double value, size_t count, size_t total)
 static void report_ccdf(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"dim", "metric", "value", "count", "total", "ccdf"};
-    static const int width[] = {3, 10, 14, 9, 9, 9};
+    static const int width[] = {3, 13, 14, 9, 9, 9};
     table t;
     table_begin(&t, f, format, cols, width, 6);
     for (int k = 0; k < AN_METRICS; k++) {
         for (int d = 0; d < AN_DIMS; d++) {
-            ccdf_ctx c = {&t, NULL, d, k};
+            ccdf_ctx c = {&t, NULL, dim_label[d], an_metric_names[k]};
             an_ccdf(&a->stats.values[d][k], ccdf_point, &c);
         }
+    }
+    for (int k = 0; k < AN_NODE_METRICS; k++) { /* all nodes together, per interval */
+        ccdf_ctx c = {&t, NULL, "all", an_node_metric_names[k]};
+        an_ccdf(&a->stats.nodes[k], ccdf_point, &c);
     }
     table_end(&t);
 }
@@ -395,9 +417,35 @@ static void report_regions(analysis *a, FILE *f, cli_format format)
     table_end(&t);
 }
 
+static void report_nodes(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"interval",      "start_ps",        "end_ps",
+                                       "nodes",         "injection_bytes", "ingestion_bytes",
+                                       "injection_bpm", "ingestion_bpm"};
+    static const int width[] = {8, 16, 16, 6, 16, 16, 16, 16};
+    table t;
+    table_begin(&t, f, format, cols, width, 8);
+    for (size_t i = 0; i < a->nnodes; i++) {
+        const struct node_row *n = &a->nodes[i];
+        table_cell(&t, "%zu", i);
+        table_cell(&t, "%" PRId64, n->start_ps);
+        table_cell(&t, "%" PRId64, n->end_ps);
+        table_cell(&t, "%" PRId64, n->x.nodes);
+        table_cell(&t, "%" PRIu64, n->x.out);
+        table_cell(&t, "%" PRIu64, n->x.in);
+        table_num(&t, n->x.out_bpm);
+        table_num(&t, n->x.in_bpm);
+        table_row(&t);
+    }
+    table_end(&t);
+}
+
 static void report(analysis *a, int which, FILE *f, cli_format format)
 {
     switch (which) {
+    case REP_NODES:
+        report_nodes(a, f, format);
+        break;
     case REP_SUMMARY:
         report_summary(a, f, format);
         break;
@@ -421,46 +469,44 @@ static const char *const metric_titles[AN_METRICS] = {
     "packets per minute", "percent bandwidth used (P_bu)", "percent time stalled, inq (P_Ts)",
     "percent time stalled, credit (P_Ts)"};
 
-/* 1 when every value of metric k is 0 (gnuplot needs an x range then). */
-static int all_zero(const analysis *a, int k)
-{
-    for (int d = 0; d < AN_DIMS; d++) {
-        if (an_values_max(&a->stats.values[d][k]) > 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
+/* One line of a CCDF picture. */
+typedef struct curve {
+    an_values *v;
+    const char *label;
+} curve;
 
-/* ccdf-METRIC.png through gnuplot: one step line per dimension with data. */
-static int plot_ccdf(analysis *a, const char *dir, int k, const char *title)
+/* DIR/ccdf-STEM.png through gnuplot: a step line per curve with data. */
+static int plot_ccdf(const char *dir, const char *stem, const char *what, const char *per,
+                     const char *title, curve *cv, int n)
 {
     char data[4200], script[4200], png[4200];
-    snprintf(data, sizeof data, "%s/ccdf-%s.dat", dir, an_metric_names[k]);
-    snprintf(script, sizeof script, "%s/ccdf-%s.gp", dir, an_metric_names[k]);
-    snprintf(png, sizeof png, "%s/ccdf-%s.png", dir, an_metric_names[k]);
+    snprintf(data, sizeof data, "%s/ccdf-%s.dat", dir, stem);
+    snprintf(script, sizeof script, "%s/ccdf-%s.gp", dir, stem);
+    snprintf(png, sizeof png, "%s/ccdf-%s.png", dir, stem);
     FILE *fd = fopen(data, "w"), *fs = fopen(script, "w");
-    int rc = 0, block = 0;
+    int rc = 0, block = 0, zero = 1;
+    for (int i = 0; i < n; i++) {
+        zero &= !(an_values_max(cv[i].v) > 0); /* gnuplot needs an x range then */
+    }
     if (fd == NULL || fs == NULL) {
         rc = cli_fail("analyze: cannot write in %s: %s", dir, strerror(errno));
     } else {
         fprintf(fs,
                 "set terminal pngcairo size 900,640\nset output '%s'\n"
-                "set title \"%s\\nCCDF of %s per d-link and interval\" noenhanced\n"
+                "set title \"%s\\nCCDF of %s per %s\" noenhanced\n"
                 "set xlabel '%s' noenhanced\nset ylabel 'P(value >= x)'\n"
                 "set logscale y\nset yrange [*:1.2]\nset key top right\nset grid\n%s"
                 "plot ",
-                png, title, metric_titles[k], metric_titles[k],
-                all_zero(a, k) ? "set xrange [0:1]\n" : "");
-        for (int d = 0; d < AN_DIMS; d++) {
-            if (an_values_total(&a->stats.values[d][k]) == 0) {
+                png, title, what, per, what, zero ? "set xrange [0:1]\n" : "");
+        for (int i = 0; i < n; i++) {
+            if (an_values_total(cv[i].v) == 0) {
                 continue;
             }
-            ccdf_ctx c = {NULL, fd, d, k};
-            an_ccdf(&a->stats.values[d][k], ccdf_point, &c);
+            ccdf_ctx c = {NULL, fd, NULL, NULL};
+            an_ccdf(cv[i].v, ccdf_point, &c);
             fprintf(fd, "\n\n");
-            fprintf(fs, "%s'%s' index %d using 1:2 with fsteps lw 2 title '%c'", block ? ", " : "",
-                    data, block, dim_names[d]);
+            fprintf(fs, "%s'%s' index %d using 1:2 with fsteps lw 2 title '%s'", block ? ", " : "",
+                    data, block, cv[i].label);
             block++;
         }
         fprintf(fs, "\n");
@@ -474,12 +520,12 @@ static int plot_ccdf(analysis *a, const char *dir, int k, const char *title)
     if (rc == 0 && block > 0) {
         char *args[] = {script, NULL};
         rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
+        if (rc == 0) {
+            printf("%s\n", png);
+        }
     }
     unlink(data);
     unlink(script);
-    if (rc == 0) {
-        printf("%s\n", png);
-    }
     return rc;
 }
 
@@ -510,18 +556,28 @@ static int write_file(analysis *a, const char *dir, const char *name, int which,
 
 static int write_dir(analysis *a, const char *dir, int png, const char *title)
 {
-    static const char *const files[] = {"summary.csv", "ccdf.csv", "correlation.csv",
-                                        "regions.csv"};
-    static const int which[] = {REP_SUMMARY, REP_CCDF, REP_CORR, REP_REGIONS};
+    static const char *const files[] = {"summary.csv", "ccdf.csv", "correlation.csv", "regions.csv",
+                                        "nodes.csv"};
+    static const int which[] = {REP_SUMMARY, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES};
     int rc = 0;
-    for (int i = 0; i < 4 && rc == 0; i++) {
+    for (int i = 0; i < 5 && rc == 0; i++) {
         rc = write_file(a, dir, files[i], which[i], title);
     }
     if (rc == 0) {
         rc = write_file(a, dir, "features.dot", -1, title);
     }
     for (int k = 0; k < AN_METRICS && rc == 0 && png; k++) {
-        rc = plot_ccdf(a, dir, k, title);
+        curve cv[AN_DIMS];
+        for (int d = 0; d < AN_DIMS; d++) {
+            cv[d] = (curve){&a->stats.values[d][k], dim_label[d]};
+        }
+        rc = plot_ccdf(dir, an_metric_names[k], metric_titles[k], "d-link and interval", title, cv,
+                       AN_DIMS);
+    }
+    if (rc == 0 && png) { /* seed 004 Fig. 3 */
+        curve cv[] = {{&a->stats.nodes[AN_INJECTION], "injection"},
+                      {&a->stats.nodes[AN_INGESTION], "ingestion"}};
+        rc = plot_ccdf(dir, "nodes", "bytes per minute, all nodes", "interval", title, cv, 2);
     }
     if (rc == 0 && png) {
         char dot[4200], out[4200];
@@ -587,7 +643,7 @@ static int parse_options(int argc, char **argv, options *o, int *done)
             }
             if (o->report == REPORTS) {
                 return cli_fail("analyze: --report '%s' is not one of summary, links, ccdf, "
-                                "correlation, regions",
+                                "correlation, regions, nodes",
                                 optarg);
             }
             break;
@@ -692,6 +748,7 @@ int cmd_analyze(int argc, char **argv)
     }
     an_features_free(&a.features);
     an_stats_free(&a.stats);
+    free(a.nodes);
     an_source_close(src);
     return rc;
 }
