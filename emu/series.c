@@ -294,7 +294,8 @@ struct temu_series_reader {
     temu_series_clock clock;
     uint64_t offset; /* bytes read from the file so far (for messages) */
     uint64_t *values;
-    uint64_t *changed;
+    uint64_t *changed; /* indices changed by the last snapshot */
+    uint64_t changed_cap;
     uint64_t snapshots;
     int64_t last_ps;
     int done;     /* 1 after the end record or the end of the file */
@@ -515,6 +516,18 @@ static temu_status read_snapshot(temu_series_reader *r, uint64_t left, int64_t *
         return read_fail(r, err, "%llu changed counters in a store of %llu", (unsigned long long)n,
                          (unsigned long long)r->ncounters);
     }
+    if (n > left / 2) { /* a change takes 2 bytes at least: memory stays within the file's size */
+        return read_fail(r, err, "%llu changed counters in a record of %llu bytes",
+                         (unsigned long long)n, (unsigned long long)left);
+    }
+    if (n > r->changed_cap) {
+        uint64_t *p = realloc(r->changed, (size_t)n * sizeof *p);
+        if (p == NULL) {
+            return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory", r->name);
+        }
+        r->changed = p;
+        r->changed_cap = n;
+    }
     for (uint64_t k = 0; k < n; k++) {
         uint64_t gap, z;
         if ((rc = read_varint(r, &left, &gap)) != 0) {
@@ -557,8 +570,7 @@ int temu_series_next_changes(temu_series_reader *r, int64_t *t_ps, const uint64_
     if (r->values == NULL) {
         size_t k = r->ncounters ? (size_t)r->ncounters : 1;
         r->values = calloc(k, sizeof *r->values);
-        r->changed = malloc(k * sizeof *r->changed);
-        if (r->values == NULL || r->changed == NULL) {
+        if (r->values == NULL) {
             r->done = 1;
             return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory for %llu counters",
                              r->name, (unsigned long long)r->ncounters);
