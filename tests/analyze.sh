@@ -123,6 +123,24 @@ expect_ok "incomplete series" A "$TMP/cut.tser" --report=links --format=csv
 expect_out "incomplete series" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,0,8000,8000,0,0,0$'
 grep -q "the series has no end record" "$TMP/err" && pass || failed "incomplete: no warning"
 
+# stalls from the timing model: a hot spot (every node of a 4x2x2 Gemini
+# torus puts 64 KiB to node 0 at once), run until the network is empty.
+# Inq stalls happen where packets arrive: a d-link no packet reached has
+# P_Ts inq exactly 0; the hot spot stalls some; no percentage passes 100.
+TIMED="$top_builddir/tests/series_timed"
+if "$TIMED" "$TMP/t.tser" gemini:4x2x2 65536 >"$TMP/end" 2>"$TMP/err"; then pass; else
+    failed "series_timed: $(cat "$TMP/err")"
+fi
+expect_ok "timed links" A "$TMP/t.tser" --report=links --format=csv
+awk -F, 'NR > 1 && $11 == 0 && $14 != 0 { bad++ } END { exit bad > 0 }' "$TMP/out" && pass ||
+    failed "timed: inq stall on a d-link no packet reached"
+awk -F, 'NR > 1 && $14 > 0 { i++ } NR > 1 && $15 > 0 { c++ } END { exit !(i > 0 && c > 0) }' \
+    "$TMP/out" && pass || failed "timed: the hot spot stalls no d-link"
+awk -F, 'NR > 1 && ($13 > 100 || $14 > 100 || $15 > 100) { bad++ } END { exit bad > 0 }' \
+    "$TMP/out" && pass || failed "timed: a percentage above 100"
+awk -F, -v end="$(cat "$TMP/end")" 'NR > 1 && ($2 != 0 || $3 != end) { bad++ } END { exit bad > 0 }' \
+    "$TMP/out" && pass || failed "timed: one interval from 0 to the model's end"
+
 # --- everything into a directory: CSVs, DOT and PNGs
 expect_ok "output dir" A "$CSV" -m gemini:4x2x2 --threshold=20 -o "$TMP/fig"
 for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv nodes.csv features.dot \
