@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "otf2_trace.h"
 #include "run_model.h"
+#include "run_sample.h"
 
 #include "../mpi/trace_format.h"
 #include "../mpi/vt_feed.h"
@@ -50,10 +51,12 @@ typedef struct run_opts {
     const char *spec;
     const char *map;
     const char *keep;
-    int replace;       /* --replace: --keep may replace an existing FILE */
-    const char *trace; /* --trace DIR */
-    int vtime;             /* --virtual-time                            */
-    const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0)    */
+    int replace;        /* --replace: --keep may replace an existing FILE */
+    const char *trace;  /* --trace DIR */
+    const char *series; /* --series FILE */
+    int64_t sample_ns;  /* --sample INTERVAL, host ns (0: none) */
+    int vtime;          /* --virtual-time */
+    const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0) */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -92,6 +95,11 @@ static void usage(FILE *f)
                "                           MPI_Wtime returns it (doc/virtual-time.md)\n"
                "      --cpu-scale=F        with --virtual-time: CPU time counts F times\n"
                "                           (default 1; 0: communication only)\n"
+               "      --sample=INTERVAL    with --series: snapshot every counter every INTERVAL\n"
+               "                           of host time (500ms, 2s, 1min); a live run has no\n"
+               "                           virtual time\n"
+               "      --series=FILE        the series file of the snapshots (`torusemu series`,\n"
+               "                           `torusemu analyze`)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -173,7 +181,9 @@ enum {
     OPT_VTIME,
     OPT_CPU_SCALE,
     OPT_ARG,
-    OPT_ARGS
+    OPT_ARGS,
+    OPT_SAMPLE,
+    OPT_SERIES
 };
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
@@ -188,6 +198,8 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"trace", required_argument, NULL, OPT_TRACE},
                                          {"virtual-time", no_argument, NULL, OPT_VTIME},
                                          {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
+                                         {"sample", required_argument, NULL, OPT_SAMPLE},
+                                         {"series", required_argument, NULL, OPT_SERIES},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -240,6 +252,15 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             }
             break;
         }
+        case OPT_SAMPLE:
+            if (run_parse_interval(optarg, &o->sample_ns) != 0) {
+                return fail("--sample '%s': expected a time such as 500ms, 2s, 1min (up to a day)",
+                            optarg);
+            }
+            break;
+        case OPT_SERIES:
+            o->series = optarg;
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -276,6 +297,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->cpu_scale != NULL && !o->vtime) {
         return fail("--cpu-scale goes with --virtual-time");
+    }
+    if ((o->series == NULL) != (o->sample_ns == 0)) {
+        return fail("--sample INTERVAL and --series FILE go together");
     }
     return 0;
 }
@@ -480,7 +504,7 @@ static char *env_with(const char *name, const char *value, int prepend)
  * received and forwarded, is reported as "killed by signal N" and returned
  * as 128 + N, as a shell reports it.
  */
-static int launch(const char *mpirun, char **argv)
+static int launch(const char *mpirun, char **argv, run_sampler *rs)
 {
     int pipefd[2];
     struct sigaction sa, old[NFORWARDED];
@@ -530,7 +554,11 @@ static int launch(const char *mpirun, char **argv)
         do {
             got = read(pipefd[0], &e, sizeof e);
         } while (got < 0 && errno == EINTR);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        if (rs != NULL) {
+            run_sampler_wait(rs, pid, &status);
+        } else {
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
         }
     } else {
         e = errno;
@@ -723,8 +751,13 @@ int cmd_run(int argc, char **argv)
     }
     av[k] = NULL;
 
-    rc = launch(mpirun, av);
-    if (rm != NULL) {
+    run_sampler rs;
+    if (o.series != NULL && run_sampler_start(&rs, o.series, s, o.sample_ns) != 0) {
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    rc = launch(mpirun, av, o.series != NULL ? &rs : NULL);
+    if (rm != NULL) { /* its last counters before the sampler's last snapshot */
         uint64_t nmsg;
         int64_t end;
         run_model_finish(rm, &nmsg, &end);
@@ -734,6 +767,14 @@ int cmd_run(int argc, char **argv)
                     "torusemu: timing model online: %" PRIu64 " messages, the network idle at "
                     "%.3f us of virtual time\n",
                     nmsg, (double)end * 1e-6);
+        }
+    }
+    if (o.series != NULL) {
+        int src2 = run_sampler_finish(&rs);
+        rc = rc == 0 && src2 != 0 ? src2 : rc;
+        if (src2 == 0 && !o.quiet) {
+            fprintf(stderr, "torusemu: %" PRIu64 " snapshots of host time in %s\n", rs.written,
+                    o.series);
         }
     }
     /* from here on only the summary and the cleanup: a closed stderr (the
