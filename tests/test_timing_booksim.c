@@ -373,6 +373,20 @@ static void check_stalls(int k, const char *pattern, double load, const char *ho
     run_case(k, pattern, load, &ours);
     check_rank(k, pattern, "credit", ours.credit, bs.credit, n, assert_it);
     check_rank(k, pattern, "inq", ours.inq, bs.inq, n, assert_it);
+    /* mean stall fraction per class of link (doc/model.md's table) */
+    for (int l = 0; l < CHANNELS_PER_NODE; l++) {
+        double oc = 0, bc = 0, oi = 0, bi = 0;
+        for (size_t i = (size_t)l; i < n; i += CHANNELS_PER_NODE) {
+            oc += ours.credit[i];
+            bc += bs.credit[i];
+            oi += ours.inq[i];
+            bi += bs.inq[i];
+        }
+        double per = (double)(n / CHANNELS_PER_NODE) * MEASURE / 100; /* -> % of the window */
+        fprintf(stderr, "%d %s %c%c: credit %.1f / %.1f %%, inq %.1f / %.1f %% (ours / BookSim)\n",
+                k, pattern, "XYZ"[l / 2], l % 2 ? '+' : '-', oc / per, bc / per, oi / per,
+                bi / per);
+    }
     free(ours.credit);
     free(ours.inq);
     free(bs.credit);
