@@ -358,21 +358,24 @@ static void check_rank(int k, const char *pattern, const char *what, const doubl
                   pattern, what, r);
 }
 
-/* A "stall K PATTERN LOAD HOW" row: HOW is "assert" where links differ, or
- * "report" where every link of a class (dimension and direction) is
- * statistically equal, so that ranks within a class are noise. */
+/* A "stall K PATTERN LOAD HOW" row.  HOW: "assert" where links differ;
+ * "inq" where they differ but the credit stall is a known disagreement
+ * (printed, doc/model.md says why); "report" where every link of a class
+ * (dimension and direction) is statistically equal, so that ranks within a
+ * class are noise (printed only). */
 static void check_stalls(int k, const char *pattern, double load, const char *how)
 {
     size_t n = (size_t)k * k * k * CHANNELS_PER_NODE;
     stalls ours = {calloc(n, sizeof(double)), calloc(n, sizeof(double))};
     stalls bs = {calloc(n, sizeof(double)), calloc(n, sizeof(double))};
-    int assert_it = strcmp(how, "assert") == 0;
-    ck_assert_msg(assert_it || strcmp(how, "report") == 0, "stall row: bad mode %s", how);
+    int assert_inq = strcmp(how, "assert") == 0 || strcmp(how, "inq") == 0;
+    int assert_credit = strcmp(how, "assert") == 0;
+    ck_assert_msg(assert_inq || strcmp(how, "report") == 0, "stall row: bad mode %s", how);
     ck_assert(ours.credit && ours.inq && bs.credit && bs.inq);
     read_stalls(k, pattern, &bs);
     run_case(k, pattern, load, &ours);
-    check_rank(k, pattern, "credit", ours.credit, bs.credit, n, assert_it);
-    check_rank(k, pattern, "inq", ours.inq, bs.inq, n, assert_it);
+    check_rank(k, pattern, "credit", ours.credit, bs.credit, n, assert_credit);
+    check_rank(k, pattern, "inq", ours.inq, bs.inq, n, assert_inq);
     /* mean stall fraction per class of link (doc/model.md's table) */
     for (int l = 0; l < CHANNELS_PER_NODE; l++) {
         double oc = 0, bc = 0, oi = 0, bi = 0;
