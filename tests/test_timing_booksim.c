@@ -16,10 +16,13 @@
  * 25 % at the loads below saturation; per-link stall: Spearman rank
  * correlation >= 0.8 between our channels and BookSim's, for the credit
  * stall and the inq stall separately (tests/fixtures/booksim/stall-*.tsv,
- * definitions there and in doc/model.md).
+ * definitions there and in doc/model.md), where links differ; printed only
+ * where every link of a class is statistically equal (the fixture row says
+ * which).
  *
  * Saturated = some source's packets, created in the measurement window,
- * took on average more than 500 cycles (BookSim's latency_thres).
+ * took on average more than 500 cycles (BookSim's latency_thres) - the
+ * criterion by which the fixture's BookSim saturation was found too.
  */
 #include "testutil.h"
 #include "torusemu_timing.h"
@@ -126,9 +129,10 @@ static int64_t our_node(const temu_machine *m, int k, int b)
 typedef struct result {
     double latency;  /* cycles, mean over measured packets */
     double worst;    /* cycles, worst per-source mean       */
-    double overall;  /* cycles, BookSim's abort test: mean over every measured
-                        packet, those still in the network counted at their
-                        age when the drain stopped (a lower bound)          */
+    double overall;  /* cycles, BookSim's own abort rule (printed only): mean
+                        over every measured packet, those still in the
+                        network counted at their age when the drain stopped
+                        (a lower bound)                                     */
     double accepted; /* flits per node per cycle            */
 } result;
 
@@ -149,8 +153,7 @@ static void snapshot(const temu_tm *t, const temu_machine *m, int k, int sign, s
         for (int l = 0; l < CHANNELS_PER_NODE; l++) {
             temu_tm_lane_stats ls;
             size_t i = (size_t)b * CHANNELS_PER_NODE + (size_t)l;
-            ck_assert_msg(temu_tm_lane_stats_get(t, our_node(m, k, b), l, 0, &ls, &err) ==
-                              TEMU_OK,
+            ck_assert_msg(temu_tm_lane_stats_get(t, our_node(m, k, b), l, 0, &ls, &err) == TEMU_OK,
                           "%s", err.message);
             st->credit[i] += sign * (double)ls.credit_stall_ps / CYCLE;
             st->inq[i] += sign * (double)ls.inq_stall_ps / CYCLE;
@@ -169,8 +172,7 @@ static result run_case(int k, const char *pattern, double load, stalls *st)
     temu_error err;
     meas ms = {0};
     int nodes = k * k * k;
-    traffic tr = {pattern, k, nodes, calloc((size_t)nodes, sizeof(int)),
-                  0x5eed0000u + (uint64_t)k};
+    traffic tr = {pattern, k, nodes, calloc((size_t)nodes, sizeof(int)), 0x5eed0000u + (uint64_t)k};
     double p = load / PKT_FLITS; /* packets per node per cycle */
     result r = {0, 0, 0, 0};
 
@@ -354,8 +356,8 @@ static void check_rank(int k, const char *pattern, const char *what, const doubl
     }
     fprintf(stderr, "%d %s: %s stall rank correlation %.3f%s\n", k, pattern, what, r,
             assert_it ? "" : " (reported, not asserted)");
-    ck_assert_msg(!assert_it || r >= 0.8, "%d %s: %s stall rank correlation %.3f < 0.8", k,
-                  pattern, what, r);
+    ck_assert_msg(!assert_it || r >= 0.8, "%d %s: %s stall rank correlation %.3f < 0.8", k, pattern,
+                  what, r);
 }
 
 /* A "stall K PATTERN LOAD HOW" row.  HOW: "assert" where links differ;
@@ -431,8 +433,7 @@ static void check_rows(int want_k)
                           "%d %s load %.4f: latency %.2f vs BookSim %.2f", k, pattern, load,
                           r.latency, lat);
             rows++;
-        } else if (strcmp(kind, "stall") == 0 &&
-                   sscanf(line, "%*s %*d %*s %*f %15s", how) == 1) {
+        } else if (strcmp(kind, "stall") == 0 && sscanf(line, "%*s %*d %*s %*f %15s", how) == 1) {
             check_stalls(k, pattern, load, how);
             rows++;
         }
