@@ -220,6 +220,7 @@ typedef struct temu_pattern {
     uint64_t bytes;   /* synthetic patterns: bytes per message (default 4096) */
     double fraction;  /* gpcnet: share of ranks that are canaries (default 0.2) */
     uint64_t seed;    /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+    int64_t compute_ps; /* virtual time: each rank computes this long before each step (0) */
 } temu_pattern;
 
 /* "fft", ...; NULL for an unknown kind.  Parse a name: -1 if unknown. */
