@@ -19,8 +19,8 @@
  * bandwidth, for the mean and for the 99th percentile alike.
  * The congestors start with the canaries and repeat their round until
  * every canary has finished: the congested run is repeated with twice as
- * many rounds until the congestor that finished first did so after the
- * last canary (deterministic).
+ * many rounds until the busy congestor that finished first did so after
+ * the last canary (deterministic).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Most congestor rounds tried before giving up (2^12). */
-#define MAX_ROUNDS 4096
+/* Most congestor rounds tried before giving up. */
+#define MAX_ROUNDS (1 << 20)
 
 typedef struct run_ctx {
     temu_session *s;
@@ -41,6 +41,9 @@ typedef struct run_ctx {
     int32_t n, nc, first[5];
     int32_t *perm;
     int32_t iters;
+    uint64_t bw_bytes;   /* the bandwidth canary's messages                */
+    int64_t canary_end;  /* last canary's end in the latest run (ps)       */
+    int64_t round_ps;    /* a congestor round's time when run alone (ps)   */
 } run_ctx;
 
 /* The canaries' three tests, each `iters` iterations between marks. */
@@ -61,7 +64,7 @@ static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int32
                 st = temu_vt_mark(vt, x->perm[i], err);
             }
             if (test < 2) { /* ring exchange: every send posted, then every receive */
-                uint64_t bytes = test == 0 ? GPC_LAT_BYTES : GPC_BW_BYTES;
+                uint64_t bytes = test == 0 ? GPC_LAT_BYTES : x->bw_bytes;
                 int msgs = test == 0 ? 1 : GPC_BW_MSGS;
                 for (int side = 0; side < 2; side++) {
                     for (int32_t i = 0; i < x->nc && st == TEMU_OK; i++) {
@@ -101,7 +104,7 @@ static void samples(temu_vt *vt, const run_ctx *x, double **out)
             for (int32_t it = 0; it < x->iters; it++) {
                 int32_t j = 2 * (test * x->iters + it);
                 double ps = j + 1 < nm ? (double)(mk[j + 1] - mk[j]) : 0;
-                double v = test == 1 ? (double)(2 * GPC_BW_MSGS * GPC_BW_BYTES) / 1048576.0 /
+                double v = test == 1 ? (double)(2 * GPC_BW_MSGS * x->bw_bytes) / 1048576.0 /
                                            (ps * 1e-12)
                            : test == 0 ? ps / 2 * 1e-6
                                        : ps * 1e-6;
@@ -111,10 +114,11 @@ static void samples(temu_vt *vt, const run_ctx *x, double **out)
     }
 }
 
-/* One run, with `rounds` congestor rounds (0: isolated); *covered: the
- * congestors outlasted the canaries. */
-static temu_status run(const run_ctx *x, int32_t rounds, double **out, int *covered,
-                       temu_vt **keep, temu_error *err)
+/* One run, with `rounds` congestor rounds (0: isolated) and the canaries
+ * (out NULL: without them); *covered: the congestors outlasted the
+ * canaries. */
+static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, temu_vt **keep,
+                       temu_error *err)
 {
     temu_vt *vt = NULL;
     temu_replay *r = NULL;
@@ -130,7 +134,7 @@ static temu_status run(const run_ctx *x, int32_t rounds, double **out, int *cove
         comm = temu_replay_unused_comm(r);
         st = temu_replay_comm(r, comm, x->nc, x->perm, err);
     }
-    if (st == TEMU_OK) {
+    if (st == TEMU_OK && out != NULL) {
         st = canaries(r, vt, x, comm, err);
     }
     for (int32_t k = 0; k < rounds && st == TEMU_OK; k++) {
@@ -146,17 +150,23 @@ static temu_status run(const run_ctx *x, int32_t rounds, double **out, int *cove
         st = temu_vt_run(vt, err);
     }
     if (st == TEMU_OK) {
-        int64_t canary_end = 0, congestor_end = INT64_MAX;
+        int64_t canary_end = 0, congestor_end = INT64_MAX, busiest = 0;
         temu_vt_rank_stats rs;
-        samples(vt, x, out);
+        if (out != NULL) {
+            samples(vt, x, out);
+        }
         for (int32_t i = 0; i < x->n; i++) {
             temu_vt_rank_get(vt, x->perm[i], &rs);
             if (i < x->nc) {
                 canary_end = rs.end_ps > canary_end ? rs.end_ps : canary_end;
-            } else if (rs.end_ps < congestor_end) {
+            } else if (rs.end_ps > 0 && rs.end_ps < congestor_end) {
+                /* (a one-sided congestor's target has nothing to do) */
                 congestor_end = rs.end_ps;
             }
+            busiest = i >= x->nc && rs.end_ps > busiest ? rs.end_ps : busiest;
         }
+        x->canary_end = canary_end;
+        x->round_ps = rounds > 0 ? busiest / rounds : 0;
         *covered = rounds > 0 && congestor_end >= canary_end;
     }
     temu_replay_free(r);
@@ -188,6 +198,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     x.tc = tc;
     x.n = temu_session_nranks(s);
     x.iters = p->steps > 0 ? p->steps : 1;
+    x.bw_bytes = p->bytes > 0 ? p->bytes : GPC_BW_BYTES;
     if (keep != NULL) {
         *keep = NULL;
     }
@@ -214,8 +225,16 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
         st = run(&x, 0, buf[0], &covered, NULL, err);
     }
     int32_t rounds = 0;
+    int64_t iso_end = x.canary_end;
     if (st == TEMU_OK && congestors) {
-        for (rounds = 2; st == TEMU_OK; rounds *= 2) {
+        /* a first guess from the congestors alone: twice the rounds that
+         * fill the isolated canaries' time */
+        st = run(&x, 2, NULL, &covered, NULL, err);
+        rounds = 2;
+        while (st == TEMU_OK && rounds < MAX_ROUNDS && (int64_t)rounds * x.round_ps < 2 * iso_end) {
+            rounds *= 2;
+        }
+        for (; st == TEMU_OK; rounds *= 2) {
             if (keep != NULL) {
                 temu_vt_free(*keep);
                 *keep = NULL;
