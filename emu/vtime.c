@@ -80,6 +80,7 @@ typedef struct vrank {
 /* One collective call of every member of a communicator. */
 typedef struct vinst {
     int32_t n, sync, entered;
+    int32_t callers, comm, call; /* recorded: members that call it; where */
     int64_t last_entry;
     int32_t *world;   /* member -> world rank                  */
     int32_t *in_head; /* member -> first message it receives   */
@@ -562,6 +563,9 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
                          call);
     }
     in->world[me] = rank;
+    in->callers++;
+    in->comm = comm;
+    in->call = call;
     c->cur[me] = id;
     /* one-sided and posted-at-once operations complete at a collective */
     st = add_op(v, rank, OP_WAITALL, 0, 1, err);
@@ -958,6 +962,19 @@ static temu_status stuck(const temu_vt *v, temu_error *err)
 temu_status temu_vt_run(temu_vt *v, temu_error *err)
 {
     temu_status st = TEMU_OK;
+    for (int32_t i = 0; i < v->ninst; i++) {
+        const vinst *in = &v->inst[i];
+        if (in->callers < in->n) {
+            int32_t me = 0;
+            while (in->world[me] >= 0) {
+                me++;
+            }
+            return temu_fail(err, TEMU_EINVAL,
+                             "virtual time: member %d of communicator %d never calls its "
+                             "collective number %d (%d of %d members do)",
+                             me, in->comm, in->call + 1, in->callers, in->n);
+        }
+    }
     temu_tm_set_delivery(v->tm, on_delivery, v);
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);
