@@ -261,12 +261,12 @@ temu_vt *temu_replay_vtime(const temu_replay *r)
  * receive). */
 static temu_status vt_p2p(temu_replay *r, int send, int32_t comm, int32_t src, int32_t dst,
                           int32_t tag, int32_t ws, int32_t wd, uint64_t bytes, uint64_t req,
-                          temu_error *err)
+                          uint64_t addr, int inject, temu_error *err)
 {
     if (r->vt == NULL) {
         return TEMU_OK;
     }
-    temu_vt_p2p p = {comm, src, dst, tag, ws, wd, bytes, req};
+    temu_vt_p2p p = {comm, src, dst, tag, ws, wd, bytes, req, addr, inject};
     return send ? temu_vt_send(r->vt, &p, err) : temu_vt_recv(r->vt, &p, err);
 }
 
@@ -284,7 +284,8 @@ temu_status temu_replay_isend(temu_replay *r, int32_t comm, int32_t src, int32_t
     if (st == TEMU_OK && bytes == TEMU_REPLAY_ANY_SIZE) {
         st = temu_fail(err, TEMU_EINVAL, "replay: a send needs its size");
     }
-    if (st == TEMU_OK) {
+    /* with virtual time the message is counted when its rank sends it */
+    if (st == TEMU_OK && r->vt == NULL) {
         st = temu_inject_ranks(r->s, ws, wd, bytes, address(r, addr), TEMU_KIND_P2P, err);
     }
     if (st == TEMU_OK) {
@@ -294,7 +295,9 @@ temu_status temu_replay_isend(temu_replay *r, int32_t comm, int32_t src, int32_t
             st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
         }
     }
-    return st == TEMU_OK ? vt_p2p(r, 1, comm, src, dst, tag, ws, wd, bytes, req, err) : st;
+    return st == TEMU_OK ? vt_p2p(r, 1, comm, src, dst, tag, ws, wd, bytes, req,
+                                  (uint64_t)(uintptr_t)address(r, addr), 1, err)
+                         : st;
 }
 
 temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
@@ -306,7 +309,7 @@ temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src
         st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
     }
     /* uncounted, but it took its time on the network */
-    return st == TEMU_OK ? vt_p2p(r, 1, comm, src, dst, tag, ws, wd, bytes, 0, err) : st;
+    return st == TEMU_OK ? vt_p2p(r, 1, comm, src, dst, tag, ws, wd, bytes, 0, 0, 0, err) : st;
 }
 
 void temu_replay_sends_only(temu_replay *r)
@@ -329,7 +332,7 @@ temu_status temu_replay_irecv(temu_replay *r, int32_t comm, int32_t dst, int32_t
         r->st.recvs++;
         st = post(r, TEMU_MATCH_RECV, comm, src, dst, tag, bytes, err);
     }
-    return st == TEMU_OK ? vt_p2p(r, 0, comm, src, dst, tag, ws, wd, bytes, req, err) : st;
+    return st == TEMU_OK ? vt_p2p(r, 0, comm, src, dst, tag, ws, wd, bytes, req, 0, 0, err) : st;
 }
 
 static temu_status world_rank_ok(const temu_replay *r, int32_t rank, temu_error *err)
@@ -376,14 +379,15 @@ temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int
                          temu_kind_name(kind));
     }
     temu_status st = peers(r, comm, origin, target, &wo, &wt, "one-sided operation", err);
-    if (st == TEMU_OK) {
+    if (st == TEMU_OK && r->vt == NULL) {
         st = temu_inject_ranks(r->s, wo, wt, bytes, address(r, addr), kind, err);
     }
     if (st == TEMU_OK) {
         r->st.rma++;
         r->st.messages++;
         if (r->vt != NULL) {
-            st = temu_vt_rma(r->vt, wo, wt, bytes, kind, err);
+            st = temu_vt_rma(r->vt, wo, wt, bytes, kind, (uint64_t)(uintptr_t)address(r, addr),
+                             1, err);
         }
     }
     return st;
@@ -451,11 +455,13 @@ static void emit(void *ctx, const tmpi_msg *m)
     } else if (m->buf == TMPI_BUF_RECV && e->rc->recv_base != 0 && e->rc->recv_ready) {
         addr = e->rc->recv_base + m->off;
     }
-    e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
-                              e->err);
     e->r->st.messages++;
-    if (e->st == TEMU_OK && e->r->vt != NULL) {
-        e->st = temu_vt_coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round, e->err);
+    if (e->r->vt == NULL) {
+        e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr),
+                                  TEMU_KIND_P2P, e->err);
+    } else { /* counted when sent in virtual time */
+        e->st = temu_vt_coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round,
+                                 (uint64_t)(uintptr_t)address(e->r, addr), e->err);
     }
 }
 

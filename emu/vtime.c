@@ -42,12 +42,13 @@ typedef struct vop {
 typedef struct vmsg {
     int32_t src, dst; /* world ranks */
     uint64_t bytes;
+    uint64_t payload; /* for the volume model (temu_inject_ranks)   */
     int32_t kind, round;
     int32_t next_in, next_out; /* a collective member's lists */
     int64_t local_t;           /* eager: when its packets have left the node */
     int64_t arrive_t, done_t;  /* last packet of the message / of its replies */
     uint64_t left;             /* packets of the direction in flight */
-    int8_t started, eager, dir, pad;
+    int8_t started, eager, dir, inject; /* inject: count it in the store when sent */
 } vmsg;
 
 /* What a non-blocking operation waits for. */
@@ -296,7 +297,7 @@ static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int
 }
 
 static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, temu_kind kind,
-                       int32_t round)
+                       int32_t round, uint64_t payload, int inject)
 {
     if (GROW(v->msg, v->nmsg, v->capmsg) != 0) {
         return -1;
@@ -311,6 +312,8 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->next_in = g->next_out = -1;
     g->local_t = g->arrive_t = g->done_t = -1;
     g->eager = (int8_t)temu_vt_eager(v->m, kind, bytes);
+    g->payload = payload;
+    g->inject = (int8_t)(inject != 0);
     return v->nmsg++;
 }
 
@@ -363,7 +366,7 @@ temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
     if (st != TEMU_OK) {
         return st;
     }
-    int32_t id = new_msg(v, p->wsrc, p->wdst, p->bytes, TEMU_KIND_P2P, 0);
+    int32_t id = new_msg(v, p->wsrc, p->wdst, p->bytes, TEMU_KIND_P2P, 0, p->payload, p->inject);
     int64_t slot = id < 0 ? -2 : post(v, p, TEMU_MATCH_SEND, id);
     if (slot == -2) {
         return oom(err);
@@ -450,7 +453,7 @@ temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err
 }
 
 temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes,
-                        temu_kind kind, temu_error *err)
+                        temu_kind kind, uint64_t payload, int inject, temu_error *err)
 {
     temu_status st = check_rank(v, origin, err);
     if (st == TEMU_OK) {
@@ -459,7 +462,14 @@ temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t byt
     if (st != TEMU_OK) {
         return st;
     }
-    int32_t id = new_msg(v, origin, target, bytes, kind, 0);
+    if (st == TEMU_OK && kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET) {
+        st = temu_fail(err, TEMU_EINVAL, "virtual time: one-sided operation of kind %s",
+                       temu_kind_name(kind));
+    }
+    if (st != TEMU_OK) {
+        return st;
+    }
+    int32_t id = new_msg(v, origin, target, bytes, kind, 0, payload, inject);
     return id < 0 ? oom(err) : add_op(v, origin, OP_START, id, 0, err);
 }
 
@@ -573,7 +583,7 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
 }
 
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
-                             uint64_t bytes, int32_t round, temu_error *err)
+                             uint64_t bytes, int32_t round, uint64_t payload, temu_error *err)
 {
     if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 ||
         me >= v->comm[comm].n || to < 0 || to >= v->comm[comm].n || v->comm[comm].calls[me] == 0) {
@@ -587,7 +597,7 @@ temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, i
         return st;
     }
     vinst *in = &v->inst[v->comm[comm].cur[me]];
-    int32_t id = new_msg(v, in->world[me], wto, bytes, TEMU_KIND_P2P, round);
+    int32_t id = new_msg(v, in->world[me], wto, bytes, TEMU_KIND_P2P, round, payload, 1);
     if (id < 0) {
         return oom(err);
     }
@@ -727,7 +737,13 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
         return TEMU_OK;
     }
     g->started = 1;
-    temu_status st = send_dir(v, id, 0, t, &pk, &by, err);
+    temu_status st = g->inject ? temu_inject_ranks(v->s, g->src, g->dst, g->bytes,
+                                                   (const void *)(uintptr_t)g->payload,
+                                                   (temu_kind)g->kind, err)
+                               : TEMU_OK;
+    if (st == TEMU_OK) {
+        st = send_dir(v, id, 0, t, &pk, &by, err);
+    }
     g = &v->msg[id];
     g->local_t = temu_vt_inject_done(&v->nic_free[v->rk[g->src].node], t, by, v->tc.node_gbs);
     if (st == TEMU_OK && pk == 0) {

@@ -1,6 +1,13 @@
 /*
  * torusemu_vtime.h - ranks in virtual time (doc/replay.md, "Virtual time").
  *
+ * Messages recorded by a replay are added to the session's store when
+ * their rank sends them in virtual time (not when the replay reads them),
+ * so a time series of the store shows traffic as it happens; the counts at
+ * the end are those of a replay without virtual time.  Collectives' messages
+ * are always added so; BG/Q class-route collectives when the replay reads
+ * them.
+ *
  * A program per rank -- compute gaps, point-to-point operations, one-sided
  * operations, collectives decomposed into rounds of messages -- recorded
  * first (by the replay engine: temu_replay_set_vtime), then executed over
@@ -74,6 +81,9 @@ typedef struct temu_vt_p2p {
     int32_t wsrc, wdst;          /* world ranks                           */
     uint64_t bytes;
     uint64_t req;
+    uint64_t payload; /* sends: the payload pointer for the volume model (0) */
+    int32_t inject;   /* sends: 1 to add the message to the session's store  */
+                      /* when it is sent (temu_inject_ranks), 0 not to       */
 } temu_vt_p2p;
 temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err);
 temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err);
@@ -83,16 +93,16 @@ temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error
 /* Wait for request req of rank (0: every outstanding operation). */
 temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err);
 /* A one-sided operation (TEMU_KIND_PUT or TEMU_KIND_GET) of world rank
- * origin on target. */
+ * origin on target (payload, inject: as for a send). */
 temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes,
-                        temu_kind kind, temu_error *err);
+                        temu_kind kind, uint64_t payload, int inject, temu_error *err);
 /* Member `me` (world rank `rank`) of communicator comm (n members) enters
  * its next collective on comm; sync_only: the collective does not use the
  * torus.  Then temu_vt_coll_msg for each message it sends. */
 temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, int32_t rank,
                                int sync_only, temu_error *err);
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
-                             uint64_t bytes, int32_t round, temu_error *err);
+                             uint64_t bytes, int32_t round, uint64_t payload, temu_error *err);
 /* Note the rank's clock when it gets here (temu_vt_marks). */
 temu_status temu_vt_mark(temu_vt *v, int32_t rank, temu_error *err);
 
