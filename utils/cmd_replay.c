@@ -70,6 +70,9 @@ static void usage(FILE *f)
             "                           step (e.g. 10us, 2ms; default 0)\n"
             "      --format=F           --timing: the per-rank table as table (default), csv or\n"
             "                           json\n"
+            "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
+            "                           --interval=T of virtual time (e.g. 1ms, 500us) and at\n"
+            "                           the end (doc/series.md; `torusemu series FILE`)\n"
             "  -q, --quiet              no summary\n"
             "  -h, --help               print this help and exit\n"
             "      --version            print the version and exit\n"
@@ -147,7 +150,9 @@ enum {
     OPT_REPLACE,
     OPT_TIMING,
     OPT_COMPUTE_SCALE,
-    OPT_COMPUTE
+    OPT_COMPUTE,
+    OPT_SERIES,
+    OPT_INTERVAL
 };
 
 static const struct option options[] = {
@@ -174,6 +179,8 @@ static const struct option options[] = {
     {"timing", no_argument, NULL, OPT_TIMING},
     {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE},
     {"compute", required_argument, NULL, OPT_COMPUTE},
+    {"series", required_argument, NULL, OPT_SERIES},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
     CLI_FORMAT_OPTION,
     {NULL, 0, NULL, 0},
 };
@@ -217,6 +224,17 @@ static int set_option(int opt, const char *v, replay_opts *o)
         o->timing_only = 1;
         return cli_parse_time_ps(v, &p->compute_ps) != 0
                    ? fail("--compute '%s': expected a positive time with a unit (s, ms, us, ns, "
+                          "ps)",
+                          v)
+                   : 0;
+    case OPT_SERIES:
+        o->timing_only = 1;
+        o->timing.series = v;
+        return 0;
+    case OPT_INTERVAL:
+        o->timing_only = 1;
+        return cli_parse_time_ps(v, &o->timing.interval_ps) != 0
+                   ? fail("--interval '%s': expected a positive time with a unit (s, ms, us, ns, "
                           "ps)",
                           v)
                    : 0;
@@ -317,7 +335,14 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
         return fail("--replace goes with --keep FILE");
     }
     if (o->timing_only && !o->timing.on) {
-        return fail("--compute-scale, --compute and --format go with --timing");
+        return fail("--compute-scale, --compute, --format, --series and --interval go with "
+                    "--timing");
+    }
+    if ((o->timing.series == NULL) != (o->timing.interval_ps == 0)) {
+        return fail("--series FILE and --interval T go together");
+    }
+    if (o->timing.series != NULL && o->pattern.kind == TEMU_PATTERN_GPCNET) {
+        return fail("--series: not with the gpcnet pattern (two runs, isolated and congested)");
     }
     if (o->spec == NULL) {
         return fail("missing --machine=SPEC (see `torusemu machine --presets`)");

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "otf2_trace.h"
 
+#include "torusemu_series.h"
 #include "torusemu_vtime.h"
 
 #include <inttypes.h>
@@ -144,21 +145,26 @@ static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
     }
 }
 
-/* The model's counters into the store (BG/P: not modelled yet, said once). */
-static temu_status flush(temu_session *s, temu_vt *vt, temu_error *err)
+/* What the store has of the model's counters, and the series file. */
+typedef struct sink {
+    temu_session *s;
+    temu_tm_flushed *f; /* NULL: the machine has no counters from the model yet (BG/P) */
+    temu_series *w;
+} sink;
+
+/* Add what the model counted since the last flush to the store. */
+static temu_status flush(sink *k, temu_vt *vt, temu_error *err)
 {
-    const temu_machine *m = temu_session_machine(s);
-    temu_tm_flushed *f = NULL;
-    if (m->system == TEMU_SYSTEM_BGP) {
-        fprintf(stderr, "torusemu replay: BG/P counters from the timing model are not filled yet\n");
-        return TEMU_OK;
-    }
-    temu_status st = temu_tm_flushed_create(m, &f, err);
-    if (st == TEMU_OK) {
-        st = temu_tm_counters_flush(temu_vt_model(vt), f, s, err);
-    }
-    temu_tm_flushed_free(f);
-    return st;
+    return k->f != NULL ? temu_tm_counters_flush(temu_vt_model(vt), k->f, k->s, err) : TEMU_OK;
+}
+
+/* At every interval of virtual time and at the end: the store as it is
+ * then, into the series. */
+static temu_status on_tick(void *ctx, temu_vt *vt, int64_t t_ps, temu_error *err)
+{
+    sink *k = ctx;
+    temu_status st = flush(k, vt, err);
+    return st == TEMU_OK ? temu_series_snapshot(k->w, t_ps, err) : st;
 }
 
 /* A pattern or trace recorded into vt through a replay. */
@@ -191,9 +197,18 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
 {
     temu_error err;
     temu_vt *vt = NULL;
-    temu_status st;
+    temu_status st = TEMU_OK;
+    sink k = {s, NULL, NULL};
+    const temu_machine *m = temu_session_machine(s);
     memset(stats, 0, sizeof *stats);
-    if (trace == NULL && p->kind == TEMU_PATTERN_GPCNET) {
+    if (m->system == TEMU_SYSTEM_BGP) {
+        fprintf(stderr, "torusemu replay: BG/P counters from the timing model are not filled yet\n");
+    } else {
+        st = temu_tm_flushed_create(m, &k.f, &err);
+    }
+    if (st != TEMU_OK) {
+        /* reported below */
+    } else if (trace == NULL && p->kind == TEMU_PATTERN_GPCNET) {
         temu_gpcnet_result g;
         st = temu_gpcnet_impact(s, p, NULL, 1, &g, &vt, &err);
         if (st == TEMU_OK) {
@@ -203,6 +218,12 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         st = temu_vt_create(s, NULL, &vt, &err);
         if (st == TEMU_OK) {
             st = temu_vt_set_compute_scale(vt, o->compute_scale, &err);
+        }
+        if (st == TEMU_OK && o->series != NULL) {
+            st = temu_series_create(o->series, s, o->interval_ps, &k.w, &err);
+            if (st == TEMU_OK) {
+                st = temu_vt_set_tick(vt, o->interval_ps, on_tick, &k, &err);
+            }
         }
         if (st == TEMU_OK) {
             st = record(s, vt, trace, p, stats, &err);
@@ -215,8 +236,13 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         }
     }
     if (st == TEMU_OK) {
-        st = flush(s, vt, &err);
+        st = flush(&k, vt, &err);
     }
+    if (k.w != NULL) {
+        temu_status cst = temu_series_close(k.w, st == TEMU_OK ? &err : NULL);
+        st = st == TEMU_OK ? cst : st;
+    }
+    temu_tm_flushed_free(k.f);
     temu_vt_free(vt);
     if (st != TEMU_OK) {
         fprintf(stderr, "torusemu replay: %s\n", err.message);

@@ -13,6 +13,8 @@ typedef struct replay_timing {
     int on;               /* --timing                                   */
     double compute_scale; /* --compute-scale (1)                        */
     cli_format format;    /* --format of the per-rank table             */
+    const char *series;   /* --series FILE: snapshots of the store, or NULL */
+    int64_t interval_ps;  /* --interval between them                    */
 } replay_timing;
 
 /* "60s", "1ms", "500us", "20ns", "7ps" (a decimal number and a unit) into
