@@ -41,9 +41,9 @@ typedef struct run_ctx {
     int32_t n, nc, first[5];
     int32_t *perm;
     int32_t iters;
-    uint64_t bw_bytes;   /* the bandwidth canary's messages                */
-    int64_t canary_end;  /* last canary's end in the latest run (ps)       */
-    int64_t round_ps;    /* a congestor round's time when run alone (ps)   */
+    uint64_t bw_bytes;  /* the bandwidth canary's messages                */
+    int64_t canary_end; /* last canary's end in the latest run (ps)       */
+    int64_t round_ps;   /* a congestor round's time when run alone (ps)   */
 } run_ctx;
 
 /* The canaries' three tests, each `iters` iterations between marks. */
@@ -104,8 +104,8 @@ static void samples(temu_vt *vt, const run_ctx *x, double **out)
             for (int32_t it = 0; it < x->iters; it++) {
                 int32_t j = 2 * (test * x->iters + it);
                 double ps = j + 1 < nm ? (double)(mk[j + 1] - mk[j]) : 0;
-                double v = test == 1 ? (double)(2 * GPC_BW_MSGS * x->bw_bytes) / 1048576.0 /
-                                           (ps * 1e-12)
+                double v = test == 1
+                               ? (double)(2 * GPC_BW_MSGS * x->bw_bytes) / 1048576.0 / (ps * 1e-12)
                            : test == 0 ? ps / 2 * 1e-6
                                        : ps * 1e-6;
                 out[test][(size_t)i * (size_t)x->iters + (size_t)it] = v;
@@ -245,8 +245,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
             }
             if (rounds >= MAX_ROUNDS) {
                 st = temu_fail(err, TEMU_EINVAL,
-                               "gpcnet: %d congestor rounds still end before the canaries",
-                               rounds);
+                               "gpcnet: %d congestor rounds still end before the canaries", rounds);
             }
         }
     } else if (st == TEMU_OK) {

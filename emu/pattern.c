@@ -6,8 +6,8 @@
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
-#include "torusemu_replay.h"
 #include "gpcnet.h"
+#include "torusemu_replay.h"
 #include "torusemu_vtime.h"
 
 #include <math.h>
@@ -439,10 +439,10 @@ static temu_status gpcnet(gen *g)
 }
 
 /* A send and its receive on the world, as p2p() (tag: the congestor). */
-static temu_status world_p2p(temu_replay *r, int32_t from, int32_t to, int32_t tag,
-                             temu_error *err)
+static temu_status world_p2p(temu_replay *r, int32_t from, int32_t to, int32_t tag, temu_error *err)
 {
-    temu_status st = temu_replay_send(r, TEMU_REPLAY_WORLD, from, to, tag, GPC_CONGESTOR_BYTES, err);
+    temu_status st =
+        temu_replay_send(r, TEMU_REPLAY_WORLD, from, to, tag, GPC_CONGESTOR_BYTES, err);
     return st == TEMU_OK
                ? temu_replay_recv(r, TEMU_REPLAY_WORLD, to, from, tag, GPC_CONGESTOR_BYTES, err)
                : st;

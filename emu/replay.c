@@ -359,9 +359,8 @@ temu_status temu_replay_trace_time(temu_replay *r, int32_t rank, int64_t begin_n
                                    temu_error *err)
 {
     temu_status st = world_rank_ok(r, rank, err);
-    return st == TEMU_OK && r->vt != NULL
-               ? temu_vt_trace_time(r->vt, rank, begin_ns, end_ns, err)
-               : st;
+    return st == TEMU_OK && r->vt != NULL ? temu_vt_trace_time(r->vt, rank, begin_ns, end_ns, err)
+                                          : st;
 }
 
 temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
@@ -386,8 +385,8 @@ temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int
         r->st.rma++;
         r->st.messages++;
         if (r->vt != NULL) {
-            st = temu_vt_rma(r->vt, wo, wt, bytes, kind, (uint64_t)(uintptr_t)address(r, addr),
-                             1, err);
+            st = temu_vt_rma(r->vt, wo, wt, bytes, kind, (uint64_t)(uintptr_t)address(r, addr), 1,
+                             err);
         }
     }
     return st;
@@ -457,8 +456,8 @@ static void emit(void *ctx, const tmpi_msg *m)
     }
     e->r->st.messages++;
     if (e->r->vt == NULL) {
-        e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr),
-                                  TEMU_KIND_P2P, e->err);
+        e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
+                                  e->err);
     } else { /* counted when sent in virtual time */
         e->st = temu_vt_coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round,
                                  (uint64_t)(uintptr_t)address(e->r, addr), e->err);
@@ -522,9 +521,9 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     if (r->vt != NULL) {
         /* off the torus (class routes, BG/P's collective network): the
          * members only wait for each other */
-        temu_status st = temu_vt_coll_enter(
-            r->vt, comm, c->n, me, world_of(c, me),
-            k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
+        temu_status st =
+            temu_vt_coll_enter(r->vt, comm, c->n, me, world_of(c, me),
+                               k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
         if (st != TEMU_OK) {
             return st;
         }

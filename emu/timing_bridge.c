@@ -74,8 +74,7 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
                 for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                     if (b[vc][k].pkts > 0) {
                         st = send_one(t, when_ps, src, dst, &b[vc][k], GEMINI_PHIT_BYTES,
-                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out,
-                                      err);
+                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out, err);
                         left = 1;
                     }
                 }
@@ -166,9 +165,9 @@ void temu_tm_flushed_free(temu_tm_flushed *f)
 static void add_since(temu_session *s, temu_tm_flushed *f, int64_t r, int l, int lane, int slot,
                       size_t idx, uint64_t total)
 {
-    uint64_t *d = &f->done[(((size_t)r * (size_t)f->tlinks + (size_t)l) * 8 + (size_t)lane) *
-                               FLUSH_SLOTS +
-                           (size_t)slot];
+    uint64_t *d =
+        &f->done[(((size_t)r * (size_t)f->tlinks + (size_t)l) * 8 + (size_t)lane) * FLUSH_SLOTS +
+                 (size_t)slot];
     if (total > *d) {
         temu_counter_add(s, idx, total - *d);
         *d = total;
@@ -192,10 +191,10 @@ static temu_status gemini_counters(const temu_tm *t, temu_session *s, temu_tm_fl
         }
         add_since(s, f, r, l, k, 0, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
                   (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
-        add_since(s, f, r, l, k, 1,
-                  temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]),
-                                       TEMU_TILE_INQ_STALL),
-                  (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
+        add_since(
+            s, f, r, l, k, 1,
+            temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
+            (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
     }
     return TEMU_OK;
 }

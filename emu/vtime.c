@@ -44,10 +44,10 @@ typedef struct vmsg {
     uint64_t bytes;
     uint64_t payload; /* for the volume model (temu_inject_ranks)   */
     int32_t kind, round;
-    int32_t next_in, next_out; /* a collective member's lists */
-    int64_t local_t;           /* eager: when its packets have left the node */
-    int64_t arrive_t, done_t;  /* last packet of the message / of its replies */
-    uint64_t left;             /* packets of the direction in flight */
+    int32_t next_in, next_out;          /* a collective member's lists */
+    int64_t local_t;                    /* eager: when its packets have left the node */
+    int64_t arrive_t, done_t;           /* last packet of the message / of its replies */
+    uint64_t left;                      /* packets of the direction in flight */
     int8_t started, eager, dir, inject; /* inject: count it in the store when sent */
 } vmsg;
 
@@ -438,8 +438,7 @@ temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
         return add_op(v, p->wdst, OP_RECV, slot, 0, err);
     }
     st = add_op(v, p->wdst, OP_IRECV, slot, (int64_t)p->req, err);
-    return st == TEMU_OK && p->req != 0 ? add_op(v, p->wdst, OP_WAIT, 0, (int64_t)p->req, err)
-                                        : st;
+    return st == TEMU_OK && p->req != 0 ? add_op(v, p->wdst, OP_WAIT, 0, (int64_t)p->req, err) : st;
 }
 
 temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err)
@@ -452,8 +451,8 @@ temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err
                     : add_op(v, rank, OP_WAIT, 0, (int64_t)req, err);
 }
 
-temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes,
-                        temu_kind kind, uint64_t payload, int inject, temu_error *err)
+temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes, temu_kind kind,
+                        uint64_t payload, int inject, temu_error *err)
 {
     temu_status st = check_rank(v, origin, err);
     if (st == TEMU_OK) {
@@ -533,8 +532,8 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
     in->cursor = malloc((size_t)n * sizeof *in->cursor);
     in->enter_t = malloc((size_t)n * sizeof *in->enter_t);
     v->ninst++; /* freed with the others even when incomplete */
-    if (in->world == NULL || in->in_head == NULL || in->out_head == NULL ||
-        in->out_tail == NULL || in->cursor == NULL || in->enter_t == NULL) {
+    if (in->world == NULL || in->in_head == NULL || in->out_head == NULL || in->out_tail == NULL ||
+        in->cursor == NULL || in->enter_t == NULL) {
         return -1;
     }
     for (int32_t i = 0; i < n; i++) {
@@ -550,8 +549,7 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
 {
     temu_status st = check_rank(v, rank, err);
     if (st == TEMU_OK && (n <= 0 || me < 0 || me >= n)) {
-        st = temu_fail(err, TEMU_ERANGE, "virtual time: member %d of a communicator of %d", me,
-                       n);
+        st = temu_fail(err, TEMU_ERANGE, "virtual time: member %d of a communicator of %d", me, n);
     }
     vcomm *c = st == TEMU_OK ? comm_of(v, comm, n, err) : NULL;
     if (c == NULL) {
@@ -585,8 +583,8 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
                              uint64_t bytes, int32_t round, uint64_t payload, temu_error *err)
 {
-    if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 ||
-        me >= v->comm[comm].n || to < 0 || to >= v->comm[comm].n || v->comm[comm].calls[me] == 0) {
+    if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 || me >= v->comm[comm].n ||
+        to < 0 || to >= v->comm[comm].n || v->comm[comm].calls[me] == 0) {
         return temu_fail(err, TEMU_EINVAL,
                          "virtual time: collective message from member %d to %d of communicator "
                          "%d outside a collective",
@@ -644,9 +642,9 @@ static rank_ev heap_pop(temu_vt *v)
         if (c >= v->nheap) {
             break;
         }
-        if (c + 1 < v->nheap && (v->heap[c + 1].t < v->heap[c].t ||
-                                 (v->heap[c + 1].t == v->heap[c].t &&
-                                  v->heap[c + 1].rank < v->heap[c].rank))) {
+        if (c + 1 < v->nheap &&
+            (v->heap[c + 1].t < v->heap[c].t ||
+             (v->heap[c + 1].t == v->heap[c].t && v->heap[c + 1].rank < v->heap[c].rank))) {
             c++;
         }
         if (last.t < v->heap[c].t || (last.t == v->heap[c].t && last.rank < v->heap[c].rank)) {
@@ -698,10 +696,9 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
                             uint64_t *bytes, temu_error *err)
 {
     vmsg *g = &v->msg[id];
-    temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes, NULL,
-                       (temu_kind)g->kind};
-    temu_status st = temu_tm_send_message_dir(v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir,
-                                              packets, bytes, err);
+    temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes, NULL, (temu_kind)g->kind};
+    temu_status st = temu_tm_send_message_dir(
+        v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir, packets, bytes, err);
     g->left = *packets;
     g->dir = (int8_t)dir;
     return st;
@@ -737,10 +734,10 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
         return TEMU_OK;
     }
     g->started = 1;
-    temu_status st = g->inject ? temu_inject_ranks(v->s, g->src, g->dst, g->bytes,
-                                                   (const void *)(uintptr_t)g->payload,
-                                                   (temu_kind)g->kind, err)
-                               : TEMU_OK;
+    temu_status st =
+        g->inject ? temu_inject_ranks(v->s, g->src, g->dst, g->bytes,
+                                      (const void *)(uintptr_t)g->payload, (temu_kind)g->kind, err)
+                  : TEMU_OK;
     if (st == TEMU_OK) {
         st = send_dir(v, id, 0, t, &pk, &by, err);
     }
@@ -958,18 +955,20 @@ static temu_status ticks_until(temu_vt *v, int64_t t, temu_error *err)
 
 static temu_status stuck(const temu_vt *v, temu_error *err)
 {
-    static const char *const names[] = {"compute", "send", "non-blocking operation",
-                                        "receive post", "receive", "wait", "wait-all",
-                                        "collective", "mark"};
+    static const char *const names[] = {"compute",      "send",       "non-blocking operation",
+                                        "receive post", "receive",    "wait",
+                                        "wait-all",     "collective", "mark"};
     for (int32_t i = 0; i < v->nranks; i++) {
         const vrank *r = &v->rk[i];
         if (!r->finished) {
-            const char *what = r->pc < r->nops ? names[r->ops[r->pc].type] : "end (pending operations)";
-            return temu_fail(err, TEMU_EINVAL,
-                             "virtual time: rank %d waits for ever at operation %d (%s) at %lld ps: "
-                             "a receive without its send or a collective some member never "
-                             "calls",
-                             i, r->pc, what, (long long)r->clock);
+            const char *what =
+                r->pc < r->nops ? names[r->ops[r->pc].type] : "end (pending operations)";
+            return temu_fail(
+                err, TEMU_EINVAL,
+                "virtual time: rank %d waits for ever at operation %d (%s) at %lld ps: "
+                "a receive without its send or a collective some member never "
+                "calls",
+                i, r->pc, what, (long long)r->clock);
         }
     }
     return TEMU_OK;

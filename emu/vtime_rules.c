@@ -2,8 +2,8 @@
  * vtime_rules.c - arithmetic of ranks in virtual time (vtime_rules.h).
  */
 #define TEMU_BUILDING_LIBRARY 1
-#include "emu_internal.h"
 #include "vtime_rules.h"
+#include "emu_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,8 +32,7 @@ int temu_vt_eager(const temu_machine *m, temu_kind kind, uint64_t bytes)
     return kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET && bytes < m->protocol.eager_limit;
 }
 
-int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes,
-                            double node_gbs)
+int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes, double node_gbs)
 {
     int64_t start = *free_ps > t_ps ? *free_ps : t_ps;
     if (wire_bytes == 0) {

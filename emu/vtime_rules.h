@@ -27,8 +27,7 @@ int temu_vt_eager(const temu_machine *m, temu_kind kind, uint64_t bytes);
 /* A node's injection channel: `wire_bytes` submitted at t_ps leave it
  * after the ones before (*free_ps: when it is free) at node_gbs GB/s.
  * Returns when the last byte has left and moves *free_ps there. */
-int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes,
-                            double node_gbs);
+int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes, double node_gbs);
 
 /* Mean and the q-quantile (0 < q <= 1, nearest rank: the smallest sample
  * with at least q of the samples at or below it) of n samples; sorts x. */

@@ -211,15 +211,15 @@ typedef enum temu_pattern_kind {
 /* Parameters; zero means the pattern's default (doc/replay.md). */
 typedef struct temu_pattern {
     int32_t kind;
-    int32_t grid[3];  /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
-    int32_t block[3]; /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
-    int32_t phase;    /* fft: 1 = first all-to-all, 2 = second, 0 = both */
-    int32_t vars;     /* halo: variables per cell (default 20)           */
-    int32_t steps;    /* repetitions (default 1)                         */
-    uint64_t size;    /* fft: points per dimension; halo: cells per rank per dimension */
-    uint64_t bytes;   /* synthetic patterns: bytes per message (default 4096) */
-    double fraction;  /* gpcnet: share of ranks that are canaries (default 0.2) */
-    uint64_t seed;    /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+    int32_t grid[3];    /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
+    int32_t block[3];   /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
+    int32_t phase;      /* fft: 1 = first all-to-all, 2 = second, 0 = both */
+    int32_t vars;       /* halo: variables per cell (default 20)           */
+    int32_t steps;      /* repetitions (default 1)                         */
+    uint64_t size;      /* fft: points per dimension; halo: cells per rank per dimension */
+    uint64_t bytes;     /* synthetic: bytes per message (4096); gpcnet timed: BW canary (128K) */
+    double fraction;    /* gpcnet: share of ranks that are canaries (default 0.2) */
+    uint64_t seed;      /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
     int64_t compute_ps; /* virtual time: each rank computes this long before each step (0) */
 } temu_pattern;
 

@@ -94,8 +94,8 @@ temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error
 temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err);
 /* A one-sided operation (TEMU_KIND_PUT or TEMU_KIND_GET) of world rank
  * origin on target (payload, inject: as for a send). */
-temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes,
-                        temu_kind kind, uint64_t payload, int inject, temu_error *err);
+temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes, temu_kind kind,
+                        uint64_t payload, int inject, temu_error *err);
 /* Member `me` (world rank `rank`) of communicator comm (n members) enters
  * its next collective on comm; sync_only: the collective does not use the
  * torus.  Then temu_vt_coll_msg for each message it sends. */

@@ -381,7 +381,7 @@ static void bcast_long(const out *o, int32_t me, int ring)
     uint64_t ss = (c->bytes + (uint64_t)n - 1) / (uint64_t)n;
     int32_t top = vr == 0 ? pof2_ceil(n) : lowbit(vr);
 
-    int32_t after = ilog2(pof2_ceil(n)); /* the allgather's first round */
+    int32_t after = ilog2(pof2_ceil(n));          /* the allgather's first round */
     for (int32_t k = top >> 1; k >= 1; k >>= 1) { /* scatter */
         int32_t child = vr + k;
         if (child < n) {
@@ -400,8 +400,8 @@ static void bcast_long(const out *o, int32_t me, int ring)
     }
     for (int32_t m = 1; m < n; m <<= 1) {
         int32_t group = vr & ~(m - 1);
-        put(o, absolute(c, vr ^ m), chunk_run(c, ss, group, m), TMPI_BUF_RECV,
-            (uint64_t)group * ss, after + ilog2(m));
+        put(o, absolute(c, vr ^ m), chunk_run(c, ss, group, m), TMPI_BUF_RECV, (uint64_t)group * ss,
+            after + ilog2(m));
     }
 }
 

@@ -559,8 +559,7 @@ START_TEST(test_gpcnet_impact)
     p.kind = TEMU_PATTERN_GPCNET;
     p.steps = 2;
     p.bytes = 4096;
-    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, &g, NULL, &err) == TEMU_OK, "%s",
-                  err.message);
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, &g, NULL, &err) == TEMU_OK, "%s", err.message);
     ck_assert_int_eq(g.canaries, 3);
     ck_assert_int_eq(g.congestors, 13);
     ck_assert_int_gt(g.rounds, 0);
@@ -569,8 +568,7 @@ START_TEST(test_gpcnet_impact)
         ck_assert_msg(g.impact_bw[q] > 1.1, "bandwidth impact %g", g.impact_bw[q]);
         ck_assert_msg(g.impact_allreduce[q] > 1.1, "allreduce impact %g", g.impact_allreduce[q]);
     }
-    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 0, &g, NULL, &err) == TEMU_OK, "%s",
-                  err.message);
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 0, &g, NULL, &err) == TEMU_OK, "%s", err.message);
     for (int q = 0; q < 2; q++) {
         ck_assert(g.impact_lat[q] == 1.0);
         ck_assert(g.impact_bw[q] == 1.0);

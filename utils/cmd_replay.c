@@ -476,8 +476,8 @@ int cmd_replay(int argc, char **argv)
         temu_mapping_free(&map);
         return src;
     }
-    temu_status st = temu_session_create_ex(store, &m, &map,
-                                            o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
+    temu_status st =
+        temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
         if (tmpdir[0] != '\0') {

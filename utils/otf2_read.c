@@ -136,8 +136,8 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset,
-                                   uint64_t length, uint64_t realtime)
+static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length,
+                                   uint64_t realtime)
 {
     ctx *c = u;
     (void)length;
@@ -416,8 +416,8 @@ static OTF2_CallbackCode send_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
         c->st = temu_replay_send_uncounted(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len,
                                            c->err);
     } else {
-        c->st = temu_replay_isend(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr,
-                                  req, c->err);
+        c->st = temu_replay_isend(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr, req,
+                                  c->err);
     }
     tick(c);
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
@@ -439,9 +439,8 @@ static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
 
 /* A receive completed (req 0: a blocking one), stamped when its call
  * returned. */
-static OTF2_CallbackCode recv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
-                                  uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
-                                  uint64_t req)
+static OTF2_CallbackCode recv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u, uint32_t sender,
+                                  OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
     ctx *c = u;
     int32_t me;
@@ -503,9 +502,8 @@ static OTF2_CallbackCode ev_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp t, v
     return request(loc, t, u, req, 0);
 }
 
-static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t,
-                             OTF2_AttributeList *al, OTF2_RmaWinRef win, uint32_t remote,
-                             uint64_t bytes, temu_kind kind)
+static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList *al,
+                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, temu_kind kind)
 {
     int32_t me;
     uint64_t addr = 0;
@@ -745,8 +743,8 @@ static OTF2_CallbackCode ev_coll(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     memset(&k, 0, sizeof k);
     rcomm *rc = caller(c, loc, comm, &me);
     int32_t w = rank_of(c, loc);
-    if (rc == NULL || stamp(c, loc, c->coll_begin != NULL ? c->coll_begin[w] : -1,
-                            ns_of(c, t)) != 0) {
+    if (rc == NULL ||
+        stamp(c, loc, c->coll_begin != NULL ? c->coll_begin[w] : -1, ns_of(c, t)) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     if (c->coll_begin != NULL) {

@@ -106,8 +106,7 @@ static void report(temu_session *s, temu_vt *vt, cli_format format)
  * percentile and their Congestion Impact (eq. 1). */
 static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
 {
-    static const char *const names[3] = {"p2p_lat_us", "p2p_bw_sync_mibs_per_rank",
-                                         "allreduce_us"};
+    static const char *const names[3] = {"p2p_lat_us", "p2p_bw_sync_mibs_per_rank", "allreduce_us"};
     const double(*v[3])[2] = {g->lat_us, g->bw_mibs, g->allreduce_us};
     const double *ci[3] = {g->impact_lat, g->impact_bw, g->impact_allreduce};
     FILE *f = format == CLI_FORMAT_TABLE ? stdout : stderr;
@@ -115,13 +114,13 @@ static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
             "GPCNeT: %d canary ranks, %d congestor ranks, %d iterations per test, %d congestor "
             "rounds\n",
             g->canaries, g->congestors, g->iters, g->rounds);
-    static const char *const cols[] = {"test",          "isolated_mean", "congested_mean",
-                                       "impact_mean",   "isolated_p99",  "congested_p99",
+    static const char *const cols[] = {"test",        "isolated_mean", "congested_mean",
+                                       "impact_mean", "isolated_p99",  "congested_p99",
                                        "impact_p99"};
     cli_rec r;
     if (format == CLI_FORMAT_TABLE) {
-        printf("%-26s %14s %14s %9s %14s %14s %9s\n", "test", "isolated", "congested",
-               "impact", "isolated 99%", "congested 99%", "impact");
+        printf("%-26s %14s %14s %9s %14s %14s %9s\n", "test", "isolated", "congested", "impact",
+               "isolated 99%", "congested 99%", "impact");
     } else {
         cli_rec_begin(&r, stdout, format, cols, 7);
     }
@@ -202,7 +201,8 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     const temu_machine *m = temu_session_machine(s);
     memset(stats, 0, sizeof *stats);
     if (m->system == TEMU_SYSTEM_BGP) {
-        fprintf(stderr, "torusemu replay: BG/P counters from the timing model are not filled yet\n");
+        fprintf(stderr,
+                "torusemu replay: BG/P counters from the timing model are not filled yet\n");
     } else {
         st = temu_tm_flushed_create(m, &k.f, &err);
     }
