@@ -61,6 +61,17 @@ expect_ok "trace, communication only" "$TORUSEMU" replay --machine gemini-tiny -
 awk -F, 'NR > 1 && $4 != 0 { bad = 1 } END { exit bad }' "$TMP/out" && pass ||
     failed "compute with --compute-scale 0: $(head -3 "$TMP/out")"
 
+# trace timestamps on a 1 MHz clock: rank 0 computes the 50 us between its
+# two sends (scaled), rank 1's time before its receives is time in MPI
+expect_ok "write a trace with gaps" "$W" "$TMP/g" --gaps
+for scale in 1 0.5 0; do
+    expect_ok "gaps x $scale" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/g" --timing \
+        --compute-scale "$scale" --format csv --quiet
+    want=$(awk -v s="$scale" 'BEGIN { printf "%d", 50000000 * s }')
+    awk -F, -v w="$want" 'NR == 2 && $4 == w { ok = 1 } NR == 3 && $4 != 0 { ok = 0 } END { exit !ok }' \
+        "$TMP/out" && pass || failed "gaps x $scale: $(cat "$TMP/out")"
+done
+
 # GPCNeT's Congestion Impact (seed 002, eq. 1) on a Gemini torus: above 1
 expect_ok "gpcnet impact" "$TORUSEMU" replay --machine gemini-tiny --pattern gpcnet --timing \
     --steps 2 --bytes 4K --format csv -q
