@@ -485,6 +485,43 @@ START_TEST(test_stall_counters)
 }
 END_TEST
 
+/* BG/Q receive-FIFO occupancy through a replay in virtual time: two
+ * 64 KiB messages into one node (a 16-node ring, bgq:16x1x1x1x1) queue in
+ * its receive FIFOs on the user escape VC (1), the point-to-point one;
+ * every other VC stays exactly 0. */
+START_TEST(test_bgq_fifo_occupancy)
+{
+    temu_session *s = test_mapped_store("bgq:16x1x1x1x1", 16, 1, NULL);
+    const temu_machine *m = temu_session_machine(s);
+    temu_vt *vt;
+    temu_error err;
+    uint64_t sum[TEMU_BGQ_VCS] = {0};
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    temu_vt_set_post_all(vt, 1);
+    p2p(vt, 0, 2, 65536);
+    p2p(vt, 1, 2, 65536);
+    run_ok(vt);
+    flush(vt, s);
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        for (int l = 0; l < TEMU_BGQ_LINKS; l++) {
+            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                sum[vc] +=
+                    temu_counter_read(s, temu_idx_bgq_nw(m, n, l, TEMU_BGQ_NW_RECV_FIFO, vc));
+            }
+        }
+    }
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        if (vc == TEMU_BGQ_VC_USER_ESCAPE) {
+            ck_assert_uint_gt(sum[vc], 0);
+        } else {
+            ck_assert_msg(sum[vc] == 0, "VC %d: %llu", vc, (unsigned long long)sum[vc]);
+        }
+    }
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
 typedef struct ticks {
     int64_t t[64];
     uint64_t inq[64];
@@ -595,6 +632,7 @@ int main(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_volume_unchanged);
     tcase_add_test(tc, test_stall_counters);
+    tcase_add_test(tc, test_bgq_fifo_occupancy);
     tcase_add_test(tc, test_incremental_flush);
     tcase_add_test(tc, test_gpcnet_impact);
     suite_add_tcase(s, tc);
