@@ -458,9 +458,6 @@ temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t byt
     if (st == TEMU_OK) {
         st = check_rank(v, target, err);
     }
-    if (st != TEMU_OK) {
-        return st;
-    }
     if (st == TEMU_OK && kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET) {
         st = temu_fail(err, TEMU_EINVAL, "virtual time: one-sided operation of kind %s",
                        temu_kind_name(kind));
@@ -479,11 +476,11 @@ temu_status temu_vt_mark(temu_vt *v, int32_t rank, temu_error *err)
 }
 
 /* Communicator id's table, created with n members on first use. */
-static vcomm *comm_of(temu_vt *v, int32_t id, int32_t n, temu_error *err)
+static temu_status comm_of(temu_vt *v, int32_t id, int32_t n, vcomm **out, temu_error *err)
 {
+    *out = NULL;
     if (id < 0 || id >= (1 << 24)) {
-        temu_fail(err, TEMU_ERANGE, "virtual time: communicator id %d", id);
-        return NULL;
+        return temu_fail(err, TEMU_ERANGE, "virtual time: communicator id %d", id);
     }
     if (id >= v->ncomm) {
         int32_t ncap = v->ncomm > 0 ? v->ncomm : 4;
@@ -492,8 +489,7 @@ static vcomm *comm_of(temu_vt *v, int32_t id, int32_t n, temu_error *err)
         }
         vcomm *g = realloc(v->comm, (size_t)ncap * sizeof *g);
         if (g == NULL) {
-            oom(err);
-            return NULL;
+            return oom(err);
         }
         memset(g + v->ncomm, 0, (size_t)(ncap - v->ncomm) * sizeof *g);
         v->comm = g;
@@ -504,16 +500,18 @@ static vcomm *comm_of(temu_vt *v, int32_t id, int32_t n, temu_error *err)
         c->calls = calloc((size_t)n, sizeof *c->calls);
         c->cur = calloc((size_t)n, sizeof *c->cur);
         if (c->calls == NULL || c->cur == NULL) {
-            oom(err);
-            return NULL;
+            free(c->calls);
+            free(c->cur);
+            c->calls = c->cur = NULL;
+            return oom(err);
         }
         c->n = n;
     } else if (c->n != n) {
-        temu_fail(err, TEMU_EINVAL, "virtual time: communicator %d has %d members, not %d", id,
-                  c->n, n);
-        return NULL;
+        return temu_fail(err, TEMU_EINVAL, "virtual time: communicator %d has %d members, not %d",
+                         id, c->n, n);
     }
-    return c;
+    *out = c;
+    return TEMU_OK;
 }
 
 static int32_t new_inst(temu_vt *v, int32_t n, int sync)
@@ -551,9 +549,12 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
     if (st == TEMU_OK && (n <= 0 || me < 0 || me >= n)) {
         st = temu_fail(err, TEMU_ERANGE, "virtual time: member %d of a communicator of %d", me, n);
     }
-    vcomm *c = st == TEMU_OK ? comm_of(v, comm, n, err) : NULL;
-    if (c == NULL) {
-        return st == TEMU_OK ? err->status : st;
+    vcomm *c = NULL;
+    if (st == TEMU_OK) {
+        st = comm_of(v, comm, n, &c, err);
+    }
+    if (st != TEMU_OK) {
+        return st;
     }
     int32_t call = c->calls[me]++;
     if (call >= c->ninst) {

@@ -54,14 +54,14 @@ static void report(temu_session *s, temu_vt *vt, cli_format format)
 {
     int32_t n = temu_vt_nranks(vt);
     int64_t runtime = temu_vt_runtime(vt), comm_max = 0, comm_sum = 0;
-    int32_t last = 0;
+    int32_t last = -1; /* the lowest rank that ends last */
     char a[32], b[32], c[32];
     for (int32_t i = 0; i < n; i++) {
         temu_vt_rank_stats rs;
         temu_vt_rank_get(vt, i, &rs);
         comm_sum += rs.comm_ps;
         comm_max = rs.comm_ps > comm_max ? rs.comm_ps : comm_max;
-        last = rs.end_ps == runtime && last == 0 ? i : last;
+        last = rs.end_ps == runtime && last < 0 ? i : last;
     }
     us(a, sizeof a, runtime);
     us(b, sizeof b, n > 0 ? comm_sum / n : 0);
