@@ -55,6 +55,9 @@ typedef struct temu_tm_config {
     double link_gbs;       /* >0: every lane of every link runs at this many GB/s (= bytes/ns); */
                            /* 0: the machine's own rates (Gemini per tile by medium, BG/P, BG/Q) */
     double node_gbs;       /* injection and ejection bandwidth per node, GB/s                   */
+    uint32_t train_packets; /* longest packet train: up to this many consecutive packets of a  */
+                            /* send move as one unit (doc/model.md, "Packet trains"); 0 or 1:  */
+                            /* every packet on its own (the exact per-packet model)            */
 } temu_tm_config;
 
 /* The machine's own parameters (doc/model.md, "Timing model"). */
@@ -78,6 +81,23 @@ void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
  * link; Gemini's tile slot, doc/model.md).  tag is returned on delivery. */
 temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
                          uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err);
+
+/* `count` packets of `bytes` each, otherwise as temu_tm_send (all with the
+ * same tag; the delivery function is called once per packet, with that
+ * packet's delivery time).  They enter the source queue in trains of at most
+ * train_packets packets. */
+temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                               uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
+                               uint64_t tag, temu_error *err);
+
+/* What the model did since its creation: packet-hops count every packet once
+ * per router-to-router channel it crossed (a train of k packets: k), train-hops
+ * the crossings of trains (= packet-hops with train_packets 1), events the
+ * events processed. */
+typedef struct temu_tm_totals {
+    uint64_t packet_hops, train_hops, events;
+} temu_tm_totals;
+void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out);
 
 /* Process every event up to and including virtual time until_ps (INT64_MAX:
  * until the network is empty).  Returns the new current time. */
