@@ -38,7 +38,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Default longest train (doc/performance.md, "Timing model": measured). */
+/* Default longest train on Blue Gene (one lane per link); Gemini keeps
+ * single packets: a message's packets take its eight tile slots in turn,
+ * and trains of one slot would be read out of the router's injection queue
+ * one after the other, serializing the tiles (doc/model.md, "Packet
+ * trains"). */
 #define TEMU_TM_DEFAULT_TRAIN 64
 
 enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
@@ -281,7 +285,7 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
     c->node_wire_ps = 0;
     c->credit_ps = c->wire_ps; /* credits travel back over the link */
     c->link_gbs = 0;
-    c->train_packets = TEMU_TM_DEFAULT_TRAIN;
+    c->train_packets = m->system == TEMU_SYSTEM_GEMINI ? 1 : TEMU_TM_DEFAULT_TRAIN;
     return TEMU_OK;
 }
 
@@ -418,6 +422,11 @@ void temu_tm_destroy(temu_tm *t)
     free(t->tr);
     free(t->heap);
     free(t);
+}
+
+void temu_tm_config_get(const temu_tm *t, temu_tm_config *out)
+{
+    *out = t->c;
 }
 
 void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx)

@@ -28,25 +28,41 @@ typedef struct bucket {
     uint64_t pkts, units; /* packets left and their size units (phits or chunks) */
 } bucket;
 
-/* Send the n-th packet of a bucket: its units split evenly over the bucket's
- * packets (the plan keeps totals, not each packet's size). */
-static temu_status send_one(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
-                            uint32_t unit, uint32_t cls, uint32_t lane_key, temu_error *err)
+/* Send the next min(train, left) packets of a bucket: its units split
+ * evenly over its packets (the plan keeps totals, not each packet's size),
+ * the larger ones first, so at most two trains of equal packets. */
+static temu_status send_some(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
+                             uint32_t train, uint32_t unit, uint32_t cls, uint32_t lane_key,
+                             temu_error *err)
 {
-    uint64_t size = (b->units + b->pkts - 1) / b->pkts; /* sizes sum to the bucket's units */
-    b->units -= size;
-    b->pkts--;
-    return temu_tm_send(t, when, src, dst, (uint32_t)(size * unit), cls, lane_key, 0, err);
+    uint64_t m = b->pkts < train ? b->pkts : train;
+    uint64_t q = b->units / b->pkts, big = b->units % b->pkts; /* big: packets of q + 1 */
+    uint64_t nbig = big < m ? big : m;
+    temu_status st = TEMU_OK;
+    if (nbig > 0) {
+        st = temu_tm_send_train(t, when, src, dst, (uint32_t)((q + 1) * unit), (uint32_t)nbig, cls,
+                                lane_key, 0, err);
+    }
+    if (st == TEMU_OK && m > nbig) {
+        st = temu_tm_send_train(t, when, src, dst, (uint32_t)(q * unit), (uint32_t)(m - nbig), cls,
+                                lane_key, 0, err);
+    }
+    b->units -= nbig * (q + 1) + (m - nbig) * q;
+    b->pkts -= m;
+    return st;
 }
 
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                  const temu_message *msg, temu_error *err)
 {
     temu_plan plan;
+    temu_tm_config c;
     temu_status st = temu_plan_message(m, msg, &plan, err);
     if (st != TEMU_OK || plan.local) {
         return st;
     }
+    temu_tm_config_get(t, &c);
+    uint32_t train = c.train_packets > 1 ? c.train_packets : 1;
     for (int dir = 0; dir < 2; dir++) {
         int64_t src = dir == 0 ? msg->src : msg->dst, dst = dir == 0 ? msg->dst : msg->src;
         if (m->system == TEMU_SYSTEM_GEMINI) {
@@ -65,8 +81,9 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
                 for (int k = 0; k < TEMU_SLOTS && st == TEMU_OK; k++) {
                     for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                         if (b[vc][k].pkts > 0) {
-                            st = send_one(t, when_ps, src, dst, &b[vc][k], GEMINI_PHIT_BYTES,
-                                          (uint32_t)vc, plan.gemini_slot_base + (uint32_t)k, err);
+                            st = send_some(t, when_ps, src, dst, &b[vc][k], train,
+                                           GEMINI_PHIT_BYTES, (uint32_t)vc,
+                                           plan.gemini_slot_base + (uint32_t)k, err);
                             left = 1;
                         }
                     }
@@ -76,7 +93,8 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
             for (int vc = 0; vc < TEMU_BGQ_VCS && st == TEMU_OK; vc++) {
                 bucket b = {plan.packets[dir][vc], plan.chunks[dir][vc]};
                 while (b.pkts > 0 && st == TEMU_OK) {
-                    st = send_one(t, when_ps, src, dst, &b, BG_CHUNK_BYTES, (uint32_t)vc, 0, err);
+                    st = send_some(t, when_ps, src, dst, &b, train, BG_CHUNK_BYTES, (uint32_t)vc, 0,
+                                   err);
                 }
             }
         }

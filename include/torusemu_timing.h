@@ -72,6 +72,8 @@ typedef void (*temu_tm_delivery_fn)(void *ctx, uint64_t tag, int64_t created_ps,
 temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
                            temu_error *err);
 void temu_tm_destroy(temu_tm *t);
+/* The configuration the model was created with. */
+void temu_tm_config_get(const temu_tm *t, temu_tm_config *out);
 void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
 
 /* A packet of `bytes` (wire bytes, headers included) created at node src at
@@ -143,7 +145,9 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
  * plan keeps totals only), Gemini VC0/VC1 as classes 0/1, Blue Gene VC v
  * as class v (the model needs as many classes), tile slot k on
  * lane_key gemini_slot_base + k.  All are created at when_ps, the
- * destination's replies too (transactions are not chained yet). */
+ * destination's replies too (transactions are not chained yet).  They
+ * enter the source queue bucket after bucket, train_packets packets of
+ * each in turn (one packet of each with trains of one packet). */
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                  const temu_message *msg, temu_error *err);
 
