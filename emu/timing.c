@@ -771,14 +771,18 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
     }
 }
 
-/* Packets of queue q's head train to send on channel c now: all, unless the
- * queue they enter holds others and the credit does not cover them all
- * (then as many as it covers). */
+/* Packets of queue q's head train to send on channel c now: as many as the
+ * credit covers.  With credits (dateline VCs) all of them when the queue
+ * they enter is empty: they stream through it as it drains, and the debt
+ * cannot deadlock (the VCs' dependencies have no cycle).  With tokens the
+ * bubble rule keeps a ring deadlock-free only while every queue stays
+ * within its size, so a train never takes more than the credit. */
 static uint32_t train_share(const temu_tm *t, int64_t q, int64_t c, int64_t credit, int64_t bubble)
 {
     const tm_train *tr = &t->tr[t->q[q].head];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes ||
-        credit - bubble >= (int64_t)tr->n * tr->bytes || t->q[c * t->nvc + tr->vc].head < 0) {
+        credit - bubble >= (int64_t)tr->n * tr->bytes ||
+        (t->c.flow == TEMU_TM_CREDIT && t->q[c * t->nvc + tr->vc].head < 0)) {
         return tr->n;
     }
     return (uint32_t)((credit - bubble) / tr->bytes);
