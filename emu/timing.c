@@ -28,7 +28,10 @@
  * packets, which returns upstream at the mean of the packets' read-out
  * times.  If the downstream queue is not empty and the whole train does not
  * fit in the credit, the train is split: what fits goes, the rest waits as
- * a new train.  With trains of one packet every rule is the per-packet one.
+ * a new train.  Trains travel on two dateline VCs per class, also with
+ * tokens (the bubble rule keeps a ring deadlock-free only while no queue
+ * holds more than its size; the VCs then share the queue's bytes).  With
+ * trains of one packet every rule is the per-packet one.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -104,7 +107,8 @@ struct temu_tm {
     temu_machine m;
     temu_tm_config c;
     int nvc;        /* VCs per channel */
-    int per;        /* VCs per class: 2 (dateline) with credits, 1 with tokens */
+    int per;        /* VCs per class: 2 (dateline) with credits or trains, else 1 */
+    int bubble;     /* tokens with single packets: the bubble rule, one VC per class */
     int maxlanes;   /* 8 on Gemini, 1 on Blue Gene */
     int tlinks;     /* torus links per router: 2 * ndims */
     uint32_t train; /* longest train */
@@ -341,11 +345,12 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     }
     t->m = *m;
     t->c = *c;
-    t->per = c->flow == TEMU_TM_CREDIT ? 2 : 1;
+    t->train = c->train_packets > 1 ? c->train_packets : 1;
+    t->per = c->flow == TEMU_TM_CREDIT || t->train > 1 ? 2 : 1;
+    t->bubble = c->flow == TEMU_TM_TOKEN && t->per == 1;
     t->nvc = (int)c->classes * t->per;
     t->maxlanes = m->system == TEMU_SYSTEM_GEMINI ? 8 : 1;
     t->tlinks = 2 * m->ndims;
-    t->train = c->train_packets > 1 ? c->train_packets : 1;
     for (int l = 0; l < t->tlinks; l++) {
         t->lanes[l] = lanes_of(m, l);
     }
@@ -394,9 +399,11 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
         in->ps_per_byte = ej->ps_per_byte = 1000.0 / c->node_gbs;
         in->wire_ps = ej->wire_ps = c->node_wire_ps;
     }
+    /* tokens with trains: the dateline VCs share the queue's bytes */
+    int64_t buffer = c->flow == TEMU_TM_TOKEN && t->per == 2 ? c->buffer_bytes / 2 : c->buffer_bytes;
     for (int64_t i = 0; i < t->nchan * t->nvc; i++) {
         /* ejection channels end at the node, which always accepts */
-        t->credits[i] = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : c->buffer_bytes;
+        t->credits[i] = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : buffer;
     }
     *out = t;
     return TEMU_OK;
@@ -771,18 +778,22 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
     }
 }
 
-/* Packets of queue q's head train to send on channel c now: as many as the
- * credit covers.  With credits (dateline VCs) all of them when the queue
- * they enter is empty: they stream through it as it drains, and the debt
- * cannot deadlock (the VCs' dependencies have no cycle).  With tokens the
- * bubble rule keeps a ring deadlock-free only while every queue stays
- * within its size, so a train never takes more than the credit. */
+/* Packets of queue q's head train to send on channel c now.  The train
+ * started because its first packet had credit.  If the queue it enters is
+ * empty it goes whole and takes credit for all its packets, which may
+ * exceed the queue's size: the rest streams in as the queue drains, and a
+ * full queue stops the next train upstream.  If that queue holds others
+ * and the credit does not cover the train, only what the credit covers
+ * goes and the rest waits as a train of its own (train_whole: it goes
+ * whole anyway).  The debt cannot deadlock: trains travel on dateline VCs,
+ * whose dependencies have no cycle (the bubble rule of tokens would not
+ * survive it). */
 static uint32_t train_share(const temu_tm *t, int64_t q, int64_t c, int64_t credit, int64_t bubble)
 {
     const tm_train *tr = &t->tr[t->q[q].head];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes ||
-        credit - bubble >= (int64_t)tr->n * tr->bytes ||
-        (t->c.flow == TEMU_TM_CREDIT && t->q[c * t->nvc + tr->vc].head < 0)) {
+        credit - bubble >= (int64_t)tr->n * tr->bytes || t->q[c * t->nvc + tr->vc].head < 0 ||
+        t->c.train_whole) {
         return tr->n;
     }
     return (uint32_t)((credit - bubble) / tr->bytes);
@@ -803,7 +814,7 @@ static void try_chan(temu_tm *t, int64_t c)
         int64_t q = ch->wait[i];
         const tm_train *tr = &t->tr[t->q[q].head];
         int64_t bubble = 0;
-        if (t->c.flow == TEMU_TM_TOKEN && tr->enter) {
+        if (t->bubble && tr->enter) {
             bubble = t->c.max_packet; /* bubble: keep room for one more packet in the ring */
         }
         int64_t credit = t->credits[c * t->nvc + tr->vc];
@@ -931,7 +942,7 @@ double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)
 temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
                                    uint32_t cls, int64_t *packet_ps, temu_error *err)
 {
-    int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
+    int per = t->per;
     int64_t base;
     if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || cls >= t->c.classes) {
         return temu_fail(err, TEMU_ERANGE,

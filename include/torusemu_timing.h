@@ -58,6 +58,7 @@ typedef struct temu_tm_config {
     uint32_t train_packets; /* longest packet train: up to this many consecutive packets of a  */
                             /* send move as one unit (doc/model.md, "Packet trains"); 0 or 1:  */
                             /* every packet on its own (the exact per-packet model)            */
+    uint32_t train_whole;   /* 1: a train never splits (faster; coarser where trains compete)  */
 } temu_tm_config;
 
 /* The machine's own parameters (doc/model.md, "Timing model"). */
