@@ -11,6 +11,9 @@
  * done).  Prints CPU time, packet-hops (each packet once per torus channel,
  * trains counting their packets), train-hops, events, max RSS.
  *
+ * TRAIN is the longest train (train_packets); with a trailing w, trains
+ * never split (train_whole).
+ *
  * usage: bench_timing_scale fft SPEC RPN A B N TRAIN BUDGET_S
  *        bench_timing_scale halo SPEC RPN X Y Z CELLS VARS TRAIN BUDGET_S
  */
@@ -70,7 +73,9 @@ int main(int argc, char **argv)
         temu_tm_config_default(&m, &c, &err) != TEMU_OK) {
         die(argv[2], &err);
     }
+    /* TRAIN: longest train; a trailing w: trains never split (train_whole) */
     c.train_packets = (uint32_t)atoi(argv[argc - 2]);
+    c.train_whole = strchr(argv[argc - 2], 'w') != NULL;
     double budget = atof(argv[argc - 1]);
     double t0 = cpu_s();
     if (temu_tm_create(&m, &c, &t, &err) != TEMU_OK) {
@@ -121,9 +126,9 @@ int main(int argc, char **argv)
     struct rusage ru;
     temu_tm_totals_get(t, &tot);
     getrusage(RUSAGE_SELF, &ru);
-    printf("%s %s train %u: %llu messages sent in %.2f s; run %.2f s CPU to %.1f us virtual%s; "
+    printf("%s %s train %u%s: %llu messages sent in %.2f s; run %.2f s CPU to %.1f us virtual%s; "
            "%llu packet-hops (%.3g /s), %llu train-hops, %llu events; max RSS %ld MB\n",
-           argv[1], argv[2], c.train_packets, (unsigned long long)msgs, t1 - t0, t2 - t1,
+           argv[1], argv[2], c.train_packets, c.train_whole ? " whole" : "", (unsigned long long)msgs, t1 - t0, t2 - t1,
            (double)temu_tm_now(t) / 1e6,
            temu_tm_pending(t) > 0 ? " (budget spent, network not empty)" : " (all delivered)",
            (unsigned long long)tot.packet_hops, (double)tot.packet_hops / (t2 - t0),

