@@ -162,29 +162,43 @@ static int push(temu_tm *t, int64_t when, int type, int32_t a, int32_t b, int32_
     return 0;
 }
 
+/* Remove the earliest event.  The hole left at the root moves down along
+ * the smallest children to a leaf (three comparisons a level instead of
+ * four), then the last event is placed there and moves up: it was a leaf,
+ * so it seldom moves far ("bottom-up" deletion). */
 static tm_event pop(temu_tm *t)
 {
     tm_event top = t->heap[0];
     tm_event last = t->heap[--t->nheap];
-    int64_t i = 0;
+    int64_t n = t->nheap, i = 0;
+    tm_event *h = t->heap;
+    if (n == 0) {
+        return top;
+    }
     for (;;) {
-        int64_t first = HEAP_ARITY * i + 1, s = i;
-        const tm_event *best = &last;
-        for (int64_t j = first; j < first + HEAP_ARITY && j < t->nheap; j++) {
-            if (ev_before(&t->heap[j], best)) {
-                s = j;
-                best = &t->heap[j];
+        int64_t first = HEAP_ARITY * i + 1, s;
+        if (first + HEAP_ARITY <= n) {
+            int64_t a = ev_before(&h[first + 1], &h[first]) ? first + 1 : first;
+            int64_t b = ev_before(&h[first + 3], &h[first + 2]) ? first + 3 : first + 2;
+            s = ev_before(&h[b], &h[a]) ? b : a;
+        } else if (first < n) {
+            s = first;
+            for (int64_t j = first + 1; j < n; j++) {
+                if (ev_before(&h[j], &h[s])) {
+                    s = j;
+                }
             }
-        }
-        if (s == i) {
+        } else {
             break;
         }
-        t->heap[i] = t->heap[s];
+        h[i] = h[s];
         i = s;
     }
-    if (t->nheap > 0) {
-        t->heap[i] = last;
+    while (i > 0 && ev_before(&last, &h[(i - 1) / HEAP_ARITY])) {
+        h[i] = h[(i - 1) / HEAP_ARITY];
+        i = (i - 1) / HEAP_ARITY;
     }
+    h[i] = last;
     return top;
 }
 
