@@ -78,7 +78,10 @@ typedef struct tm_train {
     int64_t sp;    /* ps between consecutive packets (0 in the source queue)     */
     int64_t ready; /* head of its queue: when it may leave                       */
     uint64_t tag;
-    uint32_t bytes, n;
+    uint32_t n;     /* packets                                                  */
+    uint32_t bytes; /* size of the first nbig packets (1 <= nbig <= n)           */
+    uint32_t nbig;
+    uint32_t small; /* size of the others (an even split of a message's bytes)  */
     uint32_t lane_key;
     int32_t next; /* next in queue, or in the free list */
     int32_t src_node, dst_node;
@@ -579,11 +582,16 @@ static temu_status check_send(const temu_tm *t, int64_t when_ps, int64_t src, in
     return TEMU_OK;
 }
 
-temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
-                               uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
-                               uint64_t tag, temu_error *err)
+/* count packets, the first nbig of `bytes` and the others of `small`, in
+ * trains of at most t->train packets. */
+static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                                uint32_t bytes, uint32_t nbig, uint32_t small, uint32_t count,
+                                uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
 {
-    temu_status st = check_send(t, when_ps, src, dst, bytes, count, cls, err);
+    temu_status st = check_send(t, when_ps, src, dst, nbig ? bytes : small, count, cls, err);
+    if (st == TEMU_OK && nbig < count) {
+        st = check_send(t, when_ps, src, dst, small, count, cls, err);
+    }
     while (st == TEMU_OK && count > 0) {
         uint32_t n = count < t->train ? count : t->train;
         int32_t p = alloc_train(t);
@@ -594,8 +602,14 @@ temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t
         memset(tr, 0, sizeof *tr);
         tr->created = tr->hdr = tr->tail = when_ps;
         tr->tag = tag;
-        tr->bytes = bytes;
         tr->n = n;
+        tr->nbig = nbig < n ? nbig : n;
+        tr->bytes = tr->nbig > 0 ? bytes : small;
+        tr->small = small;
+        if (tr->nbig == 0) {
+            tr->nbig = n;
+        }
+        nbig -= nbig < n ? nbig : n;
         tr->lane_key = lane_key;
         tr->next = -1;
         tr->src_node = (int32_t)src;
@@ -612,6 +626,27 @@ temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t
         }
     }
     return st;
+}
+
+temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                               uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
+                               uint64_t tag, temu_error *err)
+{
+    return send_packets(t, when_ps, src, dst, bytes, count, bytes, count, cls, lane_key, tag, err);
+}
+
+temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                              uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
+                              uint32_t lane_key, uint64_t tag, temu_error *err)
+{
+    if (count == 0 || units < count || units / count + 1 > UINT32_MAX / unit_bytes) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: %llu units of %u bytes cannot fill %u packets",
+                         (unsigned long long)units, unit_bytes, count);
+    }
+    uint32_t q = (uint32_t)(units / count), big = (uint32_t)(units % count);
+    return send_packets(t, when_ps, src, dst, (q + 1) * unit_bytes, big, q * unit_bytes, count, cls,
+                        lane_key, tag, err);
 }
 
 temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
@@ -694,6 +729,13 @@ static int split(temu_tm *t, int64_t q, uint32_t m)
     rest->n = tr->n - m;
     rest->hdr += (int64_t)m * tr->sp;
     rest->tail += (int64_t)m * tr->sp;
+    if (tr->nbig > m) {
+        rest->nbig = tr->nbig - m;
+        tr->nbig = m;
+    } else {
+        rest->bytes = tr->small; /* the rest are all small */
+        rest->nbig = rest->n;
+    }
     tr->n = m;
     tr->next = r;
     if (t->q[q].tail == p) {
@@ -731,8 +773,10 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
     int32_t p = t->q[q].head;
     tm_train *tr = &t->tr[p];
     int src = is_source(t, q);
-    int64_t n = tr->n, b = tr->bytes;
-    int64_t ser = ser_of(ch, tr->bytes);
+    int64_t n = tr->n, nbig = tr->nbig;
+    int64_t total = nbig * tr->bytes + (n - nbig) * tr->small;
+    int64_t ser = ser_of(ch, tr->bytes); /* the first packet is a largest one */
+    int64_t ser_small = nbig < n ? ser_ps(ch, tr->small) : ser;
     /* the input port reads the packet out at the rate it came in (our
      * assumption: the router's internal path is as fast as its input, and
      * a slower output holds at most the packet it is sending, as Gemini's
@@ -762,22 +806,22 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
         /* each packet present from its header's arrival to its read-out */
         t->occ[q] += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
         push(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, EV_CREDIT,
-             (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)(n * b));
+             (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
     }
-    ch->busy_until = last + ser;
+    ch->busy_until = last + ser_small;
     ch->st.packets += (uint64_t)n;
-    ch->st.bytes += (uint64_t)(n * b);
-    ch->st.busy_ps += n * ser;
+    ch->st.bytes += (uint64_t)total;
+    ch->st.busy_ps += nbig * ser + (n - nbig) * ser_small;
     if (c >= t->ntorus + t->m.nnodes) {
         tr->hdr = t->now + ser + ch->wire_ps; /* the first packet's delivery */
         tr->sp = sp;
-        push(t, last + ser + ch->wire_ps, EV_DELIVER, p, 0, 0);
+        push(t, last + ser_small + ch->wire_ps, EV_DELIVER, p, 0, 0);
     } else {
         if (c < t->ntorus) {
             t->tot.packet_hops += (uint64_t)n;
             t->tot.train_hops++;
         }
-        t->credits[c * t->nvc + vc] -= n * b;
+        t->credits[c * t->nvc + vc] -= total;
         tr->hdr = t->now + ch->wire_ps;
         tr->tail = t->now + ser + ch->wire_ps;
         tr->sp = sp;
@@ -805,7 +849,8 @@ static uint32_t train_share(const temu_tm *t, int64_t q, int64_t c, int64_t cred
 {
     const tm_train *tr = &t->tr[t->q[q].head];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes ||
-        credit - bubble >= (int64_t)tr->n * tr->bytes || t->q[c * t->nvc + tr->vc].head < 0 ||
+        credit - bubble >= (int64_t)tr->nbig * tr->bytes + (int64_t)(tr->n - tr->nbig) * tr->small ||
+        t->q[c * t->nvc + tr->vc].head < 0 ||
         t->c.train_whole) {
         return tr->n;
     }

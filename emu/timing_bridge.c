@@ -30,26 +30,17 @@ typedef struct bucket {
 
 /* Send the next min(train, left) packets of a bucket: its units split
  * evenly over its packets (the plan keeps totals, not each packet's size),
- * the larger ones first, so at most two trains of equal packets. */
+ * the larger ones first. */
 static temu_status send_some(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
                              uint32_t train, uint32_t unit, uint32_t cls, uint32_t lane_key,
                              temu_error *err)
 {
     uint64_t m = b->pkts < train ? b->pkts : train;
     uint64_t q = b->units / b->pkts, big = b->units % b->pkts; /* big: packets of q + 1 */
-    uint64_t nbig = big < m ? big : m;
-    temu_status st = TEMU_OK;
-    if (nbig > 0) {
-        st = temu_tm_send_train(t, when, src, dst, (uint32_t)((q + 1) * unit), (uint32_t)nbig, cls,
-                                lane_key, 0, err);
-    }
-    if (st == TEMU_OK && m > nbig) {
-        st = temu_tm_send_train(t, when, src, dst, (uint32_t)(q * unit), (uint32_t)(m - nbig), cls,
-                                lane_key, 0, err);
-    }
-    b->units -= nbig * (q + 1) + (m - nbig) * q;
+    uint64_t nbig = big < m ? big : m, units = m * q + nbig;
+    b->units -= units;
     b->pkts -= m;
-    return st;
+    return temu_tm_send_even(t, when, src, dst, (uint32_t)m, units, unit, cls, lane_key, 0, err);
 }
 
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,

@@ -93,6 +93,15 @@ temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t
                                uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
                                uint64_t tag, temu_error *err);
 
+/* `count` packets carrying `units` units of unit_bytes each in total, split
+ * evenly: the first (units mod count) packets one unit larger than the
+ * others (how temu_tm_send_message sizes a bucket's packets).  A train may
+ * hold both sizes; it is timed as if all its packets were spaced like the
+ * larger ones (exact with one size). */
+temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                              uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
+                              uint32_t lane_key, uint64_t tag, temu_error *err);
+
 /* What the model did since its creation: packet-hops count every packet once
  * per router-to-router channel it crossed (a train of k packets: k), train-hops
  * the crossings of trains (= packet-hops with train_packets 1), events the
