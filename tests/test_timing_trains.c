@@ -355,6 +355,101 @@ START_TEST(test_contention_agrees)
 }
 END_TEST
 
+/* temu_tm_send_message with trains moves the same packets and bytes on
+ * every lane as with single packets (Gemini tile slots, both directions,
+ * a bucket's two packet sizes; BG/Q VCs), whole or split. */
+START_TEST(test_messages_same_volume)
+{
+    const char *specs[] = {"gemini:4x4x4", "bgq:4x4x4x4x2"};
+    const temu_kind kinds[] = {TEMU_KIND_P2P, TEMU_KIND_GET, TEMU_KIND_PUT};
+    const uint64_t sizes[] = {100, 4096, 100000, 333333};
+    for (int sp = 0; sp < 2; sp++) {
+        temu_machine m = test_machine(specs[sp]);
+        temu_tm_lane_stats *ref = NULL;
+        uint64_t ref_hops = 0;
+        const uint32_t trains[][2] = {{1, 0}, {16, 0}, {64, 1}};
+        for (int v = 0; v < 3; v++) {
+            temu_tm_config c;
+            temu_error err;
+            times g;
+            ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+            c.train_whole = trains[v][1];
+            temu_tm *t = make(&m, c, trains[v][0], &g);
+            for (int i = 0; i < 12; i++) {
+                temu_message msg = {(int64_t)(i * 7) % m.nnodes, (int64_t)(i * 13 + 5) % m.nnodes,
+                                    sizes[i % 4], NULL, kinds[i % 3]};
+                ck_assert_msg(temu_tm_send_message(t, (int64_t)i * 1000, &m, &msg, &err) ==
+                                  TEMU_OK,
+                              "%s", err.message);
+            }
+            temu_tm_run(t, INT64_MAX);
+            ck_assert_uint_eq(temu_tm_pending(t), 0);
+            int64_t nl = m.nrouters * 2 * m.ndims * 8, k = 0;
+            if (ref == NULL) {
+                ref = calloc((size_t)nl, sizeof *ref);
+                ck_assert_ptr_nonnull(ref);
+            }
+            for (int64_t r = 0; r < m.nrouters; r++) {
+                for (int l = 0; l < 2 * m.ndims; l++) {
+                    for (int lane = 0; lane < temu_tm_lanes(t, r, l); lane++, k++) {
+                        temu_tm_lane_stats s;
+                        ck_assert(temu_tm_lane_stats_get(t, r, l, lane, &s, &err) == TEMU_OK);
+                        if (v == 0) {
+                            ref[k] = s;
+                        }
+                        ck_assert_uint_eq(s.packets, ref[k].packets);
+                        ck_assert_uint_eq(s.bytes, ref[k].bytes);
+                    }
+                }
+            }
+            temu_tm_totals tot;
+            temu_tm_totals_get(t, &tot);
+            if (v == 0) {
+                ref_hops = tot.packet_hops;
+                ck_assert_uint_eq(tot.train_hops, tot.packet_hops);
+            } else {
+                ck_assert_uint_lt(tot.train_hops, tot.packet_hops / 2);
+            }
+            ck_assert_uint_eq(tot.packet_hops, ref_hops);
+            ck_assert_uint_gt(ref_hops, 1000);
+            free(g.at);
+            temu_tm_destroy(t);
+        }
+        free(ref);
+    }
+}
+END_TEST
+
+/* Bad input names the problem. */
+START_TEST(test_train_bad_input)
+{
+    temu_machine m = test_machine("bgq:4x4x4x4x2");
+    temu_tm_config c, got;
+    temu_error err;
+    temu_tm *t;
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert_uint_eq(c.train_packets, 1);
+    c.train_packets = 4000000; /* x 544 bytes > 2^31 */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "train_packets"));
+    c.train_packets = 8;
+    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+    temu_tm_config_get(t, &got);
+    ck_assert_uint_eq(got.train_packets, 8);
+    ck_assert_int_eq(temu_tm_send_train(t, 0, 0, 1, 100, 0, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "0 packets"));
+    ck_assert_int_eq(temu_tm_send_even(t, 0, 0, 1, 5, 4, 32, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "cannot fill 5 packets"));
+    ck_assert_int_eq(temu_tm_send_even(t, 0, 0, 1, 2, 40, 32, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "outside 1..544"));
+    /* 3 packets of 2 units and one of 1: 7 units of 32 bytes */
+    ck_assert(temu_tm_send_even(t, 0, 0, 1, 4, 7, 32, 0, 0, 0, &err) == TEMU_OK);
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_uint_eq(temu_tm_pending(t), 0);
+    temu_tm_destroy(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timing-trains");
@@ -363,6 +458,8 @@ int main(void)
     tcase_add_test(tc, test_lone_flow_closed_form);
     tcase_add_test(tc, test_lone_flow_equals_per_packet);
     tcase_add_test(tc, test_contention_agrees);
+    tcase_add_test(tc, test_messages_same_volume);
+    tcase_add_test(tc, test_train_bad_input);
     suite_add_tcase(s, tc);
     return test_run(s);
 }
