@@ -9,8 +9,8 @@
  * 1000 times that.  Each figure is the median of 5 runs, in CPU time of
  * one core (creation of the model included).
  *
- * Each case runs three ways: single packets (train length 1), and
- * messages of 32 packets with train length 1 and 64.
+ * Each case runs four ways: single packets (train length 1), and
+ * messages of 32 packets with train length 1, 64, and 64 never split.
  *
  * usage: bench_timing [SPEC LOAD MICROSECONDS]...
  */
@@ -49,7 +49,7 @@ static uint64_t rng_next(uint64_t *s)
  * returns host seconds and sets the packet-hop and train-hop counts (a
  * train of k packets crossing a channel: k packet-hops, one train-hop). */
 static double run(const temu_machine *m, double load, int64_t span_ps, uint32_t pkts,
-                  uint32_t train, uint64_t *hops_out, uint64_t *train_hops)
+                  uint32_t train, uint32_t whole, uint64_t *hops_out, uint64_t *train_hops)
 {
     temu_tm_config c;
     temu_tm *t;
@@ -57,7 +57,8 @@ static double run(const temu_machine *m, double load, int64_t span_ps, uint32_t 
     temu_tm_totals tot;
     uint64_t rng = 42;
     if (temu_tm_config_default(m, &c, &err) != TEMU_OK ||
-        (c.train_packets = train, temu_tm_create(m, &c, &t, &err)) != TEMU_OK) {
+        (c.train_packets = train, c.train_whole = whole, temu_tm_create(m, &c, &t, &err)) !=
+            TEMU_OK) {
         fprintf(stderr, "bench_timing: %s\n", err.message);
         exit(1);
     }
@@ -87,8 +88,9 @@ static double run(const temu_machine *m, double load, int64_t span_ps, uint32_t 
 
 int main(int argc, char **argv)
 {
-    const char *def[] = {"bgp:8x8x8", "0.05", "200", "gemini:24x24x24", "0.05", "2"};
-    int n = argc > 1 ? argc - 1 : 6;
+    const char *def[] = {"bgp:8x8x8",     "0.05", "200", "bgq:8x8x8x8x2", "0.05",
+                         "10",            "gemini:16x16x16", "0.05", "10"};
+    int n = argc > 1 ? argc - 1 : 9;
     const char **a = argc > 1 ? (const char **)argv + 1 : def;
     if (n % 3 != 0) {
         fprintf(stderr, "usage: bench_timing [SPEC LOAD MICROSECONDS]...\n");
@@ -103,18 +105,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_timing: %s\n", err.message);
             return 1;
         }
-        const uint32_t ways[3][2] = {{1, 1}, {32, 1}, {32, 64}}; /* packets a message, train */
-        for (int w = 0; w < 3; w++) {
+        /* packets a message, train length, trains never split */
+        const uint32_t ways[4][3] = {{1, 1, 0}, {32, 1, 0}, {32, 64, 0}, {32, 64, 1}};
+        for (int w = 0; w < 4; w++) {
             uint64_t trains = 0;
             for (int r = 0; r < RUNS; r++) {
                 secs[r] = run(&m, atof(a[i + 1]), (int64_t)(atof(a[i + 2]) * 1e6), ways[w][0],
-                              ways[w][1], &hops, &trains);
+                              ways[w][1], ways[w][2], &hops, &trains);
             }
             qsort(secs, RUNS, sizeof *secs, cmp_double);
-            printf("%-18s load %.2f, %s us, %2u-packet messages, train %2u: %llu packet-hops "
+            printf("%-18s load %.2f, %s us, %2u-packet messages, train %2u%s: %llu packet-hops "
                    "(%llu train-hops) in %.3f s = %.2f M packet-hops/s (%.0f x CODES' 0.148 M), "
                    "CPU time\n",
-                   a[i], atof(a[i + 1]), a[i + 2], ways[w][0], ways[w][1],
+                   a[i], atof(a[i + 1]), a[i + 2], ways[w][0], ways[w][1], ways[w][2] ? " whole" : "",
                    (unsigned long long)hops, (unsigned long long)trains, secs[RUNS / 2],
                    (double)hops / secs[RUNS / 2] / 1e6, (double)hops / secs[RUNS / 2] / 148e3);
         }
