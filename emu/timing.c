@@ -96,8 +96,12 @@ typedef struct tm_train {
     uint8_t link;
 } tm_train;
 
+/* An input queue (channel x VC) with what the sending side knows of it,
+ * kept together: one cache line serves the queue and its credit. */
 typedef struct tm_queue {
     int32_t head, tail;
+    int64_t credit; /* bytes free, as the upstream side knows them          */
+    int64_t occ;    /* packets x ps spent in the queue (header to read-out) */
 } tm_queue;
 
 struct temu_tm {
@@ -112,9 +116,7 @@ struct temu_tm {
     int64_t ntorus; /* torus channels (existing or not) */
     int64_t nchan;  /* + injection + ejection channels */
     tm_chan *ch;
-    int64_t *credits; /* [nchan * nvc] */
-    int64_t *occ;     /* [nchan * nvc] packets x ps spent in each input queue */
-    tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
+    tm_queue *q; /* [nchan * nvc] input queues, then [nnodes] source queues */
     int32_t *nbr;     /* [nrouters * tlinks] neighbour router (-1: none) */
     int32_t *coord;   /* [nrouters * ndims] router coordinates */
     int32_t *node_router; /* [nnodes] */
@@ -373,14 +375,12 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
     t->nchan = t->ntorus + 2 * m->nnodes;
     t->ch = calloc((size_t)t->nchan, sizeof *t->ch);
-    t->credits = calloc((size_t)(t->nchan * t->nvc), sizeof *t->credits);
-    t->occ = calloc((size_t)(t->nchan * t->nvc), sizeof *t->occ);
-    t->q = malloc((size_t)(t->nchan * t->nvc + m->nnodes) * sizeof *t->q);
+    t->q = calloc((size_t)(t->nchan * t->nvc + m->nnodes), sizeof *t->q);
     t->nbr = malloc((size_t)(m->nrouters * t->tlinks) * sizeof *t->nbr);
     t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
     t->node_router = malloc((size_t)m->nnodes * sizeof *t->node_router);
     t->freetr = -1;
-    if (!t->ch || !t->credits || !t->occ || !t->q || !t->nbr || !t->coord || !t->node_router) {
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
                          (long long)t->nchan);
@@ -419,7 +419,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     int64_t buffer = c->flow == TEMU_TM_TOKEN && t->per == 2 ? c->buffer_bytes / 2 : c->buffer_bytes;
     for (int64_t i = 0; i < t->nchan * t->nvc; i++) {
         /* ejection channels end at the node, which always accepts */
-        t->credits[i] = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : buffer;
+        t->q[i].credit = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : buffer;
     }
     *out = t;
     return TEMU_OK;
@@ -436,8 +436,6 @@ void temu_tm_destroy(temu_tm *t)
         }
     }
     free(t->ch);
-    free(t->credits);
-    free(t->occ);
     free(t->q);
     free(t->nbr);
     free(t->coord);
@@ -804,7 +802,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
             up->st.inq_stall_ps += t->now - up->inq_since;
         }
         /* each packet present from its header's arrival to its read-out */
-        t->occ[q] += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
+        t->q[q].occ += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
         push(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, EV_CREDIT,
              (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
     }
@@ -821,7 +819,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
             t->tot.packet_hops += (uint64_t)n;
             t->tot.train_hops++;
         }
-        t->credits[c * t->nvc + vc] -= total;
+        t->q[c * t->nvc + vc].credit -= total;
         tr->hdr = t->now + ch->wire_ps;
         tr->tail = t->now + ser + ch->wire_ps;
         tr->sp = sp;
@@ -875,7 +873,7 @@ static void try_chan(temu_tm *t, int64_t c)
         if (t->bubble && tr->enter) {
             bubble = t->c.max_packet; /* bubble: keep room for one more packet in the ring */
         }
-        int64_t credit = t->credits[c * t->nvc + tr->vc];
+        int64_t credit = t->q[c * t->nvc + tr->vc].credit;
         if (credit < tr->bytes + bubble) {
             continue;
         }
@@ -959,7 +957,7 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
             try_chan(t, e.a);
             break;
         case EV_CREDIT:
-            t->credits[(int64_t)e.a * t->nvc + e.b] += e.c;
+            t->q[(int64_t)e.a * t->nvc + e.b].credit += e.c;
             try_chan(t, e.a);
             break;
         default:
@@ -1010,7 +1008,7 @@ temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, i
     base = chan_id(t, router, link, lane) * t->nvc + (int64_t)cls * per;
     *packet_ps = 0;
     for (int v = 0; v < per; v++) {
-        *packet_ps += t->occ[base + v];
+        *packet_ps += t->q[base + v].occ;
     }
     return TEMU_OK;
 }
