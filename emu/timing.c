@@ -53,11 +53,20 @@ typedef struct tm_event {
     int32_t c; /* bytes (CREDIT) */
 } tm_event;
 
+/* A queue whose head train waits for a channel, with what arbitration
+ * needs of it (so choosing touches no train). */
+typedef struct tm_waiter {
+    int64_t ready; /* the head's ready time                      */
+    int32_t q;
+    uint32_t vc;   /* its VC on the channel                      */
+    int64_t need;  /* credit it needs: a packet (+ the bubble)   */
+} tm_waiter;
+
 typedef struct tm_chan {
     double ps_per_byte;
     int64_t wire_ps;
     int64_t busy_until;
-    int32_t *wait; /* queues whose head waits for this channel */
+    struct tm_waiter *wait; /* queues whose head waits for this channel */
     int32_t nwait, capwait;
     int32_t try_pending;
     int32_t exists;
@@ -789,7 +798,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
         t->q[q].tail = -1;
     }
     for (int i = 0; i < ch->nwait; i++) {
-        if (ch->wait[i] == q) {
+        if (ch->wait[i].q == q) {
             ch->wait[i] = ch->wait[--ch->nwait];
             break;
         }
@@ -866,22 +875,18 @@ static void try_chan(temu_tm *t, int64_t c)
         }
         return;
     }
+    const tm_queue *cq = &t->q[c * t->nvc];
     for (int i = 0; i < ch->nwait; i++) {
-        int64_t q = ch->wait[i];
-        const tm_train *tr = &t->tr[t->q[q].head];
-        int64_t bubble = 0;
-        if (t->bubble && tr->enter) {
-            bubble = t->c.max_packet; /* bubble: keep room for one more packet in the ring */
-        }
-        int64_t credit = t->q[c * t->nvc + tr->vc].credit;
-        if (credit < tr->bytes + bubble) {
+        const tm_waiter *w = &ch->wait[i];
+        int64_t credit = cq[w->vc].credit;
+        if (credit < w->need) {
             continue;
         }
-        if (best < 0 || tr->ready < best_ready || (tr->ready == best_ready && q < best)) {
-            best = q;
-            best_ready = tr->ready;
+        if (best < 0 || w->ready < best_ready || (w->ready == best_ready && w->q < best)) {
+            best = w->q;
+            best_ready = w->ready;
             best_credit = credit;
-            best_bubble = bubble;
+            best_bubble = w->need - t->tr[t->q[best].head].bytes;
         }
     }
     if (best < 0) {
@@ -895,18 +900,26 @@ static void try_chan(temu_tm *t, int64_t c)
     transmit(t, best, c, train_share(t, best, c, best_credit, best_bubble));
 }
 
-static int add_waiter(tm_chan *ch, int32_t q)
+static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
 {
+    const tm_train *tr = &t->tr[t->q[q].head];
     if (ch->nwait == ch->capwait) {
         int32_t cap = ch->capwait ? 2 * ch->capwait : 4;
-        int32_t *w = realloc(ch->wait, (size_t)cap * sizeof *w);
+        tm_waiter *w = realloc(ch->wait, (size_t)cap * sizeof *w);
         if (!w) {
             return -1;
         }
         ch->wait = w;
         ch->capwait = cap;
     }
-    ch->wait[ch->nwait++] = q;
+    tm_waiter *w = &ch->wait[ch->nwait++];
+    w->ready = tr->ready;
+    w->q = q;
+    w->vc = tr->vc;
+    w->need = tr->bytes;
+    if (t->bubble && tr->enter) {
+        w->need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
+    }
     return 0;
 }
 
@@ -919,7 +932,7 @@ static void on_ready(temu_tm *t, int64_t q)
             up->inq_since = t->now;
         }
     }
-    if (add_waiter(&t->ch[c], (int32_t)q) != 0) {
+    if (add_waiter(t, &t->ch[c], (int32_t)q) != 0) {
         t->oom = 1; /* the packet would be lost: temu_tm_run stops */
         return;
     }
