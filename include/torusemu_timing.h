@@ -22,6 +22,11 @@
  *     entering a ring needs room for one extra maximal packet), as the
  *     Blue Gene deterministic "bubble" VC did.
  *
+ * Packet trains (train_packets > 1, doc/model.md "Packet trains"): up to
+ * that many consecutive packets of one send move as one unit, exact where
+ * nothing competes, approximate under contention (dateline VCs on every
+ * machine, credit taken for the whole train).  The default is 1.
+ *
  * Time is in picoseconds.  Results are deterministic: equal inputs give
  * equal outputs on every host (no host time, no unseeded randomness).
  * doc/model.md, "Timing model", gives the sources and the choices.
