@@ -72,7 +72,6 @@ struct temu_series {
     temu_session *session; /* NULL for temu_series_create_machine */
     uint64_t ncounters;
     uint64_t *prev; /* values of the previous snapshot (0 before the first) */
-    uint64_t *cur;  /* scratch for a session's counters */
     uint8_t *buf;   /* the record being built */
     size_t cap;
     uint64_t snapshots;
@@ -152,12 +151,6 @@ temu_status temu_series_create_ex(const char *path, temu_session *s, int64_t int
         return st;
     }
     (*out)->session = s;
-    (*out)->cur = malloc(((*out)->ncounters ? (*out)->ncounters : 1) * sizeof(uint64_t));
-    if ((*out)->cur == NULL) {
-        temu_series_close(*out, NULL);
-        *out = NULL;
-        return temu_fail(err, TEMU_ENOMEM, "series: out of memory");
-    }
     return TEMU_OK;
 }
 
@@ -196,8 +189,10 @@ static temu_status put_record(temu_series *w, int tag, size_t len, temu_error *e
     return TEMU_OK;
 }
 
-temu_status temu_series_write_values(temu_series *w, int64_t t_ps, const uint64_t *values,
-                                     temu_error *err)
+/* Write the snapshot at t_ps of values[] or, when values is NULL, of the
+ * session's counters, read in the same pass (no copy of a store that may
+ * hold hundreds of millions of counters). */
+static temu_status encode(temu_series *w, int64_t t_ps, const uint64_t *values, temu_error *err)
 {
     if (w->failed) {
         return temu_fail(err, TEMU_EIO, "series '%s': an earlier write failed", w->path);
@@ -208,14 +203,16 @@ temu_status temu_series_write_values(temu_series *w, int64_t t_ps, const uint64_
                          "(%lld ps)",
                          w->path, (long long)t_ps, (long long)w->last_ps);
     }
-    /* payload: time step, changed count (patched in below), pairs */
+    const uint64_t *live = values == NULL ? w->session->counters : NULL;
+    /* payload: time step, changed count (moved into place below), pairs */
     uint64_t step = w->snapshots == 0 ? (uint64_t)t_ps : (uint64_t)(t_ps - w->last_ps);
     uint64_t nchanged = 0, last = 0;
     size_t used = (size_t)put_varint(w->buf, step);
     size_t count_at = used;
-    used += VARINT_MAX; /* room for the count, moved into place at the end */
+    used += VARINT_MAX; /* room for the count */
     for (uint64_t i = 0; i < w->ncounters; i++) {
-        uint64_t change = values[i] - w->prev[i];
+        uint64_t v = live != NULL ? __atomic_load_n(&live[i], __ATOMIC_RELAXED) : values[i];
+        uint64_t change = v - w->prev[i];
         if (change == 0) {
             continue;
         }
@@ -224,7 +221,7 @@ temu_status temu_series_write_values(temu_series *w, int64_t t_ps, const uint64_
         }
         used += (size_t)put_varint(w->buf + used, nchanged == 0 ? i : i - last - 1);
         used += (size_t)put_varint(w->buf + used, zigzag(change));
-        w->prev[i] = values[i];
+        w->prev[i] = v;
         last = i;
         nchanged++;
     }
@@ -241,16 +238,19 @@ temu_status temu_series_write_values(temu_series *w, int64_t t_ps, const uint64_
     return st;
 }
 
+temu_status temu_series_write_values(temu_series *w, int64_t t_ps, const uint64_t *values,
+                                     temu_error *err)
+{
+    return encode(w, t_ps, values, err);
+}
+
 temu_status temu_series_snapshot(temu_series *w, int64_t t_ps, temu_error *err)
 {
     if (w->session == NULL) {
         return temu_fail(err, TEMU_EINVAL,
                          "series '%s' has no session: use temu_series_write_values", w->path);
     }
-    for (uint64_t i = 0; i < w->ncounters; i++) {
-        w->cur[i] = temu_counter_read(w->session, (int64_t)i);
-    }
-    return temu_series_write_values(w, t_ps, w->cur, err);
+    return encode(w, t_ps, NULL, err);
 }
 
 uint64_t temu_series_snapshots(const temu_series *w)
@@ -278,7 +278,6 @@ temu_status temu_series_close(temu_series *w, temu_error *err)
         }
     }
     free(w->prev);
-    free(w->cur);
     free(w->buf);
     free(w);
     return st;
@@ -295,7 +294,8 @@ struct temu_series_reader {
     temu_series_clock clock;
     uint64_t offset; /* bytes read from the file so far (for messages) */
     uint64_t *values;
-    uint64_t *changed;
+    uint64_t *changed; /* indices changed by the last snapshot */
+    uint64_t changed_cap;
     uint64_t snapshots;
     int64_t last_ps;
     int done;     /* 1 after the end record or the end of the file */
@@ -516,6 +516,18 @@ static temu_status read_snapshot(temu_series_reader *r, uint64_t left, int64_t *
         return read_fail(r, err, "%llu changed counters in a store of %llu", (unsigned long long)n,
                          (unsigned long long)r->ncounters);
     }
+    if (n > left / 2) { /* a change takes 2 bytes at least: memory stays within the file's size */
+        return read_fail(r, err, "%llu changed counters in a record of %llu bytes",
+                         (unsigned long long)n, (unsigned long long)left);
+    }
+    if (n > r->changed_cap) {
+        uint64_t *p = realloc(r->changed, (size_t)n * sizeof *p);
+        if (p == NULL) {
+            return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory", r->name);
+        }
+        r->changed = p;
+        r->changed_cap = n;
+    }
     for (uint64_t k = 0; k < n; k++) {
         uint64_t gap, z;
         if ((rc = read_varint(r, &left, &gap)) != 0) {
@@ -558,8 +570,7 @@ int temu_series_next_changes(temu_series_reader *r, int64_t *t_ps, const uint64_
     if (r->values == NULL) {
         size_t k = r->ncounters ? (size_t)r->ncounters : 1;
         r->values = calloc(k, sizeof *r->values);
-        r->changed = malloc(k * sizeof *r->changed);
-        if (r->values == NULL || r->changed == NULL) {
+        if (r->values == NULL) {
             r->done = 1;
             return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory for %llu counters",
                              r->name, (unsigned long long)r->ncounters);

@@ -9,7 +9,7 @@
 #                its corpus; new inputs go to fuzz/work/NAME in the build
 #                tree, crashes to fuzz/work/NAME-crash-*.  Longer:
 #                make fuzz FUZZ_SECONDS=600
-FUZZ_TARGETS = machine_spec map_file link_name event_name store_attach series_file
+FUZZ_TARGETS = machine_spec map_file link_name event_name store_attach series_file ldms_csv
 FUZZ_SECONDS = 10
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -32,7 +32,7 @@ $(FUZZ_TABLES): components/tables.stamp
 
 # (listed in full: automake must see the program names)
 FUZZ_REPLAY = fuzz/replay_machine_spec fuzz/replay_map_file fuzz/replay_link_name \
-	fuzz/replay_event_name fuzz/replay_store_attach fuzz/replay_series_file
+	fuzz/replay_event_name fuzz/replay_store_attach fuzz/replay_series_file fuzz/replay_ldms_csv
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 fuzz_replay_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/emu
@@ -51,6 +51,11 @@ fuzz_replay_store_attach_LDADD = libtorusemu.la
 fuzz_replay_series_file_SOURCES = fuzz/series_file.c fuzz/replay.c fuzz/fuzz.h
 fuzz_replay_series_file_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"series_file"'
 fuzz_replay_series_file_LDADD = libtorusemu.la
+# the LDMS CSV reader of `torusemu analyze` lives with the tool (utils/)
+FUZZ_LDMS_C = utils/analyze.c utils/analyze_source.c
+fuzz_replay_ldms_csv_SOURCES = fuzz/ldms_csv.c fuzz/replay.c fuzz/fuzz.h $(FUZZ_LDMS_C)
+fuzz_replay_ldms_csv_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"ldms_csv"'
+fuzz_replay_ldms_csv_LDADD = libtorusemu.la -lm
 fuzz_replay_event_name_SOURCES = fuzz/event_name.c fuzz/replay.c fuzz/fuzz.h \
 	components/common/torus_table.c
 nodist_fuzz_replay_event_name_SOURCES = $(FUZZ_TABLES)
@@ -68,8 +73,12 @@ fuzz: components/tables.stamp
 	    if [ $$t = event_name ]; then \
 	        extra="$(FUZZ_TABLE_FLAGS) $(top_srcdir)/components/common/torus_table.c $(FUZZ_TABLES)"; \
 	    fi; \
+	    if [ $$t = ldms_csv ]; then \
+	        extra="$(addprefix $(top_srcdir)/,$(FUZZ_LDMS_C))"; \
+	    fi; \
 	    echo "fuzz: building $$t"; \
 	    $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -I$(top_srcdir)/include -I$(top_srcdir)/emu \
+	        -I$(top_srcdir)/mpi \
 	        -o fuzz/libfuzzer_$$t $(top_srcdir)/fuzz/$$t.c $(FUZZ_LIBRARY_C) $$extra -lm; \
 	    $(MKDIR_P) fuzz/work/$$t; \
 	    echo "fuzz: running $$t for $(FUZZ_SECONDS) s"; \

@@ -40,7 +40,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
-	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh
+	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
 	bench/mpi_setup.sh

@@ -321,10 +321,14 @@ START_TEST(test_crafted_files)
     /* snapshot payload: 'S', 4, step 10, count 1, gap 0, zigzag 2 */
     FRESH();
     ck_assert_int_eq(b[h + 1], 4);
-    b[h + 3] = 2; /* two changes announced, one present */
-    expect_bad(b, len, TEMU_ECORRUPT, "record ends too early");
+    b[h + 3] = 2; /* two changes announced in 2 bytes: no room for them */
+    expect_bad(b, len, TEMU_ECORRUPT, "2 changed counters in a record of 2 bytes");
     FRESH();
-    b[h + 3] = 0xff; /* 255 changes in a varint that never ends in time */
+    b[h + 3] = 0xff; /* 127 changes: the same, the count itself eats a byte */
+    expect_bad(b, len, TEMU_ECORRUPT, "127 changed counters in a record of 1 bytes");
+    FRESH();
+    b[h + 4] = 0x80; /* the index varint runs on into the change and past the end */
+    b[h + 5] = 0x80;
     expect_bad(b, len, TEMU_ECORRUPT, "record ends too early");
     FRESH();
     b[h + 1] = 5; /* a record longer than its content eats the end tag */

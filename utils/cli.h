@@ -47,6 +47,7 @@ int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_series(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* "torusemu: <message>" on stderr; returns CLI_EXIT_USAGE. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -104,6 +105,14 @@ int cli_absolute_path(const char *p, char *out, size_t len);
  * tmpdir, "" when none was made).  0, or the exit status after printing
  * why. */
 int cli_store_path(const char *what, const char *keep, char *store, char *tmpdir, size_t len);
+
+/* Run a drawing program - $env when set, else `program` on the PATH -
+ * with the NULL-terminated args (at most 14), and check that it exited 0
+ * and wrote a non-empty file `out`.  0, or prints "torusemu: WHAT: why"
+ * (naming the Debian package when the program is missing) and returns
+ * CLI_EXIT_USAGE.  utils/spawn.c. */
+int cli_run_tool(const char *what, const char *env, const char *program, const char *package,
+                 char *const *args, const char *out);
 
 /* "(x,y,z)" of a router. */
 void cli_print_coords(const temu_machine *m, int64_t router, FILE *f);

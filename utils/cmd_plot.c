@@ -25,13 +25,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static void usage(FILE *f)
 {
@@ -182,29 +178,8 @@ static void tile_script(FILE *f, const char *data, const char *png, const char *
 /* Run gnuplot on script; 0 when it succeeded and wrote a non-empty png. */
 static int run_gnuplot(const char *script, const char *png)
 {
-    const char *gp = getenv("TORUSEMU_GNUPLOT");
-    char *args[] = {(char *)(gp != NULL && gp[0] != '\0' ? gp : "gnuplot"), (char *)script, NULL};
-    pid_t pid;
-    int status, e = posix_spawnp(&pid, args[0], NULL, NULL, args, environ);
-    if (e != 0) {
-        return cli_fail("plot: cannot run %s: %s (Debian: apt-get install gnuplot-nox)", args[0],
-                        strerror(e));
-    }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        return cli_fail("plot: %s failed (status %d)", args[0],
-                        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-    }
-    FILE *f = fopen(png, "rb");
-    long size = -1;
-    if (f != NULL && fseek(f, 0, SEEK_END) == 0) {
-        size = ftell(f);
-    }
-    if (f != NULL) {
-        fclose(f);
-    }
-    return size > 0 ? 0 : cli_fail("plot: %s wrote no picture to '%s'", args[0], png);
+    char *args[] = {(char *)script, NULL};
+    return cli_run_tool("plot", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
 }
 
 /* --dims A,B and --at COORDS into da, db and at[] */

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "run_sample.h"
 
 #include "../mpi/trace_format.h"
 
@@ -46,8 +47,10 @@ typedef struct run_opts {
     const char *spec;
     const char *map;
     const char *keep;
-    int replace;       /* --replace: --keep may replace an existing FILE */
-    const char *trace; /* --trace DIR */
+    int replace;        /* --replace: --keep may replace an existing FILE */
+    const char *trace;  /* --trace DIR */
+    const char *series; /* --series FILE */
+    int64_t sample_ns;  /* --sample INTERVAL, host ns (0: none) */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -81,6 +84,11 @@ static void usage(FILE *f)
                "                           it an existing FILE is refused)\n"
                "      --trace=DIR          record the MPI communication as an OTF2 archive in\n"
                "                           DIR (DIR/traces.otf2; `torusemu replay --trace`)\n"
+               "      --sample=INTERVAL    with --series: snapshot every counter every INTERVAL\n"
+               "                           of host time (500ms, 2s, 1min); a live run has no\n"
+               "                           virtual time\n"
+               "      --series=FILE        the series file of the snapshots (`torusemu series`,\n"
+               "                           `torusemu analyze`)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -153,7 +161,17 @@ static int add_extra_words(run_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_RPN = CLI_OPT_FIRST_LONG, OPT_MAP, OPT_KEEP, OPT_REPLACE, OPT_TRACE, OPT_ARG, OPT_ARGS };
+enum {
+    OPT_RPN = CLI_OPT_FIRST_LONG,
+    OPT_MAP,
+    OPT_KEEP,
+    OPT_REPLACE,
+    OPT_TRACE,
+    OPT_ARG,
+    OPT_ARGS,
+    OPT_SAMPLE,
+    OPT_SERIES
+};
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
 {
@@ -165,6 +183,8 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"keep", required_argument, NULL, OPT_KEEP},
                                          {"replace", no_argument, NULL, OPT_REPLACE},
                                          {"trace", required_argument, NULL, OPT_TRACE},
+                                         {"sample", required_argument, NULL, OPT_SAMPLE},
+                                         {"series", required_argument, NULL, OPT_SERIES},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -205,6 +225,15 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_TRACE:
             o->trace = optarg;
             break;
+        case OPT_SAMPLE:
+            if (run_parse_interval(optarg, &o->sample_ns) != 0) {
+                return fail("--sample '%s': expected a time such as 500ms, 2s, 1min (up to a day)",
+                            optarg);
+            }
+            break;
+        case OPT_SERIES:
+            o->series = optarg;
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -238,6 +267,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->replace && o->keep == NULL) {
         return fail("--replace goes with --keep FILE");
+    }
+    if ((o->series == NULL) != (o->sample_ns == 0)) {
+        return fail("--sample INTERVAL and --series FILE go together");
     }
     return 0;
 }
@@ -442,7 +474,7 @@ static char *env_with(const char *name, const char *value, int prepend)
  * received and forwarded, is reported as "killed by signal N" and returned
  * as 128 + N, as a shell reports it.
  */
-static int launch(const char *mpirun, char **argv)
+static int launch(const char *mpirun, char **argv, run_sampler *rs)
 {
     int pipefd[2];
     struct sigaction sa, old[NFORWARDED];
@@ -492,7 +524,11 @@ static int launch(const char *mpirun, char **argv)
         do {
             got = read(pipefd[0], &e, sizeof e);
         } while (got < 0 && errno == EINTR);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        if (rs != NULL) {
+            run_sampler_wait(rs, pid, &status);
+        } else {
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
         }
     } else {
         e = errno;
@@ -653,7 +689,20 @@ int cmd_run(int argc, char **argv)
     }
     av[k] = NULL;
 
-    rc = launch(mpirun, av);
+    run_sampler rs;
+    if (o.series != NULL && run_sampler_start(&rs, o.series, s, o.sample_ns) != 0) {
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    rc = launch(mpirun, av, o.series != NULL ? &rs : NULL);
+    if (o.series != NULL) {
+        int src2 = run_sampler_finish(&rs);
+        rc = rc == 0 && src2 != 0 ? src2 : rc;
+        if (src2 == 0 && !o.quiet) {
+            fprintf(stderr, "torusemu: %" PRIu64 " snapshots of host time in %s\n", rs.written,
+                    o.series);
+        }
+    }
     /* from here on only the summary and the cleanup: a closed stderr (the
      * summary piped into `head`) must not kill us before the store goes */
     signal(SIGPIPE, SIG_IGN);

@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     {"replay", cmd_replay, "replay an OTF2 trace or a communication pattern, without processes"},
     {"plot", cmd_plot, "draw a store's per-link traffic as a PNG picture"},
     {"series", cmd_series, "print a time-series file of counter snapshots"},
+    {"analyze", cmd_analyze, "link-level analysis of a time series: P_bu, P_Ts, CCDFs, regions"},
 };
 
 static void usage(FILE *f)

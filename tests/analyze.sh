@@ -1,0 +1,208 @@
+#!/bin/sh
+# analyze.sh - `torusemu analyze` (utils/cmd_analyze.c): golden CSVs of a
+# small LDMS gpcdr file whose figures were worked out by hand
+# (tests/fixtures/analyze/README.md), the same figures from a series file
+# of tile counters, Table I's correlation computed here independently,
+# well-formed PNG and DOT output, and clear errors for bad input.
+. "${top_srcdir:-.}/tests/lib.sh"
+WRITE="$top_builddir/tests/series_write"
+CSV="$top_srcdir/tests/fixtures/ldms/gemini-4x2x2.csv"
+GOLD="$top_srcdir/tests/fixtures/analyze"
+A() { "$TORUSEMU" analyze "$@"; }
+
+same() { # same DESC WANT GOT
+    if diff -u "$2" "$3" >"$TMP/diff"; then pass; else failed "$1: $(cat "$TMP/diff")"; fi
+}
+
+# --- golden CSVs from the LDMS file
+expect_ok "links" A "$CSV" --machine=gemini:4x2x2 --report=links --format=csv
+same "links" "$GOLD/links.csv" "$TMP/out"
+expect_ok "summary" A "$CSV" -m gemini:4x2x2 --format=csv
+same "summary" "$GOLD/summary.csv" "$TMP/out"
+expect_ok "regions" A "$CSV" -m gemini:4x2x2 --report=regions --threshold=20 --format=csv
+same "regions at 20" "$GOLD/regions-20.csv" "$TMP/out"
+# at the default 40 only the second minute is congested, with no past
+expect_ok "regions 40" A "$CSV" -m gemini:4x2x2 --report=regions --format=csv
+expect_out "regions 40" '^0,1,61000000000000,X\+,0,c0-0c0s0g0,0 0 0,1,0,50,0,$'
+[ "$(wc -l <"$TMP/out")" -eq 2 ] && pass || failed "regions 40: one feature expected"
+# P_bu on the Y d-links as the feature: Gemini 2's Y+ at 10
+expect_ok "regions pbu" A "$CSV" -m gemini:4x2x2 --report=regions --feature=pbu \
+    --feature-link=Y+ --threshold=10 --format=csv
+expect_out "regions pbu" '^0,0,1000000000000,Y\+,2,c0-0c0s0g1,0 1 0,1,0,10,2,$'
+
+# all nodes' NIC traffic per interval (seed 004 Fig. 3): nodes 0, 1 and 5
+# inject 1e9 + 2e9 + 3e9 bytes in the first minute, nodes 0 and 1 4e9 + 0
+# in the second (node 5 has no third sample)
+expect_ok "nodes" A "$CSV" -m gemini:4x2x2 --report=nodes --format=csv
+same "nodes" "$GOLD/nodes.csv" "$TMP/out"
+expect_ok "nodes ccdf" A "$CSV" -m gemini:4x2x2 --report=ccdf --format=csv
+grep '^all,' "$TMP/out" >"$TMP/got"
+printf '%s\n' 'all,injection_bpm,4000000000,2,2,1' 'all,injection_bpm,6000000000,1,2,0.5' \
+    'all,ingestion_bpm,1000000000,2,2,1' 'all,ingestion_bpm,2000000000,1,2,0.5' >"$TMP/want"
+same "nodes ccdf" "$TMP/want" "$TMP/got"
+# without the nic columns: no node rows
+cut -d, -f1-35 "$CSV" >"$TMP/links-only.csv"
+expect_ok "no nic columns" A "$TMP/links-only.csv" -m gemini:4x2x2 --report=nodes --format=csv
+[ "$(wc -l <"$TMP/out")" -eq 1 ] && pass || failed "no nic columns: header only expected"
+cut -d, -f1-36 "$CSV" >"$TMP/half.csv"
+expect_fail "one nic column" "only one of totaloutput_optA and totalinput" \
+    A "$TMP/half.csv" -m gemini:4x2x2
+
+# CCDF: X P_bu takes 0 (6 of 6), 25 (2 of 6), 50 (1 of 6)
+expect_ok "ccdf" A "$CSV" -m gemini:4x2x2 --report=ccdf --format=csv
+grep '^X,pbu,' "$TMP/out" >"$TMP/got"
+printf '%s\n' 'X,pbu,0,6,6,1' 'X,pbu,25,2,6,0.333333' 'X,pbu,50,1,6,0.166667' >"$TMP/want"
+same "ccdf X pbu" "$TMP/want" "$TMP/got"
+expect_out "ccdf Y ppm" '^Y,ppm,3000,1,6,0.166667$'
+
+# Table I: Pearson's r of P_bu against P_Ts per dimension, computed here
+# from the hand-chosen values of the six d-link-minutes of each dimension
+pearson() { # x values, "|", y values: r to 6 decimals, or "" when undefined
+    echo "$@" | awk '{ n = 0; for (i = 1; $i != "|"; i++) x[++n] = $i
+        for (j = 1; j <= n; j++) y[j] = $(i + j)
+        for (j = 1; j <= n; j++) { sx += x[j]; sy += y[j]; sxx += x[j]^2; syy += y[j]^2; sxy += x[j]*y[j] }
+        vx = n*sxx - sx*sx; vy = n*syy - sy*sy
+        if (vx <= 0 || vy <= 0) { print ""; exit }
+        r = sprintf("%.6f", (n*sxy - sx*sy) / sqrt(vx*vy)); sub(/0+$/, "", r); sub(/\.$/, "", r); print r }'
+}
+xc=$(pearson 0 25 0 0 0 50 "|" 0 25 0 0 0 50)
+xi=$(pearson 0 25 0 0 0 50 "|" 0 50 0 0 0 10)
+yc=$(pearson 0 0 0 10 0 0 "|" 0 0 0 25 0 0)
+yi=$(pearson 0 0 0 10 0 0 "|" 0 0 0 0 0 0)
+zc=$(pearson 0 0 0 0 10 0 "|" 0 0 0 0 0 0)
+printf '%s\n' 'dim,samples,credit,inq' "X,6,$xc,$xi" "Y,6,$yc,$yi" "Z,6,$zc,$zc" >"$TMP/want"
+expect_ok "correlation" A "$CSV" -m gemini:4x2x2 --report=correlation --format=csv
+same "correlation" "$TMP/want" "$TMP/out"
+[ "$xi" = 0.478091 ] && pass || failed "hand value of X inq r: $xi"
+expect_ok "correlation json" A "$CSV" -m gemini:4x2x2 --report=correlation --format=json
+expect_out "json null when undefined" '"dim": "Z", "samples": 6, "credit": null, "inq": null'
+
+# --- the same figures from a series of tile counters (800 MHz cycles):
+# Gemini 0's X+ tiles are 2 3 10 11 24 25 32 33; half of them stalled the
+# whole minute (48e9 cycles) is inq P_Ts 50 (eq. 1 averages over tiles);
+# credit 12e9 cycles on each is 25; 5859375000 phits on each x 3 bytes x 8
+# tiles = 140625e6 bytes is P_bu 25
+"$WRITE" "$TMP/a.tser" gemini:4x2x2 60000000000000 <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 0 5859375000
+link 0 X+ 3 1000
+tile 0 2 4 48000000000
+tile 0 3 4 48000000000
+tile 0 10 4 48000000000
+tile 0 32 4 48000000000
+link 0 X+ 5 12000000000
+# node 3's NIC (counters 4608 + 3 x 16 + c): ORB_VC0 100 packets, 1000
+# flits; ORB_VC1 10, 30; RAT data 200 flits; NPT 10 packets, 50 flits
+set 4656 100
+set 4657 1000
+set 4658 10
+set 4659 30
+set 4661 200
+set 4662 10
+set 4663 50
+EOT
+expect_ok "series links" A "$TMP/a.tser" --report=links --format=csv
+expect_out "series X+" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,140625000000,8000,8000,25,50,25$'
+[ "$(grep -c '^0,' "$TMP/out")" -eq 96 ] && pass || failed "series: 16 Geminis x 6 d-links expected"
+[ "$(awk -F, 'NR > 1 && $10 != 0' "$TMP/out" | wc -l)" -eq 1 ] && pass ||
+    failed "series: one d-link with traffic"
+# out 16 x (1000 + 50 - 100 - 10) = 15040, in 16 x (200 + 30 - 10) = 3520
+expect_ok "series nodes" A "$TMP/a.tser" --report=nodes --format=csv
+expect_out "series nodes" '^0,0,60000000000000,32,15040,3520,15040,3520$'
+expect_ok "series table" A "$TMP/a.tser"
+expect_out "series summary table" '^  X +32 +250 +8000 +0\.78125 +25 +0\.03125 '
+
+# a series whose writer did not finish is read as far as it goes, and said so
+"$WRITE" "$TMP/cut.tser" gemini:4x2x2 60000000000000 incomplete <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 2 1000
+EOT
+expect_ok "incomplete series" A "$TMP/cut.tser" --report=links --format=csv
+expect_out "incomplete series" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,0,8000,8000,0,0,0$'
+grep -q "the series has no end record" "$TMP/err" && pass || failed "incomplete: no warning"
+
+# stalls from the timing model: a hot spot (every node of a 4x2x2 Gemini
+# torus puts 64 KiB to node 0 at once), run until the network is empty.
+# Inq stalls happen where packets arrive: a d-link no packet reached has
+# P_Ts inq exactly 0; the hot spot stalls some; no percentage passes 100.
+TIMED="$top_builddir/tests/series_timed"
+if "$TIMED" "$TMP/t.tser" gemini:4x2x2 65536 >"$TMP/end" 2>"$TMP/err"; then pass; else
+    failed "series_timed: $(cat "$TMP/err")"
+fi
+expect_ok "timed links" A "$TMP/t.tser" --report=links --format=csv
+awk -F, 'NR > 1 && $11 == 0 && $14 != 0 { bad++ } END { exit bad > 0 }' "$TMP/out" && pass ||
+    failed "timed: inq stall on a d-link no packet reached"
+awk -F, 'NR > 1 && $14 > 0 { i++ } NR > 1 && $15 > 0 { c++ } END { exit !(i > 0 && c > 0) }' \
+    "$TMP/out" && pass || failed "timed: the hot spot stalls no d-link"
+awk -F, 'NR > 1 && ($13 > 100 || $14 > 100 || $15 > 100) { bad++ } END { exit bad > 0 }' \
+    "$TMP/out" && pass || failed "timed: a percentage above 100"
+awk -F, -v end="$(cat "$TMP/end")" 'NR > 1 && ($2 != 0 || $3 != end) { bad++ } END { exit bad > 0 }' \
+    "$TMP/out" && pass || failed "timed: one interval from 0 to the model's end"
+
+# --- everything into a directory: CSVs, DOT and PNGs
+expect_ok "output dir" A "$CSV" -m gemini:4x2x2 --threshold=20 -o "$TMP/fig"
+for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv nodes.csv features.dot \
+    ccdf-ppm.png ccdf-pbu.png ccdf-pts_inq.png ccdf-pts_credit.png ccdf-nodes.png features.png; do
+    grep -qx "$TMP/fig/$f" "$TMP/out" && [ -s "$TMP/fig/$f" ] && pass || failed "output dir: $f"
+done
+same "dir links.csv" "$GOLD/links.csv" "$TMP/fig/links.csv"
+same "dir regions.csv" "$GOLD/regions-20.csv" "$TMP/fig/regions.csv"
+same "dir nodes.csv" "$GOLD/nodes.csv" "$TMP/fig/nodes.csv"
+for f in "$TMP"/fig/*.png; do
+    sig=$(od -An -tx1 -N16 "$f" | tr -d ' \n')
+    [ "$sig" = 89504e470d0a1a0a0000000d49484452 ] && pass || failed "$f: not a PNG ($sig)"
+done
+grep -q '^  f0 -> f1;$' "$TMP/fig/features.dot" && pass || failed "features.dot lacks f0 -> f1"
+if command -v dot >/dev/null 2>&1; then
+    dot -Tpng "$TMP/fig/features.dot" -o "$TMP/again.png" && [ -s "$TMP/again.png" ] && pass ||
+        failed "dot -Tpng features.dot"
+fi
+expect_ok "no png" A "$CSV" -m gemini:4x2x2 -o "$TMP/nopng" --no-png
+[ ! -e "$TMP/nopng/features.png" ] && [ -s "$TMP/nopng/features.dot" ] && pass ||
+    failed "--no-png wrote pictures"
+
+# --- bad input
+expect_fail "csv without machine" "needs --machine" A "$CSV"
+expect_fail "series with machine" "--machine applies to LDMS CSV input" \
+    A "$TMP/a.tser" --machine gemini:4x2x2
+"$WRITE" "$TMP/q.tser" bgq:2x2x2x2x2 1000 </dev/null
+expect_fail "not gemini" "is a bgq machine: link-level analysis reads Gemini d-links" A "$TMP/q.tser"
+"$WRITE" "$TMP/one.tser" gemini:2x2x2 1000 <<'EOT'
+at 0
+EOT
+expect_fail "one sample" "fewer than two samples" A "$TMP/one.tser"
+sed 's/X-_packets (1)/X-_packets (B)/' "$CSV" >"$TMP/unit.csv"
+expect_fail "wrong unit" "column 'X-_packets (B)': the unit should be (1)" \
+    A "$TMP/unit.csv" -m gemini:4x2x2
+sed 's/, Z-_credit_stall (ns)//' "$CSV" >"$TMP/col.csv"
+expect_fail "missing column" "lacks the column Z-_credit_stall (ns)" A "$TMP/col.csv" -m gemini:4x2x2
+{ head -1 "$CSV"; sed -n 5p "$CSV"; sed -n 2p "$CSV"; } >"$TMP/order.csv"
+expect_fail "out of order" "order.csv:3: rows are not in time order" \
+    A "$TMP/order.csv" -m gemini:4x2x2
+{ head -1 "$CSV"; sed -n '2s/, nid00000, 0, /, nid00099, 99, /p' "$CSV"; } >"$TMP/nid.csv"
+expect_fail "node out of range" "component_id '99' is not a node of gemini:4x2x2 (0..31)" \
+    A "$TMP/nid.csv" -m gemini:4x2x2
+{ head -1 "$CSV"; sed -n '2s/, 1000, /, 1x0, /p' "$CSV"; } >"$TMP/num.csv"
+expect_fail "bad number" "X+_traffic '1x0' is not a whole number" A "$TMP/num.csv" -m gemini:4x2x2
+{ head -1 "$CSV"; sed -n '2s/^[^,]*,/1483228800.5x,/p' "$CSV"; } >"$TMP/time.csv"
+expect_fail "bad time" "Time '1483228800.5x' is not seconds" A "$TMP/time.csv" -m gemini:4x2x2
+{ head -1 "$CSV"; sed -n '2s/, [0-9]*$//p' "$CSV"; } >"$TMP/short.csv"
+expect_fail "short row" ":2: 36 fields, the header has 37" A "$TMP/short.csv" -m gemini:4x2x2
+printf 'hello\n' >"$TMP/x.csv"
+expect_fail "no header" "not an LDMS CSV file" A "$TMP/x.csv" -m gemini:4x2x2
+expect_fail "bad report" "--report 'all' is not one of" A "$CSV" -m gemini:4x2x2 --report=all
+expect_fail "bad threshold" "--threshold '120' is not a percentage" A "$CSV" -m gemini:4x2x2 \
+    --threshold=120
+expect_fail "bad feature link" "--feature-link 'HH' is not a torus direction" \
+    A "$CSV" -m gemini:4x2x2 --feature-link=HH
+expect_fail "bad feature" "--feature 'stall' is not one of credit, inq, pbu" \
+    A "$CSV" -m gemini:4x2x2 --feature=stall
+expect_fail "quote in dir" "holds a quote" A "$CSV" -m gemini:4x2x2 -o "$TMP/it's"
+expect_fail "missing file" "cannot open '$TMP/none'" A "$TMP/none"
+expect_fail "gnuplot missing" "cannot run $TMP/nogp" env TORUSEMU_GNUPLOT="$TMP/nogp" \
+    "$TORUSEMU" analyze "$CSV" -m gemini:4x2x2 -o "$TMP/fig2"
+expect_fail "dot missing" "(Debian: apt-get install graphviz)" env TORUSEMU_DOT="$TMP/nodot" \
+    "$TORUSEMU" analyze "$CSV" -m gemini:4x2x2 -o "$TMP/fig3"
+finish

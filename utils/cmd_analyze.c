@@ -1,0 +1,754 @@
+/*
+ * cmd_analyze.c - `torusemu analyze`: the link-level analysis of Jha et
+ * al., "Characterizing Supercomputer Traffic Networks Through Link-Level
+ * Analysis" (HPCMASPA 2018; seed 004) over a series file or over gpcdr
+ * samples in LDMS's CSV layout (doc/analyze.md).
+ *
+ * Per Gemini d-link and interval: packets per minute, P_bu, inq and credit
+ * P_Ts (analyze.c); by dimension: their CCDFs (Figs. 4-5), a summary, and
+ * the P_bu/P_Ts correlation (Table I); all nodes' injection and ingestion
+ * per interval and their CCDFs (Fig. 3); congestion regions and the
+ * feature graph (section VI, Fig. 9; features.c).  One table on stdout
+ * (--report, --format), or everything into a directory (--output-dir):
+ * CSV files, the feature graph as DOT, and PNG pictures drawn by gnuplot
+ * and Graphviz.
+ */
+#include "analyze.h"
+#include "analyze_source.h"
+#include "cli.h"
+#include "features.h"
+#include "records.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: torusemu analyze [OPTION]... FILE\n"
+               "Link-level analysis of a Gemini time series (Jha et al., HPCMASPA 2018): per\n"
+               "d-link and interval the packets per minute, percent bandwidth used (P_bu) and\n"
+               "percent time stalled (P_Ts, inq and credit); their CCDFs by dimension, the\n"
+               "utilisation/stall correlation, the nodes' injection and ingestion, congestion\n"
+               "regions and the feature graph.\n"
+               "FILE is a series file (torusemu series) or gpcdr samples in LDMS's CSV layout.\n"
+               "\n"
+               "Options:\n"
+               "  -m, --machine=SPEC      the Gemini machine an LDMS CSV file was sampled on\n"
+               "  -r, --report=NAME       the table to print: summary (default), links, ccdf,\n"
+               "                          correlation, regions, nodes\n"
+               "  -o, --output-dir=DIR    write every table as CSV, the feature graph (DOT)\n"
+               "                          and PNG pictures into DIR (created if missing)\n"
+               "      --no-png            with --output-dir: no pictures\n"
+               "      --feature=METRIC    what makes a d-link congested: credit (default),\n"
+               "                          inq (P_Ts) or pbu\n"
+               "      --feature-link=DIR  the direction watched for regions (default X+)\n"
+               "      --threshold=P       congested at P percent or more (default 40)\n"
+               "      --format=F          table (default), csv or json\n"
+               "  -h, --help              print this help and exit\n"
+               "      --version           print the version and exit\n"
+               "\n"
+               "Examples:\n"
+               "  torusemu analyze job.tser --report=correlation\n"
+               "\n"
+               "  torusemu analyze samples.csv --machine=gemini:24x24x24 -o figures\n");
+}
+
+enum { OPT_NO_PNG = CLI_OPT_FIRST_LONG, OPT_FEATURE, OPT_FEATURE_LINK, OPT_THRESHOLD };
+enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REPORTS };
+static const char *const report_names[REPORTS] = {"summary",     "links",   "ccdf",
+                                                  "correlation", "regions", "nodes"};
+static const char dim_names[AN_DIMS] = {'X', 'Y', 'Z'};
+static const char *const dim_label[AN_DIMS] = {"X", "Y", "Z"};
+
+/* ------------------------------------------------------------ tables */
+
+/* A table in any --format: cli_rec for CSV and JSON, fixed-width columns
+ * (the cell is never cut) for the table form. */
+typedef struct table {
+    cli_rec rec;
+    FILE *f;
+    cli_format format;
+    const char *const *cols;
+    const int *width;
+    int ncols, cell;
+} table;
+
+static void table_begin(table *t, FILE *f, cli_format format, const char *const *cols,
+                        const int *width, int ncols)
+{
+    t->f = f;
+    t->format = format;
+    t->cols = cols;
+    t->width = width;
+    t->ncols = ncols;
+    t->cell = 0;
+    if (format != CLI_FORMAT_TABLE) {
+        cli_rec_begin(&t->rec, f, format, cols, ncols);
+        return;
+    }
+    for (int i = 0; i < ncols; i++) {
+        fprintf(f, "%s%*s", i ? " " : "", width[i], cols[i]);
+    }
+    fputc('\n', f);
+}
+
+static void table_cell(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void table_cell(table *t, const char *fmt, ...)
+{
+    char buf[CLI_REC_CELL];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (t->format != CLI_FORMAT_TABLE) {
+        cli_rec_cell(&t->rec, "%s", buf);
+    } else if (t->cell < t->ncols) {
+        fprintf(t->f, "%s%*s", t->cell ? " " : "", t->width[t->cell], buf);
+    }
+    t->cell++;
+}
+
+/* A number without exponent (JSON-safe), at most 6 decimals, trailing
+ * zeros dropped; NAN as an empty cell (null in JSON). */
+static void table_num(table *t, double v)
+{
+    char buf[64];
+    if (isnan(v)) {
+        table_cell(t, "%s", t->format == CLI_FORMAT_TABLE ? "-" : "");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.6f", v);
+    char *end = buf + strlen(buf);
+    while (end > buf && end[-1] == '0') {
+        *--end = '\0';
+    }
+    if (end > buf && end[-1] == '.') {
+        *--end = '\0';
+    }
+    table_cell(t, "%s", strcmp(buf, "-0") == 0 ? "0" : buf);
+}
+
+static void table_row(table *t)
+{
+    if (t->format != CLI_FORMAT_TABLE) {
+        cli_rec_row(&t->rec);
+    } else {
+        fputc('\n', t->f);
+    }
+    t->cell = 0;
+}
+
+static void table_end(table *t)
+{
+    if (t->format != CLI_FORMAT_TABLE) {
+        cli_rec_end(&t->rec);
+    }
+}
+
+/* ------------------------------------------------------------ the run */
+
+typedef struct analysis {
+    const temu_machine *m;
+    an_stats stats;
+    an_features features;
+    int feature_metric; /* AN_PBU, AN_PTS_INQ or AN_PTS_CREDIT */
+    int32_t intervals;
+    table links; /* streamed while reading, when wanted */
+    int links_on;
+    /* all nodes' traffic per interval (seed 004 Fig. 3), when the input has it */
+    struct node_row {
+        int64_t start_ps, end_ps;
+        an_nodes x;
+    } * nodes;
+    size_t nnodes, nodes_cap;
+} analysis;
+
+static const char *const link_cols[] = {
+    "interval",       "start_ps", "end_ps",  "router", "gemini", "coord",   "dir",       "tiles",
+    "bandwidth_gbps", "bytes",    "packets", "ppm",    "pbu",    "pts_inq", "pts_credit"};
+static const int link_width[] = {8, 16, 16, 6, 12, 8, 3, 5, 14, 12, 10, 12, 9, 9, 10};
+
+static void coord_text(const temu_machine *m, int64_t r, char *buf, size_t len)
+{
+    int32_t c[TEMU_MAX_DIMS];
+    size_t at = 0;
+    temu_router_coords(m, r, c);
+    buf[0] = '\0';
+    for (int d = 0; d < m->ndims && at < len; d++) {
+        at += (size_t)snprintf(buf + at, len - at, "%s%d", d ? " " : "", c[d]);
+    }
+}
+
+static void link_row(analysis *a, int32_t k, const an_frame *fa, const an_frame *fb, int64_t r,
+                     int dir, const an_metrics *x)
+{
+    table *t = &a->links;
+    char name[64], coord[64];
+    temu_router_name(a->m, r, name, sizeof name);
+    coord_text(a->m, r, coord, sizeof coord);
+    table_cell(t, "%d", k);
+    table_cell(t, "%" PRId64, fa->t_ps[r]);
+    table_cell(t, "%" PRId64, fb->t_ps[r]);
+    table_cell(t, "%" PRId64, r);
+    table_cell(t, "%s", name);
+    table_cell(t, "%s", coord);
+    table_cell(t, "%s", temu_link_name(a->m, dir));
+    table_cell(t, "%d", x->tiles);
+    table_num(t, x->bandwidth);
+    table_cell(t, "%" PRIu64, x->bytes);
+    table_cell(t, "%" PRIu64, x->packets);
+    table_num(t, x->ppm);
+    table_num(t, x->pbu);
+    table_num(t, x->pts_inq);
+    table_num(t, x->pts_credit);
+    table_row(t);
+}
+
+/* Read every sample of src: the figures of each interval into a. */
+static int run(an_source *src, analysis *a)
+{
+    const temu_machine *m = a->m;
+    an_frame fa = {0}, fb = {0};
+    char why[600];
+    double *value = malloc((size_t)m->nrouters * sizeof *value);
+    int rc = 0;
+    if (an_frame_alloc(m, &fa) != 0 || an_frame_alloc(m, &fb) != 0 || value == NULL) {
+        free(value);
+        an_frame_free(&fa);
+        an_frame_free(&fb);
+        return cli_fail("analyze: out of memory for %s", m->name);
+    }
+    int got = an_source_next(src, &fa, why, sizeof why);
+    while (got == 1 && (got = an_source_next(src, &fb, why, sizeof why)) == 1) {
+        for (int64_t r = 0; r < m->nrouters; r++) {
+            value[r] = NAN;
+            for (int d = 0; d < AN_DIRS; d++) {
+                an_metrics x;
+                if (temu_link_neighbor(m, r, d) < 0 || an_dlink_metrics(m, r, d, &fa, &fb, &x)) {
+                    continue; /* no such link (mesh edge), or the router lacks a sample */
+                }
+                if (an_stats_add(&a->stats, d, &x) != 0) {
+                    got = -2;
+                }
+                if (a->links_on) {
+                    link_row(a, a->intervals, &fa, &fb, r, d, &x);
+                }
+                if (d == a->features.dir) {
+                    value[r] = an_metric(&x, a->feature_metric);
+                }
+            }
+        }
+        struct node_row nr = {fa.time_ps, fb.time_ps, {0}};
+        if (an_source_has_nic(src) && an_nodes_interval(m, &fa, &fb, &nr.x) == 0) {
+            if (an_reserve((void **)&a->nodes, &a->nodes_cap, a->nnodes, sizeof *a->nodes, 64) ||
+                an_stats_add_nodes(&a->stats, &nr.x) != 0) {
+                got = -2;
+            } else {
+                a->nodes[a->nnodes++] = nr;
+            }
+        }
+        if (got == -2 || an_features_step(&a->features, a->intervals, fa.time_ps, value) != 0) {
+            got = -2;
+            break;
+        }
+        a->intervals++;
+        an_frame swap = fa;
+        fa = fb;
+        fb = swap;
+    }
+    if (got == -1) {
+        rc = cli_fail("analyze: %s", why);
+    } else if (got == -2) {
+        rc = cli_fail("analyze: out of memory");
+    } else if (!an_source_complete(src)) {
+        fprintf(stderr, "torusemu: analyze: the series has no end record (its writer did not "
+                        "finish): read up to its last whole snapshot\n");
+    }
+    if (rc == 0 && got >= 0 && a->intervals == 0) {
+        rc = cli_fail("analyze: %s holds fewer than two samples: no interval to analyse",
+                      an_source_kind(src));
+    }
+    free(value);
+    an_frame_free(&fa);
+    an_frame_free(&fb);
+    return rc;
+}
+
+/* ------------------------------------------------------------ reports */
+
+static void report_summary(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"dim",
+                                       "samples",
+                                       "ppm_mean",
+                                       "ppm_max",
+                                       "pbu_mean",
+                                       "pbu_max",
+                                       "pbu_over5",
+                                       "pts_inq_mean",
+                                       "pts_inq_max",
+                                       "pts_inq_over10",
+                                       "pts_credit_mean",
+                                       "pts_credit_max",
+                                       "pts_credit_over10"};
+    static const int width[] = {3, 8, 12, 12, 9, 9, 9, 12, 11, 14, 15, 14, 17};
+    table t;
+    table_begin(&t, f, format, cols, width, 13);
+    for (int d = 0; d < AN_DIMS; d++) {
+        const an_values *v = a->stats.values[d];
+        table_cell(&t, "%c", dim_names[d]);
+        table_cell(&t, "%" PRIu64, a->stats.samples[d]);
+        table_num(&t, an_values_mean(&v[AN_PPM]));
+        table_num(&t, an_values_max(&v[AN_PPM]));
+        table_num(&t, an_values_mean(&v[AN_PBU]));
+        table_num(&t, an_values_max(&v[AN_PBU]));
+        table_num(&t, an_values_over(&v[AN_PBU], 5)); /* seed 004 IV.B: > 5 %, IV.C: > 10 % */
+        table_num(&t, an_values_mean(&v[AN_PTS_INQ]));
+        table_num(&t, an_values_max(&v[AN_PTS_INQ]));
+        table_num(&t, an_values_over(&v[AN_PTS_INQ], 10));
+        table_num(&t, an_values_mean(&v[AN_PTS_CREDIT]));
+        table_num(&t, an_values_max(&v[AN_PTS_CREDIT]));
+        table_num(&t, an_values_over(&v[AN_PTS_CREDIT], 10));
+        table_row(&t);
+    }
+    table_end(&t);
+}
+
+static void report_correlation(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"dim", "samples", "credit", "inq"};
+    static const int width[] = {3, 8, 9, 9};
+    table t;
+    table_begin(&t, f, format, cols, width, 4);
+    for (int d = 0; d < AN_DIMS; d++) {
+        table_cell(&t, "%c", dim_names[d]);
+        table_cell(&t, "%" PRIu64, a->stats.samples[d]);
+        table_num(&t, an_corr_value(&a->stats.credit[d]));
+        table_num(&t, an_corr_value(&a->stats.inq[d]));
+        table_row(&t);
+    }
+    table_end(&t);
+}
+
+typedef struct ccdf_ctx {
+    table *t;
+    FILE *data; /* gnuplot data, or NULL */
+    const char *dim, *metric;
+} ccdf_ctx;
+
+static void ccdf_point(void *p, double value, size_t count, size_t total)
+{
+    ccdf_ctx *c = p;
+    if (c->t != NULL) {
+        table_cell(c->t, "%s", c->dim);
+        table_cell(c->t, "%s", c->metric);
+        table_num(c->t, value);
+        table_cell(c->t, "%zu", count);
+        table_cell(c->t, "%zu", total);
+        table_num(c->t, (double)count / (double)total);
+        table_row(c->t);
+    }
+    if (c->data != NULL) {
+        fprintf(c->data, "%.9g %.9g\n", value, (double)count / (double)total);
+    }
+}
+
+static void report_ccdf(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"dim", "metric", "value", "count", "total", "ccdf"};
+    static const int width[] = {3, 13, 14, 9, 9, 9};
+    table t;
+    table_begin(&t, f, format, cols, width, 6);
+    for (int k = 0; k < AN_METRICS; k++) {
+        for (int d = 0; d < AN_DIMS; d++) {
+            ccdf_ctx c = {&t, NULL, dim_label[d], an_metric_names[k]};
+            an_ccdf(&a->stats.values[d][k], ccdf_point, &c);
+        }
+    }
+    for (int k = 0; k < AN_NODE_METRICS; k++) { /* all nodes together, per interval */
+        ccdf_ctx c = {&t, NULL, "all", an_node_metric_names[k]};
+        an_ccdf(&a->stats.nodes[k], ccdf_point, &c);
+    }
+    table_end(&t);
+}
+
+static void report_regions(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"feature", "interval", "start_ps",   "dir",
+                                       "router",  "gemini",   "coord",      "extent",
+                                       "ring",    "max",      "max_router", "from"};
+    static const int width[] = {7, 8, 16, 3, 6, 12, 8, 6, 4, 9, 10, 12};
+    const an_features *fs = &a->features;
+    table t;
+    size_t e = 0;
+    table_begin(&t, f, format, cols, width, 12);
+    for (size_t i = 0; i < fs->n; i++) {
+        const an_feature *x = &fs->f[i];
+        char name[64], coord[64], from[CLI_REC_CELL];
+        size_t at = 0;
+        temu_router_name(a->m, x->first, name, sizeof name);
+        coord_text(a->m, x->first, coord, sizeof coord);
+        from[0] = '\0';
+        for (; e < fs->ne && fs->e[e].to == x->id; e++) { /* its predecessors */
+            at += (size_t)snprintf(from + at, at < sizeof from ? sizeof from - at : 0, "%s%lld",
+                                   at ? " " : "", (long long)fs->e[e].from);
+        }
+        table_cell(&t, "%lld", (long long)x->id);
+        table_cell(&t, "%d", x->interval);
+        table_cell(&t, "%" PRId64, x->t_ps);
+        table_cell(&t, "%s", temu_link_name(a->m, fs->dir));
+        table_cell(&t, "%" PRId64, x->first);
+        table_cell(&t, "%s", name);
+        table_cell(&t, "%s", coord);
+        table_cell(&t, "%d", x->extent);
+        table_cell(&t, "%d", x->ring);
+        table_num(&t, x->max);
+        table_cell(&t, "%" PRId64, x->max_router);
+        table_cell(&t, "%s", format == CLI_FORMAT_TABLE && from[0] == '\0' ? "-" : from);
+        table_row(&t);
+    }
+    table_end(&t);
+}
+
+static void report_nodes(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"interval",      "start_ps",        "end_ps",
+                                       "nodes",         "injection_bytes", "ingestion_bytes",
+                                       "injection_bpm", "ingestion_bpm"};
+    static const int width[] = {8, 16, 16, 6, 16, 16, 16, 16};
+    table t;
+    table_begin(&t, f, format, cols, width, 8);
+    for (size_t i = 0; i < a->nnodes; i++) {
+        const struct node_row *n = &a->nodes[i];
+        table_cell(&t, "%zu", i);
+        table_cell(&t, "%" PRId64, n->start_ps);
+        table_cell(&t, "%" PRId64, n->end_ps);
+        table_cell(&t, "%" PRId64, n->x.nodes);
+        table_cell(&t, "%" PRIu64, n->x.out);
+        table_cell(&t, "%" PRIu64, n->x.in);
+        table_num(&t, n->x.out_bpm);
+        table_num(&t, n->x.in_bpm);
+        table_row(&t);
+    }
+    table_end(&t);
+}
+
+static void report(analysis *a, int which, FILE *f, cli_format format)
+{
+    switch (which) {
+    case REP_NODES:
+        report_nodes(a, f, format);
+        break;
+    case REP_SUMMARY:
+        report_summary(a, f, format);
+        break;
+    case REP_CCDF:
+        report_ccdf(a, f, format);
+        break;
+    case REP_CORR:
+        report_correlation(a, f, format);
+        break;
+    case REP_REGIONS:
+        report_regions(a, f, format);
+        break;
+    default:
+        break; /* links are written while reading */
+    }
+}
+
+/* ------------------------------------------------------------ pictures */
+
+static const char *const metric_titles[AN_METRICS] = {
+    "packets per minute", "percent bandwidth used (P_bu)", "percent time stalled, inq (P_Ts)",
+    "percent time stalled, credit (P_Ts)"};
+
+/* One line of a CCDF picture. */
+typedef struct curve {
+    an_values *v;
+    const char *label;
+} curve;
+
+/* DIR/ccdf-STEM.png through gnuplot: a step line per curve with data. */
+static int plot_ccdf(const char *dir, const char *stem, const char *what, const char *per,
+                     const char *title, curve *cv, int n)
+{
+    char data[4200], script[4200], png[4200];
+    snprintf(data, sizeof data, "%s/ccdf-%s.dat", dir, stem);
+    snprintf(script, sizeof script, "%s/ccdf-%s.gp", dir, stem);
+    snprintf(png, sizeof png, "%s/ccdf-%s.png", dir, stem);
+    FILE *fd = fopen(data, "w"), *fs = fopen(script, "w");
+    int rc = 0, block = 0, zero = 1;
+    for (int i = 0; i < n; i++) {
+        zero &= !(an_values_max(cv[i].v) > 0); /* gnuplot needs an x range then */
+    }
+    if (fd == NULL || fs == NULL) {
+        rc = cli_fail("analyze: cannot write in %s: %s", dir, strerror(errno));
+    } else {
+        fprintf(fs,
+                "set terminal pngcairo size 900,640\nset output '%s'\n"
+                "set title \"%s\\nCCDF of %s per %s\" noenhanced\n"
+                "set xlabel '%s' noenhanced\nset ylabel 'P(value >= x)'\n"
+                "set logscale y\nset yrange [*:1.2]\nset key top right\nset grid\n%s"
+                "plot ",
+                png, title, what, per, what, zero ? "set xrange [0:1]\n" : "");
+        for (int i = 0; i < n; i++) {
+            if (an_values_total(cv[i].v) == 0) {
+                continue;
+            }
+            ccdf_ctx c = {NULL, fd, NULL, NULL};
+            an_ccdf(cv[i].v, ccdf_point, &c);
+            fprintf(fd, "\n\n");
+            fprintf(fs, "%s'%s' index %d using 1:2 with fsteps lw 2 title '%s'", block ? ", " : "",
+                    data, block, cv[i].label);
+            block++;
+        }
+        fprintf(fs, "\n");
+    }
+    if (fd != NULL) {
+        fclose(fd);
+    }
+    if (fs != NULL) {
+        fclose(fs);
+    }
+    if (rc == 0 && block > 0) {
+        char *args[] = {script, NULL};
+        rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
+        if (rc == 0) {
+            printf("%s\n", png);
+        }
+    }
+    unlink(data);
+    unlink(script);
+    return rc;
+}
+
+/* Write one report as CSV into dir/name; the feature graph as DOT. */
+static int write_file(analysis *a, const char *dir, const char *name, int which, const char *title)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        return cli_fail("analyze: cannot write '%s': %s", path, strerror(errno));
+    }
+    if (which >= 0) {
+        report(a, which, f, CLI_FORMAT_CSV);
+    } else {
+        char full[400]; /* what the features are */
+        snprintf(full, sizeof full, "%s: congestion features, %s %s >= %g", title,
+                 temu_link_name(a->m, a->features.dir), an_metric_names[a->feature_metric],
+                 a->features.threshold);
+        an_features_dot(&a->features, f, full);
+    }
+    if (fclose(f) != 0) {
+        return cli_fail("analyze: cannot write '%s': %s", path, strerror(errno));
+    }
+    printf("%s\n", path);
+    return 0;
+}
+
+static int write_dir(analysis *a, const char *dir, int png, const char *title)
+{
+    static const char *const files[] = {"summary.csv", "ccdf.csv", "correlation.csv", "regions.csv",
+                                        "nodes.csv"};
+    static const int which[] = {REP_SUMMARY, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES};
+    int rc = 0;
+    for (int i = 0; i < 5 && rc == 0; i++) {
+        rc = write_file(a, dir, files[i], which[i], title);
+    }
+    if (rc == 0) {
+        rc = write_file(a, dir, "features.dot", -1, title);
+    }
+    for (int k = 0; k < AN_METRICS && rc == 0 && png; k++) {
+        curve cv[AN_DIMS];
+        for (int d = 0; d < AN_DIMS; d++) {
+            cv[d] = (curve){&a->stats.values[d][k], dim_label[d]};
+        }
+        rc = plot_ccdf(dir, an_metric_names[k], metric_titles[k], "d-link and interval", title, cv,
+                       AN_DIMS);
+    }
+    if (rc == 0 && png) { /* seed 004 Fig. 3 */
+        curve cv[] = {{&a->stats.nodes[AN_INJECTION], "injection"},
+                      {&a->stats.nodes[AN_INGESTION], "ingestion"}};
+        rc = plot_ccdf(dir, "nodes", "bytes per minute, all nodes", "interval", title, cv, 2);
+    }
+    if (rc == 0 && png) {
+        char dot[4200], out[4200];
+        snprintf(dot, sizeof dot, "%s/features.dot", dir);
+        snprintf(out, sizeof out, "%s/features.png", dir);
+        char *args[] = {"-Tpng", dot, "-o", out, NULL};
+        rc = cli_run_tool("analyze", "TORUSEMU_DOT", "dot", "graphviz", args, out);
+        if (rc == 0) {
+            printf("%s\n", out);
+        }
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ options */
+
+typedef struct options {
+    const char *machine, *outdir, *feature_link;
+    int report, png, feature;
+    double threshold;
+    cli_format format;
+} options;
+
+static int parse_options(int argc, char **argv, options *o, int *done)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS,
+        {"machine", required_argument, NULL, 'm'},
+        {"report", required_argument, NULL, 'r'},
+        {"output-dir", required_argument, NULL, 'o'},
+        {"no-png", no_argument, NULL, OPT_NO_PNG},
+        {"feature", required_argument, NULL, OPT_FEATURE},
+        {"feature-link", required_argument, NULL, OPT_FEATURE_LINK},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        CLI_FORMAT_OPTION,
+        {NULL, 0, NULL, 0}};
+    int c, rc = 0;
+    *o = (options){NULL, NULL, "X+", REP_SUMMARY, 1, AN_PTS_CREDIT, 40.0, CLI_FORMAT_TABLE};
+    cli_begin();
+    while ((c = cli_next(argc, argv, ":hm:r:o:", opts, usage, done, &rc)) != -1) {
+        if (*done) {
+            return rc;
+        }
+        char *end;
+        switch (c) {
+        case 'm':
+            o->machine = optarg;
+            break;
+        case 'o':
+            o->outdir = optarg;
+            break;
+        case OPT_NO_PNG:
+            o->png = 0;
+            break;
+        case OPT_FEATURE_LINK:
+            o->feature_link = optarg;
+            break;
+        case 'r':
+            for (o->report = 0; o->report < REPORTS; o->report++) {
+                if (strcmp(optarg, report_names[o->report]) == 0) {
+                    break;
+                }
+            }
+            if (o->report == REPORTS) {
+                return cli_fail("analyze: --report '%s' is not one of summary, links, ccdf, "
+                                "correlation, regions, nodes",
+                                optarg);
+            }
+            break;
+        case OPT_FEATURE:
+            o->feature = strcmp(optarg, "credit") == 0 ? AN_PTS_CREDIT
+                         : strcmp(optarg, "inq") == 0  ? AN_PTS_INQ
+                         : strcmp(optarg, "pbu") == 0  ? AN_PBU
+                                                       : -1;
+            if (o->feature < 0) {
+                return cli_fail("analyze: --feature '%s' is not one of credit, inq, pbu", optarg);
+            }
+            break;
+        case OPT_THRESHOLD:
+            errno = 0;
+            o->threshold = strtod(optarg, &end);
+            if (errno != 0 || end == optarg || *end != '\0' || !(o->threshold >= 0) ||
+                o->threshold > 100) {
+                return cli_fail("analyze: --threshold '%s' is not a percentage (0..100)", optarg);
+            }
+            break;
+        default: /* CLI_OPT_FORMAT */
+            if (cli_parse_format(optarg, &o->format) != 0) {
+                return CLI_EXIT_USAGE;
+            }
+        }
+    }
+    if (optind >= argc) {
+        return cli_fail("analyze: missing FILE (a series file or an LDMS CSV file)");
+    }
+    if (optind + 1 < argc) {
+        return cli_fail("analyze: unexpected argument '%s'", argv[optind + 1]);
+    }
+    return 0;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    options o;
+    int done = 0, rc = parse_options(argc, argv, &o, &done);
+    if (rc != 0 || done) {
+        return rc;
+    }
+    const char *path = argv[optind];
+    an_source *src;
+    char why[600];
+    if (an_source_open(path, o.machine, &src, why, sizeof why) != 0) {
+        return cli_fail("analyze: %s", why);
+    }
+    analysis a;
+    memset(&a, 0, sizeof a);
+    a.m = an_source_machine(src);
+    a.feature_metric = o.feature;
+    int fdir = temu_link_parse(a.m, o.feature_link);
+    if (fdir < 0 || fdir >= AN_DIRS) {
+        rc = cli_fail("analyze: --feature-link '%s' is not a torus direction of %s (X+ ... Z-)",
+                      o.feature_link, a.m->name);
+    } else if (an_features_init(&a.features, a.m, fdir, o.threshold) != 0) {
+        rc = cli_fail("analyze: out of memory");
+    }
+    if (rc == 0 && o.outdir != NULL && strpbrk(o.outdir, "'\"\\\n") != NULL) {
+        rc = cli_fail("analyze: the directory name '%s' holds a quote, backslash or line break",
+                      o.outdir);
+    } else if (rc == 0 && o.outdir != NULL && mkdir(o.outdir, 0777) != 0 && errno != EEXIST) {
+        rc = cli_fail("analyze: cannot make the directory '%s': %s", o.outdir, strerror(errno));
+    }
+    FILE *links = NULL;
+    char lpath[4200];
+    if (rc == 0 && o.outdir != NULL) {
+        snprintf(lpath, sizeof lpath, "%s/links.csv", o.outdir);
+        links = fopen(lpath, "w");
+        if (links == NULL) {
+            rc = cli_fail("analyze: cannot write '%s': %s", lpath, strerror(errno));
+        } else {
+            table_begin(&a.links, links, CLI_FORMAT_CSV, link_cols, link_width, 15);
+            a.links_on = 1;
+        }
+    } else if (rc == 0 && o.report == REP_LINKS) {
+        table_begin(&a.links, stdout, o.format, link_cols, link_width, 15);
+        a.links_on = 1;
+    }
+    if (rc == 0) {
+        rc = run(src, &a);
+    }
+    if (a.links_on) {
+        table_end(&a.links);
+    }
+    if (links != NULL && fclose(links) != 0 && rc == 0) {
+        rc = cli_fail("analyze: cannot write '%s': %s", lpath, strerror(errno));
+    }
+    if (rc == 0) {
+        char title[300];
+        snprintf(title, sizeof title, "%s (%s, %d intervals)", path, a.m->name, a.intervals);
+        for (char *q = strpbrk(title, "\"\\"); q != NULL; q = strpbrk(q, "\"\\")) {
+            *q = '\''; /* the title goes into double-quoted gnuplot and DOT strings */
+        }
+        if (o.outdir != NULL) {
+            printf("%s\n", lpath);
+            rc = write_dir(&a, o.outdir, o.png, title);
+        } else {
+            report(&a, o.report, stdout, o.format);
+        }
+    }
+    an_features_free(&a.features);
+    an_stats_free(&a.stats);
+    free(a.nodes);
+    an_source_close(src);
+    return rc;
+}
