@@ -6,7 +6,9 @@
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
+#include "gpcnet.h"
 #include "torusemu_replay.h"
+#include "torusemu_vtime.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -69,6 +71,20 @@ static temu_status p2p(gen *g, int32_t comm, int32_t from, int32_t to, int32_t t
     return st == TEMU_OK ? temu_replay_recv(g->r, comm, to, from, tag, bytes, g->err) : st;
 }
 
+/* Virtual time (a replay with temu_replay_set_vtime): before a step every
+ * rank computes the pattern's compute_ps, after it every rank waits for
+ * the step's messages (they are posted at once: temu_vt_set_post_all). */
+static temu_status vt_step(gen *g, int before)
+{
+    temu_vt *vt = temu_replay_vtime(g->r);
+    temu_status st = TEMU_OK;
+    for (int32_t r = 0; vt != NULL && st == TEMU_OK && r < g->n; r++) {
+        st = before ? temu_vt_compute(vt, r, g->p->compute_ps, g->err)
+                    : temu_vt_wait(vt, r, 0, g->err);
+    }
+    return st;
+}
+
 /* Define a communicator of n members, member i = first + i * stride. */
 static temu_status strided_comm(gen *g, int32_t first, int32_t n, int32_t stride, int32_t *id,
                                 int32_t *buf)
@@ -109,12 +125,14 @@ static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t p
     for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
         int64_t lo, hi;
         share(g, groups, &lo, &hi);
+        st = vt_step(g, 1);
         for (int32_t i = (int32_t)lo; st == TEMU_OK && i < hi; i++) {
             for (int32_t me = 0; st == TEMU_OK && me < members; me++) {
                 st = temu_replay_collective(g->r, ids[i], me, &c, g->err);
                 tick(g);
             }
         }
+        st = st == TEMU_OK ? vt_step(g, 0) : st;
     }
     free(ids);
     return st;
@@ -209,7 +227,8 @@ static temu_status halo(gen *g)
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
         int64_t lo, hi;
         share(g, (int64_t)grid[1] * grid[2], &lo, &hi);
-        for (int64_t yz = lo; yz < hi; yz++) {
+        st = vt_step(g, 1);
+        for (int64_t yz = lo; st == TEMU_OK && yz < hi; yz++) {
             int32_t y = (int32_t)(yz % grid[1]), z = (int32_t)(yz / grid[1]);
             {
                 for (int32_t x = 0; st == TEMU_OK && x < grid[0]; x++) {
@@ -231,6 +250,7 @@ static temu_status halo(gen *g)
                 }
             }
         }
+        st = st == TEMU_OK ? vt_step(g, 0) : st;
     }
     return st;
 }
@@ -250,14 +270,6 @@ static uint64_t rng_seed(uint64_t seed)
 {
     return seed ? seed : 0x9E3779B97F4A7C15ull;
 }
-
-/* Message sizes of GPCNeT 1.3's network_load_test (reference/anchors
- * REPORT section 2.4-2.5). */
-#define GPC_CONGESTOR_BYTES 4096u /* every congestor's message            */
-#define GPC_LAT_BYTES 8u          /* random-ring latency canary           */
-#define GPC_BW_BYTES 131072u      /* random-ring bandwidth canary ...     */
-#define GPC_BW_MSGS 8             /* ... messages in flight per neighbour */
-#define GPC_ALLREDUCE_BYTES 8u    /* allreduce canary                     */
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -287,16 +299,15 @@ static int32_t find_i64(const int64_t *a, int32_t n, int64_t v)
  * *nc the number of canary ranks, first[k] where congestor k's ranks start
  * (first[4] = n).
  */
-static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, int32_t *first)
+temu_status temu_gpcnet_roles(const temu_session *s, int32_t n, double f, uint64_t seed,
+                              int32_t *perm, int32_t *nc, int32_t *first, temu_error *err)
 {
-    const temu_session *s = temu_replay_session(g->r);
-    int32_t n = g->n;
     int64_t *node = malloc((size_t)n * sizeof *node), *uniq = malloc((size_t)n * sizeof *uniq);
     int64_t *key = malloc((size_t)n * sizeof *key);
     int32_t *pos = malloc((size_t)n * sizeof *pos);
     temu_status st = TEMU_OK;
     if (node == NULL || uniq == NULL || key == NULL || pos == NULL) {
-        st = temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
+        st = temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
         goto out;
     }
     for (int32_t r = 0; r < n; r++) {
@@ -313,7 +324,7 @@ static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, in
     }
     int32_t ncn = (int32_t)llround(f * nn);
     if (ncn < 2 || nn - ncn < 4) {
-        st = temu_fail(g->err, TEMU_EINVAL,
+        st = temu_fail(err, TEMU_EINVAL,
                        "gpcnet: %d nodes with canary fraction %g leave %d canary and %d "
                        "congestor nodes (at least 2 and 4 needed)",
                        nn, f, ncn, nn - ncn);
@@ -321,7 +332,7 @@ static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, in
     }
     /* pos[u] = place of distinct node u in the shuffled order (Fisher-Yates
      * over the identity, GPCNeT's RSEED by default) */
-    uint64_t rs = rng_seed(g->p->seed ? g->p->seed : 8675309u);
+    uint64_t rs = rng_seed(seed ? seed : 8675309u);
     for (int32_t u = 0; u < nn; u++) {
         pos[u] = u;
     }
@@ -356,6 +367,12 @@ out:
     free(key);
     free(pos);
     return st;
+}
+
+static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, int32_t *first)
+{
+    return temu_gpcnet_roles(temu_replay_session(g->r), g->n, f, g->p->seed, perm, nc, first,
+                             g->err);
 }
 
 /*
@@ -412,27 +429,46 @@ static temu_status gpcnet(gen *g)
             }
             tick(g);
         }
-        for (int k = 0; k < 4; k++) {
-            int32_t lo = first[k], hi = first[k + 1], root = perm[lo];
-            for (int32_t i = lo; st == TEMU_OK && i < hi; i++) {
-                int32_t me = perm[i];
-                if (k == 0) {
-                    for (int32_t j = lo; st == TEMU_OK && j < hi; j++) {
-                        if (j != i) {
-                            st = p2p(g, TEMU_REPLAY_WORLD, me, perm[j], 3, GPC_CONGESTOR_BYTES);
-                        }
-                    }
-                } else if (i != lo) {
-                    st = k == 1 ? p2p(g, TEMU_REPLAY_WORLD, me, root, 4, GPC_CONGESTOR_BYTES)
-                                : temu_replay_rma(g->r, TEMU_REPLAY_WORLD, me, root,
-                                                  GPC_CONGESTOR_BYTES,
-                                                  k == 2 ? TEMU_KIND_PUT : TEMU_KIND_GET, g->err);
-                }
-                tick(g);
-            }
+        if (st == TEMU_OK) {
+            st = temu_gpcnet_congestors(g->r, perm, first, g->err);
+            g->done += (uint64_t)(n - nc);
         }
     }
     free(perm);
+    return st;
+}
+
+/* A send and its receive on the world, as p2p() (tag: the congestor). */
+static temu_status world_p2p(temu_replay *r, int32_t from, int32_t to, int32_t tag, temu_error *err)
+{
+    temu_status st =
+        temu_replay_send(r, TEMU_REPLAY_WORLD, from, to, tag, GPC_CONGESTOR_BYTES, err);
+    return st == TEMU_OK
+               ? temu_replay_recv(r, TEMU_REPLAY_WORLD, to, from, tag, GPC_CONGESTOR_BYTES, err)
+               : st;
+}
+
+temu_status temu_gpcnet_congestors(temu_replay *r, const int32_t *perm, const int32_t *first,
+                                   temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int k = 0; k < 4; k++) {
+        int32_t lo = first[k], hi = first[k + 1], root = perm[lo];
+        for (int32_t i = lo; st == TEMU_OK && i < hi; i++) {
+            int32_t me = perm[i];
+            if (k == 0) {
+                for (int32_t j = lo; st == TEMU_OK && j < hi; j++) {
+                    if (j != i) {
+                        st = world_p2p(r, me, perm[j], 3, err);
+                    }
+                }
+            } else if (i != lo) {
+                st = k == 1 ? world_p2p(r, me, root, 4, err)
+                            : temu_replay_rma(r, TEMU_REPLAY_WORLD, me, root, GPC_CONGESTOR_BYTES,
+                                              k == 2 ? TEMU_KIND_PUT : TEMU_KIND_GET, err);
+            }
+        }
+    }
     return st;
 }
 
@@ -479,6 +515,7 @@ static temu_status synthetic(gen *g)
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
         int64_t lo, hi;
         share(g, n, &lo, &hi);
+        st = vt_step(g, 1);
         for (int32_t r = (int32_t)lo; st == TEMU_OK && r < hi; r++) {
             switch (p->kind) {
             case TEMU_PATTERN_RANDOM: {
@@ -520,6 +557,7 @@ static temu_status synthetic(gen *g)
             }
             tick(g);
         }
+        st = st == TEMU_OK ? vt_step(g, 0) : st;
     }
     return st;
 }
@@ -537,6 +575,10 @@ static temu_status normalize(const temu_pattern *p, temu_pattern *q, temu_error 
     if (q->fraction < 0 || q->fraction >= 1) {
         return temu_fail(err, TEMU_EINVAL, "--fraction %g: expected a share between 0 and 1",
                          q->fraction);
+    }
+    if (q->compute_ps < 0) {
+        return temu_fail(err, TEMU_EINVAL, "compute time %lld ps: expected 0 or more",
+                         (long long)q->compute_ps);
     }
     if (q->kind < 0 || q->kind >= TEMU_PATTERNS) {
         return temu_fail(err, TEMU_EINVAL, "unknown pattern %d", q->kind);

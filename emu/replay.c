@@ -13,6 +13,7 @@
 #include "emu_internal.h"
 #include "match.h"
 #include "torusemu_replay.h"
+#include "torusemu_vtime.h"
 
 #include "classroute.h"
 #include "coll.h"
@@ -52,6 +53,7 @@ struct temu_replay {
     temu_match *match;
     int sends_only; /* temu_replay_sends_only */
     temu_replay_stats st;
+    temu_vt *vt; /* temu_replay_set_vtime: each rank's program too */
 };
 
 const char *temu_coll_op_name(int op)
@@ -245,15 +247,45 @@ temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t 
     return temu_replay_send_at(r, comm, src, dst, tag, bytes, 0, err);
 }
 
+void temu_replay_set_vtime(temu_replay *r, temu_vt *vt)
+{
+    r->vt = vt;
+}
+
+temu_vt *temu_replay_vtime(const temu_replay *r)
+{
+    return r->vt;
+}
+
+/* The program of virtual time gets point-to-point operation p (send or
+ * receive). */
+static temu_status vt_p2p(temu_replay *r, int send, int32_t comm, int32_t src, int32_t dst,
+                          int32_t tag, int32_t ws, int32_t wd, uint64_t bytes, uint64_t req,
+                          uint64_t addr, int inject, temu_error *err)
+{
+    if (r->vt == NULL) {
+        return TEMU_OK;
+    }
+    temu_vt_p2p p = {comm, src, dst, tag, ws, wd, bytes, req, addr, inject};
+    return send ? temu_vt_send(r->vt, &p, err) : temu_vt_recv(r->vt, &p, err);
+}
+
 temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
                                 uint64_t bytes, uint64_t addr, temu_error *err)
+{
+    return temu_replay_isend(r, comm, src, dst, tag, bytes, addr, 0, err);
+}
+
+temu_status temu_replay_isend(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                              uint64_t bytes, uint64_t addr, uint64_t req, temu_error *err)
 {
     int32_t ws, wd;
     temu_status st = peers(r, comm, src, dst, &ws, &wd, "send", err);
     if (st == TEMU_OK && bytes == TEMU_REPLAY_ANY_SIZE) {
         st = temu_fail(err, TEMU_EINVAL, "replay: a send needs its size");
     }
-    if (st == TEMU_OK) {
+    /* with virtual time the message is counted when its rank sends it */
+    if (st == TEMU_OK && r->vt == NULL) {
         st = temu_inject_ranks(r->s, ws, wd, bytes, address(r, addr), TEMU_KIND_P2P, err);
     }
     if (st == TEMU_OK) {
@@ -263,7 +295,9 @@ temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32
             st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
         }
     }
-    return st;
+    return st == TEMU_OK ? vt_p2p(r, 1, comm, src, dst, tag, ws, wd, bytes, req,
+                                  (uint64_t)(uintptr_t)address(r, addr), 1, err)
+                         : st;
 }
 
 temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
@@ -274,7 +308,8 @@ temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src
     if (st == TEMU_OK && !r->sends_only) {
         st = post(r, TEMU_MATCH_SEND, comm, src, dst, tag, bytes, err);
     }
-    return st;
+    /* uncounted, but it took its time on the network */
+    return st == TEMU_OK ? vt_p2p(r, 1, comm, src, dst, tag, ws, wd, bytes, 0, 0, 0, err) : st;
 }
 
 void temu_replay_sends_only(temu_replay *r)
@@ -285,13 +320,47 @@ void temu_replay_sends_only(temu_replay *r)
 temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
                              uint64_t bytes, temu_error *err)
 {
+    return temu_replay_irecv(r, comm, dst, src, tag, bytes, 0, err);
+}
+
+temu_status temu_replay_irecv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
+                              uint64_t bytes, uint64_t req, temu_error *err)
+{
     int32_t ws, wd;
     temu_status st = peers(r, comm, src, dst, &ws, &wd, "receive", err);
     if (st == TEMU_OK) {
         r->st.recvs++;
         st = post(r, TEMU_MATCH_RECV, comm, src, dst, tag, bytes, err);
     }
-    return st;
+    return st == TEMU_OK ? vt_p2p(r, 0, comm, src, dst, tag, ws, wd, bytes, req, 0, 0, err) : st;
+}
+
+static temu_status world_rank_ok(const temu_replay *r, int32_t rank, temu_error *err)
+{
+    if (rank < 0 || rank >= r->nranks) {
+        return temu_fail(err, TEMU_ERANGE, "replay: rank %d outside 0..%d", rank, r->nranks - 1);
+    }
+    return TEMU_OK;
+}
+
+temu_status temu_replay_irecv_post(temu_replay *r, int32_t rank, uint64_t req, temu_error *err)
+{
+    temu_status st = world_rank_ok(r, rank, err);
+    return st == TEMU_OK && r->vt != NULL ? temu_vt_recv_post(r->vt, rank, req, err) : st;
+}
+
+temu_status temu_replay_wait(temu_replay *r, int32_t rank, uint64_t req, temu_error *err)
+{
+    temu_status st = world_rank_ok(r, rank, err);
+    return st == TEMU_OK && r->vt != NULL ? temu_vt_wait(r->vt, rank, req, err) : st;
+}
+
+temu_status temu_replay_trace_time(temu_replay *r, int32_t rank, int64_t begin_ns, int64_t end_ns,
+                                   temu_error *err)
+{
+    temu_status st = world_rank_ok(r, rank, err);
+    return st == TEMU_OK && r->vt != NULL ? temu_vt_trace_time(r->vt, rank, begin_ns, end_ns, err)
+                                          : st;
 }
 
 temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
@@ -309,12 +378,16 @@ temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int
                          temu_kind_name(kind));
     }
     temu_status st = peers(r, comm, origin, target, &wo, &wt, "one-sided operation", err);
-    if (st == TEMU_OK) {
+    if (st == TEMU_OK && r->vt == NULL) {
         st = temu_inject_ranks(r->s, wo, wt, bytes, address(r, addr), kind, err);
     }
     if (st == TEMU_OK) {
         r->st.rma++;
         r->st.messages++;
+        if (r->vt != NULL) {
+            st = temu_vt_rma(r->vt, wo, wt, bytes, kind, (uint64_t)(uintptr_t)address(r, addr), 1,
+                             err);
+        }
     }
     return st;
 }
@@ -360,7 +433,8 @@ typedef struct emit_ctx {
     temu_replay *r;
     const rcomm *c;
     const temu_replay_coll *rc;
-    int32_t from; /* world rank of the caller */
+    int32_t comm, me; /* the caller: communicator and its rank there */
+    int32_t from;     /* world rank of the caller */
     temu_status st;
     temu_error *err;
 } emit_ctx;
@@ -380,9 +454,14 @@ static void emit(void *ctx, const tmpi_msg *m)
     } else if (m->buf == TMPI_BUF_RECV && e->rc->recv_base != 0 && e->rc->recv_ready) {
         addr = e->rc->recv_base + m->off;
     }
-    e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
-                              e->err);
     e->r->st.messages++;
+    if (e->r->vt == NULL) {
+        e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
+                                  e->err);
+    } else { /* counted when sent in virtual time */
+        e->st = temu_vt_coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round,
+                                 (uint64_t)(uintptr_t)address(e->r, addr), e->err);
+    }
 }
 
 temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
@@ -439,6 +518,16 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
         env.box = c->box;
     }
     k.algo = tmpi_coll_choose(&env, &k);
+    if (r->vt != NULL) {
+        /* off the torus (class routes, BG/P's collective network): the
+         * members only wait for each other */
+        temu_status st =
+            temu_vt_coll_enter(r->vt, comm, c->n, me, world_of(c, me),
+                               k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+    }
     if (k.algo == TMPI_ALGO_CLASSROUTE) {
         if (me != 0) {
             return TEMU_OK; /* communicator rank 0 injects it whole */
@@ -458,7 +547,7 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     if (k.algo == TMPI_ALGO_COLLNET) {
         return TEMU_OK; /* BG/P collective network: no torus traffic */
     }
-    emit_ctx e = {r, c, rc, world_of(c, me), TEMU_OK, err};
+    emit_ctx e = {r, c, rc, comm, me, world_of(c, me), TEMU_OK, err};
     tmpi_coll_sends(&k, me, emit, &e);
     return e.st;
 }

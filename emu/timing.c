@@ -470,6 +470,11 @@ int64_t temu_tm_now(const temu_tm *t)
     return t->now;
 }
 
+int64_t temu_tm_next_event(const temu_tm *t)
+{
+    return t->nheap > 0 ? t->heap[0].t : INT64_MAX;
+}
+
 uint64_t temu_tm_pending(const temu_tm *t)
 {
     return t->pending;

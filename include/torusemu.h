@@ -263,7 +263,7 @@ enum temu_bgq_vc {
 enum temu_bgq_nw_kind {
     TEMU_BGQ_NW_SENT_CHUNKS = 0,  /* 32-byte chunks sent on the link          */
     TEMU_BGQ_NW_RECV_PACKETS = 1, /* packets received on the link             */
-    TEMU_BGQ_NW_RECV_FIFO = 2,    /* receive-FIFO occupancy sum (0 for now)   */
+    TEMU_BGQ_NW_RECV_FIFO = 2,    /* receive-FIFO occupancy sum (timing model) */
     TEMU_BGQ_NW_KINDS = 3
 };
 

@@ -70,6 +70,32 @@ temu_status temu_replay_recv(temu_replay *r, int32_t comm, int32_t dst, int32_t 
 temu_status temu_replay_send_uncounted(temu_replay *r, int32_t comm, int32_t src, int32_t dst,
                                        int32_t tag, uint64_t bytes, temu_error *err);
 
+/* Non-blocking point-to-point (MPI_Isend, MPI_Irecv): the same counts as
+ * temu_replay_send_at and temu_replay_recv; with virtual time (below) the
+ * operation completes at the wait for request req (> 0) of its rank. */
+temu_status temu_replay_isend(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                              uint64_t bytes, uint64_t addr, uint64_t req, temu_error *err);
+temu_status temu_replay_irecv(temu_replay *r, int32_t comm, int32_t dst, int32_t src, int32_t tag,
+                              uint64_t bytes, uint64_t req, temu_error *err);
+
+/* ---- virtual time (doc/replay.md, include/torusemu_vtime.h) ----
+ * With vt attached every call also adds to the ranks' programs in vt,
+ * which temu_vt_run executes over the timing model; the counts in the
+ * store are the same with or without it.  The calls below matter only
+ * then (ranks are world ranks). */
+struct temu_vt;
+void temu_replay_set_vtime(temu_replay *r, struct temu_vt *vt);
+struct temu_vt *temu_replay_vtime(const temu_replay *r);
+/* A non-blocking receive posted; its match comes with temu_replay_irecv
+ * (same req) when it completes. */
+temu_status temu_replay_irecv_post(temu_replay *r, int32_t rank, uint64_t req, temu_error *err);
+/* Rank waits for request req (0: for all its outstanding operations). */
+temu_status temu_replay_wait(temu_replay *r, int32_t rank, uint64_t req, temu_error *err);
+/* Trace timestamps (ns, -1 unknown) of rank's next operation: the time
+ * since its previous one ended is compute time (temu_vt_trace_time). */
+temu_status temu_replay_trace_time(temu_replay *r, int32_t rank, int64_t begin_ns, int64_t end_ns,
+                                   temu_error *err);
+
 /* The stream records sends only (a live run's trace written before the
  * layer recorded receives): sends wait for no partner. */
 void temu_replay_sends_only(temu_replay *r);
@@ -185,15 +211,16 @@ typedef enum temu_pattern_kind {
 /* Parameters; zero means the pattern's default (doc/replay.md). */
 typedef struct temu_pattern {
     int32_t kind;
-    int32_t grid[3];  /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
-    int32_t block[3]; /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
-    int32_t phase;    /* fft: 1 = first all-to-all, 2 = second, 0 = both */
-    int32_t vars;     /* halo: variables per cell (default 20)           */
-    int32_t steps;    /* repetitions (default 1)                         */
-    uint64_t size;    /* fft: points per dimension; halo: cells per rank per dimension */
-    uint64_t bytes;   /* synthetic patterns: bytes per message (default 4096) */
-    double fraction;  /* gpcnet: share of ranks that are canaries (default 0.2) */
-    uint64_t seed;    /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+    int32_t grid[3];    /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
+    int32_t block[3];   /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
+    int32_t phase;      /* fft: 1 = first all-to-all, 2 = second, 0 = both */
+    int32_t vars;       /* halo: variables per cell (default 20)           */
+    int32_t steps;      /* repetitions (default 1)                         */
+    uint64_t size;      /* fft: points per dimension; halo: cells per rank per dimension */
+    uint64_t bytes;     /* synthetic: bytes per message (4096); gpcnet timed: BW canary (128K) */
+    double fraction;    /* gpcnet: share of ranks that are canaries (default 0.2) */
+    uint64_t seed;      /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+    int64_t compute_ps; /* virtual time: each rank computes this long before each step (0) */
 } temu_pattern;
 
 /* "fft", ...; NULL for an unknown kind.  Parse a name: -1 if unknown. */

@@ -120,6 +120,9 @@ void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out);
  * until the network is empty).  Returns the new current time. */
 int64_t temu_tm_run(temu_tm *t, int64_t until_ps);
 int64_t temu_tm_now(const temu_tm *t);
+/* Time of the next event the model will process (INT64_MAX: none); a
+ * driver that adds packets as the run goes steps to it. */
+int64_t temu_tm_next_event(const temu_tm *t);
 /* Packets sent and not yet delivered. */
 uint64_t temu_tm_pending(const temu_tm *t);
 /* TEMU_ENOMEM if memory ran out during a run (the run stopped there and
@@ -166,6 +169,17 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                  const temu_message *msg, temu_error *err);
 
+/* One direction of a message (dir 0: its source's packets, 1: the
+ * destination's replies), every packet tagged `tag`, created at when_ps;
+ * *packets and *bytes receive what was sent (0: nothing crosses the
+ * network, as between ranks of one node or for a message without
+ * replies).  A driver learns that a direction has arrived when `packets`
+ * deliveries with this tag have come (temu_tm_set_delivery), and can
+ * create the replies then (emu/vtime.c does). */
+temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                                     const temu_message *msg, int dir, uint64_t tag,
+                                     uint64_t *packets, uint64_t *bytes, temu_error *err);
+
 /* Add what the model accumulated since its creation to the store, in the
  * hardware's unit; call once, at the end of a run.  Gemini:
  * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
@@ -173,6 +187,17 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
  * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
  * (2000 ps).  Rounded down per lane.  BG/P: TEMU_EINVAL (not yet). */
 temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err);
+
+/* What the model's counters already put into a store. */
+typedef struct temu_tm_flushed temu_tm_flushed;
+temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out, temu_error *err);
+void temu_tm_flushed_free(temu_tm_flushed *f);
+/* Add to store s what the counters of temu_tm_add_stall_counters
+ * accumulated since the previous flush through f (each counter is the
+ * floor of its lane's total in the hardware's cycles, so any number of
+ * flushes adds up to one flush at the end). */
+temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
+                                   temu_error *err);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,24 @@ static int32_t lowbit(int32_t v)
     return v & -v;
 }
 
+/* log2 of a power of two (v >= 1): the round of a step m = 1, 2, 4 ... */
+static int32_t ilog2(int32_t v)
+{
+    int32_t k = 0;
+    while (v > 1) {
+        v >>= 1;
+        k++;
+    }
+    return k;
+}
+
+/* Tree rounds: the step that sends over distance k (a power of two) in a
+ * binomial tree of n ranks; larger distances go first. */
+static int32_t tree_round(int32_t n, int32_t k)
+{
+    return ilog2(pof2_ceil(n)) - 1 - ilog2(k);
+}
+
 const char *tmpi_coll_op_name(tmpi_coll_op op)
 {
     static const char *names[TMPI_COLL_OPS] = {
@@ -186,7 +204,7 @@ typedef struct out {
 
 /* Emit one message to communicator rank dst; empty ones only for the
  * barrier, whose messages carry no data by definition. */
-static void put(const out *o, int32_t dst, uint64_t bytes, int buf, uint64_t off)
+static void put(const out *o, int32_t dst, uint64_t bytes, int buf, uint64_t off, int32_t round)
 {
     tmpi_msg m;
     if (bytes == 0 && o->c->op != TMPI_BARRIER) {
@@ -196,6 +214,8 @@ static void put(const out *o, int32_t dst, uint64_t bytes, int buf, uint64_t off
     m.bytes = bytes;
     m.buf = buf;
     m.off = off;
+    m.round = round;
+    m.pad = 0;
     o->emit(o->ctx, &m);
 }
 
@@ -257,7 +277,7 @@ static void barrier_dissemination(const out *o, int32_t me)
 {
     int32_t n = o->c->n;
     for (int32_t m = 1; m < n; m <<= 1) {
-        put(o, (me + m) % n, 0, TMPI_BUF_NONE, 0);
+        put(o, (me + m) % n, 0, TMPI_BUF_NONE, 0, ilog2(m));
     }
 }
 
@@ -271,7 +291,7 @@ static void bcast_binomial(const out *o, int32_t me)
     int32_t top = vr == 0 ? pof2_ceil(n) : lowbit(vr);
     for (int32_t k = top >> 1; k >= 1; k >>= 1) {
         if (vr + k < n) {
-            put(o, absolute(c, vr + k), c->bytes, TMPI_BUF_RECV, 0);
+            put(o, absolute(c, vr + k), c->bytes, TMPI_BUF_RECV, 0, tree_round(n, k));
         }
     }
 }
@@ -292,7 +312,8 @@ static void tree_up(const out *o, int32_t me, int gather)
      * or reduced */
     int32_t cnt = n - vr < low ? n - vr : low;
     int buf = cnt == 1 ? TMPI_BUF_SEND : TMPI_BUF_NONE;
-    put(o, parent, gather ? (uint64_t)cnt * c->bytes : c->bytes, buf, 0);
+    /* after the subtree's sends over the smaller distances */
+    put(o, parent, gather ? (uint64_t)cnt * c->bytes : c->bytes, buf, 0, ilog2(low));
 }
 
 /* Non-commutative reduce (MPICH): the binomial tree on absolute ranks ends
@@ -305,7 +326,7 @@ static void reduce_noncomm(const out *o, int32_t me)
     o2.c = &flat;
     tree_up(&o2, me, 0);
     if (me == 0 && o->c->root != 0) {
-        put(o, o->c->root, o->c->bytes, TMPI_BUF_NONE, 0);
+        put(o, o->c->root, o->c->bytes, TMPI_BUF_NONE, 0, ilog2(pof2_ceil(o->c->n)));
     }
 }
 
@@ -325,7 +346,7 @@ static void scatter_binomial(const out *o, int32_t me)
         uint64_t off = 0;
         int32_t start = absolute(c, child);
         int buf = vr == 0 && run_slice(c, start, cnt, &off) ? TMPI_BUF_SEND : TMPI_BUF_NONE;
-        put(o, absolute(c, child), (uint64_t)cnt * c->bytes, buf, off);
+        put(o, absolute(c, child), (uint64_t)cnt * c->bytes, buf, off, tree_round(n, k));
     }
 }
 
@@ -360,26 +381,27 @@ static void bcast_long(const out *o, int32_t me, int ring)
     uint64_t ss = (c->bytes + (uint64_t)n - 1) / (uint64_t)n;
     int32_t top = vr == 0 ? pof2_ceil(n) : lowbit(vr);
 
+    int32_t after = ilog2(pof2_ceil(n));          /* the allgather's first round */
     for (int32_t k = top >> 1; k >= 1; k >>= 1) { /* scatter */
         int32_t child = vr + k;
         if (child < n) {
             int32_t cnt = n - child < k ? n - child : k;
             put(o, absolute(c, child), chunk_run(c, ss, child, cnt), TMPI_BUF_RECV,
-                (uint64_t)child * ss);
+                (uint64_t)child * ss, tree_round(n, k));
         }
     }
     if (ring) {
         for (int32_t i = 0; i < n - 1; i++) {
             int32_t j = (vr - i + n) % n;
             put(o, absolute(c, (vr + 1) % n), chunk_bytes(c, ss, j), TMPI_BUF_RECV,
-                (uint64_t)j * ss);
+                (uint64_t)j * ss, after + i);
         }
         return;
     }
     for (int32_t m = 1; m < n; m <<= 1) {
         int32_t group = vr & ~(m - 1);
-        put(o, absolute(c, vr ^ m), chunk_run(c, ss, group, m), TMPI_BUF_RECV,
-            (uint64_t)group * ss);
+        put(o, absolute(c, vr ^ m), chunk_run(c, ss, group, m), TMPI_BUF_RECV, (uint64_t)group * ss,
+            after + ilog2(m));
     }
 }
 
@@ -394,7 +416,7 @@ static void allgather_rd(const out *o, int32_t me)
         int32_t group = me & ~(m - 1);
         uint64_t off = 0;
         int buf = run_slice(c, group, m, &off) ? TMPI_BUF_RECV : TMPI_BUF_NONE;
-        put(o, me ^ m, block_run(c, group, m), buf, off);
+        put(o, me ^ m, block_run(c, group, m), buf, off, ilog2(m));
     }
 }
 
@@ -408,12 +430,12 @@ static void allgather_bruck(const out *o, int32_t me)
     for (; p <= n / 2; p <<= 1) {
         uint64_t off = 0;
         int buf = run_slice(c, me, p, &off) ? TMPI_BUF_RECV : TMPI_BUF_NONE;
-        put(o, (me - p + n) % n, block_run(c, me, p), buf, off);
+        put(o, (me - p + n) % n, block_run(c, me, p), buf, off, ilog2(p));
     }
     if (n - p > 0) {
         uint64_t off = 0;
         int buf = run_slice(c, me, n - p, &off) ? TMPI_BUF_RECV : TMPI_BUF_NONE;
-        put(o, (me - p + n) % n, block_run(c, me, n - p), buf, off);
+        put(o, (me - p + n) % n, block_run(c, me, n - p), buf, off, ilog2(p));
     }
 }
 
@@ -424,7 +446,7 @@ static void allgather_ring(const out *o, int32_t me)
     int32_t n = c->n;
     for (int32_t i = 0; i < n - 1; i++) {
         int32_t j = (me - i + n) % n;
-        put(o, (me + 1) % n, block_of(c, j), TMPI_BUF_RECV, offset_of(c, j));
+        put(o, (me + 1) % n, block_of(c, j), TMPI_BUF_RECV, offset_of(c, j), i);
     }
 }
 
@@ -444,7 +466,7 @@ static void alltoall_bruck(const out *o, int32_t me)
 {
     int32_t n = o->c->n;
     for (int32_t p = 1; p < n; p <<= 1) {
-        put(o, (me + p) % n, (uint64_t)count_bit(n, p) * o->c->bytes, TMPI_BUF_NONE, 0);
+        put(o, (me + p) % n, (uint64_t)count_bit(n, p) * o->c->bytes, TMPI_BUF_NONE, 0, ilog2(p));
     }
 }
 
@@ -476,7 +498,9 @@ static void pairwise(const out *o, int32_t me)
         } else {
             off = offset_of(c, j);
         }
-        put(o, j, block_of(c, j), buf, off);
+        /* MPICH posts blocks up to 32 KiB all at once (scattered
+         * isend/irecv), larger ones in steps of a pairwise exchange */
+        put(o, j, block_of(c, j), buf, off, block_of(c, j) <= TMPI_ALLTOALL_MEDIUM ? 0 : i - 1);
         run += block_of(c, j);
     }
 }
@@ -505,14 +529,14 @@ static int32_t old_rank(int32_t nr, int32_t rem)
 static void fold_in(const out *o, int32_t me, int32_t rem)
 {
     if (me < 2 * rem && me % 2 == 0) {
-        put(o, me + 1, o->c->bytes, TMPI_BUF_SEND, 0);
+        put(o, me + 1, o->c->bytes, TMPI_BUF_SEND, 0, 0);
     }
 }
 
-static void fold_out(const out *o, int32_t me, int32_t rem)
+static void fold_out(const out *o, int32_t me, int32_t rem, int32_t round)
 {
     if (me < 2 * rem && me % 2 == 1) {
-        put(o, me - 1, o->c->bytes, TMPI_BUF_RECV, 0);
+        put(o, me - 1, o->c->bytes, TMPI_BUF_RECV, 0, round);
     }
 }
 
@@ -526,10 +550,11 @@ static void allreduce_rd(const out *o, int32_t me)
     if (nr >= 0) {
         for (int32_t m = 1; m < pof2; m <<= 1) {
             int first = m == 1 && me >= 2 * rem;
-            put(o, old_rank(nr ^ m, rem), o->c->bytes, first ? TMPI_BUF_SEND : TMPI_BUF_NONE, 0);
+            put(o, old_rank(nr ^ m, rem), o->c->bytes, first ? TMPI_BUF_SEND : TMPI_BUF_NONE, 0,
+                1 + ilog2(m));
         }
     }
-    fold_out(o, me, rem);
+    fold_out(o, me, rem, 1 + ilog2(pof2));
 }
 
 /* Elements of chunk i when count elements are cut in pof2 chunks (the
@@ -571,19 +596,22 @@ static void allreduce_rabenseifner(const out *o, int32_t me)
             int first = m == 1 && me >= 2 * rem;
             if (nr < peer) {
                 put(o, old_rank(peer, rem), chunks_bytes(c, pof2, mid, hi),
-                    first ? TMPI_BUF_SEND : TMPI_BUF_NONE, chunks_bytes(c, pof2, 0, mid));
+                    first ? TMPI_BUF_SEND : TMPI_BUF_NONE, chunks_bytes(c, pof2, 0, mid),
+                    1 + ilog2(m));
                 hi = mid;
             } else {
                 put(o, old_rank(peer, rem), chunks_bytes(c, pof2, lo, mid),
-                    first ? TMPI_BUF_SEND : TMPI_BUF_NONE, chunks_bytes(c, pof2, 0, lo));
+                    first ? TMPI_BUF_SEND : TMPI_BUF_NONE, chunks_bytes(c, pof2, 0, lo),
+                    1 + ilog2(m));
                 lo = mid;
             }
         }
         for (int32_t m = pof2 >> 1; m >= 1; m >>= 1) {
             int32_t peer = nr ^ m;
             int32_t size = hi - lo;
+            /* rounds after the halving's log2(pof2) */
             put(o, old_rank(peer, rem), chunks_bytes(c, pof2, lo, hi), TMPI_BUF_RECV,
-                chunks_bytes(c, pof2, 0, lo));
+                chunks_bytes(c, pof2, 0, lo), 1 + 2 * ilog2(pof2) - 1 - ilog2(m));
             if (nr < peer) {
                 hi += size;
             } else {
@@ -591,7 +619,7 @@ static void allreduce_rabenseifner(const out *o, int32_t me)
             }
         }
     }
-    fold_out(o, me, rem);
+    fold_out(o, me, rem, 1 + 2 * ilog2(pof2));
 }
 
 /* Scan and exscan (MPICH): in step m = 1, 2, 4 ... rank r exchanges its
@@ -601,7 +629,7 @@ static void scan_rd(const out *o, int32_t me)
     int32_t n = o->c->n;
     for (int32_t m = 1; m < n; m <<= 1) {
         if ((me ^ m) < n) {
-            put(o, me ^ m, o->c->bytes, m == 1 ? TMPI_BUF_SEND : TMPI_BUF_NONE, 0);
+            put(o, me ^ m, o->c->bytes, m == 1 ? TMPI_BUF_SEND : TMPI_BUF_NONE, 0, ilog2(m));
         }
     }
 }
@@ -613,7 +641,7 @@ static void linear(const out *o, int32_t me)
     const tmpi_coll *c = o->c;
     if (c->op == TMPI_GATHERV) {
         if (me != c->root) {
-            put(o, c->root, c->bytes, TMPI_BUF_SEND, 0);
+            put(o, c->root, c->bytes, TMPI_BUF_SEND, 0, 0);
         }
         return;
     }
@@ -623,7 +651,7 @@ static void linear(const out *o, int32_t me)
     for (int32_t j = 0; j < c->n; j++) {
         if (j != me) {
             put(o, j, c->blocks[j], c->offs != NULL ? TMPI_BUF_SEND : TMPI_BUF_NONE,
-                c->offs != NULL ? c->offs[j] : 0);
+                c->offs != NULL ? c->offs[j] : 0, 0);
         }
     }
 }
@@ -639,7 +667,7 @@ static void neighbors(const out *o)
         uint64_t bytes = c->blocks != NULL ? c->blocks[i] : c->bytes;
         uint64_t off = c->offs != NULL ? c->offs[i] : alltoall ? (uint64_t)i * c->bytes : 0;
         int buf = c->blocks != NULL && c->offs == NULL ? TMPI_BUF_NONE : TMPI_BUF_SEND;
-        put(o, c->nb[i], bytes, buf, off);
+        put(o, c->nb[i], bytes, buf, off, 0);
     }
 }
 

@@ -72,7 +72,12 @@ typedef struct tmpi_msg {
     int32_t dst; /* communicator rank of the receiver          */
     int32_t buf; /* enum tmpi_buf                              */
     uint64_t bytes;
-    uint64_t off; /* byte offset of the slice in that buffer    */
+    uint64_t off;  /* byte offset of the slice in that buffer    */
+    int32_t round; /* step of the algorithm, from 0: the sender sends its
+                    * round-k messages once it has received every message
+                    * of rounds below k (virtual-time replay, doc/replay.md);
+                    * the live layer does not use it                       */
+    int32_t pad;
 } tmpi_msg;
 
 typedef void (*tmpi_emit_fn)(void *ctx, const tmpi_msg *msg);
@@ -138,6 +143,9 @@ const char *tmpi_algo_name(tmpi_algo algo);
 #define TMPI_ALLGATHER_LONG 524288u /* total below, n a power of 2: RD         */
 #define TMPI_ALLTOALL_SHORT 256u    /* block at most this and n >= 8: Bruck    */
 #define TMPI_ALLTOALL_MIN_PROCS 8
+/* pairwise all-to-all: blocks up to this are posted at once, larger ones
+ * step by step (only the messages' rounds differ) */
+#define TMPI_ALLTOALL_MEDIUM 32768u
 #define TMPI_ALLREDUCE_SHORT 2048u /* at most: recursive doubling             */
 
 #pragma GCC visibility pop

@@ -14,6 +14,11 @@
  *     instead, a linear all-to-all of N ranks as MPI libraries run it for
  *     large blocks: every rank posts N-1 MpiIrecv, then N-1 MpiIsend of
  *     64 bytes, rank r to r+1, r+2, ... (N (N-1) of each)
+ *   otf2_foreign DIR --gaps
+ *     instead, 2 ranks on a clock of 1 MHz (a tick is 1 us): rank 0 sends
+ *     8 bytes to rank 1 at ticks 10 and 60 (MpiSend, stamped when the call
+ *     began: 50 us of computation between them), rank 1 receives both
+ *     (MpiRecv, stamped when they returned, at ticks 15 and 65)
  *
  * Prints the messages a replay must inject, "SRC DST BYTES [put]" per line
  * (tests/mpi/tmpi_check expect), for a machine without collective networks
@@ -61,7 +66,38 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l)
 enum { S_EMPTY, S_SEND, S_RECV, S_A2A, S_BCAST, S_PUT, S_WORLD, S_EVEN, S_NODE, S_WIN, S_RANK };
 enum { R_ISEND, R_IRECV, R_A2A, R_BCAST, R_PUT };
 
-static int write_linear(const char *dir, int n)
+/* Rank r's events of the linear all-to-all of n ranks. */
+static void linear_events(OTF2_EvtWriter *w, int r, int n)
+{
+    OTF2_TimeStamp t = 1000;
+    for (int k = 1; k < n; k++) {
+        OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t++, (uint64_t)k);
+    }
+    for (int k = 1; k < n; k++) {
+        OTF2_EvtWriter_MpiIsend(w, NULL, t++, (uint32_t)((r + k) % n), 0, 0, 64, (uint64_t)(n + k));
+    }
+    for (int k = 1; k < n; k++) {
+        OTF2_EvtWriter_MpiIrecv(w, NULL, t++, (uint32_t)((r + n - k) % n), 0, 0, 64, (uint64_t)k);
+    }
+}
+
+/* Rank r's events of --gaps (ticks of 1 us from an offset of 7). */
+static void gaps_events(OTF2_EvtWriter *w, int r, int n)
+{
+    (void)n;
+    for (int k = 0; k < 2; k++) {
+        if (r == 0) {
+            OTF2_EvtWriter_MpiSend(w, NULL, 7 + 10 + 50 * (uint64_t)k, 1, 0, 0, 8);
+        } else {
+            OTF2_EvtWriter_MpiRecv(w, NULL, 7 + 15 + 50 * (uint64_t)k, 0, 0, 0, 8);
+        }
+    }
+}
+
+/* An archive of n ranks on MPI_COMM_WORLD whose events `events` writes,
+ * stamped in ticks of a clock of `resolution` per second from `offset`. */
+static int write_world(const char *dir, int n, void (*events)(OTF2_EvtWriter *, int, int),
+                       uint64_t resolution, uint64_t offset)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 1 << 22,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -76,25 +112,14 @@ static int write_linear(const char *dir, int n)
     uint64_t *nev = calloc((size_t)n, sizeof *nev), *members = calloc((size_t)n, sizeof *members);
     for (int r = 0; r < n; r++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, loc(r));
-        OTF2_TimeStamp t = 1000;
-        for (int k = 1; k < n; k++) {
-            OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t++, (uint64_t)k);
-        }
-        for (int k = 1; k < n; k++) {
-            OTF2_EvtWriter_MpiIsend(w, NULL, t++, (uint32_t)((r + k) % n), 0, 0, 64,
-                                    (uint64_t)(n + k));
-        }
-        for (int k = 1; k < n; k++) {
-            OTF2_EvtWriter_MpiIrecv(w, NULL, t++, (uint32_t)((r + n - k) % n), 0, 0, 64,
-                                    (uint64_t)k);
-        }
+        events(w, r, n);
         OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]);
         OTF2_Archive_CloseEvtWriter(a, w);
         members[r] = loc(r);
     }
     OTF2_Archive_CloseEvtFiles(a);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, 1u << 30,
+    OTF2_GlobalDefWriter_WriteClockProperties(g, resolution, offset, 1u << 30,
                                               OTF2_UNDEFINED_TIMESTAMP);
     OTF2_GlobalDefWriter_WriteString(g, 0, "");
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
@@ -121,7 +146,10 @@ static int write_linear(const char *dir, int n)
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[2], "--linear") == 0) {
-        return write_linear(argv[1], atoi(argv[3]));
+        return write_world(argv[1], atoi(argv[3]), linear_events, 1000000000u, 0);
+    }
+    if (argc == 3 && strcmp(argv[2], "--gaps") == 0) {
+        return write_world(argv[1], 2, gaps_events, 1000000u, 7);
     }
     if (argc < 2) {
         fprintf(stderr, "usage: otf2_foreign DIR [--unsupported | --unmatched]\n");

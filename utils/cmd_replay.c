@@ -5,10 +5,13 @@
  *
  *   torusemu replay --machine=SPEC [--ranks-per-node=N] [--map=HOW]
  *                   [--keep=FILE] [-np P] (--pattern=NAME [...] | --trace=DIR)
+ *                   [--timing [--compute-scale=F] [--compute=T] [--format=F]]
+ * With --timing the ranks run in virtual time (replay_timing.c).
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "replay_timing.h"
 
 #include "torusemu_replay.h"
 
@@ -30,6 +33,8 @@ typedef struct replay_opts {
     const char *pattern_name;
     const char *trace; /* --trace DIR */
     temu_pattern pattern;
+    replay_timing timing;
+    int timing_only; /* an option that needs --timing was given */
 } replay_opts;
 
 /* "torusemu: replay: <reason>"; fmt must be a string literal */
@@ -55,6 +60,19 @@ static void usage(FILE *f)
             "                           one `torusemu run --trace` wrote, or another tool's\n"
             "      --pattern=NAME       a built-in pattern (below)\n"
             "      --threads=T          threads of a pattern replay (default: the CPUs online)\n"
+            "      --timing             ranks in virtual time over the timing model: print the\n"
+            "                           predicted runtime and each rank's time in MPI, add the\n"
+            "                           model's stall counters to the store; gpcnet: GPCNeT's\n"
+            "                           Congestion Impact (doc/replay.md, \"Virtual time\")\n"
+            "      --compute-scale=F    --timing: scale a trace's compute gaps by F (default 1;\n"
+            "                           0: communication only)\n"
+            "      --compute=T          --timing, patterns: each rank computes T before every\n"
+            "                           step (e.g. 10us, 2ms; default 0)\n"
+            "      --format=F           --timing: the per-rank table as table (default), csv or\n"
+            "                           json\n"
+            "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
+            "                           --interval=T of virtual time (e.g. 1ms, 500us) and at\n"
+            "                           the end (doc/series.md; `torusemu series FILE`)\n"
             "  -q, --quiet              no summary\n"
             "  -h, --help               print this help and exit\n"
             "      --version            print the version and exit\n"
@@ -64,7 +82,9 @@ static void usage(FILE *f)
             "             --size=N (N^3 double-complex points), --phase=1|2 (default both)\n"
             "  halo       MiniGhost halo exchange: --grid=XxYxZ, --size=n (cells per rank and\n"
             "             dimension, 100), --vars=V (20), --block=BXxBYxBZ (rank bricks)\n"
-            "  gpcnet     GPCNeT congestors and canaries: --fraction=F (canaries, 0.2), --seed=S\n"
+            "  gpcnet     GPCNeT congestors and canaries: --fraction=F (canaries, 0.2), --seed=S;\n"
+            "             --timing: --steps=K iterations per canary test, --bytes=B the\n"
+            "             bandwidth canary's messages (128K)\n"
             "  random, transpose, tornado, bisection, neighbor\n"
             "             synthetic traffic: --bytes=B (4096; K, M, G allowed), --seed=S\n"
             "             (random), --grid=XxYxZ (neighbor: periodic rank grid; default a ring)\n"
@@ -127,7 +147,12 @@ enum {
     OPT_SEED,
     OPT_TRACE,
     OPT_THREADS,
-    OPT_REPLACE
+    OPT_REPLACE,
+    OPT_TIMING,
+    OPT_COMPUTE_SCALE,
+    OPT_COMPUTE,
+    OPT_SERIES,
+    OPT_INTERVAL
 };
 
 static const struct option options[] = {
@@ -151,6 +176,12 @@ static const struct option options[] = {
     {"trace", required_argument, NULL, OPT_TRACE},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"replace", no_argument, NULL, OPT_REPLACE},
+    {"timing", no_argument, NULL, OPT_TIMING},
+    {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE},
+    {"compute", required_argument, NULL, OPT_COMPUTE},
+    {"series", required_argument, NULL, OPT_SERIES},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    CLI_FORMAT_OPTION,
     {NULL, 0, NULL, 0},
 };
 
@@ -177,6 +208,39 @@ static int set_option(int opt, const char *v, replay_opts *o)
     case OPT_REPLACE:
         o->replace = 1;
         return 0;
+    case OPT_TIMING:
+        o->timing.on = 1;
+        return 0;
+    case OPT_COMPUTE_SCALE:
+        errno = 0;
+        o->timing.compute_scale = strtod(v, &end);
+        o->timing_only = 1;
+        if (end == v || *end != '\0' || errno != 0 || !(o->timing.compute_scale >= 0) ||
+            o->timing.compute_scale > 1e6) {
+            return fail("--compute-scale '%s': expected a factor from 0 to 1e6", v);
+        }
+        return 0;
+    case OPT_COMPUTE:
+        o->timing_only = 1;
+        return cli_parse_time_ps(v, &p->compute_ps) != 0
+                   ? fail("--compute '%s': expected a positive time with a unit (s, ms, us, ns, "
+                          "ps)",
+                          v)
+                   : 0;
+    case OPT_SERIES:
+        o->timing_only = 1;
+        o->timing.series = v;
+        return 0;
+    case OPT_INTERVAL:
+        o->timing_only = 1;
+        return cli_parse_time_ps(v, &o->timing.interval_ps) != 0
+                   ? fail("--interval '%s': expected a positive time with a unit (s, ms, us, ns, "
+                          "ps)",
+                          v)
+                   : 0;
+    case CLI_OPT_FORMAT:
+        o->timing_only = 1;
+        return cli_parse_format(v, &o->timing.format);
     case OPT_THREADS:
         if (parse_u64(v, 64, &u, 0) != 0) {
             return fail("--threads '%s': expected 1..64", v);
@@ -250,6 +314,7 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     memset(o, 0, sizeof *o);
     o->rpn = 1;
     o->pattern.kind = -1;
+    o->timing.compute_scale = 1.0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cpus > 1 ? (cpus < 64 ? (int)cpus : 64) : 1;
     /* long_only: "-np P" as MPI's launchers and `run` spell it */
@@ -268,6 +333,16 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     }
     if (o->replace && o->keep == NULL) {
         return fail("--replace goes with --keep FILE");
+    }
+    if (o->timing_only && !o->timing.on) {
+        return fail("--compute-scale, --compute, --format, --series and --interval go with "
+                    "--timing");
+    }
+    if ((o->timing.series == NULL) != (o->timing.interval_ps == 0)) {
+        return fail("--series FILE and --interval T go together");
+    }
+    if (o->timing.series != NULL && o->pattern.kind == TEMU_PATTERN_GPCNET) {
+        return fail("--series: not with the gpcnet pattern (two runs, isolated and congested)");
     }
     if (o->spec == NULL) {
         return fail("missing --machine=SPEC (see `torusemu machine --presets`)");
@@ -318,7 +393,13 @@ static int replay_into(temu_session *s, const replay_opts *o)
     progress pr = {{0, 0}, 0, 0};
     temu_status st;
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
-    if (o->trace == NULL) { /* patterns: a share of the ranks per thread */
+    if (o->timing.on) { /* one stream in virtual time */
+        int rc = replay_timing_run(s, o->trace, &o->pattern, &o->timing, &rs);
+        if (rc != 0) {
+            return rc;
+        }
+        st = TEMU_OK;
+    } else if (o->trace == NULL) { /* patterns: a share of the ranks per thread */
         st = temu_pattern_run(s, &o->pattern, o->threads, show_progress, &pr, &rs, &err);
     } else { /* a trace is one ordered stream */
         st = temu_replay_create(s, &r, &err);
@@ -395,8 +476,8 @@ int cmd_replay(int argc, char **argv)
         temu_mapping_free(&map);
         return src;
     }
-    temu_status st = temu_session_create_ex(store, &m, &map,
-                                            o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
+    temu_status st =
+        temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
         if (tmpdir[0] != '\0') {

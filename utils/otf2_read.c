@@ -72,6 +72,8 @@ typedef struct ctx {
     temu_error *err;
     uint64_t *blocks, *offs; /* scratch for collectives */
     int32_t *nb;
+    uint64_t resolution, offset; /* clock: ticks per second, the first tick */
+    int64_t *coll_begin;         /* world rank -> its collective's begin (ns), -1 */
 } ctx;
 
 static temu_status fail_err(temu_error *err, temu_status st, const char *fmt, ...)
@@ -131,6 +133,17 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
             c->attr_slot[self] = i;
         }
     }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length,
+                                   uint64_t realtime)
+{
+    ctx *c = u;
+    (void)length;
+    (void)realtime;
+    c->resolution = resolution;
+    c->offset = offset;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -334,6 +347,29 @@ static void tick(ctx *c)
     }
 }
 
+/* Trace time t in nanoseconds since the archive's first tick. */
+static int64_t ns_of(const ctx *c, OTF2_TimeStamp t)
+{
+    uint64_t d = t > c->offset ? t - c->offset : 0;
+    if (c->resolution == 0 || c->resolution == 1000000000u) {
+        return (int64_t)d;
+    }
+    return (int64_t)((long double)d * 1e9L / (long double)c->resolution);
+}
+
+/* The stamps of loc's next operation (ns; -1 unknown) for virtual time:
+ * what a record's time is, the begin or the end of its call, follows the
+ * table in doc/replay.md. */
+static int stamp(ctx *c, OTF2_LocationRef loc, int64_t begin, int64_t end)
+{
+    int32_t w = rank_of(c, loc);
+    if (w < 0 || temu_replay_vtime(c->r) == NULL) {
+        return 0;
+    }
+    c->st = temu_replay_trace_time(c->r, w, begin, end, c->err);
+    return c->st == TEMU_OK ? 0 : -1;
+}
+
 /* Value of known attribute `slot` in list, if present. */
 static int attr_u64(const ctx *c, OTF2_AttributeList *al, int slot, uint64_t *out)
 {
@@ -363,16 +399,16 @@ static int attr_u64(const ctx *c, OTF2_AttributeList *al, int slot, uint64_t *ou
     return 0;
 }
 
-static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
-                                 OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm,
-                                 uint32_t tag, uint64_t len)
+/* A send (req 0: blocking), stamped when its call began. */
+static OTF2_CallbackCode send_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
+                                  OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm,
+                                  uint32_t tag, uint64_t len, uint64_t req)
 {
     ctx *c = u;
     int32_t me;
     uint64_t addr = 0, uncounted = 0;
-    (void)t;
     rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL) {
+    if (rc == NULL || stamp(c, loc, ns_of(c, t), -1) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
@@ -380,47 +416,93 @@ static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
         c->st = temu_replay_send_uncounted(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len,
                                            c->err);
     } else {
-        c->st = temu_replay_send_at(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr,
-                                    c->err);
+        c->st = temu_replay_isend(c->r, rc->id, me, (int32_t)receiver, (int32_t)tag, len, addr, req,
+                                  c->err);
     }
     tick(c);
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
+                                 OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm,
+                                 uint32_t tag, uint64_t len)
+{
+    return send_req(loc, t, u, al, receiver, comm, tag, len, 0);
 }
 
 static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
                                   OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm,
                                   uint32_t tag, uint64_t len, uint64_t req)
 {
-    (void)req;
-    return ev_send(loc, t, u, al, receiver, comm, tag, len);
+    return send_req(loc, t, u, al, receiver, comm, tag, len, req);
+}
+
+/* A receive completed (req 0: a blocking one), stamped when its call
+ * returned. */
+static OTF2_CallbackCode recv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u, uint32_t sender,
+                                  OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
+{
+    ctx *c = u;
+    int32_t me;
+    rcomm *rc = caller(c, loc, comm, &me);
+    if (rc == NULL || stamp(c, loc, -1, ns_of(c, t)) != 0) {
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    c->st = temu_replay_irecv(c->r, rc->id, me, (int32_t)sender, (int32_t)tag, len, req, c->err);
+    tick(c);
+    return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
 }
 
 static OTF2_CallbackCode ev_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
                                  OTF2_AttributeList *al, uint32_t sender, OTF2_CommRef comm,
                                  uint32_t tag, uint64_t len)
 {
-    ctx *c = u;
-    int32_t me;
-    (void)t;
     (void)al;
-    rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL) {
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    c->st = temu_replay_recv(c->r, rc->id, me, (int32_t)sender, (int32_t)tag, len, c->err);
-    tick(c);
-    return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+    return recv_req(loc, t, u, sender, comm, tag, len, 0);
 }
 
 static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
                                   OTF2_AttributeList *al, uint32_t sender, OTF2_CommRef comm,
                                   uint32_t tag, uint64_t len, uint64_t req)
 {
-    (void)req;
-    return ev_recv(loc, t, u, al, sender, comm, tag, len);
+    (void)al;
+    return recv_req(loc, t, u, sender, comm, tag, len, req);
 }
 
-static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_AttributeList *al,
+/* Request bookkeeping: only virtual time uses it (a post, a completion). */
+static OTF2_CallbackCode request(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u, uint64_t req,
+                                 int post)
+{
+    ctx *c = u;
+    int32_t w = rank_of(c, loc);
+    if (w < 0 || temu_replay_vtime(c->r) == NULL) {
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (post) {
+        if (stamp(c, loc, ns_of(c, t), -1) == 0) {
+            c->st = temu_replay_irecv_post(c->r, w, req, c->err);
+        }
+    } else if (stamp(c, loc, -1, ns_of(c, t)) == 0) {
+        c->st = temu_replay_wait(c->r, w, req, c->err);
+    }
+    return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode ev_irecv_post(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
+                                       OTF2_AttributeList *al, uint64_t req)
+{
+    (void)al;
+    return request(loc, t, u, req, 1);
+}
+
+static OTF2_CallbackCode ev_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
+                                       OTF2_AttributeList *al, uint64_t req)
+{
+    (void)al;
+    return request(loc, t, u, req, 0);
+}
+
+static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList *al,
                              OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, temu_kind kind)
 {
     int32_t me;
@@ -430,7 +512,7 @@ static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_AttributeList *a
                     win);
     }
     rcomm *rc = caller(c, loc, c->win_comm[win], &me);
-    if (rc == NULL) {
+    if (rc == NULL || stamp(c, loc, ns_of(c, t), -1) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
@@ -443,18 +525,16 @@ static OTF2_CallbackCode ev_put(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
                                 OTF2_AttributeList *al, OTF2_RmaWinRef win, uint32_t remote,
                                 uint64_t bytes, uint64_t match)
 {
-    (void)t;
     (void)match;
-    return rma(u, loc, al, win, remote, bytes, TEMU_KIND_PUT);
+    return rma(u, loc, t, al, win, remote, bytes, TEMU_KIND_PUT);
 }
 
 static OTF2_CallbackCode ev_get(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
                                 OTF2_AttributeList *al, OTF2_RmaWinRef win, uint32_t remote,
                                 uint64_t bytes, uint64_t match)
 {
-    (void)t;
     (void)match;
-    return rma(u, loc, al, win, remote, bytes, TEMU_KIND_GET);
+    return rma(u, loc, t, al, win, remote, bytes, TEMU_KIND_GET);
 }
 
 /* An atomic as the live layer models MPI's accumulates (mpi/account.c):
@@ -465,14 +545,13 @@ static OTF2_CallbackCode ev_atomic(OTF2_LocationRef loc, OTF2_TimeStamp t, void 
                                    uint64_t match)
 {
     OTF2_CallbackCode rc = OTF2_CALLBACK_SUCCESS;
-    (void)t;
     (void)type;
     (void)match;
     if (sent > 0) {
-        rc = rma(u, loc, al, win, remote, sent, TEMU_KIND_PUT);
+        rc = rma(u, loc, t, al, win, remote, sent, TEMU_KIND_PUT);
     }
     if (rc == OTF2_CALLBACK_SUCCESS && rcvd > 0) {
-        rc = rma(u, loc, al, win, remote, rcvd, TEMU_KIND_GET);
+        rc = rma(u, loc, t, al, win, remote, rcvd, TEMU_KIND_GET);
     }
     return rc;
 }
@@ -661,11 +740,15 @@ static OTF2_CallbackCode ev_coll(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     int32_t me;
     temu_replay_coll k;
     OTF2_CallbackCode code = OTF2_CALLBACK_SUCCESS;
-    (void)t;
     memset(&k, 0, sizeof k);
     rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL) {
+    int32_t w = rank_of(c, loc);
+    if (rc == NULL ||
+        stamp(c, loc, c->coll_begin != NULL ? c->coll_begin[w] : -1, ns_of(c, t)) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (c->coll_begin != NULL) {
+        c->coll_begin[w] = -1;
     }
     k.root = root == OTF2_UNDEFINED_UINT32 ? 0 : (int32_t)root;
     if (exact_coll(c, al, rc, &k, &code)) {
@@ -688,6 +771,19 @@ static OTF2_CallbackCode ev_coll(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     c->st = temu_replay_collective(c->r, rc->id, me, &k, c->err);
     tick(c);
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+/* A collective's begin: its time, for virtual time. */
+static OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
+                                       OTF2_AttributeList *al)
+{
+    ctx *c = u;
+    int32_t w = rank_of(c, loc);
+    (void)al;
+    if (w >= 0 && c->coll_begin != NULL) {
+        c->coll_begin[w] = ns_of(c, t);
+    }
+    return OTF2_CALLBACK_SUCCESS;
 }
 
 /* Records that carry communication this replay cannot model. */
@@ -758,6 +854,7 @@ static void ctx_free(ctx *c)
         free(c->comms[i].rank);
     }
     free(c->strings);
+    free(c->coll_begin);
     free(c->attr_slot);
     free(c->groups);
     free(c->comms);
@@ -827,6 +924,7 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, def_win);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, c);
     OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
@@ -883,6 +981,15 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
         temu_replay_sends_only(r);
     }
     free(receives);
+    if (st == TEMU_OK && temu_replay_vtime(r) != NULL) {
+        c.coll_begin = malloc((size_t)c.nranks * sizeof *c.coll_begin);
+        if (c.coll_begin == NULL) {
+            st = fail_err(err, TEMU_ENOMEM, "out of memory");
+        }
+        for (int32_t i = 0; c.coll_begin != NULL && i < c.nranks; i++) {
+            c.coll_begin[i] = -1;
+        }
+    }
     for (size_t i = 0; st == TEMU_OK && i < c.nlocs; i++) {
         OTF2_Reader_SelectLocation(rd, c.loc_ids[i]);
     }
@@ -911,6 +1018,9 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
         OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
         OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
         OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll);
+        OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+        OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_post);
+        OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_done);
         OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
         OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
         OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_atomic);

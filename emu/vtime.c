@@ -1,0 +1,1083 @@
+/*
+ * vtime.c - ranks in virtual time over the timing model
+ * (torusemu_vtime.h; doc/replay.md, "Virtual time").
+ *
+ * Recording builds one operation list per rank and matches receives to
+ * sends (match.c, MPI's non-overtaking order).  temu_vt_run then executes
+ * the lists as a conservative discrete-event simulation on top of the
+ * timing model's own: the rank heap holds runnable ranks by their clock,
+ * the model is stepped to its next event whenever that comes first (ties:
+ * the network first, then the lower rank), and a rank that must wait
+ * leaves the heap until a delivery wakes it.  The rules of each operation
+ * (eager limit, injection, gaps) are in vtime_rules.c.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "emu_internal.h"
+#include "match.h"
+#include "torusemu_vtime.h"
+#include "vtime_rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OP_COMPUTE, /* x = picoseconds                                */
+    OP_SEND,    /* blocking send of message a                     */
+    OP_START,   /* non-blocking send or one-sided op a, request x */
+    OP_IRECV,   /* non-blocking receive a (a receive slot), req x */
+    OP_RECV,    /* blocking receive a (a receive slot)            */
+    OP_WAIT,    /* request x                                      */
+    OP_WAITALL, /* x = 1: only what the rank did not name (auto)  */
+    OP_COLL,    /* instance a, member x                           */
+    OP_MARK
+};
+
+typedef struct vop {
+    int32_t type;
+    int32_t a;
+    int64_t x;
+} vop;
+
+/* A message on the network (point-to-point, one-sided or a collective's). */
+typedef struct vmsg {
+    int32_t src, dst; /* world ranks */
+    uint64_t bytes;
+    uint64_t payload; /* for the volume model (temu_inject_ranks)   */
+    int32_t kind, round;
+    int32_t next_in, next_out;          /* a collective member's lists */
+    int64_t local_t;                    /* eager: when its packets have left the node */
+    int64_t arrive_t, done_t;           /* last packet of the message / of its replies */
+    uint64_t left;                      /* packets of the direction in flight */
+    int8_t started, eager, dir, inject; /* inject: count it in the store when sent */
+} vmsg;
+
+/* What a non-blocking operation waits for. */
+enum { PEND_SEND, PEND_RECV };
+typedef struct pend {
+    int32_t type, id;
+    uint64_t req; /* 0: the rank did not name it (completed by a wait-all) */
+} pend;
+
+typedef struct vrank {
+    vop *ops;
+    int32_t nops, capops;
+    int32_t pc;
+    int32_t node;
+    int64_t clock, compute;
+    int queued, blocked, finished;
+    uint64_t done_ops;
+    pend *pend;
+    int32_t npend, cappend;
+    int64_t *marks;
+    int32_t nmarks, capmarks;
+    int64_t last_end_ns; /* trace: end of the previous operation */
+    struct post {
+        uint64_t req;
+        int32_t slot;
+    } * posts; /* receives posted whose match comes at completion */
+    int32_t nposts, capposts;
+} vrank;
+
+/* One collective call of every member of a communicator. */
+typedef struct vinst {
+    int32_t n, sync, entered;
+    int32_t callers, comm, call; /* recorded: members that call it; where */
+    int64_t last_entry;
+    int32_t *world;   /* member -> world rank                  */
+    int32_t *in_head; /* member -> first message it receives   */
+    int32_t *out_head, *out_tail;
+    int32_t *cursor; /* member -> next message to send, -1 none */
+    int64_t *enter_t;
+} vinst;
+
+typedef struct vcomm {
+    int32_t n;
+    int32_t *calls; /* member -> collectives called so far */
+    int32_t *cur;   /* member -> its current instance       */
+    int32_t *inst;  /* call number -> instance              */
+    int32_t ninst, capinst;
+} vcomm;
+
+typedef struct rank_ev {
+    int64_t t;
+    int32_t rank;
+} rank_ev;
+
+struct temu_vt {
+    temu_session *s;
+    const temu_machine *m;
+    temu_tm_config tc;
+    temu_tm *tm;
+    int32_t nranks;
+    vrank *rk;
+    vmsg *msg;
+    int32_t nmsg, capmsg;
+    int32_t *slot_msg; /* receive slot -> matched message, -1 */
+    int32_t nslot, capslot;
+    temu_match *match;
+    vinst *inst;
+    int32_t ninst, capinst;
+    vcomm *comm;
+    int32_t ncomm;
+    int64_t *nic_free; /* per node */
+    int post_all;
+    double scale;
+    uint64_t next_auto; /* requests for post-all operations */
+    /* running */
+    rank_ev *heap;
+    int32_t nheap;
+    int32_t *done_list; /* message tag of each direction completed by a run step */
+    int32_t ndone, capdone;
+    int oom;
+    uint64_t net_msgs;
+    int64_t tick_ps, next_tick;
+    temu_vt_tick_fn tick;
+    void *tick_ctx;
+};
+
+/* ------------------------------------------------------------ growth */
+
+/* Make room for one more element in *arr of *cap (element size sz). */
+static int grow(void **arr, int32_t n, int32_t *cap, size_t sz)
+{
+    if (n < *cap) {
+        return 0;
+    }
+    int32_t ncap = *cap > 0 ? 2 * *cap : 8;
+    void *g = realloc(*arr, (size_t)ncap * sz);
+    if (g == NULL) {
+        return -1;
+    }
+    *arr = g;
+    *cap = ncap;
+    return 0;
+}
+
+#define GROW(arr, n, cap) grow((void **)&(arr), (n), &(cap), sizeof *(arr))
+
+static temu_status oom(temu_error *err)
+{
+    return temu_fail(err, TEMU_ENOMEM, "virtual time: out of memory");
+}
+
+/* ------------------------------------------------------------ create */
+
+temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **out,
+                           temu_error *err)
+{
+    temu_vt *v = calloc(1, sizeof *v);
+    temu_status st = TEMU_OK;
+    *out = NULL;
+    if (v == NULL) {
+        return oom(err);
+    }
+    v->s = s;
+    v->m = temu_session_machine(s);
+    v->nranks = temu_session_nranks(s);
+    v->scale = 1.0;
+    if (v->nranks <= 0) {
+        st = temu_fail(err, TEMU_EINVAL, "virtual time: the session has no rank mapping");
+    } else if (tc != NULL) {
+        v->tc = *tc;
+    } else {
+        st = temu_tm_config_default(v->m, &v->tc, err);
+    }
+    if (st == TEMU_OK) {
+        st = temu_tm_create(v->m, &v->tc, &v->tm, err);
+    }
+    if (st == TEMU_OK) {
+        v->rk = calloc((size_t)v->nranks, sizeof *v->rk);
+        v->nic_free = calloc((size_t)v->m->nnodes, sizeof *v->nic_free);
+        v->heap = malloc((size_t)v->nranks * sizeof *v->heap);
+        v->match = temu_match_new();
+        if (v->rk == NULL || v->nic_free == NULL || v->heap == NULL || v->match == NULL) {
+            st = oom(err);
+        }
+    }
+    for (int32_t r = 0; st == TEMU_OK && r < v->nranks; r++) {
+        temu_slot slot;
+        st = temu_session_rank_slot(s, r, &slot, err);
+        v->rk[r].node = slot.node;
+        v->rk[r].last_end_ns = -1;
+    }
+    if (st != TEMU_OK) {
+        temu_vt_free(v);
+        return st;
+    }
+    *out = v;
+    return TEMU_OK;
+}
+
+void temu_vt_free(temu_vt *v)
+{
+    if (v == NULL) {
+        return;
+    }
+    for (int32_t r = 0; v->rk != NULL && r < v->nranks; r++) {
+        free(v->rk[r].ops);
+        free(v->rk[r].pend);
+        free(v->rk[r].marks);
+        free(v->rk[r].posts);
+    }
+    for (int32_t i = 0; i < v->ninst; i++) {
+        vinst *in = &v->inst[i];
+        free(in->world);
+        free(in->in_head);
+        free(in->out_head);
+        free(in->out_tail);
+        free(in->cursor);
+        free(in->enter_t);
+    }
+    for (int32_t i = 0; i < v->ncomm; i++) {
+        free(v->comm[i].calls);
+        free(v->comm[i].cur);
+        free(v->comm[i].inst);
+    }
+    free(v->comm);
+    free(v->inst);
+    free(v->rk);
+    free(v->msg);
+    free(v->slot_msg);
+    free(v->nic_free);
+    free(v->heap);
+    free(v->done_list);
+    temu_match_free(v->match);
+    temu_tm_destroy(v->tm);
+    free(v);
+}
+
+void temu_vt_set_post_all(temu_vt *v, int on)
+{
+    v->post_all = on;
+}
+
+temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err)
+{
+    if (!(scale >= 0) || scale > 1e12) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: compute scale %g (0 or more)", scale);
+    }
+    v->scale = scale;
+    return TEMU_OK;
+}
+
+temu_status temu_vt_set_tick(temu_vt *v, int64_t interval_ps, temu_vt_tick_fn fn, void *ctx,
+                             temu_error *err)
+{
+    if (interval_ps <= 0) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: interval %lld ps (positive)",
+                         (long long)interval_ps);
+    }
+    v->tick_ps = interval_ps;
+    v->next_tick = interval_ps;
+    v->tick = fn;
+    v->tick_ctx = ctx;
+    return TEMU_OK;
+}
+
+/* ------------------------------------------------------------ recording */
+
+static temu_status check_rank(const temu_vt *v, int32_t rank, temu_error *err)
+{
+    if (rank < 0 || rank >= v->nranks) {
+        return temu_fail(err, TEMU_ERANGE, "virtual time: rank %d outside 0..%d", rank,
+                         v->nranks - 1);
+    }
+    return TEMU_OK;
+}
+
+static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int64_t x,
+                          temu_error *err)
+{
+    vrank *r = &v->rk[rank];
+    if (GROW(r->ops, r->nops, r->capops) != 0) {
+        return oom(err);
+    }
+    r->ops[r->nops++] = (vop){type, a, x};
+    return TEMU_OK;
+}
+
+static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, temu_kind kind,
+                       int32_t round, uint64_t payload, int inject)
+{
+    if (GROW(v->msg, v->nmsg, v->capmsg) != 0) {
+        return -1;
+    }
+    vmsg *g = &v->msg[v->nmsg];
+    memset(g, 0, sizeof *g);
+    g->src = src;
+    g->dst = dst;
+    g->bytes = bytes;
+    g->kind = (int32_t)kind;
+    g->round = round;
+    g->next_in = g->next_out = -1;
+    g->local_t = g->arrive_t = g->done_t = -1;
+    g->eager = (int8_t)temu_vt_eager(v->m, kind, bytes);
+    g->payload = payload;
+    g->inject = (int8_t)(inject != 0);
+    return v->nmsg++;
+}
+
+temu_status temu_vt_compute(temu_vt *v, int32_t rank, int64_t ps, temu_error *err)
+{
+    temu_status st = check_rank(v, rank, err);
+    if (st == TEMU_OK && ps < 0) {
+        st = temu_fail(err, TEMU_EINVAL, "virtual time: rank %d computes %lld ps", rank,
+                       (long long)ps);
+    }
+    int64_t scaled = temu_vt_scale_ps(ps, v->scale);
+    return st == TEMU_OK && scaled > 0 ? add_op(v, rank, OP_COMPUTE, 0, scaled, err) : st;
+}
+
+temu_status temu_vt_trace_time(temu_vt *v, int32_t rank, int64_t begin_ns, int64_t end_ns,
+                               temu_error *err)
+{
+    temu_status st = check_rank(v, rank, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    vrank *r = &v->rk[rank];
+    int64_t gap = temu_vt_gap_ps(r->last_end_ns, begin_ns, v->scale);
+    if (gap > 0) {
+        st = add_op(v, rank, OP_COMPUTE, 0, gap, err);
+    }
+    r->last_end_ns = end_ns >= 0 ? end_ns : begin_ns >= 0 ? begin_ns : r->last_end_ns;
+    return st;
+}
+
+static temu_status check_p2p(const temu_vt *v, const temu_vt_p2p *p, temu_error *err)
+{
+    temu_status st = check_rank(v, p->wsrc, err);
+    return st == TEMU_OK ? check_rank(v, p->wdst, err) : st;
+}
+
+/* Post one side of a match; the message or slot of the other side when it
+ * was waiting, else -1.  -2: out of memory. */
+static int64_t post(temu_vt *v, const temu_vt_p2p *p, int side, int32_t id)
+{
+    temu_match_key k = {p->comm, p->src, p->dst, p->tag};
+    uint64_t other = 0;
+    int got = temu_match_post(v->match, &k, side, (uint64_t)id, &other);
+    return got < 0 ? -2 : got == 1 ? (int64_t)other : -1;
+}
+
+temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
+{
+    temu_status st = check_p2p(v, p, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    int32_t id = new_msg(v, p->wsrc, p->wdst, p->bytes, TEMU_KIND_P2P, 0, p->payload, p->inject);
+    int64_t slot = id < 0 ? -2 : post(v, p, TEMU_MATCH_SEND, id);
+    if (slot == -2) {
+        return oom(err);
+    }
+    if (slot >= 0) {
+        v->slot_msg[slot] = id;
+    }
+    if (p->req == 0 && !v->post_all) {
+        return add_op(v, p->wsrc, OP_SEND, id, 0, err);
+    }
+    return add_op(v, p->wsrc, OP_START, id, (int64_t)p->req, err);
+}
+
+static int32_t new_slot(temu_vt *v)
+{
+    if (GROW(v->slot_msg, v->nslot, v->capslot) != 0) {
+        return -1;
+    }
+    v->slot_msg[v->nslot] = -1;
+    return v->nslot++;
+}
+
+temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error *err)
+{
+    temu_status st = check_rank(v, rank, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    vrank *r = &v->rk[rank];
+    int32_t slot = new_slot(v);
+    if (slot < 0 || GROW(r->posts, r->nposts, r->capposts) != 0) {
+        return oom(err);
+    }
+    r->posts[r->nposts++] = (struct post){req, slot};
+    return add_op(v, rank, OP_IRECV, slot, (int64_t)req, err);
+}
+
+temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
+{
+    temu_status st = check_p2p(v, p, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    vrank *r = &v->rk[p->wdst];
+    int32_t slot = -1;
+    /* a non-blocking receive posted earlier: its match is known now */
+    for (int32_t i = 0; p->req != 0 && i < r->nposts; i++) {
+        if (r->posts[i].req == p->req) {
+            slot = r->posts[i].slot;
+            r->posts[i] = r->posts[--r->nposts];
+            break;
+        }
+    }
+    int posted = slot >= 0;
+    if (!posted && (slot = new_slot(v)) < 0) {
+        return oom(err);
+    }
+    int64_t id = post(v, p, TEMU_MATCH_RECV, slot);
+    if (id == -2) {
+        return oom(err);
+    }
+    if (id >= 0) {
+        v->slot_msg[slot] = (int32_t)id;
+    }
+    if (posted) {
+        return add_op(v, p->wdst, OP_WAIT, 0, (int64_t)p->req, err);
+    }
+    if (p->req == 0 && !v->post_all) {
+        return add_op(v, p->wdst, OP_RECV, slot, 0, err);
+    }
+    st = add_op(v, p->wdst, OP_IRECV, slot, (int64_t)p->req, err);
+    return st == TEMU_OK && p->req != 0 ? add_op(v, p->wdst, OP_WAIT, 0, (int64_t)p->req, err) : st;
+}
+
+temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err)
+{
+    temu_status st = check_rank(v, rank, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    return req == 0 ? add_op(v, rank, OP_WAITALL, 0, 0, err)
+                    : add_op(v, rank, OP_WAIT, 0, (int64_t)req, err);
+}
+
+temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes, temu_kind kind,
+                        uint64_t payload, int inject, temu_error *err)
+{
+    temu_status st = check_rank(v, origin, err);
+    if (st == TEMU_OK) {
+        st = check_rank(v, target, err);
+    }
+    if (st == TEMU_OK && kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET) {
+        st = temu_fail(err, TEMU_EINVAL, "virtual time: one-sided operation of kind %s",
+                       temu_kind_name(kind));
+    }
+    if (st != TEMU_OK) {
+        return st;
+    }
+    int32_t id = new_msg(v, origin, target, bytes, kind, 0, payload, inject);
+    return id < 0 ? oom(err) : add_op(v, origin, OP_START, id, 0, err);
+}
+
+temu_status temu_vt_mark(temu_vt *v, int32_t rank, temu_error *err)
+{
+    temu_status st = check_rank(v, rank, err);
+    return st == TEMU_OK ? add_op(v, rank, OP_MARK, 0, 0, err) : st;
+}
+
+/* Communicator id's table, created with n members on first use. */
+static temu_status comm_of(temu_vt *v, int32_t id, int32_t n, vcomm **out, temu_error *err)
+{
+    *out = NULL;
+    if (id < 0 || id >= (1 << 24)) {
+        return temu_fail(err, TEMU_ERANGE, "virtual time: communicator id %d", id);
+    }
+    if (id >= v->ncomm) {
+        int32_t ncap = v->ncomm > 0 ? v->ncomm : 4;
+        while (ncap <= id) {
+            ncap *= 2;
+        }
+        vcomm *g = realloc(v->comm, (size_t)ncap * sizeof *g);
+        if (g == NULL) {
+            return oom(err);
+        }
+        memset(g + v->ncomm, 0, (size_t)(ncap - v->ncomm) * sizeof *g);
+        v->comm = g;
+        v->ncomm = ncap;
+    }
+    vcomm *c = &v->comm[id];
+    if (c->n == 0) {
+        c->calls = calloc((size_t)n, sizeof *c->calls);
+        c->cur = calloc((size_t)n, sizeof *c->cur);
+        if (c->calls == NULL || c->cur == NULL) {
+            free(c->calls);
+            free(c->cur);
+            c->calls = c->cur = NULL;
+            return oom(err);
+        }
+        c->n = n;
+    } else if (c->n != n) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: communicator %d has %d members, not %d",
+                         id, c->n, n);
+    }
+    *out = c;
+    return TEMU_OK;
+}
+
+static int32_t new_inst(temu_vt *v, int32_t n, int sync)
+{
+    if (GROW(v->inst, v->ninst, v->capinst) != 0) {
+        return -1;
+    }
+    vinst *in = &v->inst[v->ninst];
+    memset(in, 0, sizeof *in);
+    in->n = n;
+    in->sync = sync;
+    in->world = malloc((size_t)n * sizeof *in->world);
+    in->in_head = malloc((size_t)n * sizeof *in->in_head);
+    in->out_head = malloc((size_t)n * sizeof *in->out_head);
+    in->out_tail = malloc((size_t)n * sizeof *in->out_tail);
+    in->cursor = malloc((size_t)n * sizeof *in->cursor);
+    in->enter_t = malloc((size_t)n * sizeof *in->enter_t);
+    v->ninst++; /* freed with the others even when incomplete */
+    if (in->world == NULL || in->in_head == NULL || in->out_head == NULL || in->out_tail == NULL ||
+        in->cursor == NULL || in->enter_t == NULL) {
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        in->world[i] = -1;
+        in->in_head[i] = in->out_head[i] = in->out_tail[i] = in->cursor[i] = -1;
+        in->enter_t[i] = -1;
+    }
+    return v->ninst - 1;
+}
+
+temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, int32_t rank,
+                               int sync_only, temu_error *err)
+{
+    temu_status st = check_rank(v, rank, err);
+    if (st == TEMU_OK && (n <= 0 || me < 0 || me >= n)) {
+        st = temu_fail(err, TEMU_ERANGE, "virtual time: member %d of a communicator of %d", me, n);
+    }
+    vcomm *c = NULL;
+    if (st == TEMU_OK) {
+        st = comm_of(v, comm, n, &c, err);
+    }
+    if (st != TEMU_OK) {
+        return st;
+    }
+    int32_t call = c->calls[me]++;
+    if (call >= c->ninst) {
+        int32_t id = new_inst(v, n, sync_only);
+        if (id < 0 || GROW(c->inst, c->ninst, c->capinst) != 0) {
+            return oom(err);
+        }
+        c->inst[c->ninst++] = id;
+    }
+    int32_t id = c->inst[call];
+    vinst *in = &v->inst[id];
+    if (in->sync != sync_only) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "virtual time: members of communicator %d disagree on collective %d", comm,
+                         call);
+    }
+    in->world[me] = rank;
+    in->callers++;
+    in->comm = comm;
+    in->call = call;
+    c->cur[me] = id;
+    /* one-sided and posted-at-once operations complete at a collective */
+    st = add_op(v, rank, OP_WAITALL, 0, 1, err);
+    return st == TEMU_OK ? add_op(v, rank, OP_COLL, id, me, err) : st;
+}
+
+temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
+                             uint64_t bytes, int32_t round, uint64_t payload, temu_error *err)
+{
+    if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 || me >= v->comm[comm].n ||
+        to < 0 || to >= v->comm[comm].n || v->comm[comm].calls[me] == 0) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "virtual time: collective message from member %d to %d of communicator "
+                         "%d outside a collective",
+                         me, to, comm);
+    }
+    temu_status st = check_rank(v, wto, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    vinst *in = &v->inst[v->comm[comm].cur[me]];
+    int32_t id = new_msg(v, in->world[me], wto, bytes, TEMU_KIND_P2P, round, payload, 1);
+    if (id < 0) {
+        return oom(err);
+    }
+    in = &v->inst[v->comm[comm].cur[me]];
+    if (in->out_tail[me] >= 0 && v->msg[in->out_tail[me]].round > round) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "virtual time: member %d of communicator %d sends round %d after round %d",
+                         me, comm, round, v->msg[in->out_tail[me]].round);
+    }
+    v->msg[id].next_in = in->in_head[to];
+    in->in_head[to] = id;
+    if (in->out_tail[me] >= 0) {
+        v->msg[in->out_tail[me]].next_out = id;
+    } else {
+        in->out_head[me] = id;
+    }
+    in->out_tail[me] = id;
+    return TEMU_OK;
+}
+
+/* ------------------------------------------------------------ running */
+
+static void heap_push(temu_vt *v, int64_t t, int32_t rank)
+{
+    rank_ev e = {t, rank};
+    int32_t i = v->nheap++;
+    while (i > 0) {
+        rank_ev *p = &v->heap[(i - 1) / 2];
+        if (p->t < t || (p->t == t && p->rank < rank)) {
+            break;
+        }
+        v->heap[i] = *p;
+        i = (i - 1) / 2;
+    }
+    v->heap[i] = e;
+}
+
+static rank_ev heap_pop(temu_vt *v)
+{
+    rank_ev top = v->heap[0], last = v->heap[--v->nheap];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= v->nheap) {
+            break;
+        }
+        if (c + 1 < v->nheap &&
+            (v->heap[c + 1].t < v->heap[c].t ||
+             (v->heap[c + 1].t == v->heap[c].t && v->heap[c + 1].rank < v->heap[c].rank))) {
+            c++;
+        }
+        if (last.t < v->heap[c].t || (last.t == v->heap[c].t && last.rank < v->heap[c].rank)) {
+            break;
+        }
+        v->heap[i] = v->heap[c];
+        i = c;
+    }
+    if (v->nheap > 0) {
+        v->heap[i] = last;
+    }
+    return top;
+}
+
+/* Rank runs (again) at t. */
+static void schedule(temu_vt *v, int32_t rank, int64_t t)
+{
+    vrank *r = &v->rk[rank];
+    r->blocked = 0;
+    r->queued = 1;
+    heap_push(v, t > r->clock ? t : r->clock, rank);
+}
+
+/* Something rank may wait for happened at t. */
+static void wake(temu_vt *v, int32_t rank, int64_t t)
+{
+    if (v->rk[rank].blocked) {
+        schedule(v, rank, t);
+    }
+}
+
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    temu_vt *v = ctx;
+    vmsg *g = &v->msg[tag >> 1];
+    (void)created;
+    (void)delivered;
+    if (--g->left == 0) {
+        if (GROW(v->done_list, v->ndone, v->capdone) != 0) {
+            v->oom = 1;
+            return;
+        }
+        v->done_list[v->ndone++] = (int32_t)tag;
+    }
+}
+
+/* Send direction dir of message id at t; *packets: how many. */
+static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t *packets,
+                            uint64_t *bytes, temu_error *err)
+{
+    vmsg *g = &v->msg[id];
+    temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes, NULL, (temu_kind)g->kind};
+    temu_status st = temu_tm_send_message_dir(
+        v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir, packets, bytes, err);
+    g->left = *packets;
+    g->dir = (int8_t)dir;
+    return st;
+}
+
+/* Direction dir of message id has wholly arrived at t. */
+static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_error *err)
+{
+    vmsg *g = &v->msg[id];
+    temu_status st = TEMU_OK;
+    if (dir == 0) {
+        uint64_t pk = 0, by = 0;
+        g->arrive_t = t;
+        wake(v, g->dst, t);
+        /* the replies leave when the request has arrived (a message's
+         * granularity: doc/replay.md) */
+        st = send_dir(v, id, 1, t, &pk, &by, err);
+        if (st != TEMU_OK || pk > 0) {
+            return st;
+        }
+    }
+    g->done_t = t;
+    wake(v, g->src, t);
+    return st;
+}
+
+/* Put message id on the network at t. */
+static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
+{
+    vmsg *g = &v->msg[id];
+    uint64_t pk = 0, by = 0;
+    if (g->started) {
+        return TEMU_OK;
+    }
+    g->started = 1;
+    temu_status st =
+        g->inject ? temu_inject_ranks(v->s, g->src, g->dst, g->bytes,
+                                      (const void *)(uintptr_t)g->payload, (temu_kind)g->kind, err)
+                  : TEMU_OK;
+    if (st == TEMU_OK) {
+        st = send_dir(v, id, 0, t, &pk, &by, err);
+    }
+    g = &v->msg[id];
+    g->local_t = temu_vt_inject_done(&v->nic_free[v->rk[g->src].node], t, by, v->tc.node_gbs);
+    if (st == TEMU_OK && pk == 0) {
+        st = arrived(v, id, 0, t, err); /* within the node: no network */
+    } else if (pk > 0) {
+        v->net_msgs++;
+    }
+    return st;
+}
+
+/* When message id is complete at its sender; -1: not yet. */
+static int64_t send_done(const temu_vt *v, int32_t id)
+{
+    const vmsg *g = &v->msg[id];
+    return g->eager ? g->local_t : g->done_t;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Completion time of a pending operation; -1: not yet. */
+static int64_t pend_done(const temu_vt *v, const pend *p)
+{
+    if (p->type == PEND_SEND) {
+        return send_done(v, p->id);
+    }
+    int32_t id = v->slot_msg[p->id];
+    return id < 0 ? -1 : v->msg[id].arrive_t;
+}
+
+/* Wait for the pending operations with request req (all: every one;
+ * autos: those without a request): the time they are all done, -1 if
+ * one is not. */
+static int64_t wait_pend(temu_vt *v, vrank *r, uint64_t req, int all, int autos)
+{
+    int64_t t = r->clock;
+    for (int32_t i = 0; i < r->npend; i++) {
+        const pend *p = &r->pend[i];
+        if (all || (autos && p->req == 0) || (!autos && p->req == req)) {
+            int64_t d = pend_done(v, p);
+            if (d < 0) {
+                return -1;
+            }
+            t = max64(t, d);
+        }
+    }
+    int32_t k = 0;
+    for (int32_t i = 0; i < r->npend; i++) {
+        const pend *p = &r->pend[i];
+        if (!(all || (autos && p->req == 0) || (!autos && p->req == req))) {
+            r->pend[k++] = *p;
+        }
+    }
+    r->npend = k;
+    return t;
+}
+
+static int add_pend(vrank *r, int32_t type, int32_t id, uint64_t req)
+{
+    if (GROW(r->pend, r->npend, r->cappend) != 0) {
+        return -1;
+    }
+    r->pend[r->npend++] = (pend){type, id, req};
+    return 0;
+}
+
+/* A collective for member me of instance id at the rank's clock: the time
+ * it completes, -1 if it must wait. */
+static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_status *st,
+                         temu_error *err)
+{
+    vinst *in = &v->inst[id];
+    int64_t t = r->clock;
+    if (in->enter_t[me] < 0) {
+        in->enter_t[me] = t;
+        in->cursor[me] = in->out_head[me];
+        in->last_entry = max64(in->last_entry, t);
+        if (++in->entered == in->n && in->sync) {
+            for (int32_t i = 0; i < in->n; i++) {
+                wake(v, in->world[i], t);
+            }
+        }
+    }
+    if (in->sync) {
+        return in->entered == in->n ? max64(t, in->last_entry) : -1;
+    }
+    while (in->cursor[me] >= 0) {
+        int32_t k = v->msg[in->cursor[me]].round;
+        for (int32_t j = k > 0 ? in->in_head[me] : -1; j >= 0; j = v->msg[j].next_in) {
+            if (v->msg[j].round < k && v->msg[j].arrive_t < 0) {
+                return -1;
+            }
+        }
+        int32_t next = v->msg[in->cursor[me]].next_out;
+        *st = start(v, in->cursor[me], t, err);
+        if (*st != TEMU_OK) {
+            return -1;
+        }
+        in = &v->inst[id];
+        in->cursor[me] = next;
+    }
+    for (int32_t j = in->in_head[me]; j >= 0; j = v->msg[j].next_in) {
+        if (v->msg[j].arrive_t < 0) {
+            return -1;
+        }
+        t = max64(t, v->msg[j].arrive_t);
+    }
+    for (int32_t j = in->out_head[me]; j >= 0; j = v->msg[j].next_out) {
+        int64_t d = send_done(v, j);
+        if (d < 0) {
+            return -1;
+        }
+        t = max64(t, d);
+    }
+    return t;
+}
+
+/* Execute rank's next operation at its clock: its clock after it, -1 if it
+ * must wait. */
+static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
+{
+    vrank *r = &v->rk[rank];
+    if (r->pc == r->nops) { /* the end: what is still pending */
+        return wait_pend(v, r, 0, 1, 0);
+    }
+    const vop *op = &r->ops[r->pc];
+    int64_t t = r->clock, d;
+    switch (op->type) {
+    case OP_COMPUTE:
+        r->compute += op->x;
+        return t + op->x;
+    case OP_SEND:
+        *st = start(v, op->a, t, err);
+        d = send_done(v, op->a);
+        return d < 0 ? -1 : max64(t, d);
+    case OP_START:
+        *st = start(v, op->a, t, err);
+        if (add_pend(r, PEND_SEND, op->a, (uint64_t)op->x) != 0) {
+            *st = oom(err);
+        }
+        return t;
+    case OP_IRECV:
+        if (add_pend(r, PEND_RECV, op->a, (uint64_t)op->x) != 0) {
+            *st = oom(err);
+        }
+        return t;
+    case OP_RECV: {
+        int32_t id = v->slot_msg[op->a];
+        return id < 0 || v->msg[id].arrive_t < 0 ? -1 : max64(t, v->msg[id].arrive_t);
+    }
+    case OP_WAIT:
+        return wait_pend(v, r, (uint64_t)op->x, 0, 0);
+    case OP_WAITALL:
+        return wait_pend(v, r, 0, op->x == 0, op->x != 0);
+    case OP_COLL:
+        return coll_step(v, r, op->a, (int32_t)op->x, st, err);
+    default: /* OP_MARK */
+        if (GROW(r->marks, r->nmarks, r->capmarks) != 0) {
+            *st = oom(err);
+        } else {
+            r->marks[r->nmarks++] = t;
+        }
+        return t;
+    }
+}
+
+/* Run rank from time t until it waits, ends or its clock moves on. */
+static temu_status step(temu_vt *v, int32_t rank, int64_t t, temu_error *err)
+{
+    vrank *r = &v->rk[rank];
+    temu_status st = TEMU_OK;
+    r->queued = 0;
+    r->clock = max64(r->clock, t);
+    for (;;) {
+        int64_t next = exec(v, rank, &st, err);
+        r = &v->rk[rank];
+        if (st != TEMU_OK) {
+            return st;
+        }
+        if (next < 0) {
+            r->blocked = 1;
+            return TEMU_OK;
+        }
+        if (r->pc == r->nops) {
+            r->clock = next;
+            r->finished = 1;
+            return TEMU_OK;
+        }
+        r->pc++;
+        r->done_ops++;
+        if (next != r->clock) {
+            r->clock = next;
+            schedule(v, rank, next);
+            return TEMU_OK;
+        }
+    }
+}
+
+/* Virtual time reached t: snapshot ticks up to it. */
+static temu_status ticks_until(temu_vt *v, int64_t t, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    while (v->tick != NULL && st == TEMU_OK && v->next_tick < t) {
+        temu_tm_run(v->tm, v->next_tick);
+        st = v->tick(v->tick_ctx, v, v->next_tick, err);
+        v->next_tick += v->tick_ps;
+    }
+    return st;
+}
+
+static temu_status stuck(const temu_vt *v, temu_error *err)
+{
+    static const char *const names[] = {"compute",      "send",       "non-blocking operation",
+                                        "receive post", "receive",    "wait",
+                                        "wait-all",     "collective", "mark"};
+    for (int32_t i = 0; i < v->nranks; i++) {
+        const vrank *r = &v->rk[i];
+        if (!r->finished) {
+            const char *what =
+                r->pc < r->nops ? names[r->ops[r->pc].type] : "end (pending operations)";
+            return temu_fail(
+                err, TEMU_EINVAL,
+                "virtual time: rank %d waits for ever at operation %d (%s) at %lld ps: "
+                "a receive without its send or a collective some member never "
+                "calls",
+                i, r->pc, what, (long long)r->clock);
+        }
+    }
+    return TEMU_OK;
+}
+
+temu_status temu_vt_run(temu_vt *v, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int32_t i = 0; i < v->ninst; i++) {
+        const vinst *in = &v->inst[i];
+        if (in->callers < in->n) {
+            int32_t me = 0;
+            while (in->world[me] >= 0) {
+                me++;
+            }
+            return temu_fail(err, TEMU_EINVAL,
+                             "virtual time: member %d of communicator %d never calls its "
+                             "collective number %d (%d of %d members do)",
+                             me, in->comm, in->call + 1, in->callers, in->n);
+        }
+    }
+    temu_tm_set_delivery(v->tm, on_delivery, v);
+    for (int32_t i = 0; i < v->nranks; i++) {
+        schedule(v, i, 0);
+    }
+    while (st == TEMU_OK) {
+        int64_t tn = temu_tm_next_event(v->tm);
+        int64_t tr = v->nheap > 0 ? v->heap[0].t : INT64_MAX;
+        if (tn == INT64_MAX && tr == INT64_MAX) {
+            break;
+        }
+        st = ticks_until(v, tn < tr ? tn : tr, err);
+        if (st != TEMU_OK) {
+            break;
+        }
+        if (tn <= tr) {
+            temu_tm_run(v->tm, tn);
+            st = temu_tm_check(v->tm, err);
+            if (v->oom) {
+                st = oom(err);
+            }
+            /* completions found by this step, in delivery order */
+            for (int32_t i = 0; st == TEMU_OK && i < v->ndone; i++) {
+                st = arrived(v, v->done_list[i] >> 1, v->done_list[i] & 1, tn, err);
+            }
+            v->ndone = 0;
+        } else {
+            rank_ev e = heap_pop(v);
+            st = step(v, e.rank, e.t, err);
+        }
+    }
+    if (st == TEMU_OK) {
+        st = stuck(v, err);
+    }
+    if (st == TEMU_OK && v->tick != NULL) {
+        int64_t end = max64(temu_vt_runtime(v), temu_tm_now(v->tm));
+        st = ticks_until(v, end, err);
+        if (st == TEMU_OK) {
+            st = v->tick(v->tick_ctx, v, end, err);
+        }
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ results */
+
+int32_t temu_vt_nranks(const temu_vt *v)
+{
+    return v->nranks;
+}
+
+void temu_vt_rank_get(const temu_vt *v, int32_t rank, temu_vt_rank_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (rank >= 0 && rank < v->nranks) {
+        const vrank *r = &v->rk[rank];
+        out->end_ps = r->clock;
+        out->compute_ps = r->compute;
+        out->comm_ps = r->clock - r->compute;
+        out->ops = r->done_ops;
+    }
+}
+
+int64_t temu_vt_runtime(const temu_vt *v)
+{
+    int64_t t = 0;
+    for (int32_t i = 0; i < v->nranks; i++) {
+        t = max64(t, v->rk[i].clock);
+    }
+    return t;
+}
+
+const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n)
+{
+    if (rank < 0 || rank >= v->nranks) {
+        *n = 0;
+        return NULL;
+    }
+    *n = v->rk[rank].nmarks;
+    return v->rk[rank].marks;
+}
+
+uint64_t temu_vt_messages(const temu_vt *v)
+{
+    return v->net_msgs;
+}
+
+temu_tm *temu_vt_model(temu_vt *v)
+{
+    return v->tm;
+}

@@ -1,0 +1,169 @@
+/*
+ * torusemu_vtime.h - ranks in virtual time (doc/replay.md, "Virtual time").
+ *
+ * Messages recorded by a replay are added to the session's store when
+ * their rank sends them in virtual time (not when the replay reads them),
+ * so a time series of the store shows traffic as it happens; the counts at
+ * the end are those of a replay without virtual time.  Collectives' messages
+ * are always added so; BG/Q class-route collectives when the replay reads
+ * them.
+ *
+ * A program per rank -- compute gaps, point-to-point operations, one-sided
+ * operations, collectives decomposed into rounds of messages -- recorded
+ * first (by the replay engine: temu_replay_set_vtime), then executed over
+ * the packet-level timing model (torusemu_timing.h):
+ *
+ *   - every rank has a clock (picoseconds); the rank or network event with
+ *     the smallest time goes first (network first at equal times, then the
+ *     lower rank), so the run is conservative and deterministic;
+ *   - a message's packets enter the model at its sender's clock; the
+ *     replies (Gemini responses, Blue Gene remote gets and acknowledgements)
+ *     when the message's last packet has arrived;
+ *   - a receive completes at max(the rank's clock at the receive or wait,
+ *     arrival of the message's last packet);
+ *   - a send below the machine's eager limit completes when its packets
+ *     have left the node (the node's injection channel serializes them, in
+ *     order of the sends); at or above it (rendezvous) when the message
+ *     and its replies have been delivered;
+ *   - one-sided operations are non-blocking and complete at the origin's
+ *     next collective, wait-all or end;
+ *   - a collective's round-k sends wait for the rank's receives of rounds
+ *     below k; the call completes when the rank's receives have arrived and
+ *     its sends completed.  Collectives off the torus (BG/Q class routes,
+ *     BG/P's collective network) complete when the last member has entered.
+ */
+#ifndef TORUSEMU_VTIME_H
+#define TORUSEMU_VTIME_H
+
+#include "torusemu.h"
+#include "torusemu_replay.h"
+#include "torusemu_timing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct temu_vt temu_vt;
+
+/* A timing run over session s's machine and rank mapping; tc NULL: the
+ * machine's own parameters (temu_tm_config_default). */
+temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **out,
+                           temu_error *err);
+void temu_vt_free(temu_vt *v);
+
+/* Record blocking sends and receives as non-blocking ones completed at the
+ * rank's next wait-all, collective or end (the built-in patterns: each
+ * rank posts its step's messages at once, as MiniGhost's and GPCNeT's
+ * kernels do). */
+void temu_vt_set_post_all(temu_vt *v, int on);
+/* Multiply the compute gaps recorded from now on (temu_vt_compute,
+ * temu_vt_trace_time) by scale (>= 0; 0: communication only). */
+temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err);
+
+/* ---- recording: world ranks, each rank's operations in program order ---- */
+
+/* Compute for ps picoseconds (times the compute scale). */
+temu_status temu_vt_compute(temu_vt *v, int32_t rank, int64_t ps, temu_error *err);
+/* Trace timestamps of the next operation of rank (nanoseconds, -1 when
+ * the trace does not give it): the gap between the end of the rank's
+ * previous operation and this one's begin becomes compute time.  An
+ * operation whose begin is unknown (a trace stamps blocking receives and
+ * waits when they return) gets no gap: the time before it counts as time
+ * in MPI. */
+temu_status temu_vt_trace_time(temu_vt *v, int32_t rank, int64_t begin_ns, int64_t end_ns,
+                               temu_error *err);
+
+/* Point-to-point, matched by (comm, source, destination, tag) in order
+ * (MPI's non-overtaking rule); comm ranks name the match, world ranks the
+ * nodes.  req 0: blocking; else a request completed by temu_vt_wait. */
+typedef struct temu_vt_p2p {
+    int32_t comm, src, dst, tag; /* the match: communicator and its ranks */
+    int32_t wsrc, wdst;          /* world ranks                           */
+    uint64_t bytes;
+    uint64_t req;
+    uint64_t payload; /* sends: the payload pointer for the volume model (0) */
+    int32_t inject;   /* sends: 1 to add the message to the session's store  */
+                      /* when it is sent (temu_inject_ranks), 0 not to       */
+} temu_vt_p2p;
+temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err);
+temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err);
+/* A non-blocking receive posted by world rank `rank` whose match the trace
+ * gives only at its completion (temu_vt_recv with the same req). */
+temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error *err);
+/* Wait for request req of rank (0: every outstanding operation). */
+temu_status temu_vt_wait(temu_vt *v, int32_t rank, uint64_t req, temu_error *err);
+/* A one-sided operation (TEMU_KIND_PUT or TEMU_KIND_GET) of world rank
+ * origin on target (payload, inject: as for a send). */
+temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t bytes, temu_kind kind,
+                        uint64_t payload, int inject, temu_error *err);
+/* Member `me` (world rank `rank`) of communicator comm (n members) enters
+ * its next collective on comm; sync_only: the collective does not use the
+ * torus.  Then temu_vt_coll_msg for each message it sends. */
+temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, int32_t rank,
+                               int sync_only, temu_error *err);
+temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
+                             uint64_t bytes, int32_t round, uint64_t payload, temu_error *err);
+/* Note the rank's clock when it gets here (temu_vt_marks). */
+temu_status temu_vt_mark(temu_vt *v, int32_t rank, temu_error *err);
+
+/* ---- running ---- */
+
+/* Execute every rank's program; TEMU_EINVAL naming a rank that waits for
+ * ever (a receive without its send, a collective some member never
+ * enters). */
+temu_status temu_vt_run(temu_vt *v, temu_error *err);
+
+/* Called during temu_vt_run whenever the virtual time passes a multiple of
+ * interval_ps (and once at the end with the final time), before anything
+ * later happens: the model's counters are then those of that instant. */
+typedef temu_status (*temu_vt_tick_fn)(void *ctx, temu_vt *v, int64_t t_ps, temu_error *err);
+temu_status temu_vt_set_tick(temu_vt *v, int64_t interval_ps, temu_vt_tick_fn fn, void *ctx,
+                             temu_error *err);
+
+typedef struct temu_vt_rank_stats {
+    int64_t end_ps;     /* the rank's clock after its last operation       */
+    int64_t compute_ps; /* of which computing                              */
+    int64_t comm_ps;    /* of which in MPI: end_ps - compute_ps            */
+    uint64_t ops;       /* operations executed                             */
+} temu_vt_rank_stats;
+
+int32_t temu_vt_nranks(const temu_vt *v);
+void temu_vt_rank_get(const temu_vt *v, int32_t rank, temu_vt_rank_stats *out);
+/* Predicted runtime: the largest end_ps. */
+int64_t temu_vt_runtime(const temu_vt *v);
+/* Clocks of rank's marks in order: *n of them. */
+const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n);
+/* Messages that crossed the network, and their packets. */
+uint64_t temu_vt_messages(const temu_vt *v);
+/* The timing model (its counters: temu_tm_counters_flush). */
+temu_tm *temu_vt_model(temu_vt *v);
+
+/* ---- GPCNeT's Congestion Impact (emu/gpcnet_impact.c, doc/replay.md) ---- */
+
+typedef struct temu_gpcnet_result {
+    int32_t canaries, congestors; /* ranks                                    */
+    int32_t iters;                /* iterations of each canary test           */
+    int32_t rounds;               /* congestor rounds of the congested run    */
+    /* [0 isolated, 1 congested][0 mean, 1 99th percentile (bandwidth: the
+     * value 99 % of the samples reach)] */
+    double lat_us[2][2];       /* P2P Lat, microseconds                    */
+    double bw_mibs[2][2];      /* P2P BW+Sync, MiB/s per rank              */
+    double allreduce_us[2][2]; /* 8-byte allreduce, microseconds           */
+    /* eq. 1, [0 mean, 1 99th percentile] */
+    double impact_lat[2], impact_bw[2], impact_allreduce[2];
+} temu_gpcnet_result;
+
+/* Run GPCNeT's canary tests on session s's ranks (roles, fraction and seed
+ * of pattern p, p->steps iterations each) in virtual time, alone and with
+ * the congestors (congestors 0: alone twice); tc NULL: the machine's
+ * parameters.  The store ends with the counts of the second run; *keep
+ * (may be NULL) receives its timing run, to free with temu_vt_free. */
+temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
+                               int congestors, temu_gpcnet_result *out, temu_vt **keep,
+                               temu_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

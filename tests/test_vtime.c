@@ -1,0 +1,640 @@
+/*
+ * test_vtime.c - ranks in virtual time (emu/vtime.c) against times worked
+ * out by hand from the timing configuration.
+ *
+ * Most cases run on a BG/P torus (one node per router) with a round
+ * configuration: every link and node channel at 10 GB/s (100 ps per byte),
+ * router R = 20000 ps, wire W = 3000 ps, deep buffers.  A BG/P message of
+ * b < 1200 bytes (eager) is one packet of ceil((16 + b) / 32) 32-byte
+ * chunks (16-byte header; reference/bgp), so an 8-byte message or a
+ * barrier's empty one is a single 32-byte packet, S = 3200 ps on every
+ * channel.  Alone on an idle path of h hops it is delivered
+ *   lat(h) = S + (h + 1) R + h W
+ * after its creation (injection serializes it, each of the h + 1 routers
+ * adds R and each link W, the ejection overlaps the arriving tail).
+ */
+#include "testutil.h"
+#include "torusemu_replay.h"
+#include "torusemu_timing.h"
+#include "torusemu_vtime.h"
+
+#include <stdint.h>
+
+#define R_PS 20000
+#define W_PS 3000
+#define S_PS 3200 /* a 32-byte packet at 10 GB/s */
+
+static int64_t lat(int hops)
+{
+    return S_PS + (hops + 1) * R_PS + hops * W_PS;
+}
+
+static temu_tm_config round_config(void)
+{
+    temu_tm_config c;
+    memset(&c, 0, sizeof c);
+    c.router_ps = R_PS;
+    c.wire_ps = W_PS;
+    c.credit_ps = W_PS;
+    c.buffer_bytes = 65536; /* deep: a packet never waits for room */
+    c.max_packet = 256;
+    c.classes = 4; /* BG/P's VCs */
+    c.flow = TEMU_TM_CREDIT;
+    c.link_gbs = 10.0;
+    c.node_gbs = 10.0;
+    return c;
+}
+
+/* nranks ranks on spec, rank r on node (r, 0, 0) while r fits the X
+ * ring (the XYZT order, X fastest: checked). */
+static temu_session *line_on(const char *spec, int32_t nranks)
+{
+    temu_session *s = test_mapped_store(spec, nranks, 1, "XYZT");
+    const temu_machine *m = temu_session_machine(s);
+    for (int32_t r = 0; r < nranks && r < m->size[0]; r++) {
+        temu_slot slot;
+        int32_t c[3] = {r, 0, 0};
+        ck_assert(temu_session_rank_slot(s, r, &slot, NULL) == TEMU_OK);
+        ck_assert_int_eq(slot.node, temu_router_index(m, c));
+    }
+    return s;
+}
+
+static temu_session *line_store(int32_t nranks)
+{
+    return line_on("bgp:8x4x4", nranks);
+}
+
+static temu_vt *make_vt(temu_session *s)
+{
+    temu_tm_config c = round_config();
+    temu_vt *vt;
+    temu_error err;
+    ck_assert_msg(temu_vt_create(s, &c, &vt, &err) == TEMU_OK, "%s", err.message);
+    return vt;
+}
+
+static void run_ok(temu_vt *vt)
+{
+    temu_error err;
+    ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
+}
+
+static temu_vt_rank_stats rank(const temu_vt *vt, int32_t r)
+{
+    temu_vt_rank_stats rs;
+    temu_vt_rank_get(vt, r, &rs);
+    return rs;
+}
+
+/* A blocking send and receive between world ranks (communicator 0). */
+static void p2p(temu_vt *vt, int32_t from, int32_t to, uint64_t bytes)
+{
+    temu_vt_p2p p = {0, from, to, 0, from, to, bytes, 0, 0, 0};
+    temu_error err;
+    ck_assert_msg(temu_vt_send(vt, &p, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_msg(temu_vt_recv(vt, &p, &err) == TEMU_OK, "%s", err.message);
+}
+
+static void compute(temu_vt *vt, int32_t r, int64_t ps)
+{
+    temu_error err;
+    ck_assert(temu_vt_compute(vt, r, ps, &err) == TEMU_OK);
+}
+
+/* Two ranks on adjacent nodes, one 8-byte message at time 0: the receiver
+ * ends when it arrives, lat(1); the eager sender when its packet has left
+ * its node, S. */
+START_TEST(test_one_message_exact)
+{
+    temu_session *s = line_store(2);
+    temu_vt *vt = make_vt(s);
+    p2p(vt, 0, 1, 8);
+    run_ok(vt);
+    ck_assert_int_eq(rank(vt, 1).end_ps, lat(1));
+    ck_assert_int_eq(rank(vt, 1).comm_ps, lat(1));
+    ck_assert_int_eq(rank(vt, 0).end_ps, S_PS);
+    ck_assert_int_eq(temu_vt_runtime(vt), lat(1));
+    ck_assert_uint_eq(temu_vt_messages(vt), 1);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* Three hops away (ranks 0 and 3 on a ring of 8): lat(3). */
+START_TEST(test_hops_exact)
+{
+    temu_session *s = line_store(4);
+    temu_vt *vt = make_vt(s);
+    p2p(vt, 0, 3, 8);
+    run_ok(vt);
+    ck_assert_int_eq(rank(vt, 3).end_ps, lat(3));
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* The receive is posted at 0 but the sender computes 1 us first: it
+ * completes at 1e6 + lat(1), all of it time in MPI.  The other way round
+ * (the receiver computes 2 us) the message is there before the receive:
+ * it completes at once, at 2e6, with no time in MPI. */
+START_TEST(test_receive_waits_for_late_send)
+{
+    temu_session *s = line_store(2);
+    temu_vt *vt = make_vt(s);
+    compute(vt, 0, 1000000);
+    p2p(vt, 0, 1, 8);
+    run_ok(vt);
+    ck_assert_int_eq(rank(vt, 1).end_ps, 1000000 + lat(1));
+    ck_assert_int_eq(rank(vt, 1).comm_ps, 1000000 + lat(1));
+    ck_assert_int_eq(rank(vt, 0).compute_ps, 1000000);
+    ck_assert_int_eq(rank(vt, 0).end_ps, 1000000 + S_PS);
+    temu_vt_free(vt);
+
+    vt = make_vt(s);
+    compute(vt, 1, 2000000);
+    p2p(vt, 0, 1, 8);
+    run_ok(vt);
+    ck_assert_int_eq(rank(vt, 1).end_ps, 2000000);
+    ck_assert_int_eq(rank(vt, 1).comm_ps, 0);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* Rendezvous (BG/P: 1200 bytes and more): the sender completes when the
+ * message and its replies have arrived, so after the receiver.  Eager
+ * below: long before. */
+START_TEST(test_blocking_send_rule)
+{
+    temu_session *s = line_store(2);
+    temu_vt *vt = make_vt(s);
+    p2p(vt, 0, 1, 4096);
+    run_ok(vt);
+    ck_assert_int_gt(rank(vt, 0).end_ps, rank(vt, 1).end_ps);
+    temu_vt_free(vt);
+    vt = make_vt(s);
+    p2p(vt, 0, 1, 1000);
+    run_ok(vt);
+    /* 1000 bytes: 5 packets of 240 payload bytes at most, 4 full ones of
+     * 8 chunks and one of ceil((16 + 40) / 32) = 2: 34 chunks, 1088 bytes
+     * on the wire, 108800 ps through the injection channel */
+    ck_assert_int_eq(rank(vt, 0).end_ps, 108800);
+    ck_assert_int_lt(rank(vt, 0).end_ps, rank(vt, 1).end_ps);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* Trace gaps: the time from an operation's end to the next one's begin is
+ * computed, scaled; an operation without a begin stamp gets none. */
+START_TEST(test_compute_gaps_scaled)
+{
+    const double scales[] = {1.0, 0.5, 0.0, 3.0};
+    temu_session *s = line_store(2);
+    for (int i = 0; i < 4; i++) {
+        temu_vt *vt = make_vt(s);
+        temu_error err;
+        int32_t n;
+        ck_assert(temu_vt_set_compute_scale(vt, scales[i], &err) == TEMU_OK);
+        ck_assert(temu_vt_trace_time(vt, 0, 100, 200, &err) == TEMU_OK);
+        ck_assert(temu_vt_mark(vt, 0, &err) == TEMU_OK);
+        ck_assert(temu_vt_trace_time(vt, 0, 700, -1, &err) == TEMU_OK); /* 500 ns later */
+        ck_assert(temu_vt_mark(vt, 0, &err) == TEMU_OK);
+        ck_assert(temu_vt_trace_time(vt, 0, -1, 5000, &err) == TEMU_OK); /* no begin: no gap */
+        ck_assert(temu_vt_mark(vt, 0, &err) == TEMU_OK);
+        ck_assert(temu_vt_trace_time(vt, 0, 5100, 5100, &err) == TEMU_OK); /* 100 ns */
+        ck_assert(temu_vt_mark(vt, 0, &err) == TEMU_OK);
+        run_ok(vt);
+        const int64_t *mk = temu_vt_marks(vt, 0, &n);
+        ck_assert_int_eq(n, 4);
+        ck_assert_int_eq(mk[0], 0);
+        ck_assert_int_eq(mk[1], (int64_t)(500000 * scales[i]));
+        ck_assert_int_eq(mk[2], mk[1]);
+        ck_assert_int_eq(mk[3], mk[2] + (int64_t)(100000 * scales[i]));
+        ck_assert_int_eq(rank(vt, 0).compute_ps, (int64_t)(600000 * scales[i]));
+        temu_vt_free(vt);
+    }
+    temu_session_close(s);
+}
+END_TEST
+
+/* A barrier of 4 ranks on a ring of 4 (bgp:4x4x4, ranks on x = 0..3, a
+ * communicator of them: the world's barrier would take BG/P's global
+ * interrupt network): dissemination, round 0 to r + 1 (1 hop), round 1 to
+ * r + 2 (2 hops), sent only once round 0's message has arrived.  Every
+ * rank ends at lat(1) + lat(2); all at once (no rounds) it would be
+ * lat(2).  The fifth rank, outside, does nothing. */
+START_TEST(test_collective_rounds)
+{
+    temu_session *s = line_on("bgp:4x4x4", 5);
+    temu_vt *vt = make_vt(s);
+    temu_replay *r;
+    temu_error err;
+    int32_t members[4] = {0, 1, 2, 3};
+    ck_assert(temu_replay_create(s, &r, &err) == TEMU_OK);
+    temu_replay_set_vtime(r, vt);
+    ck_assert(temu_replay_comm(r, 1, 4, members, &err) == TEMU_OK);
+    temu_replay_coll c = {.op = TEMU_COLL_BARRIER, .blocking = 1};
+    for (int32_t me = 0; me < 4; me++) {
+        ck_assert_msg(temu_replay_collective(r, 1, me, &c, &err) == TEMU_OK, "%s", err.message);
+    }
+    ck_assert(temu_replay_finish(r, &err) == TEMU_OK);
+    run_ok(vt);
+    for (int32_t i = 0; i < 4; i++) {
+        ck_assert_int_eq(rank(vt, i).end_ps, lat(1) + lat(2));
+    }
+    temu_replay_free(r);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* An 8-byte allreduce of 2 ranks (recursive doubling, one exchange) ends
+ * at lat(1).  Of 3 ranks: rank 0 folds into 1 (round 0), 1 and 2 exchange
+ * (round 1), 1 returns the result to 0 (round 2).  Rank 1 sends round 1
+ * when 0's message has arrived, lat(1), and round 2 when 2's has too: both
+ * arrive at lat(1) but its ejection channel takes them one after the
+ * other, so at lat(1) + S, when its injection channel has just sent round
+ * 1; the result reaches 0 at 2 lat(1) + S.  (Without rounds rank 1 would
+ * send everything at 0 and rank 0 end at lat(1) + S.) */
+START_TEST(test_allreduce_rounds)
+{
+    for (int32_t n = 2; n <= 3; n++) {
+        temu_session *s = line_store(n);
+        temu_vt *vt = make_vt(s);
+        temu_replay *r;
+        temu_error err;
+        ck_assert(temu_replay_create(s, &r, &err) == TEMU_OK);
+        temu_replay_set_vtime(r, vt);
+        temu_replay_coll c = {
+            .op = TEMU_COLL_ALLREDUCE, .blocking = 1, .commutative = 1, .bytes = 8, .elem = 8};
+        for (int32_t me = 0; me < n; me++) {
+            ck_assert(temu_replay_collective(r, TEMU_REPLAY_WORLD, me, &c, &err) == TEMU_OK);
+        }
+        run_ok(vt);
+        ck_assert_int_eq(rank(vt, 0).end_ps, n == 2 ? lat(1) : 2 * lat(1) + S_PS);
+        temu_replay_free(r);
+        temu_vt_free(vt);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/* Non-blocking: two isends posted at once leave the node one after the
+ * other (the injection channel), the wait ends when the later one has:
+ * 2 S.  The receiver's irecvs complete at the arrivals, lat(1) and
+ * lat(1) + S (the second packet follows the first by one S). */
+START_TEST(test_nonblocking_requests)
+{
+    temu_session *s = line_store(2);
+    temu_vt *vt = make_vt(s);
+    temu_error err;
+    for (int k = 0; k < 2; k++) {
+        temu_vt_p2p p = {0, 0, 1, k, 0, 1, 8, (uint64_t)(10 + k), 0, 0};
+        ck_assert(temu_vt_send(vt, &p, &err) == TEMU_OK);
+    }
+    ck_assert(temu_vt_recv_post(vt, 1, 7, &err) == TEMU_OK);
+    ck_assert(temu_vt_wait(vt, 0, 11, &err) == TEMU_OK);
+    ck_assert(temu_vt_mark(vt, 0, &err) == TEMU_OK);
+    temu_vt_p2p q = {0, 0, 1, 1, 0, 1, 8, 7, 0, 0};
+    temu_vt_p2p q0 = {0, 0, 1, 0, 0, 1, 8, 0, 0, 0};
+    ck_assert(temu_vt_recv(vt, &q0, &err) == TEMU_OK); /* blocking: the tag-0 message */
+    ck_assert(temu_vt_mark(vt, 1, &err) == TEMU_OK);
+    ck_assert(temu_vt_recv(vt, &q, &err) == TEMU_OK); /* completes request 7 */
+    ck_assert(temu_vt_mark(vt, 1, &err) == TEMU_OK);
+    run_ok(vt);
+    int32_t n;
+    ck_assert_int_eq(temu_vt_marks(vt, 0, &n)[0], 2 * S_PS);
+    const int64_t *mk = temu_vt_marks(vt, 1, &n);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(mk[0], lat(1));
+    ck_assert_int_eq(mk[1], lat(1) + S_PS);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* A receive without a send, a collective one member never calls: errors
+ * naming the rank; bad arguments are refused. */
+START_TEST(test_bad_input)
+{
+    temu_session *s = line_store(2);
+    temu_vt *vt = make_vt(s);
+    temu_error err;
+    temu_vt_p2p p = {0, 0, 1, 5, 0, 1, 8, 0, 0, 0};
+    ck_assert(temu_vt_recv(vt, &p, &err) == TEMU_OK);
+    ck_assert(temu_vt_run(vt, &err) == TEMU_EINVAL);
+    ck_assert_msg(strstr(err.message, "rank 1 waits for ever") != NULL, "%s", err.message);
+    temu_vt_free(vt);
+
+    vt = make_vt(s);
+    ck_assert(temu_vt_coll_enter(vt, 0, 2, 0, 0, 0, &err) == TEMU_OK);
+    ck_assert(temu_vt_coll_msg(vt, 0, 0, 1, 1, 8, 0, 0, &err) == TEMU_OK);
+    ck_assert(temu_vt_run(vt, &err) == TEMU_EINVAL);
+    ck_assert_msg(strstr(err.message, "member 1 of communicator 0 never calls") != NULL, "%s",
+                  err.message);
+    temu_vt_free(vt);
+
+    vt = make_vt(s);
+    ck_assert(temu_vt_compute(vt, 2, 5, &err) == TEMU_ERANGE);
+    ck_assert(temu_vt_compute(vt, 0, -5, &err) == TEMU_EINVAL);
+    ck_assert(temu_vt_set_compute_scale(vt, -1, &err) == TEMU_EINVAL);
+    ck_assert(temu_vt_coll_msg(vt, 3, 0, 1, 1, 8, 0, 0, &err) == TEMU_EINVAL);
+    ck_assert(temu_vt_coll_enter(vt, 0, 2, 2, 0, 0, &err) == TEMU_ERANGE);
+    ck_assert(temu_vt_set_tick(vt, 0, NULL, NULL, &err) == TEMU_EINVAL);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+/* Every counter of a store, in order. */
+static uint64_t *all_counters(const temu_session *s)
+{
+    uint64_t n = temu_counter_count(s);
+    uint64_t *v = malloc(n * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i] = temu_counter_read(s, (int64_t)i);
+    }
+    return v;
+}
+
+/* The volume counts of a pattern are the same with ranks in virtual time
+ * (before the model's counters are added), counter for counter; they are
+ * counted as the ranks send in virtual time, not when the replay reads
+ * the pattern. */
+START_TEST(test_volume_unchanged)
+{
+    const char *specs[] = {"gemini:2x2x2", "bgq:2x2x2x2x2", "bgp:4x2x2"};
+    temu_pattern p;
+    memset(&p, 0, sizeof p);
+    p.kind = TEMU_PATTERN_HALO;
+    p.grid[0] = 4;
+    p.grid[1] = 2;
+    p.grid[2] = 2;
+    p.size = 6;
+    p.vars = 2;
+    p.steps = 2;
+    for (int i = 0; i < 3; i++) {
+        temu_session *a = test_mapped_store(specs[i], 16, 1, NULL);
+        temu_session *b = test_mapped_store(specs[i], 16, 1, NULL);
+        temu_error err;
+        temu_replay_stats st;
+        temu_replay *r;
+        temu_vt *vt;
+        ck_assert(temu_pattern_run(a, &p, 1, NULL, NULL, &st, &err) == TEMU_OK);
+        ck_assert(temu_vt_create(b, NULL, &vt, &err) == TEMU_OK);
+        temu_vt_set_post_all(vt, 1);
+        ck_assert(temu_replay_create(b, &r, &err) == TEMU_OK);
+        temu_replay_set_vtime(r, vt);
+        ck_assert(temu_pattern_replay(r, &p, NULL, NULL, &err) == TEMU_OK);
+        ck_assert(temu_replay_finish(r, &err) == TEMU_OK);
+        /* nothing is counted before the ranks send it in virtual time */
+        for (uint64_t k = 0; k < temu_counter_count(b); k++) {
+            ck_assert_uint_eq(temu_counter_read(b, (int64_t)k), 0);
+        }
+        ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
+        ck_assert_int_gt(temu_vt_runtime(vt), 0);
+        uint64_t *va = all_counters(a), *vb = all_counters(b);
+        ck_assert_uint_eq(temu_counter_count(a), temu_counter_count(b));
+        for (uint64_t k = 0; k < temu_counter_count(a); k++) {
+            ck_assert_msg(va[k] == vb[k], "%s: counter %llu: %llu vs %llu", specs[i],
+                          (unsigned long long)k, (unsigned long long)va[k],
+                          (unsigned long long)vb[k]);
+        }
+        free(va);
+        free(vb);
+        temu_replay_free(r);
+        temu_vt_free(vt);
+        temu_session_close(a);
+        temu_session_close(b);
+    }
+}
+END_TEST
+
+/* Sum of one Gemini stall counter over every tile of the machine. */
+static uint64_t stall_sum(const temu_session *s, int counter)
+{
+    const temu_machine *m = temu_session_machine(s);
+    uint64_t sum = 0;
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        for (int t = 0; t < 48; t++) {
+            sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, counter));
+        }
+    }
+    return sum;
+}
+
+static void flush(temu_vt *vt, temu_session *s)
+{
+    temu_tm_flushed *f;
+    temu_error err;
+    ck_assert(temu_tm_flushed_create(temu_session_machine(s), &f, &err) == TEMU_OK);
+    ck_assert_msg(temu_tm_counters_flush(temu_vt_model(vt), f, s, &err) == TEMU_OK, "%s",
+                  err.message);
+    temu_tm_flushed_free(f);
+}
+
+/* Gemini stall counters through a replay in virtual time: a 64-byte
+ * message (one request packet, its response back) between neighbouring
+ * Geminis competes with nothing, every stall counter stays exactly 0; two
+ * 64 KiB flows along X sharing the middle link ((0,0,0) -> (2,0,0) and
+ * (1,0,0) -> (3,0,0) on a ring of 8) stall.  (A lone 64 KiB message
+ * stalls too: its packets arrive on 8 tiles at once and queue for the one
+ * ejection channel.) */
+START_TEST(test_stall_counters)
+{
+    for (int shared = 0; shared < 2; shared++) {
+        temu_session *s = test_mapped_store("gemini:8x2x2", 64, 1, NULL);
+        const temu_machine *m = temu_session_machine(s);
+        temu_vt *vt;
+        temu_error err;
+        int32_t rk[4];
+        for (int x = 0; x < 4; x++) { /* the first node of Gemini (x, 0, 0) */
+            int32_t c[3] = {x, 0, 0};
+            rk[x] = -1;
+            for (int32_t r = 0; r < 64; r++) {
+                temu_slot slot;
+                temu_session_rank_slot(s, r, &slot, NULL);
+                if (rk[x] < 0 && slot.node == temu_router_index(m, c) * 2) {
+                    rk[x] = r;
+                }
+            }
+            ck_assert_int_ge(rk[x], 0);
+        }
+        ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+        temu_vt_set_post_all(vt, 1);
+        if (shared) {
+            p2p(vt, rk[0], rk[2], 65536);
+            p2p(vt, rk[1], rk[3], 65536);
+        } else {
+            p2p(vt, rk[0], rk[1], 64);
+        }
+        run_ok(vt);
+        flush(vt, s);
+        if (shared) {
+            ck_assert_uint_gt(stall_sum(s, TEMU_TILE_INQ_STALL), 0);
+        } else {
+            ck_assert_uint_eq(stall_sum(s, TEMU_TILE_INQ_STALL), 0);
+            ck_assert_uint_eq(stall_sum(s, TEMU_TILE_CREDIT_STALL), 0);
+        }
+        temu_vt_free(vt);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/* BG/Q receive-FIFO occupancy through a replay in virtual time: two
+ * 64 KiB messages into one node (a 16-node ring, bgq:16x1x1x1x1) queue in
+ * its receive FIFOs on the user escape VC (1), the point-to-point one;
+ * every other VC stays exactly 0. */
+START_TEST(test_bgq_fifo_occupancy)
+{
+    temu_session *s = test_mapped_store("bgq:16x1x1x1x1", 16, 1, NULL);
+    const temu_machine *m = temu_session_machine(s);
+    temu_vt *vt;
+    temu_error err;
+    uint64_t sum[TEMU_BGQ_VCS] = {0};
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    temu_vt_set_post_all(vt, 1);
+    p2p(vt, 0, 2, 65536);
+    p2p(vt, 1, 2, 65536);
+    run_ok(vt);
+    flush(vt, s);
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        for (int l = 0; l < TEMU_BGQ_LINKS; l++) {
+            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                sum[vc] +=
+                    temu_counter_read(s, temu_idx_bgq_nw(m, n, l, TEMU_BGQ_NW_RECV_FIFO, vc));
+            }
+        }
+    }
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        if (vc == TEMU_BGQ_VC_USER_ESCAPE) {
+            ck_assert_uint_gt(sum[vc], 0);
+        } else {
+            ck_assert_msg(sum[vc] == 0, "VC %d: %llu", vc, (unsigned long long)sum[vc]);
+        }
+    }
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
+typedef struct ticks {
+    int64_t t[64];
+    uint64_t inq[64];
+    int n;
+    temu_tm_flushed *f;
+    temu_session *s;
+} ticks;
+
+static temu_status on_tick(void *ctx, temu_vt *vt, int64_t t, temu_error *err)
+{
+    ticks *k = ctx;
+    temu_status st = temu_tm_counters_flush(temu_vt_model(vt), k->f, k->s, err);
+    ck_assert_int_lt(k->n, 64);
+    k->t[k->n] = t;
+    k->inq[k->n++] = stall_sum(k->s, TEMU_TILE_INQ_STALL);
+    return st;
+}
+
+/* Flushing at every 20 us of virtual time and at the end adds up to one
+ * flush at the end, and the snapshots never decrease. */
+START_TEST(test_incremental_flush)
+{
+    uint64_t once = 0;
+    for (int inc = 0; inc < 2; inc++) {
+        temu_session *s = test_mapped_store("gemini:4x2x2", 32, 1, NULL);
+        temu_vt *vt;
+        temu_error err;
+        ticks k;
+        memset(&k, 0, sizeof k);
+        k.s = s;
+        ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+        temu_vt_set_post_all(vt, 1);
+        for (int32_t r = 0; r < 8; r++) {
+            p2p(vt, r, (r + 10) % 32, 262144);
+        }
+        if (inc) {
+            ck_assert(temu_tm_flushed_create(temu_session_machine(s), &k.f, &err) == TEMU_OK);
+            ck_assert(temu_vt_set_tick(vt, 20000000, on_tick, &k, &err) == TEMU_OK);
+        }
+        run_ok(vt);
+        if (!inc) {
+            flush(vt, s);
+            once = stall_sum(s, TEMU_TILE_INQ_STALL);
+            ck_assert_uint_gt(once, 0);
+        } else {
+            ck_assert_int_ge(k.n, 3);
+            for (int i = 0; i + 1 < k.n; i++) {
+                ck_assert_int_eq(k.t[i], 20000000 * (int64_t)(i + 1));
+                ck_assert_uint_le(k.inq[i], k.inq[i + 1]);
+            }
+            ck_assert_int_ge(k.t[k.n - 1], temu_vt_runtime(vt));
+            ck_assert_uint_eq(k.inq[k.n - 1], once);
+            temu_tm_flushed_free(k.f);
+        }
+        temu_vt_free(vt);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/* GPCNeT's Congestion Impact on a Gemini torus: the congestors slow the
+ * canaries (impact above 1 for latency, bandwidth and allreduce); with no
+ * congestors the two runs are the same programs and every impact is
+ * exactly 1. */
+START_TEST(test_gpcnet_impact)
+{
+    temu_session *s = test_mapped_store("gemini:2x2x2", 16, 1, NULL);
+    temu_pattern p;
+    temu_gpcnet_result g;
+    temu_error err;
+    memset(&p, 0, sizeof p);
+    p.kind = TEMU_PATTERN_GPCNET;
+    p.steps = 2;
+    p.bytes = 4096;
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, &g, NULL, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_int_eq(g.canaries, 3);
+    ck_assert_int_eq(g.congestors, 13);
+    ck_assert_int_gt(g.rounds, 0);
+    for (int q = 0; q < 2; q++) {
+        ck_assert_msg(g.impact_lat[q] > 1.1, "latency impact %g", g.impact_lat[q]);
+        ck_assert_msg(g.impact_bw[q] > 1.1, "bandwidth impact %g", g.impact_bw[q]);
+        ck_assert_msg(g.impact_allreduce[q] > 1.1, "allreduce impact %g", g.impact_allreduce[q]);
+    }
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 0, &g, NULL, &err) == TEMU_OK, "%s", err.message);
+    for (int q = 0; q < 2; q++) {
+        ck_assert(g.impact_lat[q] == 1.0);
+        ck_assert(g.impact_bw[q] == 1.0);
+        ck_assert(g.impact_allreduce[q] == 1.0);
+    }
+    ck_assert(g.lat_us[0][0] > 0);
+    temu_session_close(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("vtime");
+    TCase *tc = tcase_create("vtime");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_one_message_exact);
+    tcase_add_test(tc, test_hops_exact);
+    tcase_add_test(tc, test_receive_waits_for_late_send);
+    tcase_add_test(tc, test_blocking_send_rule);
+    tcase_add_test(tc, test_compute_gaps_scaled);
+    tcase_add_test(tc, test_collective_rounds);
+    tcase_add_test(tc, test_allreduce_rounds);
+    tcase_add_test(tc, test_nonblocking_requests);
+    tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_volume_unchanged);
+    tcase_add_test(tc, test_stall_counters);
+    tcase_add_test(tc, test_bgq_fifo_occupancy);
+    tcase_add_test(tc, test_incremental_flush);
+    tcase_add_test(tc, test_gpcnet_impact);
+    suite_add_tcase(s, tc);
+    return test_run(s);
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# vtime.sh - `torusemu replay --timing` as a user sees it: the report and
+# its formats, the same volume counts as without --timing, stall counters in
+# the store, determinism, GPCNeT's Congestion Impact, series snapshots, and
+# clear errors (doc/replay.md, "Virtual time").
+. "${top_srcdir:-.}/tests/lib.sh"
+W="$top_builddir/tests/otf2_foreign"
+
+# the non-zero counters of a store other than the timing model's (dump
+# lists a tile whose only non-zero counter is a stall with its zeros)
+volume() {
+    "$TORUSEMU" dump "$1" --format csv | grep -v -e INQ_STALL -e CREDIT_STALL | awk -F, '$NF != 0'
+}
+
+# tornado of 64 KiB on the 16-node Gemini torus: the flows share links
+expect_ok "tornado without timing" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado \
+    --bytes 64K --keep "$TMP/a.store" --quiet
+expect_ok "tornado with timing" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado \
+    --bytes 64K --timing --keep "$TMP/b.store" --quiet
+cp "$TMP/out" "$TMP/report1"
+expect_out "summary line" "^predicted runtime [0-9]+\.[0-9]{6} us \(rank [0-9]+ ends last\); time in MPI per rank: mean"
+expect_out "per-rank table" "^ +rank +node +end_us +compute_us +mpi_us$"
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+ ' "$TMP/report1")" -eq 16 ] && pass || failed "16 rank rows: $(cat "$TMP/report1")"
+volume "$TMP/a.store" >"$TMP/a.csv"
+volume "$TMP/b.store" >"$TMP/b.csv"
+[ -s "$TMP/a.csv" ] && cmp -s "$TMP/a.csv" "$TMP/b.csv" && pass || failed "volume counters differ with --timing"
+"$TORUSEMU" dump "$TMP/a.store" --format csv | grep -e INQ_STALL -e CREDIT_STALL | awk -F, '$NF != 0' >"$TMP/a.stall"
+[ ! -s "$TMP/a.stall" ] && pass || failed "stall counters without --timing: $(head -3 "$TMP/a.stall")"
+"$TORUSEMU" dump "$TMP/b.store" --format csv | grep INQ_STALL | awk -F, '$NF > 0' >"$TMP/b.stall"
+[ -s "$TMP/b.stall" ] && pass || failed "no inq stall counted with --timing"
+# determinism: the same report byte for byte
+expect_ok "tornado again" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado --bytes 64K \
+    --timing --quiet
+cmp -s "$TMP/out" "$TMP/report1" && pass || failed "two runs differ"
+
+# formats: csv and json records per rank, in picoseconds
+expect_ok "csv" "$TORUSEMU" replay --machine gemini-tiny --pattern neighbor --timing --format csv -q
+expect_out "csv header" "^rank,node,end_ps,compute_ps,mpi_ps$"
+[ "$(wc -l <"$TMP/out")" -eq 17 ] && pass || failed "csv rows: $(cat "$TMP/out")"
+expect_ok "json" "$TORUSEMU" replay --machine gemini-tiny --pattern neighbor --timing --format json -q
+expect_out "json record" '"rank": ?0, ?"node": ?0, ?"end_ps": ?[0-9]+'
+
+# --compute: each rank computes before each step, counted as compute time
+expect_ok "compute" "$TORUSEMU" replay --machine bgq-64 --pattern neighbor --grid 4x4x4 \
+    --steps 3 --compute 10us --timing --format csv -q
+awk -F, 'NR > 1 && $4 != 30000000 { bad = 1 } END { exit bad }' "$TMP/out" && pass ||
+    failed "compute_ps is not 3 x 10 us: $(head -3 "$TMP/out")"
+
+# a trace: the OTF2 archive of another tool (tests/otf2_foreign)
+expect_ok "write a foreign trace" "$W" "$TMP/f"
+expect_ok "trace without timing" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/f" \
+    --keep "$TMP/fa.store" --quiet
+expect_ok "trace with timing" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/f" --timing \
+    --keep "$TMP/fb.store" --quiet
+expect_out "trace runtime" "^predicted runtime"
+volume "$TMP/fa.store" >"$TMP/fa.csv"
+volume "$TMP/fb.store" >"$TMP/fb.csv"
+cmp -s "$TMP/fa.csv" "$TMP/fb.csv" && pass || failed "trace volume counters differ with --timing"
+expect_ok "trace, communication only" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/f" \
+    --timing --compute-scale 0 --format csv --quiet
+awk -F, 'NR > 1 && $4 != 0 { bad = 1 } END { exit bad }' "$TMP/out" && pass ||
+    failed "compute with --compute-scale 0: $(head -3 "$TMP/out")"
+
+# trace timestamps on a 1 MHz clock: rank 0 computes the 50 us between its
+# two sends (scaled), rank 1's time before its receives is time in MPI
+expect_ok "write a trace with gaps" "$W" "$TMP/g" --gaps
+for scale in 1 0.5 0; do
+    expect_ok "gaps x $scale" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/g" --timing \
+        --compute-scale "$scale" --format csv --quiet
+    want=$(awk -v s="$scale" 'BEGIN { printf "%d", 50000000 * s }')
+    awk -F, -v w="$want" 'NR == 2 && $4 == w { ok = 1 } NR == 3 && $4 != 0 { ok = 0 } END { exit !ok }' \
+        "$TMP/out" && pass || failed "gaps x $scale: $(cat "$TMP/out")"
+done
+
+# GPCNeT's Congestion Impact (seed 002, eq. 1) on a Gemini torus: above 1
+expect_ok "gpcnet impact" "$TORUSEMU" replay --machine gemini-tiny --pattern gpcnet --timing \
+    --steps 2 --bytes 4K --format csv -q
+expect_out "impact header" "^test,isolated_mean,congested_mean,impact_mean,isolated_p99,congested_p99,impact_p99$"
+[ "$(awk -F, 'NR > 1 && $4 > 1.1 && $7 > 1.1' "$TMP/out" | wc -l)" -eq 3 ] && pass ||
+    failed "impact not above 1: $(cat "$TMP/out")"
+
+# series: snapshots every 5 us and at the end, read back by `torusemu series`
+expect_ok "series" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado --bytes 64K \
+    --timing --series "$TMP/t.tser" --interval 5us -q
+expect_ok "series summary" "$TORUSEMU" series --summary --format csv "$TMP/t.tser"
+awk -F, 'NR == 2 && $3 == 5000000 && $4 == "virtual" && $5 >= 3 && $6 == 1 { ok = 1 }
+    END { exit !ok }' "$TMP/out" && pass || failed "series summary: $(cat "$TMP/out")"
+# the counts grow over virtual time: the first snapshot holds less than the last
+expect_ok "series values" "$TORUSEMU" series --all --format csv "$TMP/t.tser"
+awk -F, 'NR > 1 { n[$1] += $(NF - 1) } END { exit !(n[0] < n[1]) }' "$TMP/out" && pass ||
+    failed "series: counts do not grow: $(head -3 "$TMP/out")"
+
+# errors name the problem
+expect_fail "compute without timing" "go with --timing" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern tornado --compute 1us
+expect_fail "bad compute" "--compute '10'" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern tornado --timing --compute 10
+expect_fail "bad scale" "--compute-scale '-1'" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern tornado --timing --compute-scale -1
+expect_fail "series without interval" "go together" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern tornado --timing --series "$TMP/x.tser"
+expect_fail "bad interval" "--interval '0s'" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern tornado --timing --series "$TMP/x.tser" --interval 0s
+expect_fail "gpcnet series" "not with the gpcnet pattern" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern gpcnet --timing --series "$TMP/x.tser" --interval 1us
+expect_fail "bad format" "format" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado \
+    --timing --format xml
+finish

@@ -1,0 +1,252 @@
+/*
+ * replay_timing.c - `torusemu replay --timing` (replay_timing.h).
+ *
+ * The replay records every rank's program while it counts the volume as
+ * without --timing (the counts are the same: tests/vtime.sh), then the
+ * programs run in virtual time (include/torusemu_vtime.h) and the
+ * timing model's stall and occupancy counters are added to the store.
+ */
+#include "replay_timing.h"
+#include "cli.h"
+#include "otf2_trace.h"
+
+#include "torusemu_series.h"
+#include "torusemu_vtime.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_time_ps(const char *s, int64_t *ps)
+{
+    static const struct {
+        const char *unit;
+        double ps;
+    } units[] = {{"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0)) {
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].unit) == 0) {
+            double t = v * units[i].ps;
+            if (!(t >= 1) || t > 9e18) {
+                return -1;
+            }
+            *ps = (int64_t)llround(t);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Picoseconds as microseconds with every digit (1 ps = 1e-6 us). */
+static void us(char *buf, size_t len, int64_t ps)
+{
+    snprintf(buf, len, "%" PRId64 ".%06" PRId64, ps / 1000000, ps % 1000000);
+}
+
+/* The summary line and the per-rank table of a timing run. */
+static void report(temu_session *s, temu_vt *vt, cli_format format)
+{
+    int32_t n = temu_vt_nranks(vt);
+    int64_t runtime = temu_vt_runtime(vt), comm_max = 0, comm_sum = 0;
+    int32_t last = -1; /* the lowest rank that ends last */
+    char a[32], b[32], c[32];
+    for (int32_t i = 0; i < n; i++) {
+        temu_vt_rank_stats rs;
+        temu_vt_rank_get(vt, i, &rs);
+        comm_sum += rs.comm_ps;
+        comm_max = rs.comm_ps > comm_max ? rs.comm_ps : comm_max;
+        last = rs.end_ps == runtime && last < 0 ? i : last;
+    }
+    us(a, sizeof a, runtime);
+    us(b, sizeof b, n > 0 ? comm_sum / n : 0);
+    us(c, sizeof c, comm_max);
+    FILE *f = format == CLI_FORMAT_TABLE ? stdout : stderr;
+    fprintf(f,
+            "predicted runtime %s us (rank %d ends last); time in MPI per rank: mean %s us, "
+            "max %s us; %" PRIu64 " messages on the network\n",
+            a, last, b, c, temu_vt_messages(vt));
+    static const char *const cols[] = {"rank", "node", "end_ps", "compute_ps", "mpi_ps"};
+    cli_rec r;
+    if (format == CLI_FORMAT_TABLE) {
+        printf("%8s %8s %18s %18s %18s\n", "rank", "node", "end_us", "compute_us", "mpi_us");
+    } else {
+        cli_rec_begin(&r, stdout, format, cols, 5);
+    }
+    for (int32_t i = 0; i < n; i++) {
+        temu_vt_rank_stats rs;
+        temu_slot slot;
+        temu_vt_rank_get(vt, i, &rs);
+        temu_session_rank_slot(s, i, &slot, NULL);
+        if (format == CLI_FORMAT_TABLE) {
+            us(a, sizeof a, rs.end_ps);
+            us(b, sizeof b, rs.compute_ps);
+            us(c, sizeof c, rs.comm_ps);
+            printf("%8d %8d %18s %18s %18s\n", i, slot.node, a, b, c);
+        } else {
+            cli_rec_cell(&r, "%d", i);
+            cli_rec_cell(&r, "%d", slot.node);
+            cli_rec_cell(&r, "%" PRId64, rs.end_ps);
+            cli_rec_cell(&r, "%" PRId64, rs.compute_ps);
+            cli_rec_cell(&r, "%" PRId64, rs.comm_ps);
+            cli_rec_row(&r);
+        }
+    }
+    if (format != CLI_FORMAT_TABLE) {
+        cli_rec_end(&r);
+    }
+}
+
+/* GPCNeT's table: per canary test the isolated and congested mean and 99th
+ * percentile and their Congestion Impact (eq. 1). */
+static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
+{
+    static const char *const names[3] = {"p2p_lat_us", "p2p_bw_sync_mibs_per_rank", "allreduce_us"};
+    const double(*v[3])[2] = {g->lat_us, g->bw_mibs, g->allreduce_us};
+    const double *ci[3] = {g->impact_lat, g->impact_bw, g->impact_allreduce};
+    FILE *f = format == CLI_FORMAT_TABLE ? stdout : stderr;
+    fprintf(f,
+            "GPCNeT: %d canary ranks, %d congestor ranks, %d iterations per test, %d congestor "
+            "rounds\n",
+            g->canaries, g->congestors, g->iters, g->rounds);
+    static const char *const cols[] = {"test",        "isolated_mean", "congested_mean",
+                                       "impact_mean", "isolated_p99",  "congested_p99",
+                                       "impact_p99"};
+    cli_rec r;
+    if (format == CLI_FORMAT_TABLE) {
+        printf("%-26s %14s %14s %9s %14s %14s %9s\n", "test", "isolated", "congested", "impact",
+               "isolated 99%", "congested 99%", "impact");
+    } else {
+        cli_rec_begin(&r, stdout, format, cols, 7);
+    }
+    for (int t = 0; t < 3; t++) {
+        if (format == CLI_FORMAT_TABLE) {
+            printf("%-26s %14.4f %14.4f %9.3f %14.4f %14.4f %9.3f\n", names[t], v[t][0][0],
+                   v[t][1][0], ci[t][0], v[t][0][1], v[t][1][1], ci[t][1]);
+            continue;
+        }
+        cli_rec_cell(&r, "%s", names[t]);
+        cli_rec_cell(&r, "%.6g", v[t][0][0]);
+        cli_rec_cell(&r, "%.6g", v[t][1][0]);
+        cli_rec_cell(&r, "%.6g", ci[t][0]);
+        cli_rec_cell(&r, "%.6g", v[t][0][1]);
+        cli_rec_cell(&r, "%.6g", v[t][1][1]);
+        cli_rec_cell(&r, "%.6g", ci[t][1]);
+        cli_rec_row(&r);
+    }
+    if (format != CLI_FORMAT_TABLE) {
+        cli_rec_end(&r);
+    }
+}
+
+/* What the store has of the model's counters, and the series file. */
+typedef struct sink {
+    temu_session *s;
+    temu_tm_flushed *f; /* NULL: the machine has no counters from the model yet (BG/P) */
+    temu_series *w;
+} sink;
+
+/* Add what the model counted since the last flush to the store. */
+static temu_status flush(sink *k, temu_vt *vt, temu_error *err)
+{
+    return k->f != NULL ? temu_tm_counters_flush(temu_vt_model(vt), k->f, k->s, err) : TEMU_OK;
+}
+
+/* At every interval of virtual time and at the end: the store as it is
+ * then, into the series. */
+static temu_status on_tick(void *ctx, temu_vt *vt, int64_t t_ps, temu_error *err)
+{
+    sink *k = ctx;
+    temu_status st = flush(k, vt, err);
+    return st == TEMU_OK ? temu_series_snapshot(k->w, t_ps, err) : st;
+}
+
+/* A pattern or trace recorded into vt through a replay. */
+static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const temu_pattern *p,
+                          temu_replay_stats *stats, temu_error *err)
+{
+    temu_replay *r = NULL;
+    temu_status st = temu_replay_create(s, &r, err);
+    if (st == TEMU_OK) {
+        temu_replay_set_vtime(r, vt);
+        if (trace != NULL) {
+            st = temu_otf2_replay(trace, r, NULL, NULL, err);
+        } else {
+            temu_vt_set_post_all(vt, 1);
+            st = temu_pattern_replay(r, p, NULL, NULL, err);
+        }
+    }
+    if (st == TEMU_OK) {
+        st = temu_replay_finish(r, err);
+    }
+    if (r != NULL) {
+        temu_replay_get_stats(r, stats);
+    }
+    temu_replay_free(r);
+    return st;
+}
+
+int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
+                      const replay_timing *o, temu_replay_stats *stats)
+{
+    temu_error err;
+    temu_vt *vt = NULL;
+    temu_status st = TEMU_OK;
+    sink k = {s, NULL, NULL};
+    const temu_machine *m = temu_session_machine(s);
+    memset(stats, 0, sizeof *stats);
+    if (m->system == TEMU_SYSTEM_BGP) {
+        fprintf(stderr,
+                "torusemu replay: BG/P counters from the timing model are not filled yet\n");
+    } else {
+        st = temu_tm_flushed_create(m, &k.f, &err);
+    }
+    if (st != TEMU_OK) {
+        /* reported below */
+    } else if (trace == NULL && p->kind == TEMU_PATTERN_GPCNET) {
+        temu_gpcnet_result g;
+        st = temu_gpcnet_impact(s, p, NULL, 1, &g, &vt, &err);
+        if (st == TEMU_OK) {
+            report_gpcnet(&g, o->format);
+        }
+    } else {
+        st = temu_vt_create(s, NULL, &vt, &err);
+        if (st == TEMU_OK) {
+            st = temu_vt_set_compute_scale(vt, o->compute_scale, &err);
+        }
+        if (st == TEMU_OK && o->series != NULL) {
+            st = temu_series_create(o->series, s, o->interval_ps, &k.w, &err);
+            if (st == TEMU_OK) {
+                st = temu_vt_set_tick(vt, o->interval_ps, on_tick, &k, &err);
+            }
+        }
+        if (st == TEMU_OK) {
+            st = record(s, vt, trace, p, stats, &err);
+        }
+        if (st == TEMU_OK) {
+            st = temu_vt_run(vt, &err);
+        }
+        if (st == TEMU_OK) {
+            report(s, vt, o->format);
+        }
+    }
+    if (st == TEMU_OK) {
+        st = flush(&k, vt, &err);
+    }
+    if (k.w != NULL) {
+        temu_status cst = temu_series_close(k.w, st == TEMU_OK ? &err : NULL);
+        st = st == TEMU_OK ? cst : st;
+    }
+    temu_tm_flushed_free(k.f);
+    temu_vt_free(vt);
+    if (st != TEMU_OK) {
+        fprintf(stderr, "torusemu replay: %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}

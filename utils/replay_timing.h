@@ -1,0 +1,30 @@
+/*
+ * replay_timing.h - `torusemu replay --timing`: a replay with ranks in
+ * virtual time over the timing model, its report and the model's counters
+ * in the store (replay_timing.c; doc/replay.md, "Virtual time").
+ */
+#ifndef TEMU_REPLAY_TIMING_H
+#define TEMU_REPLAY_TIMING_H
+
+#include "records.h"
+#include "torusemu_replay.h"
+
+typedef struct replay_timing {
+    int on;               /* --timing                                   */
+    double compute_scale; /* --compute-scale (1)                        */
+    cli_format format;    /* --format of the per-rank table             */
+    const char *series;   /* --series FILE: snapshots of the store, or NULL */
+    int64_t interval_ps;  /* --interval between them                    */
+} replay_timing;
+
+/* "60s", "1ms", "500us", "20ns", "7ps" (a decimal number and a unit) into
+ * picoseconds; 0 on success, -1 when malformed, not positive or too large. */
+int cli_parse_time_ps(const char *s, int64_t *ps);
+
+/* Replay the trace (or pattern p when trace is NULL) into s in virtual
+ * time, print the report on stdout, add the model's counters to s.
+ * 0, or 1 after printing why; *stats: what the replay did. */
+int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
+                      const replay_timing *o, temu_replay_stats *stats);
+
+#endif
