@@ -9,14 +9,9 @@
 set -eu
 B=${1:-_build}
 WINDOWS=${2:-200}
-command -v valgrind >/dev/null || {
-    echo "bench_mpi_instr: valgrind not installed" >&2
-    exit 1
-}
-# shellcheck source=bench/mpi_setup.sh
-. "$(dirname "$0")/mpi_setup.sh"
-export TORUSEMU_MPI_QUIET=1
-CG="valgrind --tool=callgrind --callgrind-out-file=$T/%q{CFG}.%q{OMPI_COMM_WORLD_RANK}"
+NAME=bench_mpi_instr
+# shellcheck source=bench/mpi_callgrind.sh
+. "$(dirname "$0")/mpi_callgrind.sh"
 
 # shellcheck disable=SC2086
 CFG=base mpirun $ROOT -x CFG -np 2 $CG "$PROG" --rate "$WINDOWS" >/dev/null 2>&1

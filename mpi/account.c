@@ -140,6 +140,9 @@ void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int
     if (tmpi_send_message(buf, count, type, dest, comm, &msg)) {
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &msg, NULL);
+            if (tmpi_vt_on) {
+                tmpi_vt_feed_message(&msg);
+            }
         }
         if (tmpi_trace_file != NULL) {
             uint64_t id = req != NULL ? tmpi_treq_add(*req, TMPI_TREQ_ISEND, comm) : 0;
@@ -167,6 +170,9 @@ void tmpi_apply_pending(const tmpi_pending *p)
     if (p->valid) {
         if (!tmpi_paused) {
             temu_apply_plan(tmpi_g.session, &p->msg, &p->plan);
+            if (tmpi_vt_on) {
+                tmpi_vt_feed_message(&p->msg);
+            }
         }
         if (tmpi_trace_file != NULL) {
             tmpi_trace_send(p->comm, p->dest, p->dst, p->tag, p->msg.bytes, p->addr, 0);
@@ -180,6 +186,10 @@ static void inject_rma(int32_t target, uint64_t bytes, const void *payload, temu
 {
     payload = tmpi_g.want_payload ? payload : NULL;
     temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, target, bytes, payload, kind, NULL);
+    if (tmpi_vt_on) {
+        temu_message msg = {tmpi_g.node, tmpi_g.rank_node[target], bytes, NULL, kind};
+        tmpi_vt_feed_message(&msg);
+    }
     if (tmpi_trace_file != NULL) {
         tmpi_trace_rma(target, bytes, payload, kind);
     }

@@ -18,6 +18,8 @@ static int warned_inter;
 
 typedef struct emit_ctx {
     const tmpi_comm *comm;
+    int inject;     /* counting (not paused)                           */
+    int64_t vt_ps;  /* virtual time: this rank's messages one after another */
     const char *send_base; /* bytes of the send side, or NULL            */
     const char *recv_base; /* bytes of the receive side, or NULL         */
     int recv_ready;        /* recv_base already holds the final data     */
@@ -25,7 +27,7 @@ typedef struct emit_ctx {
 
 static void emit_inject(void *ctx, const tmpi_msg *m)
 {
-    const emit_ctx *e = ctx;
+    emit_ctx *e = ctx;
     const void *payload = NULL;
     int32_t w = tmpi_comm_local(e->comm, m->dst);
     if (w < 0) {
@@ -36,7 +38,18 @@ static void emit_inject(void *ctx, const tmpi_msg *m)
     } else if (m->buf == TMPI_BUF_RECV && e->recv_base != NULL && e->recv_ready) {
         payload = e->recv_base + m->off;
     }
-    temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, m->bytes, payload, TEMU_KIND_P2P, NULL);
+    if (e->inject) {
+        temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, m->bytes, payload, TEMU_KIND_P2P,
+                          NULL);
+    }
+    if (tmpi_vt_on) {
+        temu_message msg = {tmpi_g.node, tmpi_g.rank_node[w], m->bytes,
+                            tmpi_g.want_payload ? payload : NULL, TEMU_KIND_P2P};
+        e->vt_ps += tmpi_vt_message_latency(&msg);
+        if (e->inject) {
+            tmpi_vt_feed_message(&msg);
+        }
+    }
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -256,6 +269,8 @@ void tmpi_acct_coll(const tmpi_call *call)
      * rank (a non-root's receive arguments may be anything): the cases
      * below set what their messages use. */
     e.comm = c;
+    e.inject = tmpi_counting();
+    e.vt_ps = 0;
     e.send_base = NULL;
     e.recv_base = NULL;
     e.recv_ready = call->blocking;
@@ -400,13 +415,21 @@ void tmpi_acct_coll(const tmpi_call *call)
         env.box = c->box;
     }
     k.algo = tmpi_coll_choose(&env, &k);
-    if (tmpi_trace_file != NULL) {
+    if (tmpi_trace_file != NULL && e.inject) {
         tmpi_trace_coll(c, &k, &env, e.send_base, e.recv_base, e.recv_ready);
     }
     if (k.algo == TMPI_ALGO_CLASSROUTE) {
-        classroute(c, &k);
+        if (e.inject) {
+            classroute(c, &k);
+        }
     } else if (k.algo != TMPI_ALGO_COLLNET) {
         tmpi_coll_sends(&k, c->rank, emit_inject, &e);
+    }
+    if (tmpi_vt_on && call->blocking) {
+        /* every member leaves at the latest (clock + own chain): doc/virtual-time.md */
+        tmpi_vt_coll(call->comm, e.vt_ps);
+    } else if (tmpi_vt_on && call->request != NULL) {
+        tmpi_vt_icoll_start(call->comm, e.vt_ps, *call->request);
     }
 done:
     free(s.blocks);

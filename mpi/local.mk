@@ -18,12 +18,14 @@ TMPI_CORE = mpi/coll.h mpi/coll.c mpi/classroute.h mpi/classroute.c
 # ------------------------------------------------------------ the launcher
 # `torusemu run` lives in utils/cmd_run.c; it needs mpirun's path and where
 # the interposition library is installed.
+# --virtual-time: the online timing model beside the job (utils/run_model.c)
+torusemu_SOURCES += utils/run_model.c utils/run_model.h mpi/vt_feed.c mpi/vt_feed.h
 torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 	-DTEMU_RUN_LIBDIR='"$(libdir)"'
 
 # --------------------------------------------- unit tests of the pure core
 if HAVE_CHECK
-TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute
+TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model
 check_PROGRAMS += $(TMPI_UNIT)
 TESTS += $(TMPI_UNIT)
 tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c $(TMPI_CORE)
@@ -34,15 +36,20 @@ tests_mpi_test_classroute_SOURCES = tests/mpi/test_classroute.c $(TMPI_CORE)
 tests_mpi_test_classroute_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 tests_mpi_test_classroute_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_mpi_test_classroute_LDADD = libtorusemu.la $(CHECK_LIBS)
+tests_mpi_test_vt_model_SOURCES = tests/mpi/test_vt_model.c mpi/vt_model.h mpi/vt_model.c
+tests_mpi_test_vt_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_vt_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_vt_model_LDADD = libtorusemu.la $(CHECK_LIBS) -lm
 endif
 
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
-	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh
+	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh \
+	tests/mpi/vtime.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
-	tests/mpi/fortran_f08.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh \
+	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh bench/mpi_callgrind.sh \
 	bench/mpi_setup.sh
 
 if HAVE_MPI
@@ -51,10 +58,12 @@ lib_LTLIBRARIES += libtorusemu_mpi.la
 pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h
+	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
+	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
+	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
-libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread
+libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm
 libtorusemu_mpi_la_DEPENDENCIES = libtorusemu.la
 libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 
@@ -96,7 +105,8 @@ examples_stencil27_LDFLAGS = -no-install
 TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
-	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p
+	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
+	tests/mpi/vt_cpu tests/mpi/vt_congest
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -136,6 +146,21 @@ tests_mpi_trace_p2p_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_trace_p2p_LDADD = $(TMPI_MPI_LIBS)
 tests_mpi_trace_p2p_DEPENDENCIES =
 tests_mpi_trace_p2p_LDFLAGS = -no-install
+tests_mpi_vt_pingpong_SOURCES = tests/mpi/vt_pingpong.c
+tests_mpi_vt_pingpong_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_pingpong_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_pingpong_DEPENDENCIES =
+tests_mpi_vt_pingpong_LDFLAGS = -no-install
+tests_mpi_vt_cpu_SOURCES = tests/mpi/vt_cpu.c
+tests_mpi_vt_cpu_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_cpu_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_cpu_DEPENDENCIES =
+tests_mpi_vt_cpu_LDFLAGS = -no-install
+tests_mpi_vt_congest_SOURCES = tests/mpi/vt_congest.c
+tests_mpi_vt_congest_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_congest_LDADD = $(TMPI_PROG_LDADD)
+tests_mpi_vt_congest_DEPENDENCIES = libtorusemu.la
+tests_mpi_vt_congest_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)
@@ -186,7 +211,10 @@ tests_mpi_tool_app_tool_LDFLAGS = -no-install
 # adding a prerequisite to it.
 if HAVE_MPIFORT
 TMPI_FORTRAN = tests/mpi/fortran_mpifh$(EXEEXT) tests/mpi/fortran_usempi$(EXEEXT) \
-	tests/mpi/fortran_f08$(EXEEXT)
+	tests/mpi/fortran_f08$(EXEEXT) tests/mpi/vt_wtime$(EXEEXT)
+tests/mpi/vt_wtime$(EXEEXT): $(srcdir)/tests/mpi/vt_wtime.f90
+	@$(MKDIR_P) tests/mpi
+	$(AM_V_GEN)$(MPIFORT) -o $@ $(srcdir)/tests/mpi/vt_wtime.f90
 tests/mpi/fortran_mpifh$(EXEEXT): $(srcdir)/tests/mpi/fortran_mpi.F90
 	@$(MKDIR_P) tests/mpi
 	$(AM_V_GEN)$(MPIFORT) -w -fallow-argument-mismatch -DUSE_MPIF_H -o $@ \
@@ -200,6 +228,8 @@ tests/mpi/fortran_f08$(EXEEXT): $(srcdir)/tests/mpi/fortran_f08.f90
 CLEANFILES += $(TMPI_FORTRAN) tests/mpi/*.mod
 TMPI_FORTRAN_LOG = tests/mpi/fortran.sh.log
 $(TMPI_FORTRAN_LOG): $(TMPI_FORTRAN)
+TMPI_VTIME_LOG = tests/mpi/vtime.sh.log
+$(TMPI_VTIME_LOG): $(TMPI_FORTRAN)
 # the mpif.h program with the layer linked in (tools.sh); --no-as-needed:
 # the program calls nothing of the layer by name
 TMPI_FORTRAN_OURS = tests/mpi/fortran_mpifh_ours$(EXEEXT)
@@ -262,11 +292,16 @@ bench_bench_mpi_DEPENDENCIES =
 bench_bench_mpi_LDFLAGS = -no-install
 bench-mpi: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi.sh $(builddir)
+# what --virtual-time adds per message (bench/bench_vtime.sh; doc/virtual-time.md)
+bench-vtime: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_vtime.sh $(builddir)
+bench-vtime-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_vtime_instr.sh $(builddir)
 # the same comparison in instructions per MPI_Isend (callgrind, deterministic)
 bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi bench-mpi-instr:
+bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr:
 	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi bench-mpi-instr
+.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr

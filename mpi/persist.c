@@ -100,8 +100,14 @@ void tmpi_persist_start(MPI_Request req)
     }
     pthread_mutex_unlock(&lock);
     if (p != NULL) {
+        if (tmpi_vt_on) {
+            tmpi_vt_stamp(e.dest, e.tag, e.comm, tmpi_vt_message_latency(&e.msg));
+        }
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &e.msg, NULL);
+            if (tmpi_vt_on) {
+                tmpi_vt_feed_message(&e.msg);
+            }
         }
         if (tmpi_trace_file != NULL) {
             /* each start is one message: a blocking send in the trace */

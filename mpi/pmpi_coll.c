@@ -8,7 +8,7 @@
 
 #define COUNT_COLL(...)                                                                            \
     do {                                                                                           \
-        if (rc == MPI_SUCCESS && tmpi_counting()) {                                                \
+        if (rc == MPI_SUCCESS && (tmpi_counting() || tmpi_vt_active())) {                          \
             tmpi_call call_ = {__VA_ARGS__};                                                       \
             tmpi_acct_coll(&call_);                                                                \
         }                                                                                          \
@@ -27,7 +27,7 @@ TMPI_ENTRY(Barrier, (MPI_Comm comm), (comm))
 TMPI_ENTRY(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
 {
     int rc = tmpi_next_(comm, request);
-    COUNT_COLL(.op = TMPI_BARRIER, .comm = comm);
+    COUNT_COLL(.request = request, .op = TMPI_BARRIER, .comm = comm);
     return rc;
 }
 
@@ -52,7 +52,7 @@ TMPI_ENTRY(Ibcast,
            (buffer, count, datatype, root, comm, request))
 {
     int rc = tmpi_next_(buffer, count, datatype, root, comm, request);
-    COUNT_COLL(BCAST_CALL(0));
+    COUNT_COLL(.request = request, BCAST_CALL(0));
     return rc;
 }
 
@@ -79,7 +79,7 @@ TMPI_ENTRY(Igather,
 {
     int rc =
         tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    COUNT_COLL(PLAIN_CALL(TMPI_GATHER, 0), .root = root);
+    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_GATHER, 0), .root = root);
     return rc;
 }
 
@@ -100,7 +100,7 @@ TMPI_ENTRY(Iscatter,
 {
     int rc =
         tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    COUNT_COLL(PLAIN_CALL(TMPI_SCATTER, 0), .root = root);
+    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_SCATTER, 0), .root = root);
     return rc;
 }
 
@@ -120,7 +120,7 @@ TMPI_ENTRY(Iallgather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(PLAIN_CALL(TMPI_ALLGATHER, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_ALLGATHER, 0));
     return rc;
 }
 
@@ -140,7 +140,7 @@ TMPI_ENTRY(Ialltoall,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(PLAIN_CALL(TMPI_ALLTOALL, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_ALLTOALL, 0));
     return rc;
 }
 
@@ -160,7 +160,7 @@ TMPI_ENTRY(Ineighbor_allgather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(PLAIN_CALL(TMPI_NEIGHBOR_ALLGATHER, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_NEIGHBOR_ALLGATHER, 0));
     return rc;
 }
 
@@ -180,7 +180,7 @@ TMPI_ENTRY(Ineighbor_alltoall,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(PLAIN_CALL(TMPI_NEIGHBOR_ALLTOALL, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_NEIGHBOR_ALLTOALL, 0));
     return rc;
 }
 
@@ -212,7 +212,7 @@ TMPI_ENTRY(Igatherv,
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                         comm, request);
-    COUNT_COLL(GATHERV_CALL(0));
+    COUNT_COLL(.request = request, GATHERV_CALL(0));
     return rc;
 }
 
@@ -241,7 +241,7 @@ TMPI_ENTRY(Iscatterv,
 {
     int rc = tmpi_next_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                         comm, request);
-    COUNT_COLL(SCATTERV_CALL(0));
+    COUNT_COLL(.request = request, SCATTERV_CALL(0));
     return rc;
 }
 
@@ -268,7 +268,7 @@ TMPI_ENTRY(Iallgatherv,
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                         request);
-    COUNT_COLL(ALLGATHERV_CALL(TMPI_ALLGATHERV, 0));
+    COUNT_COLL(.request = request, ALLGATHERV_CALL(TMPI_ALLGATHERV, 0));
     return rc;
 }
 
@@ -310,7 +310,7 @@ TMPI_ENTRY(Ineighbor_allgatherv,
     TMPI_ENTRY(INAME, (PARAMS, MPI_Request * request), (ARGS, request))                            \
     {                                                                                              \
         int rc = tmpi_next_(ARGS, request);                                                        \
-        COUNT_COLL(CALL(0));                                                                       \
+        COUNT_COLL(.request = request, CALL(0));                                                   \
         return rc;                                                                                 \
     }
 
@@ -374,7 +374,7 @@ TMPI_ENTRY(Ireduce,
            (sendbuf, recvbuf, count, datatype, op, root, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    COUNT_COLL(REDUCE_CALL(TMPI_REDUCE, 0), .root = root);
+    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_REDUCE, 0), .root = root);
     return rc;
 }
 
@@ -394,7 +394,7 @@ TMPI_ENTRY(Iallreduce,
            (sendbuf, recvbuf, count, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm, request);
-    COUNT_COLL(REDUCE_CALL(TMPI_ALLREDUCE, 0));
+    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_ALLREDUCE, 0));
     return rc;
 }
 
@@ -414,7 +414,7 @@ TMPI_ENTRY(Iscan,
            (sendbuf, recvbuf, count, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm, request);
-    COUNT_COLL(REDUCE_CALL(TMPI_SCAN, 0));
+    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_SCAN, 0));
     return rc;
 }
 
@@ -434,7 +434,7 @@ TMPI_ENTRY(Iexscan,
            (sendbuf, recvbuf, count, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm, request);
-    COUNT_COLL(REDUCE_CALL(TMPI_EXSCAN, 0));
+    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_EXSCAN, 0));
     return rc;
 }
 
@@ -458,7 +458,7 @@ TMPI_ENTRY(Ireduce_scatter,
            (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    COUNT_COLL(RS_CALL(0), .recvcounts = recvcounts);
+    COUNT_COLL(.request = request, RS_CALL(0), .recvcounts = recvcounts);
     return rc;
 }
 
@@ -478,6 +478,6 @@ TMPI_ENTRY(Ireduce_scatter_block,
            (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    COUNT_COLL(RS_CALL(0), .recvcount = recvcount);
+    COUNT_COLL(.request = request, RS_CALL(0), .recvcount = recvcount);
     return rc;
 }

@@ -75,11 +75,14 @@ TMPI_ENTRY(Comm_split_type,
 {
     static void *ompi_own;
     int rc;
-    if (tmpi_next_ == tmpi_next_fn(&ompi_own, "PMPI_Comm_split_type") &&
-        tmpi_split_by_node(comm, split_type, key, newcomm, &rc)) {
-        return rc;
+    if (!(tmpi_next_ == tmpi_next_fn(&ompi_own, "PMPI_Comm_split_type") &&
+          tmpi_split_by_node(comm, split_type, key, newcomm, &rc))) {
+        rc = tmpi_next_(comm, split_type, key, info, newcomm);
     }
-    return tmpi_next_(comm, split_type, key, info, newcomm);
+    if (rc == MPI_SUCCESS && tmpi_vt_active()) {
+        tmpi_vt_comm_new(*newcomm); /* its twin for message stamps (vtime.c) */
+    }
+    return rc;
 }
 
 /* Variadic, so not through TMPI_ENTRY; only the level is passed on (the
@@ -98,4 +101,27 @@ int PMPI_Pcontrol(const int level, ...)
     static void *next;
     tmpi_paused = level == 0;
     return ((pcontrol_fn)tmpi_next_fn(&next, "PMPI_Pcontrol"))(level);
+}
+
+/* MPI_Finalize: under --virtual-time this rank will send nothing more, so
+ * the online timing model need not wait for its clock (vtime.c).  No
+ * argument, so not through TMPI_ENTRY. */
+typedef int (*finalize_fn)(void);
+
+int MPI_Finalize(void)
+{
+    static void *next;
+    if (tmpi_vt_on) {
+        tmpi_vt_finalize();
+    }
+    return ((finalize_fn)tmpi_next_fn(&next, "MPI_Finalize"))();
+}
+
+int PMPI_Finalize(void)
+{
+    static void *next;
+    if (tmpi_vt_on) {
+        tmpi_vt_finalize();
+    }
+    return ((finalize_fn)tmpi_next_fn(&next, "PMPI_Finalize"))();
 }

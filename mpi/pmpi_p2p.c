@@ -26,6 +26,9 @@
         if (rc == MPI_SUCCESS && tmpi_sending()) {                                                \
             tmpi_acct_send(buf, count, datatype, dest, tag, comm, REQ);                            \
         }                                                                                          \
+        if (rc == MPI_SUCCESS && tmpi_vt_active()) {                                               \
+            tmpi_vt_send(buf, count, datatype, dest, tag, comm);                                   \
+        }                                                                                          \
         return rc;                                                                                 \
     }
 
@@ -58,10 +61,10 @@ TMPI_ENTRY(Start, (MPI_Request * request), (request))
 {
     MPI_Request req = *request;
     int rc = tmpi_next_(request);
-    if (rc == MPI_SUCCESS && tmpi_sending()) {
+    if (rc == MPI_SUCCESS && (tmpi_sending() || tmpi_vt_active())) {
         tmpi_persist_start(req);
     }
-    if (rc == MPI_SUCCESS && tmpi_tracing()) {
+    if (rc == MPI_SUCCESS && tmpi_following()) {
         tmpi_treq_start(req);
     }
     return rc;
@@ -70,12 +73,12 @@ TMPI_ENTRY(Start, (MPI_Request * request), (request))
 TMPI_ENTRY(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))
 {
     int rc = tmpi_next_(count, array_of_requests);
-    if (rc == MPI_SUCCESS && tmpi_sending()) {
+    if (rc == MPI_SUCCESS && (tmpi_sending() || tmpi_vt_active())) {
         for (int i = 0; i < count; i++) {
             tmpi_persist_start(array_of_requests[i]);
         }
     }
-    for (int i = 0; rc == MPI_SUCCESS && tmpi_tracing() && i < count; i++) {
+    for (int i = 0; rc == MPI_SUCCESS && tmpi_following() && i < count; i++) {
         tmpi_treq_start(array_of_requests[i]);
     }
     return rc;
@@ -88,7 +91,7 @@ TMPI_ENTRY(Request_free, (MPI_Request * request), (request))
     if (rc == MPI_SUCCESS && tmpi_g.session != NULL) {
         tmpi_persist_remove(req);
     }
-    if (rc == MPI_SUCCESS && tmpi_trace_file != NULL) {
+    if (rc == MPI_SUCCESS && (tmpi_trace_file != NULL || tmpi_vt_on)) {
         tmpi_treq_forget(req);
     }
     return rc;
@@ -102,8 +105,8 @@ TMPI_ENTRY(Sendrecv,
             recvtag, comm, status))
 {
     MPI_Status own;
-    int tracing = tmpi_tracing();
-    if (tracing && status == MPI_STATUS_IGNORE) {
+    int tracing = tmpi_tracing(), vt = tmpi_vt_active();
+    if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
     }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -113,6 +116,10 @@ TMPI_ENTRY(Sendrecv,
     }
     if (rc == MPI_SUCCESS && tracing) {
         tmpi_trace_recv(comm, status, 0);
+    }
+    if (rc == MPI_SUCCESS && vt) {
+        tmpi_vt_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+        tmpi_vt_recv(comm, status);
     }
     tmpi_sync_point();
     return rc;
@@ -127,11 +134,12 @@ TMPI_ENTRY(Sendrecv_replace,
 {
     tmpi_pending p;
     MPI_Status own;
-    int counting = tmpi_sending(), tracing = tmpi_tracing();
+    int counting = tmpi_sending(), tracing = tmpi_tracing(), vt = tmpi_vt_active();
+    int64_t lat = vt ? tmpi_vt_send_latency(buf, count, datatype, dest, comm) : 0;
     if (counting) {
         tmpi_plan_send(buf, count, datatype, dest, sendtag, comm, &p);
     }
-    if (tracing && status == MPI_STATUS_IGNORE) {
+    if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
     }
     int rc = tmpi_next_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -140,6 +148,10 @@ TMPI_ENTRY(Sendrecv_replace,
     }
     if (rc == MPI_SUCCESS && tracing) {
         tmpi_trace_recv(comm, status, 0);
+    }
+    if (rc == MPI_SUCCESS && vt) {
+        tmpi_vt_stamp(dest, sendtag, comm, lat);
+        tmpi_vt_recv(comm, status);
     }
     tmpi_sync_point();
     return rc;

@@ -1,9 +1,10 @@
 /*
  * pmpi_recv.c - receives and request completion, seen only by `torusemu
- * run --trace` (the sender counts, account.c): each receive is written when
- * it completes, with the source, tag and size of its status, so a replay
- * matches it to its send.  Without a trace every entry is the next
- * definition behind one predictable branch (tmpi_tracing()).
+ * run --trace` and `--virtual-time` (the sender counts, account.c): under
+ * a trace each receive is written when it completes, with the source, tag
+ * and size of its status, so a replay matches it to its send; under
+ * virtual time its stamp is taken (vtime.c).  Otherwise every entry is the
+ * next definition behind one predictable branch (tmpi_following()).
  */
 #include "tmpi.h"
 #include "trace_format.h"
@@ -16,15 +17,18 @@ TMPI_ENTRY(Recv,
            (buf, count, datatype, source, tag, comm, status))
 {
     MPI_Status own;
-    if (!tmpi_tracing()) {
+    if (!tmpi_following()) {
         return tmpi_next_(buf, count, datatype, source, tag, comm, status);
     }
     if (status == MPI_STATUS_IGNORE) {
         status = &own;
     }
     int rc = tmpi_next_(buf, count, datatype, source, tag, comm, status);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && tmpi_trace_file != NULL) {
         tmpi_trace_recv(comm, status, 0);
+    }
+    if (rc == MPI_SUCCESS && tmpi_vt_on) {
+        tmpi_vt_recv(comm, status);
     }
     return rc;
 }
@@ -37,9 +41,9 @@ TMPI_ENTRY(Recv,
 TMPI_ENTRY(Irecv, IRECV_PARAMS, IRECV_ARGS)
 {
     int rc = tmpi_next_ IRECV_ARGS;
-    if (rc == MPI_SUCCESS && tmpi_tracing()) {
+    if (rc == MPI_SUCCESS && tmpi_following()) {
         uint64_t id = tmpi_treq_add(*request, TMPI_TREQ_IRECV, comm);
-        if (id != 0) {
+        if (id != 0 && tmpi_trace_file != NULL) {
             tmpi_trace_req(TMPI_TRACE_IRECV_POST, id);
         }
     }
@@ -50,7 +54,7 @@ TMPI_ENTRY(Irecv, IRECV_PARAMS, IRECV_ARGS)
 TMPI_ENTRY(Recv_init, IRECV_PARAMS, IRECV_ARGS)
 {
     int rc = tmpi_next_ IRECV_ARGS;
-    if (rc == MPI_SUCCESS && tmpi_trace_file != NULL && tmpi_depth == 1) {
+    if (rc == MPI_SUCCESS && (tmpi_trace_file != NULL || tmpi_vt_on) && tmpi_depth == 1) {
         tmpi_treq_add(*request, TMPI_TREQ_PRECV, comm);
     }
     return rc;
@@ -112,7 +116,7 @@ TMPI_ENTRY(Wait, (MPI_Request * request, MPI_Status *status), (request, status))
 {
     MPI_Status own;
     MPI_Request saved = *request;
-    if (!tmpi_tracing()) {
+    if (!tmpi_following()) {
         return tmpi_next_(request, status);
     }
     status = status == MPI_STATUS_IGNORE ? &own : status;
@@ -127,7 +131,7 @@ TMPI_ENTRY(Test, (MPI_Request * request, int *flag, MPI_Status *status), (reques
 {
     MPI_Status own;
     MPI_Request saved = *request;
-    if (!tmpi_tracing()) {
+    if (!tmpi_following()) {
         return tmpi_next_(request, flag, status);
     }
     status = status == MPI_STATUS_IGNORE ? &own : status;
@@ -142,7 +146,7 @@ TMPI_ENTRY(Waitall, (int count, MPI_Request reqs[], MPI_Status statuses[]),
            (count, reqs, statuses))
 {
     completion c;
-    if (!tmpi_tracing() || !prepare(&c, count, reqs, statuses)) {
+    if (!tmpi_following() || !prepare(&c, count, reqs, statuses)) {
         return tmpi_next_(count, reqs, statuses);
     }
     int rc = tmpi_next_(count, reqs, c.st);
@@ -157,7 +161,7 @@ TMPI_ENTRY(Testall, (int count, MPI_Request reqs[], int *flag, MPI_Status status
            (count, reqs, flag, statuses))
 {
     completion c;
-    if (!tmpi_tracing() || !prepare(&c, count, reqs, statuses)) {
+    if (!tmpi_following() || !prepare(&c, count, reqs, statuses)) {
         return tmpi_next_(count, reqs, flag, statuses);
     }
     int rc = tmpi_next_(count, reqs, flag, c.st);
@@ -173,7 +177,7 @@ TMPI_ENTRY(Waitany, (int count, MPI_Request reqs[], int *index, MPI_Status *stat
 {
     completion c;
     MPI_Status own;
-    if (!tmpi_tracing() || !prepare(&c, count, reqs, &own)) {
+    if (!tmpi_following() || !prepare(&c, count, reqs, &own)) {
         return tmpi_next_(count, reqs, index, status);
     }
     c.st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -190,7 +194,7 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
 {
     completion c;
     MPI_Status own;
-    if (!tmpi_tracing() || !prepare(&c, count, reqs, &own)) {
+    if (!tmpi_following() || !prepare(&c, count, reqs, &own)) {
         return tmpi_next_(count, reqs, index, flag, status);
     }
     c.st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -211,7 +215,7 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     TMPI_ENTRY(NAME, SOME_PARAMS, SOME_ARGS)                                                       \
     {                                                                                              \
         completion c;                                                                              \
-        if (!tmpi_tracing() || !prepare(&c, incount, reqs, statuses)) {                            \
+        if (!tmpi_following() || !prepare(&c, incount, reqs, statuses)) {                            \
             return tmpi_next_ SOME_ARGS;                                                           \
         }                                                                                          \
         int rc = tmpi_next_(incount, reqs, outcount, indices, c.st);                               \

@@ -342,6 +342,7 @@ void tmpi_start(void)
     world_info.size = size;
     world_info.rank = rank;
     world_info.spans_world = 1;
+    tmpi_vt_start();
     tmpi_trace_start(rank);
     __atomic_store_n(&tmpi_g.session, s, __ATOMIC_RELEASE);
 }

@@ -69,6 +69,50 @@ extern TMPI_HIDDEN __thread uint64_t tmpi_trace_t0 __attribute__((tls_model("ini
 extern TMPI_HIDDEN FILE *tmpi_trace_file;
 TMPI_HIDDEN void tmpi_trace_enter(void);
 
+/* --virtual-time (vtime.c): per-rank virtual clocks.  tmpi_vt_on is set
+ * once at MPI_Init.  The outermost entry of a call adds the thread's CPU
+ * time since the last call returned (tmpi_vt_enter) and marks its end
+ * (tmpi_vt_leave). */
+extern TMPI_HIDDEN int tmpi_vt_on;
+TMPI_HIDDEN void tmpi_vt_enter(void);
+TMPI_HIDDEN void tmpi_vt_leave(void);
+/* At MPI_Init, after the session is attached: 0, or -1 with a message */
+TMPI_HIDDEN int tmpi_vt_start(void);
+/* The clock in seconds (MPI_Wtime). */
+TMPI_HIDDEN double tmpi_vt_seconds(void);
+/* A send of (buf, count, type) to dest/tag of comm: its stamp.  In two
+ * steps when the buffer changes during the call (MPI_Sendrecv_replace):
+ * the message's modelled latency, then the stamp. */
+TMPI_HIDDEN void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm);
+TMPI_HIDDEN int64_t tmpi_vt_send_latency(const void *buf, int count, MPI_Datatype type, int dest,
+                                         MPI_Comm comm);
+TMPI_HIDDEN void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps);
+/* A receive on comm completed with *st: its stamp, the clock raised to the
+ * message's arrival. */
+TMPI_HIDDEN void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st);
+/* A blocking collective on comm whose messages from this rank take
+ * chain_ps one after another. */
+TMPI_HIDDEN void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps);
+/* The same for a non-blocking one started with request req: the clocks are
+ * exchanged in the background and taken when req completes. */
+TMPI_HIDDEN void tmpi_vt_icoll_start(MPI_Comm comm, int64_t chain_ps, MPI_Request req);
+TMPI_HIDDEN void tmpi_vt_icoll_done(void *state);
+TMPI_HIDDEN int64_t tmpi_vt_message_latency(const temu_message *msg);
+/* A message put on the network now (injected into the store): to the
+ * online timing model when there is one ($TORUSEMU_VT_FEED). */
+TMPI_HIDDEN void tmpi_vt_feed_message(const temu_message *msg);
+/* MPI_Finalize: this rank sends nothing more. */
+TMPI_HIDDEN void tmpi_vt_finalize(void);
+/* A communicator was made (outermost constructor call): its hidden twin. */
+TMPI_HIDDEN void tmpi_vt_comm_new(MPI_Comm comm);
+
+/* Virtual time is kept for this call (outermost of our entries). */
+static inline int tmpi_vt_active(void)
+{
+    return tmpi_vt_on && tmpi_depth == 1;
+}
+
 /* This call is counted: a session, not paused, outermost of our entries. */
 static inline int tmpi_counting(void)
 {
@@ -96,9 +140,15 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
         if (__builtin_expect(tmpi_trace_file != NULL, 0)) {                                        \
             tmpi_trace_enter();                                                                    \
         }                                                                                          \
+        if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
+            tmpi_vt_enter();                                                                       \
+        }                                                                                          \
         tmpi_depth++;                                                                              \
         int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
         tmpi_depth--;                                                                              \
+        if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
+            tmpi_vt_leave();                                                                       \
+        }                                                                                          \
         return rc_;                                                                                \
     }
 
@@ -251,7 +301,8 @@ typedef struct tmpi_call {
     const MPI_Datatype *sendtypes, *recvtypes; /* alltoallw, neighbor_alltoallw */
     int displs_bytes;                          /* *w variants: displacements in bytes */
     int root;
-    MPI_Op rop; /* reductions                          */
+    MPI_Op rop;           /* reductions                          */
+    MPI_Request *request; /* a non-blocking one's request         */
 } tmpi_call;
 
 TMPI_HIDDEN void tmpi_acct_coll(const tmpi_call *call);
@@ -281,6 +332,11 @@ static inline int tmpi_tracing(void)
 {
     return tmpi_trace_file != NULL && tmpi_depth == 1;
 }
+/* Receives and requests are followed: for the trace or the virtual clock. */
+static inline int tmpi_following(void)
+{
+    return tmpi_tracing() || tmpi_vt_active();
+}
 /* Account (counting) or at least trace (tracing while paused) a send. */
 static inline int tmpi_sending(void)
 {
@@ -294,10 +350,13 @@ TMPI_HIDDEN void tmpi_trace_recv(MPI_Comm comm, const MPI_Status *st, uint64_t r
 /* A record holding only a request id (TMPI_TRACE_ISEND_DONE, _IRECV_POST). */
 TMPI_HIDDEN void tmpi_trace_req(uint32_t type, uint64_t req);
 /* Non-blocking requests followed to their completion (trace_req.c). */
-enum { TMPI_TREQ_ISEND = 1, TMPI_TREQ_IRECV, TMPI_TREQ_PRECV };
+enum { TMPI_TREQ_ISEND = 1, TMPI_TREQ_IRECV, TMPI_TREQ_PRECV, TMPI_TREQ_ICOLL };
 /* Follow request h; returns its trace id (0 for a persistent receive,
  * which gets one at each start). */
 TMPI_HIDDEN uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm);
+/* A non-blocking collective's request: tmpi_vt_icoll_done(state) when it
+ * completes (virtual time). */
+TMPI_HIDDEN void tmpi_treq_add_icoll(MPI_Request h, void *state);
 TMPI_HIDDEN void tmpi_treq_start(MPI_Request h);
 TMPI_HIDDEN void tmpi_treq_done(MPI_Request h, const MPI_Status *st);
 TMPI_HIDDEN void tmpi_treq_forget(MPI_Request h);

@@ -1,6 +1,7 @@
 /*
- * trace_req.c - under `torusemu run --trace`, the non-blocking requests
- * whose completion the trace records: a non-blocking send (its
+ * trace_req.c - under `torusemu run --trace` or `--virtual-time`, the
+ * non-blocking requests whose completion the trace records (and, for
+ * receives, whose stamp the virtual clock takes, vtime.c): a non-blocking send (its
  * MpiIsendComplete), a non-blocking receive (its MpiIrecv, with the source,
  * tag and size of the status it completes with) and a persistent receive
  * (one MpiIrecvRequest per MPI_Start).  Keyed by the request handle.  Only
@@ -18,6 +19,7 @@ typedef struct treq {
     int kind;      /* TMPI_TREQ_*                                   */
     MPI_Comm comm; /* of a receive                                  */
     uint64_t id;   /* the trace's request id; 0: persistent, not started */
+    void *state;   /* TMPI_TREQ_ICOLL: its virtual-time exchange (vtime.c) */
 } treq;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -35,7 +37,8 @@ static treq *find_locked(MPI_Request h)
     return NULL;
 }
 
-uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
+/* Follow h (kind, comm, state); returns its trace id. */
+static uint64_t add(MPI_Request h, int kind, MPI_Comm comm, void *state)
 {
     uint64_t id = 0;
     if (h == MPI_REQUEST_NULL) {
@@ -56,10 +59,22 @@ uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
     }
     if (t != NULL) {
         id = kind == TMPI_TREQ_PRECV ? 0 : ++next_id;
-        *t = (treq){h, kind, comm, id};
+        *t = (treq){h, kind, comm, id, state};
     }
     pthread_mutex_unlock(&lock);
     return id;
+}
+
+uint64_t tmpi_treq_add(MPI_Request h, int kind, MPI_Comm comm)
+{
+    return add(h, kind, comm, NULL);
+}
+
+void tmpi_treq_add_icoll(MPI_Request h, void *state)
+{
+    if (add(h, TMPI_TREQ_ICOLL, MPI_COMM_NULL, state) == 0) {
+        tmpi_vt_icoll_done(state); /* not followed: take the clocks now */
+    }
 }
 
 void tmpi_treq_start(MPI_Request h)
@@ -71,7 +86,7 @@ void tmpi_treq_start(MPI_Request h)
         id = t->id = ++next_id;
     }
     pthread_mutex_unlock(&lock);
-    if (id != 0) {
+    if (id != 0 && tmpi_trace_file != NULL) {
         tmpi_trace_req(TMPI_TRACE_IRECV_POST, id);
     }
 }
@@ -79,7 +94,7 @@ void tmpi_treq_start(MPI_Request h)
 /* Request h (its handle before the completing call) completed with *st. */
 void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
 {
-    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0};
+    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0, NULL};
     if (h == MPI_REQUEST_NULL) {
         return;
     }
@@ -97,10 +112,17 @@ void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
     if (t.id == 0) {
         return;
     }
-    if (t.kind == TMPI_TREQ_ISEND) {
+    if (t.kind == TMPI_TREQ_ICOLL) {
+        tmpi_vt_icoll_done(t.state);
+    } else if (t.kind == TMPI_TREQ_ISEND) {
         tmpi_trace_req(TMPI_TRACE_ISEND_DONE, t.id);
     } else {
-        tmpi_trace_recv(t.comm, st, t.id);
+        if (tmpi_trace_file != NULL) {
+            tmpi_trace_recv(t.comm, st, t.id);
+        }
+        if (tmpi_vt_on) {
+            tmpi_vt_recv(t.comm, st); /* the message's stamp (vtime.c) */
+        }
     }
 }
 

@@ -2,6 +2,7 @@
  * cmd_run.c - `torusemu run`: run an MPI program on an emulated machine.
  *
  *   torusemu run --machine=SPEC [--ranks-per-node=N] [--map=HOW] [--keep=FILE]
+ *                [--trace=DIR] [--virtual-time [--cpu-scale=F]]
  *                [--quiet] [--mpirun-arg=ARG]... [--mpirun-args="ARGS"]...
  *                -np P [--] PROGRAM [ARGS]
  *
@@ -15,9 +16,12 @@
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "run_model.h"
 #include "run_sample.h"
 
 #include "../mpi/trace_format.h"
+#include "../mpi/vt_feed.h"
+#include "../mpi/vtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +55,8 @@ typedef struct run_opts {
     const char *trace;  /* --trace DIR */
     const char *series; /* --series FILE */
     int64_t sample_ns;  /* --sample INTERVAL, host ns (0: none) */
+    int vtime;          /* --virtual-time */
+    const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0) */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -84,6 +90,11 @@ static void usage(FILE *f)
                "                           it an existing FILE is refused)\n"
                "      --trace=DIR          record the MPI communication as an OTF2 archive in\n"
                "                           DIR (DIR/traces.otf2; `torusemu replay --trace`)\n"
+               "      --virtual-time       every rank keeps a virtual clock (its CPU time\n"
+               "                           between MPI calls plus modelled communication);\n"
+               "                           MPI_Wtime returns it (doc/virtual-time.md)\n"
+               "      --cpu-scale=F        with --virtual-time: CPU time counts F times\n"
+               "                           (default 1; 0: communication only)\n"
                "      --sample=INTERVAL    with --series: snapshot every counter every INTERVAL\n"
                "                           of host time (500ms, 2s, 1min); a live run has no\n"
                "                           virtual time\n"
@@ -167,6 +178,8 @@ enum {
     OPT_KEEP,
     OPT_REPLACE,
     OPT_TRACE,
+    OPT_VTIME,
+    OPT_CPU_SCALE,
     OPT_ARG,
     OPT_ARGS,
     OPT_SAMPLE,
@@ -183,6 +196,8 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"keep", required_argument, NULL, OPT_KEEP},
                                          {"replace", no_argument, NULL, OPT_REPLACE},
                                          {"trace", required_argument, NULL, OPT_TRACE},
+                                         {"virtual-time", no_argument, NULL, OPT_VTIME},
+                                         {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
                                          {"quiet", no_argument, NULL, 'q'},
@@ -225,6 +240,18 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_TRACE:
             o->trace = optarg;
             break;
+        case OPT_VTIME:
+            o->vtime = 1;
+            break;
+        case OPT_CPU_SCALE: {
+            char *end = NULL;
+            o->cpu_scale = optarg;
+            double f = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(f >= 0) || f > 1e6) {
+                return fail("--cpu-scale '%s': expected a factor from 0 to 1e6", optarg);
+            }
+            break;
+        }
         case OPT_SAMPLE:
             if (run_parse_interval(optarg, &o->sample_ns) != 0) {
                 return fail("--sample '%s': expected a time such as 500ms, 2s, 1min (up to a day)",
@@ -267,6 +294,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->replace && o->keep == NULL) {
         return fail("--replace goes with --keep FILE");
+    }
+    if (o->cpu_scale != NULL && !o->vtime) {
+        return fail("--cpu-scale goes with --virtual-time");
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
@@ -644,6 +674,26 @@ int cmd_run(int argc, char **argv)
     char *x_preload = env_with("LD_PRELOAD", lib, 1);
     char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
     char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
+    char *x_vtime = o.vtime ? env_with(TMPI_VT_ENV, "1", 0) : NULL;
+    /* the online timing model (BG/P: its counters are not filled yet) */
+    run_model *rm = NULL;
+    char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
+    char *x_feed = NULL;
+    if (o.vtime && m.system != TEMU_SYSTEM_BGP) {
+        if (cli_temp_dir(feeddir, sizeof feeddir, "run") != 0) {
+            feeddir[0] = '\0';
+            fprintf(stderr, "torusemu: run: no online timing model: %s\n", strerror(errno));
+        } else {
+            snprintf(feed, sizeof feed, "%s/feed", feeddir);
+            if (run_model_start(&rm, s, feed, (int32_t)o.np, why, sizeof why) != 0) {
+                fprintf(stderr, "torusemu: run: no online timing model: %s\n", why);
+                rm = NULL;
+            } else {
+                x_feed = env_with(TMPI_VT_FEED_ENV, feed, 0);
+            }
+        }
+    }
+    char *x_scale = o.cpu_scale ? env_with(TMPI_VT_SCALE_ENV, o.cpu_scale, 0) : NULL;
     int nprog = 0;
     while (o.prog[nprog] != NULL) {
         nprog++;
@@ -681,6 +731,18 @@ int cmd_run(int argc, char **argv)
         av[k++] = "-x";
         av[k++] = x_trace;
     }
+    if (x_vtime != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_vtime;
+    }
+    if (x_scale != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_scale;
+    }
+    if (x_feed != NULL) {
+        av[k++] = "-x";
+        av[k++] = x_feed;
+    }
     for (int i = 0; i < o.nextra; i++) {
         av[k++] = o.extra[i];
     }
@@ -695,6 +757,18 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     rc = launch(mpirun, av, o.series != NULL ? &rs : NULL);
+    if (rm != NULL) { /* its last counters before the sampler's last snapshot */
+        uint64_t nmsg;
+        int64_t end;
+        run_model_finish(rm, &nmsg, &end);
+        rm = NULL;
+        if (!o.quiet) {
+            fprintf(stderr,
+                    "torusemu: timing model online: %" PRIu64 " messages, the network idle at "
+                    "%.3f us of virtual time\n",
+                    nmsg, (double)end * 1e-6);
+        }
+    }
     if (o.series != NULL) {
         int src2 = run_sampler_finish(&rs);
         rc = rc == 0 && src2 != 0 ? src2 : rc;
@@ -726,6 +800,11 @@ int cmd_run(int argc, char **argv)
         summary(s, &o, rc, o.keep != NULL ? store : NULL);
     }
 out:
+    if (rm != NULL) { /* the job did not start: stop the model */
+        uint64_t nmsg;
+        int64_t end;
+        run_model_finish(rm, &nmsg, &end);
+    }
     temu_session_close(s);
     if (o.keep == NULL) {
         unlink(store);
@@ -734,7 +813,13 @@ out:
     free(x_session);
     free(x_preload);
     free(x_libpath);
+    if (feeddir[0] != '\0') {
+        rmdir(feeddir);
+    }
+    free(x_feed);
     free(x_trace);
+    free(x_vtime);
+    free(x_scale);
     free(av);
     return rc;
 }

@@ -1,0 +1,405 @@
+/*
+ * vtime.c - `torusemu run --virtual-time`: a virtual clock per rank
+ * (doc/virtual-time.md).
+ *
+ * The clock (picoseconds, from 0 at the end of MPI_Init) advances by
+ *   - the CPU time the calling thread spent between MPI calls
+ *     (CLOCK_THREAD_CPUTIME_ID, scaled by $TORUSEMU_CPU_SCALE), never host
+ *     wall time, so an oversubscribed host does not look like a slow
+ *     network; time inside MPI calls is not counted (on this host it is
+ *     mostly polling for messages);
+ *   - received messages: a receive completes at the later of the clock and
+ *     the message's modelled arrival, which its sender computes
+ *     (vt_model.c: the send's virtual time + the message's latency in an
+ *     empty network) and passes in a stamp;
+ *   - blocking collectives: every member leaves at the latest over the
+ *     members of (its clock + the chain of its own messages of the
+ *     collective's decomposition, each taking its modelled latency).
+ *
+ * Stamps travel on a hidden duplicate of the message's communicator, with
+ * the message's destination and tag: MPI keeps messages between one pair
+ * with one tag and communicator in order (non-overtaking), so the k-th
+ * message a receiver gets from (source, tag) on a communicator is the k-th
+ * stamp from (source, tag) on its duplicate, whichever receive (blocking,
+ * non-blocking, wildcard) took it.  The duplicates are made when the
+ * communicator is (MPI_Init for MPI_COMM_WORLD and MPI_COMM_SELF,
+ * pmpi_comm.c for the others), collectively, as MPI requires.
+ */
+#include "vtime.h"
+#include "tmpi.h"
+#include "vt_feed.h"
+#include "vt_model.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+TMPI_HIDDEN int tmpi_vt_on;
+
+static int64_t clock_ps;      /* the rank's virtual clock */
+static double ps_per_cpu_ns;  /* 1000 x --cpu-scale       */
+static uint64_t read_cost_ns; /* CPU time one clock read adds to an interval */
+static __thread uint64_t cpu_mark __attribute__((tls_model("initial-exec")));
+static temu_tm_config cfg;
+static MPI_Comm hidden_world = MPI_COMM_NULL, hidden_self = MPI_COMM_NULL;
+static int keyval = MPI_KEYVAL_INVALID;
+/* the online model's feed ($TORUSEMU_VT_FEED), NULL without one */
+static tmpi_vt_feed *feed;
+static pthread_mutex_t feed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* clock = max(clock, t), from any thread */
+static void clock_raise(int64_t t)
+{
+    int64_t cur = __atomic_load_n(&clock_ps, __ATOMIC_RELAXED);
+    while (cur < t && !__atomic_compare_exchange_n(&clock_ps, &cur, t, 0, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+    }
+}
+
+static int64_t clock_now(void)
+{
+    return __atomic_load_n(&clock_ps, __ATOMIC_RELAXED);
+}
+
+/* Reading the thread's CPU time is a system call (about 1 us on a loaded
+ * host): with --cpu-scale 0 it is not read at all. */
+void tmpi_vt_enter(void)
+{
+    if (ps_per_cpu_ns > 0) {
+        uint64_t now = thread_cpu_ns();
+        if (now > cpu_mark + read_cost_ns) {
+            __atomic_fetch_add(
+                &clock_ps,
+                (int64_t)llround((double)(now - cpu_mark - read_cost_ns) * ps_per_cpu_ns),
+                __ATOMIC_RELAXED);
+        }
+        cpu_mark = now;
+    }
+    if (feed != NULL) {
+        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, clock_now());
+    }
+}
+
+/* The clock only grows, and every message of the call that ends was fed
+ * at a time not after it: the floor may rise to it. */
+void tmpi_vt_leave(void)
+{
+    if (ps_per_cpu_ns > 0) {
+        cpu_mark = thread_cpu_ns();
+    }
+    if (feed != NULL) {
+        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, clock_now());
+    }
+}
+
+void tmpi_vt_feed_message(const temu_message *msg)
+{
+    if (feed != NULL && msg->src != msg->dst) {
+        tmpi_vt_rec r = {clock_now(), msg->src, msg->dst, msg->bytes, (int32_t)msg->kind, 0};
+        pthread_mutex_lock(&feed_lock);
+        tmpi_vt_feed_push(feed, tmpi_g.world_rank, &r);
+        pthread_mutex_unlock(&feed_lock);
+    }
+}
+
+void tmpi_vt_finalize(void)
+{
+    if (feed != NULL) {
+        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, TMPI_VT_FLOOR_DONE);
+    }
+}
+
+double tmpi_vt_seconds(void)
+{
+    if (tmpi_depth == 0) {
+        tmpi_vt_enter(); /* the computation up to this call */
+    }
+    return (double)clock_now() * 1e-12;
+}
+
+/* ------------------------------------------------ hidden communicators */
+
+static int hidden_delete(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    MPI_Comm *h = val;
+    (void)comm;
+    (void)kv;
+    (void)extra;
+    if (h != NULL) {
+        PMPI_Comm_free(h);
+        free(h);
+    }
+    return MPI_SUCCESS;
+}
+
+static MPI_Comm hidden_of(MPI_Comm comm)
+{
+    void *val = NULL;
+    int flag = 0;
+    if (comm == MPI_COMM_WORLD) {
+        return hidden_world;
+    }
+    if (comm == MPI_COMM_SELF) {
+        return hidden_self;
+    }
+    if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS ||
+        !flag) {
+        return MPI_COMM_NULL;
+    }
+    return *(MPI_Comm *)val;
+}
+
+void tmpi_vt_comm_new(MPI_Comm comm)
+{
+    MPI_Comm *h;
+    if (!tmpi_vt_on || comm == MPI_COMM_NULL || (h = malloc(sizeof *h)) == NULL) {
+        return;
+    }
+    if (PMPI_Comm_dup(comm, h) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(comm, keyval, h) != MPI_SUCCESS) {
+        free(h);
+    }
+}
+
+/* ------------------------------------------------------------- stamps */
+
+/* A stamp in flight: its buffer must live until the send completes.
+ * Slots are allocated in blocks that never move. */
+typedef struct stamp {
+    int64_t v[2]; /* send time, modelled arrival (ps) */
+    MPI_Request r;
+} stamp;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static stamp **ring;
+static size_t nring, cursor;
+
+/* A free slot (its previous send completed), growing the pool when the
+ * next one in turn is still in flight; NULL when out of memory. */
+static stamp *slot_get(void)
+{
+    int done = 1;
+    if (nring > 0) {
+        stamp *s = ring[cursor];
+        if (s->r != MPI_REQUEST_NULL) {
+            PMPI_Test(&s->r, &done, MPI_STATUS_IGNORE);
+        }
+        if (done) {
+            cursor = (cursor + 1) % nring;
+            return s;
+        }
+    }
+    size_t add = nring ? nring : 64;
+    stamp *blk = calloc(add, sizeof *blk);
+    stamp **grown = realloc(ring, (nring + add) * sizeof *grown);
+    if (blk == NULL || grown == NULL) {
+        free(blk);
+        ring = grown != NULL ? grown : ring;
+        return NULL;
+    }
+    ring = grown;
+    /* the new slots go in at the cursor: they are used next */
+    memmove(&ring[cursor + add], &ring[cursor], (nring - cursor) * sizeof *ring);
+    for (size_t i = 0; i < add; i++) {
+        blk[i].r = MPI_REQUEST_NULL;
+        ring[cursor + i] = &blk[i];
+    }
+    nring += add;
+    stamp *s = ring[cursor];
+    cursor = (cursor + 1) % nring;
+    return s;
+}
+
+/* The latencies of recent messages, per thread: a message's latency
+ * depends on its nodes, size and kind, and on Gemini also on its bytes
+ * (a 64-byte transaction of zero or one bits is compressed): a Gemini
+ * message of one transaction is cached with that property, longer ones
+ * whose bytes are looked at are computed each time.  Direct-mapped on
+ * (destination, size). */
+#define LAT_CACHE 64
+typedef struct lat_entry {
+    int64_t dst;
+    uint64_t bytes;
+    int32_t kind, valid; /* valid: 1, or 2 + uniform for one Gemini transaction */
+    int64_t ps;
+} lat_entry;
+static __thread lat_entry lat_cache[LAT_CACHE];
+
+int64_t tmpi_vt_message_latency(const temu_message *msg)
+{
+    int64_t lat = 0;
+    int32_t tag = 1;
+    if (tmpi_g.system == TEMU_SYSTEM_GEMINI && msg->payload != NULL) {
+        tag = msg->bytes <= TEMU_GEMINI_MAX_TRANSACTION
+                  ? 2 + temu_payload_is_uniform(msg->payload, (size_t)msg->bytes)
+                  : 0;
+    }
+    int cacheable = msg->src == tmpi_g.node && tag != 0;
+    lat_entry *e = &lat_cache[((uint64_t)msg->dst * 31u + msg->bytes) % LAT_CACHE];
+    if (cacheable && e->valid == tag && e->dst == msg->dst && e->bytes == msg->bytes &&
+        e->kind == (int32_t)msg->kind) {
+        return e->ps;
+    }
+    if (tmpi_vt_latency(tmpi_g.m, &cfg, msg, &lat, NULL) != TEMU_OK) {
+        lat = 0;
+    }
+    if (cacheable) {
+        *e = (lat_entry){msg->dst, msg->bytes, (int32_t)msg->kind, tag, lat};
+    }
+    return lat;
+}
+
+static void stamp_send(int dest, int tag, MPI_Comm hidden, int64_t arrival)
+{
+    pthread_mutex_lock(&pool_lock);
+    stamp *s = slot_get();
+    if (s != NULL) {
+        s->v[0] = clock_now();
+        s->v[1] = arrival;
+        PMPI_Isend(s->v, 2, MPI_INT64_T, dest, tag, hidden, &s->r);
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+int64_t tmpi_vt_send_latency(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm)
+{
+    temu_message msg;
+    return tmpi_send_message(buf, count, type, dest, comm, &msg) ? tmpi_vt_message_latency(&msg)
+                                                                 : 0;
+}
+
+void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps)
+{
+    MPI_Comm h = hidden_of(comm);
+    if (dest != MPI_PROC_NULL && h != MPI_COMM_NULL) {
+        stamp_send(dest, tag, h, clock_now() + latency_ps);
+    }
+}
+
+void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (dest != MPI_PROC_NULL) {
+        tmpi_vt_stamp(dest, tag, comm, tmpi_vt_send_latency(buf, count, type, dest, comm));
+    }
+}
+
+void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
+{
+    int64_t v[2];
+    int cancelled = 0;
+    MPI_Comm h = hidden_of(comm);
+    if (h == MPI_COMM_NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0 ||
+        (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled)) {
+        return;
+    }
+    if (PMPI_Recv(v, 2, MPI_INT64_T, st->MPI_SOURCE, st->MPI_TAG, h, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS) {
+        clock_raise(v[1]);
+    }
+}
+
+void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps)
+{
+    int64_t mine = clock_now() + chain_ps, all = mine;
+    MPI_Comm h = hidden_of(comm);
+    if (h != MPI_COMM_NULL &&
+        PMPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, h) == MPI_SUCCESS) {
+        clock_raise(all);
+    }
+}
+
+/* A non-blocking collective: the members' (clock + chain) are reduced by
+ * an MPI_Iallreduce on the twin, started with the collective (collectives
+ * start in the same order on every member, so the twin's match) and
+ * finished when the collective's request completes. */
+typedef struct icoll {
+    int64_t in, out;
+    MPI_Request r;
+} icoll;
+
+void tmpi_vt_icoll_start(MPI_Comm comm, int64_t chain_ps, MPI_Request req)
+{
+    MPI_Comm h = hidden_of(comm);
+    icoll *c;
+    if (h == MPI_COMM_NULL || (c = malloc(sizeof *c)) == NULL) {
+        return;
+    }
+    c->in = c->out = clock_now() + chain_ps;
+    if (PMPI_Iallreduce(&c->in, &c->out, 1, MPI_INT64_T, MPI_MAX, h, &c->r) != MPI_SUCCESS) {
+        free(c);
+        return;
+    }
+    tmpi_treq_add_icoll(req, c);
+}
+
+void tmpi_vt_icoll_done(void *state)
+{
+    icoll *c = state;
+    if (c != NULL && PMPI_Wait(&c->r, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+        clock_raise(c->out);
+    }
+    free(c);
+}
+
+/* ------------------------------------------------------------ start-up */
+
+int tmpi_vt_start(void)
+{
+    const char *on = getenv(TMPI_VT_ENV), *scale = getenv(TMPI_VT_SCALE_ENV);
+    double f = 1.0;
+    char *end = NULL;
+    temu_error err;
+    if (on == NULL || strcmp(on, "1") != 0) {
+        return 0;
+    }
+    if (scale != NULL && *scale != '\0') {
+        f = strtod(scale, &end);
+        if (end == scale || *end != '\0' || !isfinite(f) || f < 0) {
+            fprintf(stderr, "torusemu-mpi: %s='%s' is not a factor >= 0\n", TMPI_VT_SCALE_ENV,
+                    scale);
+            return -1;
+        }
+    }
+    if (temu_tm_config_default(tmpi_g.m, &cfg, &err) != TEMU_OK ||
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hidden_delete, &keyval, NULL) !=
+            MPI_SUCCESS ||
+        PMPI_Comm_dup(MPI_COMM_WORLD, &hidden_world) != MPI_SUCCESS ||
+        PMPI_Comm_dup(MPI_COMM_SELF, &hidden_self) != MPI_SUCCESS) {
+        fprintf(stderr, "torusemu-mpi: virtual time cannot start\n");
+        return -1;
+    }
+    const char *path = getenv(TMPI_VT_FEED_ENV);
+    if (path != NULL && *path != '\0') {
+        char why[512];
+        feed = tmpi_vt_feed_map(path, 0, 0, why, sizeof why);
+        if (feed == NULL || feed->nranks < tmpi_g.world_size) {
+            fprintf(stderr, "torusemu-mpi: rank %d: no online timing model (%s)\n",
+                    tmpi_g.world_rank, feed == NULL ? why : "feed too small");
+            tmpi_vt_feed_unmap(feed);
+            feed = NULL;
+        }
+    }
+    ps_per_cpu_ns = 1000.0 * f;
+    /* the two reads that bound an interval add their own CPU time to it
+     * (a system call each): the least of 32 back-to-back pairs is taken
+     * off every interval, so a program that computes nothing between two
+     * calls advances by (nearly) nothing */
+    read_cost_ns = UINT64_MAX;
+    for (int i = 0; f > 0 && i < 32; i++) {
+        uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
+        read_cost_ns = b - a < read_cost_ns ? b - a : read_cost_ns;
+    }
+    read_cost_ns = read_cost_ns == UINT64_MAX ? 0 : read_cost_ns;
+    clock_ps = 0;
+    tmpi_vt_on = 1;
+    return 0;
+}

@@ -1,0 +1,14 @@
+/*
+ * vtime.h - how `torusemu run --virtual-time` tells the MPI layer
+ * (mpi/vtime.c) to keep virtual clocks: environment variables the launcher
+ * (utils/cmd_run.c) exports to every rank.
+ */
+#ifndef TMPI_VTIME_H
+#define TMPI_VTIME_H
+
+/* "1": per-rank virtual clocks, MPI_Wtime returns them */
+#define TMPI_VT_ENV "TORUSEMU_VIRTUAL_TIME"
+/* factor >= 0 applied to the CPU time between MPI calls (default 1) */
+#define TMPI_VT_SCALE_ENV "TORUSEMU_CPU_SCALE"
+
+#endif

@@ -1,0 +1,194 @@
+#!/bin/sh
+# vtime.sh - `torusemu run --virtual-time`: MPI_Wtime (C and Fortran) is the
+# rank's virtual clock.  A ping-pong reports the latency and bandwidth of
+# its path as the timing model's parameters give them (derived here by
+# hand, doc/virtual-time.md), whichever way the messages are sent and
+# received; runs repeat exactly; wrong options are refused.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/mpi/mpilib.sh"
+
+S="$TMP/vt.store"
+PP="$TM/vt_pingpong"
+
+# bgq:4x1x1x1x2 (node = 2a + e), rank 0 at a=0, rank 1 at a=2: k = 2 hops.
+# BG/Q timing model (doc/model.md): router 35 ns, wire 5 ns, link 2 GB/s
+# (500 ps per byte), node injection/ejection 20 GB/s (50 ps per byte).
+printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
+K=2
+# 8 bytes: one packet of a 32-byte header + one 32-byte chunk = 64 bytes.
+# Its header leaves the first router 35 ns after injection began and each
+# further hop adds wire + router; at the destination router the ejection
+# starts router_ps after the header (its tail, 32 ns behind on the link,
+# cannot be overtaken: 64 B eject in 3.2 ns) and ends 3.2 ns later.
+ONE_8=$((35000 + (K - 1) * 40000 + 5000 + 35000 + 3200))
+# 4096 bytes: eager, 8 packets of 544 bytes (header + 16 chunks), 272 ns
+# each on a link, the bottleneck: the last packet leaves the first router
+# 7 x 272 ns after the first (35 ns), reaches the last router (K-1) x 40 ns
+# later, and its tail arrives 272 + 5 ns after that (the ejection, 27.2 ns,
+# ends with the tail: cut-through onto the faster channel).
+ONE_4096=$((35000 + 7 * 272000 + (K - 1) * 40000 + 272000 + 5000))
+
+# same DESC EXPECTED ACTUAL
+same() {
+    if [ "$2" = "$3" ]; then pass; else failed "$1: expected '$2', got '$3'"; fi
+}
+
+# an empty message (the barrier's): one 32-byte header packet, 16 ns on a
+# link, 1.6 ns to eject
+ONE_0=$((35000 + (K - 1) * 40000 + 5000 + 35000 + 1600))
+
+vt_run() {
+    # vt_run DESC MACHINE NP MAPFILE PROGRAM ARGS...
+    desc=$1 machine=$2 np=$3 map=$4
+    shift 4
+    run_mpi "$desc" "$S" "$machine" "$np" --map "$map" --virtual-time --cpu-scale 0 --quiet \
+        -- "$@"
+}
+
+for mode in blocking nonblocking wildcard sendrecv split persistent mprobe improbe; do
+    vt_run "ping-pong 8 B $mode" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$PP" 8 5 "$mode"
+    same "8 B $mode: round trip = 2 x the modelled latency" \
+        "round trip $((2 * ONE_8)) ps" "$(grep '^round trip' "$TMP/out")"
+    # BG/Q MPI_COMM_WORLD barrier: the class route, modelled as the
+    # synchronisation only: both clocks = the later one (rank 0's)
+    same "8 B $mode: barrier joins the clocks" \
+        "rank 0 after barrier $((5 * 2 * ONE_8)) ps
+rank 1 after barrier $((5 * 2 * ONE_8)) ps" "$(grep 'after barrier' "$TMP/out" | sort)"
+    # MPI_Ibarrier is never on the class route: dissemination, one empty
+    # message each way, both leave at the later clock + its latency
+    same "8 B $mode: MPI_Ibarrier + MPI_Wait" \
+        "rank 0 after ibarrier $((5 * 2 * ONE_8 + ONE_0)) ps
+rank 1 after ibarrier $((5 * 2 * ONE_8 + ONE_0)) ps" "$(grep 'after ibarrier' "$TMP/out" | sort)"
+done
+same "tick is one picosecond" "tick 1e-12" "$(grep '^tick' "$TMP/out")"
+
+vt_run "ping-pong 4096 B" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$PP" 4096 3 blocking
+same "4096 B: round trip" "round trip $((2 * ONE_4096)) ps" "$(grep '^round trip' "$TMP/out")"
+BW=$(awk -v t="$ONE_4096" 'BEGIN { printf "%.6f", 1000 * 4096 / t }')
+same "4096 B: bandwidth = bytes / one-way time" "bandwidth $BW GB/s" \
+    "$(grep '^bandwidth' "$TMP/out")"
+
+# one hop less: 40 ns less each way
+printf '0 0 0 0 0 0\n1 0 0 0 0 0\n' >"$TMP/k1.map"
+vt_run "ping-pong 8 B, 1 hop" bgq:4x1x1x1x2 2 "$TMP/k1.map" "$PP" 8 2 blocking
+same "8 B, 1 hop" "round trip $((2 * (ONE_8 - 40000))) ps" "$(grep '^round trip' "$TMP/out")"
+
+# Fortran MPI_WTIME / MPI_WTICK (Open MPI's bindings call PMPI_Wtime)
+if [ -x "$TM/vt_wtime" ]; then
+    vt_run "Fortran ping-pong" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_wtime"
+    same "Fortran MPI_WTIME" "fortran round trip $((2 * ONE_8)) ps" \
+        "$(grep '^fortran round' "$TMP/out")"
+    same "Fortran MPI_WTICK" "fortran tick 1.0E-12" "$(grep '^fortran tick' "$TMP/out")"
+fi
+
+# Gemini (no collective network): the barrier's dissemination messages take
+# their modelled time after the later clock: both ranks leave together,
+# later than rank 0's clock after the ping-pong.  Four ranks, two of them
+# only in the barrier; the same run twice gives the same times.
+printf '0 0 0 0 0\n3 1 2 1 0\n1 1 1 0 0\n2 3 0 1 0\n' >"$TMP/g.map"
+vt_run "Gemini ping-pong" gemini:4x4x4 4 "$TMP/g.map" "$PP" 1000 4 wildcard
+sort "$TMP/out" >"$TMP/g1"
+vt_run "Gemini ping-pong again" gemini:4x4x4 4 "$TMP/g.map" "$PP" 1000 4 wildcard
+sort "$TMP/out" >"$TMP/g2"
+expect_ok "the same run twice: identical virtual times" cmp "$TMP/g1" "$TMP/g2"
+rtt=$(sed -n 's/^round trip \([0-9]*\) ps$/\1/p' "$TMP/g1")
+after=$(sed -n 's/^rank 0 after barrier \([0-9]*\) ps$/\1/p' "$TMP/g1")
+n_equal=$(grep -c "after barrier $after ps" "$TMP/g1")
+same "Gemini: the four ranks leave the barrier together" 4 "$n_equal"
+expect_ok "Gemini: the barrier takes modelled time ($after > 4 x $rtt)" \
+    test "$after" -gt $((4 * rtt))
+
+# computation: rank 1's CPU time between its two MPI_Wtime calls, x F; the
+# loop rank 1 measured lies inside that interval, and the rest of it (two
+# clock reads and the return from MPI_Wtime) is far below a millisecond of
+# CPU.  Rank 0 waits in the barrier meanwhile: time inside MPI calls does
+# not count, so its clock is (nearly) 0 until the barrier joins it to rank 1's.
+for f in 1 2 0.5; do
+    run_mpi "CPU time x $f" "$S" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
+        --cpu-scale "$f" --quiet -- "$TM/vt_cpu" 20
+    cp "$TMP/out" "$TMP/cpu.out"
+    cpu=$(sed -n 's/^cpu //p' "$TMP/cpu.out")
+    virt=$(sed -n 's/^virtual //p' "$TMP/cpu.out")
+    lo=$(awk -v c="$cpu" -v f="$f" 'BEGIN { printf "%.0f", c * f }')
+    hi=$(awk -v c="$cpu" -v f="$f" 'BEGIN { printf "%.0f", (c + 1e9) * f }')
+    expect_ok "CPU x $f: virtual $virt within [$lo, $hi]" \
+        sh -c "[ \"$virt\" -ge \"$lo\" ] && [ \"$virt\" -le \"$hi\" ]"
+    r0=$(sed -n 's/^rank 0 after barrier //p' "$TMP/cpu.out")
+    r1=$(sed -n 's/^rank 1 after barrier //p' "$TMP/cpu.out")
+    expect_ok "CPU x $f: rank 1 read its clock after the barrier" test -n "$r1"
+    # both leave the barrier at rank 1's clock; each then reads its clock
+    # after a little CPU time of its own (microseconds: the call's first
+    # resolution by the dynamic linker): within a millisecond, x F
+    d=$(awk -v a="$r0" -v b="$r1" -v f="$f" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1e9 * f) }')
+    same "CPU x $f: the barrier joins rank 0's clock ($r0) to rank 1's ($r1)" 1 "$d"
+    expect_ok "CPU x $f: rank 1's clock covers its computation" test "$r1" -ge "$virt"
+done
+
+# The online timing model (Gemini): four ranks send 64 KiB each to rank 0
+# at once.  Rank 0 sees stall counters in the store while the job still
+# runs; the same run twice leaves the same counters, stalls included; the
+# volume counters are those of a run without virtual time.
+stall_sums() { # stall_sums STORE: "CREDIT_STALL n INQ_STALL m" over all tiles
+    "$TORUSEMU" dump "$1" --format csv --tiles |
+        awk -F, '$6 == "CREDIT_STALL" { c += $7 } $6 == "INQ_STALL" { q += $7 }
+                 END { printf "CREDIT_STALL %d INQ_STALL %d", c, q }'
+}
+CG="$TM/vt_congest"
+for i in 1 2; do
+    run_mpi "incast $i" "$TMP/incast$i.store" gemini:4x4x4 5 --virtual-time --cpu-scale 0 \
+        --quiet -- "$CG" 65536 incast
+    same "incast $i: rank 0 sees stalls while the job runs" "stalls during the run" "$(cat "$TMP/out")"
+done
+total=$("$TORUSEMU" dump "$TMP/incast1.store" --format csv --tiles |
+    awk -F, '$6 ~ /STALL/ { s += $7 } END { print s + 0 }')
+expect_ok "incast: stall counters above 0 ($total)" test "$total" -gt 0
+"$TORUSEMU" dump "$TMP/incast1.store" --format csv --all --tiles >"$TMP/incast1.csv"
+"$TORUSEMU" dump "$TMP/incast2.store" --format csv --all --tiles >"$TMP/incast2.csv"
+expect_ok "incast twice: every counter equal, stalls included" cmp "$TMP/incast1.csv" "$TMP/incast2.csv"
+run_mpi "incast without virtual time" "$TMP/plain.store" gemini:4x4x4 5 --quiet -- "$CG" 65536 incast
+"$TORUSEMU" dump "$TMP/plain.store" --format csv --all --tiles | grep -v STALL >"$TMP/plain.csv"
+grep -v STALL "$TMP/incast1.csv" >"$TMP/incast1-volume.csv"
+expect_ok "incast: the volume counters are those of a plain run" \
+    cmp "$TMP/plain.csv" "$TMP/incast1-volume.csv"
+same "plain run: no stalls (no model)" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sums "$TMP/plain.store")"
+# Online versus a timed replay of the same run's trace (replay --timing,
+# compute gaps x 0 as the live clocks' CPU time x 0): the same messages, so
+# the volume counters are equal exactly.  The stalls come from the same
+# model fed the same incast at the same virtual times; the two differ only
+# in when later messages leave (the barrier's, after each rank's receive:
+# live at the uncongested arrival, replayed at the model's delivery), a
+# few small messages against 256 KiB of incast: within 1 % (both sides are
+# deterministic, so the bound cannot fail by chance; measured 0.04 %).
+run_mpi "incast traced" "$TMP/live.store" gemini:4x4x4 5 --virtual-time --cpu-scale 0 --quiet \
+    --trace "$TMP/tr" -- "$CG" 65536 incast 1
+expect_ok "replay --timing of the incast's trace" "$TORUSEMU" replay --machine gemini:4x4x4 \
+    --trace "$TMP/tr" --timing --compute-scale 0 --keep "$TMP/rep.store" --quiet
+"$TORUSEMU" dump "$TMP/live.store" --format csv --all --tiles | grep -v STALL >"$TMP/live.csv"
+"$TORUSEMU" dump "$TMP/rep.store" --format csv --all --tiles | grep -v STALL >"$TMP/rep.csv"
+expect_ok "online vs replay: volume counters equal" cmp "$TMP/live.csv" "$TMP/rep.csv"
+live=$(stall_sums "$TMP/live.store")
+rep=$(stall_sums "$TMP/rep.store")
+close=$(echo "$live $rep" | awk '{
+    ok = $2 > 0 && $4 > 0
+    for (i = 2; i <= 4; i += 2) { d = $i - $(i + 4); if (d < 0) d = -d; ok = ok && d * 100 <= $(i + 4) }
+    print ok }')
+same "online ($live) vs replay ($rep): stalls within 1 %" 1 "$close"
+
+# BG/Q: the receive-FIFO occupancy the model fills, seen during the run
+run_mpi "BG/Q incast" "$TMP/qincast.store" bgq:4x1x1x1x2 4 --virtual-time --cpu-scale 0 \
+    --quiet -- "$CG" 65536 incast
+same "BG/Q incast: rank 0 sees FIFO occupancy while the job runs" "stalls during the run" \
+    "$(cat "$TMP/out")"
+# nothing competes: one 8-byte message and the two-rank barrier
+run_mpi "one message alone" "$TMP/alone.store" gemini:4x4x4 2 --virtual-time --cpu-scale 0 \
+    --quiet -- "$CG" 8 alone 0
+same "one message alone: no stall" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sums "$TMP/alone.store")"
+
+# refusals
+expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
+    --cpu-scale 0 -- "$PP" 8 1 blocking
+expect_fail "--cpu-scale -1" "expected a factor" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time \
+    --cpu-scale -1 -- "$PP" 8 1 blocking
+expect_fail "--cpu-scale x" "expected a factor" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time \
+    --cpu-scale x -- "$PP" 8 1 blocking
+finish

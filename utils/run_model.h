@@ -1,0 +1,23 @@
+/*
+ * run_model.h - `torusemu run --virtual-time`: the timing model running
+ * beside the job, fed by the ranks through the shared-memory feed
+ * (mpi/vt_feed.h), adding its stall and occupancy counters to the session
+ * store while the job runs (doc/virtual-time.md, "Online model").
+ */
+#ifndef TEMU_RUN_MODEL_H
+#define TEMU_RUN_MODEL_H
+
+#include "torusemu.h"
+
+typedef struct run_model run_model;
+
+/* Create the feed file at feed_path for nranks ranks and start the model
+ * thread writing into s.  0, or -1 with a reason in why. */
+int run_model_start(run_model **out, temu_session *s, const char *feed_path, int32_t nranks,
+                    char *why, size_t len);
+/* The job has ended: feed what is left, run the model to its end, add the
+ * last counters, stop the thread, remove the feed file.  Messages and the
+ * virtual time the model reached into *messages, *end_ps. */
+void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps);
+
+#endif
