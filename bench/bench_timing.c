@@ -9,6 +9,9 @@
  * 1000 times that.  Each figure is the median of 5 runs, in CPU time of
  * one core (creation of the model included).
  *
+ * Each case runs four ways: single packets (train length 1), and
+ * messages of 32 packets with train length 1, 64, and 64 never split.
+ *
  * usage: bench_timing [SPEC LOAD MICROSECONDS]...
  */
 #include "torusemu_timing.h"
@@ -42,20 +45,25 @@ static uint64_t rng_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* One run; returns host seconds and sets the packet-hop count. */
-static double run(const temu_machine *m, double load, int64_t span_ps, uint64_t *hops_out)
+/* One run: messages of `pkts` maximal packets, trains of at most `train`;
+ * returns host seconds and sets the packet-hop and train-hop counts (a
+ * train of k packets crossing a channel: k packet-hops, one train-hop). */
+static double run(const temu_machine *m, double load, int64_t span_ps, uint32_t pkts,
+                  uint32_t train, uint32_t whole, uint64_t *hops_out, uint64_t *train_hops)
 {
     temu_tm_config c;
     temu_tm *t;
     temu_error err;
-    uint64_t rng = 42, hops = 0;
+    temu_tm_totals tot;
+    uint64_t rng = 42;
     if (temu_tm_config_default(m, &c, &err) != TEMU_OK ||
-        temu_tm_create(m, &c, &t, &err) != TEMU_OK) {
+        (c.train_packets = train, c.train_whole = whole, temu_tm_create(m, &c, &t, &err)) !=
+            TEMU_OK) {
         fprintf(stderr, "bench_timing: %s\n", err.message);
         exit(1);
     }
-    /* one packet per node every `gap` ps on average */
-    double gap = (double)c.max_packet * 1000.0 / c.node_gbs / load;
+    /* one message per node every `gap` ps on average */
+    double gap = (double)c.max_packet * pkts * 1000.0 / c.node_gbs / load;
     int64_t step = (int64_t)gap;
     double p = (double)step / gap;
     double t0 = now_s();
@@ -66,22 +74,23 @@ static double run(const temu_machine *m, double load, int64_t span_ps, uint64_t 
                 continue;
             }
             int64_t d = (int64_t)(rng_next(&rng) % (uint64_t)m->nnodes);
-            hops +=
-                (uint64_t)temu_route_distance(m, temu_node_router(m, n), temu_node_router(m, d));
-            temu_tm_send(t, when, n, d, c.max_packet, 0, (uint32_t)n, 0, &err);
+            temu_tm_send_train(t, when, n, d, c.max_packet, pkts, 0, (uint32_t)n, 0, &err);
         }
     }
     temu_tm_run(t, INT64_MAX);
     double dt = now_s() - t0;
+    temu_tm_totals_get(t, &tot);
     temu_tm_destroy(t);
-    *hops_out = hops;
+    *hops_out = tot.packet_hops;
+    *train_hops = tot.train_hops;
     return dt;
 }
 
 int main(int argc, char **argv)
 {
-    const char *def[] = {"bgp:8x8x8", "0.05", "200", "gemini:24x24x24", "0.05", "2"};
-    int n = argc > 1 ? argc - 1 : 6;
+    const char *def[] = {"bgp:8x8x8",     "0.05", "200", "bgq:8x8x8x8x2", "0.05",
+                         "10",            "gemini:16x16x16", "0.05", "10"};
+    int n = argc > 1 ? argc - 1 : 9;
     const char **a = argc > 1 ? (const char **)argv + 1 : def;
     if (n % 3 != 0) {
         fprintf(stderr, "usage: bench_timing [SPEC LOAD MICROSECONDS]...\n");
@@ -96,14 +105,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_timing: %s\n", err.message);
             return 1;
         }
-        for (int r = 0; r < RUNS; r++) {
-            secs[r] = run(&m, atof(a[i + 1]), (int64_t)(atof(a[i + 2]) * 1e6), &hops);
+        /* packets a message, train length, trains never split */
+        const uint32_t ways[4][3] = {{1, 1, 0}, {32, 1, 0}, {32, 64, 0}, {32, 64, 1}};
+        for (int w = 0; w < 4; w++) {
+            uint64_t trains = 0;
+            for (int r = 0; r < RUNS; r++) {
+                secs[r] = run(&m, atof(a[i + 1]), (int64_t)(atof(a[i + 2]) * 1e6), ways[w][0],
+                              ways[w][1], ways[w][2], &hops, &trains);
+            }
+            qsort(secs, RUNS, sizeof *secs, cmp_double);
+            printf("%-18s load %.2f, %s us, %2u-packet messages, train %2u%s: %llu packet-hops "
+                   "(%llu train-hops) in %.3f s = %.2f M packet-hops/s (%.0f x CODES' 0.148 M), "
+                   "CPU time\n",
+                   a[i], atof(a[i + 1]), a[i + 2], ways[w][0], ways[w][1], ways[w][2] ? " whole" : "",
+                   (unsigned long long)hops, (unsigned long long)trains, secs[RUNS / 2],
+                   (double)hops / secs[RUNS / 2] / 1e6, (double)hops / secs[RUNS / 2] / 148e3);
         }
-        qsort(secs, RUNS, sizeof *secs, cmp_double);
-        printf("%-18s load %.2f, %s us virtual: %llu packet-hops in %.3f s = %.2f M packet-hops/s "
-               "(%.0f x CODES' 0.148 M), CPU time\n",
-               a[i], atof(a[i + 1]), a[i + 2], (unsigned long long)hops, secs[RUNS / 2],
-               (double)hops / secs[RUNS / 2] / 1e6, (double)hops / secs[RUNS / 2] / 148e3);
     }
     return 0;
 }

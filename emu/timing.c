@@ -3,20 +3,35 @@
  *
  * Entities:
  *   channel  one lane of a directed link (Gemini: one tile), or a node's
- *            injection / ejection channel.  Busy while it serializes a packet.
+ *            injection / ejection channel.  Busy while it serializes packets.
  *   queue    an input queue at the receiving end of a channel, one per VC;
  *            plus one unbounded source queue per node.  FIFO.
  *   credits  per channel and VC: bytes free in the downstream queue, as the
  *            sending side knows them (credits on Gemini, tokens on Blue Gene).
- * Events (a binary heap ordered by time, then by creation order, so equal
+ *   train    k consecutive equal packets of one send moving as one unit
+ *            (k = 1: a packet).  Its packets leave a queue evenly spaced, so a
+ *            train carries the first packet's times and the spacing; the
+ *            route is computed hop by hop (no stored path), so memory grows
+ *            with channels and trains in flight only.
+ * Events (a 4-ary heap ordered by time, then by creation order, so equal
  * inputs always give equal results):
- *   CREATE   a packet enters its source queue
+ *   CREATE   a train enters its source queue
  *   READY    the head of a queue may leave: it requests its next channel
  *   TRY      a channel became free: pick a waiting head that has credit
  *   CREDIT   space freed downstream is known upstream again
- *   DELIVER  a packet's tail reached its destination node
+ *   DELIVER  a train's last tail reached its destination node
  * Arbitration: among the waiting heads with enough credit, the one ready
  * first (then the lower queue id): first come, first served.
+ *
+ * Trains (doc/model.md, "Packet trains"): a train starts when its first
+ * packet could (credit for one packet); it then takes credit for all its
+ * packets, which returns upstream at the mean of the packets' read-out
+ * times.  If the downstream queue is not empty and the whole train does not
+ * fit in the credit, the train is split: what fits goes, the rest waits as
+ * a new train.  Trains travel on two dateline VCs per class, also with
+ * tokens (the bubble rule keeps a ring deadlock-free only while no queue
+ * holds more than its size; the VCs then share the queue's bytes).  With
+ * trains of one packet every rule is the per-packet one.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -26,67 +41,103 @@
 #include <stdlib.h>
 #include <string.h>
 
+
 enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
 
 typedef struct tm_event {
     int64_t t;
     uint64_t seq;
     int32_t type;
-    int32_t a; /* packet, queue or channel */
+    int32_t a; /* train, queue or channel */
     int32_t b; /* VC (CREDIT) */
     int32_t c; /* bytes (CREDIT) */
 } tm_event;
+
+/* A queue whose head train waits for a channel, with what arbitration
+ * needs of it (so choosing touches no train). */
+typedef struct tm_waiter {
+    int64_t ready; /* the head's ready time                      */
+    int32_t q;
+    uint32_t vc;   /* its VC on the channel                      */
+    int64_t need;  /* credit it needs: a packet (+ the bubble)   */
+} tm_waiter;
 
 typedef struct tm_chan {
     double ps_per_byte;
     int64_t wire_ps;
     int64_t busy_until;
-    int32_t *wait; /* queues whose head waits for this channel */
+    struct tm_waiter *wait; /* queues whose head waits for this channel */
     int32_t nwait, capwait;
     int32_t try_pending;
     int32_t exists;
     int32_t stalled;     /* credit stall interval open */
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
     int64_t stall_since, inq_since;
+    uint32_t ser_bytes; /* ser_ps cache: last size asked and its time */
+    int64_t ser_val;
     temu_tm_lane_stats st;
 } tm_chan;
 
-typedef struct tm_pkt {
-    int64_t created, hdr, tail, ready;
+/* A train of n packets of `bytes` each.  Times are the first packet's; the
+ * others follow `sp` ps apart (sp: their spacing where they arrived). */
+typedef struct tm_train {
+    int64_t created;
+    int64_t hdr;   /* first header reached this queue (ejected: first delivery) */
+    int64_t tail;  /* first tail reached this queue                             */
+    int64_t sp;    /* ps between consecutive packets (0 in the source queue)     */
+    int64_t ready; /* head of its queue: when it may leave                       */
     uint64_t tag;
-    uint32_t bytes;
+    uint32_t n;     /* packets                                                  */
+    uint32_t bytes; /* size of the first nbig packets (1 <= nbig <= n)           */
+    uint32_t nbig;
+    uint32_t small; /* size of the others (an even split of a message's bytes)  */
+    uint32_t lane_key;
     int32_t next; /* next in queue, or in the free list */
-    int32_t hop;  /* index in the path of the channel to take next */
-    int32_t src_node;
-} tm_pkt;
+    int32_t src_node, dst_node;
+    int32_t dst_router;
+    int32_t cur;  /* router the channel `chan` leaves (after injection) */
+    int32_t chan; /* channel to take next                              */
+    uint16_t left; /* hops left in the current dimension after `chan`  */
+    uint8_t vc;    /* VC on `chan`                                       */
+    uint8_t enter; /* `chan` is the first hop of a dimension            */
+    uint8_t di;    /* next position in the machine's dimension order    */
+    uint8_t cls;
+    uint8_t link;
+} tm_train;
 
+/* An input queue (channel x VC) with what the sending side knows of it,
+ * kept together: one cache line serves the queue and its credit. */
 typedef struct tm_queue {
     int32_t head, tail;
+    int64_t credit; /* bytes free, as the upstream side knows them          */
+    int64_t occ;    /* packets x ps spent in the queue (header to read-out) */
 } tm_queue;
 
 struct temu_tm {
     temu_machine m;
     temu_tm_config c;
     int nvc;        /* VCs per channel */
+    int per;        /* VCs per class: 2 (dateline) with credits or trains, else 1 */
+    int bubble;     /* tokens with single packets: the bubble rule, one VC per class */
     int maxlanes;   /* 8 on Gemini, 1 on Blue Gene */
     int tlinks;     /* torus links per router: 2 * ndims */
-    int maxpath;    /* injection + longest route + ejection */
+    uint32_t train; /* longest train */
     int64_t ntorus; /* torus channels (existing or not) */
     int64_t nchan;  /* + injection + ejection channels */
     tm_chan *ch;
-    int64_t *credits; /* [nchan * nvc] */
-    int64_t *occ;     /* [nchan * nvc] packets x ps spent in each input queue */
-    tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
-    tm_pkt *pk;
-    int32_t *path;   /* [npk * maxpath] channel ids */
-    uint8_t *pvc;    /* [npk * maxpath] VC taken on that channel */
-    uint8_t *penter; /* [npk * maxpath] 1 = first hop of a dimension */
-    int32_t npk, cappk, freepk;
+    tm_queue *q; /* [nchan * nvc] input queues, then [nnodes] source queues */
+    int32_t *nbr;     /* [nrouters * tlinks] neighbour router (-1: none) */
+    int32_t *coord;   /* [nrouters * ndims] router coordinates */
+    int32_t *node_router; /* [nnodes] */
+    int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
+    tm_train *tr;
+    int32_t ntr, captr, freetr;
     tm_event *heap;
     int64_t nheap, capheap;
     uint64_t seq;
     int64_t now;
     uint64_t pending;
+    temu_tm_totals tot;
     int oom; /* an allocation failed during the run: results are incomplete */
     temu_tm_delivery_fn deliver;
     void *ctx;
@@ -125,29 +176,43 @@ static int push(temu_tm *t, int64_t when, int type, int32_t a, int32_t b, int32_
     return 0;
 }
 
+/* Remove the earliest event.  The hole left at the root moves down along
+ * the smallest children to a leaf (three comparisons a level instead of
+ * four), then the last event is placed there and moves up: it was a leaf,
+ * so it seldom moves far ("bottom-up" deletion). */
 static tm_event pop(temu_tm *t)
 {
     tm_event top = t->heap[0];
     tm_event last = t->heap[--t->nheap];
-    int64_t i = 0;
+    int64_t n = t->nheap, i = 0;
+    tm_event *h = t->heap;
+    if (n == 0) {
+        return top;
+    }
     for (;;) {
-        int64_t first = HEAP_ARITY * i + 1, s = i;
-        const tm_event *best = &last;
-        for (int64_t j = first; j < first + HEAP_ARITY && j < t->nheap; j++) {
-            if (ev_before(&t->heap[j], best)) {
-                s = j;
-                best = &t->heap[j];
+        int64_t first = HEAP_ARITY * i + 1, s;
+        if (first + HEAP_ARITY <= n) {
+            int64_t a = ev_before(&h[first + 1], &h[first]) ? first + 1 : first;
+            int64_t b = ev_before(&h[first + 3], &h[first + 2]) ? first + 3 : first + 2;
+            s = ev_before(&h[b], &h[a]) ? b : a;
+        } else if (first < n) {
+            s = first;
+            for (int64_t j = first + 1; j < n; j++) {
+                if (ev_before(&h[j], &h[s])) {
+                    s = j;
+                }
             }
-        }
-        if (s == i) {
+        } else {
             break;
         }
-        t->heap[i] = t->heap[s];
+        h[i] = h[s];
         i = s;
     }
-    if (t->nheap > 0) {
-        t->heap[i] = last;
+    while (i > 0 && ev_before(&last, &h[(i - 1) / HEAP_ARITY])) {
+        h[i] = h[(i - 1) / HEAP_ARITY];
+        i = (i - 1) / HEAP_ARITY;
     }
+    h[i] = last;
     return top;
 }
 
@@ -246,6 +311,12 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
     c->node_wire_ps = 0;
     c->credit_ps = c->wire_ps; /* credits travel back over the link */
     c->link_gbs = 0;
+    /* single packets (measured, doc/model.md "Packet trains"): on Gemini a
+     * message's packets take its tile slots in turn and trains of one slot
+     * would leave the router's injection queue one after the other; on
+     * Blue Gene trains need dateline VCs instead of the bubble rule, which
+     * moves the stall counters by up to 1.8 x */
+    c->train_packets = 1;
     return TEMU_OK;
 }
 
@@ -273,6 +344,11 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
                          c->flow == TEMU_TM_TOKEN ? "two maximal packets for the bubble rule"
                                                   : "one maximal packet");
     }
+    if ((uint64_t)c->train_packets * c->max_packet > INT32_MAX) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: train_packets %u x max_packet %u exceeds 2^31 bytes",
+                         c->train_packets, c->max_packet);
+    }
     if (!(c->node_gbs > 0) || c->link_gbs < 0 || !isfinite(c->link_gbs) || !isfinite(c->node_gbs)) {
         return temu_fail(err, TEMU_EINVAL, "timing model: bandwidths must be positive GB/s");
     }
@@ -296,27 +372,39 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     }
     t->m = *m;
     t->c = *c;
-    t->nvc = (int)c->classes * (c->flow == TEMU_TM_CREDIT ? 2 : 1);
+    t->train = c->train_packets > 1 ? c->train_packets : 1;
+    t->per = c->flow == TEMU_TM_CREDIT || t->train > 1 ? 2 : 1;
+    t->bubble = c->flow == TEMU_TM_TOKEN && t->per == 1;
+    t->nvc = (int)c->classes * t->per;
     t->maxlanes = m->system == TEMU_SYSTEM_GEMINI ? 8 : 1;
     t->tlinks = 2 * m->ndims;
-    t->maxpath = 2;
-    for (int d = 0; d < m->ndims; d++) {
-        t->maxpath += m->torus[d] ? m->size[d] / 2 : m->size[d] - 1;
+    for (int l = 0; l < t->tlinks; l++) {
+        t->lanes[l] = lanes_of(m, l);
     }
     t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
     t->nchan = t->ntorus + 2 * m->nnodes;
     t->ch = calloc((size_t)t->nchan, sizeof *t->ch);
-    t->credits = calloc((size_t)(t->nchan * t->nvc), sizeof *t->credits);
-    t->occ = calloc((size_t)(t->nchan * t->nvc), sizeof *t->occ);
-    t->q = malloc((size_t)(t->nchan * t->nvc + m->nnodes) * sizeof *t->q);
-    t->freepk = -1;
-    if (!t->ch || !t->credits || !t->occ || !t->q) {
+    t->q = calloc((size_t)(t->nchan * t->nvc + m->nnodes), sizeof *t->q);
+    t->nbr = malloc((size_t)(m->nrouters * t->tlinks) * sizeof *t->nbr);
+    t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
+    t->node_router = malloc((size_t)m->nnodes * sizeof *t->node_router);
+    t->freetr = -1;
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
                          (long long)t->nchan);
     }
     for (int64_t i = 0; i < t->nchan * t->nvc + m->nnodes; i++) {
         t->q[i].head = t->q[i].tail = -1;
+    }
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        temu_router_coords(m, r, &t->coord[r * m->ndims]);
+        for (int l = 0; l < t->tlinks; l++) {
+            t->nbr[r * t->tlinks + l] = (int32_t)temu_link_neighbor(m, r, l);
+        }
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        t->node_router[n] = (int32_t)temu_node_router(m, n);
     }
     for (int64_t r = 0; r < m->nrouters; r++) {
         for (int l = 0; l < t->tlinks; l++) {
@@ -336,9 +424,11 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
         in->ps_per_byte = ej->ps_per_byte = 1000.0 / c->node_gbs;
         in->wire_ps = ej->wire_ps = c->node_wire_ps;
     }
+    /* tokens with trains: the dateline VCs share the queue's bytes */
+    int64_t buffer = c->flow == TEMU_TM_TOKEN && t->per == 2 ? c->buffer_bytes / 2 : c->buffer_bytes;
     for (int64_t i = 0; i < t->nchan * t->nvc; i++) {
         /* ejection channels end at the node, which always accepts */
-        t->credits[i] = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : c->buffer_bytes;
+        t->q[i].credit = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : buffer;
     }
     *out = t;
     return TEMU_OK;
@@ -355,15 +445,18 @@ void temu_tm_destroy(temu_tm *t)
         }
     }
     free(t->ch);
-    free(t->credits);
-    free(t->occ);
     free(t->q);
-    free(t->pk);
-    free(t->path);
-    free(t->pvc);
-    free(t->penter);
+    free(t->nbr);
+    free(t->coord);
+    free(t->node_router);
+    free(t->tr);
     free(t->heap);
     free(t);
+}
+
+void temu_tm_config_get(const temu_tm *t, temu_tm_config *out)
+{
+    *out = t->c;
 }
 
 void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx)
@@ -398,89 +491,82 @@ temu_status temu_tm_check(const temu_tm *t, temu_error *err)
 
 /* ---------------------------------------------------------------- send */
 
-static int32_t alloc_pkt(temu_tm *t)
+static int32_t alloc_train(temu_tm *t)
 {
     int32_t i;
-    if (t->freepk >= 0) {
-        i = t->freepk;
-        t->freepk = t->pk[i].next;
+    if (t->freetr >= 0) {
+        i = t->freetr;
+        t->freetr = t->tr[i].next;
         return i;
     }
-    if (t->npk == t->cappk) {
-        int32_t cap = t->cappk ? 2 * t->cappk : 1024;
-        size_t mp = (size_t)t->maxpath;
-        tm_pkt *pk = realloc(t->pk, (size_t)cap * sizeof *pk);
-        if (pk) {
-            t->pk = pk;
-        }
-        int32_t *path = realloc(t->path, (size_t)cap * mp * sizeof *path);
-        if (path) {
-            t->path = path;
-        }
-        uint8_t *pvc = realloc(t->pvc, (size_t)cap * mp);
-        if (pvc) {
-            t->pvc = pvc;
-        }
-        uint8_t *pen = realloc(t->penter, (size_t)cap * mp);
-        if (pen) {
-            t->penter = pen;
-        }
-        if (!pk || !path || !pvc || !pen) {
+    if (t->ntr == t->captr) {
+        int32_t cap = t->captr ? 2 * t->captr : 1024;
+        tm_train *tr = cap > t->captr ? realloc(t->tr, (size_t)cap * sizeof *tr) : NULL;
+        if (!tr) {
             return -1;
         }
-        t->cappk = cap;
+        t->tr = tr;
+        t->captr = cap;
     }
-    return t->npk++;
+    return t->ntr++;
 }
 
-/* The channels a packet takes, the VC on each and where it enters a ring.
- * Dateline (credit flow): a dimension whose hops use the wrap link travels
- * on the class's second VC for all its hops, the others on the first
- * (BookSim's dim_order_torus rule, deadlock-free on every ring). */
-static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t cls,
-                       uint32_t lane_key)
+static int32_t lane_chan(const temu_tm *t, const tm_train *tr)
 {
-    temu_hop hops[TEMU_MAX_HOPS];
-    int32_t *path = &t->path[(size_t)p * (size_t)t->maxpath];
-    uint8_t *vc = &t->pvc[(size_t)p * (size_t)t->maxpath];
-    uint8_t *enter = &t->penter[(size_t)p * (size_t)t->maxpath];
-    int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
-    int n = temu_route(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst), hops,
-                       TEMU_MAX_HOPS);
-    int k = 0;
+    return (int32_t)chan_id(t, tr->cur, tr->link,
+                            (int)(tr->lane_key % (uint32_t)t->lanes[tr->link]));
+}
 
-    path[k] = (int32_t)inject_chan(t, src);
-    vc[k] = (uint8_t)(cls * (uint32_t)per);
-    enter[k++] = 0;
-    for (int i = 0; i < n;) {
-        int dim = hops[i].link / 2, j = i, wraps = 0;
-        while (j < n && hops[j].link / 2 == dim) {
-            int32_t cf[TEMU_MAX_DIMS], ct[TEMU_MAX_DIMS];
-            temu_router_coords(&t->m, hops[j].from, cf);
-            temu_router_coords(&t->m, hops[j].to, ct);
-            wraps |= (hops[j].link & 1) ? ct[dim] < cf[dim] : ct[dim] > cf[dim];
-            j++;
+/* The train is at router tr->cur with no hop left in its dimension: its next
+ * channel is the first hop of the next dimension of the deterministic route
+ * (route.c), or the ejection channel.  Dateline (credit flow): a dimension
+ * whose hops use the wrap link travels on the class's second VC for all its
+ * hops, the others on the first (BookSim's dim_order_torus rule,
+ * deadlock-free on every ring). */
+static void next_dimension(temu_tm *t, tm_train *tr)
+{
+    const temu_machine *m = &t->m;
+    const int32_t *cs = &t->coord[(int64_t)tr->cur * m->ndims];
+    const int32_t *cd = &t->coord[(int64_t)tr->dst_router * m->ndims];
+    while (tr->di < m->ndims) {
+        int d = m->dim_order[tr->di++], dir;
+        int steps = temu_route_dim_steps(m, d, cs[d], cd[d], &dir);
+        if (steps == 0) {
+            continue;
         }
-        for (int h = i; h < j; h++) {
-            int lanes = lanes_of(&t->m, hops[h].link);
-            path[k] =
-                (int32_t)chan_id(t, hops[h].from, hops[h].link, (int)(lane_key % (uint32_t)lanes));
-            vc[k] = (uint8_t)(cls * (uint32_t)per + (uint32_t)(per == 2 && wraps));
-            enter[k++] = h == i;
-        }
-        i = j;
+        int wraps = dir > 0 ? cd[d] < cs[d] : cd[d] > cs[d];
+        tr->link = (uint8_t)(dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d));
+        tr->left = (uint16_t)(steps - 1);
+        tr->vc = (uint8_t)(tr->cls * (uint32_t)t->per + (uint32_t)(t->per == 2 && wraps));
+        tr->enter = 1;
+        tr->chan = lane_chan(t, tr);
+        return;
     }
-    path[k] = (int32_t)eject_chan(t, dst);
-    vc[k] = 0;
-    enter[k] = 0;
+    tr->chan = (int32_t)eject_chan(t, tr->dst_node);
+    tr->vc = 0;
+    tr->enter = 0;
+}
+
+/* The train crossed channel tr->chan (injection or torus): on to the next. */
+static void advance(temu_tm *t, tm_train *tr)
+{
+    if (tr->chan < t->ntorus) {
+        tr->cur = t->nbr[(int64_t)tr->cur * t->tlinks + tr->link];
+        if (tr->left > 0) {
+            tr->left--;
+            tr->enter = 0;
+            tr->chan = lane_chan(t, tr);
+            return;
+        }
+    }
+    next_dimension(t, tr);
 }
 
 static void append(temu_tm *t, int64_t q, int32_t p);
 
-temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
-                         uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
+static temu_status check_send(const temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                              uint32_t bytes, uint32_t count, uint32_t cls, temu_error *err)
 {
-    int32_t p;
     if (t->oom) {
         return temu_fail(err, TEMU_ENOMEM,
                          "timing model: out of memory during the run; results incomplete");
@@ -493,6 +579,9 @@ temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, 
         return temu_fail(err, TEMU_EINVAL, "timing model: packet of %u bytes outside 1..%u", bytes,
                          t->c.max_packet);
     }
+    if (count == 0) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: a send of 0 packets");
+    }
     if (cls >= t->c.classes) {
         return temu_fail(err, TEMU_EINVAL, "timing model: class %u, the model has %u", cls,
                          t->c.classes);
@@ -502,70 +591,126 @@ temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, 
                          "timing model: packet created at %lld ps, before now (%lld ps)",
                          (long long)when_ps, (long long)t->now);
     }
-    p = alloc_pkt(t);
-    if (p < 0 || (when_ps > t->now && push(t, when_ps, EV_CREATE, p, 0, 0) != 0)) {
-        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for packets");
-    }
-    tm_pkt *pk = &t->pk[p];
-    memset(pk, 0, sizeof *pk);
-    pk->created = pk->hdr = pk->tail = when_ps;
-    pk->tag = tag;
-    pk->bytes = bytes;
-    pk->next = -1;
-    pk->src_node = (int32_t)src;
-    build_path(t, p, src, dst, cls, lane_key);
-    t->pending++;
-    if (when_ps == t->now) {
-        append(t, source_queue(t, src), p); /* created now: no event needed */
-    }
     return TEMU_OK;
 }
 
+/* count packets, the first nbig of `bytes` and the others of `small`, in
+ * trains of at most t->train packets. */
+static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                                uint32_t bytes, uint32_t nbig, uint32_t small, uint32_t count,
+                                uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
+{
+    temu_status st = check_send(t, when_ps, src, dst, nbig ? bytes : small, count, cls, err);
+    if (st == TEMU_OK && nbig < count) {
+        st = check_send(t, when_ps, src, dst, small, count, cls, err);
+    }
+    while (st == TEMU_OK && count > 0) {
+        uint32_t n = count < t->train ? count : t->train;
+        int32_t p = alloc_train(t);
+        if (p < 0 || (when_ps > t->now && push(t, when_ps, EV_CREATE, p, 0, 0) != 0)) {
+            return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for packets");
+        }
+        tm_train *tr = &t->tr[p];
+        memset(tr, 0, sizeof *tr);
+        tr->created = tr->hdr = tr->tail = when_ps;
+        tr->tag = tag;
+        tr->n = n;
+        tr->nbig = nbig < n ? nbig : n;
+        tr->bytes = tr->nbig > 0 ? bytes : small;
+        tr->small = small;
+        if (tr->nbig == 0) {
+            tr->nbig = n;
+        }
+        nbig -= nbig < n ? nbig : n;
+        tr->lane_key = lane_key;
+        tr->next = -1;
+        tr->src_node = (int32_t)src;
+        tr->dst_node = (int32_t)dst;
+        tr->dst_router = t->node_router[dst];
+        tr->cur = t->node_router[src];
+        tr->cls = (uint8_t)cls;
+        tr->chan = (int32_t)inject_chan(t, src);
+        tr->vc = (uint8_t)(cls * (uint32_t)t->per);
+        t->pending += n;
+        count -= n;
+        if (when_ps == t->now) {
+            append(t, source_queue(t, src), p); /* created now: no event needed */
+        }
+    }
+    return st;
+}
+
+temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                               uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
+                               uint64_t tag, temu_error *err)
+{
+    return send_packets(t, when_ps, src, dst, bytes, count, bytes, count, cls, lane_key, tag, err);
+}
+
+temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                              uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
+                              uint32_t lane_key, uint64_t tag, temu_error *err)
+{
+    if (count == 0 || units < count || units / count + 1 > UINT32_MAX / unit_bytes) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: %llu units of %u bytes cannot fill %u packets",
+                         (unsigned long long)units, unit_bytes, count);
+    }
+    uint32_t q = (uint32_t)(units / count), big = (uint32_t)(units % count);
+    return send_packets(t, when_ps, src, dst, (q + 1) * unit_bytes, big, q * unit_bytes, count, cls,
+                        lane_key, tag, err);
+}
+
+temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
+                         uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
+{
+    return temu_tm_send_train(t, when_ps, src, dst, bytes, 1, cls, lane_key, tag, err);
+}
+
 /* ---------------------------------------------------------------- engine */
-
-static int32_t path_at(const temu_tm *t, int32_t p, int i)
-{
-    return t->path[(size_t)p * (size_t)t->maxpath + (size_t)i];
-}
-
-static int vc_at(const temu_tm *t, int32_t p, int i)
-{
-    return t->pvc[(size_t)p * (size_t)t->maxpath + (size_t)i];
-}
 
 static int is_source(const temu_tm *t, int64_t q)
 {
     return q >= t->nchan * t->nvc;
 }
 
-/* The packet now first in queue q becomes its head at head_time (when the
- * tail of the packet before it has left): when may it leave? */
+/* Serialization of `bytes` on a channel (remembered: trains repeat sizes). */
+static int64_t ser_of(tm_chan *ch, uint32_t bytes)
+{
+    if (ch->ser_bytes != bytes) {
+        ch->ser_bytes = bytes;
+        ch->ser_val = ser_ps(ch, bytes);
+    }
+    return ch->ser_val;
+}
+
+/* The train now first in queue q becomes its head at head_time (when the
+ * last tail of the train before it has been read out): when may it leave? */
 static void become_head(temu_tm *t, int64_t q, int64_t head_time)
 {
     int32_t p = t->q[q].head;
     if (p < 0) {
         return;
     }
-    tm_pkt *pk = &t->pk[p];
-    int src = is_source(t, q);
-    int64_t ready = pk->hdr + (src ? 0 : t->c.router_ps);
-    const tm_chan *next = &t->ch[path_at(t, p, pk->hop)];
+    tm_train *tr = &t->tr[p];
+    int64_t ready = tr->hdr + (is_source(t, q) ? 0 : t->c.router_ps);
+    int64_t s_out = ser_of(&t->ch[tr->chan], tr->bytes);
     if (head_time > ready) {
         ready = head_time;
     }
     /* cut-through onto a faster channel cannot overtake the arriving tail */
-    if (pk->tail - ser_ps(next, pk->bytes) > ready) {
-        ready = pk->tail - ser_ps(next, pk->bytes);
+    if (tr->tail - s_out > ready) {
+        ready = tr->tail - s_out;
     }
-    pk->ready = ready;
+    tr->ready = ready;
     push(t, ready, EV_READY, (int32_t)q, 0, 0);
 }
 
 static void append(temu_tm *t, int64_t q, int32_t p)
 {
-    t->pk[p].next = -1;
+    t->tr[p].next = -1;
     if (t->q[q].tail >= 0) {
-        t->pk[t->q[q].tail].next = p;
+        t->tr[t->q[q].tail].next = p;
         t->q[q].tail = p;
         return;
     }
@@ -581,63 +726,153 @@ static void close_stall(tm_chan *ch, int64_t now)
     }
 }
 
-static void transmit(temu_tm *t, int64_t q, int64_t c)
+/* Leave the first m packets of queue q's head train at its head and put the
+ * rest behind it as a train of its own; -1 if out of memory. */
+static int split(temu_tm *t, int64_t q, uint32_t m)
 {
+    int32_t r = alloc_train(t);
+    if (r < 0) {
+        t->oom = 1;
+        return -1;
+    }
+    int32_t p = t->q[q].head;
+    tm_train *tr = &t->tr[p], *rest = &t->tr[r];
+    *rest = *tr;
+    rest->n = tr->n - m;
+    rest->hdr += (int64_t)m * tr->sp;
+    rest->tail += (int64_t)m * tr->sp;
+    if (tr->nbig > m) {
+        rest->nbig = tr->nbig - m;
+        tr->nbig = m;
+    } else {
+        rest->bytes = tr->small; /* the rest are all small */
+        rest->nbig = rest->n;
+    }
+    tr->n = m;
+    tr->next = r;
+    if (t->q[q].tail == p) {
+        t->q[q].tail = r;
+    }
+    return 0;
+}
+
+/* Spacing of the train's packets on the channel it starts on now: the
+ * first starts now and the last when the per-packet model would start it
+ * (after its own arrival, and after the packets ahead of it were read in at
+ * the input rate and sent at the output rate). */
+static int64_t out_spacing(const temu_tm *t, const tm_train *tr, int src, int64_t s_in,
+                           int64_t s_out)
+{
+    int64_t k = (int64_t)tr->n - 1;
+    if (k == 0) {
+        return s_out;
+    }
+    int64_t lo = s_in > s_out ? s_in : s_out;
+    int64_t last = t->now + k * lo;
+    int64_t arrive = tr->hdr + k * tr->sp + (src ? 0 : t->c.router_ps);
+    int64_t cut = tr->tail + k * tr->sp - s_out;
+    last = arrive > last ? arrive : last;
+    last = cut > last ? cut : last;
+    return (last - t->now + k - 1) / k;
+}
+
+static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
+{
+    if (m < t->tr[t->q[q].head].n && split(t, q, m) != 0) {
+        return;
+    }
     tm_chan *ch = &t->ch[c];
     int32_t p = t->q[q].head;
-    tm_pkt *pk = &t->pk[p];
-    int64_t ser = ser_ps(ch, pk->bytes);
-    int vc = vc_at(t, p, pk->hop);
-
-    t->q[q].head = pk->next;
-    if (pk->next < 0) {
-        t->q[q].tail = -1;
-    }
-    for (int i = 0; i < ch->nwait; i++) {
-        if (ch->wait[i] == q) {
-            ch->wait[i] = ch->wait[--ch->nwait];
-            break;
-        }
-    }
+    tm_train *tr = &t->tr[p];
+    int src = is_source(t, q);
+    int64_t n = tr->n, nbig = tr->nbig;
+    int64_t total = nbig * tr->bytes + (n - nbig) * tr->small;
+    int64_t ser = ser_of(ch, tr->bytes); /* the first packet is a largest one */
+    int64_t ser_small = nbig < n ? ser_ps(ch, tr->small) : ser;
     /* the input port reads the packet out at the rate it came in (our
      * assumption: the router's internal path is as fast as its input, and
      * a slower output holds at most the packet it is sending, as Gemini's
      * column buffers do); a source queue empties at its injection rate */
-    int64_t readout = is_source(t, q) ? ser : ser_ps(&t->ch[q / t->nvc], pk->bytes);
-    if (!is_source(t, q)) {
-        /* the queue's space comes back upstream once the tail is read out */
+    int64_t readout = src ? ser : ser_of(&t->ch[q / t->nvc], tr->bytes);
+    int64_t sp = out_spacing(t, tr, src, readout, ser);
+    int64_t last = t->now + (n - 1) * sp; /* the last packet starts */
+    int vc = tr->vc;
+
+    t->q[q].head = tr->next;
+    if (tr->next < 0) {
+        t->q[q].tail = -1;
+    }
+    for (int i = 0; i < ch->nwait; i++) {
+        if (ch->wait[i].q == q) {
+            ch->wait[i] = ch->wait[--ch->nwait];
+            break;
+        }
+    }
+    if (!src) {
+        /* the queue's space comes back upstream once the tails are read
+         * out: a train's all at once, at the mean of its packets' times */
         tm_chan *up = &t->ch[q / t->nvc];
         if (--up->inq_waiting == 0) {
             up->st.inq_stall_ps += t->now - up->inq_since;
         }
-        t->occ[q] += t->now + readout - pk->hdr; /* present from header arrival to read-out */
-        push(t, t->now + readout + t->c.credit_ps, EV_CREDIT, (int32_t)(q / t->nvc),
-             (int32_t)(q % t->nvc), (int32_t)pk->bytes);
+        /* each packet present from its header's arrival to its read-out */
+        t->q[q].occ += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
+        push(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, EV_CREDIT,
+             (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
     }
-    ch->busy_until = t->now + ser;
-    ch->st.packets++;
-    ch->st.bytes += pk->bytes;
-    ch->st.busy_ps += ser;
+    ch->busy_until = last + ser_small;
+    ch->st.packets += (uint64_t)n;
+    ch->st.bytes += (uint64_t)total;
+    ch->st.busy_ps += nbig * ser + (n - nbig) * ser_small;
     if (c >= t->ntorus + t->m.nnodes) {
-        push(t, t->now + ser + ch->wire_ps, EV_DELIVER, p, 0, 0);
+        tr->hdr = t->now + ser + ch->wire_ps; /* the first packet's delivery */
+        tr->sp = sp;
+        push(t, last + ser_small + ch->wire_ps, EV_DELIVER, p, 0, 0);
     } else {
-        t->credits[c * t->nvc + vc] -= pk->bytes;
-        pk->hdr = t->now + ch->wire_ps;
-        pk->tail = t->now + ser + ch->wire_ps;
-        pk->hop++;
+        if (c < t->ntorus) {
+            t->tot.packet_hops += (uint64_t)n;
+            t->tot.train_hops++;
+        }
+        t->q[c * t->nvc + vc].credit -= total;
+        tr->hdr = t->now + ch->wire_ps;
+        tr->tail = t->now + ser + ch->wire_ps;
+        tr->sp = sp;
+        advance(t, tr);
         append(t, c * t->nvc + vc, p);
     }
-    become_head(t, q, t->now + readout);
+    become_head(t, q, last + readout);
     if (ch->nwait > 0 && !ch->try_pending) {
         ch->try_pending = 1;
         push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);
     }
 }
 
+/* Packets of queue q's head train to send on channel c now.  The train
+ * started because its first packet had credit.  If the queue it enters is
+ * empty it goes whole and takes credit for all its packets, which may
+ * exceed the queue's size: the rest streams in as the queue drains, and a
+ * full queue stops the next train upstream.  If that queue holds others
+ * and the credit does not cover the train, only what the credit covers
+ * goes and the rest waits as a train of its own (train_whole: it goes
+ * whole anyway).  The debt cannot deadlock: trains travel on dateline VCs,
+ * whose dependencies have no cycle (the bubble rule of tokens would not
+ * survive it). */
+static uint32_t train_share(const temu_tm *t, int64_t q, int64_t c, int64_t credit, int64_t bubble)
+{
+    const tm_train *tr = &t->tr[t->q[q].head];
+    if (tr->n == 1 || c >= t->ntorus + t->m.nnodes ||
+        credit - bubble >= (int64_t)tr->nbig * tr->bytes + (int64_t)(tr->n - tr->nbig) * tr->small ||
+        t->q[c * t->nvc + tr->vc].head < 0 ||
+        t->c.train_whole) {
+        return tr->n;
+    }
+    return (uint32_t)((credit - bubble) / tr->bytes);
+}
+
 static void try_chan(temu_tm *t, int64_t c)
 {
     tm_chan *ch = &t->ch[c];
-    int64_t best = -1, best_ready = 0;
+    int64_t best = -1, best_ready = 0, best_credit = 0, best_bubble = 0;
     if (ch->busy_until > t->now) {
         if (!ch->try_pending) {
             ch->try_pending = 1;
@@ -645,21 +880,18 @@ static void try_chan(temu_tm *t, int64_t c)
         }
         return;
     }
+    const tm_queue *cq = &t->q[c * t->nvc];
     for (int i = 0; i < ch->nwait; i++) {
-        int64_t q = ch->wait[i];
-        int32_t p = t->q[q].head;
-        const tm_pkt *pk = &t->pk[p];
-        int64_t need = pk->bytes;
-        if (t->c.flow == TEMU_TM_TOKEN &&
-            t->penter[(size_t)p * (size_t)t->maxpath + (size_t)pk->hop]) {
-            need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
-        }
-        if (t->credits[c * t->nvc + vc_at(t, p, pk->hop)] < need) {
+        const tm_waiter *w = &ch->wait[i];
+        int64_t credit = cq[w->vc].credit;
+        if (credit < w->need) {
             continue;
         }
-        if (best < 0 || pk->ready < best_ready || (pk->ready == best_ready && q < best)) {
-            best = q;
-            best_ready = pk->ready;
+        if (best < 0 || w->ready < best_ready || (w->ready == best_ready && w->q < best)) {
+            best = w->q;
+            best_ready = w->ready;
+            best_credit = credit;
+            best_bubble = w->need - t->tr[t->q[best].head].bytes;
         }
     }
     if (best < 0) {
@@ -670,35 +902,42 @@ static void try_chan(temu_tm *t, int64_t c)
         return;
     }
     close_stall(ch, t->now);
-    transmit(t, best, c);
+    transmit(t, best, c, train_share(t, best, c, best_credit, best_bubble));
 }
 
-static int add_waiter(tm_chan *ch, int32_t q)
+static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
 {
+    const tm_train *tr = &t->tr[t->q[q].head];
     if (ch->nwait == ch->capwait) {
         int32_t cap = ch->capwait ? 2 * ch->capwait : 4;
-        int32_t *w = realloc(ch->wait, (size_t)cap * sizeof *w);
+        tm_waiter *w = realloc(ch->wait, (size_t)cap * sizeof *w);
         if (!w) {
             return -1;
         }
         ch->wait = w;
         ch->capwait = cap;
     }
-    ch->wait[ch->nwait++] = q;
+    tm_waiter *w = &ch->wait[ch->nwait++];
+    w->ready = tr->ready;
+    w->q = q;
+    w->vc = tr->vc;
+    w->need = tr->bytes;
+    if (t->bubble && tr->enter) {
+        w->need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
+    }
     return 0;
 }
 
 static void on_ready(temu_tm *t, int64_t q)
 {
-    int32_t p = t->q[q].head;
-    int64_t c = path_at(t, p, t->pk[p].hop);
+    int64_t c = t->tr[t->q[q].head].chan;
     if (!is_source(t, q)) {
         tm_chan *up = &t->ch[q / t->nvc];
         if (up->inq_waiting++ == 0) {
             up->inq_since = t->now;
         }
     }
-    if (add_waiter(&t->ch[c], (int32_t)q) != 0) {
+    if (add_waiter(t, &t->ch[c], (int32_t)q) != 0) {
         t->oom = 1; /* the packet would be lost: temu_tm_run stops */
         return;
     }
@@ -707,13 +946,15 @@ static void on_ready(temu_tm *t, int64_t q)
 
 static void on_deliver(temu_tm *t, int32_t p)
 {
-    tm_pkt *pk = &t->pk[p];
+    tm_train *tr = &t->tr[p];
     if (t->deliver) {
-        t->deliver(t->ctx, pk->tag, pk->created, t->now);
+        for (uint32_t i = 0; i < tr->n; i++) {
+            t->deliver(t->ctx, tr->tag, tr->created, tr->hdr + (int64_t)i * tr->sp);
+        }
     }
-    pk->next = t->freepk;
-    t->freepk = p;
-    t->pending--;
+    t->pending -= tr->n;
+    tr->next = t->freetr;
+    t->freetr = p;
 }
 
 int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
@@ -721,9 +962,10 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
     while (!t->oom && t->nheap > 0 && t->heap[0].t <= until_ps) {
         tm_event e = pop(t);
         t->now = e.t;
+        t->tot.events++;
         switch (e.type) {
         case EV_CREATE:
-            append(t, source_queue(t, t->pk[e.a].src_node), e.a);
+            append(t, source_queue(t, t->tr[e.a].src_node), e.a);
             break;
         case EV_READY:
             on_ready(t, e.a);
@@ -733,7 +975,7 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
             try_chan(t, e.a);
             break;
         case EV_CREDIT:
-            t->credits[(int64_t)e.a * t->nvc + e.b] += e.c;
+            t->q[(int64_t)e.a * t->nvc + e.b].credit += e.c;
             try_chan(t, e.a);
             break;
         default:
@@ -745,6 +987,11 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
         t->now = until_ps;
     }
     return t->now;
+}
+
+void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out)
+{
+    *out = t->tot;
 }
 
 /* ---------------------------------------------------------------- stats */
@@ -769,7 +1016,7 @@ double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)
 temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
                                    uint32_t cls, int64_t *packet_ps, temu_error *err)
 {
-    int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
+    int per = t->per;
     int64_t base;
     if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || cls >= t->c.classes) {
         return temu_fail(err, TEMU_ERANGE,
@@ -779,7 +1026,7 @@ temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, i
     base = chan_id(t, router, link, lane) * t->nvc + (int64_t)cls * per;
     *packet_ps = 0;
     for (int v = 0; v < per; v++) {
-        *packet_ps += t->occ[base + v];
+        *packet_ps += t->q[base + v].occ;
     }
     return TEMU_OK;
 }

@@ -35,28 +35,36 @@ typedef struct sent {
     uint64_t tag, packets, bytes;
 } sent;
 
-/* Send the n-th packet of a bucket: its units split evenly over the bucket's
- * packets (the plan keeps totals, not each packet's size). */
-static temu_status send_one(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
-                            uint32_t unit, uint32_t cls, uint32_t lane_key, sent *out,
-                            temu_error *err)
+/* Send the next min(train, left) packets of a bucket: its units split
+ * evenly over its packets (the plan keeps totals, not each packet's size),
+ * the larger ones first. */
+static temu_status send_some(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
+                             uint32_t train, uint32_t unit, uint32_t cls, uint32_t lane_key,
+                             sent *out, temu_error *err)
 {
-    uint64_t size = (b->units + b->pkts - 1) / b->pkts; /* sizes sum to the bucket's units */
-    b->units -= size;
-    b->pkts--;
-    out->packets++;
-    out->bytes += size * unit;
-    return temu_tm_send(t, when, src, dst, (uint32_t)(size * unit), cls, lane_key, out->tag, err);
+    uint64_t m = b->pkts < train ? b->pkts : train;
+    uint64_t q = b->units / b->pkts, big = b->units % b->pkts; /* big: packets of q + 1 */
+    uint64_t nbig = big < m ? big : m, units = m * q + nbig;
+    b->units -= units;
+    b->pkts -= m;
+    out->packets += m;
+    out->bytes += units * unit;
+    return temu_tm_send_even(t, when, src, dst, (uint32_t)m, units, unit, cls, lane_key, out->tag,
+                             err);
 }
 
 /* The packets of direction dir of a planned message (0: source to
- * destination, 1: destination to source). */
+ * destination, 1: destination to source), train_packets of each bucket in
+ * turn. */
 static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
                             const temu_message *msg, const temu_plan *plan, int dir, sent *out,
                             temu_error *err)
 {
     temu_status st = TEMU_OK;
+    temu_tm_config c;
     int64_t src = dir == 0 ? msg->src : msg->dst, dst = dir == 0 ? msg->dst : msg->src;
+    temu_tm_config_get(t, &c);
+    uint32_t train = c.train_packets > 1 ? c.train_packets : 1;
     if (m->system == TEMU_SYSTEM_GEMINI) {
         /* transaction j is in slot j mod 8; slot k uses tile position
          * (base + k) mod T of every link (doc/model.md) */
@@ -73,8 +81,9 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
             for (int k = 0; k < TEMU_SLOTS && st == TEMU_OK; k++) {
                 for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                     if (b[vc][k].pkts > 0) {
-                        st = send_one(t, when_ps, src, dst, &b[vc][k], GEMINI_PHIT_BYTES,
-                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out, err);
+                        st = send_some(t, when_ps, src, dst, &b[vc][k], train, GEMINI_PHIT_BYTES,
+                                       (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out,
+                                       err);
                         left = 1;
                     }
                 }
@@ -84,7 +93,8 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
         for (int vc = 0; vc < TEMU_BGQ_VCS && st == TEMU_OK; vc++) {
             bucket b = {plan->packets[dir][vc], plan->chunks[dir][vc]};
             while (b.pkts > 0 && st == TEMU_OK) {
-                st = send_one(t, when_ps, src, dst, &b, BG_CHUNK_BYTES, (uint32_t)vc, 0, out, err);
+                st = send_some(t, when_ps, src, dst, &b, train, BG_CHUNK_BYTES, (uint32_t)vc, 0,
+                               out, err);
             }
         }
     }

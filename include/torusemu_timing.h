@@ -22,6 +22,11 @@
  *     entering a ring needs room for one extra maximal packet), as the
  *     Blue Gene deterministic "bubble" VC did.
  *
+ * Packet trains (train_packets > 1, doc/model.md "Packet trains"): up to
+ * that many consecutive packets of one send move as one unit, exact where
+ * nothing competes, approximate under contention (dateline VCs on every
+ * machine, credit taken for the whole train).  The default is 1.
+ *
  * Time is in picoseconds.  Results are deterministic: equal inputs give
  * equal outputs on every host (no host time, no unseeded randomness).
  * doc/model.md, "Timing model", gives the sources and the choices.
@@ -55,6 +60,10 @@ typedef struct temu_tm_config {
     double link_gbs;       /* >0: every lane of every link runs at this many GB/s (= bytes/ns); */
                            /* 0: the machine's own rates (Gemini per tile by medium, BG/P, BG/Q) */
     double node_gbs;       /* injection and ejection bandwidth per node, GB/s                   */
+    uint32_t train_packets; /* longest packet train: up to this many consecutive packets of a  */
+                            /* send move as one unit (doc/model.md, "Packet trains"); 0 or 1:  */
+                            /* every packet on its own (the exact per-packet model)            */
+    uint32_t train_whole;   /* 1: a train never splits (faster; coarser where trains compete)  */
 } temu_tm_config;
 
 /* The machine's own parameters (doc/model.md, "Timing model"). */
@@ -69,6 +78,8 @@ typedef void (*temu_tm_delivery_fn)(void *ctx, uint64_t tag, int64_t created_ps,
 temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
                            temu_error *err);
 void temu_tm_destroy(temu_tm *t);
+/* The configuration the model was created with. */
+void temu_tm_config_get(const temu_tm *t, temu_tm_config *out);
 void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
 
 /* A packet of `bytes` (wire bytes, headers included) created at node src at
@@ -78,6 +89,32 @@ void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx);
  * link; Gemini's tile slot, doc/model.md).  tag is returned on delivery. */
 temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
                          uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err);
+
+/* `count` packets of `bytes` each, otherwise as temu_tm_send (all with the
+ * same tag; the delivery function is called once per packet, with that
+ * packet's delivery time).  They enter the source queue in trains of at most
+ * train_packets packets. */
+temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                               uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
+                               uint64_t tag, temu_error *err);
+
+/* `count` packets carrying `units` units of unit_bytes each in total, split
+ * evenly: the first (units mod count) packets one unit larger than the
+ * others (how temu_tm_send_message sizes a bucket's packets).  A train may
+ * hold both sizes; it is timed as if all its packets were spaced like the
+ * larger ones (exact with one size). */
+temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                              uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
+                              uint32_t lane_key, uint64_t tag, temu_error *err);
+
+/* What the model did since its creation: packet-hops count every packet once
+ * per router-to-router channel it crossed (a train of k packets: k), train-hops
+ * the crossings of trains (= packet-hops with train_packets 1), events the
+ * events processed. */
+typedef struct temu_tm_totals {
+    uint64_t packet_hops, train_hops, events;
+} temu_tm_totals;
+void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out);
 
 /* Process every event up to and including virtual time until_ps (INT64_MAX:
  * until the network is empty).  Returns the new current time. */
@@ -126,7 +163,9 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
  * plan keeps totals only), Gemini VC0/VC1 as classes 0/1, Blue Gene VC v
  * as class v (the model needs as many classes), tile slot k on
  * lane_key gemini_slot_base + k.  All are created at when_ps, the
- * destination's replies too (transactions are not chained yet). */
+ * destination's replies too (transactions are not chained yet).  They
+ * enter the source queue bucket after bucket, train_packets packets of
+ * each in turn (one packet of each with trains of one packet). */
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                  const temu_message *msg, temu_error *err);
 
