@@ -28,6 +28,10 @@ expect_fail() {
 expect_out() {
     if grep -Eq -- "$2" "$TMP/out"; then pass; else failed "$1: output lacks '$2'"; fi
 }
+# expect_eq DESC WANT GOT : two strings must be equal
+expect_eq() {
+    if [ "$2" = "$3" ]; then pass; else failed "$1: want '$2', got '$3'"; fi
+}
 finish() {
     echo "$npass passed, $nfail failed"
     [ "$nfail" -eq 0 ]

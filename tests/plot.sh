@@ -2,6 +2,9 @@
 # plot.sh - `torusemu plot` (utils/cmd_plot.c) writes well-formed, non-empty
 # PNG pictures through gnuplot: the PNG signature, an IHDR chunk first with
 # the size the script asks for; and refuses bad input with the reason.
+# --metric stall and --compare: the values drawn (--data CSV) equal the
+# store's counters summed here from `torusemu dump`, and both panels share
+# one colour scale (a stand-in gnuplot keeps the script).
 . "${top_srcdir:-.}/tests/lib.sh"
 
 if ! command -v "${TORUSEMU_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
@@ -31,6 +34,63 @@ png_ok "tiles" "$TMP/tiles.png" 900 640
 "$TORUSEMU" inject "$TMP/q.store" --src 0 --dst 1,1,0,0,1 --bytes 4096
 expect_ok "bgq plane A,E" "$TORUSEMU" plot "$TMP/q.store" --dims a,e -o "$TMP/q.png"
 png_ok "bgq plane" "$TMP/q.png" 900 760
+# --metric stall on the store of a timed replay where flows compete (tornado
+# on gemini-tiny): per router and link of plane X-Y at Z=0, INQ_STALL +
+# CREDIT_STALL summed over the link's tiles, summed here from dump's tile rows
+"$TORUSEMU" replay --machine gemini-tiny --pattern tornado --bytes 64K --timing --quiet \
+    --keep "$TMP/ta.store" >/dev/null
+"$TORUSEMU" replay --machine gemini-tiny --pattern tornado --bytes 64K --timing --quiet \
+    --map random:7 --keep "$TMP/tb.store" >/dev/null
+# stall_sums STORE PANEL: "panel router link value" of the X/Y links at z=0
+stall_sums() {
+    "$TORUSEMU" dump "$1" --tiles --all --format csv | awk -F, -v p="$2" '
+        $6 == "INQ_STALL" || $6 == "CREDIT_STALL" {
+            split($3, c, " ")
+            if (c[3] == 0 && $4 ~ /^[XY][+-]$/) { s[$1 " " $4] += $7 }
+        }
+        END { for (k in s) print p, k, s[k] }' | sort
+}
+# plotted PANEL CSV: the same columns from plot's --data
+plotted() { awk -F, -v p="$1" 'NR > 1 && $1 == p { print $1, $2, $4, $6 }' "$2" | sort; }
+expect_ok "stall plane" "$TORUSEMU" plot "$TMP/ta.store" --metric stall -o "$TMP/stall.png" \
+    --data "$TMP/stall.csv"
+png_ok "stall plane" "$TMP/stall.png" 900 760
+stall1=$(stall_sums "$TMP/ta.store" 1)
+expect_eq "stall plane values = dump's stall counters" "$stall1" "$(plotted 1 "$TMP/stall.csv")"
+expect_eq "stall plane: 16 link ends" 16 "$(echo "$stall1" | wc -l)"
+[ "$(echo "$stall1" | awk '{ t += $4 } END { print (t > 0) }')" = 1 ] && pass ||
+    failed "the tornado store holds no stall counts"
+# the tile map: per tile of router 1,0,0 (id 4), INQ_STALL + CREDIT_STALL
+expect_ok "stall tiles" "$TORUSEMU" plot "$TMP/ta.store" --metric stall --tiles 1,0,0 \
+    -o "$TMP/stiles.png" --data "$TMP/stiles.csv"
+png_ok "stall tiles" "$TMP/stiles.png" 900 640
+expect_eq "stall tile values = dump's" \
+    "$("$TORUSEMU" dump "$TMP/ta.store" --tiles --all --format csv | awk -F, '
+        $1 == 4 && ($6 == "INQ_STALL" || $6 == "CREDIT_STALL") { s[$5] += $7 }
+        END { for (t in s) print t, s[t] }' | sort -n)" \
+    "$(awk -F, 'NR > 1 { print $5, $6 }' "$TMP/stiles.csv" | sort -n)"
+# --compare: two mappings side by side, each panel its store's values
+expect_ok "compare" "$TORUSEMU" plot "$TMP/ta.store" --compare "$TMP/tb.store" --metric stall \
+    -o "$TMP/cmp.png" --data "$TMP/cmp.csv"
+png_ok "compare" "$TMP/cmp.png" 1800 760
+expect_eq "compare panel 1" "$stall1" "$(plotted 1 "$TMP/cmp.csv")"
+stall2=$(stall_sums "$TMP/tb.store" 2)
+expect_eq "compare panel 2" "$stall2" "$(plotted 2 "$TMP/cmp.csv")"
+[ "$stall1" != "$(echo "$stall2" | sed 's/^2/1/')" ] && pass ||
+    failed "the two mappings gave the same stalls: the comparison shows nothing"
+# one colour scale: 0 to the largest value of both panels
+cat >"$TMP/fakegp" <<EOF
+#!/bin/sh
+cp "\$1" "$TMP/kept.gp"
+out=\$(sed -n "s/^set output '\\(.*\\)'\$/\\1/p" "\$1")
+echo picture >"\$out"
+EOF
+chmod +x "$TMP/fakegp"
+TORUSEMU_GNUPLOT="$TMP/fakegp" "$TORUSEMU" plot "$TMP/ta.store" --compare "$TMP/tb.store" \
+    --metric stall -o "$TMP/fake.png" >/dev/null
+max=$(printf '%s\n%s\n' "$stall1" "$stall2" | awk '$4 > m { m = $4 } END { print m }')
+expect_eq "one colour range" "set cbrange [0:$max]" "$(grep -o 'set cbrange.*]' "$TMP/kept.gp")"
+expect_eq "two panels" "2" "$(grep -c '^plot ' "$TMP/kept.gp")"
 # no temporary files are left behind
 mkdir "$TMP/t"
 TMPDIR="$TMP/t" "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/again.png" >/dev/null 2>&1
@@ -51,4 +111,16 @@ expect_fail "gnuplot missing" "cannot run $TMP/none" \
     env TORUSEMU_GNUPLOT="$TMP/none" "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png"
 expect_fail "gnuplot fails" "false failed (status 1)" \
     env TORUSEMU_GNUPLOT=false "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png"
+expect_fail "bad metric" "--metric 'load' is neither traffic nor stall" \
+    "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png" --metric load
+expect_fail "compare machines" \
+    "--compare needs two stores of one machine: $TMP/g.store is gemini:4x4x2, $TMP/q.store is bgq:2x2x1x1x2" \
+    "$TORUSEMU" plot "$TMP/g.store" --compare "$TMP/q.store" -o "$TMP/x.png"
+expect_fail "stall without timing" "no stall counts in $TMP/g.store: plot the store of" \
+    "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png" --metric stall
+"$TORUSEMU" create "$TMP/p.store" --machine bgp:2x2x1 >/dev/null
+"$TORUSEMU" inject "$TMP/p.store" --src 0 --dst 1,1,0 --bytes 4096
+expect_ok "bgp traffic" "$TORUSEMU" plot "$TMP/p.store" -o "$TMP/p.png"
+expect_fail "bgp stall" "does not fill BG/P's no-token counters yet" \
+    "$TORUSEMU" plot "$TMP/p.store" -o "$TMP/x.png" --metric stall
 finish

@@ -4,6 +4,7 @@
  *
  *   torusemu plot STORE -o FILE.png [--dims X,Y] [--at COORDS]
  *   torusemu plot STORE -o FILE.png --tiles ROUTER
+ *   ... [--metric traffic|stall] [--compare STORE2] [--data FILE.csv]
  *
  * Plane mode: the routers of one 2-D plane of the torus (dimensions --dims,
  * default the first two; the others fixed by --at, default 0) and an arrow
@@ -16,6 +17,14 @@
  * Tile mode (Gemini): the 6 x 8 tile grid of one router (Pedretti 2013
  * Fig. 3) coloured by the phits that arrived at each tile, every tile
  * labelled with its link.
+ *
+ * --metric stall colours by the timing model's stall counters instead
+ * (torusemu replay --timing): Gemini INQ_STALL + CREDIT_STALL of the link's
+ * tiles (800 MHz cycles), Blue Gene/Q receive-FIFO occupancy of the incoming
+ * link (all VCs, packets summed per 500 MHz cycle), Blue Gene/P cycles
+ * without tokens.  --compare draws a second store of the same machine in a
+ * second panel with the same colour scale; --data writes the plotted values
+ * as CSV.
  *
  * The data and the gnuplot script go to a private temporary directory
  * (mkdtemp, mode 0700), removed afterwards; gnuplot is $TORUSEMU_GNUPLOT or
@@ -41,42 +50,70 @@ static void usage(FILE *f)
                "  -a, --at=COORDS     a router of the plane: fixes the other dimensions\n"
                "                      (default all 0)\n"
                "  -t, --tiles=ROUTER  Gemini: the tile map of ROUTER (an id or coordinates)\n"
+               "  -m, --metric=M      traffic (default) or stall: Gemini INQ_STALL +\n"
+               "                      CREDIT_STALL summed over the link's tiles (800 MHz\n"
+               "                      cycles), BG/Q receive-FIFO occupancy of the incoming\n"
+               "                      link summed over its VCs, BG/P no-token cycles; the\n"
+               "                      store of `torusemu replay --timing --keep`\n"
+               "  -c, --compare=STORE2  a second store of the same machine (another mapping\n"
+               "                      of the job) in a second panel, same colour scale\n"
+               "      --data=FILE     also write the plotted values as CSV: panel,router,\n"
+               "                      coord,link,tile,value (tile empty in a plane)\n"
                "  -h, --help          print this help and exit\n"
                "      --version       print the version and exit\n"
                "\n"
                "Examples:\n"
                "  torusemu plot job.store -o plane.png --dims X,Z\n"
                "\n"
-               "  torusemu plot job.store -o tiles.png --tiles 0,0,1\n");
+               "  torusemu plot job.store -o tiles.png --tiles 0,0,1\n"
+               "\n"
+               "  torusemu plot a.store --compare b.store --metric stall -o stall.png\n");
 }
 
-/* The traffic measure of each system, for the title. */
-static const char *measure(const temu_machine *m)
+/* The measure of each system and metric (stall = 1), for the titles. */
+static const char *measure(const temu_machine *m, int stall)
 {
+    if (stall) {
+        return m->system == TEMU_SYSTEM_GEMINI ? "inq + credit stall cycles (800 MHz)"
+               : m->system == TEMU_SYSTEM_BGQ  ? "receive-FIFO occupancy (all VCs)"
+                                               : "cycles without tokens";
+    }
     return m->system == TEMU_SYSTEM_GEMINI ? "phits arrived (VC0+VC1)"
            : m->system == TEMU_SYSTEM_BGQ  ? "32-byte chunks sent (all VCs)"
                                            : "32-byte chunks sent";
 }
 
-/* Traffic over link l of router r, and which way it went: *toward = 1 when
- * it arrived at r (Gemini), 0 when r sent it (Blue Gene). */
-static uint64_t link_traffic(const temu_session *s, int64_t r, int l, int *toward)
+/* The value of Gemini tile t of router r: phits arrived (VC0 + VC1) or the
+ * timing model's input-queue plus credit stall cycles. */
+static uint64_t tile_value(const temu_session *s, int64_t r, int t, int stall)
+{
+    const temu_machine *m = temu_session_machine(s);
+    int a = stall ? TEMU_TILE_INQ_STALL : 0, b = stall ? TEMU_TILE_CREDIT_STALL : 1;
+    return temu_counter_read(s, temu_idx_gemini_tile(m, r, t, a)) +
+           temu_counter_read(s, temu_idx_gemini_tile(m, r, t, b));
+}
+
+/* The value of link l of router r, and which way it is drawn: *toward = 1
+ * when it belongs to what arrived at r (Gemini tiles count arrivals, a BG/Q
+ * receive FIFO holds what came in), 0 when r sent it (Blue Gene chunks, BG/P
+ * tokens for sending). */
+static uint64_t link_value(const temu_session *s, int64_t r, int l, int stall, int *toward)
 {
     const temu_machine *m = temu_session_machine(s);
     uint64_t v = 0;
-    *toward = m->system == TEMU_SYSTEM_GEMINI;
+    *toward = m->system == TEMU_SYSTEM_GEMINI || (stall && m->system == TEMU_SYSTEM_BGQ);
     if (m->system == TEMU_SYSTEM_GEMINI) {
         int tiles[TEMU_GEMINI_TILES], n = temu_gemini_link_tiles(l, tiles);
         for (int i = 0; i < n; i++) {
-            v += temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i], 0)) +
-                 temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i], 1));
+            v += tile_value(s, r, tiles[i], stall);
         }
     } else if (m->system == TEMU_SYSTEM_BGQ) {
+        int kind = stall ? TEMU_BGQ_NW_RECV_FIFO : TEMU_BGQ_NW_SENT_CHUNKS;
         for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-            v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
+            v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, kind, vc));
         }
     } else {
-        v = temu_counter_read(s, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS));
+        v = temu_counter_read(s, temu_idx_bgp(m, r, l, stall ? TEMU_BGP_NO_TOKENS : TEMU_BGP_CHUNKS));
     }
     return v;
 }
@@ -97,8 +134,38 @@ static int parse_dim(const temu_machine *m, const char *s, size_t len)
     return -1;
 }
 
+/* Where one panel's values go: gnuplot's data file and the optional CSV
+ * (--data); the largest value, for the common colour scale. */
+typedef struct {
+    FILE *gp, *csv;
+    int panel, stall;
+    uint64_t max;
+} plot_out;
+
+/* One value: a gnuplot line (the caller's) and a CSV record */
+static void put_csv(plot_out *o, const temu_machine *m, int64_t r, int l, int tile, uint64_t v)
+{
+    if (v > o->max) {
+        o->max = v;
+    }
+    if (o->csv == NULL) {
+        return;
+    }
+    int32_t c[TEMU_MAX_DIMS];
+    temu_router_coords(m, r, c);
+    fprintf(o->csv, "%d,%lld,", o->panel, (long long)r);
+    for (int d = 0; d < m->ndims; d++) {
+        fprintf(o->csv, d ? " %d" : "%d", (int)c[d]);
+    }
+    fprintf(o->csv, ",%s,", temu_link_name(m, l));
+    if (tile >= 0) {
+        fprintf(o->csv, "%d", tile);
+    }
+    fprintf(o->csv, ",%" PRIu64 "\n", v);
+}
+
 /* Plane mode: data lines "x y dx dy value" (one arrow per link end) */
-static void plane_data(FILE *f, const temu_session *s, int da, int db, const int32_t *at)
+static void plane_data(plot_out *o, const temu_session *s, int da, int db, const int32_t *at)
 {
     const temu_machine *m = temu_session_machine(s);
     int32_t c[TEMU_MAX_DIMS];
@@ -113,7 +180,7 @@ static void plane_data(FILE *f, const temu_session *s, int da, int db, const int
                     if (temu_link_neighbor(m, r, l) < 0) {
                         continue; /* mesh edge */
                     }
-                    uint64_t v = link_traffic(s, r, l, &toward);
+                    uint64_t v = link_value(s, r, l, o->stall, &toward);
                     /* unit step toward the neighbour over l, in plot axes */
                     double ux = k == 0 ? (plus ? 1 : -1) : 0, uy = k == 1 ? (plus ? 1 : -1) : 0;
                     /* arrival: from halfway to the neighbour into r; sending:
@@ -122,57 +189,53 @@ static void plane_data(FILE *f, const temu_session *s, int da, int db, const int
                     double x0 = c[da] + (toward ? 0.45 * ux : 0.1 * ux) + side * uy;
                     double y0 = c[db] + (toward ? 0.45 * uy : 0.1 * uy) + side * ux;
                     double len = toward ? -0.35 : 0.35;
-                    fprintf(f, "%g %g %g %g %" PRIu64 "\n", x0, y0, len * ux, len * uy, v);
+                    fprintf(o->gp, "%g %g %g %g %" PRIu64 "\n", x0, y0, len * ux, len * uy, v);
+                    put_csv(o, m, r, l, -1, v);
                 }
             }
         }
     }
 }
 
-static void plane_script(FILE *f, const temu_machine *m, int da, int db, const char *data,
-                         const char *png, const char *title)
+/* Plane mode: the settings and the plot command of one panel */
+static void plane_panel(FILE *f, const temu_machine *m, int da, int db, const char *data,
+                        const char *title)
 {
     fprintf(f,
-            "set terminal pngcairo size 900,760\n"
-            "set output '%s'\n"
             "set title \"%s\" noenhanced\n"
             "set xlabel 'dimension %.1s'\nset ylabel 'dimension %.1s'\n"
             "set xrange [-0.7:%g]\nset yrange [-0.7:%g]\n"
             "set xtics 1\nset ytics 1\nset size ratio -1\n"
             "set palette defined (0 '#d0d0d0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
-            "set cblabel '%s'\n"
             "plot '%s' using 1:2:3:4:5 with vectors head filled size 0.08,20 lw 3 "
             "lc palette notitle\n",
-            png, title, temu_link_name(m, TEMU_LINK_PLUS(da)),
-            temu_link_name(m, TEMU_LINK_PLUS(db)), m->size[da] - 0.3, m->size[db] - 0.3, measure(m),
-            data);
+            title, temu_link_name(m, TEMU_LINK_PLUS(da)), temu_link_name(m, TEMU_LINK_PLUS(db)),
+            m->size[da] - 0.3, m->size[db] - 0.3, data);
 }
 
 /* Tile mode: "column row value" per tile, and a label per tile */
-static void tile_data(FILE *f, const temu_session *s, int64_t r)
+static void tile_data(plot_out *o, const temu_session *s, int64_t r)
 {
     const temu_machine *m = temu_session_machine(s);
     for (int t = 0; t < TEMU_GEMINI_TILES; t++) {
-        uint64_t v = temu_counter_read(s, temu_idx_gemini_tile(m, r, t, 0)) +
-                     temu_counter_read(s, temu_idx_gemini_tile(m, r, t, 1));
-        fprintf(f, "%d %d %" PRIu64 " %s\n", t % TEMU_GEMINI_TILE_COLS, t / TEMU_GEMINI_TILE_COLS,
-                v, temu_link_name(m, temu_gemini_tile_link(t)));
+        uint64_t v = tile_value(s, r, t, o->stall);
+        int l = temu_gemini_tile_link(t);
+        fprintf(o->gp, "%d %d %" PRIu64 " %s\n", t % TEMU_GEMINI_TILE_COLS,
+                t / TEMU_GEMINI_TILE_COLS, v, temu_link_name(m, l));
+        put_csv(o, m, r, l, t, v);
     }
 }
 
-static void tile_script(FILE *f, const char *data, const char *png, const char *title)
+static void tile_panel(FILE *f, const char *data, const char *title)
 {
     fprintf(f,
-            "set terminal pngcairo size 900,640\n"
-            "set output '%s'\n"
             "set title \"%s\" noenhanced\n"
             "set xlabel 'tile column'\nset ylabel 'tile row'\n"
             "set xrange [-0.5:7.5]\nset yrange [5.5:-0.5]\nset xtics 1\nset ytics 1\n"
             "set palette defined (0 '#f0f0f0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
-            "set cblabel 'phits arrived (VC0+VC1)'\n"
             "plot '%s' using 1:2:3 with image notitle, "
             "'' using 1:2:(sprintf('%%s\\n%%d', stringcolumn(4), int($3))) with labels notitle\n",
-            png, title, data);
+            title, data);
 }
 
 /* Run gnuplot on script; 0 when it succeeded and wrote a non-empty png. */
@@ -207,6 +270,101 @@ static int plane_args(const temu_machine *m, const char *dims, const char *at_s,
     return 0;
 }
 
+/* Write panel (1 or 2) of store s into dir/dataN, its settings into the
+ * script fs; the view: tiles of router r when tiles, else plane da-db at. */
+static int write_panel(plot_out *o, const temu_session *s, const char *store, const char *dir,
+                       FILE *fs, int tiles, int64_t r, int da, int db, const int32_t *at)
+{
+    const temu_machine *m = temu_session_machine(s);
+    char path[4200], title[512], name[64];
+    snprintf(path, sizeof path, "%s/data%d", dir, o->panel);
+    if ((o->gp = fopen(path, "w")) == NULL) {
+        return cli_fail("plot: cannot write in %s: %s", dir, strerror(errno));
+    }
+    if (tiles) {
+        temu_router_name(m, r, name, sizeof name);
+        snprintf(title, sizeof title, "%s: tiles of Gemini %s, %s", store, name,
+                 measure(m, o->stall));
+    } else {
+        snprintf(title, sizeof title, "%s (%s): plane %s-%s, %s", store, m->name,
+                 temu_link_name(m, TEMU_LINK_PLUS(da)), temu_link_name(m, TEMU_LINK_PLUS(db)),
+                 measure(m, o->stall));
+    }
+    for (char *q = strchr(title, '"'); q != NULL; q = strchr(q, '"')) {
+        *q = '\''; /* the title is a double-quoted gnuplot string */
+    }
+    if (tiles) {
+        tile_data(o, s, r);
+        tile_panel(fs, path, title);
+    } else {
+        plane_data(o, s, da, db, at);
+        plane_panel(fs, m, da, db, path, title);
+    }
+    fclose(o->gp);
+    return 0;
+}
+
+/* The picture: the gnuplot script of one or two panels with one colour
+ * scale, run in a private temporary directory removed afterwards. */
+static int draw(temu_session *const *ss, const char *const *stores, int npanels, FILE *csv,
+                int stall, const char *png, int tiles, int64_t r, int da, int db,
+                const int32_t *at)
+{
+    const temu_machine *m = temu_session_machine(ss[0]);
+    char dir[4096], spath[4200];
+    const char *tmp = getenv("TMPDIR");
+    tmp = tmp != NULL && tmp[0] ? tmp : "/tmp";
+    int n = snprintf(dir, sizeof dir, "%s/torusemu-plot.XXXXXX", tmp);
+    if (n <= 0 || (size_t)n >= sizeof dir || mkdtemp(dir) == NULL) {
+        return cli_fail("plot: cannot make a temporary directory in %s: %s", tmp, strerror(errno));
+    }
+    snprintf(spath, sizeof spath, "%s/plot.gp", dir);
+    FILE *fs = fopen(spath, "w");
+    int rc = fs == NULL ? cli_fail("plot: cannot write in %s: %s", dir, strerror(errno)) : 0;
+    uint64_t max = 0;
+    if (rc == 0) {
+        fprintf(fs, "set terminal pngcairo size %d,%d\nset output '%s'\n", 900 * npanels,
+                tiles ? 640 : 760, png);
+        fprintf(fs, "set cblabel '%s'\n", measure(m, stall));
+        if (npanels > 1) {
+            fprintf(fs, "set multiplot layout 1,%d\n", npanels);
+        }
+        long cbpos = ftell(fs);
+        fprintf(fs, "%-40s\n", ""); /* the colour range, filled in below */
+        for (int i = 0; i < npanels && rc == 0; i++) {
+            plot_out o = {NULL, csv, i + 1, stall, 0};
+            rc = write_panel(&o, ss[i], stores[i], dir, fs, tiles, r, da, db, at);
+            max = o.max > max ? o.max : max;
+        }
+        fseek(fs, cbpos, SEEK_SET);
+        fprintf(fs, "set cbrange [0:%" PRIu64 "]", max > 0 ? max : 1);
+        fseek(fs, 0, SEEK_END);
+        if (npanels > 1) {
+            fprintf(fs, "unset multiplot\n");
+        }
+        fclose(fs);
+    }
+    if (rc == 0 && stall && max == 0) {
+        rc = cli_fail(m->system == TEMU_SYSTEM_BGP
+                          ? "plot: no stall counts in %s: the timing model does not fill BG/P's "
+                            "no-token counters yet"
+                          : "plot: no stall counts in %s: plot the store of `torusemu replay "
+                            "--timing --keep`",
+                      stores[0]);
+    }
+    if (rc == 0) {
+        rc = run_gnuplot(spath, png);
+    }
+    for (int i = 1; i <= npanels; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/data%d", dir, i);
+        unlink(path);
+    }
+    unlink(spath);
+    rmdir(dir);
+    return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {CLI_COMMON_OPTIONS,
@@ -214,15 +372,25 @@ int cmd_plot(int argc, char **argv)
                                          {"dims", required_argument, NULL, 'd'},
                                          {"at", required_argument, NULL, 'a'},
                                          {"tiles", required_argument, NULL, 't'},
+                                         {"metric", required_argument, NULL, 'm'},
+                                         {"compare", required_argument, NULL, 'c'},
+                                         {"data", required_argument, NULL, 'D'},
                                          {NULL, 0, NULL, 0}};
-    const char *png = NULL, *dims = NULL, *at_s = NULL, *tiles = NULL;
+    const char *png = NULL, *dims = NULL, *at_s = NULL, *tiles = NULL, *metric = "traffic",
+               *store2 = NULL, *data = NULL;
     int c, done, rc;
     cli_begin();
-    while ((c = cli_next(argc, argv, ":ho:d:a:t:", opts, usage, &done, &rc)) != -1) {
+    while ((c = cli_next(argc, argv, ":ho:d:a:t:m:c:", opts, usage, &done, &rc)) != -1) {
         if (done) {
             return rc;
         }
-        *(c == 'o' ? &png : c == 'd' ? &dims : c == 'a' ? &at_s : &tiles) = optarg;
+        *(c == 'o'   ? &png
+          : c == 'd' ? &dims
+          : c == 'a' ? &at_s
+          : c == 'm' ? &metric
+          : c == 'c' ? &store2
+          : c == 'D' ? &data
+                     : &tiles) = optarg;
     }
     if (optind >= argc) {
         return cli_fail("plot: missing STORE");
@@ -236,16 +404,30 @@ int cmd_plot(int argc, char **argv)
     if (strpbrk(png, "'\"\n") != NULL) {
         return cli_fail("plot: the output name '%s' holds a quote or a line break", png);
     }
-    temu_error err;
-    temu_session *s;
-    if (temu_session_attach_ex(argv[optind], TEMU_ATTACH_READONLY, &s, &err) != TEMU_OK) {
-        return cli_fail_err(&err);
+    if (strcmp(metric, "traffic") != 0 && strcmp(metric, "stall") != 0) {
+        return cli_fail("plot: --metric '%s' is neither traffic nor stall", metric);
     }
-    const temu_machine *m = temu_session_machine(s);
+    const char *stores[2] = {argv[optind], store2};
+    temu_session *ss[2] = {NULL, NULL};
+    int npanels = store2 != NULL ? 2 : 1;
+    temu_error err;
+    rc = 0;
+    for (int i = 0; i < npanels && rc == 0; i++) {
+        if (temu_session_attach_ex(stores[i], TEMU_ATTACH_READONLY, &ss[i], &err) != TEMU_OK) {
+            rc = cli_fail_err(&err);
+        }
+    }
+    const temu_machine *m = rc == 0 ? temu_session_machine(ss[0]) : NULL;
+    if (rc == 0 && npanels == 2 && strcmp(m->name, temu_session_machine(ss[1])->name) != 0) {
+        rc = cli_fail("plot: --compare needs two stores of one machine: %s is %s, %s is %s",
+                      stores[0], m->name, stores[1], temu_session_machine(ss[1])->name);
+    }
     int da = 0, db = 1;
     int32_t at[TEMU_MAX_DIMS];
     int64_t node = 0;
-    if (tiles != NULL && m->system != TEMU_SYSTEM_GEMINI) {
+    if (rc != 0) {
+        /* reported */
+    } else if (tiles != NULL && m->system != TEMU_SYSTEM_GEMINI) {
         rc = cli_fail("plot: --tiles applies to Gemini machines only, not %s", m->name);
     } else if (tiles != NULL && strchr(tiles, ',') == NULL) {
         uint64_t id; /* a plain number names a router here */
@@ -259,55 +441,25 @@ int cmd_plot(int argc, char **argv)
     } else {
         rc = plane_args(m, dims, at_s, &da, &db, at);
     }
-    char title[256], dir[4096];
-    const char *tmp = getenv("TMPDIR");
-    int n =
-        snprintf(dir, sizeof dir, "%s/torusemu-plot.XXXXXX", tmp != NULL && tmp[0] ? tmp : "/tmp");
-    char *d = rc == 0 && n > 0 && (size_t)n < sizeof dir ? mkdtemp(dir) : NULL;
-    if (rc == 0 && d == NULL) {
-        rc = cli_fail("plot: cannot make a temporary directory in %s: %s",
-                      tmp != NULL && tmp[0] ? tmp : "/tmp", strerror(errno));
+    FILE *csv = NULL;
+    if (rc == 0 && data != NULL) {
+        csv = fopen(data, "w");
+        rc = csv == NULL ? cli_fail("plot: cannot write %s: %s", data, strerror(errno)) : 0;
     }
     if (rc == 0) {
-        char path[4200], spath[4200];
-        snprintf(path, sizeof path, "%s/data", d);
-        snprintf(spath, sizeof spath, "%s/plot.gp", d);
-        FILE *fd = fopen(path, "w"), *fs = fopen(spath, "w");
-        int64_t r = temu_node_router(m, node);
-        if (tiles != NULL) {
-            char name[64];
-            temu_router_name(m, r, name, sizeof name);
-            snprintf(title, sizeof title, "%s: tiles of Gemini %s", argv[optind], name);
-        } else {
-            snprintf(title, sizeof title, "%s (%s): plane %s-%s, %s", argv[optind], m->name,
-                     temu_link_name(m, TEMU_LINK_PLUS(da)), temu_link_name(m, TEMU_LINK_PLUS(db)),
-                     measure(m));
+        if (csv != NULL) {
+            fprintf(csv, "panel,router,coord,link,tile,value\n");
         }
-        for (char *q = strchr(title, '"'); q != NULL; q = strchr(q, '"')) {
-            *q = '\''; /* the title is a double-quoted gnuplot string */
-        }
-        if (fd == NULL || fs == NULL) {
-            rc = cli_fail("plot: cannot write in %s: %s", d, strerror(errno));
-        } else if (tiles != NULL) {
-            tile_data(fd, s, r);
-            tile_script(fs, path, png, title);
-        } else {
-            plane_data(fd, s, da, db, at);
-            plane_script(fs, m, da, db, path, png, title);
-        }
-        if (fd != NULL) {
-            fclose(fd);
-        }
-        if (fs != NULL) {
-            fclose(fs);
-        }
-        if (rc == 0) {
-            rc = run_gnuplot(spath, png);
-        }
-        unlink(path);
-        unlink(spath);
-        rmdir(d);
+        rc = draw(ss, stores, npanels, csv, strcmp(metric, "stall") == 0, png, tiles != NULL,
+                  temu_node_router(m, node), da, db, at);
     }
-    temu_session_close(s);
+    if (csv != NULL && fclose(csv) != 0 && rc == 0) {
+        rc = cli_fail("plot: cannot write %s: %s", data, strerror(errno));
+    }
+    for (int i = 0; i < npanels; i++) {
+        if (ss[i] != NULL) {
+            temu_session_close(ss[i]);
+        }
+    }
     return rc;
 }
