@@ -17,6 +17,12 @@
  *   DELIVER  a packet's tail reached its destination node
  * Arbitration: among the waiting heads with enough credit, the one ready
  * first (then the lower queue id): first come, first served.
+ * Adaptive routing (Blue Gene dynamic VCs): a packet's channels after the
+ * injection are chosen hop by hop.  When it becomes ready it waits for every
+ * productive channel at once, tried in the order of the dynamic tokens they
+ * have free (most first, then the deterministic order); the first that can
+ * take it on a dynamic VC, or the deterministic one on the escape VC with
+ * the bubble rule, does.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -48,6 +54,8 @@ typedef struct tm_chan {
     int32_t stalled;     /* credit stall interval open */
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
     int64_t stall_since, inq_since;
+    uint32_t short_mask; /* idle: VCs (bit v; NO_DYNAMIC) waiting heads lack tokens on */
+    int64_t short_since; /* since when short_mask has held */
     temu_tm_lane_stats st;
 } tm_chan;
 
@@ -58,7 +66,16 @@ typedef struct tm_pkt {
     int32_t next; /* next in queue, or in the free list */
     int32_t hop;  /* index in the path of the channel to take next */
     int32_t src_node;
+    int32_t dst_node;
+    int32_t adaptive; /* routed adaptively: path entries chosen hop by hop */
 } tm_pkt;
+
+/* A path entry not chosen yet; once the packet waits for its next channel,
+ * PATH_DOR(c) marks c as the deterministic (escape) choice. */
+#define PATH_OPEN (-1)
+#define PATH_DOR(c) (-2 - (c))
+/* short_mask bit: no dynamic VC had tokens for an adaptive packet */
+#define NO_DYNAMIC (1u << 31)
 
 typedef struct tm_queue {
     int32_t head, tail;
@@ -76,6 +93,11 @@ struct temu_tm {
     tm_chan *ch;
     int64_t *credits; /* [nchan * nvc] */
     int64_t *occ;     /* [nchan * nvc] packets x ps spent in each input queue */
+    /* token flow only, torus channels: adaptive packets and bytes per VC
+     * [ntorus * nvc], token-shortage time per VC and NO_DYNAMIC
+     * [ntorus * (nvc + 1)] */
+    uint64_t *vc_pk, *vc_bytes;
+    int64_t *notok;
     tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_pkt *pk;
     int32_t *path;   /* [npk * maxpath] channel ids */
@@ -229,6 +251,11 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->classes = 4;            /* VCD0, VCD1, bubble, priority: a FIFO each */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 6 * 0.425; /* our assumption: all six links at once */
+        /* dynamic routing on VCD0 and VCD1, the bubble VC as escape
+         * (Lakner 2008, Table 6-3 VC names; doc/model.md) */
+        c->routing = TEMU_TM_ADAPTIVE;
+        c->dynamic_vcs = 0x3;
+        c->escape_vc = 2;
         break;
     case TEMU_SYSTEM_BGQ:
         /* ~40 ns per hop (lanl/PPT mira_config.py, citing Chen et al.) */
@@ -239,6 +266,11 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->classes = TEMU_BGQ_VCS; /* a receive FIFO per VC */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 10 * 2.0; /* our assumption: the ten torus links */
+        /* user dynamic VC 0 routed adaptively, the escape VC 1 as fall-back
+         * (reference/bgq: MU_Pt2PtNetworkHeader.h, fw_nd.c zone masks) */
+        c->routing = TEMU_TM_ADAPTIVE;
+        c->dynamic_vcs = 1u << TEMU_BGQ_VC_USER_DYNAMIC;
+        c->escape_vc = TEMU_BGQ_VC_USER_ESCAPE;
         break;
     default:
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown system %d", m->system);
@@ -276,6 +308,27 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
     if (!(c->node_gbs > 0) || c->link_gbs < 0 || !isfinite(c->link_gbs) || !isfinite(c->node_gbs)) {
         return temu_fail(err, TEMU_EINVAL, "timing model: bandwidths must be positive GB/s");
     }
+    if (c->routing != TEMU_TM_DETERMINISTIC && c->routing != TEMU_TM_ADAPTIVE) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: unknown routing %u", c->routing);
+    }
+    if (c->routing == TEMU_TM_ADAPTIVE) {
+        uint32_t all = c->classes >= 32 ? ~0u : (1u << c->classes) - 1;
+        if (c->flow != TEMU_TM_TOKEN) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: adaptive routing needs token flow control (an "
+                             "escape VC with the bubble rule)");
+        }
+        if (c->dynamic_vcs == 0 || (c->dynamic_vcs & ~all) != 0) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: dynamic_vcs %#x must name classes 0..%u", c->dynamic_vcs,
+                             c->classes - 1);
+        }
+        if (c->escape_vc >= c->classes || (c->dynamic_vcs >> c->escape_vc & 1u)) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: escape_vc %u must be a class outside dynamic_vcs",
+                             c->escape_vc);
+        }
+    }
     return TEMU_OK;
 }
 
@@ -289,6 +342,10 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     *out = NULL;
     if (st != TEMU_OK) {
         return st;
+    }
+    if (c->routing == TEMU_TM_ADAPTIVE && m->system == TEMU_SYSTEM_GEMINI) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: adaptive routing is modelled for Blue Gene only");
     }
     t = calloc(1, sizeof *t);
     if (!t) {
@@ -310,7 +367,13 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->occ = calloc((size_t)(t->nchan * t->nvc), sizeof *t->occ);
     t->q = malloc((size_t)(t->nchan * t->nvc + m->nnodes) * sizeof *t->q);
     t->freepk = -1;
-    if (!t->ch || !t->credits || !t->occ || !t->q) {
+    if (c->flow == TEMU_TM_TOKEN) {
+        t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
+        t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
+        t->notok = calloc((size_t)(t->ntorus * (t->nvc + 1)), sizeof *t->notok);
+    }
+    if (!t->ch || !t->credits || !t->occ || !t->q ||
+        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok))) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
                          (long long)t->nchan);
@@ -357,6 +420,9 @@ void temu_tm_destroy(temu_tm *t)
     free(t->ch);
     free(t->credits);
     free(t->occ);
+    free(t->vc_pk);
+    free(t->vc_bytes);
+    free(t->notok);
     free(t->q);
     free(t->pk);
     free(t->path);
@@ -440,9 +506,26 @@ static void build_path(temu_tm *t, int32_t p, int64_t src, int64_t dst, uint32_t
     uint8_t *vc = &t->pvc[(size_t)p * (size_t)t->maxpath];
     uint8_t *enter = &t->penter[(size_t)p * (size_t)t->maxpath];
     int per = t->c.flow == TEMU_TM_CREDIT ? 2 : 1;
-    int n = temu_route(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst), hops,
-                       TEMU_MAX_HOPS);
-    int k = 0;
+    int n, k = 0;
+
+    if (t->pk[p].adaptive) {
+        /* injection and ejection are fixed; the hops between are chosen
+         * on the way (every choice is minimal, so there are exactly as
+         * many as on the deterministic route) */
+        n = temu_route_distance(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst));
+        path[0] = (int32_t)inject_chan(t, src);
+        vc[0] = (uint8_t)cls;
+        enter[0] = 0;
+        for (k = 1; k <= n; k++) {
+            path[k] = PATH_OPEN;
+        }
+        path[k] = (int32_t)eject_chan(t, dst);
+        vc[k] = 0;
+        enter[k] = 0;
+        return;
+    }
+    n = temu_route(&t->m, temu_node_router(&t->m, src), temu_node_router(&t->m, dst), hops,
+                   TEMU_MAX_HOPS);
 
     path[k] = (int32_t)inject_chan(t, src);
     vc[k] = (uint8_t)(cls * (uint32_t)per);
@@ -508,6 +591,8 @@ temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, 
     pk->bytes = bytes;
     pk->next = -1;
     pk->src_node = (int32_t)src;
+    pk->dst_node = (int32_t)dst;
+    pk->adaptive = t->c.routing == TEMU_TM_ADAPTIVE && (t->c.dynamic_vcs >> cls & 1u);
     build_path(t, p, src, dst, cls, lane_key);
     t->pending++;
     if (when_ps == t->now) {
@@ -533,6 +618,196 @@ static int is_source(const temu_tm *t, int64_t q)
     return q >= t->nchan * t->nvc;
 }
 
+/* ------------------------------------------------------ adaptive routing */
+
+/* Router at the receiving end of channel c (a torus lane or an injection
+ * channel). */
+static int64_t chan_to_router(const temu_tm *t, int64_t c)
+{
+    if (c >= t->ntorus) {
+        return temu_node_router(&t->m, c - t->ntorus);
+    }
+    int64_t rl = c / t->maxlanes;
+    return temu_link_neighbor(&t->m, rl / t->tlinks, (int)(rl % t->tlinks));
+}
+
+static int chan_dim(const temu_tm *t, int64_t c)
+{
+    return c >= t->ntorus ? -1 : (int)(c / t->maxlanes % t->tlinks) / 2;
+}
+
+/* The productive channels of adaptive packet p where it is now: one per
+ * dimension it still has to travel, in the direction the deterministic
+ * route takes there (shortest; ties as temu_route breaks them), so every
+ * choice keeps the path minimal.  out[0] is the deterministic route's next
+ * channel: the escape direction. */
+static int candidates(const temu_tm *t, int32_t p, int64_t *out)
+{
+    temu_hop hops[TEMU_MAX_HOPS];
+    const tm_pkt *pk = &t->pk[p];
+    int64_t here = chan_to_router(t, path_at(t, p, pk->hop - 1));
+    int n = temu_route(&t->m, here, temu_node_router(&t->m, pk->dst_node), hops, TEMU_MAX_HOPS);
+    uint32_t seen = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int d = hops[i].link / 2;
+        if (!(seen >> d & 1u)) {
+            seen |= 1u << d;
+            out[k++] = chan_id(t, here, hops[i].link, 0);
+        }
+    }
+    return k;
+}
+
+/* The channel packet p takes next, or for an adaptive packet not routed
+ * yet its deterministic candidate (remembered in the path as PATH_DOR). */
+static int64_t next_chan(temu_tm *t, int32_t p)
+{
+    size_t at = (size_t)p * (size_t)t->maxpath + (size_t)t->pk[p].hop;
+    int32_t raw = t->path[at];
+    if (raw == PATH_OPEN) {
+        int64_t cand[TEMU_MAX_DIMS];
+        candidates(t, p, cand);
+        t->path[at] = (int32_t)PATH_DOR(cand[0]);
+        return cand[0];
+    }
+    return raw >= 0 ? raw : -2 - (int64_t)raw;
+}
+
+/* An adaptive packet moving onto the escape VC of c enters an escape ring
+ * (and needs the bubble) unless it was on the escape VC of the same
+ * dimension already (Puente et al., "Adaptive bubble router", 1999: the
+ * escape channel's bubble condition). */
+static int escape_entry(const temu_tm *t, int32_t p, int64_t c)
+{
+    int hop = t->pk[p].hop;
+    int32_t prev = path_at(t, p, hop - 1);
+    return prev >= t->ntorus || vc_at(t, p, hop - 1) != (int)t->c.escape_vc ||
+           chan_dim(t, prev) != chan_dim(t, c);
+}
+
+/* The VC packet p would take on channel c now, or -1; then *lack gains
+ * the VCs whose tokens were too few (and NO_DYNAMIC when an adaptive
+ * packet found no dynamic VC with room).  Deterministic packets: their
+ * path's VC, with the bubble rule where they enter a ring.  Adaptive
+ * packets: the dynamic VC with the most tokens (ties: the lower), else on
+ * the deterministic channel the escape VC. */
+static int choose_vc(const temu_tm *t, int32_t p, int64_t c, uint32_t *lack)
+{
+    const tm_pkt *pk = &t->pk[p];
+    const int64_t *cr = &t->credits[c * t->nvc];
+    size_t at = (size_t)p * (size_t)t->maxpath + (size_t)pk->hop;
+    int32_t raw = t->path[at];
+    int64_t need = pk->bytes;
+    int best = -1;
+    if (raw >= 0) {
+        int vc = t->pvc[at];
+        if (t->c.flow == TEMU_TM_TOKEN && t->penter[at]) {
+            need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
+        }
+        if (cr[vc] >= need) {
+            return vc;
+        }
+        *lack |= 1u << vc;
+        return -1;
+    }
+    for (int v = 0; v < t->nvc; v++) {
+        if ((t->c.dynamic_vcs >> v & 1u) && cr[v] >= need && (best < 0 || cr[v] > cr[best])) {
+            best = v;
+        }
+    }
+    if (best >= 0) {
+        return best;
+    }
+    *lack |= t->c.dynamic_vcs | NO_DYNAMIC;
+    if (c == -2 - (int64_t)raw) {
+        int e = (int)t->c.escape_vc;
+        need += escape_entry(t, p, c) ? t->c.max_packet : 0;
+        if (cr[e] >= need) {
+            return e;
+        }
+        *lack |= 1u << e;
+    }
+    return -1;
+}
+
+/* Channel c's token shortage changes to mask: the time the old mask held
+ * goes to each of its VCs (BG/P no-token counters). */
+static void set_short(temu_tm *t, int64_t c, uint32_t mask)
+{
+    tm_chan *ch = &t->ch[c];
+    if (t->notok == NULL || c >= t->ntorus || mask == ch->short_mask) {
+        return;
+    }
+    int64_t dt = t->now - ch->short_since, *acc = &t->notok[c * (t->nvc + 1)];
+    for (int v = 0; v < t->nvc; v++) {
+        acc[v] += (ch->short_mask >> v & 1u) ? dt : 0;
+    }
+    acc[t->nvc] += (ch->short_mask & NO_DYNAMIC) ? dt : 0;
+    ch->short_mask = mask;
+    ch->short_since = t->now;
+}
+
+static void remove_waiter(tm_chan *ch, int64_t q)
+{
+    for (int i = 0; i < ch->nwait; i++) {
+        if (ch->wait[i] == q) {
+            ch->wait[i] = ch->wait[--ch->nwait];
+            return;
+        }
+    }
+}
+
+static void close_stall(tm_chan *ch, int64_t now);
+
+/* A waiting head left idle channel c for another: its stall state is
+ * what the remaining waiters make it. */
+static void waiter_left(temu_tm *t, int64_t c)
+{
+    tm_chan *ch = &t->ch[c];
+    uint32_t lack = 0;
+    if (ch->busy_until > t->now) {
+        return;
+    }
+    for (int i = 0; i < ch->nwait; i++) {
+        choose_vc(t, t->q[ch->wait[i]].head, c, &lack);
+    }
+    if (ch->nwait == 0) {
+        close_stall(ch, t->now);
+    }
+    set_short(t, c, lack);
+}
+
+/* Adaptive packet p, head of queue q, leaves on channel c with VC vc: fix
+ * its path entry and stop waiting for the other productive channels. */
+static void take_route(temu_tm *t, int64_t q, int32_t p, int64_t c, int vc)
+{
+    int64_t cand[TEMU_MAX_DIMS];
+    int n = candidates(t, p, cand);
+    size_t at = (size_t)p * (size_t)t->maxpath + (size_t)t->pk[p].hop;
+    t->penter[at] = (uint8_t)(vc == (int)t->c.escape_vc && escape_entry(t, p, c));
+    t->path[at] = (int32_t)c;
+    t->pvc[at] = (uint8_t)vc;
+    for (int i = 0; i < n; i++) {
+        if (cand[i] != c) {
+            remove_waiter(&t->ch[cand[i]], q);
+            waiter_left(t, cand[i]);
+        }
+    }
+}
+
+/* Most dynamic tokens free on channel c's dynamic VCs. */
+static int64_t dynamic_room(const temu_tm *t, int64_t c)
+{
+    int64_t room = 0;
+    for (int v = 0; v < t->nvc; v++) {
+        if ((t->c.dynamic_vcs >> v & 1u) && t->credits[c * t->nvc + v] > room) {
+            room = t->credits[c * t->nvc + v];
+        }
+    }
+    return room;
+}
+
 /* The packet now first in queue q becomes its head at head_time (when the
  * tail of the packet before it has left): when may it leave? */
 static void become_head(temu_tm *t, int64_t q, int64_t head_time)
@@ -544,7 +819,7 @@ static void become_head(temu_tm *t, int64_t q, int64_t head_time)
     tm_pkt *pk = &t->pk[p];
     int src = is_source(t, q);
     int64_t ready = pk->hdr + (src ? 0 : t->c.router_ps);
-    const tm_chan *next = &t->ch[path_at(t, p, pk->hop)];
+    const tm_chan *next = &t->ch[next_chan(t, p)];
     if (head_time > ready) {
         ready = head_time;
     }
@@ -588,12 +863,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
     if (pk->next < 0) {
         t->q[q].tail = -1;
     }
-    for (int i = 0; i < ch->nwait; i++) {
-        if (ch->wait[i] == q) {
-            ch->wait[i] = ch->wait[--ch->nwait];
-            break;
-        }
-    }
+    remove_waiter(ch, q);
     /* the input port reads the packet out at the rate it came in (our
      * assumption: the router's internal path is as fast as its input, and
      * a slower output holds at most the packet it is sending, as Gemini's
@@ -616,6 +886,10 @@ static void transmit(temu_tm *t, int64_t q, int64_t c)
     if (c >= t->ntorus + t->m.nnodes) {
         push(t, t->now + ser + ch->wire_ps, EV_DELIVER, p, 0, 0);
     } else {
+        if (pk->adaptive && t->vc_pk != NULL && c < t->ntorus) {
+            t->vc_pk[c * t->nvc + vc]++;
+            t->vc_bytes[c * t->nvc + vc] += pk->bytes;
+        }
         t->credits[c * t->nvc + vc] -= pk->bytes;
         pk->hdr = t->now + ch->wire_ps;
         pk->tail = t->now + ser + ch->wire_ps;
@@ -633,6 +907,8 @@ static void try_chan(temu_tm *t, int64_t c)
 {
     tm_chan *ch = &t->ch[c];
     int64_t best = -1, best_ready = 0;
+    int best_vc = -1;
+    uint32_t lack = 0;
     if (ch->busy_until > t->now) {
         if (!ch->try_pending) {
             ch->try_pending = 1;
@@ -644,17 +920,14 @@ static void try_chan(temu_tm *t, int64_t c)
         int64_t q = ch->wait[i];
         int32_t p = t->q[q].head;
         const tm_pkt *pk = &t->pk[p];
-        int64_t need = pk->bytes;
-        if (t->c.flow == TEMU_TM_TOKEN &&
-            t->penter[(size_t)p * (size_t)t->maxpath + (size_t)pk->hop]) {
-            need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
-        }
-        if (t->credits[c * t->nvc + vc_at(t, p, pk->hop)] < need) {
+        int vc = choose_vc(t, p, c, &lack);
+        if (vc < 0) {
             continue;
         }
         if (best < 0 || pk->ready < best_ready || (pk->ready == best_ready && q < best)) {
             best = q;
             best_ready = pk->ready;
+            best_vc = vc;
         }
     }
     if (best < 0) {
@@ -662,9 +935,15 @@ static void try_chan(temu_tm *t, int64_t c)
             ch->stalled = 1;
             ch->stall_since = t->now;
         }
+        set_short(t, c, lack);
         return;
     }
     close_stall(ch, t->now);
+    set_short(t, c, 0);
+    int32_t p = t->q[best].head;
+    if (path_at(t, p, t->pk[p].hop) < 0) {
+        take_route(t, best, p, c, best_vc);
+    }
     transmit(t, best, c);
 }
 
@@ -686,18 +965,40 @@ static int add_waiter(tm_chan *ch, int32_t q)
 static void on_ready(temu_tm *t, int64_t q)
 {
     int32_t p = t->q[q].head;
-    int64_t c = path_at(t, p, t->pk[p].hop);
+    int32_t raw = path_at(t, p, t->pk[p].hop);
+    int64_t cand[TEMU_MAX_DIMS];
+    int n = 1;
     if (!is_source(t, q)) {
         tm_chan *up = &t->ch[q / t->nvc];
         if (up->inq_waiting++ == 0) {
             up->inq_since = t->now;
         }
     }
-    if (add_waiter(&t->ch[c], (int32_t)q) != 0) {
-        t->oom = 1; /* the packet would be lost: temu_tm_run stops */
-        return;
+    if (raw >= 0) {
+        cand[0] = raw;
+    } else {
+        /* adaptive: wait for every productive channel, tried in the order
+         * of the dynamic tokens they have free (most first; ties keep the
+         * deterministic order) -- the buffer state the router saw */
+        n = candidates(t, p, cand);
+        for (int i = 1; i < n; i++) {
+            int64_t c = cand[i], room = dynamic_room(t, c);
+            int j = i;
+            for (; j > 0 && dynamic_room(t, cand[j - 1]) < room; j--) {
+                cand[j] = cand[j - 1];
+            }
+            cand[j] = c;
+        }
     }
-    try_chan(t, c);
+    for (int i = 0; i < n; i++) {
+        if (add_waiter(&t->ch[cand[i]], (int32_t)q) != 0) {
+            t->oom = 1; /* the packet would be lost: temu_tm_run stops */
+            return;
+        }
+    }
+    for (int i = 0; i < n && t->q[q].head == p; i++) {
+        try_chan(t, cand[i]);
+    }
 }
 
 static void on_deliver(temu_tm *t, int32_t p)
@@ -796,5 +1097,37 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
     if (ch->inq_waiting > 0) {
         out->inq_stall_ps += t->now - ch->inq_since;
     }
+    out->no_dynamic_ps = 0;
+    if (t->notok != NULL) {
+        int64_t c = chan_id(t, router, link, lane);
+        out->no_dynamic_ps = t->notok[c * (t->nvc + 1) + t->nvc] +
+                             ((ch->short_mask & NO_DYNAMIC) ? t->now - ch->short_since : 0);
+    }
     return TEMU_OK;
+}
+
+temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane,
+                                  uint32_t vc, temu_tm_vc_stats *out, temu_error *err)
+{
+    int64_t c;
+    memset(out, 0, sizeof *out);
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || vc >= (uint32_t)t->nvc) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "timing model: no lane %d, VC %u on link %d of router %lld", lane, vc,
+                         link, (long long)router);
+    }
+    if (t->notok == NULL) {
+        return TEMU_OK;
+    }
+    c = chan_id(t, router, link, lane);
+    out->adaptive_packets = t->vc_pk[c * t->nvc + vc];
+    out->adaptive_bytes = t->vc_bytes[c * t->nvc + vc];
+    out->no_token_ps = t->notok[c * (t->nvc + 1) + vc] +
+                       ((t->ch[c].short_mask >> vc & 1u) ? t->now - t->ch[c].short_since : 0);
+    return TEMU_OK;
+}
+
+uint32_t temu_tm_adaptive_classes(const temu_tm *t)
+{
+    return t->c.routing == TEMU_TM_ADAPTIVE ? t->c.dynamic_vcs : 0;
 }

@@ -515,16 +515,35 @@ START_TEST(test_bad_input)
                      TEMU_ERANGE);
     ck_assert_int_eq(temu_tm_lane_occupancy(t, 0, 0, 0, 7, &(int64_t){0}, &err), TEMU_ERANGE);
     temu_tm_destroy(t);
-    /* counters from the model: not for BG/P yet */
-    temu_session *s;
+    /* adaptive routing: token flow, Blue Gene, a sane escape VC */
     m = test_machine("bgp:4x4x4");
     ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
-    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
-    ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
-    ck_assert_int_eq(temu_tm_add_stall_counters(t, s, &err), TEMU_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "not for bgp yet"));
-    temu_session_close(s);
-    temu_tm_destroy(t);
+    ck_assert_uint_eq(c.routing, TEMU_TM_ADAPTIVE);
+    c.flow = TEMU_TM_CREDIT;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "token flow"));
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    c.escape_vc = 1; /* VCD1 is dynamic */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "escape_vc 1"));
+    c.escape_vc = 2;
+    c.dynamic_vcs = 0x10; /* class 4 of 4 */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "dynamic_vcs 0x10"));
+    c.dynamic_vcs = 0x3;
+    c.routing = 7;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown routing 7"));
+    m = test_machine("gemini:4x4x4");
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert_uint_eq(c.routing, TEMU_TM_DETERMINISTIC);
+    c.flow = TEMU_TM_TOKEN;
+    c.buffer_bytes = 2 * c.max_packet;
+    c.routing = TEMU_TM_ADAPTIVE;
+    c.dynamic_vcs = 1;
+    c.escape_vc = 1;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "Blue Gene only"));
 }
 END_TEST
 
