@@ -9,8 +9,7 @@
  * 1000*b ps) or come from the volume model (temu_inject), which knows
  * nothing of the timing model's routing.
  */
-#include "testutil.h"
-#include "torusemu_timing.h"
+#include "timingutil.h"
 
 #include <stdint.h>
 
@@ -49,29 +48,6 @@ static temu_tm_config machine_config(const temu_machine *m, uint32_t routing)
     ck_assert(temu_tm_config_default(m, &c, &err) == TEMU_OK);
     c.routing = routing;
     return c;
-}
-
-static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint32_t cls,
-                 uint64_t tag)
-{
-    temu_error err;
-    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, cls, 0, tag, &err) == TEMU_OK, "%s",
-                  err.message);
-}
-
-static int64_t node3(const temu_machine *m, int x, int y, int z)
-{
-    int32_t c[3] = {x, y, z};
-    return temu_router_index(m, c);
-}
-
-static temu_tm_lane_stats lane(const temu_tm *t, int64_t router, int link)
-{
-    temu_tm_lane_stats s;
-    temu_error err;
-    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s",
-                  err.message);
-    return s;
 }
 
 static temu_tm_vc_stats vcs(const temu_tm *t, int64_t router, int link, uint32_t vc)
@@ -137,12 +113,11 @@ START_TEST(test_alone_equals_deterministic)
         temu_tm *t[2];
         got g[2];
         for (int a = 0; a < 2; a++) {
-            temu_tm_config c =
-                machine_config(&m, a ? TEMU_TM_ADAPTIVE : TEMU_TM_DETERMINISTIC);
+            temu_tm_config c = machine_config(&m, a ? TEMU_TM_ADAPTIVE : TEMU_TM_DETERMINISTIC);
             t[a] = make(&m, &c, &g[a]);
             for (int i = 0; i < 12; i++) {
                 int64_t src = (i * 37) % m.nnodes, dst = (i * 101 + 7) % m.nnodes;
-                send(t[a], (int64_t)i * 20000000, src, dst, 256, 0, (uint64_t)i);
+                tm_send(t[a], (int64_t)i * 20000000, src, dst, 256, 0, (uint64_t)i);
             }
             temu_tm_run(t[a], INT64_MAX);
             ck_assert_int_eq(g[a].n, 12);
@@ -178,7 +153,7 @@ START_TEST(test_alone_counters_bgp)
     temu_error err;
     temu_tm_config c = machine_config(&m, TEMU_TM_ADAPTIVE);
     temu_tm *t = make(&m, &c, NULL);
-    temu_message msg = {node3(&m, 1, 2, 3), node3(&m, 4, 2, 3), 65536, NULL, TEMU_KIND_PUT};
+    temu_message msg = {node(&m, 1, 2, 3), node(&m, 4, 2, 3), 65536, NULL, TEMU_KIND_PUT};
     uint64_t vcd1 = 0;
     ck_assert(temu_session_create_private(&m, &sa, &err) == TEMU_OK);
     ck_assert(temu_session_create_private(&m, &sv, &err) == TEMU_OK);
@@ -207,7 +182,7 @@ START_TEST(test_alone_counters_bgp)
     }
     /* 3 hops of X+: 274 packets of ceil((16 + 240)/32) = 8 chunks, the last
      * ceil((16 + 16)/32) = 1 (65536 = 273 x 240 + 16) */
-    ck_assert_uint_eq(temu_counter_read(sv, temu_idx_bgp(&m, node3(&m, 2, 2, 3), TEMU_LINK_PLUS(0),
+    ck_assert_uint_eq(temu_counter_read(sv, temu_idx_bgp(&m, node(&m, 2, 2, 3), TEMU_LINK_PLUS(0),
                                                          TEMU_BGP_CHUNKS)),
                       273 * 8 + 1);
     ck_assert_uint_gt(vcd1, 0); /* both dynamic VCs carried data */
@@ -246,19 +221,19 @@ START_TEST(test_adaptive_takes_the_free_direction)
         got g;
         temu_tm *t = make(&m, &c, &g);
         for (int k = 0; k < 20; k++) {
-            send(t, 0, node3(&m, 7, 0, 0), node3(&m, 1, 0, 0), 100, 2, (uint64_t)(10 + k));
+            tm_send(t, 0, node(&m, 7, 0, 0), node(&m, 1, 0, 0), 100, 2, (uint64_t)(10 + k));
         }
         for (int i = 0; i < 3; i++) {
-            send(t, 500000 + i * S, node3(&m, 0, 0, 0), node3(&m, 1, 1, 0), 100, 0, (uint64_t)i);
-            send(t, 3000000 + i * S, node3(&m, 0, 0, 0), node3(&m, 1, 1, 0), 100, 0,
-                 (uint64_t)(3 + i));
+            tm_send(t, 500000 + i * S, node(&m, 0, 0, 0), node(&m, 1, 1, 0), 100, 0, (uint64_t)i);
+            tm_send(t, 3000000 + i * S, node(&m, 0, 0, 0), node(&m, 1, 1, 0), 100, 0,
+                    (uint64_t)(3 + i));
         }
         temu_tm_run(t, INT64_MAX);
         ck_assert_int_eq(g.n, 26);
         if (!a) {
             ck_assert_int_eq(g.delivered[0], 689000);
-            ck_assert_uint_eq(lane(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(1)).packets, 0);
-            ck_assert_uint_eq(lane(t, node3(&m, 1, 0, 0), TEMU_LINK_PLUS(1)).packets, 6);
+            ck_assert_uint_eq(lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(1)).packets, 0);
+            ck_assert_uint_eq(lane(t, node(&m, 1, 0, 0), TEMU_LINK_PLUS(1)).packets, 6);
             temu_tm_destroy(t);
             continue;
         }
@@ -266,17 +241,17 @@ START_TEST(test_adaptive_takes_the_free_direction)
             ck_assert_int_eq(g.delivered[i], 500000 + i * S + 166000);
             ck_assert_int_eq(g.delivered[3 + i], 3000000 + i * S + 166000);
         }
-        ck_assert_uint_eq(lane(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(1)).packets, 3);
-        ck_assert_uint_eq(lane(t, node3(&m, 0, 1, 0), TEMU_LINK_PLUS(0)).packets, 3);
-        ck_assert_uint_eq(lane(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(0)).packets, 20 + 3);
-        ck_assert_uint_eq(lane(t, node3(&m, 1, 0, 0), TEMU_LINK_PLUS(1)).packets, 3);
-        ck_assert_uint_eq(vcs(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 0).adaptive_packets, 2);
-        ck_assert_uint_eq(vcs(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 1).adaptive_packets, 1);
-        ck_assert_uint_eq(vcs(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 2).adaptive_packets, 0);
+        ck_assert_uint_eq(lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(1)).packets, 3);
+        ck_assert_uint_eq(lane(t, node(&m, 0, 1, 0), TEMU_LINK_PLUS(0)).packets, 3);
+        ck_assert_uint_eq(lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0)).packets, 20 + 3);
+        ck_assert_uint_eq(lane(t, node(&m, 1, 0, 0), TEMU_LINK_PLUS(1)).packets, 3);
+        ck_assert_uint_eq(vcs(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 0).adaptive_packets, 2);
+        ck_assert_uint_eq(vcs(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 1).adaptive_packets, 1);
+        ck_assert_uint_eq(vcs(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 2).adaptive_packets, 0);
         /* B is deterministic: never counted as adaptive */
-        ck_assert_uint_eq(vcs(t, node3(&m, 7, 0, 0), TEMU_LINK_PLUS(0), 2).adaptive_packets, 0);
-        ck_assert_uint_eq(vcs(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0).adaptive_packets +
-                              vcs(t, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 1).adaptive_packets,
+        ck_assert_uint_eq(vcs(t, node(&m, 7, 0, 0), TEMU_LINK_PLUS(0), 2).adaptive_packets, 0);
+        ck_assert_uint_eq(vcs(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0).adaptive_packets +
+                              vcs(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 1).adaptive_packets,
                           3);
         temu_tm_destroy(t);
     }
@@ -304,7 +279,7 @@ static temu_tm *saturate(const temu_machine *m, uint32_t dyn_cls, uint32_t esc_c
         for (int i = 0; i < 24; i++) {
             lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
             int64_t dst = i % 2 ? tornado : (int64_t)((lcg >> 33) % (uint64_t)m->nnodes);
-            send(t, 0, n, dst, c.max_packet, i % 3 ? dyn_cls : esc_cls, 0);
+            tm_send(t, 0, n, dst, c.max_packet, i % 3 ? dyn_cls : esc_cls, 0);
         }
     }
     temu_tm_run(t, INT64_MAX);
@@ -442,7 +417,7 @@ START_TEST(test_fft_per_node_variation)
     uint64_t first = node_packets(sv, &m, 0, -1), sum_v = 0, sum_a = 0, lo = UINT64_MAX, hi = 0;
     for (int64_t n = 0; n < m.nnodes; n++) {
         uint64_t v = node_packets(sv, &m, n, -1), x = node_packets(s[1], &m, n, -1);
-        ck_assert_uint_eq(v, first);                    /* one value everywhere */
+        ck_assert_uint_eq(v, first);                         /* one value everywhere */
         ck_assert_uint_eq(node_packets(s[0], &m, n, -1), v); /* deterministic model */
         for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
             ck_assert_uint_eq(node_packets(s[0], &m, n, vc), node_packets(sv, &m, n, vc));

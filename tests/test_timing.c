@@ -5,8 +5,7 @@
  * configuration: every link and node channel 1 GB/s (1000 ps per byte),
  * so a packet of b bytes serializes in exactly 1000*b ps.
  */
-#include "testutil.h"
-#include "torusemu_timing.h"
+#include "timingutil.h"
 
 #include <stdint.h>
 
@@ -55,24 +54,7 @@ static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
 
 static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint64_t tag)
 {
-    temu_error err;
-    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, 0, 0, tag, &err) == TEMU_OK, "%s",
-                  err.message);
-}
-
-static int64_t node(const temu_machine *m, int x, int y, int z)
-{
-    int32_t c[3] = {x, y, z};
-    return temu_router_index(m, c);
-}
-
-static temu_tm_lane_stats lane(const temu_tm *t, int64_t router, int link)
-{
-    temu_tm_lane_stats s;
-    temu_error err;
-    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s",
-                  err.message);
-    return s;
+    tm_send(t, when, src, dst, bytes, 0, tag);
 }
 
 /* One packet on an idle path: injection serialization, then each of the
