@@ -98,7 +98,7 @@ struct temu_tm {
      * [ntorus * (nvc + 1)] */
     uint64_t *vc_pk, *vc_bytes;
     int64_t *notok;
-    tm_queue *q;      /* [nchan * nvc] input queues, then [nnodes] source queues */
+    tm_queue *q; /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_pkt *pk;
     int32_t *path;   /* [npk * maxpath] channel ids */
     uint8_t *pvc;    /* [npk * maxpath] VC taken on that channel */
@@ -320,8 +320,8 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
         }
         if (c->dynamic_vcs == 0 || (c->dynamic_vcs & ~all) != 0) {
             return temu_fail(err, TEMU_EINVAL,
-                             "timing model: dynamic_vcs %#x must name classes 0..%u", c->dynamic_vcs,
-                             c->classes - 1);
+                             "timing model: dynamic_vcs %#x must name classes 0..%u",
+                             c->dynamic_vcs, c->classes - 1);
         }
         if (c->escape_vc >= c->classes || (c->dynamic_vcs >> c->escape_vc & 1u)) {
             return temu_fail(err, TEMU_EINVAL,
@@ -1106,8 +1106,8 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
     return TEMU_OK;
 }
 
-temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane,
-                                  uint32_t vc, temu_tm_vc_stats *out, temu_error *err)
+temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane, uint32_t vc,
+                                  temu_tm_vc_stats *out, temu_error *err)
 {
     int64_t c;
     memset(out, 0, sizeof *out);

@@ -27,7 +27,10 @@
  * runs at (IBM Blue Gene team, "Overview of the IBM Blue Gene/P project",
  * IBM J. Res. Dev. 52, 2008: 850 MHz, 425 MB/s per link and direction).
  * cycles = ps * 850e6 / 1e12 = ps * 17 / 20000. */
-#define BGP_CYCLES(ps) ((uint64_t)(ps) * 17u / 20000u)
+static uint64_t bgp_cycles(int64_t ps)
+{
+    return (uint64_t)ps * 17u / 20000u;
+}
 
 typedef struct bucket {
     uint64_t pkts, units; /* packets left and their size units (phits or chunks) */
@@ -177,8 +180,8 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, const temu_ma
 {
     static const struct {
         int vc, counter;
-    } per_vc[] = {{0, TEMU_BGP_NO_VCD0_TOKENS}, {2, TEMU_BGP_NO_VCBN_TOKENS},
-                  {3, TEMU_BGP_NO_VCBP_TOKENS}};
+    } per_vc[] = {
+        {0, TEMU_BGP_NO_VCD0_TOKENS}, {2, TEMU_BGP_NO_VCBN_TOKENS}, {3, TEMU_BGP_NO_VCBP_TOKENS}};
     temu_tm_lane_stats ls;
     temu_status st;
     if (temu_tm_lanes(t, r, l) == 0) {
@@ -188,14 +191,14 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, const temu_ma
     if (st != TEMU_OK) {
         return st;
     }
-    temu_counter_add(s, temu_idx_bgp(m, r, l, TEMU_BGP_NO_TOKENS), BGP_CYCLES(ls.no_dynamic_ps));
+    temu_counter_add(s, temu_idx_bgp(m, r, l, TEMU_BGP_NO_TOKENS), bgp_cycles(ls.no_dynamic_ps));
     for (size_t i = 0; i < sizeof per_vc / sizeof per_vc[0]; i++) {
         temu_tm_vc_stats vs;
         st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)per_vc[i].vc, &vs, err);
         if (st != TEMU_OK) {
             return st;
         }
-        temu_counter_add(s, temu_idx_bgp(m, r, l, per_vc[i].counter), BGP_CYCLES(vs.no_token_ps));
+        temu_counter_add(s, temu_idx_bgp(m, r, l, per_vc[i].counter), bgp_cycles(vs.no_token_ps));
     }
     return TEMU_OK;
 }

@@ -131,8 +131,8 @@ typedef struct temu_tm_vc_stats {
     int64_t no_token_ps;
 } temu_tm_vc_stats;
 
-temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane,
-                                  uint32_t vc, temu_tm_vc_stats *out, temu_error *err);
+temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane, uint32_t vc,
+                                  temu_tm_vc_stats *out, temu_error *err);
 
 /* Packets x picoseconds that packets of class cls spent in the input
  * queue at the receiving end of a lane, each from its header's arrival to
