@@ -1,8 +1,9 @@
 /*
  * torusemu_timing.h - network timing model in virtual time.
  *
- * A discrete-event simulator of packets over the deterministic routes of an
- * emulated machine (temu_route).  It knows *when* traffic crosses each link:
+ * A discrete-event simulator of packets over the routes of an emulated
+ * machine (temu_route's, or adaptive ones on the Blue Gene dynamic VCs).
+ * It knows *when* traffic crosses each link:
  *
  *   - every directed link is one channel per lane (Gemini: per tile, at the
  *     tile's bandwidth for its medium; Blue Gene: one lane per link);
