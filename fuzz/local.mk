@@ -9,7 +9,7 @@
 #                its corpus; new inputs go to fuzz/work/NAME in the build
 #                tree, crashes to fuzz/work/NAME-crash-*.  Longer:
 #                make fuzz FUZZ_SECONDS=600
-FUZZ_TARGETS = machine_spec map_file link_name event_name store_attach
+FUZZ_TARGETS = machine_spec map_file link_name event_name store_attach series_file
 FUZZ_SECONDS = 10
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -32,7 +32,7 @@ $(FUZZ_TABLES): components/tables.stamp
 
 # (listed in full: automake must see the program names)
 FUZZ_REPLAY = fuzz/replay_machine_spec fuzz/replay_map_file fuzz/replay_link_name \
-	fuzz/replay_event_name fuzz/replay_store_attach
+	fuzz/replay_event_name fuzz/replay_store_attach fuzz/replay_series_file
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 fuzz_replay_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/emu
@@ -48,6 +48,9 @@ fuzz_replay_link_name_LDADD = libtorusemu.la
 fuzz_replay_store_attach_SOURCES = fuzz/store_attach.c fuzz/replay.c fuzz/fuzz.h
 fuzz_replay_store_attach_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"store_attach"'
 fuzz_replay_store_attach_LDADD = libtorusemu.la
+fuzz_replay_series_file_SOURCES = fuzz/series_file.c fuzz/replay.c fuzz/fuzz.h
+fuzz_replay_series_file_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"series_file"'
+fuzz_replay_series_file_LDADD = libtorusemu.la
 fuzz_replay_event_name_SOURCES = fuzz/event_name.c fuzz/replay.c fuzz/fuzz.h \
 	components/common/torus_table.c
 nodist_fuzz_replay_event_name_SOURCES = $(FUZZ_TABLES)

@@ -20,6 +20,7 @@ static const cli_command commands[] = {
     {"run", cmd_run, "run an MPI program on an emulated machine"},
     {"replay", cmd_replay, "replay an OTF2 trace or a communication pattern, without processes"},
     {"plot", cmd_plot, "draw a store's per-link traffic as a PNG picture"},
+    {"series", cmd_series, "print a time-series file of counter snapshots"},
 };
 
 static void usage(FILE *f)
