@@ -137,6 +137,11 @@ typedef struct temu_layout {
 
 void temu_layout_compute(const temu_machine *m, temu_layout *out);
 
+/* Hops along dimension dim from coordinate `from` to `to` on the
+ * deterministic route (route.c: shortest way, ties in the plus direction);
+ * *dir is +1, -1, or 0 when no hop is needed. */
+int temu_route_dim_steps(const temu_machine *m, int dim, int32_t from, int32_t to, int *dir);
+
 /* Slow path of a counter update while watches are armed (watch.c). */
 void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta);
 /* End of an update while watches are armed: send the signals of slow

@@ -13,7 +13,7 @@
 #include "emu_internal.h"
 
 /* Steps and direction (+1 / -1) needed along one dimension. */
-static int dim_steps(const temu_machine *m, int dim, int32_t from, int32_t to, int *dir)
+int temu_route_dim_steps(const temu_machine *m, int dim, int32_t from, int32_t to, int *dir)
 {
     int32_t n = m->size[dim];
     if (from == to) {
@@ -49,7 +49,7 @@ int temu_route(const temu_machine *m, int64_t src, int64_t dst, temu_hop *hops, 
     for (int i = 0; i < m->ndims; i++) {
         int d = m->dim_order[i];
         int dir;
-        int steps = dim_steps(m, d, cs[d], cd[d], &dir);
+        int steps = temu_route_dim_steps(m, d, cs[d], cd[d], &dir);
         int32_t v = cs[d];
         int link = dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d);
         for (int s = 0; s < steps; s++) {
@@ -84,7 +84,7 @@ int temu_route_distance(const temu_machine *m, int64_t src, int64_t dst)
     temu_router_coords(m, dst, cd);
     for (int d = 0; d < m->ndims; d++) {
         int dir;
-        total += dim_steps(m, d, cs[d], cd[d], &dir);
+        total += temu_route_dim_steps(m, d, cs[d], cd[d], &dir);
     }
     return total;
 }

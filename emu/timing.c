@@ -68,6 +68,8 @@ typedef struct tm_pkt {
     int32_t src_node;
     int32_t dst_node;
     int32_t adaptive; /* routed adaptively: path entries chosen hop by hop */
+    int32_t ncand;    /* adaptive, waiting: its productive channels here */
+    int32_t cand[TEMU_MAX_DIMS];
 } tm_pkt;
 
 /* A path entry not chosen yet; once the packet waits for its next channel,
@@ -636,40 +638,40 @@ static int chan_dim(const temu_tm *t, int64_t c)
     return c >= t->ntorus ? -1 : (int)(c / t->maxlanes % t->tlinks) / 2;
 }
 
-/* The productive channels of adaptive packet p where it is now: one per
- * dimension it still has to travel, in the direction the deterministic
- * route takes there (shortest; ties as temu_route breaks them), so every
- * choice keeps the path minimal.  out[0] is the deterministic route's next
- * channel: the escape direction. */
-static int candidates(const temu_tm *t, int32_t p, int64_t *out)
+/* The productive channels of adaptive packet p where it is now, into
+ * pk->cand: one per dimension it still has to travel, in the direction the
+ * deterministic route takes there (temu_route_dim_steps: shortest, ties
+ * +), so every choice keeps the path minimal; in the machine's dimension
+ * order, so cand[0] is the deterministic route's next channel, the escape
+ * direction. */
+static void candidates(temu_tm *t, int32_t p)
 {
-    temu_hop hops[TEMU_MAX_HOPS];
-    const tm_pkt *pk = &t->pk[p];
+    tm_pkt *pk = &t->pk[p];
+    int32_t ch[TEMU_MAX_DIMS], cd[TEMU_MAX_DIMS];
     int64_t here = chan_to_router(t, path_at(t, p, pk->hop - 1));
-    int n = temu_route(&t->m, here, temu_node_router(&t->m, pk->dst_node), hops, TEMU_MAX_HOPS);
-    uint32_t seen = 0;
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        int d = hops[i].link / 2;
-        if (!(seen >> d & 1u)) {
-            seen |= 1u << d;
-            out[k++] = chan_id(t, here, hops[i].link, 0);
+    temu_router_coords(&t->m, here, ch);
+    temu_router_coords(&t->m, temu_node_router(&t->m, pk->dst_node), cd);
+    pk->ncand = 0;
+    for (int i = 0; i < t->m.ndims; i++) {
+        int d = t->m.dim_order[i], dir;
+        if (temu_route_dim_steps(&t->m, d, ch[d], cd[d], &dir) > 0) {
+            int link = dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d);
+            pk->cand[pk->ncand++] = (int32_t)chan_id(t, here, link, 0);
         }
     }
-    return k;
 }
 
 /* The channel packet p takes next, or for an adaptive packet not routed
- * yet its deterministic candidate (remembered in the path as PATH_DOR). */
+ * yet its deterministic candidate (remembered in the path as PATH_DOR;
+ * the candidates are found here, when p becomes the head of its queue). */
 static int64_t next_chan(temu_tm *t, int32_t p)
 {
     size_t at = (size_t)p * (size_t)t->maxpath + (size_t)t->pk[p].hop;
     int32_t raw = t->path[at];
     if (raw == PATH_OPEN) {
-        int64_t cand[TEMU_MAX_DIMS];
-        candidates(t, p, cand);
-        t->path[at] = (int32_t)PATH_DOR(cand[0]);
-        return cand[0];
+        candidates(t, p);
+        t->path[at] = (int32_t)PATH_DOR(t->pk[p].cand[0]);
+        return t->pk[p].cand[0];
     }
     return raw >= 0 ? raw : -2 - (int64_t)raw;
 }
@@ -782,16 +784,15 @@ static void waiter_left(temu_tm *t, int64_t c)
  * its path entry and stop waiting for the other productive channels. */
 static void take_route(temu_tm *t, int64_t q, int32_t p, int64_t c, int vc)
 {
-    int64_t cand[TEMU_MAX_DIMS];
-    int n = candidates(t, p, cand);
-    size_t at = (size_t)p * (size_t)t->maxpath + (size_t)t->pk[p].hop;
+    const tm_pkt *pk = &t->pk[p];
+    size_t at = (size_t)p * (size_t)t->maxpath + (size_t)pk->hop;
     t->penter[at] = (uint8_t)(vc == (int)t->c.escape_vc && escape_entry(t, p, c));
     t->path[at] = (int32_t)c;
     t->pvc[at] = (uint8_t)vc;
-    for (int i = 0; i < n; i++) {
-        if (cand[i] != c) {
-            remove_waiter(&t->ch[cand[i]], q);
-            waiter_left(t, cand[i]);
+    for (int i = 0; i < pk->ncand; i++) {
+        if (pk->cand[i] != c) {
+            remove_waiter(&t->ch[pk->cand[i]], q);
+            waiter_left(t, pk->cand[i]);
         }
     }
 }
@@ -980,7 +981,10 @@ static void on_ready(temu_tm *t, int64_t q)
         /* adaptive: wait for every productive channel, tried in the order
          * of the dynamic tokens they have free (most first; ties keep the
          * deterministic order) -- the buffer state the router saw */
-        n = candidates(t, p, cand);
+        n = t->pk[p].ncand;
+        for (int i = 0; i < n; i++) {
+            cand[i] = t->pk[p].cand[i];
+        }
         for (int i = 1; i < n; i++) {
             int64_t c = cand[i], room = dynamic_room(t, c);
             int j = i;
