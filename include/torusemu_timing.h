@@ -1,8 +1,9 @@
 /*
  * torusemu_timing.h - network timing model in virtual time.
  *
- * A discrete-event simulator of packets over the deterministic routes of an
- * emulated machine (temu_route).  It knows *when* traffic crosses each link:
+ * A discrete-event simulator of packets over the routes of an emulated
+ * machine (temu_route's, or adaptive ones on the Blue Gene dynamic VCs).
+ * It knows *when* traffic crosses each link:
  *
  *   - every directed link is one channel per lane (Gemini: per tile, at the
  *     tile's bandwidth for its medium; Blue Gene: one lane per link);
@@ -21,6 +22,12 @@
  *     TEMU_TM_TOKEN uses one VC per class and the bubble rule (a packet
  *     entering a ring needs room for one extra maximal packet), as the
  *     Blue Gene deterministic "bubble" VC did.
+ *   - routing: deterministic (temu_route) for every class, or adaptive for
+ *     the classes in dynamic_vcs (Blue Gene's dynamic VCs): at every router
+ *     a packet takes, among the minimal (productive) directions, the one
+ *     whose dynamic VC has the most tokens free downstream, and falls back
+ *     to the escape (bubble) VC on the deterministic direction when no
+ *     dynamic VC has room (deadlock freedom, Duato's escape-channel rule).
  *
  * Time is in picoseconds.  Results are deterministic: equal inputs give
  * equal outputs on every host (no host time, no unseeded randomness).
@@ -40,6 +47,11 @@ typedef enum temu_tm_flow {
     TEMU_TM_TOKEN = 1   /* tokens, one VC per class, bubble rule (BG/P, Q) */
 } temu_tm_flow;
 
+typedef enum temu_tm_routing {
+    TEMU_TM_DETERMINISTIC = 0, /* every packet on its temu_route path                    */
+    TEMU_TM_ADAPTIVE = 1       /* dynamic_vcs classes: minimal adaptive, escape fall-back */
+} temu_tm_routing;
+
 #define TEMU_TM_MAX_CLASSES 8
 
 typedef struct temu_tm_config {
@@ -58,9 +70,16 @@ typedef struct temu_tm_config {
     uint32_t train_packets; /* longest packet train: up to this many consecutive packets of a  */
                             /* send move as one unit (doc/model.md, "Packet trains"); 0 or 1:  */
                             /* every packet on its own (the exact per-packet model)            */
+    uint32_t routing;      /* temu_tm_routing (TEMU_TM_ADAPTIVE needs TEMU_TM_TOKEN flow)       */
+    uint32_t dynamic_vcs;  /* adaptive: bit v = class v is a dynamic VC; a packet sent in one  */
+                           /* may take any of them on each hop (BG/P VCD0+VCD1 0x3, BG/Q 0x1)  */
+    uint32_t escape_vc;    /* adaptive: the bubble class dynamic packets fall back to           */
+                           /* (BG/P VCBN 2, BG/Q user escape 1); not in dynamic_vcs            */
 } temu_tm_config;
 
-/* The machine's own parameters (doc/model.md, "Timing model"). */
+/* The machine's own parameters (doc/model.md, "Timing model").  Blue Gene:
+ * adaptive routing of the dynamic VCs, as the hardware routed them;
+ * Gemini: deterministic. */
 temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err);
 
 typedef struct temu_tm temu_tm;
@@ -120,7 +139,23 @@ typedef struct temu_tm_lane_stats {
     int64_t credit_stall_ps; /* sending end: lane idle, a packet ready for it, no credit/token   */
     int64_t inq_stall_ps;    /* receiving end: a packet at the head of this lane's input queue   */
                              /* was ready to leave and could not (output busy or out of credit) */
+    int64_t no_dynamic_ps;   /* adaptive: lane idle, an adaptively routed packet waiting for it, */
+                             /* and no dynamic VC with tokens for it (BG/P NO_TOKENS)            */
 } temu_tm_lane_stats;
+
+/* What one VC of one lane saw: the packets and bytes it carried that were
+ * sent in an adaptively routed class (wherever they went: dynamic or
+ * escape VC), and the time the lane was idle while a packet waiting for
+ * it needed tokens of this VC and had too few (BG/P NO_VCD0/VCBN/VCBP
+ * tokens).  Only for TEMU_TM_TOKEN flow; zero otherwise. */
+typedef struct temu_tm_vc_stats {
+    uint64_t adaptive_packets;
+    uint64_t adaptive_bytes;
+    int64_t no_token_ps;
+} temu_tm_vc_stats;
+
+temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane, uint32_t vc,
+                                  temu_tm_vc_stats *out, temu_error *err);
 
 /* Packets x picoseconds that packets of class cls spent in the input
  * queue at the receiving end of a lane, each from its header's arrival to
@@ -151,12 +186,37 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                  const temu_message *msg, temu_error *err);
 
+/* Classes the model routes adaptively (bit v = class v): dynamic_vcs under
+ * TEMU_TM_ADAPTIVE, else 0. */
+uint32_t temu_tm_adaptive_classes(const temu_tm *t);
+
+/* A message into both models: its counters into the store (temu_inject's
+ * figures) and its packets into the timing model (temu_tm_send_message).
+ * The link counters of the classes the model routes adaptively are left
+ * out of the store: their path is the model's to choose, and
+ * temu_tm_add_route_counters adds them from where the packets went.
+ * Node-level counters (BG/Q message unit, L2) are added at once. */
+temu_status temu_tm_inject_message(temu_tm *t, temu_session *s, int64_t when_ps,
+                                   const temu_message *msg, temu_error *err);
+
+/* Add the link counters of the adaptively routed packets, from the
+ * lanes and VCs they actually took: BG/P packets, chunks, per-VC chunks
+ * (VCD0, VCD1, VCBN) of the sending direction and the token/ack packets
+ * of the receiving node's direction back; BG/Q chunks sent per VC on the
+ * sending link and packets received per VC on the receiving link.  With
+ * temu_tm_inject_message the store then holds every link counter once.
+ * Call once, after the run; nothing to add when no class is adaptive. */
+temu_status temu_tm_add_route_counters(const temu_tm *t, temu_session *s, temu_error *err);
+
 /* Add what the model accumulated since its creation to the store, in the
  * hardware's unit; call once, at the end of a run.  Gemini:
  * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
  * of the receiving tile, in 800 MHz cycles (1250 ps).  BG/Q: the receive-FIFO
  * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
- * (2000 ps).  Rounded down per lane.  BG/P: TEMU_EINVAL (not yet). */
+ * (2000 ps).  BG/P: the no-token counters of each sending direction in
+ * 850 MHz processor cycles (NO_TOKENS: no dynamic VC had tokens for an
+ * adaptively routed packet; NO_VCD0/VCBN/VCBP_TOKENS: a waiting packet
+ * needed that VC's tokens).  Rounded down per lane. */
 temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err);
 
 #ifdef __cplusplus
