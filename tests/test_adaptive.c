@@ -13,34 +13,6 @@
 
 #include <stdint.h>
 
-#define NPK 64
-
-typedef struct got {
-    int64_t delivered[NPK];
-    int n;
-} got;
-
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
-{
-    got *g = ctx;
-    (void)created;
-    ck_assert_uint_lt(tag, NPK);
-    g->delivered[tag] = delivered;
-    g->n++;
-}
-
-static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
-{
-    temu_tm *t;
-    temu_error err;
-    ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
-    if (g != NULL) {
-        memset(g, 0, sizeof *g);
-        temu_tm_set_delivery(t, on_delivery, g);
-    }
-    return t;
-}
-
 static temu_tm_config machine_config(const temu_machine *m, uint32_t routing)
 {
     temu_tm_config c;
@@ -78,20 +50,13 @@ static void assert_no_stall(const temu_tm *t, const temu_machine *m, uint32_t nv
     }
 }
 
-/* BG/P-like round machine: VCD0, VCD1 dynamic, VC 2 the bubble escape. */
-static temu_tm_config round_config(uint32_t routing)
+/* The round machine (timingutil.h) BG/P-like: tokens, VCD0 and VCD1
+ * dynamic, VC 2 the bubble escape. */
+static temu_tm_config bgp_round(uint32_t routing)
 {
-    temu_tm_config c;
-    memset(&c, 0, sizeof c);
-    c.router_ps = 20000;
-    c.wire_ps = 3000;
-    c.credit_ps = 3000;
-    c.buffer_bytes = 4096;
-    c.max_packet = 256;
+    temu_tm_config c = round_config();
     c.classes = 3;
     c.flow = TEMU_TM_TOKEN;
-    c.link_gbs = 1.0;
-    c.node_gbs = 1.0;
     c.routing = routing;
     c.dynamic_vcs = 0x3;
     c.escape_vc = 2;
@@ -217,7 +182,7 @@ START_TEST(test_adaptive_takes_the_free_direction)
     temu_machine m = test_machine("bgp:8x4x4");
     const int64_t S = 100000;
     for (int a = 0; a < 2; a++) {
-        temu_tm_config c = round_config(a ? TEMU_TM_ADAPTIVE : TEMU_TM_DETERMINISTIC);
+        temu_tm_config c = bgp_round(a ? TEMU_TM_ADAPTIVE : TEMU_TM_DETERMINISTIC);
         got g;
         temu_tm *t = make(&m, &c, &g);
         for (int k = 0; k < 20; k++) {

@@ -9,49 +9,6 @@
 
 #include <stdint.h>
 
-#define NPK 64
-
-typedef struct got {
-    int64_t created[NPK], delivered[NPK];
-    int n;
-} got;
-
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
-{
-    got *g = ctx;
-    ck_assert_uint_lt(tag, NPK);
-    g->created[tag] = created;
-    g->delivered[tag] = delivered;
-    g->n++;
-}
-
-static temu_tm_config round_config(void)
-{
-    temu_tm_config c;
-    memset(&c, 0, sizeof c);
-    c.router_ps = 20000;
-    c.wire_ps = 3000;
-    c.node_wire_ps = 0;
-    c.credit_ps = 3000;
-    c.buffer_bytes = 4096; /* deep: a lone flow never waits for credit */
-    c.max_packet = 256;
-    c.classes = 1;
-    c.flow = TEMU_TM_CREDIT;
-    c.link_gbs = 1.0;
-    c.node_gbs = 1.0;
-    return c;
-}
-
-static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
-{
-    temu_tm *t;
-    temu_error err;
-    ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
-    memset(g, 0, sizeof *g);
-    temu_tm_set_delivery(t, on_delivery, g);
-    return t;
-}
-
 static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint64_t tag)
 {
     tm_send(t, when, src, dst, bytes, 0, tag);
