@@ -285,6 +285,40 @@ START_TEST(test_saturated_drains)
 }
 END_TEST
 
+/* BG/P no-token counters in the store: each sending direction's figures in
+ * 850 MHz cycles, floor(ps x 850 / 10^6): NO_TOKENS from the time without
+ * dynamic tokens, NO_VCD0/VCBN/VCBP_TOKENS from VC 0, 2 and 3.  The
+ * saturated torus sees both kinds; nothing is sent on the priority VC. */
+START_TEST(test_bgp_no_token_counters)
+{
+    temu_machine m = test_machine("bgp:8x8x6");
+    temu_session *s;
+    temu_error err;
+    temu_tm *t = saturate(&m, 0, 2);
+    uint64_t nodyn = 0, bubble = 0;
+    ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+    ck_assert(temu_tm_add_stall_counters(t, s, &err) == TEMU_OK);
+    for (int64_t r = 0; r < m.nrouters; r++) {
+        for (int l = 0; l < 6; l++) {
+#define CYC(ps) ((uint64_t)(ps)*850u / 1000000u)
+#define RD(k) temu_counter_read(s, temu_idx_bgp(&m, r, l, k))
+            ck_assert_uint_eq(RD(TEMU_BGP_NO_TOKENS), CYC(lane(t, r, l).no_dynamic_ps));
+            ck_assert_uint_eq(RD(TEMU_BGP_NO_VCD0_TOKENS), CYC(vcs(t, r, l, 0).no_token_ps));
+            ck_assert_uint_eq(RD(TEMU_BGP_NO_VCBN_TOKENS), CYC(vcs(t, r, l, 2).no_token_ps));
+            ck_assert_uint_eq(RD(TEMU_BGP_NO_VCBP_TOKENS), 0);
+            nodyn += RD(TEMU_BGP_NO_TOKENS);
+            bubble += RD(TEMU_BGP_NO_VCBN_TOKENS);
+#undef RD
+#undef CYC
+        }
+    }
+    ck_assert_uint_gt(nodyn, 0);
+    ck_assert_uint_gt(bubble, 0);
+    temu_session_close(s);
+    temu_tm_destroy(t);
+}
+END_TEST
+
 /* The same input twice gives the same result, lane by lane. */
 START_TEST(test_repeatable)
 {
@@ -419,6 +453,7 @@ int main(void)
     tcase_add_test(tc, test_alone_counters_bgp);
     tcase_add_test(tc, test_adaptive_takes_the_free_direction);
     tcase_add_test(tc, test_saturated_drains);
+    tcase_add_test(tc, test_bgp_no_token_counters);
     tcase_add_test(tc, test_repeatable);
     tcase_add_test(tc, test_fft_per_node_variation);
     suite_add_tcase(s, tc);
