@@ -419,15 +419,16 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
 temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
                            temu_error *err)
 {
-    temu_status st = check_config(c, err);
+    temu_status st;
     temu_tm *t;
     *out = NULL;
-    if (st != TEMU_OK) {
-        return st;
-    }
     if (c->routing == TEMU_TM_ADAPTIVE && m->system == TEMU_SYSTEM_GEMINI) {
         return temu_fail(err, TEMU_EINVAL,
                          "timing model: adaptive routing is modelled for Blue Gene only");
+    }
+    st = check_config(c, err);
+    if (st != TEMU_OK) {
+        return st;
     }
     t = calloc(1, sizeof *t);
     if (!t) {
