@@ -64,9 +64,10 @@ typedef struct tm_event {
 typedef struct tm_waiter {
     int64_t ready; /* the head's ready time                      */
     int32_t q;
-    uint32_t vc;  /* its VC on the channel                      */
-    int64_t need; /* credit it needs: a packet (+ the bubble)   */
-    int32_t open; /* adaptive, still choosing: VC and need come from choose_vc */
+    uint32_t vc;    /* its VC on the channel                      */
+    int64_t need;   /* credit it needs: a packet (+ the bubble)   */
+    int32_t open;   /* adaptive, still choosing: VC and need come from choose_vc */
+    int32_t bubble; /* of need: room kept for one more packet in the ring */
 } tm_waiter;
 
 typedef struct tm_chan {
@@ -834,7 +835,7 @@ static int waiter_vc(const temu_tm *t, const tm_waiter *w, int64_t c, uint32_t *
     if (w->open) {
         return choose_vc(t, &t->tr[t->q[w->q].head], c, lack, bubble);
     }
-    *bubble = w->need - t->tr[t->q[w->q].head].bytes;
+    *bubble = w->bubble;
     if (t->q[c * t->nvc + w->vc].credit >= w->need) {
         return (int)w->vc;
     }
@@ -1183,9 +1184,9 @@ static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
     w->vc = tr->vc;
     w->need = tr->bytes;
     w->open = tr->open;
-    if (t->bubble && tr->enter) {
-        w->need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
-    }
+    /* bubble: keep room for one more packet in the ring */
+    w->bubble = t->bubble && tr->enter ? (int32_t)t->c.max_packet : 0;
+    w->need += w->bubble;
     return 0;
 }
 

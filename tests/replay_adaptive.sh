@@ -31,6 +31,8 @@ run_bgq none
 run_bgq det --timing --routing deterministic
 run_bgq ada --timing --routing adaptive
 run_bgq def --timing
+# flushed at every 20 us of virtual time (series snapshots): the same store
+run_bgq ser --timing --series "$TMP/ser.tser" --interval 20us
 recv_per_node "$TMP/none.store" >"$TMP/none.n"
 recv_per_node "$TMP/det.store" >"$TMP/det.n"
 recv_per_node "$TMP/ada.store" >"$TMP/ada.n"
@@ -39,6 +41,10 @@ cmp -s "$TMP/none.n" "$TMP/det.n" && pass || failed "deterministic: not the volu
 "$TORUSEMU" dump "$TMP/def.store" --format csv >"$TMP/def.csv"
 "$TORUSEMU" dump "$TMP/ada.store" --format csv >"$TMP/ada.csv"
 cmp -s "$TMP/def.csv" "$TMP/ada.csv" && pass || failed "BG/Q default is not adaptive"
+"$TORUSEMU" dump "$TMP/ser.store" --format csv >"$TMP/ser.csv"
+cmp -s "$TMP/ser.csv" "$TMP/ada.csv" && pass || failed "incremental flushes differ from one flush"
+[ "$("$TORUSEMU" series --summary --format csv "$TMP/ser.tser" | awk -F, 'NR == 2 { print $(NF - 1) }')" -gt 2 ] &&
+    pass || failed "fewer than 3 snapshots: $("$TORUSEMU" series --summary "$TMP/ser.tser")"
 # totals (so the mean per node) exactly the volume model's
 for c in '^RECV_PACKETS_VC[01]$' '^SENT_CHUNKS_VC[01]$' 'RECV_PACKETS|SENT_CHUNKS'; do
     want=$(total "$TMP/none.store" "$c")
