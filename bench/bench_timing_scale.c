@@ -63,8 +63,9 @@ int main(int argc, char **argv)
     temu_error err;
     uint64_t msgs = 0;
     if (!fft && !halo) {
-        fprintf(stderr, "usage: bench_timing_scale fft SPEC RPN A B N TRAIN BUDGET_S\n"
-                        "       bench_timing_scale halo SPEC RPN X Y Z CELLS VARS TRAIN BUDGET_S\n");
+        fprintf(stderr,
+                "usage: bench_timing_scale fft SPEC RPN A B N TRAIN BUDGET_S\n"
+                "       bench_timing_scale halo SPEC RPN X Y Z CELLS VARS TRAIN BUDGET_S\n");
         return 2;
     }
     int32_t rpn = atoi(argv[3]);
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
     /* TRAIN: longest train; a trailing w: trains never split (train_whole) */
     c.train_packets = (uint32_t)atoi(argv[argc - 2]);
     c.train_whole = strchr(argv[argc - 2], 'w') != NULL;
+    c.routing =
+        TEMU_TM_DETERMINISTIC; /* as doc/performance.md measured; adaptive: single packets */
     double budget = atof(argv[argc - 1]);
     double t0 = cpu_s();
     if (temu_tm_create(&m, &c, &t, &err) != TEMU_OK) {
@@ -128,8 +131,8 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     printf("%s %s train %u%s: %llu messages sent in %.2f s; run %.2f s CPU to %.1f us virtual%s; "
            "%llu packet-hops (%.3g /s), %llu train-hops, %llu events; max RSS %ld MB\n",
-           argv[1], argv[2], c.train_packets, c.train_whole ? " whole" : "", (unsigned long long)msgs, t1 - t0, t2 - t1,
-           (double)temu_tm_now(t) / 1e6,
+           argv[1], argv[2], c.train_packets, c.train_whole ? " whole" : "",
+           (unsigned long long)msgs, t1 - t0, t2 - t1, (double)temu_tm_now(t) / 1e6,
            temu_tm_pending(t) > 0 ? " (budget spent, network not empty)" : " (all delivered)",
            (unsigned long long)tot.packet_hops, (double)tot.packet_hops / (t2 - t0),
            (unsigned long long)tot.train_hops, (unsigned long long)tot.events, ru.ru_maxrss / 1024);

@@ -24,7 +24,7 @@ expect_ok "NW at the middle node" "$COUNT" PEVT_NW_USER_PP_SENT PEVT_NW_USER_ESC
 expect_out "chunks of 2 x 4096 B" "^PEVT_NW_USER_PP_SENT 272$"
 expect_out "on A+, escape channel" "^PEVT_NW_USER_ESC_PP_SENT:link=A\+ 272$"
 expect_out "packets in on A-" "^PEVT_NW_USER_PP_RECV:link=A- 16$"
-expect_out "no FIFO model" "^PEVT_NW_USER_PP_RECV_FIFO 0$"
+expect_out "no FIFO occupancy without the timing model" "^PEVT_NW_USER_PP_RECV_FIFO 0$"
 expect_out "bytes on dimension A" "^NW_USER_PP_SENT_BYTES:link=A 8704$"
 expect_out "I/O link idle" "^PEVT_NW_SENT:link=IO 0$"
 expect_out "nothing dynamic below 64 KiB" "^PEVT_NW_USER_DYN_PP_SENT 0$"

@@ -32,6 +32,13 @@
  * tokens (the bubble rule keeps a ring deadlock-free only while no queue
  * holds more than its size; the VCs then share the queue's bytes).  With
  * trains of one packet every rule is the per-packet one.
+ *
+ * Adaptive routing (Blue Gene dynamic VCs, single packets only: trains'
+ * dateline VCs would replace the bubble rule the escape VC relies on): a
+ * packet's channels after the injection are chosen router by router.  When it becomes ready it
+ * waits for every productive channel at once, tried in the order of the dynamic tokens they have
+ * free (most first, then the deterministic order); the first that can take it on a dynamic VC, or
+ * the deterministic one on the escape VC with the bubble rule, does.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -40,7 +47,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
 
@@ -58,8 +64,10 @@ typedef struct tm_event {
 typedef struct tm_waiter {
     int64_t ready; /* the head's ready time                      */
     int32_t q;
-    uint32_t vc;   /* its VC on the channel                      */
-    int64_t need;  /* credit it needs: a packet (+ the bubble)   */
+    uint32_t vc;    /* its VC on the channel                      */
+    int64_t need;   /* credit it needs: a packet (+ the bubble)   */
+    int32_t open;   /* adaptive, still choosing: VC and need come from choose_vc */
+    int32_t bubble; /* of need: room kept for one more packet in the ring */
 } tm_waiter;
 
 typedef struct tm_chan {
@@ -73,7 +81,9 @@ typedef struct tm_chan {
     int32_t stalled;     /* credit stall interval open */
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
     int64_t stall_since, inq_since;
-    uint32_t ser_bytes; /* ser_ps cache: last size asked and its time */
+    uint32_t short_mask; /* idle: VCs (bit v; NO_DYNAMIC) waiting heads lack tokens on */
+    int64_t short_since; /* since when short_mask has held */
+    uint32_t ser_bytes;  /* ser_ps cache: last size asked and its time */
     int64_t ser_val;
     temu_tm_lane_stats st;
 } tm_chan;
@@ -95,15 +105,23 @@ typedef struct tm_train {
     int32_t next; /* next in queue, or in the free list */
     int32_t src_node, dst_node;
     int32_t dst_router;
-    int32_t cur;  /* router the channel `chan` leaves (after injection) */
-    int32_t chan; /* channel to take next                              */
+    int32_t cur;   /* router the channel `chan` leaves (after injection) */
+    int32_t chan;  /* channel to take next                              */
     uint16_t left; /* hops left in the current dimension after `chan`  */
     uint8_t vc;    /* VC on `chan`                                       */
     uint8_t enter; /* `chan` is the first hop of a dimension            */
     uint8_t di;    /* next position in the machine's dimension order    */
     uint8_t cls;
     uint8_t link;
+    uint8_t adaptive; /* routed adaptively: the next channel is chosen at each router */
+    uint8_t open;     /* adaptive, waiting: `chan` is only the deterministic candidate */
+    uint8_t ncand;    /* adaptive: productive channels at `cur` (0: eject next)        */
+    int8_t esc_dim;   /* adaptive: dimension of the hop just taken on the escape VC, -1 */
+    int32_t cand[TEMU_MAX_DIMS];
 } tm_train;
+
+/* short_mask bit: no dynamic VC had tokens for an adaptive train */
+#define NO_DYNAMIC (1u << 31)
 
 /* An input queue (channel x VC) with what the sending side knows of it,
  * kept together: one cache line serves the queue and its credit. */
@@ -125,10 +143,15 @@ struct temu_tm {
     int64_t ntorus; /* torus channels (existing or not) */
     int64_t nchan;  /* + injection + ejection channels */
     tm_chan *ch;
-    tm_queue *q; /* [nchan * nvc] input queues, then [nnodes] source queues */
-    int32_t *nbr;     /* [nrouters * tlinks] neighbour router (-1: none) */
-    int32_t *coord;   /* [nrouters * ndims] router coordinates */
+    tm_queue *q;          /* [nchan * nvc] input queues, then [nnodes] source queues */
+    int32_t *nbr;         /* [nrouters * tlinks] neighbour router (-1: none) */
+    int32_t *coord;       /* [nrouters * ndims] router coordinates */
     int32_t *node_router; /* [nnodes] */
+    /* token flow only, torus channels: adaptive packets and bytes per VC
+     * [ntorus * nvc], token-shortage time per VC and NO_DYNAMIC
+     * [ntorus * (nvc + 1)] */
+    uint64_t *vc_pk, *vc_bytes;
+    int64_t *notok;
     int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
     tm_train *tr;
     int32_t ntr, captr, freetr;
@@ -294,6 +317,11 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->classes = 4;            /* VCD0, VCD1, bubble, priority: a FIFO each */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 6 * 0.425; /* our assumption: all six links at once */
+        /* dynamic routing on VCD0 and VCD1, the bubble VC as escape
+         * (Lakner 2008, Table 6-3 VC names; doc/model.md) */
+        c->routing = TEMU_TM_ADAPTIVE;
+        c->dynamic_vcs = 0x3;
+        c->escape_vc = 2;
         break;
     case TEMU_SYSTEM_BGQ:
         /* ~40 ns per hop (lanl/PPT mira_config.py, citing Chen et al.) */
@@ -304,6 +332,11 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->classes = TEMU_BGQ_VCS; /* a receive FIFO per VC */
         c->flow = TEMU_TM_TOKEN;
         c->node_gbs = 10 * 2.0; /* our assumption: the ten torus links */
+        /* user dynamic VC 0 routed adaptively, the escape VC 1 as fall-back
+         * (reference/bgq: MU_Pt2PtNetworkHeader.h, fw_nd.c zone masks) */
+        c->routing = TEMU_TM_ADAPTIVE;
+        c->dynamic_vcs = 1u << TEMU_BGQ_VC_USER_DYNAMIC;
+        c->escape_vc = TEMU_BGQ_VC_USER_ESCAPE;
         break;
     default:
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown system %d", m->system);
@@ -352,6 +385,33 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
     if (!(c->node_gbs > 0) || c->link_gbs < 0 || !isfinite(c->link_gbs) || !isfinite(c->node_gbs)) {
         return temu_fail(err, TEMU_EINVAL, "timing model: bandwidths must be positive GB/s");
     }
+    if (c->routing != TEMU_TM_DETERMINISTIC && c->routing != TEMU_TM_ADAPTIVE) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: unknown routing %u", c->routing);
+    }
+    if (c->routing == TEMU_TM_ADAPTIVE) {
+        uint32_t all = c->classes >= 32 ? ~0u : (1u << c->classes) - 1;
+        if (c->flow != TEMU_TM_TOKEN) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: adaptive routing needs token flow control (an "
+                             "escape VC with the bubble rule)");
+        }
+        if (c->train_packets > 1) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: adaptive routing needs single packets (train_packets "
+                             "%u > 1 travels on dateline VCs, not the escape VC's bubble rule)",
+                             c->train_packets);
+        }
+        if (c->dynamic_vcs == 0 || (c->dynamic_vcs & ~all) != 0) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: dynamic_vcs %#x must name classes 0..%u",
+                             c->dynamic_vcs, c->classes - 1);
+        }
+        if (c->escape_vc >= c->classes || (c->dynamic_vcs >> c->escape_vc & 1u)) {
+            return temu_fail(err, TEMU_EINVAL,
+                             "timing model: escape_vc %u must be a class outside dynamic_vcs",
+                             c->escape_vc);
+        }
+    }
     return TEMU_OK;
 }
 
@@ -360,9 +420,14 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
 temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
                            temu_error *err)
 {
-    temu_status st = check_config(c, err);
+    temu_status st;
     temu_tm *t;
     *out = NULL;
+    if (c->routing == TEMU_TM_ADAPTIVE && m->system == TEMU_SYSTEM_GEMINI) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: adaptive routing is modelled for Blue Gene only");
+    }
+    st = check_config(c, err);
     if (st != TEMU_OK) {
         return st;
     }
@@ -389,7 +454,13 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
     t->node_router = malloc((size_t)m->nnodes * sizeof *t->node_router);
     t->freetr = -1;
-    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router) {
+    if (c->flow == TEMU_TM_TOKEN) {
+        t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
+        t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
+        t->notok = calloc((size_t)(t->ntorus * (t->nvc + 1)), sizeof *t->notok);
+    }
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router ||
+        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok))) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
                          (long long)t->nchan);
@@ -425,7 +496,8 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
         in->wire_ps = ej->wire_ps = c->node_wire_ps;
     }
     /* tokens with trains: the dateline VCs share the queue's bytes */
-    int64_t buffer = c->flow == TEMU_TM_TOKEN && t->per == 2 ? c->buffer_bytes / 2 : c->buffer_bytes;
+    int64_t buffer =
+        c->flow == TEMU_TM_TOKEN && t->per == 2 ? c->buffer_bytes / 2 : c->buffer_bytes;
     for (int64_t i = 0; i < t->nchan * t->nvc; i++) {
         /* ejection channels end at the node, which always accepts */
         t->q[i].credit = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : buffer;
@@ -445,6 +517,9 @@ void temu_tm_destroy(temu_tm *t)
         }
     }
     free(t->ch);
+    free(t->vc_pk);
+    free(t->vc_bytes);
+    free(t->notok);
     free(t->q);
     free(t->nbr);
     free(t->coord);
@@ -547,9 +622,43 @@ static void next_dimension(temu_tm *t, tm_train *tr)
     tr->enter = 0;
 }
 
+/* Adaptive train at router tr->cur: its productive channels, one per
+ * dimension it still has to travel, in the direction the deterministic
+ * route takes there (temu_route_dim_steps: shortest, ties +), so every
+ * choice keeps the path minimal; in the machine's dimension order, so
+ * cand[0] is the deterministic route's next channel, the escape direction.
+ * None left: the ejection channel is next. */
+static void adaptive_candidates(temu_tm *t, tm_train *tr)
+{
+    const temu_machine *m = &t->m;
+    const int32_t *cs = &t->coord[(int64_t)tr->cur * m->ndims];
+    const int32_t *cd = &t->coord[(int64_t)tr->dst_router * m->ndims];
+    tr->ncand = 0;
+    for (int i = 0; i < m->ndims; i++) {
+        int d = m->dim_order[i], dir;
+        if (temu_route_dim_steps(m, d, cs[d], cd[d], &dir) > 0) {
+            int link = dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d);
+            tr->cand[tr->ncand++] = (int32_t)chan_id(t, tr->cur, link, 0);
+        }
+    }
+    tr->open = tr->ncand > 0;
+    tr->chan = tr->open ? tr->cand[0] : (int32_t)eject_chan(t, tr->dst_node);
+    tr->vc = tr->open ? tr->vc : 0;
+    tr->enter = 0;
+}
+
 /* The train crossed channel tr->chan (injection or torus): on to the next. */
 static void advance(temu_tm *t, tm_train *tr)
 {
+    if (tr->adaptive) {
+        tr->esc_dim = -1;
+        if (tr->chan < t->ntorus) {
+            tr->esc_dim = tr->vc == t->c.escape_vc ? (int8_t)(tr->link / 2) : -1;
+            tr->cur = t->nbr[(int64_t)tr->cur * t->tlinks + tr->link];
+        }
+        adaptive_candidates(t, tr);
+        return;
+    }
     if (tr->chan < t->ntorus) {
         tr->cur = t->nbr[(int64_t)tr->cur * t->tlinks + tr->link];
         if (tr->left > 0) {
@@ -631,6 +740,8 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
         tr->cls = (uint8_t)cls;
         tr->chan = (int32_t)inject_chan(t, src);
         tr->vc = (uint8_t)(cls * (uint32_t)t->per);
+        tr->adaptive = t->c.routing == TEMU_TM_ADAPTIVE && (t->c.dynamic_vcs >> cls & 1u);
+        tr->esc_dim = -1;
         t->pending += n;
         count -= n;
         if (when_ps == t->now) {
@@ -647,9 +758,9 @@ temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t
     return send_packets(t, when_ps, src, dst, bytes, count, bytes, count, cls, lane_key, tag, err);
 }
 
-temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
-                              uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
-                              uint32_t lane_key, uint64_t tag, temu_error *err)
+temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t count,
+                              uint64_t units, uint32_t unit_bytes, uint32_t cls, uint32_t lane_key,
+                              uint64_t tag, temu_error *err)
 {
     if (count == 0 || units < count || units / count + 1 > UINT32_MAX / unit_bytes) {
         return temu_fail(err, TEMU_EINVAL,
@@ -674,6 +785,142 @@ static int is_source(const temu_tm *t, int64_t q)
     return q >= t->nchan * t->nvc;
 }
 
+/* ------------------------------------------------------ adaptive routing */
+
+static int chan_dim(const temu_tm *t, int64_t c)
+{
+    return c >= t->ntorus ? -1 : (int)(c / t->maxlanes % t->tlinks) / 2;
+}
+
+/* The VC adaptive train tr (still choosing) would take on channel c now,
+ * or -1; then *lack gains the VCs whose tokens were too few for one packet
+ * and NO_DYNAMIC.  *bubble: the extra room the bubble rule asks for.  The
+ * dynamic VC with the most tokens (ties: the lower), else on the
+ * deterministic channel the escape VC, entering an escape ring (and
+ * needing the bubble) unless the hop before was on the escape VC of the
+ * same dimension (Puente et al., "Adaptive bubble router", 1999). */
+static int choose_vc(const temu_tm *t, const tm_train *tr, int64_t c, uint32_t *lack,
+                     int64_t *bubble)
+{
+    const tm_queue *cq = &t->q[c * t->nvc];
+    int best = -1;
+    *bubble = 0;
+    for (int v = 0; v < t->nvc; v++) {
+        if ((t->c.dynamic_vcs >> v & 1u) && cq[v].credit >= tr->bytes &&
+            (best < 0 || cq[v].credit > cq[best].credit)) {
+            best = v;
+        }
+    }
+    if (best >= 0) {
+        return best;
+    }
+    *lack |= t->c.dynamic_vcs | NO_DYNAMIC;
+    if (c == tr->cand[0]) {
+        int e = (int)t->c.escape_vc;
+        *bubble = tr->esc_dim != chan_dim(t, c) ? t->c.max_packet : 0;
+        if (cq[e].credit >= tr->bytes + *bubble) {
+            return e;
+        }
+        *lack |= 1u << e;
+    }
+    return -1;
+}
+
+/* The VC waiter w's head would take on channel c now, or -1 (then *lack
+ * gains the VCs it lacks tokens on); *bubble: the room kept beyond its
+ * packet.  Routed heads: their VC when the credit covers their need. */
+static int waiter_vc(const temu_tm *t, const tm_waiter *w, int64_t c, uint32_t *lack,
+                     int64_t *bubble)
+{
+    if (w->open) {
+        return choose_vc(t, &t->tr[t->q[w->q].head], c, lack, bubble);
+    }
+    *bubble = w->bubble;
+    if (t->q[c * t->nvc + w->vc].credit >= w->need) {
+        return (int)w->vc;
+    }
+    *lack |= 1u << w->vc;
+    return -1;
+}
+
+/* Channel c's token shortage changes to mask: the time the old mask held
+ * goes to each of its VCs (BG/P no-token counters). */
+static void set_short(temu_tm *t, int64_t c, uint32_t mask)
+{
+    tm_chan *ch = &t->ch[c];
+    if (t->notok == NULL || c >= t->ntorus || mask == ch->short_mask) {
+        return;
+    }
+    int64_t dt = t->now - ch->short_since, *acc = &t->notok[c * (t->nvc + 1)];
+    for (int v = 0; v < t->nvc; v++) {
+        acc[v] += (ch->short_mask >> v & 1u) ? dt : 0;
+    }
+    acc[t->nvc] += (ch->short_mask & NO_DYNAMIC) ? dt : 0;
+    ch->short_mask = mask;
+    ch->short_since = t->now;
+}
+
+static void remove_waiter(tm_chan *ch, int64_t q)
+{
+    for (int i = 0; i < ch->nwait; i++) {
+        if (ch->wait[i].q == q) {
+            ch->wait[i] = ch->wait[--ch->nwait];
+            return;
+        }
+    }
+}
+
+static void close_stall(tm_chan *ch, int64_t now);
+
+/* A waiting head left idle channel c for another: its stall state is
+ * what the remaining waiters make it. */
+static void waiter_left(temu_tm *t, int64_t c)
+{
+    tm_chan *ch = &t->ch[c];
+    uint32_t lack = 0;
+    int64_t bubble;
+    if (ch->busy_until > t->now) {
+        return;
+    }
+    for (int i = 0; i < ch->nwait; i++) {
+        waiter_vc(t, &ch->wait[i], c, &lack, &bubble);
+    }
+    if (ch->nwait == 0) {
+        close_stall(ch, t->now);
+    }
+    set_short(t, c, lack);
+}
+
+/* Adaptive train tr, head of queue q, leaves on channel c with VC vc: fix
+ * its route for this hop and stop waiting for the other productive
+ * channels. */
+static void take_route(temu_tm *t, int64_t q, tm_train *tr, int64_t c, int vc, int64_t bubble)
+{
+    for (int i = 0; i < tr->ncand; i++) {
+        if (tr->cand[i] != c) {
+            remove_waiter(&t->ch[tr->cand[i]], q);
+            waiter_left(t, tr->cand[i]);
+        }
+    }
+    tr->chan = (int32_t)c;
+    tr->vc = (uint8_t)vc;
+    tr->link = (uint8_t)(c / t->maxlanes % t->tlinks);
+    tr->enter = bubble > 0;
+    tr->open = 0;
+}
+
+/* Most dynamic tokens free on channel c's dynamic VCs. */
+static int64_t dynamic_room(const temu_tm *t, int64_t c)
+{
+    int64_t room = 0;
+    for (int v = 0; v < t->nvc; v++) {
+        if ((t->c.dynamic_vcs >> v & 1u) && t->q[c * t->nvc + v].credit > room) {
+            room = t->q[c * t->nvc + v].credit;
+        }
+    }
+    return room;
+}
+
 /* Serialization of `bytes` on a channel (remembered: trains repeat sizes). */
 static int64_t ser_of(tm_chan *ch, uint32_t bytes)
 {
@@ -694,6 +941,11 @@ static void become_head(temu_tm *t, int64_t q, int64_t head_time)
     }
     tm_train *tr = &t->tr[p];
     int64_t ready = tr->hdr + (is_source(t, q) ? 0 : t->c.router_ps);
+    if (tr->adaptive && tr->ncand > 0 && !is_source(t, q)) {
+        /* (what is left of) an adaptive train chooses its channel afresh */
+        tr->open = 1;
+        tr->chan = tr->cand[0];
+    }
     int64_t s_out = ser_of(&t->ch[tr->chan], tr->bytes);
     if (head_time > ready) {
         ready = head_time;
@@ -802,12 +1054,7 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
     if (tr->next < 0) {
         t->q[q].tail = -1;
     }
-    for (int i = 0; i < ch->nwait; i++) {
-        if (ch->wait[i].q == q) {
-            ch->wait[i] = ch->wait[--ch->nwait];
-            break;
-        }
-    }
+    remove_waiter(ch, q);
     if (!src) {
         /* the queue's space comes back upstream once the tails are read
          * out: a train's all at once, at the mean of its packets' times */
@@ -832,6 +1079,10 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
         if (c < t->ntorus) {
             t->tot.packet_hops += (uint64_t)n;
             t->tot.train_hops++;
+            if (tr->adaptive && t->vc_pk != NULL) {
+                t->vc_pk[c * t->nvc + vc] += (uint64_t)n;
+                t->vc_bytes[c * t->nvc + vc] += (uint64_t)total;
+            }
         }
         t->q[c * t->nvc + vc].credit -= total;
         tr->hdr = t->now + ch->wire_ps;
@@ -861,9 +1112,9 @@ static uint32_t train_share(const temu_tm *t, int64_t q, int64_t c, int64_t cred
 {
     const tm_train *tr = &t->tr[t->q[q].head];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes ||
-        credit - bubble >= (int64_t)tr->nbig * tr->bytes + (int64_t)(tr->n - tr->nbig) * tr->small ||
-        t->q[c * t->nvc + tr->vc].head < 0 ||
-        t->c.train_whole) {
+        credit - bubble >=
+            (int64_t)tr->nbig * tr->bytes + (int64_t)(tr->n - tr->nbig) * tr->small ||
+        t->q[c * t->nvc + tr->vc].head < 0 || t->c.train_whole) {
         return tr->n;
     }
     return (uint32_t)((credit - bubble) / tr->bytes);
@@ -873,6 +1124,8 @@ static void try_chan(temu_tm *t, int64_t c)
 {
     tm_chan *ch = &t->ch[c];
     int64_t best = -1, best_ready = 0, best_credit = 0, best_bubble = 0;
+    int best_vc = -1;
+    uint32_t lack = 0;
     if (ch->busy_until > t->now) {
         if (!ch->try_pending) {
             ch->try_pending = 1;
@@ -883,15 +1136,17 @@ static void try_chan(temu_tm *t, int64_t c)
     const tm_queue *cq = &t->q[c * t->nvc];
     for (int i = 0; i < ch->nwait; i++) {
         const tm_waiter *w = &ch->wait[i];
-        int64_t credit = cq[w->vc].credit;
-        if (credit < w->need) {
+        int64_t bubble;
+        int vc = waiter_vc(t, w, c, &lack, &bubble);
+        if (vc < 0) {
             continue;
         }
         if (best < 0 || w->ready < best_ready || (w->ready == best_ready && w->q < best)) {
             best = w->q;
             best_ready = w->ready;
-            best_credit = credit;
-            best_bubble = w->need - t->tr[t->q[best].head].bytes;
+            best_credit = cq[vc].credit;
+            best_bubble = bubble;
+            best_vc = vc;
         }
     }
     if (best < 0) {
@@ -899,9 +1154,15 @@ static void try_chan(temu_tm *t, int64_t c)
             ch->stalled = 1;
             ch->stall_since = t->now;
         }
+        set_short(t, c, lack);
         return;
     }
     close_stall(ch, t->now);
+    set_short(t, c, 0);
+    tm_train *head = &t->tr[t->q[best].head];
+    if (head->open) {
+        take_route(t, best, head, c, best_vc, best_bubble);
+    }
     transmit(t, best, c, train_share(t, best, c, best_credit, best_bubble));
 }
 
@@ -922,26 +1183,49 @@ static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
     w->q = q;
     w->vc = tr->vc;
     w->need = tr->bytes;
-    if (t->bubble && tr->enter) {
-        w->need += t->c.max_packet; /* bubble: keep room for one more packet in the ring */
-    }
+    w->open = tr->open;
+    /* bubble: keep room for one more packet in the ring */
+    w->bubble = t->bubble && tr->enter ? (int32_t)t->c.max_packet : 0;
+    w->need += w->bubble;
     return 0;
 }
 
 static void on_ready(temu_tm *t, int64_t q)
 {
-    int64_t c = t->tr[t->q[q].head].chan;
+    int32_t p = t->q[q].head;
+    const tm_train *tr = &t->tr[p];
+    int64_t cand[TEMU_MAX_DIMS];
+    int n = 1;
     if (!is_source(t, q)) {
         tm_chan *up = &t->ch[q / t->nvc];
         if (up->inq_waiting++ == 0) {
             up->inq_since = t->now;
         }
     }
-    if (add_waiter(t, &t->ch[c], (int32_t)q) != 0) {
-        t->oom = 1; /* the packet would be lost: temu_tm_run stops */
-        return;
+    cand[0] = tr->chan;
+    if (tr->open) {
+        /* adaptive: wait for every productive channel, tried in the order
+         * of the dynamic tokens they have free (most first; ties keep the
+         * deterministic order) -- the buffer state the router saw */
+        n = tr->ncand;
+        for (int i = 0; i < n; i++) {
+            int64_t c = tr->cand[i], room = dynamic_room(t, c);
+            int j = i;
+            for (; j > 0 && dynamic_room(t, cand[j - 1]) < room; j--) {
+                cand[j] = cand[j - 1];
+            }
+            cand[j] = c;
+        }
     }
-    try_chan(t, c);
+    for (int i = 0; i < n; i++) {
+        if (add_waiter(t, &t->ch[cand[i]], (int32_t)q) != 0) {
+            t->oom = 1; /* the packet would be lost: temu_tm_run stops */
+            return;
+        }
+    }
+    for (int i = 0; i < n && t->q[q].head == p; i++) {
+        try_chan(t, cand[i]);
+    }
 }
 
 static void on_deliver(temu_tm *t, int32_t p)
@@ -1048,5 +1332,39 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
     if (ch->inq_waiting > 0) {
         out->inq_stall_ps += t->now - ch->inq_since;
     }
+    out->no_dynamic_ps = 0;
+    if (t->notok != NULL) {
+        int64_t c = chan_id(t, router, link, lane);
+        out->no_dynamic_ps = t->notok[c * (t->nvc + 1) + t->nvc] +
+                             ((ch->short_mask & NO_DYNAMIC) ? t->now - ch->short_since : 0);
+    }
     return TEMU_OK;
+}
+
+temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane, uint32_t vc,
+                                  temu_tm_vc_stats *out, temu_error *err)
+{
+    int64_t c;
+    memset(out, 0, sizeof *out);
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link) || vc >= t->c.classes) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "timing model: no lane %d, VC %u on link %d of router %lld", lane, vc,
+                         link, (long long)router);
+    }
+    if (t->notok == NULL) {
+        return TEMU_OK;
+    }
+    c = chan_id(t, router, link, lane);
+    for (uint32_t v = vc * (uint32_t)t->per; v < (vc + 1) * (uint32_t)t->per; v++) {
+        out->adaptive_packets += t->vc_pk[c * t->nvc + v];
+        out->adaptive_bytes += t->vc_bytes[c * t->nvc + v];
+        out->no_token_ps += t->notok[c * (t->nvc + 1) + v] +
+                            ((t->ch[c].short_mask >> v & 1u) ? t->now - t->ch[c].short_since : 0);
+    }
+    return TEMU_OK;
+}
+
+uint32_t temu_tm_adaptive_classes(const temu_tm *t)
+{
+    return t->c.routing == TEMU_TM_ADAPTIVE ? t->c.dynamic_vcs : 0;
 }

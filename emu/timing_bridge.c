@@ -24,6 +24,14 @@
 #define GEMINI_CYCLE_PS 1250
 /* BG/Q network clock: 500 MHz, 2000 ps (reference/bgq REPORT, upci_impl.h) */
 #define BGQ_CYCLE_PS 2000
+/* BG/P: the UPC counts 850 MHz processor cycles, the clock the torus logic
+ * runs at (IBM Blue Gene team, "Overview of the IBM Blue Gene/P project",
+ * IBM J. Res. Dev. 52, 2008: 850 MHz, 425 MB/s per link and direction).
+ * cycles = ps * 850e6 / 1e12 = ps * 17 / 20000. */
+static uint64_t bgp_cycles(int64_t ps)
+{
+    return (uint64_t)ps * 17u / 20000u;
+}
 
 typedef struct bucket {
     uint64_t pkts, units; /* packets left and their size units (phits or chunks) */
@@ -81,9 +89,9 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
             for (int k = 0; k < TEMU_SLOTS && st == TEMU_OK; k++) {
                 for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                     if (b[vc][k].pkts > 0) {
-                        st = send_some(t, when_ps, src, dst, &b[vc][k], train, GEMINI_PHIT_BYTES,
-                                       (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out,
-                                       err);
+                        st =
+                            send_some(t, when_ps, src, dst, &b[vc][k], train, GEMINI_PHIT_BYTES,
+                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out, err);
                         left = 1;
                     }
                 }
@@ -101,6 +109,18 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
     return st;
 }
 
+/* Both directions of a planned message, untagged. */
+static temu_status send_plan(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                             const temu_message *msg, const temu_plan *plan, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int dir = 0; dir < 2 && st == TEMU_OK; dir++) {
+        sent out = {0, 0, 0};
+        st = send_dir(t, when_ps, m, msg, plan, dir, &out, err);
+    }
+    return st;
+}
+
 temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                  const temu_message *msg, temu_error *err)
 {
@@ -109,11 +129,7 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
     if (st != TEMU_OK || plan.local) {
         return st;
     }
-    for (int dir = 0; dir < 2 && st == TEMU_OK; dir++) {
-        sent out = {0, 0, 0};
-        st = send_dir(t, when_ps, m, msg, &plan, dir, &out, err);
-    }
-    return st;
+    return send_plan(t, when_ps, m, msg, &plan, err);
 }
 
 temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
@@ -134,16 +150,53 @@ temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_mac
     return st;
 }
 
-/* Values already added to the store, per lane and counter: the floor of
- * the lane's cumulative total in cycles, so the store gets differences of
- * floors and any series of flushes sums to one final flush. */
-#define FLUSH_SLOTS 8 /* per lane: Gemini credit + inq; BG/Q one per VC */
-_Static_assert(TEMU_BGQ_VCS <= FLUSH_SLOTS, "a flushed slot per BG/Q VC");
+void temu_tm_plan_without_adaptive(const temu_tm *t, const temu_machine *m, temu_plan *plan)
+{
+    uint32_t adaptive = temu_tm_adaptive_classes(t);
+    for (int dir = 0; dir < 2 && m->system != TEMU_SYSTEM_GEMINI; dir++) {
+        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+            if (adaptive >> vc & 1u) {
+                plan->packets[dir][vc] = 0;
+                plan->chunks[dir][vc] = 0;
+            }
+        }
+    }
+}
+
+temu_status temu_tm_inject_message(temu_tm *t, temu_session *s, int64_t when_ps,
+                                   const temu_message *msg, temu_error *err)
+{
+    const temu_machine *m = temu_session_machine(s);
+    temu_plan plan, links;
+    temu_status st = temu_plan_message(m, msg, &plan, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    /* the store gets everything but the adaptive classes' link traffic,
+     * whose links the route counters add once they are known */
+    links = plan;
+    temu_tm_plan_without_adaptive(t, m, &links);
+    temu_apply_plan(s, msg, &links);
+    return plan.local ? TEMU_OK : send_plan(t, when_ps, m, msg, &plan, err);
+}
+
+/* Values already added to the store, per link and counter: the floor of
+ * the link's cumulative total in the counter's unit, so the store gets
+ * differences of floors and any series of flushes sums to one final
+ * flush.  LINK_SLOTS counters per link: Gemini two per tile lane (credit,
+ * inq); BG/Q receive FIFO per VC (0..7), adaptive chunks sent per VC
+ * (8..15), packets received per VC (16..23); BG/P the no-token counters
+ * (0..3), adaptive chunks per VC (8..11), packets, chunks, token-ack
+ * packets and acks (12..15). */
+#define LINK_SLOTS 24
+_Static_assert(TEMU_BGQ_VCS <= 8, "eight flushed slots per BG/Q VC counter");
+
+enum { SLOT_BGQ_SENT = 8, SLOT_BGQ_RECV = 16, SLOT_BGP_VC_CHUNKS = 8, SLOT_BGP_LINK = 12 };
 
 struct temu_tm_flushed {
     int64_t nrouters;
     int tlinks;
-    uint64_t *done; /* [router][link][lane 0..7][slot] */
+    uint64_t *done; /* [router][link][slot] */
 };
 
 temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out, temu_error *err)
@@ -153,7 +206,7 @@ temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out,
     if (f != NULL) {
         f->nrouters = m->nrouters;
         f->tlinks = 2 * m->ndims;
-        f->done = calloc((size_t)(m->nrouters * f->tlinks) * 8 * FLUSH_SLOTS, sizeof *f->done);
+        f->done = calloc((size_t)(m->nrouters * f->tlinks) * LINK_SLOTS, sizeof *f->done);
     }
     if (f == NULL || f->done == NULL) {
         temu_tm_flushed_free(f);
@@ -171,13 +224,12 @@ void temu_tm_flushed_free(temu_tm_flushed *f)
     }
 }
 
-/* Add total (cycles so far) minus what slot already added to counter idx. */
-static void add_since(temu_session *s, temu_tm_flushed *f, int64_t r, int l, int lane, int slot,
-                      size_t idx, uint64_t total)
+/* Add total (so far) minus what link (r, l)'s slot already added to
+ * counter idx. */
+static void add_since(temu_session *s, temu_tm_flushed *f, int64_t r, int l, int slot, size_t idx,
+                      uint64_t total)
 {
-    uint64_t *d =
-        &f->done[(((size_t)r * (size_t)f->tlinks + (size_t)l) * 8 + (size_t)lane) * FLUSH_SLOTS +
-                 (size_t)slot];
+    uint64_t *d = &f->done[((size_t)r * (size_t)f->tlinks + (size_t)l) * LINK_SLOTS + (size_t)slot];
     if (total > *d) {
         temu_counter_add(s, idx, total - *d);
         *d = total;
@@ -199,10 +251,10 @@ static temu_status gemini_counters(const temu_tm *t, temu_session *s, temu_tm_fl
         if (st != TEMU_OK) {
             return st;
         }
-        add_since(s, f, r, l, k, 0, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
+        add_since(s, f, r, l, 2 * k, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
                   (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
         add_since(
-            s, f, r, l, k, 1,
+            s, f, r, l, 2 * k + 1,
             temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
             (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
     }
@@ -215,52 +267,150 @@ static temu_status bgq_counters(const temu_tm *t, temu_session *s, temu_tm_flush
                                 const temu_machine *m, int64_t r, int l, temu_error *err)
 {
     int64_t peer = temu_link_neighbor(m, r, l);
-    if (temu_tm_lanes(t, r, l) == 0) {
-        return TEMU_OK;
-    }
     for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
         int64_t occ;
         temu_status st = temu_tm_lane_occupancy(t, r, l, 0, (uint32_t)vc, &occ, err);
         if (st != TEMU_OK) {
             return st;
         }
-        add_since(s, f, r, l, 0, vc, temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_FIFO, vc),
+        add_since(s, f, r, l, vc, temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_FIFO, vc),
                   (uint64_t)(occ / BGQ_CYCLE_PS));
     }
     return TEMU_OK;
 }
 
-temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
-                                   temu_error *err)
+/* BG/P: no-token cycles of the sending direction.  NO_TOKENS: the link was
+ * free and an adaptively routed packet waited for it with no dynamic VC
+ * (VCD0 or VCD1) holding tokens for it; NO_VCD0/VCBN/VCBP_TOKENS: a packet
+ * waiting for the free link needed tokens of that VC and there were too
+ * few (Lakner 2008, Table 6-3, mode 2 counters 134-137). */
+static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+                                const temu_machine *m, int64_t r, int l, temu_error *err)
+{
+    static const struct {
+        int vc, counter;
+    } per_vc[] = {
+        {0, TEMU_BGP_NO_VCD0_TOKENS}, {2, TEMU_BGP_NO_VCBN_TOKENS}, {3, TEMU_BGP_NO_VCBP_TOKENS}};
+    temu_tm_lane_stats ls;
+    temu_status st = temu_tm_lane_stats_get(t, r, l, 0, &ls, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    add_since(s, f, r, l, 0, temu_idx_bgp(m, r, l, TEMU_BGP_NO_TOKENS),
+              bgp_cycles(ls.no_dynamic_ps));
+    for (int i = 0; i < (int)(sizeof per_vc / sizeof per_vc[0]); i++) {
+        temu_tm_vc_stats vs;
+        st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)per_vc[i].vc, &vs, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        add_since(s, f, r, l, 1 + i, temu_idx_bgp(m, r, l, per_vc[i].counter),
+                  bgp_cycles(vs.no_token_ps));
+    }
+    return TEMU_OK;
+}
+
+/* The link counters of one lane's adaptively routed traffic, per VC, where
+ * the volume model would have put them (inject.c): BG/P on the sending
+ * direction, acknowledged on the receiver's direction back; BG/Q chunks on
+ * the sending link, packets on the receiving one. */
+static temu_status route_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+                                  const temu_machine *m, int64_t r, int l, temu_error *err)
+{
+    int64_t peer = temu_link_neighbor(m, r, l);
+    int vcs = m->system == TEMU_SYSTEM_BGP ? 4 : TEMU_BGQ_VCS;
+    uint64_t packets = 0, chunks = 0;
+    for (int vc = 0; vc < vcs; vc++) {
+        temu_tm_vc_stats vs;
+        temu_status st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)vc, &vs, err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        uint64_t ch = vs.adaptive_bytes / BG_CHUNK_BYTES;
+        packets += vs.adaptive_packets;
+        chunks += ch;
+        if (m->system == TEMU_SYSTEM_BGP) {
+            add_since(s, f, r, l, SLOT_BGP_VC_CHUNKS + vc,
+                      temu_idx_bgp(m, r, l, TEMU_BGP_VCD0_CHUNKS + vc), ch);
+        } else {
+            add_since(s, f, r, l, SLOT_BGQ_SENT + vc,
+                      temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc), ch);
+            add_since(s, f, r, l, SLOT_BGQ_RECV + vc,
+                      temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_PACKETS, vc),
+                      vs.adaptive_packets);
+        }
+    }
+    if (m->system == TEMU_SYSTEM_BGP) {
+        add_since(s, f, r, l, SLOT_BGP_LINK, temu_idx_bgp(m, r, l, TEMU_BGP_PACKETS), packets);
+        add_since(s, f, r, l, SLOT_BGP_LINK + 1, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS), chunks);
+        add_since(s, f, r, l, SLOT_BGP_LINK + 2,
+                  temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_TOKEN_ACK_PACKETS), packets);
+        add_since(s, f, r, l, SLOT_BGP_LINK + 3, temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_ACKS),
+                  packets);
+    }
+    return TEMU_OK;
+}
+
+enum { PART_STALL = 1, PART_ROUTE = 2 };
+
+/* Flush the parts asked for: stall counters, and the route counters of
+ * the adaptively routed classes (none when no class is adaptive). */
+static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_session *s, int parts,
+                               temu_error *err)
 {
     const temu_machine *m = temu_session_machine(s);
     temu_status st = temu_tm_check(t, err);
     if (st != TEMU_OK) {
         return st;
     }
-    if (m->system == TEMU_SYSTEM_BGP) {
-        return temu_fail(err, TEMU_EINVAL, "counters from the timing model: not for %s yet",
-                         temu_system_name(m->system));
-    }
     if (f->nrouters != m->nrouters || f->tlinks != 2 * m->ndims) {
         return temu_fail(err, TEMU_EINVAL, "timing model: counter flushes of another machine");
     }
+    if (temu_tm_adaptive_classes(t) == 0) {
+        parts &= ~PART_ROUTE;
+    }
     for (int64_t r = 0; r < m->nrouters && st == TEMU_OK; r++) {
         for (int l = 0; l < 2 * m->ndims && st == TEMU_OK; l++) {
-            st = m->system == TEMU_SYSTEM_GEMINI ? gemini_counters(t, s, f, m, r, l, err)
-                                                 : bgq_counters(t, s, f, m, r, l, err);
+            if (temu_tm_lanes(t, r, l) == 0) {
+                continue;
+            }
+            if (parts & PART_STALL) {
+                st = m->system == TEMU_SYSTEM_GEMINI ? gemini_counters(t, s, f, m, r, l, err)
+                     : m->system == TEMU_SYSTEM_BGP  ? bgp_counters(t, s, f, m, r, l, err)
+                                                     : bgq_counters(t, s, f, m, r, l, err);
+            }
+            if (st == TEMU_OK && (parts & PART_ROUTE)) {
+                st = route_counters(t, s, f, m, r, l, err);
+            }
         }
     }
     return st;
 }
 
-temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err)
+temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
+                                   temu_error *err)
+{
+    return flush_parts(t, f, s, PART_STALL | PART_ROUTE, err);
+}
+
+/* One flush of `parts` through a fresh record. */
+static temu_status flush_once(const temu_tm *t, temu_session *s, int parts, temu_error *err)
 {
     temu_tm_flushed *f;
     temu_status st = temu_tm_flushed_create(temu_session_machine(s), &f, err);
     if (st == TEMU_OK) {
-        st = temu_tm_counters_flush(t, f, s, err);
+        st = flush_parts(t, f, s, parts, err);
     }
     temu_tm_flushed_free(f);
     return st;
+}
+
+temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err)
+{
+    return flush_once(t, s, PART_STALL, err);
+}
+
+temu_status temu_tm_add_route_counters(const temu_tm *t, temu_session *s, temu_error *err)
+{
+    return flush_once(t, s, PART_ROUTE, err);
 }

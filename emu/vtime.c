@@ -726,6 +726,27 @@ static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_erro
     return st;
 }
 
+/* Message g into the volume model.  The link counters of the classes the
+ * timing model routes adaptively are left out: the model adds them from
+ * the links its packets took (temu_tm_counters_flush), so totals stay the
+ * volume model's and each link gets what the adaptive routes put on it. */
+static temu_status inject_volume(temu_vt *v, const vmsg *g, temu_error *err)
+{
+    temu_message msg = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes,
+                        (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
+    temu_plan plan;
+    temu_status st;
+    if (temu_tm_adaptive_classes(v->tm) == 0) {
+        return temu_inject_ranks(v->s, g->src, g->dst, g->bytes, msg.payload, msg.kind, err);
+    }
+    st = temu_plan_message(v->m, &msg, &plan, err);
+    if (st == TEMU_OK) {
+        temu_tm_plan_without_adaptive(v->tm, v->m, &plan);
+        temu_apply_plan(v->s, &msg, &plan);
+    }
+    return st;
+}
+
 /* Put message id on the network at t. */
 static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
 {
@@ -735,10 +756,7 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
         return TEMU_OK;
     }
     g->started = 1;
-    temu_status st =
-        g->inject ? temu_inject_ranks(v->s, g->src, g->dst, g->bytes,
-                                      (const void *)(uintptr_t)g->payload, (temu_kind)g->kind, err)
-                  : TEMU_OK;
+    temu_status st = g->inject ? inject_volume(v, g, err) : TEMU_OK;
     if (st == TEMU_OK) {
         st = send_dir(v, id, 0, t, &pk, &by, err);
     }

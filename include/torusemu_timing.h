@@ -1,8 +1,9 @@
 /*
  * torusemu_timing.h - network timing model in virtual time.
  *
- * A discrete-event simulator of packets over the deterministic routes of an
- * emulated machine (temu_route).  It knows *when* traffic crosses each link:
+ * A discrete-event simulator of packets over the routes of an emulated
+ * machine (temu_route's, or adaptive ones on the Blue Gene dynamic VCs).
+ * It knows *when* traffic crosses each link:
  *
  *   - every directed link is one channel per lane (Gemini: per tile, at the
  *     tile's bandwidth for its medium; Blue Gene: one lane per link);
@@ -21,6 +22,12 @@
  *     TEMU_TM_TOKEN uses one VC per class and the bubble rule (a packet
  *     entering a ring needs room for one extra maximal packet), as the
  *     Blue Gene deterministic "bubble" VC did.
+ *   - routing: deterministic (temu_route) for every class, or adaptive for
+ *     the classes in dynamic_vcs (Blue Gene's dynamic VCs): at every router
+ *     a packet takes, among the minimal (productive) directions, the one
+ *     whose dynamic VC has the most tokens free downstream, and falls back
+ *     to the escape (bubble) VC on the deterministic direction when no
+ *     dynamic VC has room (deadlock freedom, Duato's escape-channel rule).
  *
  * Packet trains (train_packets > 1, doc/model.md "Packet trains"): up to
  * that many consecutive packets of one send move as one unit, exact where
@@ -45,28 +52,40 @@ typedef enum temu_tm_flow {
     TEMU_TM_TOKEN = 1   /* tokens, one VC per class, bubble rule (BG/P, Q) */
 } temu_tm_flow;
 
+typedef enum temu_tm_routing {
+    TEMU_TM_DETERMINISTIC = 0, /* every packet on its temu_route path                    */
+    TEMU_TM_ADAPTIVE = 1       /* dynamic_vcs classes: minimal adaptive, escape fall-back */
+} temu_tm_routing;
+
 #define TEMU_TM_MAX_CLASSES 8
 
 typedef struct temu_tm_config {
-    int64_t router_ps;     /* header arrival -> may leave on the next channel (routing, switch)  */
-    int64_t wire_ps;       /* flight time of a router-to-router link                            */
-    int64_t node_wire_ps;  /* flight time of the injection and ejection channels               */
-    int64_t credit_ps;     /* a packet's tail leaves a queue -> its space is usable upstream    */
-    uint32_t buffer_bytes; /* input queue size per channel and VC                               */
-    uint32_t max_packet;   /* largest packet in bytes (bubble rule; buffer_bytes must hold it)  */
-    uint32_t classes;      /* traffic classes with their own queues, 1..TEMU_TM_MAX_CLASSES    */
-                           /* (Gemini: request VC0, response VC1; Blue Gene: one per VC)       */
-    uint32_t flow;         /* temu_tm_flow                                                      */
-    double link_gbs;       /* >0: every lane of every link runs at this many GB/s (= bytes/ns); */
-                           /* 0: the machine's own rates (Gemini per tile by medium, BG/P, BG/Q) */
-    double node_gbs;       /* injection and ejection bandwidth per node, GB/s                   */
+    int64_t router_ps;      /* header arrival -> may leave on the next channel (routing, switch)  */
+    int64_t wire_ps;        /* flight time of a router-to-router link                            */
+    int64_t node_wire_ps;   /* flight time of the injection and ejection channels               */
+    int64_t credit_ps;      /* a packet's tail leaves a queue -> its space is usable upstream    */
+    uint32_t buffer_bytes;  /* input queue size per channel and VC                               */
+    uint32_t max_packet;    /* largest packet in bytes (bubble rule; buffer_bytes must hold it)  */
+    uint32_t classes;       /* traffic classes with their own queues, 1..TEMU_TM_MAX_CLASSES    */
+                            /* (Gemini: request VC0, response VC1; Blue Gene: one per VC)       */
+    uint32_t flow;          /* temu_tm_flow                                                      */
+    double link_gbs;        /* >0: every lane of every link runs at this many GB/s (= bytes/ns); */
+                            /* 0: the machine's own rates (Gemini per tile by medium, BG/P, BG/Q) */
+    double node_gbs;        /* injection and ejection bandwidth per node, GB/s                   */
     uint32_t train_packets; /* longest packet train: up to this many consecutive packets of a  */
                             /* send move as one unit (doc/model.md, "Packet trains"); 0 or 1:  */
                             /* every packet on its own (the exact per-packet model)            */
     uint32_t train_whole;   /* 1: a train never splits (faster; coarser where trains compete)  */
+    uint32_t routing;       /* temu_tm_routing (TEMU_TM_ADAPTIVE needs TEMU_TM_TOKEN flow)       */
+    uint32_t dynamic_vcs;   /* adaptive: bit v = class v is a dynamic VC; a packet sent in one  */
+                            /* may take any of them on each hop (BG/P VCD0+VCD1 0x3, BG/Q 0x1)  */
+    uint32_t escape_vc;     /* adaptive: the bubble class dynamic packets fall back to           */
+                            /* (BG/P VCBN 2, BG/Q user escape 1); not in dynamic_vcs            */
 } temu_tm_config;
 
-/* The machine's own parameters (doc/model.md, "Timing model"). */
+/* The machine's own parameters (doc/model.md, "Timing model").  Blue Gene:
+ * adaptive routing of the dynamic VCs, as the hardware routed them;
+ * Gemini: deterministic. */
 temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err);
 
 typedef struct temu_tm temu_tm;
@@ -103,9 +122,9 @@ temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t
  * others (how temu_tm_send_message sizes a bucket's packets).  A train may
  * hold both sizes; it is timed as if all its packets were spaced like the
  * larger ones (exact with one size). */
-temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
-                              uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
-                              uint32_t lane_key, uint64_t tag, temu_error *err);
+temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t count,
+                              uint64_t units, uint32_t unit_bytes, uint32_t cls, uint32_t lane_key,
+                              uint64_t tag, temu_error *err);
 
 /* What the model did since its creation: packet-hops count every packet once
  * per router-to-router channel it crossed (a train of k packets: k), train-hops
@@ -138,7 +157,24 @@ typedef struct temu_tm_lane_stats {
     int64_t credit_stall_ps; /* sending end: lane idle, a packet ready for it, no credit/token   */
     int64_t inq_stall_ps;    /* receiving end: a packet at the head of this lane's input queue   */
                              /* was ready to leave and could not (output busy or out of credit) */
+    int64_t no_dynamic_ps;   /* adaptive: lane idle, an adaptively routed packet waiting for it, */
+                             /* and no dynamic VC with tokens for it (BG/P NO_TOKENS)            */
 } temu_tm_lane_stats;
+
+/* What one VC of one lane saw: the packets and bytes it carried that were
+ * sent in an adaptively routed class (wherever they went: dynamic or
+ * escape VC), and the time the lane was idle while a packet waiting for
+ * it needed tokens of this VC and had too few (BG/P NO_VCD0/VCBN/VCBP
+ * tokens).  `vc` is a class: with trains (two dateline VCs per class) both
+ * VCs are summed.  Only for TEMU_TM_TOKEN flow; zero otherwise. */
+typedef struct temu_tm_vc_stats {
+    uint64_t adaptive_packets;
+    uint64_t adaptive_bytes;
+    int64_t no_token_ps;
+} temu_tm_vc_stats;
+
+temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane, uint32_t vc,
+                                  temu_tm_vc_stats *out, temu_error *err);
 
 /* Packets x picoseconds that packets of class cls spent in the input
  * queue at the receiving end of a lane, each from its header's arrival to
@@ -179,13 +215,43 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
 temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
                                      const temu_message *msg, int dir, uint64_t tag,
                                      uint64_t *packets, uint64_t *bytes, temu_error *err);
+/* Classes the model routes adaptively (bit v = class v): dynamic_vcs under
+ * TEMU_TM_ADAPTIVE, else 0. */
+uint32_t temu_tm_adaptive_classes(const temu_tm *t);
+
+/* A message into both models: its counters into the store (temu_inject's
+ * figures) and its packets into the timing model (temu_tm_send_message).
+ * The link counters of the classes the model routes adaptively are left
+ * out of the store: their path is the model's to choose, and
+ * temu_tm_add_route_counters adds them from where the packets went.
+ * Node-level counters (BG/Q message unit, L2) are added at once. */
+temu_status temu_tm_inject_message(temu_tm *t, temu_session *s, int64_t when_ps,
+                                   const temu_message *msg, temu_error *err);
+
+/* Add the link counters of the adaptively routed packets, from the
+ * lanes and VCs they actually took: BG/P packets, chunks, per-VC chunks
+ * (VCD0, VCD1, VCBN) of the sending direction and the token/ack packets
+ * of the receiving node's direction back; BG/Q chunks sent per VC on the
+ * sending link and packets received per VC on the receiving link.  With
+ * temu_tm_inject_message the store then holds every link counter once.
+ * Call once, after the run (or flush them with temu_tm_counters_flush
+ * instead); nothing to add when no class is adaptive. */
+temu_status temu_tm_add_route_counters(const temu_tm *t, temu_session *s, temu_error *err);
+
+/* Clear a plan's link traffic of the classes t routes adaptively (BG/P,
+ * BG/Q packets and chunks per VC): what temu_apply_plan should then add,
+ * the route counters adding the rest. */
+void temu_tm_plan_without_adaptive(const temu_tm *t, const temu_machine *m, temu_plan *plan);
 
 /* Add what the model accumulated since its creation to the store, in the
  * hardware's unit; call once, at the end of a run.  Gemini:
  * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
  * of the receiving tile, in 800 MHz cycles (1250 ps).  BG/Q: the receive-FIFO
  * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
- * (2000 ps).  Rounded down per lane.  BG/P: TEMU_EINVAL (not yet). */
+ * (2000 ps).  BG/P: the no-token counters of each sending direction in
+ * 850 MHz processor cycles (NO_TOKENS: no dynamic VC had tokens for an
+ * adaptively routed packet; NO_VCD0/VCBN/VCBP_TOKENS: a waiting packet
+ * needed that VC's tokens).  Rounded down per lane. */
 temu_status temu_tm_add_stall_counters(const temu_tm *t, temu_session *s, temu_error *err);
 
 /* What the model's counters already put into a store. */
@@ -193,9 +259,10 @@ typedef struct temu_tm_flushed temu_tm_flushed;
 temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out, temu_error *err);
 void temu_tm_flushed_free(temu_tm_flushed *f);
 /* Add to store s what the counters of temu_tm_add_stall_counters
- * accumulated since the previous flush through f (each counter is the
- * floor of its lane's total in the hardware's cycles, so any number of
- * flushes adds up to one flush at the end). */
+ * accumulated since the previous flush through f, and those of
+ * temu_tm_add_route_counters (each counter is the floor of its lane's
+ * total in the hardware's unit, so any number of flushes adds up to one
+ * flush at the end). */
 temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
                                    temu_error *err);
 

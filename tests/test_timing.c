@@ -5,74 +5,13 @@
  * configuration: every link and node channel 1 GB/s (1000 ps per byte),
  * so a packet of b bytes serializes in exactly 1000*b ps.
  */
-#include "testutil.h"
-#include "torusemu_timing.h"
+#include "timingutil.h"
 
 #include <stdint.h>
 
-#define NPK 64
-
-typedef struct got {
-    int64_t created[NPK], delivered[NPK];
-    int n;
-} got;
-
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
-{
-    got *g = ctx;
-    ck_assert_uint_lt(tag, NPK);
-    g->created[tag] = created;
-    g->delivered[tag] = delivered;
-    g->n++;
-}
-
-static temu_tm_config round_config(void)
-{
-    temu_tm_config c;
-    memset(&c, 0, sizeof c);
-    c.router_ps = 20000;
-    c.wire_ps = 3000;
-    c.node_wire_ps = 0;
-    c.credit_ps = 3000;
-    c.buffer_bytes = 4096; /* deep: a lone flow never waits for credit */
-    c.max_packet = 256;
-    c.classes = 1;
-    c.flow = TEMU_TM_CREDIT;
-    c.link_gbs = 1.0;
-    c.node_gbs = 1.0;
-    return c;
-}
-
-static temu_tm *make(const temu_machine *m, const temu_tm_config *c, got *g)
-{
-    temu_tm *t;
-    temu_error err;
-    ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
-    memset(g, 0, sizeof *g);
-    temu_tm_set_delivery(t, on_delivery, g);
-    return t;
-}
-
 static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint64_t tag)
 {
-    temu_error err;
-    ck_assert_msg(temu_tm_send(t, when, src, dst, bytes, 0, 0, tag, &err) == TEMU_OK, "%s",
-                  err.message);
-}
-
-static int64_t node(const temu_machine *m, int x, int y, int z)
-{
-    int32_t c[3] = {x, y, z};
-    return temu_router_index(m, c);
-}
-
-static temu_tm_lane_stats lane(const temu_tm *t, int64_t router, int link)
-{
-    temu_tm_lane_stats s;
-    temu_error err;
-    ck_assert_msg(temu_tm_lane_stats_get(t, router, link, 0, &s, &err) == TEMU_OK, "%s",
-                  err.message);
-    return s;
+    tm_send(t, when, src, dst, bytes, 0, tag);
 }
 
 /* One packet on an idle path: injection serialization, then each of the
@@ -515,16 +454,35 @@ START_TEST(test_bad_input)
                      TEMU_ERANGE);
     ck_assert_int_eq(temu_tm_lane_occupancy(t, 0, 0, 0, 7, &(int64_t){0}, &err), TEMU_ERANGE);
     temu_tm_destroy(t);
-    /* counters from the model: not for BG/P yet */
-    temu_session *s;
+    /* adaptive routing: token flow, Blue Gene, a sane escape VC */
     m = test_machine("bgp:4x4x4");
     ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
-    ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
-    ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
-    ck_assert_int_eq(temu_tm_add_stall_counters(t, s, &err), TEMU_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "not for bgp yet"));
-    temu_session_close(s);
-    temu_tm_destroy(t);
+    ck_assert_uint_eq(c.routing, TEMU_TM_ADAPTIVE);
+    c.flow = TEMU_TM_CREDIT;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "token flow"));
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    c.escape_vc = 1; /* VCD1 is dynamic */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "escape_vc 1"));
+    c.escape_vc = 2;
+    c.dynamic_vcs = 0x10; /* class 4 of 4 */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "dynamic_vcs 0x10"));
+    c.dynamic_vcs = 0x3;
+    c.routing = 7;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown routing 7"));
+    m = test_machine("gemini:4x4x4");
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    ck_assert_uint_eq(c.routing, TEMU_TM_DETERMINISTIC);
+    c.flow = TEMU_TM_TOKEN;
+    c.buffer_bytes = 2 * c.max_packet;
+    c.routing = TEMU_TM_ADAPTIVE;
+    c.dynamic_vcs = 1;
+    c.escape_vc = 1;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "Blue Gene only"));
 }
 END_TEST
 

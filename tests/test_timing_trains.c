@@ -51,8 +51,8 @@ static temu_tm *make(const temu_machine *m, temu_tm_config c, uint32_t train, ti
     return t;
 }
 
-static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes,
-                 uint32_t count, uint32_t cls)
+static void send(temu_tm *t, int64_t when, int64_t src, int64_t dst, uint32_t bytes, uint32_t count,
+                 uint32_t cls)
 {
     temu_error err;
     ck_assert_msg(temu_tm_send_train(t, when, src, dst, bytes, count, cls, 0, 0, &err) == TEMU_OK,
@@ -140,6 +140,10 @@ START_TEST(test_lone_flow_equals_per_packet)
         times g[2];
         temu_tm *t[2];
         ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        /* trains against packets on the deterministic routes: adaptively a
+         * lone multi-dimension flow spreads over the productive directions
+         * packet by packet, a train only where the credit splits it */
+        c.routing = TEMU_TM_DETERMINISTIC;
         int64_t src = 3, dst = m.nnodes - 7;
         for (int v = 0; v < 2; v++) {
             t[v] = make(&m, c, v == 0 ? 1 : 16, &g[v]);
@@ -249,6 +253,7 @@ static outcome run_traffic(const char *spec, int credit, int pattern, int msgs, 
         c.flow = TEMU_TM_CREDIT;
     }
     c.train_whole = whole;
+    c.routing = TEMU_TM_DETERMINISTIC; /* the trains' own error, routes fixed */
     temu_tm *t = make(&m, c, train, &g);
     for (int j = 0; j < msgs; j++) {
         for (int64_t n = 0; n < m.nnodes; n++) {
@@ -332,15 +337,15 @@ START_TEST(test_contention_agrees)
         outcome a = run_traffic(cases[i].spec, cases[i].credit, cases[i].pattern, cases[i].msgs,
                                 cases[i].pkts, cases[i].gap, 1, 0);
         for (size_t k = 0; k < sizeof tol / sizeof tol[0]; k++) {
-            outcome b = run_traffic(cases[i].spec, cases[i].credit, cases[i].pattern,
-                                    cases[i].msgs, cases[i].pkts, cases[i].gap, tol[k].train, 0);
+            outcome b = run_traffic(cases[i].spec, cases[i].credit, cases[i].pattern, cases[i].msgs,
+                                    cases[i].pkts, cases[i].gap, tol[k].train, 0);
             double rho = spearman(a.lane_stall, b.lane_stall, a.nlanes);
             double stall = (double)b.stall_ps / (double)a.stall_ps;
             double latency = b.mean_latency / a.mean_latency;
             printf("%s%s pattern %d train %u: stall %.3f x, latency %.3f x, last delivery "
                    "%.3f x, rho %.3f, train-hops %.3f of packet-hops\n",
-                   cases[i].spec, cases[i].credit ? " credit" : "", cases[i].pattern,
-                   tol[k].train, stall, latency, (double)b.last / (double)a.last, rho,
+                   cases[i].spec, cases[i].credit ? " credit" : "", cases[i].pattern, tol[k].train,
+                   stall, latency, (double)b.last / (double)a.last, rho,
                    (double)b.train_hops / (double)b.packet_hops);
             ck_assert_uint_eq(b.packets, a.packets);
             ck_assert_uint_eq(b.packet_hops, a.packet_hops);
@@ -373,13 +378,13 @@ START_TEST(test_messages_same_volume)
             temu_error err;
             times g;
             ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+            c.routing = TEMU_TM_DETERMINISTIC; /* adaptive routing takes single packets */
             c.train_whole = trains[v][1];
             temu_tm *t = make(&m, c, trains[v][0], &g);
             for (int i = 0; i < 12; i++) {
                 temu_message msg = {(int64_t)(i * 7) % m.nnodes, (int64_t)(i * 13 + 5) % m.nnodes,
                                     sizes[i % 4], NULL, kinds[i % 3]};
-                ck_assert_msg(temu_tm_send_message(t, (int64_t)i * 1000, &m, &msg, &err) ==
-                                  TEMU_OK,
+                ck_assert_msg(temu_tm_send_message(t, (int64_t)i * 1000, &m, &msg, &err) == TEMU_OK,
                               "%s", err.message);
             }
             temu_tm_run(t, INT64_MAX);
@@ -433,6 +438,10 @@ START_TEST(test_train_bad_input)
     ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "train_packets"));
     c.train_packets = 8;
+    ck_assert_uint_eq(c.routing, TEMU_TM_ADAPTIVE); /* BG/Q's default */
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "adaptive routing needs single packets"));
+    c.routing = TEMU_TM_DETERMINISTIC;
     ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
     temu_tm_config_get(t, &got);
     ck_assert_uint_eq(got.train_packets, 8);

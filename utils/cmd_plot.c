@@ -41,8 +41,9 @@
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: torusemu plot [OPTION]... STORE -o FILE.png\n"
-               "Draw a store's per-link traffic as a PNG picture (gnuplot): one plane of\n"
-               "the torus with an arrow per link and direction, or the 48 tiles of a Gemini.\n"
+               "Draw a store's per-link traffic or stall as a PNG picture (gnuplot): one\n"
+               "plane of the torus with an arrow per link and direction, or the 48 tiles\n"
+               "of a Gemini; with --compare two stores side by side.\n"
                "\n"
                "Options:\n"
                "  -o, --output=FILE   the PNG file to write (required)\n"
@@ -53,8 +54,8 @@ static void usage(FILE *f)
                "  -m, --metric=M      traffic (default) or stall: Gemini INQ_STALL +\n"
                "                      CREDIT_STALL summed over the link's tiles (800 MHz\n"
                "                      cycles), BG/Q receive-FIFO occupancy of the incoming\n"
-               "                      link summed over its VCs, BG/P no-token cycles; the\n"
-               "                      store of `torusemu replay --timing --keep`\n"
+               "                      link summed over its VCs, BG/P no-token cycles (from\n"
+               "                      the store of `torusemu replay --timing --keep`)\n"
                "  -c, --compare=STORE2  a second store of the same machine (another mapping\n"
                "                      of the job) in a second panel, same colour scale\n"
                "      --data=FILE     also write the plotted values as CSV: panel,router,\n"

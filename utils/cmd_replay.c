@@ -5,13 +5,15 @@
  *
  *   torusemu replay --machine=SPEC [--ranks-per-node=N] [--map=HOW]
  *                   [--keep=FILE] [-np P] (--pattern=NAME [...] | --trace=DIR)
- *                   [--timing [--compute-scale=F] [--compute=T] [--format=F]]
+ *                   [--timing [--compute-scale=F] [--compute=T] [--routing=HOW]
+ *                             [--format=F]]
  * With --timing the ranks run in virtual time (replay_timing.c).
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
 #include "replay_timing.h"
+#include "torusemu_timing.h"
 
 #include "torusemu_replay.h"
 
@@ -68,6 +70,9 @@ static void usage(FILE *f)
             "                           0: communication only)\n"
             "      --compute=T          --timing, patterns: each rank computes T before every\n"
             "                           step (e.g. 10us, 2ms; default 0)\n"
+            "      --routing=HOW        --timing: the timing model routes Blue Gene's dynamic\n"
+            "                           VCs adaptive (default) or deterministic; the link\n"
+            "                           counters follow its routes (Gemini: deterministic)\n"
             "      --format=F           --timing: the per-rank table as table (default), csv or\n"
             "                           json\n"
             "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
@@ -152,7 +157,8 @@ enum {
     OPT_COMPUTE_SCALE,
     OPT_COMPUTE,
     OPT_SERIES,
-    OPT_INTERVAL
+    OPT_INTERVAL,
+    OPT_ROUTING
 };
 
 static const struct option options[] = {
@@ -181,6 +187,7 @@ static const struct option options[] = {
     {"compute", required_argument, NULL, OPT_COMPUTE},
     {"series", required_argument, NULL, OPT_SERIES},
     {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"routing", required_argument, NULL, OPT_ROUTING},
     CLI_FORMAT_OPTION,
     {NULL, 0, NULL, 0},
 };
@@ -238,6 +245,13 @@ static int set_option(int opt, const char *v, replay_opts *o)
                           "ps)",
                           v)
                    : 0;
+    case OPT_ROUTING:
+        o->timing_only = 1;
+        if (strcmp(v, "deterministic") == 0 || strcmp(v, "adaptive") == 0) {
+            o->timing.routing = v[0] == 'd' ? TEMU_TM_DETERMINISTIC + 1 : TEMU_TM_ADAPTIVE + 1;
+            return 0;
+        }
+        return fail("--routing '%s': expected deterministic or adaptive", v);
     case CLI_OPT_FORMAT:
         o->timing_only = 1;
         return cli_parse_format(v, &o->timing.format);
@@ -335,8 +349,8 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
         return fail("--replace goes with --keep FILE");
     }
     if (o->timing_only && !o->timing.on) {
-        return fail("--compute-scale, --compute, --format, --series and --interval go with "
-                    "--timing");
+        return fail("--compute-scale, --compute, --format, --routing, --series and --interval go "
+                    "with --timing");
     }
     if ((o->timing.series == NULL) != (o->timing.interval_ps == 0)) {
         return fail("--series FILE and --interval T go together");

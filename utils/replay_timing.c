@@ -147,14 +147,14 @@ static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
 /* What the store has of the model's counters, and the series file. */
 typedef struct sink {
     temu_session *s;
-    temu_tm_flushed *f; /* NULL: the machine has no counters from the model yet (BG/P) */
+    temu_tm_flushed *f; /* what the model's counters already added */
     temu_series *w;
 } sink;
 
 /* Add what the model counted since the last flush to the store. */
 static temu_status flush(sink *k, temu_vt *vt, temu_error *err)
 {
-    return k->f != NULL ? temu_tm_counters_flush(temu_vt_model(vt), k->f, k->s, err) : TEMU_OK;
+    return temu_tm_counters_flush(temu_vt_model(vt), k->f, k->s, err);
 }
 
 /* At every interval of virtual time and at the end: the store as it is
@@ -200,22 +200,24 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     sink k = {s, NULL, NULL};
     const temu_machine *m = temu_session_machine(s);
     memset(stats, 0, sizeof *stats);
-    if (m->system == TEMU_SYSTEM_BGP) {
-        fprintf(stderr,
-                "torusemu replay: BG/P counters from the timing model are not filled yet\n");
-    } else {
+    temu_tm_config tc;
+    st = temu_tm_config_default(m, &tc, &err);
+    if (st == TEMU_OK && o->routing != 0) {
+        tc.routing = o->routing - 1;
+    }
+    if (st == TEMU_OK) {
         st = temu_tm_flushed_create(m, &k.f, &err);
     }
     if (st != TEMU_OK) {
         /* reported below */
     } else if (trace == NULL && p->kind == TEMU_PATTERN_GPCNET) {
         temu_gpcnet_result g;
-        st = temu_gpcnet_impact(s, p, NULL, 1, &g, &vt, &err);
+        st = temu_gpcnet_impact(s, p, &tc, 1, &g, &vt, &err);
         if (st == TEMU_OK) {
             report_gpcnet(&g, o->format);
         }
     } else {
-        st = temu_vt_create(s, NULL, &vt, &err);
+        st = temu_vt_create(s, &tc, &vt, &err);
         if (st == TEMU_OK) {
             st = temu_vt_set_compute_scale(vt, o->compute_scale, &err);
         }

@@ -15,6 +15,7 @@ typedef struct replay_timing {
     cli_format format;    /* --format of the per-rank table             */
     const char *series;   /* --series FILE: snapshots of the store, or NULL */
     int64_t interval_ps;  /* --interval between them                    */
+    uint32_t routing;     /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
 } replay_timing;
 
 /* "60s", "1ms", "500us", "20ns", "7ps" (a decimal number and a unit) into

@@ -259,7 +259,10 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
     rm->m = temu_session_machine(s);
     snprintf(rm->path, sizeof rm->path, "%s", feed_path);
     if (temu_tm_config_default(rm->m, &c, &err) != TEMU_OK ||
-        temu_tm_create(rm->m, &c, &rm->t, &err) != TEMU_OK ||
+        /* the live volume counters are counted as the ranks send, along the
+         * deterministic route, so the model routes that way too
+         * (doc/virtual-time.md) */
+        (c.routing = TEMU_TM_DETERMINISTIC, temu_tm_create(rm->m, &c, &rm->t, &err)) != TEMU_OK ||
         temu_session_create_private(rm->m, &rm->scratch, &err) != TEMU_OK) {
         snprintf(why, len, "timing model: %s", err.message);
         goto fail;

@@ -88,6 +88,10 @@ static int64_t simulated(const temu_machine *m, int64_t src, int64_t dst, uint64
     int64_t last = 0;
     temu_message msg = {src, dst, bytes, NULL, TEMU_KIND_P2P};
     ck_assert_int_eq(temu_tm_config_default(m, &c, &err), TEMU_OK);
+    /* the latency follows the deterministic route, as the live online model
+     * does (utils/run_model.c); adaptively a lone multi-dimension message
+     * spreads over the productive directions */
+    c.routing = TEMU_TM_DETERMINISTIC;
     ck_assert_int_eq(temu_tm_create(m, &c, &t, &err), TEMU_OK);
     temu_tm_set_delivery(t, on_delivery, &last);
     ck_assert_msg(temu_tm_send_message(t, 0, m, &msg, &err) == TEMU_OK, "%s", err.message);

@@ -1,0 +1,89 @@
+#!/bin/sh
+# replay_adaptive.sh - `torusemu replay --timing --routing`: on Blue Gene the
+# timing model routes the dynamic VC adaptively by default and the link
+# counters follow its routes (per node they move, totals stay the volume
+# model's); deterministic routing gives the volume model's counts node by
+# node; BG/P's no-token counters fill where traffic competes and stay 0
+# where it does not (doc/replay.md, "Virtual time"; doc/model.md).
+. "${top_srcdir:-.}/tests/lib.sh"
+
+# per node: packets received on the user dynamic and escape VCs (0 and 1),
+# "node packets" lines sorted by node
+recv_per_node() {
+    "$TORUSEMU" dump "$1" --format csv |
+        awk -F, '$6 == "RECV_PACKETS_VC0" || $6 == "RECV_PACKETS_VC1" { n[$1] += $7 }
+                 END { for (k in n) print k, n[k] }' | sort -n
+}
+# total of the counters named like $2 (an awk regular expression)
+total() {
+    "$TORUSEMU" dump "$1" --format csv | awk -F, -v re="$2" '$6 ~ re { t += $7 } END { print t + 0 }'
+}
+
+# random pairs of 256 KiB on a BG/Q node board: VC 0 (bulk across
+# dimensions) is the dynamic VC, routed adaptively
+run_bgq() {
+    name=$1
+    shift
+    expect_ok "bgq $name" "$TORUSEMU" replay --machine nodeboard --pattern random --bytes 256K \
+        --keep "$TMP/$name.store" --quiet "$@"
+}
+run_bgq none
+run_bgq det --timing --routing deterministic
+run_bgq ada --timing --routing adaptive
+run_bgq def --timing
+# flushed at every 20 us of virtual time (series snapshots): the same store
+run_bgq ser --timing --series "$TMP/ser.tser" --interval 20us
+recv_per_node "$TMP/none.store" >"$TMP/none.n"
+recv_per_node "$TMP/det.store" >"$TMP/det.n"
+recv_per_node "$TMP/ada.store" >"$TMP/ada.n"
+[ "$(wc -l <"$TMP/none.n")" -eq 32 ] && pass || failed "32 nodes receive: $(cat "$TMP/none.n")"
+cmp -s "$TMP/none.n" "$TMP/det.n" && pass || failed "deterministic: not the volume model's counts"
+"$TORUSEMU" dump "$TMP/def.store" --format csv >"$TMP/def.csv"
+"$TORUSEMU" dump "$TMP/ada.store" --format csv >"$TMP/ada.csv"
+cmp -s "$TMP/def.csv" "$TMP/ada.csv" && pass || failed "BG/Q default is not adaptive"
+"$TORUSEMU" dump "$TMP/ser.store" --format csv >"$TMP/ser.csv"
+cmp -s "$TMP/ser.csv" "$TMP/ada.csv" && pass || failed "incremental flushes differ from one flush"
+[ "$("$TORUSEMU" series --summary --format csv "$TMP/ser.tser" | awk -F, 'NR == 2 { print $(NF - 1) }')" -gt 2 ] &&
+    pass || failed "fewer than 3 snapshots: $("$TORUSEMU" series --summary "$TMP/ser.tser")"
+# totals (so the mean per node) exactly the volume model's
+for c in '^RECV_PACKETS_VC[01]$' '^SENT_CHUNKS_VC[01]$' 'RECV_PACKETS|SENT_CHUNKS'; do
+    want=$(total "$TMP/none.store" "$c")
+    got=$(total "$TMP/ada.store" "$c")
+    [ "$want" -gt 0 ] && [ "$got" = "$want" ] && pass || failed "adaptive total $c: $got, want $want"
+done
+# the same mean, nodes above and below it
+paste "$TMP/det.n" "$TMP/ada.n" >"$TMP/both"
+awk '{ s += $2; if ($4 != $2) d++ } END { m = s / NR; print d + 0, m }' "$TMP/both" >"$TMP/stat"
+read -r ndiff mean <"$TMP/stat"
+[ "$ndiff" -gt 0 ] && pass || failed "adaptive routes moved no node's count"
+above=$(awk -v m="$mean" '$4 > m' "$TMP/both" | wc -l)
+below=$(awk -v m="$mean" '$4 < m' "$TMP/both" | wc -l)
+[ "$above" -gt 0 ] && [ "$below" -gt 0 ] && pass ||
+    failed "adaptive: $above nodes above the mean $mean, $below below"
+
+# BG/P no-token counters: non-zero where random pairs compete, 0 where
+# every message has its links to itself (bisection pairs)
+run_bgp() {
+    expect_ok "bgp $1" "$TORUSEMU" replay --machine bgp-16 -np "$2" --pattern "$1" --bytes 256K \
+        --timing --series "$TMP/$1.tser" --interval 1s --quiet
+}
+notokens() {
+    "$TORUSEMU" series "$TMP/$1.tser" --all --format csv |
+        awk -F, '$4 ~ / NO_(VCD0_|VCBN_|VCBP_)?TOKENS$/ { t += $5 } END { print t + 0 }'
+}
+run_bgp random 16
+run_bgp bisection 2
+busy=$(notokens random)
+[ "$busy" -gt 0 ] && pass || failed "bgp random: no no-token cycles"
+lone=$(notokens bisection)
+[ "$lone" -eq 0 ] && pass || failed "bgp lone messages: $lone no-token cycles, want 0"
+"$TORUSEMU" series "$TMP/bisection.tser" --all --format csv | grep -q ' PACKETS,' && pass ||
+    failed "bgp bisection: no packets counted"
+
+expect_fail "routing without timing" "go with --timing" "$TORUSEMU" replay --machine nodeboard \
+    --pattern random --routing adaptive
+expect_fail "unknown routing" "expected deterministic or adaptive" "$TORUSEMU" replay \
+    --machine nodeboard --pattern random --timing --routing sideways
+expect_fail "adaptive Gemini" "adaptive routing is modelled for Blue Gene only" "$TORUSEMU" replay \
+    --machine gemini-tiny --pattern random --timing --routing adaptive
+finish
