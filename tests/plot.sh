@@ -121,6 +121,6 @@ expect_fail "stall without timing" "no stall counts in $TMP/g.store: plot the st
 "$TORUSEMU" create "$TMP/p.store" --machine bgp:2x2x1 >/dev/null
 "$TORUSEMU" inject "$TMP/p.store" --src 0 --dst 1,1,0 --bytes 4096
 expect_ok "bgp traffic" "$TORUSEMU" plot "$TMP/p.store" -o "$TMP/p.png"
-expect_fail "bgp stall" "does not fill BG/P's no-token counters yet" \
+expect_fail "bgp stall without timing" "no stall counts in $TMP/p.store" \
     "$TORUSEMU" plot "$TMP/p.store" -o "$TMP/x.png" --metric stall
 finish

@@ -21,10 +21,10 @@
  * --metric stall colours by the timing model's stall counters instead
  * (torusemu replay --timing): Gemini INQ_STALL + CREDIT_STALL of the link's
  * tiles (800 MHz cycles), Blue Gene/Q receive-FIFO occupancy of the incoming
- * link (all VCs, packets summed per 500 MHz cycle), Blue Gene/P cycles
- * without tokens.  --compare draws a second store of the same machine in a
- * second panel with the same colour scale; --data writes the plotted values
- * as CSV.
+ * link (all VCs, packets summed per 500 MHz cycle), Blue Gene/P NO_TOKENS
+ * (850 MHz cycles in which no dynamic VC of the sending link had tokens).
+ * --compare draws a second store of the same machine in a second panel
+ * with the same colour scale; --data writes the plotted values as CSV.
  *
  * The data and the gnuplot script go to a private temporary directory
  * (mkdtemp, mode 0700), removed afterwards; gnuplot is $TORUSEMU_GNUPLOT or
@@ -54,7 +54,8 @@ static void usage(FILE *f)
                "  -m, --metric=M      traffic (default) or stall: Gemini INQ_STALL +\n"
                "                      CREDIT_STALL summed over the link's tiles (800 MHz\n"
                "                      cycles), BG/Q receive-FIFO occupancy of the incoming\n"
-               "                      link summed over its VCs, BG/P no-token cycles (from\n"
+               "                      link summed over its VCs, BG/P NO_TOKENS cycles of the\n"
+               "                      sending link (850 MHz) (from\n"
                "                      the store of `torusemu replay --timing --keep`)\n"
                "  -c, --compare=STORE2  a second store of the same machine (another mapping\n"
                "                      of the job) in a second panel, same colour scale\n"
@@ -77,7 +78,7 @@ static const char *measure(const temu_machine *m, int stall)
     if (stall) {
         return m->system == TEMU_SYSTEM_GEMINI ? "inq + credit stall cycles (800 MHz)"
                : m->system == TEMU_SYSTEM_BGQ  ? "receive-FIFO occupancy (all VCs)"
-                                               : "cycles without tokens";
+                                               : "NO_TOKENS cycles (850 MHz)";
     }
     return m->system == TEMU_SYSTEM_GEMINI ? "phits arrived (VC0+VC1)"
            : m->system == TEMU_SYSTEM_BGQ  ? "32-byte chunks sent (all VCs)"
@@ -346,11 +347,8 @@ static int draw(temu_session *const *ss, const char *const *stores, int npanels,
         fclose(fs);
     }
     if (rc == 0 && stall && max == 0) {
-        rc = cli_fail(m->system == TEMU_SYSTEM_BGP
-                          ? "plot: no stall counts in %s: the timing model does not fill BG/P's "
-                            "no-token counters yet"
-                          : "plot: no stall counts in %s: plot the store of `torusemu replay "
-                            "--timing --keep`",
+        rc = cli_fail("plot: no stall counts in %s: plot the store of `torusemu replay "
+                      "--timing --keep`",
                       stores[0]);
     }
     if (rc == 0) {
