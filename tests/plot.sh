@@ -91,6 +91,19 @@ TORUSEMU_GNUPLOT="$TMP/fakegp" "$TORUSEMU" plot "$TMP/ta.store" --compare "$TMP/
 max=$(printf '%s\n%s\n' "$stall1" "$stall2" | awk '$4 > m { m = $4 } END { print m }')
 expect_eq "one colour range" "set cbrange [0:$max]" "$(grep -o 'set cbrange.*]' "$TMP/kept.gp")"
 expect_eq "two panels" "2" "$(grep -c '^plot ' "$TMP/kept.gp")"
+# BG/P: NO_TOKENS of the sending links; both X-Y planes of bgp-16 (Z = 0
+# and 1) hold every X and Y link, their sum is the series' total of them
+"$TORUSEMU" replay --machine bgp-16 -np 16 --pattern random --bytes 256K --timing --quiet \
+    --series "$TMP/p.tser" --interval 1s --keep "$TMP/pt.store" >/dev/null
+for z in 0 1; do
+    expect_ok "bgp stall z=$z" "$TORUSEMU" plot "$TMP/pt.store" --metric stall --at 0,0,$z \
+        -o "$TMP/pz$z.png" --data "$TMP/pz$z.csv"
+done
+ntok=$("$TORUSEMU" series "$TMP/p.tser" --all --format csv | awk -F, '
+    $4 ~ / [XY][+-] NO_TOKENS$/ { if ($5 > v[$4]) v[$4] = $5 } END { for (k in v) t += v[k]; print t + 0 }')
+[ "$ntok" -gt 0 ] && pass || failed "bgp random: no NO_TOKENS cycles"
+expect_eq "bgp stall = series' NO_TOKENS" "$ntok" \
+    "$(awk -F, 'NR > 1 { t += $6 } END { print t + 0 }' "$TMP/pz0.csv" "$TMP/pz1.csv")"
 # no temporary files are left behind
 mkdir "$TMP/t"
 TMPDIR="$TMP/t" "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/again.png" >/dev/null 2>&1
