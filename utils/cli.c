@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,30 @@ int cli_parse_size(const char *s, uint64_t *out)
                 return -1;
             }
             *out = (uint64_t)v * suffixes[i].factor;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int cli_parse_time_ps(const char *s, int64_t *ps)
+{
+    static const struct {
+        const char *unit;
+        double ps;
+    } units[] = {{"min", 6e13}, {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0)) {
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].unit) == 0) {
+            double t = v * units[i].ps;
+            if (!(t >= 1) || t > 9e18) {
+                return -1;
+            }
+            *ps = (int64_t)llround(t);
             return 0;
         }
     }

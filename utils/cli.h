@@ -82,6 +82,11 @@ int cli_parse_uint(const char *s, uint64_t *out);
  */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/* "1min", "60s", "1.5ms", "500us", "20ns", "7ps" (a decimal number and a
+ * unit) into picoseconds; 0 on success, -1 when malformed, not positive
+ * or too large.  replay --compute/--interval, run --sample. */
+int cli_parse_time_ps(const char *s, int64_t *ps);
+
 /* A node given as an id ("17") or coordinates ("1,0,2"; on Gemini
  * "1,0,2,1" is the second node of that Gemini).  Prints the reason and
  * returns CLI_EXIT_USAGE on bad input, 0 on success. */

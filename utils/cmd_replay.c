@@ -230,8 +230,8 @@ static int set_option(int opt, const char *v, replay_opts *o)
     case OPT_COMPUTE:
         o->timing_only = 1;
         return cli_parse_time_ps(v, &p->compute_ps) != 0
-                   ? fail("--compute '%s': expected a positive time with a unit (s, ms, us, ns, "
-                          "ps)",
+                   ? fail("--compute '%s': expected a positive time with a unit (min, s, ms, us, "
+                          "ns, ps)",
                           v)
                    : 0;
     case OPT_SERIES:
@@ -241,8 +241,8 @@ static int set_option(int opt, const char *v, replay_opts *o)
     case OPT_INTERVAL:
         o->timing_only = 1;
         return cli_parse_time_ps(v, &o->timing.interval_ps) != 0
-                   ? fail("--interval '%s': expected a positive time with a unit (s, ms, us, ns, "
-                          "ps)",
+                   ? fail("--interval '%s': expected a positive time with a unit (min, s, ms, us, "
+                          "ns, ps)",
                           v)
                    : 0;
     case OPT_ROUTING:

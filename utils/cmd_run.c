@@ -254,7 +254,8 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         }
         case OPT_SAMPLE:
             if (run_parse_interval(optarg, &o->sample_ns) != 0) {
-                return fail("--sample '%s': expected a time such as 500ms, 2s, 1min (up to a day)",
+                return fail("--sample '%s': expected a time with a unit (min, s, ms, us, ns), "
+                            "such as 500ms, from 1ns to a day",
                             optarg);
             }
             break;

@@ -14,34 +14,9 @@
 #include "torusemu_vtime.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cli_parse_time_ps(const char *s, int64_t *ps)
-{
-    static const struct {
-        const char *unit;
-        double ps;
-    } units[] = {{"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !(v > 0)) {
-        return -1;
-    }
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0) {
-            double t = v * units[i].ps;
-            if (!(t >= 1) || t > 9e18) {
-                return -1;
-            }
-            *ps = (int64_t)llround(t);
-            return 0;
-        }
-    }
-    return -1;
-}
 
 /* Picoseconds as microseconds with every digit (1 ps = 1e-6 us). */
 static void us(char *buf, size_t len, int64_t ps)

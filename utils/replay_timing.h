@@ -18,10 +18,6 @@ typedef struct replay_timing {
     uint32_t routing;     /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
 } replay_timing;
 
-/* "60s", "1ms", "500us", "20ns", "7ps" (a decimal number and a unit) into
- * picoseconds; 0 on success, -1 when malformed, not positive or too large. */
-int cli_parse_time_ps(const char *s, int64_t *ps);
-
 /* Replay the trace (or pattern p when trace is NULL) into s in virtual
  * time, print the report on stdout, add the model's counters to s.
  * 0, or 1 after printing why; *stats: what the replay did. */

@@ -19,28 +19,11 @@
 
 int run_parse_interval(const char *s, int64_t *ns)
 {
-    static const struct {
-        const char *unit;
-        int64_t ns;
-    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"min", 60000000000}};
-    uint64_t v = 0;
-    size_t n = strspn(s, "0123456789");
-    if (n == 0 || n > 15) {
+    int64_t ps;
+    if (cli_parse_time_ps(s, &ps) != 0 || ps < 1000 || ps > DAY_NS * 1000) {
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    int64_t mult = s[n] == '\0' ? 1000000000 : 0;
-    for (size_t u = 0; u < sizeof units / sizeof units[0] && mult == 0; u++) {
-        if (strcmp(s + n, units[u].unit) == 0) {
-            mult = units[u].ns;
-        }
-    }
-    if (mult == 0 || v == 0 || v > (uint64_t)(DAY_NS / mult)) {
-        return -1;
-    }
-    *ns = (int64_t)v * mult;
+    *ns = ps / 1000;
     return 0;
 }
 

@@ -22,8 +22,8 @@ typedef struct run_sampler {
     uint64_t written; /* snapshots in the file, after run_sampler_finish */
 } run_sampler;
 
-/* "500ms", "2s", "1min", "250us", "1000000ns"; a bare number is seconds.
- * 0, or -1 when malformed, zero or above a day. */
+/* cli_parse_time_ps ("500ms", "2s", "1min", "250us") in whole host
+ * nanoseconds; 0, or -1 when malformed, under 1 ns or above a day. */
 int run_parse_interval(const char *s, int64_t *ns);
 
 /* Create the series at path for s and write the snapshot at time 0.

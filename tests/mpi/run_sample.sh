@@ -36,6 +36,13 @@ expect_fail "bad interval" "--sample '5 parsecs': expected a time" \
     -- "$EX/rowa2a"
 expect_fail "zero interval" "--sample '0ms'" \
     "$TORUSEMU" run --machine gemini-tiny -np 2 --sample 0ms --series "$TMP/x.tser" -- "$EX/rowa2a"
+expect_fail "interval without a unit" "--sample '5': expected a time with a unit" \
+    "$TORUSEMU" run --machine gemini-tiny -np 2 --sample 5 --series "$TMP/x.tser" -- "$EX/rowa2a"
+expect_fail "interval above a day" "--sample '1441min'" \
+    "$TORUSEMU" run --machine gemini-tiny -np 2 --sample 1441min --series "$TMP/x.tser" \
+    -- "$EX/rowa2a"
+expect_fail "interval under 1 ns" "--sample '500ps'" \
+    "$TORUSEMU" run --machine gemini-tiny -np 2 --sample 500ps --series "$TMP/x.tser" -- "$EX/rowa2a"
 expect_fail "unwritable series" "cannot create" \
     "$TORUSEMU" run --machine gemini-tiny -np 2 --sample 1s --series "$TMP/no/x.tser" -- "$EX/rowa2a"
 finish
