@@ -722,27 +722,12 @@ int cmd_run(int argc, char **argv)
     }
     av[k++] = "-np";
     av[k++] = np;
-    av[k++] = "-x";
-    av[k++] = x_session;
-    av[k++] = "-x";
-    av[k++] = x_preload;
-    av[k++] = "-x";
-    av[k++] = x_libpath;
-    if (x_trace != NULL) {
-        av[k++] = "-x";
-        av[k++] = x_trace;
-    }
-    if (x_vtime != NULL) {
-        av[k++] = "-x";
-        av[k++] = x_vtime;
-    }
-    if (x_scale != NULL) {
-        av[k++] = "-x";
-        av[k++] = x_scale;
-    }
-    if (x_feed != NULL) {
-        av[k++] = "-x";
-        av[k++] = x_feed;
+    char *xs[] = {x_session, x_preload, x_libpath, x_trace, x_vtime, x_scale, x_feed};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        if (xs[i] != NULL) { /* the optional ones are NULL when off */
+            av[k++] = "-x";
+            av[k++] = xs[i];
+        }
     }
     for (int i = 0; i < o.nextra; i++) {
         av[k++] = o.extra[i];
