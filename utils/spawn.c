@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 extern char **environ;
@@ -19,29 +20,31 @@ int cli_run_tool(const char *what, const char *env, const char *program, const c
     char *argv[16];
     int n = 0;
     argv[n++] = (char *)(chosen != NULL && chosen[0] != '\0' ? chosen : program);
-    for (; args[n - 1] != NULL && n < 15; n++) {
+    for (; args[n - 1] != NULL; n++) {
+        if (n == 15) { /* a caller's bug, not the user's: say so rather than drop arguments */
+            return cli_fail("%s: too many arguments for %s (at most 14)", what, argv[0]);
+        }
         argv[n] = args[n - 1];
     }
     argv[n] = NULL;
     pid_t pid;
-    int status, e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    int status = 0, e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
     if (e != 0) {
         return cli_fail("%s: cannot run %s: %s (Debian: apt-get install %s)", what, argv[0],
                         strerror(e), package);
     }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    if (w < 0) {
+        return cli_fail("%s: waiting for %s: %s", what, argv[0], strerror(errno));
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         return cli_fail("%s: %s failed (status %d)", what, argv[0],
                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     }
-    FILE *f = fopen(out, "rb");
-    long size = -1;
-    if (f != NULL && fseek(f, 0, SEEK_END) == 0) {
-        size = ftell(f);
-    }
-    if (f != NULL) {
-        fclose(f);
-    }
-    return size > 0 ? 0 : cli_fail("%s: %s wrote nothing to '%s'", what, argv[0], out);
+    struct stat st;
+    return stat(out, &st) == 0 && st.st_size > 0
+               ? 0
+               : cli_fail("%s: %s wrote nothing to '%s'", what, argv[0], out);
 }
