@@ -16,6 +16,9 @@
 #define GPC_BW_MSGS 8             /* ... messages in flight per neighbour */
 #define GPC_ALLREDUCE_BYTES 8u    /* allreduce canary                     */
 
+/* The allreduce canary: one blocking 8-byte hardware allreduce of doubles. */
+extern const temu_replay_coll temu_gpcnet_allreduce;
+
 /*
  * GPCNeT's roles are per node: the nodes of the n ranks of s are shuffled
  * (seed; 0: GPCNeT's RSEED), the first share f of them run canaries, the

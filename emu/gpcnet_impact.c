@@ -51,12 +51,6 @@ static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int32
                             temu_error *err)
 {
     temu_status st = TEMU_OK;
-    temu_replay_coll ar = {.op = TEMU_COLL_ALLREDUCE,
-                           .blocking = 1,
-                           .hw_op = 1,
-                           .commutative = 1,
-                           .bytes = GPC_ALLREDUCE_BYTES,
-                           .elem = 8};
     temu_replay_coll bar = {.op = TEMU_COLL_BARRIER, .blocking = 1};
     for (int test = 0; test < 3 && st == TEMU_OK; test++) {
         for (int32_t it = 0; it < x->iters && st == TEMU_OK; it++) {
@@ -84,7 +78,8 @@ static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int32
                 }
             }
             for (int32_t i = 0; test > 0 && i < x->nc && st == TEMU_OK; i++) {
-                st = temu_replay_collective(r, comm, i, test == 1 ? &bar : &ar, err);
+                st = temu_replay_collective(r, comm, i, test == 1 ? &bar : &temu_gpcnet_allreduce,
+                                            err);
             }
             for (int32_t i = 0; i < x->nc && st == TEMU_OK; i++) {
                 st = temu_vt_mark(vt, x->perm[i], err);

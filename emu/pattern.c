@@ -292,6 +292,13 @@ static int32_t find_i64(const int64_t *a, int32_t n, int64_t v)
     return lo;
 }
 
+const temu_replay_coll temu_gpcnet_allreduce = {.op = TEMU_COLL_ALLREDUCE,
+                                                .blocking = 1,
+                                                .hw_op = 1,
+                                                .commutative = 1,
+                                                .bytes = GPC_ALLREDUCE_BYTES,
+                                                .elem = 8};
+
 /*
  * GPCNeT's roles are per node: the nodes are shuffled (seeded), the first
  * `f` of them run canaries, the rest are split evenly, in order, over the
@@ -409,12 +416,6 @@ static temu_status gpcnet(gen *g)
     int32_t canary_comm = temu_replay_unused_comm(g->r);
     st = temu_replay_comm(g->r, canary_comm, nc, perm, g->err);
     g->total = (uint64_t)n * (uint64_t)p->steps;
-    temu_replay_coll ar = {.op = TEMU_COLL_ALLREDUCE,
-                           .blocking = 1,
-                           .hw_op = 1,
-                           .commutative = 1,
-                           .bytes = GPC_ALLREDUCE_BYTES,
-                           .elem = 8};
     for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
         for (int32_t i = 0; st == TEMU_OK && i < nc; i++) {
             int32_t nb[2] = {perm[(i + nc - 1) % nc], perm[(i + 1) % nc]};
@@ -425,7 +426,7 @@ static temu_status gpcnet(gen *g)
                 }
             }
             if (st == TEMU_OK) {
-                st = temu_replay_collective(g->r, canary_comm, i, &ar, g->err);
+                st = temu_replay_collective(g->r, canary_comm, i, &temu_gpcnet_allreduce, g->err);
             }
             tick(g);
         }

@@ -941,11 +941,6 @@ static void become_head(temu_tm *t, int64_t q, int64_t head_time)
     }
     tm_train *tr = &t->tr[p];
     int64_t ready = tr->hdr + (is_source(t, q) ? 0 : t->c.router_ps);
-    if (tr->adaptive && tr->ncand > 0 && !is_source(t, q)) {
-        /* (what is left of) an adaptive train chooses its channel afresh */
-        tr->open = 1;
-        tr->chan = tr->cand[0];
-    }
     int64_t s_out = ser_of(&t->ch[tr->chan], tr->bytes);
     if (head_time > ready) {
         ready = head_time;

@@ -44,11 +44,11 @@ typedef struct vmsg {
     uint64_t bytes;
     uint64_t payload; /* for the volume model (temu_inject_ranks)   */
     int32_t kind, round;
-    int32_t next_in, next_out;          /* a collective member's lists */
-    int64_t local_t;                    /* eager: when its packets have left the node */
-    int64_t arrive_t, done_t;           /* last packet of the message / of its replies */
-    uint64_t left;                      /* packets of the direction in flight */
-    int8_t started, eager, dir, inject; /* inject: count it in the store when sent */
+    int32_t next_in, next_out;     /* a collective member's lists */
+    int64_t local_t;               /* eager: when its packets have left the node */
+    int64_t arrive_t, done_t;      /* last packet of the message / of its replies */
+    uint64_t left;                 /* packets of the direction in flight */
+    int8_t started, eager, inject; /* inject: count it in the store when sent */
 } vmsg;
 
 /* What a non-blocking operation waits for. */
@@ -701,7 +701,6 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
     temu_status st = temu_tm_send_message_dir(
         v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir, packets, bytes, err);
     g->left = *packets;
-    g->dir = (int8_t)dir;
     return st;
 }
 
