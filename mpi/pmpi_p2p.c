@@ -133,9 +133,16 @@ TMPI_ENTRY(Sendrecv_replace,
     tmpi_pending p;
     MPI_Status own;
     int counting = tmpi_sending(), tracing = tmpi_tracing(), vt = tmpi_vt_active();
-    int64_t lat = vt ? tmpi_vt_send_latency(buf, count, datatype, dest, comm) : 0;
+    int64_t lat = 0;
     if (counting) {
         tmpi_plan_send(buf, count, datatype, dest, sendtag, comm, &p);
+    }
+    if (vt && counting && p.valid) { /* the planned message, not built again */
+        temu_message m = p.msg;
+        m.payload = p.addr; /* the plan cleared it; the buffer is not yet replaced */
+        lat = tmpi_vt_message_latency(&m);
+    } else if (vt) {
+        lat = tmpi_vt_send_latency(buf, count, datatype, dest, comm);
     }
     if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
