@@ -24,12 +24,6 @@ while [ "$i" -le "$RUNS" ]; do
     i=$((i + 1))
 done
 
-# median KIND SIZE FILE
-median() {
-    awk -v k="$1" -v s="$2" '$1 == k && $2 == s { print $3 }' "$3" | sort -g |
-        awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 echo "MPI ping-pong between 2 ranks, one-way latency in microseconds, medians of $RUNS runs"
 printf '%9s %9s %9s %8s %9s %8s %9s %8s\n' bytes without monitor added bgq added gemini added
 for s in 8 64 512 4096 32768 262144 1048576; do

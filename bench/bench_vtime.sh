@@ -28,12 +28,6 @@ while [ "$i" -le "$RUNS" ]; do
     i=$((i + 1))
 done
 
-# median KIND SIZE FILE
-median() {
-    awk -v k="$1" -v s="$2" '$1 == k && $2 == s { print $3 }' "$3" | sort -g |
-        awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 echo "8-byte messages, medians of $RUNS runs; added = with virtual time - without"
 printf '%-7s %-28s %10s %10s %10s\n' machine measure without vt-scale0 vt-scale1
 for m in bgq gem; do

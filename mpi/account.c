@@ -134,10 +134,11 @@ int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, M
 }
 
 void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, const MPI_Request *req)
+                    MPI_Comm comm, const MPI_Request *req, int sending, int vt)
 {
     temu_message msg;
-    if (tmpi_send_message(buf, count, type, dest, comm, &msg)) {
+    int have = tmpi_send_message(buf, count, type, dest, comm, &msg);
+    if (have && sending) {
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &msg, NULL);
             if (tmpi_vt_on) {
@@ -149,6 +150,10 @@ void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int
             tmpi_trace_send(comm, dest, tmpi_send_dest(dest, comm), tag, msg.bytes, msg.payload,
                             id);
         }
+    }
+    /* the stamp, from the same message (one lookup per send) */
+    if (vt && dest != MPI_PROC_NULL) {
+        tmpi_vt_stamp(dest, tag, comm, have ? tmpi_vt_message_latency(&msg) : 0);
     }
 }
 

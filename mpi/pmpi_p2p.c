@@ -23,11 +23,9 @@
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \
         int rc = tmpi_next_ ARGS;                                                                  \
-        if (rc == MPI_SUCCESS && tmpi_sending()) {                                                \
-            tmpi_acct_send(buf, count, datatype, dest, tag, comm, REQ);                            \
-        }                                                                                          \
-        if (rc == MPI_SUCCESS && tmpi_vt_active()) {                                               \
-            tmpi_vt_send(buf, count, datatype, dest, tag, comm);                                   \
+        int sending_ = tmpi_sending(), vt_ = tmpi_vt_active();                                     \
+        if (rc == MPI_SUCCESS && (sending_ || vt_)) {                                              \
+            tmpi_acct_send(buf, count, datatype, dest, tag, comm, REQ, sending_, vt_);             \
         }                                                                                          \
         return rc;                                                                                 \
     }
@@ -111,14 +109,14 @@ TMPI_ENTRY(Sendrecv,
     }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, status);
-    if (rc == MPI_SUCCESS && tmpi_sending()) {
-        tmpi_acct_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
+    int sending = tmpi_sending();
+    if (rc == MPI_SUCCESS && (sending || vt)) {
+        tmpi_acct_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL, sending, vt);
     }
     if (rc == MPI_SUCCESS && tracing) {
         tmpi_trace_recv(comm, status, 0);
     }
     if (rc == MPI_SUCCESS && vt) {
-        tmpi_vt_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
         tmpi_vt_recv(comm, status);
     }
     tmpi_sync_point();
@@ -135,9 +133,16 @@ TMPI_ENTRY(Sendrecv_replace,
     tmpi_pending p;
     MPI_Status own;
     int counting = tmpi_sending(), tracing = tmpi_tracing(), vt = tmpi_vt_active();
-    int64_t lat = vt ? tmpi_vt_send_latency(buf, count, datatype, dest, comm) : 0;
+    int64_t lat = 0;
     if (counting) {
         tmpi_plan_send(buf, count, datatype, dest, sendtag, comm, &p);
+    }
+    if (vt && counting && p.valid) { /* the planned message, not built again */
+        temu_message m = p.msg;
+        m.payload = p.addr; /* the plan cleared it; the buffer is not yet replaced */
+        lat = tmpi_vt_message_latency(&m);
+    } else if (vt) {
+        lat = tmpi_vt_send_latency(buf, count, datatype, dest, comm);
     }
     if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;

@@ -65,23 +65,40 @@ TMPI_ENTRY(Recv_init, IRECV_PARAMS, IRECV_ARGS)
  * non-persistent request to MPI_REQUEST_NULL) and statuses are asked for
  * even when the caller ignores them.  done[i] says which completed.
  */
+#define COMPLETION_INLINE 8 /* requests handled without malloc */
 typedef struct completion {
     int n;
     MPI_Request *saved;
     MPI_Status *st; /* the caller's array, or own */
     MPI_Status *own;
+    MPI_Request saved_buf[COMPLETION_INLINE];
+    MPI_Status own_buf[COMPLETION_INLINE];
 } completion;
 
-/* Prepare; 0 when out of memory (then the call is not traced). */
+static void release(completion *c)
+{
+    if (c->saved != c->saved_buf) {
+        free(c->saved);
+    }
+    if (c->own != c->own_buf) {
+        free(c->own);
+    }
+}
+
+/* Prepare; 0 when out of memory (then the call is not traced).  Up to
+ * COMPLETION_INLINE requests (the usual case, every call while polling)
+ * use the buffers in *c. */
 static int prepare(completion *c, int n, const MPI_Request *reqs, MPI_Status *statuses)
 {
     c->n = n > 0 ? n : 0;
-    c->saved = malloc(((size_t)c->n + 1) * sizeof *c->saved);
-    c->own = statuses == MPI_STATUSES_IGNORE ? malloc(((size_t)c->n + 1) * sizeof *c->own) : NULL;
+    int small = c->n < COMPLETION_INLINE;
+    c->saved = small ? c->saved_buf : malloc(((size_t)c->n + 1) * sizeof *c->saved);
+    c->own = statuses != MPI_STATUSES_IGNORE ? NULL
+             : small                         ? c->own_buf
+                                             : malloc(((size_t)c->n + 1) * sizeof *c->own);
     c->st = statuses == MPI_STATUSES_IGNORE ? c->own : statuses;
     if (c->saved == NULL || c->st == NULL) {
-        free(c->saved);
-        free(c->own);
+        release(c);
         return 0;
     }
     for (int i = 0; i < c->n; i++) {
@@ -96,12 +113,6 @@ static void complete(const completion *c, int i, int j)
     if (i >= 0 && i < c->n) {
         tmpi_treq_done(c->saved[i], &c->st[j]);
     }
-}
-
-static void release(completion *c)
-{
-    free(c->saved);
-    free(c->own);
 }
 
 /* A single request: MPI_Wait and MPI_Test (flag NULL: completed). */

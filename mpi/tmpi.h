@@ -80,11 +80,9 @@ TMPI_HIDDEN void tmpi_vt_leave(void);
 TMPI_HIDDEN int tmpi_vt_start(void);
 /* The clock in seconds (MPI_Wtime). */
 TMPI_HIDDEN double tmpi_vt_seconds(void);
-/* A send of (buf, count, type) to dest/tag of comm: its stamp.  In two
- * steps when the buffer changes during the call (MPI_Sendrecv_replace):
- * the message's modelled latency, then the stamp. */
-TMPI_HIDDEN void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                              MPI_Comm comm);
+/* A send's stamp (tmpi_acct_send).  In two steps when the buffer changes
+ * during the call (MPI_Sendrecv_replace): the message's modelled latency,
+ * then the stamp. */
 TMPI_HIDDEN int64_t tmpi_vt_send_latency(const void *buf, int count, MPI_Datatype type, int dest,
                                          MPI_Comm comm);
 TMPI_HIDDEN void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps);
@@ -243,10 +241,12 @@ TMPI_HIDDEN const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype
 TMPI_HIDDEN int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest,
                                   MPI_Comm comm, temu_message *msg);
 /* One point-to-point message from this rank to dest of comm.  dest may be
- * MPI_PROC_NULL (ignored).  tag and req (the request of a non-blocking
- * send, NULL for a blocking one) are for the trace. */
+ * MPI_PROC_NULL (ignored).  Counted or traced when sending (tmpi_sending()),
+ * stamped when vt (tmpi_vt_active()): the message is built once for both.
+ * tag and req (the request of a non-blocking send, NULL for a blocking one)
+ * are for the trace and the stamp. */
 TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                                MPI_Comm comm, const MPI_Request *req);
+                                MPI_Comm comm, const MPI_Request *req, int sending, int vt);
 /* Same, as a plan computed now and applied later (MPI_Sendrecv_replace
  * overwrites the buffer before the message can be counted). */
 typedef struct tmpi_pending {

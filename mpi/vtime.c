@@ -285,13 +285,6 @@ void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps)
     }
 }
 
-void tmpi_vt_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    if (dest != MPI_PROC_NULL) {
-        tmpi_vt_stamp(dest, tag, comm, tmpi_vt_send_latency(buf, count, type, dest, comm));
-    }
-}
-
 void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
 {
     int64_t v[2];

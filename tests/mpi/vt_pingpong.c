@@ -7,7 +7,7 @@
  * MODE is how the messages go: blocking (MPI_Send / MPI_Recv), nonblocking
  * (MPI_Isend / MPI_Irecv / MPI_Wait), wildcard (MPI_Recv from
  * MPI_ANY_SOURCE with MPI_ANY_TAG), sendrecv (MPI_Sendrecv with a null
- * partner on one side), split (blocking, on a communicator from
+ * partner on one side), replace (the same with MPI_Sendrecv_replace), split (blocking, on a communicator from
  * MPI_Comm_split), persistent (MPI_Send_init / MPI_Recv_init / MPI_Start),
  * mprobe (MPI_Mprobe / MPI_Mrecv), improbe (MPI_Improbe polled, then
  * MPI_Imrecv / MPI_Wait).
@@ -43,6 +43,9 @@ static void one_way(char *buf, int n, int peer, int sending, const char *mode, M
     } else if (strcmp(mode, "sendrecv") == 0) {
         MPI_Sendrecv(buf, n, MPI_BYTE, sending ? peer : MPI_PROC_NULL, 7, buf, n, MPI_BYTE,
                      sending ? MPI_PROC_NULL : peer, 7, comm, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "replace") == 0) {
+        MPI_Sendrecv_replace(buf, n, MPI_BYTE, sending ? peer : MPI_PROC_NULL, 7,
+                             sending ? MPI_PROC_NULL : peer, 7, comm, MPI_STATUS_IGNORE);
     } else if (sending) {
         MPI_Send(buf, n, MPI_BYTE, peer, 7, comm);
     } else if (strcmp(mode, "wildcard") == 0) {

@@ -45,7 +45,7 @@ vt_run() {
         -- "$@"
 }
 
-for mode in blocking nonblocking wildcard sendrecv split persistent mprobe improbe; do
+for mode in blocking nonblocking wildcard sendrecv replace split persistent mprobe improbe; do
     vt_run "ping-pong 8 B $mode" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$PP" 8 5 "$mode"
     same "8 B $mode: round trip = 2 x the modelled latency" \
         "round trip $((2 * ONE_8)) ps" "$(grep '^round trip' "$TMP/out")"
