@@ -103,8 +103,9 @@ int32_t tmpi_send_dest(int dest, MPI_Comm comm)
  * emulated machine; 0 when nothing is sent (MPI_PROC_NULL, unknown peer or
  * type).  One type-size query; the payload is looked at only when the
  * machine compresses (Gemini). */
-int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
-                      temu_message *msg)
+static inline __attribute__((always_inline)) int
+send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
+             temu_message *msg)
 {
     int size = 0;
     if (dest == MPI_PROC_NULL) {
@@ -133,15 +134,24 @@ int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, M
     return 1;
 }
 
-void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, const MPI_Request *req, int sending, int vt)
+int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
+                      temu_message *msg)
+{
+    return send_message(buf, count, type, dest, comm, msg);
+}
+
+/* One body for both entry points below; always inlined, so the counting-
+ * only path (sending = 1, vt = 0 constants) carries no virtual-time test. */
+static inline __attribute__((always_inline)) void
+acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+          const MPI_Request *req, int sending, int vt)
 {
     temu_message msg;
-    int have = tmpi_send_message(buf, count, type, dest, comm, &msg);
+    int have = send_message(buf, count, type, dest, comm, &msg); /* inlined: the hot path */
     if (have && sending) {
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &msg, NULL);
-            if (tmpi_vt_on) {
+            if (vt) {
                 tmpi_vt_feed_message(&msg);
             }
         }
@@ -155,6 +165,18 @@ void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int
     if (vt && dest != MPI_PROC_NULL) {
         tmpi_vt_stamp(dest, tag, comm, have ? tmpi_vt_message_latency(&msg) : 0);
     }
+}
+
+void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, const MPI_Request *req)
+{
+    acct_send(buf, count, type, dest, tag, comm, req, 1, 0);
+}
+
+void tmpi_acct_send_vt(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                       MPI_Comm comm, const MPI_Request *req, int sending)
+{
+    acct_send(buf, count, type, dest, tag, comm, req, sending, 1);
 }
 
 void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,

@@ -23,9 +23,8 @@
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \
         int rc = tmpi_next_ ARGS;                                                                  \
-        int sending_ = tmpi_sending(), vt_ = tmpi_vt_active();                                     \
-        if (rc == MPI_SUCCESS && (sending_ || vt_)) {                                              \
-            tmpi_acct_send(buf, count, datatype, dest, tag, comm, REQ, sending_, vt_);             \
+        if (rc == MPI_SUCCESS) {                                                                   \
+            tmpi_after_send(buf, count, datatype, dest, tag, comm, REQ);                           \
         }                                                                                          \
         return rc;                                                                                 \
     }
@@ -109,9 +108,8 @@ TMPI_ENTRY(Sendrecv,
     }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, status);
-    int sending = tmpi_sending();
-    if (rc == MPI_SUCCESS && (sending || vt)) {
-        tmpi_acct_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL, sending, vt);
+    if (rc == MPI_SUCCESS) {
+        tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
     }
     if (rc == MPI_SUCCESS && tracing) {
         tmpi_trace_recv(comm, status, 0);

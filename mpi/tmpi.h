@@ -240,13 +240,18 @@ TMPI_HIDDEN const void *tmpi_contiguous(const void *buf, int count, MPI_Datatype
  * is sent (MPI_PROC_NULL, unknown peer or datatype). */
 TMPI_HIDDEN int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest,
                                   MPI_Comm comm, temu_message *msg);
-/* One point-to-point message from this rank to dest of comm.  dest may be
- * MPI_PROC_NULL (ignored).  Counted or traced when sending (tmpi_sending()),
- * stamped when vt (tmpi_vt_active()): the message is built once for both.
- * tag and req (the request of a non-blocking send, NULL for a blocking one)
- * are for the trace and the stamp. */
+/* One point-to-point message from this rank to dest of comm, counted or
+ * traced (tmpi_sending()).  dest may be MPI_PROC_NULL (ignored).  tag and
+ * req (the request of a non-blocking send, NULL for a blocking one) are for
+ * the trace. */
 TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                                MPI_Comm comm, const MPI_Request *req, int sending, int vt);
+                                MPI_Comm comm, const MPI_Request *req);
+/* The same under virtual time (tmpi_vt_active()): counted or traced when
+ * `sending`, and always stamped; the message is built once for both.  A
+ * separate entry so that the counting-only path above tests nothing of
+ * virtual time (the send path is hot). */
+TMPI_HIDDEN void tmpi_acct_send_vt(const void *buf, int count, MPI_Datatype type, int dest,
+                                   int tag, MPI_Comm comm, const MPI_Request *req, int sending);
 /* Same, as a plan computed now and applied later (MPI_Sendrecv_replace
  * overwrites the buffer before the message can be counted). */
 typedef struct tmpi_pending {
@@ -341,6 +346,16 @@ static inline int tmpi_following(void)
 static inline int tmpi_sending(void)
 {
     return tmpi_counting() || tmpi_tracing();
+}
+/* Send wrappers: count, trace and stamp one successful send. */
+static inline void tmpi_after_send(const void *buf, int count, MPI_Datatype type, int dest,
+                                   int tag, MPI_Comm comm, const MPI_Request *req)
+{
+    if (__builtin_expect(tmpi_vt_active(), 0)) {
+        tmpi_acct_send_vt(buf, count, type, dest, tag, comm, req, tmpi_sending());
+    } else if (tmpi_sending()) {
+        tmpi_acct_send(buf, count, type, dest, tag, comm, req);
+    }
 }
 /* req: the trace's request id of a non-blocking send, 0 for a blocking one */
 TMPI_HIDDEN void tmpi_trace_send(MPI_Comm comm, int dest, int32_t dst_world, int tag,
