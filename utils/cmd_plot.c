@@ -442,6 +442,8 @@ static int write_panel(plot_out *o, const temu_session *s, const char *store, co
 {
     const temu_machine *m = temu_session_machine(s);
     char path[4200], title[512], name[64];
+    const char *slash = strrchr(store, '/');
+    store = slash != NULL ? slash + 1 : store; /* a title names the file, not where it is */
     snprintf(path, sizeof path, "%s/data%d", dir, o->panel);
     if ((o->gp = fopen(path, "w")) == NULL) {
         return cli_fail("plot: cannot write in %s: %s", dir, strerror(errno));
@@ -454,7 +456,7 @@ static int write_panel(plot_out *o, const temu_session *s, const char *store, co
         snprintf(title, sizeof title, "%s (%s): every link, %s", store, m->name,
                  measure(m, o->stall));
     } else {
-        snprintf(title, sizeof title, "%s (%s): plane %s-%s, %s", store, m->name,
+        snprintf(title, sizeof title, "%s (%s): plane %.1s-%.1s, %s", store, m->name,
                  temu_link_name(m, TEMU_LINK_PLUS(v->da)), temu_link_name(m, TEMU_LINK_PLUS(v->db)),
                  measure(m, o->stall));
     }
