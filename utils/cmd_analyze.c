@@ -68,7 +68,7 @@ static void usage(FILE *f)
 
 enum { OPT_NO_PNG = CLI_OPT_FIRST_LONG, OPT_FEATURE, OPT_FEATURE_LINK, OPT_THRESHOLD, OPT_SLICE };
 enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REP_SLICE, REPORTS };
-static const char *const report_names[REPORTS] = {"summary", "links",   "ccdf", "correlation",
+static const char *const report_names[REPORTS] = {"summary", "links", "ccdf", "correlation",
                                                   "regions", "nodes", "slice"};
 #define SLICE_NONE (-1) /* --slice not given */
 #define SLICE_PEAK (-2) /* --slice=peak */
@@ -477,9 +477,8 @@ static void report_nodes(analysis *a, FILE *f, cli_format format)
     table_end(&t);
 }
 
-static const char *const slice_cols[] = {"interval", "start_ps", "end_ps", "router", "gemini",
-                                         "x",        "y",        "z",      "dir",    "metric",
-                                         "value"};
+static const char *const slice_cols[] = {"interval", "start_ps", "end_ps", "router", "gemini", "x",
+                                         "y",        "z",        "dir",    "metric", "value"};
 
 /* The kept slice: a row per router, its value empty (JSON null, "-") when
  * it has no figure (a mesh edge, or no sample at either end). */
@@ -766,8 +765,8 @@ static int parse_options(int argc, char **argv, options *o, int *done)
         CLI_FORMAT_OPTION,
         {NULL, 0, NULL, 0}};
     int c, rc = 0;
-    *o = (options){NULL, NULL, "X+", REP_SUMMARY, 1, AN_PTS_CREDIT, 0, SLICE_NONE, 40.0,
-                   CLI_FORMAT_TABLE};
+    *o = (options){NULL,          NULL, "X+",       REP_SUMMARY, 1,
+                   AN_PTS_CREDIT, 0,    SLICE_NONE, 40.0,        CLI_FORMAT_TABLE};
     cli_begin();
     while ((c = cli_next(argc, argv, ":hm:r:o:", opts, usage, done, &rc)) != -1) {
         if (*done) {

@@ -132,7 +132,8 @@ static uint64_t link_value(const temu_session *s, int64_t r, int l, int stall, i
             v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, kind, vc));
         }
     } else {
-        v = temu_counter_read(s, temu_idx_bgp(m, r, l, stall ? TEMU_BGP_NO_TOKENS : TEMU_BGP_CHUNKS));
+        v = temu_counter_read(s,
+                              temu_idx_bgp(m, r, l, stall ? TEMU_BGP_NO_TOKENS : TEMU_BGP_CHUNKS));
     }
     return v;
 }
@@ -374,8 +375,8 @@ static void whole_panel(FILE *f, const temu_machine *m, const char *data, const 
             "set palette defined (0 '#d0d0d0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
             "plot '%s' using 1:2:(0.45):(0.45):3 with boxxyerror fs solid 1.0 noborder "
             "lc palette notitle\n",
-            title, dn[0], dn[1], m->ndims, dn, m->ndims == 5 ? -5.0 : -0.5,
-            w.width + 0.5, w.height, data);
+            title, dn[0], dn[1], m->ndims, dn, m->ndims == 5 ? -5.0 : -0.5, w.width + 0.5, w.height,
+            data);
 }
 
 /* Whole-machine mode: the picture's size in pixels for one panel, from
@@ -499,8 +500,7 @@ static int draw(temu_session *const *ss, const char *const *stores, int npanels,
         if (v->kind == VIEW_WHOLE) {
             whole_pixels(m, &wpx, &hpx);
         }
-        fprintf(fs, "set terminal pngcairo size %d,%d\nset output '%s'\n", wpx * npanels, hpx,
-                png);
+        fprintf(fs, "set terminal pngcairo size %d,%d\nset output '%s'\n", wpx * npanels, hpx, png);
         fprintf(fs, "set cblabel '%s'\n", measure(m, stall));
         if (npanels > 1) {
             fprintf(fs, "set multiplot layout 1,%d\n", npanels);
