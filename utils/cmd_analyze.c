@@ -546,6 +546,30 @@ typedef struct curve {
     const char *label;
 } curve;
 
+/* End a picture: close its gnuplot data and script files, run the script
+ * when rc is 0 and there is something to draw, print the PNG's path, and
+ * remove both files.  Returns rc, or gnuplot's failure. */
+static int gnuplot_finish(int rc, int draw, FILE *fd, FILE *fs, const char *data,
+                          const char *script, const char *png)
+{
+    if (fd != NULL) {
+        fclose(fd);
+    }
+    if (fs != NULL) {
+        fclose(fs);
+    }
+    if (rc == 0 && draw) {
+        char *args[] = {(char *)script, NULL};
+        rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
+        if (rc == 0) {
+            printf("%s\n", png);
+        }
+    }
+    unlink(data);
+    unlink(script);
+    return rc;
+}
+
 /* DIR/ccdf-STEM.png through gnuplot: a step line per curve with data. */
 static int plot_ccdf(const char *dir, const char *stem, const char *what, const char *per,
                      const char *title, curve *cv, int n)
@@ -582,22 +606,7 @@ static int plot_ccdf(const char *dir, const char *stem, const char *what, const 
         }
         fprintf(fs, "\n");
     }
-    if (fd != NULL) {
-        fclose(fd);
-    }
-    if (fs != NULL) {
-        fclose(fs);
-    }
-    if (rc == 0 && block > 0) {
-        char *args[] = {script, NULL};
-        rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
-        if (rc == 0) {
-            printf("%s\n", png);
-        }
-    }
-    unlink(data);
-    unlink(script);
-    return rc;
+    return gnuplot_finish(rc, block > 0, fd, fs, data, script, png);
 }
 
 /* Whole-number axis tics, at most about 8 along a dimension of n. */
@@ -649,26 +658,11 @@ static int plot_slice(const analysis *a, const char *dir, const char *title)
                 m->size[2] - 0.5, tic_step(m->size[0]), tic_step(m->size[1]), tic_step(m->size[2]),
                 data);
     }
-    if (fd != NULL) {
-        fclose(fd);
-    }
-    if (fs != NULL) {
-        fclose(fs);
-    }
     if (rc == 0 && points == 0) {
         rc = cli_fail("analyze: interval %d has no %s figure of any Gemini to draw",
                       a->slice_interval, temu_link_name(m, a->features.dir));
     }
-    if (rc == 0) {
-        char *args[] = {script, NULL};
-        rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
-        if (rc == 0) {
-            printf("%s\n", png);
-        }
-    }
-    unlink(data);
-    unlink(script);
-    return rc;
+    return gnuplot_finish(rc, 1, fd, fs, data, script, png);
 }
 
 /* Write one report as CSV into dir/name; the feature graph as DOT. */
