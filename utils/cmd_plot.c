@@ -75,7 +75,7 @@ static void usage(FILE *f)
                "  -c, --compare=STORE2  a second store of the same machine (another mapping\n"
                "                      of the job) in a second panel, same colour scale\n"
                "      --data=FILE     also write the plotted values as CSV: panel,router,\n"
-               "                      coord,link,tile,value (tile empty in a plane)\n"
+               "                      coord,link,tile,value (tile empty but with --tiles)\n"
                "  -h, --help          print this help and exit\n"
                "      --version       print the version and exit\n"
                "\n"
