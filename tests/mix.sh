@@ -102,7 +102,17 @@ cat "$TMP/t1.mix" "$TMP/t2.mix" >"$TMP/t12.mix"
 for j in t1 t2 t12; do
     mix "$TMP/$j.mix" "$TMP/$j.store" --timing
     eval "rt_$j=\$(runtime)"
+    expect_ok "$j per rank" "$TORUSEMU" replay --machine "$M" --mix "$TMP/$j.mix" --timing \
+        --quiet --format csv
+    mv "$TMP/out" "$TMP/$j.csv"
 done
+# every rank of both jobs ends later in the mix than alone (job 2's ranks
+# are ranks 16..31 of the mix, 0..15 alone)
+awk -F, 'FNR == 1 { f++; next }
+    f < 3 { alone[(f - 1) * 16 + $1] = $3; next }
+    !($3 > alone[$1]) { bad++; print "rank", $1, $3, "alone", alone[$1] }
+    END { exit bad > 0 }' "$TMP/t1.csv" "$TMP/t2.csv" "$TMP/t12.csv" >"$TMP/slower" && pass ||
+    failed "ranks not slowed by the other job: $(head -3 "$TMP/slower")"
 echo "runtime ps: t1 $rt_t1, t2 $rt_t2, together $rt_t12"
 [ "$rt_t12" -gt "$rt_t1" ] && [ "$rt_t12" -gt "$rt_t2" ] && pass ||
     failed "the mix does not end later than its jobs alone: $rt_t1 $rt_t2 $rt_t12"
