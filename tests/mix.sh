@@ -118,6 +118,27 @@ echo "runtime ps: t1 $rt_t1, t2 $rt_t2, together $rt_t12"
     failed "the mix does not end later than its jobs alone: $rt_t1 $rt_t2 $rt_t12"
 [ "$rt_t12" -lt $((rt_t1 + rt_t2)) ] && pass ||
     failed "the jobs ran one after the other: $rt_t1 + $rt_t2 <= $rt_t12"
+# jobs that share no link time exactly as alone: two neighbour exchanges,
+# one on the Geminis of y = 0, one on y = 1 (dimension order keeps each
+# job's packets in its plane), 2 steps after 1 us of computing each
+echo "neighbor ranks=16 nodes=0-3,8-11,16-19,24-27 grid=4x2x2 bytes=4K steps=2 compute=1us" \
+    >"$TMP/p1.mix"
+echo "neighbor ranks=16 nodes=4-7,12-15,20-23,28-31 grid=4x2x2 bytes=4K steps=2 compute=1us" \
+    >"$TMP/p2.mix"
+cat "$TMP/p1.mix" "$TMP/p2.mix" >"$TMP/p12.mix"
+for j in p1 p2 p12; do
+    expect_ok "$j per rank" "$TORUSEMU" replay --machine "$M" --mix "$TMP/$j.mix" --timing \
+        --quiet --format csv
+    mv "$TMP/out" "$TMP/$j.csv"
+done
+# the mix's rows, ranks 16.. renumbered from 0, are p1's rows then p2's
+{ tail -n +2 "$TMP/p1.csv"; tail -n +2 "$TMP/p2.csv"; } >"$TMP/p1p2.csv"
+tail -n +2 "$TMP/p12.csv" | awk -F, -v OFS=, '$1 >= 16 { $1 -= 16 } 1' >"$TMP/p12r.csv"
+[ "$(wc -l <"$TMP/p12r.csv")" -eq 32 ] && cmp -s "$TMP/p1p2.csv" "$TMP/p12r.csv" && pass ||
+    failed "jobs apart do not time as alone: $(diff "$TMP/p1p2.csv" "$TMP/p12r.csv" | head -4)"
+awk -F, '$4 != 2000000 { bad = 1 } END { exit bad }' "$TMP/p12r.csv" && pass ||
+    failed "compute time per rank is not 2 x 1 us: $(head -3 "$TMP/p12r.csv")"
+
 # timed volume = untimed volume; stalls only with timing
 mix "$TMP/t12.mix" "$TMP/t12u.store"
 volume "$TMP/t12.store" >"$TMP/t12.txt"
