@@ -39,6 +39,7 @@ A="halo ranks=8 grid=2x2x2 size=4 vars=2 steps=2"
 B="random ranks=12 ranks-per-node=2 nodes=8-11,20-21 bytes=1K seed=3 steps=3"
 C="fft ranks=8 map=c.map grid=4x2 size=8"
 D="neighbor ranks=2 bytes=2K"
+E="gpcnet ranks=8 nodes=12-19"
 {
     echo "# a mix of four jobs"
     echo "$A"
@@ -46,21 +47,23 @@ D="neighbor ranks=2 bytes=2K"
     echo "$B   # two per node"
     echo "$D"
     echo "$C"
+    echo "$E"
 } | sed 's/   #.*//' >"$TMP/all.mix"
 echo "$A" >"$TMP/a.mix"
 echo "$B" >"$TMP/b.mix"
 echo "$C" >"$TMP/c.mix"
 echo "$D at=22" >"$TMP/d.mix"
+echo "$E" >"$TMP/e.mix"
 
 mix "$TMP/all.mix" "$TMP/all.store"
 volume "$TMP/all.store" >"$TMP/all.txt"
-for j in a b c d; do
+for j in a b c d e; do
     mix "$TMP/$j.mix" "$TMP/$j.store"
     volume "$TMP/$j.store" >"$TMP/$j.txt"
 done
 # the sums, counter for counter
 awk '{ sum[$1] += $2 } END { for (k in sum) print k, sum[k] }' "$TMP/a.txt" "$TMP/b.txt" \
-    "$TMP/c.txt" "$TMP/d.txt" | sort >"$TMP/sum.txt"
+    "$TMP/c.txt" "$TMP/d.txt" "$TMP/e.txt" | sort >"$TMP/sum.txt"
 [ "$(wc -l <"$TMP/all.txt")" -gt 1000 ] && pass || failed "too few counters: $(wc -l <"$TMP/all.txt")"
 awk '$2 > 0' "$TMP/all.txt" | grep -q ',NIC,' && pass || failed "no NIC traffic in the mix"
 cmp -s "$TMP/all.txt" "$TMP/sum.txt" && pass ||
@@ -68,13 +71,17 @@ cmp -s "$TMP/all.txt" "$TMP/sum.txt" && pass ||
 # each job touched its own nodes' NICs only: job B's 6 nodes
 awk '$1 ~ /,NIC,/ && $1 ~ /ORB_VC0_PKTS/ && $2 > 0' "$TMP/b.txt" | wc -l | tr -d ' ' >"$TMP/nb"
 expect_eq "job B sends from its 6 nodes" 6 "$(cat "$TMP/nb")"
-# the summary counts the mix's ranks and sends: 8 x (halo faces) ...
+# the summary counts the mix's ranks and operations
 expect_ok "mix summary" "$TORUSEMU" replay --machine "$M" --mix "$TMP/all.mix" --threads 1
 # sends: halo 2x2x2 has 24 faces x 2 steps = 48; random 12 x 3 = 36;
-# neighbor on a ring of 2: 2 ranks x 2 directions = 4; fft: collectives
-grep -q "30 ranks on gemini:4x2x2, 2 per node; mix" "$TMP/err" && pass ||
+# neighbor on a ring of 2: 2 ranks x 2 directions = 4; gpcnet on 8 nodes:
+# 2 canaries (round(0.2 x 8)) send 1 + 8 messages to each of 2 neighbours
+# = 36, the 6 congestors' places 2 | 3 4 | 5 | 6 7 give one incast send
+# and one GET; collectives: fft's 2 all-to-alls x 8 ranks, the canaries'
+# allreduce x 2
+grep -q "38 ranks on gemini:4x2x2, 2 per node; mix" "$TMP/err" && pass ||
     failed "mix summary line: $(cat "$TMP/err")"
-grep -q "replayed 88 sends, 0 one-sided operations, 16 collective calls" "$TMP/err" && pass ||
+grep -q "replayed 125 sends, 1 one-sided operations, 18 collective calls" "$TMP/err" && pass ||
     failed "mix sends: $(cat "$TMP/err")"
 
 # a job alone in a mix is its plain replay: store and timed report
