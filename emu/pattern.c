@@ -572,8 +572,7 @@ static temu_status synthetic(gen *g)
 }
 
 /* Defaults filled in and ranges checked (world: the session's ranks). */
-static temu_status normalize(const temu_pattern *p, int32_t world, temu_pattern *q,
-                             temu_error *err)
+static temu_status normalize(const temu_pattern *p, int32_t world, temu_pattern *q, temu_error *err)
 {
     *q = *p;
     if (q->nranks == 0 && q->first_rank == 0) {

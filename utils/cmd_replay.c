@@ -28,8 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct replay_opts {
@@ -473,8 +473,13 @@ static int replay_into(temu_session *s, const replay_opts *o)
         const temu_machine *m = temu_session_machine(s);
         fprintf(stderr, "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; %s %s\n",
                 o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "",
-                o->rpn, o->trace != NULL ? "trace" : o->mixfile != NULL ? "mix" : "pattern",
-                o->trace != NULL ? o->trace : o->mixfile != NULL ? o->mixfile : o->pattern_name);
+                o->rpn,
+                o->trace != NULL     ? "trace"
+                : o->mixfile != NULL ? "mix"
+                                     : "pattern",
+                o->trace != NULL     ? o->trace
+                : o->mixfile != NULL ? o->mixfile
+                                     : o->pattern_name);
         fprintf(stderr,
                 "torusemu: replayed %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
                 " collective calls in %.2f s\n",
@@ -512,8 +517,7 @@ static int build_mapping(replay_opts *o, const temu_machine *m, temu_mapping *ma
     if (o->np > slots || o->np > INT32_MAX) {
         return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
                     " ranks at most",
-                    o->np, m->preset[0] ? m->preset : m->name, (long long)m->nnodes, o->rpn,
-                    slots);
+                    o->np, m->preset[0] ? m->preset : m->name, (long long)m->nnodes, o->rpn, slots);
     }
     if (temu_mapping_build(m, (int32_t)o->np, (int32_t)o->rpn, o->map, map, &err) != TEMU_OK) {
         return cli_fail_err(&err);
@@ -575,8 +579,7 @@ int cmd_replay(int argc, char **argv)
     int src = cli_store_path("replay", o.keep, store, tmpdir, sizeof store);
     temu_status st = TEMU_OK;
     if (src == 0) {
-        st = temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s,
-                                    &err);
+        st = temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     }
     temu_mapping_free(&map); /* the mix's too: its jobs stay in o.mix until the end */
     o.mix.map.slot = NULL;

@@ -151,7 +151,8 @@ static int node_list(reader *rd, const char *list, int64_t ranks, int64_t rpn, i
         }
     }
     if (n < need) {
-        return failf(rd, "nodes '%s': %lld ranks at %lld per node need %lld nodes, the list has %lld",
+        return failf(rd,
+                     "nodes '%s': %lld ranks at %lld per node need %lld nodes, the list has %lld",
                      list, (long long)ranks, (long long)rpn, (long long)need, (long long)n);
     }
     return 0;

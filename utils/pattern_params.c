@@ -64,8 +64,7 @@ int pattern_param(const char *name, const char *v, temu_pattern *p, char *why, s
         return shape(v, p->block) ? bad(why, len, name, v, "XxYxZ") : 0;
     }
     if (strcmp(name, "size") == 0) {
-        return positive(v, 1000000, &p->size, 0) ? bad(why, len, name, v, "a positive integer")
-                                                  : 0;
+        return positive(v, 1000000, &p->size, 0) ? bad(why, len, name, v, "a positive integer") : 0;
     }
     if (strcmp(name, "bytes") == 0) {
         return positive(v, UINT32_MAX, &p->bytes, 1)
@@ -97,14 +96,11 @@ int pattern_param(const char *name, const char *v, temu_pattern *p, char *why, s
     if (strcmp(name, "seed") == 0) {
         errno = 0;
         p->seed = strtoull(v, &end, 10);
-        return end == v || *end != '\0' || errno != 0
-                   ? bad(why, len, name, v, "an integer")
-                   : 0;
+        return end == v || *end != '\0' || errno != 0 ? bad(why, len, name, v, "an integer") : 0;
     }
     if (strcmp(name, "compute") == 0) {
         return cli_parse_time_ps(v, &p->compute_ps) != 0
-                   ? bad(why, len, name, v,
-                         "a positive time with a unit (min, s, ms, us, ns, ps)")
+                   ? bad(why, len, name, v, "a positive time with a unit (min, s, ms, us, ns, ps)")
                    : 0;
     }
     return 1;

@@ -10,12 +10,12 @@
 #include "torusemu_replay.h"
 
 typedef struct replay_timing {
-    int on;               /* --timing                                   */
-    double compute_scale; /* --compute-scale (1)                        */
-    cli_format format;    /* --format of the per-rank table             */
-    const char *series;   /* --series FILE: snapshots of the store, or NULL */
-    int64_t interval_ps;  /* --interval between them                    */
-    uint32_t routing;     /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
+    int on;                    /* --timing                                   */
+    double compute_scale;      /* --compute-scale (1)                        */
+    cli_format format;         /* --format of the per-rank table             */
+    const char *series;        /* --series FILE: snapshots of the store, or NULL */
+    int64_t interval_ps;       /* --interval between them                    */
+    uint32_t routing;          /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
     const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
 } replay_timing;
 
