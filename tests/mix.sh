@@ -176,6 +176,8 @@ expect_fail "figures without an interval" "needs --interval" "$TORUSEMU" replay 
     --mix "$TMP/t12.mix" --timing --figures "$TMP/fig2"
 expect_fail "figures without timing" "go with --timing" "$TORUSEMU" replay --machine "$M" \
     --mix "$TMP/t12.mix" --interval 1us --figures "$TMP/fig2"
+expect_fail "figures of gpcnet's two runs" "not with the gpcnet pattern" "$TORUSEMU" replay \
+    --machine "$M" --pattern gpcnet --timing --interval 1us --figures "$TMP/fig2"
 
 # errors: file, line and problem
 bad() { # bad DESC PATTERN LINE...: the file of those lines is refused

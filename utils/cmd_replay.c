@@ -330,8 +330,10 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     if ((o->timing.series == NULL) != (o->timing.interval_ps == 0) && o->figures == NULL) {
         return fail("--series FILE and --interval T go together");
     }
-    if (o->timing.series != NULL && o->pattern.kind == TEMU_PATTERN_GPCNET) {
-        return fail("--series: not with the gpcnet pattern (two runs, isolated and congested)");
+    if ((o->timing.series != NULL || o->figures != NULL) &&
+        o->pattern.kind == TEMU_PATTERN_GPCNET) {
+        return fail("--series, --figures: not with the gpcnet pattern (two runs, isolated and "
+                    "congested)");
     }
     if (o->spec == NULL) {
         return fail("missing --machine=SPEC (see `torusemu machine --presets`)");
