@@ -321,8 +321,8 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
         return fail("--replace goes with --keep FILE");
     }
     if (o->timing_only && !o->timing.on) {
-        return fail("--compute-scale, --compute, --format, --routing, --series and --interval go "
-                    "with --timing");
+        return fail("--compute-scale, --compute, --format, --routing, --series, --interval and "
+                    "--figures go with --timing");
     }
     if (o->figures != NULL && o->timing.interval_ps == 0) {
         return fail("--figures DIR needs --interval T (the series' sampling interval)");
