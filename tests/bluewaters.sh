@@ -29,6 +29,12 @@ gt() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b) ? 1 : 0 }'; }
 expect_ok "mix replay" "$TORUSEMU" replay --machine bluewaters \
     --mix "$top_srcdir/examples/bluewaters.mix" --timing --series "$TMP/mix.tser" \
     --interval 3us --threads 1 --quiet
+# messages, 2 steps of each job: halo 24x16x16 without wrap-around 2 x
+# (23*16*16 + 24*15*16 + 24*16*15) = 34816 per step; random 4096;
+# FFT rows of 16 ranks with 128-byte blocks: MPICH's Bruck all-to-all,
+# log2(16) = 4 messages per rank, 1024; bisection 2048; halo 12x12x8
+# 2 x (11*12*8 + 12*11*8 + 12*12*7) = 6240; periodic neighbour 6 x 576 =
+# 3456: 2 x 51680 = 103360
 expect_out "summary line" "^predicted runtime .* 103360 messages on the network$"
 expect_ok "analyze" "$TORUSEMU" analyze "$TMP/mix.tser" --report=summary --format=csv
 s="$TMP/summary.csv"
