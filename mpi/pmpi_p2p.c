@@ -22,6 +22,13 @@
 #define SEND_WRAPPER(NAME, PARAMS, ARGS, REQ)                                                      \
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \
+        if (REQ == NULL && tmpi_vt_online && tmpi_vt_send_begin()) {                               \
+            /* online model: into its feed first, so it need not wait for this rank */             \
+            tmpi_after_send(buf, count, datatype, dest, tag, comm, NULL);                          \
+            int rc = tmpi_next_ ARGS;                                                              \
+            tmpi_vt_send_done();                                                                   \
+            return rc;                                                                             \
+        }                                                                                          \
         int rc = tmpi_next_ ARGS;                                                                  \
         if (rc == MPI_SUCCESS) {                                                                   \
             tmpi_after_send(buf, count, datatype, dest, tag, comm, REQ);                           \
@@ -103,12 +110,19 @@ TMPI_ENTRY(Sendrecv,
 {
     MPI_Status own;
     int tracing = tmpi_tracing(), vt = tmpi_vt_active();
+    int early = vt && tmpi_vt_online; /* the send into the model's feed first */
     if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
     }
+    if (early) {
+        tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
+        if (source != MPI_PROC_NULL) {
+            tmpi_vt_recv_begin();
+        }
+    }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, status);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && !early) {
         tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
     }
     if (rc == MPI_SUCCESS && tracing) {
@@ -145,6 +159,21 @@ TMPI_ENTRY(Sendrecv_replace,
     if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
     }
+    if (vt) {
+        /* into the online model's feed (the bytes before the call), stamped
+         * after the call, or before it with the model on */
+        temu_message m;
+        if (tmpi_send_message(buf, count, datatype, dest, comm, &m)) {
+            tmpi_vt_feed_p2p(&m, counting && !tmpi_paused && p.valid, tmpi_send_dest(dest, comm),
+                             lat);
+        }
+        if (tmpi_vt_online) {
+            tmpi_vt_stamp(dest, sendtag, comm, lat);
+            if (source != MPI_PROC_NULL) {
+                tmpi_vt_recv_begin();
+            }
+        }
+    }
     int rc = tmpi_next_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     if (rc == MPI_SUCCESS && counting) {
         tmpi_apply_pending(&p);
@@ -153,7 +182,9 @@ TMPI_ENTRY(Sendrecv_replace,
         tmpi_trace_recv(comm, status, 0);
     }
     if (rc == MPI_SUCCESS && vt) {
-        tmpi_vt_stamp(dest, sendtag, comm, lat);
+        if (!tmpi_vt_online) {
+            tmpi_vt_stamp(dest, sendtag, comm, lat);
+        }
         tmpi_vt_recv(comm, status);
     }
     tmpi_sync_point();

@@ -126,6 +126,26 @@ void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
     }
 }
 
+int tmpi_treq_all_recv(const MPI_Request *h, int n)
+{
+    int all = n > 0, any = 0;
+    if (!tmpi_vt_online || !tmpi_vt_active()) {
+        return 0;
+    }
+    pthread_mutex_lock(&lock);
+    for (int i = 0; all && i < n; i++) {
+        if (h[i] == MPI_REQUEST_NULL) {
+            continue;
+        }
+        treq *t = find_locked(h[i]);
+        all = t != NULL &&
+              ((t->kind == TMPI_TREQ_IRECV) || (t->kind == TMPI_TREQ_PRECV && t->id != 0));
+        any = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return all && any;
+}
+
 void tmpi_treq_forget(MPI_Request h)
 {
     pthread_mutex_lock(&lock);
