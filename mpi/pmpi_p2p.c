@@ -117,7 +117,7 @@ TMPI_ENTRY(Sendrecv,
     if (early) {
         tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
         if (source != MPI_PROC_NULL) {
-            tmpi_vt_recv_begin();
+            tmpi_vt_recv_begin(1);
         }
     }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -170,7 +170,7 @@ TMPI_ENTRY(Sendrecv_replace,
         if (tmpi_vt_online) {
             tmpi_vt_stamp(dest, sendtag, comm, lat);
             if (source != MPI_PROC_NULL) {
-                tmpi_vt_recv_begin();
+                tmpi_vt_recv_begin(1);
             }
         }
     }

@@ -24,7 +24,7 @@ TMPI_ENTRY(Recv,
         status = &own;
     }
     if (source != MPI_PROC_NULL) {
-        tmpi_vt_recv_begin(); /* takes a message: the model need not wait for this rank */
+        tmpi_vt_recv_begin(1); /* takes a message: the model need not wait for this rank */
     }
     int rc = tmpi_next_(buf, count, datatype, source, tag, comm, status);
     if (rc == MPI_SUCCESS && tmpi_trace_file != NULL) {
@@ -135,7 +135,7 @@ TMPI_ENTRY(Wait, (MPI_Request * request, MPI_Status *status), (request, status))
     }
     status = status == MPI_STATUS_IGNORE ? &own : status;
     if (tmpi_treq_all_recv(request, 1)) {
-        tmpi_vt_recv_begin();
+        tmpi_vt_recv_begin(1);
     }
     int rc = tmpi_next_(request, status);
     if (rc == MPI_SUCCESS) {
@@ -165,8 +165,9 @@ TMPI_ENTRY(Waitall, (int count, MPI_Request reqs[], MPI_Status statuses[]), (cou
     if (!tmpi_following() || !prepare(&c, count, reqs, statuses)) {
         return tmpi_next_(count, reqs, statuses);
     }
-    if (tmpi_treq_all_recv(reqs, count)) {
-        tmpi_vt_recv_begin();
+    int nrecv = tmpi_treq_all_recv(reqs, count);
+    if (nrecv > 0) {
+        tmpi_vt_recv_begin(nrecv);
     }
     int rc = tmpi_next_(count, reqs, c.st);
     for (int i = 0; rc == MPI_SUCCESS && i < c.n; i++) {
@@ -201,7 +202,7 @@ TMPI_ENTRY(Waitany, (int count, MPI_Request reqs[], int *index, MPI_Status *stat
     }
     c.st = status == MPI_STATUS_IGNORE ? &own : status;
     if (tmpi_treq_all_recv(reqs, count)) {
-        tmpi_vt_recv_begin();
+        tmpi_vt_recv_begin(1);
     }
     int rc = tmpi_next_(count, reqs, index, c.st);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) {
@@ -241,7 +242,7 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
             return tmpi_next_ SOME_ARGS;                                                           \
         }                                                                                          \
         if (BLOCKS && tmpi_treq_all_recv(reqs, incount)) {                                         \
-            tmpi_vt_recv_begin();                                                                  \
+            tmpi_vt_recv_begin(1);                                                                 \
         }                                                                                          \
         int rc = tmpi_next_(incount, reqs, outcount, indices, c.st);                               \
         for (int j = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && j < *outcount; j++) {   \

@@ -119,8 +119,9 @@ TMPI_HIDDEN void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t 
 TMPI_HIDDEN int tmpi_vt_coll_declared(void);
 /* After it: every member leaves at the latest member's exit. */
 TMPI_HIDDEN void tmpi_vt_coll_end(MPI_Comm comm);
-/* Before the host's call of a blocking receive (it takes a message). */
-TMPI_HIDDEN void tmpi_vt_recv_begin(void);
+/* Before the host's call of a blocking receive: it takes n messages (at
+ * least one) before it returns. */
+TMPI_HIDDEN void tmpi_vt_recv_begin(int n);
 /* A blocking send with the online model on: fed before the host's call
  * (tmpi_vt_send_begin true), completed after it (tmpi_vt_send_done: at
  * the model's delivery from the eager limit up). */
@@ -407,8 +408,9 @@ TMPI_HIDDEN void tmpi_treq_add_icoll(MPI_Request h, void *state);
 TMPI_HIDDEN void tmpi_treq_start(MPI_Request h);
 TMPI_HIDDEN void tmpi_treq_done(MPI_Request h, const MPI_Status *st);
 TMPI_HIDDEN void tmpi_treq_forget(MPI_Request h);
-/* Every active one of the n requests is a followed receive (and there is
- * one), with the online model on: waiting for them takes a message. */
+/* How many of the n requests are active followed receives when every
+ * active one is (else 0), with the online model on: waiting for all of
+ * them takes that many messages, for any of them one. */
 TMPI_HIDDEN int tmpi_treq_all_recv(const MPI_Request *h, int n);
 TMPI_HIDDEN void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload,
                                 int kind);

@@ -140,10 +140,10 @@ int tmpi_treq_all_recv(const MPI_Request *h, int n)
         treq *t = find_locked(h[i]);
         all = t != NULL &&
               ((t->kind == TMPI_TREQ_IRECV) || (t->kind == TMPI_TREQ_PRECV && t->id != 0));
-        any = 1;
+        any++;
     }
     pthread_mutex_unlock(&lock);
-    return all && any;
+    return all ? any : 0;
 }
 
 void tmpi_treq_forget(MPI_Request h)

@@ -200,10 +200,10 @@ static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback)
     return when;
 }
 
-void tmpi_vt_recv_begin(void)
+void tmpi_vt_recv_begin(int n)
 {
     if (feed != NULL && tmpi_vt_active()) {
-        declare(TMPI_VT_RECV, 1, -1, 0);
+        declare(TMPI_VT_RECV, 1, -1, (uint64_t)(n > 0 ? n : 1));
     }
 }
 

@@ -73,6 +73,8 @@ struct run_model {
     uint64_t ncounters, messages;
     int64_t published_at; /* model time at the last look */
     uint64_t published_msgs;
+    int64_t *dtimes; /* scratch: delivery times (untaken_delivery) */
+    size_t ncapd;
     uint64_t late, lost, relaxations;
     int32_t nranks;
     int failed;
@@ -246,25 +248,47 @@ static int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-/* The earliest delivery among the messages sent to rank r and not yet
- * taken (INT64_MAX: none delivered); taken ones leave the list. */
-static int64_t untaken_delivery(run_model *rm, int32_t r)
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The n-th earliest delivery among the messages sent to rank r and not yet
+ * taken (INT64_MAX: fewer than n delivered): a wait that takes n messages
+ * ends no earlier.  Taken ones leave the list. */
+static int64_t untaken_delivery(run_model *rm, int32_t r, uint64_t n)
 {
     cand_list *l = &rm->cands[r];
-    int64_t best = INT64_MAX, when;
-    size_t k = 0;
+    int64_t when;
+    size_t k = 0, nd = 0;
     for (size_t i = 0; i < l->n; i++) {
         cand c = l->v[i];
         if (tmpi_vt_feed_taken(rm->feed, c.src, c.seq)) {
             continue;
         }
         l->v[k++] = c;
-        if (tmpi_vt_feed_delivery(rm->feed, c.src, c.seq, &when) == 1 && when < best) {
-            best = when;
+        if (tmpi_vt_feed_delivery(rm->feed, c.src, c.seq, &when) == 1) {
+            if (nd == rm->ncapd) {
+                size_t cap = rm->ncapd ? 2 * rm->ncapd : 64;
+                int64_t *d = realloc(rm->dtimes, cap * sizeof *d);
+                if (d == NULL) {
+                    fail_once(rm, "out of memory");
+                    return INT64_MAX;
+                }
+                rm->dtimes = d;
+                rm->ncapd = cap;
+            }
+            rm->dtimes[nd++] = when;
         }
     }
     l->n = k;
-    return best;
+    n = n > 0 ? n : 1;
+    if (nd < n) {
+        return INT64_MAX;
+    }
+    qsort(rm->dtimes, nd, sizeof *rm->dtimes, cmp_i64);
+    return rm->dtimes[n - 1];
 }
 
 /* Exit of a member of a blocking collective (vtime.c, coll_exit: the same
@@ -311,11 +335,7 @@ static int64_t rank_bound(run_model *rm, int32_t r, int *step)
         }
         return max64(s->clock, when);
     case TMPI_VT_RECV: {
-        int64_t d = relaxed ? INT64_MAX : untaken_delivery(rm, r);
-        if (s->src >= 0) { /* its own message (a blocking send) */
-            int got = tmpi_vt_feed_delivery(rm->feed, (int32_t)s->src, s->seq, &when);
-            d = got == 1 && when < d ? when : d;
-        }
+        int64_t d = relaxed ? INT64_MAX : untaken_delivery(rm, r, s->seq);
         *step = 1;
         return d == INT64_MAX ? INT64_MAX : max64(s->clock, d);
     }
@@ -524,6 +544,7 @@ static void release(run_model *rm)
         free(rm->cands[r].v);
     }
     free(rm->cands);
+    free(rm->dtimes);
     free(rm->st);
     free(rm->ver);
     free(rm->relaxed);
