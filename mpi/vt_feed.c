@@ -150,3 +150,11 @@ int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq)
     return __atomic_load_n(&d->taken, __ATOMIC_ACQUIRE) >= seq + 1 ||
            __atomic_load_n(&d->seq1, __ATOMIC_ACQUIRE) > seq + 1;
 }
+
+void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l)
+{
+    tmpi_vt_queue *q = &f->q[r];
+    uint64_t n = q->nleft;
+    q->left[n % TMPI_VT_LEFT_CAP] = *l;
+    __atomic_store_n(&q->nleft, n + 1, __ATOMIC_RELEASE);
+}

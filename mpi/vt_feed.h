@@ -89,9 +89,19 @@ typedef struct tmpi_vt_deliv {
     uint64_t pad[3];
 } tmpi_vt_deliv;
 
+/* A blocking collective a rank has left, and when every member left it. */
+typedef struct tmpi_vt_left {
+    uint64_t comm, seq;
+    int64_t exit;
+    uint64_t pad;
+} tmpi_vt_left;
+#define TMPI_VT_LEFT_CAP 16u /* the last ones kept per rank */
+
 typedef struct tmpi_vt_queue {
     uint64_t ver; /* state's sequence lock                           */
     tmpi_vt_state st;
+    uint64_t nleft; /* collectives left (rank), the last ones in left[] */
+    tmpi_vt_left left[TMPI_VT_LEFT_CAP];
     uint64_t head; /* records consumed (model)                          */
     uint64_t tail; /* records produced (rank)                           */
     uint64_t pad[3];
@@ -132,6 +142,8 @@ void tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st
 int tmpi_vt_feed_delivery(const tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t *when);
 /* Model: message seq of sender r was delivered at when. */
 void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when);
+/* Rank r has left a blocking collective (written before its next state). */
+void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l);
 /* Receiver: message seq of sender r is taken (no longer waits for a receive). */
 void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq);
 /* Model: 1 if message seq of sender r is taken or its slot was reused. */

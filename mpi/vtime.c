@@ -463,7 +463,7 @@ void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
 static __thread struct {
     int on;
     int64_t clock, chain;
-    uint64_t first, count;
+    uint64_t first, count, comm, seq;
 } cur;
 
 void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t first, uint64_t count)
@@ -480,6 +480,8 @@ void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t first, uint6
     cur.chain = chain_ps;
     cur.first = first;
     cur.count = count;
+    cur.comm = st.coll_comm;
+    cur.seq = st.coll_seq;
     pthread_mutex_lock(&feed_lock);
     tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
     pthread_mutex_unlock(&feed_lock);
@@ -522,6 +524,12 @@ void tmpi_vt_coll_end(MPI_Comm comm)
         PMPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, h) == MPI_SUCCESS) {
         clock_raise(all);
     }
+    /* the model learns the exit from the first member to leave: the others
+     * may still be in it when this one has moved on */
+    tmpi_vt_left l = {cur.comm, cur.seq, all, 0};
+    pthread_mutex_lock(&feed_lock);
+    tmpi_vt_feed_left(feed, tmpi_g.world_rank, &l);
+    pthread_mutex_unlock(&feed_lock);
     declare(TMPI_VT_RUNNING, 1, -1, 0);
 }
 

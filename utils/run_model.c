@@ -73,7 +73,13 @@ struct run_model {
     uint64_t ncounters, messages;
     int64_t published_at; /* model time at the last look */
     uint64_t published_msgs;
-    int64_t *dtimes; /* scratch: delivery times (untaken_delivery) */
+    /* per communicator id: the last blocking collective some member left
+     * and its exit (the members' left[] rings, read after their states) */
+    uint64_t *left_seq1;
+    int64_t *left_exit;
+    size_t nleft_ids;
+    uint64_t *left_seen; /* per rank: entries of its ring read */
+    int64_t *dtimes;     /* scratch: delivery times (untaken_delivery) */
     size_t ncapd;
     uint64_t late, lost, relaxations;
     int32_t nranks;
@@ -151,6 +157,37 @@ static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delive
     }
 }
 
+/* The collectives rank r left since the last look. */
+static void read_left(run_model *rm, int32_t r)
+{
+    const tmpi_vt_queue *q = &rm->feed->q[r];
+    uint64_t n = __atomic_load_n(&q->nleft, __ATOMIC_ACQUIRE);
+    uint64_t i = n - rm->left_seen[r] > TMPI_VT_LEFT_CAP ? n - TMPI_VT_LEFT_CAP : rm->left_seen[r];
+    for (; i < n; i++) {
+        tmpi_vt_left l = q->left[i % TMPI_VT_LEFT_CAP];
+        if (l.comm >= rm->nleft_ids) {
+            size_t cap = l.comm + 64;
+            uint64_t *s1 = realloc(rm->left_seq1, cap * sizeof *s1);
+            int64_t *x = s1 != NULL ? realloc(rm->left_exit, cap * sizeof *x) : NULL;
+            if (s1 != NULL) {
+                rm->left_seq1 = s1;
+            }
+            if (x == NULL) {
+                fail_once(rm, "out of memory");
+                break;
+            }
+            rm->left_exit = x;
+            memset(&rm->left_seq1[rm->nleft_ids], 0, (cap - rm->nleft_ids) * sizeof *s1);
+            rm->nleft_ids = cap;
+        }
+        if (l.seq + 1 > rm->left_seq1[l.comm]) {
+            rm->left_seq1[l.comm] = l.seq + 1;
+            rm->left_exit[l.comm] = l.exit;
+        }
+    }
+    rm->left_seen[r] = n;
+}
+
 /* Take every queued record; 1 if there were some.  The states are read
  * first: a rank queues its messages before it declares what it waits for. */
 static int drain(run_model *rm)
@@ -159,6 +196,9 @@ static int drain(run_model *rm)
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
         tmpi_vt_feed_read_state(rm->feed, r, &rm->st[r]);
         rm->ver[r] = __atomic_load_n(&rm->feed->q[r].ver, __ATOMIC_ACQUIRE);
+    }
+    for (int32_t r = 0; r < rm->feed->nranks; r++) {
+        read_left(rm, r);
     }
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
         tmpi_vt_queue *q = &rm->feed->q[r];
@@ -354,6 +394,11 @@ static int64_t rank_bound(run_model *rm, int32_t r, int *step)
             }
         }
         if (in < s->coll_size) {
+            /* a member has left it already: its exit is known */
+            if (s->coll_comm != 0 && s->coll_comm < rm->nleft_ids &&
+                rm->left_seq1[s->coll_comm] == s->coll_seq + 1) {
+                return rm->left_exit[s->coll_comm];
+            }
             return INT64_MAX;
         }
         if (x == INT64_MAX) {
@@ -545,6 +590,9 @@ static void release(run_model *rm)
     }
     free(rm->cands);
     free(rm->dtimes);
+    free(rm->left_seq1);
+    free(rm->left_exit);
+    free(rm->left_seen);
     free(rm->st);
     free(rm->ver);
     free(rm->relaxed);
@@ -582,12 +630,13 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
     rm->ver = calloc((size_t)nranks + 1, sizeof *rm->ver);
     rm->relaxed = calloc((size_t)nranks + 1, sizeof *rm->relaxed);
     rm->cands = calloc((size_t)nranks + 1, sizeof *rm->cands);
+    rm->left_seen = calloc((size_t)nranks + 1, sizeof *rm->left_seen);
     if (nranks >= (1 << TAG_RANK_BITS)) {
         snprintf(why, len, "virtual time: at most %d ranks", (1 << TAG_RANK_BITS) - 1);
         goto fail;
     }
     if (rm->st == NULL || rm->ver == NULL || rm->relaxed == NULL || rm->cands == NULL ||
-        list_counters(rm) != 0) {
+        rm->left_seen == NULL || list_counters(rm) != 0) {
         snprintf(why, len, "out of memory");
         goto fail;
     }
