@@ -116,9 +116,7 @@ TMPI_ENTRY(Sendrecv,
     }
     if (early) {
         tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
-        if (source != MPI_PROC_NULL) {
-            tmpi_vt_recv_begin(1);
-        }
+        tmpi_vt_recv_begin1(source, comm);
     }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, status);
@@ -169,9 +167,7 @@ TMPI_ENTRY(Sendrecv_replace,
         }
         if (tmpi_vt_online) {
             tmpi_vt_stamp(dest, sendtag, comm, lat);
-            if (source != MPI_PROC_NULL) {
-                tmpi_vt_recv_begin(1);
-            }
+            tmpi_vt_recv_begin1(source, comm);
         }
     }
     int rc = tmpi_next_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);

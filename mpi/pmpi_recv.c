@@ -23,9 +23,7 @@ TMPI_ENTRY(Recv,
     if (status == MPI_STATUS_IGNORE) {
         status = &own;
     }
-    if (source != MPI_PROC_NULL) {
-        tmpi_vt_recv_begin(1); /* takes a message: the model need not wait for this rank */
-    }
+    tmpi_vt_recv_begin1(source, comm); /* takes a message: the model need not wait for it */
     int rc = tmpi_next_(buf, count, datatype, source, tag, comm, status);
     if (rc == MPI_SUCCESS && tmpi_trace_file != NULL) {
         tmpi_trace_recv(comm, status, 0);
@@ -46,6 +44,7 @@ TMPI_ENTRY(Irecv, IRECV_PARAMS, IRECV_ARGS)
     int rc = tmpi_next_ IRECV_ARGS;
     if (rc == MPI_SUCCESS && tmpi_following()) {
         uint64_t id = tmpi_treq_add(*request, TMPI_TREQ_IRECV, comm);
+        tmpi_treq_source(*request, source, comm);
         if (id != 0 && tmpi_trace_file != NULL) {
             tmpi_trace_req(TMPI_TRACE_IRECV_POST, id);
         }
@@ -59,6 +58,7 @@ TMPI_ENTRY(Recv_init, IRECV_PARAMS, IRECV_ARGS)
     int rc = tmpi_next_ IRECV_ARGS;
     if (rc == MPI_SUCCESS && (tmpi_trace_file != NULL || tmpi_vt_on) && tmpi_depth == 1) {
         tmpi_treq_add(*request, TMPI_TREQ_PRECV, comm);
+        tmpi_treq_source(*request, source, comm);
     }
     return rc;
 }
@@ -134,9 +134,7 @@ TMPI_ENTRY(Wait, (MPI_Request * request, MPI_Status *status), (request, status))
         return tmpi_next_(request, status);
     }
     status = status == MPI_STATUS_IGNORE ? &own : status;
-    if (tmpi_treq_all_recv(request, 1)) {
-        tmpi_vt_recv_begin(1);
-    }
+    tmpi_vt_wait_begin(request, 1, 0);
     int rc = tmpi_next_(request, status);
     if (rc == MPI_SUCCESS) {
         single_done(saved, status, NULL);
@@ -165,10 +163,7 @@ TMPI_ENTRY(Waitall, (int count, MPI_Request reqs[], MPI_Status statuses[]), (cou
     if (!tmpi_following() || !prepare(&c, count, reqs, statuses)) {
         return tmpi_next_(count, reqs, statuses);
     }
-    int nrecv = tmpi_treq_all_recv(reqs, count);
-    if (nrecv > 0) {
-        tmpi_vt_recv_begin(nrecv);
-    }
+    tmpi_vt_wait_begin(reqs, count, 1);
     int rc = tmpi_next_(count, reqs, c.st);
     for (int i = 0; rc == MPI_SUCCESS && i < c.n; i++) {
         complete(&c, i, i);
@@ -201,9 +196,7 @@ TMPI_ENTRY(Waitany, (int count, MPI_Request reqs[], int *index, MPI_Status *stat
         return tmpi_next_(count, reqs, index, status);
     }
     c.st = status == MPI_STATUS_IGNORE ? &own : status;
-    if (tmpi_treq_all_recv(reqs, count)) {
-        tmpi_vt_recv_begin(1);
-    }
+    tmpi_vt_wait_begin(reqs, count, 0);
     int rc = tmpi_next_(count, reqs, index, c.st);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) {
         complete(&c, *index, 0);
@@ -241,8 +234,8 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
         if (!tmpi_following() || !prepare(&c, incount, reqs, statuses)) {                          \
             return tmpi_next_ SOME_ARGS;                                                           \
         }                                                                                          \
-        if (BLOCKS && tmpi_treq_all_recv(reqs, incount)) {                                         \
-            tmpi_vt_recv_begin(1);                                                                 \
+        if (BLOCKS) {                                                                              \
+            tmpi_vt_wait_begin(reqs, incount, 0);                                                  \
         }                                                                                          \
         int rc = tmpi_next_(incount, reqs, outcount, indices, c.st);                               \
         for (int j = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && j < *outcount; j++) {   \

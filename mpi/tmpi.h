@@ -17,6 +17,7 @@
 #define TMPI_H
 
 #include "torusemu.h"
+#include "vt_feed.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -119,9 +120,11 @@ TMPI_HIDDEN void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t 
 TMPI_HIDDEN int tmpi_vt_coll_declared(void);
 /* After it: every member leaves at the latest member's exit. */
 TMPI_HIDDEN void tmpi_vt_coll_end(MPI_Comm comm);
-/* Before the host's call of a blocking receive: it takes n messages (at
- * least one) before it returns. */
-TMPI_HIDDEN void tmpi_vt_recv_begin(int n);
+/* Before the host's call of a blocking receive: what it takes before it
+ * returns (vt_feed.h, RECV); MPI_Recv's, MPI_Sendrecv's: one message from
+ * source of comm. */
+TMPI_HIDDEN void tmpi_vt_recv_begin(const tmpi_vt_want *want, int nwant);
+TMPI_HIDDEN void tmpi_vt_recv_begin1(int source, MPI_Comm comm);
 /* A blocking send with the online model on: fed before the host's call
  * (tmpi_vt_send_begin true), completed after it (tmpi_vt_send_done: at
  * the model's delivery from the eager limit up). */
@@ -408,10 +411,13 @@ TMPI_HIDDEN void tmpi_treq_add_icoll(MPI_Request h, void *state);
 TMPI_HIDDEN void tmpi_treq_start(MPI_Request h);
 TMPI_HIDDEN void tmpi_treq_done(MPI_Request h, const MPI_Status *st);
 TMPI_HIDDEN void tmpi_treq_forget(MPI_Request h);
-/* How many of the n requests are active followed receives when every
- * active one is (else 0), with the online model on: waiting for all of
- * them takes that many messages, for any of them one. */
-TMPI_HIDDEN int tmpi_treq_all_recv(const MPI_Request *h, int n);
+/* A followed receive's source (for tmpi_vt_wait_begin). */
+TMPI_HIDDEN void tmpi_treq_source(MPI_Request h, int source, MPI_Comm comm);
+/* With the online model, before a wait on n requests (all: MPI_Waitall;
+ * else MPI_Wait, _Waitany, _Waitsome): declare the receive it is, if it
+ * takes a message: all takes one per active receive request (from its
+ * source), any one if every active request is a receive. */
+TMPI_HIDDEN void tmpi_vt_wait_begin(const MPI_Request *h, int n, int all);
 TMPI_HIDDEN void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload,
                                 int kind);
 TMPI_HIDDEN void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env *env,

@@ -55,10 +55,9 @@ typedef struct tmpi_vt_rec {
  *   RUNNING  nothing before `clock` (its clock: it only grows);
  *   WAIT     nothing before max(clock, delivery of message (src, seq)),
  *            which it has taken and waits for;
- *   RECV     in a blocking receive: nothing before max(clock, delivery of
- *            the message it will take): one sent to it and not yet taken,
- *            or one not yet sent, or its own (src, seq) when src >= 0
- *            (a blocking send waiting for its delivery);
+ *   RECV     in a blocking receive: nothing before max(clock, deliveries
+ *            of the messages it will take: sent to it and not yet taken,
+ *            or not yet sent), want[] saying how many from whom;
  *   COLL     in blocking collective number coll_seq on communicator
  *            coll_comm of coll_size members: nothing before the latest
  *            member's exit (coll_first.. its coll_count messages,
@@ -67,6 +66,15 @@ typedef struct tmpi_vt_rec {
  * Written by the rank under a sequence lock (ver odd while writing).
  */
 enum { TMPI_VT_RUNNING = 0, TMPI_VT_WAIT, TMPI_VT_RECV, TMPI_VT_COLL, TMPI_VT_DONE };
+
+/* RECV: the call takes n messages from world rank src (-1: from anyone);
+ * the receive ends no earlier than the n-th earliest delivery among such
+ * messages not yet taken, for each entry */
+#define TMPI_VT_WANTS 6
+typedef struct tmpi_vt_want {
+    int32_t src;
+    uint32_t n;
+} tmpi_vt_want;
 
 typedef struct tmpi_vt_state {
     uint32_t mode, coll_size;
@@ -78,6 +86,7 @@ typedef struct tmpi_vt_state {
     uint64_t coll_comm, coll_seq;
     uint64_t coll_first, coll_count;
     int64_t coll_chain;
+    tmpi_vt_want want[TMPI_VT_WANTS]; /* RECV */
 } tmpi_vt_state;
 
 typedef struct tmpi_vt_deliv {

@@ -90,7 +90,8 @@ static int64_t clock_now(void)
 /* This rank's state for the online model (vt_feed.h). */
 static void declare(uint32_t mode, int in_mpi, int64_t src, uint64_t seq)
 {
-    tmpi_vt_state st = {mode, 0, (uint32_t)in_mpi, 0, clock_now(), src, seq, 0, 0, 0, 0, 0};
+    tmpi_vt_state st = {
+        .mode = mode, .in_mpi = (uint32_t)in_mpi, .clock = clock_now(), .src = src, .seq = seq};
     pthread_mutex_lock(&feed_lock);
     tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
     pthread_mutex_unlock(&feed_lock);
@@ -200,10 +201,23 @@ static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback)
     return when;
 }
 
-void tmpi_vt_recv_begin(int n)
+void tmpi_vt_recv_begin(const tmpi_vt_want *want, int nwant)
 {
-    if (feed != NULL && tmpi_vt_active()) {
-        declare(TMPI_VT_RECV, 1, -1, (uint64_t)(n > 0 ? n : 1));
+    if (feed != NULL && tmpi_vt_active() && nwant > 0) {
+        tmpi_vt_state st = {.mode = TMPI_VT_RECV, .in_mpi = 1, .clock = clock_now(), .src = -1};
+        memcpy(st.want, want,
+               (size_t)(nwant < TMPI_VT_WANTS ? nwant : TMPI_VT_WANTS) * sizeof *want);
+        pthread_mutex_lock(&feed_lock);
+        tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
+        pthread_mutex_unlock(&feed_lock);
+    }
+}
+
+void tmpi_vt_recv_begin1(int source, MPI_Comm comm)
+{
+    if (feed != NULL && tmpi_vt_active() && source != MPI_PROC_NULL) {
+        tmpi_vt_want w = {source == MPI_ANY_SOURCE ? -1 : tmpi_send_dest(source, comm), 1};
+        tmpi_vt_recv_begin(&w, 1);
     }
 }
 
@@ -473,8 +487,16 @@ void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t first, uint6
     if (feed == NULL || t == NULL || (t->id == 0 && t->size > 1)) {
         return;
     }
-    tmpi_vt_state st = {TMPI_VT_COLL, (uint32_t)t->size, 1,     0,     clock_now(), -1, 0,
-                        t->id,        t->ncoll++,        first, count, chain_ps};
+    tmpi_vt_state st = {.mode = TMPI_VT_COLL,
+                        .coll_size = (uint32_t)t->size,
+                        .in_mpi = 1,
+                        .clock = clock_now(),
+                        .src = -1,
+                        .coll_comm = t->id,
+                        .coll_seq = t->ncoll++,
+                        .coll_first = first,
+                        .coll_count = count,
+                        .coll_chain = chain_ps};
     cur.on = 1;
     cur.clock = st.clock;
     cur.chain = chain_ps;

@@ -42,6 +42,12 @@ typedef struct cand {
     uint64_t seq;
 } cand;
 
+/* a delivery time and the message's sender */
+typedef struct delivery_at {
+    int64_t when;
+    int32_t src;
+} delivery_at;
+
 typedef struct cand_list {
     cand *v;
     size_t n, cap;
@@ -79,7 +85,7 @@ struct run_model {
     int64_t *left_exit;
     size_t nleft_ids;
     uint64_t *left_seen; /* per rank: entries of its ring read */
-    int64_t *dtimes;     /* scratch: delivery times (untaken_delivery) */
+    delivery_at *dtimes;   /* scratch (recv_bound) */
     size_t ncapd;
     uint64_t late, lost, relaxations;
     int32_t nranks;
@@ -288,16 +294,18 @@ static int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-static int cmp_i64(const void *x, const void *y)
+static int cmp_delivered(const void *x, const void *y)
 {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
+    const delivery_at *a = x, *b = y;
+    return (a->when > b->when) - (a->when < b->when);
 }
 
-/* The n-th earliest delivery among the messages sent to rank r and not yet
- * taken (INT64_MAX: fewer than n delivered): a wait that takes n messages
- * ends no earlier.  Taken ones leave the list. */
-static int64_t untaken_delivery(run_model *rm, int32_t r, uint64_t n)
+/* When a blocking receive of rank r ends at the earliest: for each entry of
+ * want[] (n messages from src, or from anyone), the n-th earliest delivery
+ * among the messages from there sent to r and not yet taken (INT64_MAX:
+ * fewer than n delivered yet); the latest of those.  Taken ones leave the
+ * list. */
+static int64_t recv_bound(run_model *rm, int32_t r, const tmpi_vt_want *want)
 {
     cand_list *l = &rm->cands[r];
     int64_t when;
@@ -311,7 +319,7 @@ static int64_t untaken_delivery(run_model *rm, int32_t r, uint64_t n)
         if (tmpi_vt_feed_delivery(rm->feed, c.src, c.seq, &when) == 1) {
             if (nd == rm->ncapd) {
                 size_t cap = rm->ncapd ? 2 * rm->ncapd : 64;
-                int64_t *d = realloc(rm->dtimes, cap * sizeof *d);
+                delivery_at *d = realloc(rm->dtimes, cap * sizeof *d);
                 if (d == NULL) {
                     fail_once(rm, "out of memory");
                     return INT64_MAX;
@@ -319,16 +327,24 @@ static int64_t untaken_delivery(run_model *rm, int32_t r, uint64_t n)
                 rm->dtimes = d;
                 rm->ncapd = cap;
             }
-            rm->dtimes[nd++] = when;
+            rm->dtimes[nd++] = (delivery_at){when, c.src};
         }
     }
     l->n = k;
-    n = n > 0 ? n : 1;
-    if (nd < n) {
-        return INT64_MAX;
+    qsort(rm->dtimes, nd, sizeof *rm->dtimes, cmp_delivered);
+    int64_t b = INT64_MIN;
+    for (int w = 0; w < TMPI_VT_WANTS && want[w].n > 0; w++) {
+        uint32_t seen = 0;
+        size_t i = 0;
+        for (; i < nd && seen < want[w].n; i++) {
+            seen += want[w].src < 0 || rm->dtimes[i].src == want[w].src;
+        }
+        if (seen < want[w].n) {
+            return INT64_MAX;
+        }
+        b = max64(b, rm->dtimes[i - 1].when);
     }
-    qsort(rm->dtimes, nd, sizeof *rm->dtimes, cmp_i64);
-    return rm->dtimes[n - 1];
+    return b == INT64_MIN ? INT64_MAX : b;
 }
 
 /* Exit of a member of a blocking collective (vtime.c, coll_exit: the same
@@ -375,7 +391,7 @@ static int64_t rank_bound(run_model *rm, int32_t r, int *step)
         }
         return max64(s->clock, when);
     case TMPI_VT_RECV: {
-        int64_t d = relaxed ? INT64_MAX : untaken_delivery(rm, r, s->seq);
+        int64_t d = relaxed ? INT64_MAX : recv_bound(rm, r, s->want);
         *step = 1;
         return d == INT64_MAX ? INT64_MAX : max64(s->clock, d);
     }
@@ -558,6 +574,23 @@ static void *model_thread(void *arg)
         if (progress) {
             moved = now;
         } else {
+            if (getenv("TEMU_VT_DEBUG") && now - moved >= STALL_NS) {
+                int st = 0;
+                fprintf(stderr, "model now %lld next %lld npend %zu bound %lld computing %d\n",
+                        (long long)temu_tm_now(rm->t), (long long)temu_tm_next_event(rm->t),
+                        rm->npend, (long long)bound(rm, &st), computing(rm));
+                for (int32_t r = 0; r < rm->feed->nranks; r++) {
+                    int s1 = 0;
+                    fprintf(stderr,
+                            " r%d mode %u inmpi %u clock %lld src %lld seq %llu coll %llu/%llu "
+                            "size %u -> %lld\n",
+                            r, rm->st[r].mode, rm->st[r].in_mpi, (long long)rm->st[r].clock,
+                            (long long)rm->st[r].src, (unsigned long long)rm->st[r].seq,
+                            (unsigned long long)rm->st[r].coll_comm,
+                            (unsigned long long)rm->st[r].coll_seq, rm->st[r].coll_size,
+                            (long long)rank_bound(rm, r, &s1));
+                }
+            }
             int step = 0;
             if (now - moved >= STALL_NS && bound(rm, &step) < INT64_MAX && !computing(rm) &&
                 (rm->npend > 0 || temu_tm_next_event(rm->t) < INT64_MAX)) {
