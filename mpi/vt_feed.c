@@ -97,7 +97,7 @@ void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
     __atomic_store_n(&q->ver, v + 2, __ATOMIC_RELEASE);
 }
 
-void tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st)
+uint64_t tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st)
 {
     const tmpi_vt_queue *q = &f->q[r];
     uint64_t *to = (uint64_t *)st;
@@ -112,7 +112,7 @@ void tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st
         }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&q->ver, __ATOMIC_RELAXED) == v) {
-            return;
+            return v;
         }
     }
 }
@@ -139,16 +139,22 @@ void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when
     __atomic_store_n(&d->seq1, seq + 1, __ATOMIC_RELEASE);
 }
 
-void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq)
+void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq, int32_t me)
 {
-    __atomic_store_n(&f->q[r].deliv[seq % TMPI_VT_DELIV_CAP].taken, seq + 1, __ATOMIC_RELEASE);
+    tmpi_vt_deliv *d = &f->q[r].deliv[seq % TMPI_VT_DELIV_CAP];
+    __atomic_store_n(&d->taken_ver, __atomic_load_n(&f->q[me].ver, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&d->taken, seq + 1, __ATOMIC_RELEASE);
 }
 
-int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq)
+int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq, uint64_t ver)
 {
     const tmpi_vt_deliv *d = &f->q[r].deliv[seq % TMPI_VT_DELIV_CAP];
-    return __atomic_load_n(&d->taken, __ATOMIC_ACQUIRE) >= seq + 1 ||
-           __atomic_load_n(&d->seq1, __ATOMIC_ACQUIRE) > seq + 1;
+    uint64_t t = __atomic_load_n(&d->taken, __ATOMIC_ACQUIRE);
+    if (t == seq + 1) {
+        return __atomic_load_n(&d->taken_ver, __ATOMIC_RELAXED) < ver;
+    }
+    return t > seq + 1 || __atomic_load_n(&d->seq1, __ATOMIC_ACQUIRE) > seq + 1;
 }
 
 void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l)

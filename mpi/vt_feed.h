@@ -95,7 +95,8 @@ typedef struct tmpi_vt_deliv {
     uint64_t taken; /* sequence number + 1, written by the receiver */
     uint64_t left;  /* packets still in the network (the model's own) */
     int64_t prefix; /* the record's prefix (the model's own) */
-    uint64_t pad[3];
+    uint64_t taken_ver; /* the receiver's state version when it took it */
+    uint64_t pad[2];
 } tmpi_vt_deliv;
 
 /* A blocking collective a rank has left, and when every member left it. */
@@ -144,8 +145,8 @@ void tmpi_vt_feed_unmap(tmpi_vt_feed *f);
 uint64_t tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec);
 /* Producer: rank r's state (the rank's threads serialise). */
 void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st);
-/* Consumer: a consistent copy of rank r's state. */
-void tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st);
+/* Consumer: a consistent copy of rank r's state; returns its version. */
+uint64_t tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st);
 /* Delivery time of message seq of sender r: 1 and *when if the model has
  * delivered it, 0 if not yet, -1 if its slot was reused (too old). */
 int tmpi_vt_feed_delivery(const tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t *when);
@@ -153,10 +154,13 @@ int tmpi_vt_feed_delivery(const tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_
 void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when);
 /* Rank r has left a blocking collective (written before its next state). */
 void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l);
-/* Receiver: message seq of sender r is taken (no longer waits for a receive). */
-void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq);
-/* Model: 1 if message seq of sender r is taken or its slot was reused. */
-int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq);
+/* Receiver rank me: message seq of sender r is taken (no receive waits for
+ * it any more), while me's state has version ver. */
+void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq, int32_t me);
+/* Model: 1 if message seq of sender r was taken before its receiver's state
+ * of version ver (a state read earlier still waits for what was taken
+ * since), or its slot was reused. */
+int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq, uint64_t ver);
 
 #pragma GCC visibility pop
 

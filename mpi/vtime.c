@@ -33,6 +33,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -173,6 +174,18 @@ uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency, 
     return push(msg, -1, TMPI_VT_F_COLL | (model ? 0u : TMPI_VT_F_NOMODEL), latency, prefix);
 }
 
+/* Between two looks at the feed: the model usually answers within
+ * microseconds, so yield the core first, then sleep. */
+static void pause_briefly(unsigned polls)
+{
+    if (polls < 256) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* The model's delivery of message seq of sender src; until it comes the
  * rank declares it waits for it (vt_feed.h, WAIT), so the model may run
  * to it.  fallback (the uncongested arrival) when its time was
@@ -181,13 +194,12 @@ static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback)
 {
     int64_t when = 0;
     int got = tmpi_vt_feed_delivery(feed, src, seq, &when), declared = 0;
-    while (got == 0) {
+    for (unsigned polls = 0; got == 0; polls++) {
         if (!declared) {
             declare(TMPI_VT_WAIT, 1, src, seq);
             declared = 1;
         }
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
+        pause_briefly(polls);
         got = tmpi_vt_feed_delivery(feed, src, seq, &when);
     }
     if (got < 0) {
@@ -468,7 +480,7 @@ void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
         return;
     }
     delivery(src, seq, v[1]);
-    tmpi_vt_feed_take(feed, src, seq);
+    tmpi_vt_feed_take(feed, src, seq, tmpi_g.world_rank);
 }
 
 /* ------------------------------------------- collectives under the model */
@@ -518,9 +530,9 @@ static int64_t coll_exit(void)
     for (uint64_t i = 0; i < cur.count; i++) {
         uint64_t seq = cur.first + i;
         int64_t when = 0;
-        while (tmpi_vt_feed_delivery(feed, tmpi_g.world_rank, seq, &when) == 0) {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
+        for (unsigned polls = 0; tmpi_vt_feed_delivery(feed, tmpi_g.world_rank, seq, &when) == 0;
+             polls++) {
+            pause_briefly(polls);
         }
         int64_t prefix = feed->q[tmpi_g.world_rank].deliv[seq % TMPI_VT_DELIV_CAP].prefix;
         late = when - cur.clock - prefix > late ? when - cur.clock - prefix : late;

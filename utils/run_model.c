@@ -22,6 +22,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +201,7 @@ static int drain(run_model *rm)
 {
     int got = 0;
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
-        tmpi_vt_feed_read_state(rm->feed, r, &rm->st[r]);
-        rm->ver[r] = __atomic_load_n(&rm->feed->q[r].ver, __ATOMIC_ACQUIRE);
+        rm->ver[r] = tmpi_vt_feed_read_state(rm->feed, r, &rm->st[r]);
     }
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
         read_left(rm, r);
@@ -244,6 +244,11 @@ static void feed_one(run_model *rm, const pending *p)
     int64_t now = temu_tm_now(rm->t), when = r->when;
     tmpi_vt_deliv *d = &rm->feed->q[p->rank].deliv[p->seq % TMPI_VT_DELIV_CAP];
     if (when < now) {
+        if (getenv("TEMU_VT_DEBUG")) {
+            fprintf(stderr, "LATE rank %d seq %llu when %lld now %lld flags %u dst %d mode %u clock %lld stop %d\n", p->rank,
+                    (unsigned long long)p->seq, (long long)when, (long long)now, r->flags, r->dst_rank,
+                    rm->st[p->rank].mode, (long long)rm->st[p->rank].clock, rm->stop);
+        }
         rm->late++;
         when = now;
     }
@@ -312,7 +317,7 @@ static int64_t recv_bound(run_model *rm, int32_t r, const tmpi_vt_want *want)
     size_t k = 0, nd = 0;
     for (size_t i = 0; i < l->n; i++) {
         cand c = l->v[i];
-        if (tmpi_vt_feed_taken(rm->feed, c.src, c.seq)) {
+        if (tmpi_vt_feed_taken(rm->feed, c.src, c.seq, rm->ver[r])) {
             continue;
         }
         l->v[k++] = c;
@@ -563,6 +568,7 @@ static void *model_thread(void *arg)
 {
     run_model *rm = arg;
     int64_t published = host_ns(), moved = host_ns();
+    unsigned idle = 0;
     while (!__atomic_load_n(&rm->stop, __ATOMIC_ACQUIRE)) {
         int progress = drain(rm); /* the states first, then the queues */
         progress |= advance(rm);
@@ -573,6 +579,7 @@ static void *model_thread(void *arg)
         }
         if (progress) {
             moved = now;
+            idle = 0;
         } else {
             if (getenv("TEMU_VT_DEBUG") && now - moved >= STALL_NS) {
                 int st = 0;
@@ -597,8 +604,13 @@ static void *model_thread(void *arg)
                 relax(rm);
                 moved = now;
             }
-            struct timespec ts = {0, 200000};
-            nanosleep(&ts, NULL);
+            /* the ranks usually answer within microseconds: yield first */
+            if (++idle < 256) {
+                sched_yield();
+            } else {
+                struct timespec ts = {0, 200000};
+                nanosleep(&ts, NULL);
+            }
         }
     }
     return NULL;
