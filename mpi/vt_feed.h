@@ -90,11 +90,11 @@ typedef struct tmpi_vt_state {
 } tmpi_vt_state;
 
 typedef struct tmpi_vt_deliv {
-    uint64_t seq1;  /* sequence number + 1 of the message whose time this is */
-    int64_t when;   /* its delivery (last packet's tail at the destination) */
-    uint64_t taken; /* sequence number + 1, written by the receiver */
-    uint64_t left;  /* packets still in the network (the model's own) */
-    int64_t prefix; /* the record's prefix (the model's own) */
+    uint64_t seq1;      /* sequence number + 1 of the message whose time this is */
+    int64_t when;       /* its delivery (last packet's tail at the destination) */
+    uint64_t taken;     /* sequence number + 1, written by the receiver */
+    uint64_t left;      /* packets still in the network (the model's own) */
+    int64_t prefix;     /* the record's prefix (the model's own) */
     uint64_t taken_ver; /* the receiver's state version when it took it */
     uint64_t pad[2];
 } tmpi_vt_deliv;

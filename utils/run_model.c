@@ -86,7 +86,7 @@ struct run_model {
     int64_t *left_exit;
     size_t nleft_ids;
     uint64_t *left_seen; /* per rank: entries of its ring read */
-    delivery_at *dtimes;   /* scratch (recv_bound) */
+    delivery_at *dtimes; /* scratch (recv_bound) */
     size_t ncapd;
     uint64_t late, lost, relaxations;
     int32_t nranks;
@@ -244,11 +244,6 @@ static void feed_one(run_model *rm, const pending *p)
     int64_t now = temu_tm_now(rm->t), when = r->when;
     tmpi_vt_deliv *d = &rm->feed->q[p->rank].deliv[p->seq % TMPI_VT_DELIV_CAP];
     if (when < now) {
-        if (getenv("TEMU_VT_DEBUG")) {
-            fprintf(stderr, "LATE rank %d seq %llu when %lld now %lld flags %u dst %d mode %u clock %lld stop %d\n", p->rank,
-                    (unsigned long long)p->seq, (long long)when, (long long)now, r->flags, r->dst_rank,
-                    rm->st[p->rank].mode, (long long)rm->st[p->rank].clock, rm->stop);
-        }
         rm->late++;
         when = now;
     }
@@ -581,23 +576,6 @@ static void *model_thread(void *arg)
             moved = now;
             idle = 0;
         } else {
-            if (getenv("TEMU_VT_DEBUG") && now - moved >= STALL_NS) {
-                int st = 0;
-                fprintf(stderr, "model now %lld next %lld npend %zu bound %lld computing %d\n",
-                        (long long)temu_tm_now(rm->t), (long long)temu_tm_next_event(rm->t),
-                        rm->npend, (long long)bound(rm, &st), computing(rm));
-                for (int32_t r = 0; r < rm->feed->nranks; r++) {
-                    int s1 = 0;
-                    fprintf(stderr,
-                            " r%d mode %u inmpi %u clock %lld src %lld seq %llu coll %llu/%llu "
-                            "size %u -> %lld\n",
-                            r, rm->st[r].mode, rm->st[r].in_mpi, (long long)rm->st[r].clock,
-                            (long long)rm->st[r].src, (unsigned long long)rm->st[r].seq,
-                            (unsigned long long)rm->st[r].coll_comm,
-                            (unsigned long long)rm->st[r].coll_seq, rm->st[r].coll_size,
-                            (long long)rank_bound(rm, r, &s1));
-                }
-            }
             int step = 0;
             if (now - moved >= STALL_NS && bound(rm, &step) < INT64_MAX && !computing(rm) &&
                 (rm->npend > 0 || temu_tm_next_event(rm->t) < INT64_MAX)) {
