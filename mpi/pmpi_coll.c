@@ -28,7 +28,7 @@
     if (rc == MPI_SUCCESS && (tmpi_counting() || tmpi_vt_active())) {                              \
         tmpi_acct_coll(&call_);                                                                    \
     }                                                                                              \
-    if (tmpi_vt_coll_declared()) {                                                                 \
+    if (tmpi_vt_online && tmpi_vt_coll_declared()) {                                               \
         tmpi_vt_coll_end(call_.comm);                                                              \
     }                                                                                              \
     tmpi_sync_point()

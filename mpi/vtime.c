@@ -9,12 +9,21 @@
  *     network; time inside MPI calls is not counted (on this host it is
  *     mostly polling for messages);
  *   - received messages: a receive completes at the later of the clock and
- *     the message's modelled arrival, which its sender computes
- *     (vt_model.c: the send's virtual time + the message's latency in an
- *     empty network) and passes in a stamp;
+ *     the message's delivery by the online timing model (the launcher's
+ *     thread, utils/run_model.c, through the feed, vt_feed.h), or without
+ *     one its uncongested arrival, which its sender computes (vt_model.c:
+ *     the send's virtual time + the message's latency in an empty network);
+ *     the stamp carries both the arrival and the message's id in the feed;
  *   - blocking collectives: every member leaves at the latest over the
  *     members of (its clock + the chain of its own messages of the
- *     collective's decomposition, each taking its modelled latency).
+ *     collective's decomposition, each taking its modelled latency; with
+ *     the online model later by the most one of them was delivered after
+ *     the chain would have it there);
+ *   - with the online model, blocking sends from the eager limit up
+ *     complete at their message's delivery.
+ * With the online model the rank also tells the model, through the feed,
+ * what it may still send (declare, tmpi_vt_recv_begin, the collectives'
+ * COLL state), so the model never passes a time at which it may send.
  *
  * Stamps travel on a hidden duplicate of the message's communicator, with
  * the message's destination and tag: MPI keeps messages between one pair

@@ -2,13 +2,20 @@
  * run_model.c - the online timing model of `torusemu run --virtual-time`
  * (run_model.h).
  *
- * A thread of the launcher repeats: read every rank's floor (the virtual
- * time before which it will send nothing more), then take every message
- * queued in the feed; feed the timing model the messages sent before the
- * smallest floor F, ordered by (send time, rank, order sent), and run it up
- * to F - 1 ps.  Messages are fed in time order whatever the host did, and
- * nothing is fed at a time the model has passed, so the result depends
- * only on the messages and their send times.  Every 50 ms of host time the
+ * A thread of the launcher repeats: read every rank's state (vt_feed.h:
+ * what it may still send), then take every message queued in the feed;
+ * compute each rank's bound, the virtual time before which it will send
+ * nothing more (rank_bound: its clock, or a delivery it waits for, or a
+ * collective's exit), feed the timing model the messages sent before the
+ * smallest bound F, ordered by (send time, rank, order sent), and run it
+ * up to F - 1 ps, one event time at a time while a bound waits for
+ * deliveries still to come; each message's delivery (its last packet at the
+ * destination) is written into the feed for its receiver (doc/virtual-
+ * time.md, "Synchronisation").  Messages are fed in time order whatever the
+ * host did, and nothing is fed at a time the model has passed, so the
+ * result depends only on the messages and their send times (a rank blocked
+ * in the host's MPI for 2 s while the model waits is let go, relax(), and
+ * what it then sends late is counted and reported).  Every 50 ms of host time the
  * counters the model produced since the last time are added to the store
  * (temu_tm_add_stall_counters into a private store, the growth since the
  * last look added to the session), so PAPI readers see them grow during the
