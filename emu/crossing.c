@@ -68,10 +68,18 @@ static uint64_t started_by(const temu_tm_hop *h, int64_t t)
     return k < h->packets ? k : h->packets;
 }
 
+/* Units of the first j of n packets holding `units` split evenly, the
+ * larger packets first (timing_bridge.c, temu_tm_send_even). */
+static uint64_t units_before(uint64_t j, uint64_t units, uint64_t n)
+{
+    uint64_t big = units % n;
+    return j * (units / n) + (j < big ? j : big);
+}
+
 /* Units (of `units` in all) of crossing h sent by time t: packet i starts
  * at start + i x spacing and sends its u units in ser ps, unit j done at
- * (j + 1) x ser / u.  A train's units are split over its packets as
- * share() splits them, and every packet is timed with the train's ser. */
+ * (j + 1) x ser / u.  Every packet of a train is timed with its larger
+ * packets' ser, as the model spaces them (doc/model.md, "Packet trains"). */
 static uint64_t units_by(const temu_tm_hop *h, uint64_t units, int64_t t)
 {
     uint64_t n = h->packets, k;
@@ -94,11 +102,11 @@ static uint64_t units_by(const temu_tm_hop *h, uint64_t units, int64_t t)
         return units;
     }
     int64_t into = since - (int64_t)k * h->spacing_ps; /* 0 <= into < ser when positive */
-    uint64_t before = share(k, units, n);
+    uint64_t before = units_before(k, units, n);
     if (into <= 0) {
         return before;
     }
-    uint64_t u = share(k + 1, units, n) - before;
+    uint64_t u = units_before(k + 1, units, n) - before;
     return before + (uint64_t)into * u / (uint64_t)ser;
 }
 
