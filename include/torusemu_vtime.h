@@ -83,7 +83,9 @@ typedef struct temu_vt_p2p {
     int32_t wsrc, wdst;          /* world ranks                           */
     uint64_t bytes;
     uint64_t req;
-    uint64_t payload; /* sends: the payload pointer for the volume model (0) */
+    uint64_t payload; /* sends: the payload pointer (0: none), read when the  */
+                      /* message is sent in virtual time: Gemini compression */
+                      /* of its packets and counts, BG/Q L2 lines            */
     int32_t inject;   /* sends: 1 to add the message to the session's store  */
                       /* as it crosses (temu_inject_ranks' counts), 0 not to */
 } temu_vt_p2p;
