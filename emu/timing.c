@@ -21,7 +21,9 @@
  *   CREDIT   space freed downstream is known upstream again
  *   DELIVER  a train's last tail reached its destination node
  * Arbitration: among the waiting heads with enough credit, the one ready
- * first (then the lower queue id): first come, first served.
+ * first (then the lower queue id): first come, first served.  A train
+ * starting onto a channel is told to the hop function, if one is set
+ * (temu_tm_set_hop: a driver counts traffic as it crosses).
  *
  * Trains (doc/model.md, "Packet trains"): a train starts when its first
  * packet could (credit for one packet); it then takes credit for all its

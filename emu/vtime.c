@@ -767,8 +767,8 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
 {
     temu_vt *v = ctx;
     int64_t until = v->tick != NULL ? v->next_tick : INT64_MAX;
-    if (!v->msg[h->tag >> 1].inject) {
-        return;
+    if (h->tag >> 1 >= (uint64_t)v->nmsg || !v->msg[h->tag >> 1].inject) {
+        return; /* not a message of this run's (a caller's own packet) */
     }
     if (!temu_crossing_done_by(h, until)) {
         if (GROW(v->held, v->nheld, v->capheld) != 0) {
