@@ -13,9 +13,9 @@
 #           48-node job placed contiguously; 75 % of the messages stay in
 #           their brick, the rest cross to the neighbouring brick.
 #           (2+2)^2 cells x 2 variables x 8 B = 256 B per face.
-# Two steps 3 us apart, sampled every 3 us: the messages are counted when
-# their rank sends them, so the first step's land before the first
-# snapshot and the figures are those of the second step.  Small messages
+# Two steps 3 us apart, sampled every 3 us: the counters change as the
+# packets cross (doc/series.md, "When traffic is counted"), so the
+# intervals hold both steps' traffic as it moved.  Small messages
 # keep the two runs near 50 s of CPU on the 2-core build host; the full
 # machine is replayed rather than a smaller torus, so every ring has its
 # Blue Waters length and Y and Z their real mix of media.
