@@ -168,8 +168,8 @@ static void host_tiles(sink *s, const temu_tm_hop *h, uint64_t packets, uint64_t
 {
     const temu_machine *m = temu_session_machine(s->s);
     int tile = temu_gemini_tile_lists()[2 * m->ndims].tile[h->lane_key % 8];
-    int64_t base = (temu_node_router(m, h->node) * TEMU_GEMINI_TILES + tile) *
-                   TEMU_GEMINI_TILE_COUNTERS;
+    int64_t base =
+        (temu_node_router(m, h->node) * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS;
     add(s, base + TEMU_TILE_VC0_PHITS + (int)h->cls, units);
     add(s, base + TEMU_TILE_VC0_PKTS + (int)h->cls, packets);
 }
@@ -365,8 +365,7 @@ void temu_ledger_free(temu_ledger *lg)
 
 /* `count` more packets of class slot `slot` crossed end `end` of direction
  * dir: each node counter of that end and class gets its share. */
-static void release(sink *s, temu_ledger *lg, int dir, int end, unsigned slot,
-                    uint64_t count)
+static void release(sink *s, temu_ledger *lg, int dir, int end, unsigned slot, uint64_t count)
 {
     for (int i = lg->first[2 * dir + end]; i < lg->first[2 * dir + end + 1]; i++) {
         const ledger_entry *x = &lg->e[i];

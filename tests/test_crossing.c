@@ -323,13 +323,12 @@ typedef struct op {
 
 /*
  * Every protocol's messages, with snapshots at intervals shorter than a
- * packet's time on a link (most crossings are counted in pieces): the store at the end is the volume
- * model's, counter for counter -- Gemini eager, rendezvous GET, BTE PUT,
- * raw PUT and GET; BG/Q eager, rendezvous, and PUT and GET with their
- * message-unit and L2 counters (deterministic routing, so every link
- * counter is comparable); BG/P eager and rendezvous.  And the node
- * counters follow the data: on BG/Q the target of a GET counts its L2
- * reads as its data leaves, the origin its writes as the data arrives.
+ * packet's time on a link (most crossings are counted in pieces): the store at the end is the
+ * volume model's, counter for counter -- Gemini eager, rendezvous GET, BTE PUT, raw PUT and GET;
+ * BG/Q eager, rendezvous, and PUT and GET with their message-unit and L2 counters (deterministic
+ * routing, so every link counter is comparable); BG/P eager and rendezvous.  And the node counters
+ * follow the data: on BG/Q the target of a GET counts its L2 reads as its data leaves, the origin
+ * its writes as the data arrives.
  */
 START_TEST(test_every_protocol_exact)
 {
