@@ -8,11 +8,14 @@
 # under the default mapping, where the 4 members of a row sit on 4 nodes,
 # and under a map that puts each row on one node (McCraw 2013 Table 5) - and
 # the two columns are printed side by side, on a Blue Gene/Q node board and
-# on a small Cray Gemini torus.  It ends by drawing the Gemini run's per-link
-# traffic (torusemu plot) into $DEMO_PNG (default BUILD_DIR/demo-gemini.png).
+# on a small Cray Gemini torus.  It ends by drawing the Gemini runs' traffic
+# on every link, the two mappings side by side (torusemu plot --compare
+# --whole-machine), into $DEMO_PNG (default BUILD_DIR/demo-gemini.png), the
+# values drawn beside it (the same name ending in .csv).
 set -eu
 B=${1:-_build}
 PNG=${DEMO_PNG:-$(cd "$B" && pwd)/demo-gemini.png}
+DATA=${PNG%.png}.csv
 T=$(mktemp -d "${TMPDIR:-/tmp}/papi-torus-demo.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 ROWS=8 COLS=4 BYTES=16384 RPN=4
@@ -95,7 +98,10 @@ side_by_side "Cray Gemini 2x2x2 (16 nodes), gemini_tile, per Gemini router:
 echo "With one row per node the all-to-all never leaves a node and every network count is 0,"
 echo "as with the customized mapping of McCraw 2013 Table 5(b)."
 
-# the picture: the default mapping's traffic over the X-Y plane at Z = 0
-"$B/torusemu" plot "$T/gemini-tiny.default.store" -o "$PNG" --dims X,Y
+# the picture: every link of the Gemini torus under both mappings
+"$B/torusemu" plot "$T/gemini-tiny.default.store" --compare "$T/gemini-tiny.rows.store" \
+    --whole-machine -o "$PNG" --data "$DATA"
 echo
-echo "Picture of the Gemini run's per-link traffic (default mapping, plane Z = 0): $PNG"
+echo "Picture of the Gemini run's per-link traffic, every link, default mapping (left) and"
+echo "one row per node (right): $PNG"
+echo "The values drawn (CSV, doc/cli.md): $DATA"

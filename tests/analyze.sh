@@ -163,6 +163,74 @@ expect_ok "no png" A "$CSV" -m gemini:4x2x2 -o "$TMP/nopng" --no-png
 [ ! -e "$TMP/nopng/features.png" ] && [ -s "$TMP/nopng/features.dot" ] && pass ||
     failed "--no-png wrote pictures"
 
+# --- one interval on every Gemini (--slice, seed 004 Fig. 10): X+ credit
+# stalls of 800 MHz cycles on every tile of a d-link; 48e9 cycles is the
+# whole minute, so 12e9 is P_Ts 25, 24e9 is 50, 36e9 is 75, and one tile of
+# 8 stalled the whole minute is 12.5; the third minute (Gemini 0 at 25)
+# is not the peak
+"$WRITE" "$TMP/s.tser" gemini:4x2x2 60000000000000 <<'EOT'
+at 0
+at 60000000000000
+link 3 X+ 5 12000000000
+at 120000000000000
+link 3 X+ 5 12000000000
+link 0 X+ 5 24000000000
+link 5 X+ 5 36000000000
+tile 9 2 5 48000000000
+at 180000000000000
+link 0 X+ 5 36000000000
+EOT
+expect_ok "slice 1" A "$TMP/s.tser" --slice 1 --format csv
+printf '%s\n' 'interval,start_ps,end_ps,router,gemini,x,y,z,dir,metric,value' \
+    '1,60000000000000,120000000000000,0,c0-0c0s0g0,0,0,0,X+,pts_credit,50' \
+    '1,60000000000000,120000000000000,5,c1-0c0s1g0,1,0,1,X+,pts_credit,75' \
+    '1,60000000000000,120000000000000,9,c2-0c0s1g0,2,0,1,X+,pts_credit,12.5' >"$TMP/want"
+{ head -1 "$TMP/out"; grep -v ',0$' "$TMP/out" | tail -n +2; } >"$TMP/got"
+same "slice 1: the stalled d-links" "$TMP/want" "$TMP/got"
+expect_eq "slice 1: a row per Gemini" 16 "$(grep -c ',X+,pts_credit,' "$TMP/out")"
+cp "$TMP/out" "$TMP/slice1"
+expect_ok "slice peak" A "$TMP/s.tser" --slice=peak --format csv
+same "peak is interval 1" "$TMP/slice1" "$TMP/out"
+expect_ok "slice 0" A "$TMP/s.tser" --slice 0 --format csv
+expect_eq "slice 0: Gemini 3 at 25" "3,0,1,1,25" \
+    "$(awk -F, '$11 != 0 { print $4 "," $6 "," $7 "," $8 "," $11 }' "$TMP/out" | tail -n +2)"
+expect_ok "slice inq" A "$TMP/s.tser" --slice 1 --feature=inq --report=slice --format csv
+expect_eq "slice inq: no inq stall" 0 "$(awk -F, 'NR > 1 && $11 != 0' "$TMP/out" | wc -l)"
+# the picture: slice.csv beside it; a stand-in gnuplot keeps the points
+# drawn ("x y z value"), which are slice.csv's
+cat >"$TMP/keepslice" <<EOF
+#!/bin/sh
+d=\$(dirname "\$1")
+[ -f "\$d/slice.dat" ] && cp "\$d/slice.dat" "$TMP/drawn"
+out=\$(sed -n "s/^set output '\\(.*\\)'\$/\\1/p" "\$1")
+echo picture >"\$out"
+EOF
+chmod +x "$TMP/keepslice"
+expect_ok "slice dir" A "$TMP/s.tser" --slice=peak -o "$TMP/sl"
+for f in slice.csv slice.png; do
+    grep -qx "$TMP/sl/$f" "$TMP/out" && [ -s "$TMP/sl/$f" ] && pass || failed "slice dir: $f"
+done
+same "slice.csv" "$TMP/slice1" "$TMP/sl/slice.csv"
+sig=$(od -An -tx1 -N24 "$TMP/sl/slice.png" | tr -d ' \n')
+expect_eq "slice.png: a 1000 x 800 PNG" 89504e470d0a1a0a0000000d49484452000003e800000320 "$sig"
+TORUSEMU_GNUPLOT="$TMP/keepslice" "$TORUSEMU" analyze "$TMP/s.tser" --slice=1 -o "$TMP/sl2" \
+    >/dev/null
+expect_eq "slice: points drawn = slice.csv" \
+    "$(awk -F, 'NR > 1 { print $6, $7, $8, $11 }' "$TMP/slice1")" "$(cat "$TMP/drawn")"
+# LDMS samples: only Geminis 0 and 2 are sampled; Gemini 0's X+ credit
+# stall is 120e9 ns of 8 tiles x 60 s (25) in the first minute and 240e9
+# ns (50) in the second (tests/fixtures/analyze/README.md); the other 14
+# Geminis have no figure (empty, JSON null)
+expect_ok "ldms slice" A "$CSV" -m gemini:4x2x2 --slice 0 --format csv
+expect_eq "ldms slice: Gemini 0" 25 "$(awk -F, '$4 == 0 { print $11 }' "$TMP/out")"
+expect_eq "ldms slice: 14 without figure" 14 "$(grep -c ',$' "$TMP/out")"
+expect_ok "ldms slice json" A "$CSV" -m gemini:4x2x2 --slice 1 --format json
+expect_out "ldms slice json" '"router": 0, .*"value": 50}'
+expect_out "ldms slice json null" '"router": 1, .*"value": null}'
+expect_fail "slice beyond" "--slice 3: the input has 3 intervals (0..2)" A "$TMP/s.tser" --slice 3
+expect_fail "bad slice" "--slice 'last' is neither an interval number" A "$TMP/s.tser" --slice last
+expect_fail "slice report alone" "--report=slice needs --slice=K" A "$TMP/s.tser" --report=slice
+
 # --- bad input
 expect_fail "csv without machine" "needs --machine" A "$CSV"
 expect_fail "series with machine" "--machine applies to LDMS CSV input" \

@@ -109,6 +109,77 @@ mkdir "$TMP/t"
 TMPDIR="$TMP/t" "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/again.png" >/dev/null 2>&1
 [ -z "$(ls -A "$TMP/t")" ] && pass || failed "plot left $(ls "$TMP/t") in TMPDIR"
 
+# --whole-machine: every torus link of a BG/Q midplane (4x4x4x4x2, 512
+# nodes x 10 links) once; the values are dump's SENT_CHUNKS summed over the
+# VCs per node and link (the IO link is no torus link)
+"$TORUSEMU" replay --machine midplane --pattern tornado --bytes 4K --quiet \
+    --keep "$TMP/m.store" >/dev/null
+expect_ok "whole midplane" "$TORUSEMU" plot "$TMP/m.store" --whole-machine -o "$TMP/m.png" \
+    --data "$TMP/m.csv"
+# size by hand from doc/cli.md's geometry: 95 x 98 units at 16 pixels,
+# plus the margins (300 and 200)
+png_ok "whole midplane" "$TMP/m.png" 1820 1768
+chunks=$("$TORUSEMU" dump "$TMP/m.store" --all --format csv | awk -F, '
+    $6 ~ /^SENT_CHUNKS_VC/ && $4 != "IO" { s[$1 " " $4] += $7 } END { for (k in s) print 1, k, s[k] }' |
+    sort)
+expect_eq "whole midplane: dump's chunks" "$chunks" "$(plotted 1 "$TMP/m.csv")"
+expect_eq "whole midplane: 512 x 10 links" $((4 * 4 * 4 * 4 * 2 * 10)) "$(echo "$chunks" | wc -l)"
+[ "$(echo "$chunks" | awk '$4 > 0 { n++ } END { print (n > 100) }')" = 1 ] && pass ||
+    failed "the tornado leaves few links with traffic"
+# the picture's cells: a stand-in gnuplot keeps the data drawn ("x y value"
+# per cell, in --data's order); each cell's value is --data's, no two cells
+# share a place, and the layout is C, E, A, sign across and D, B,
+# dimension down (C groups, E's panels side by side, routers, - then +)
+cat >"$TMP/keepdata" <<EOF
+#!/bin/sh
+cp "\$(dirname "\$1")/data1" "$TMP/drawn"
+out=\$(sed -n "s/^set output '\\(.*\\)'\$/\\1/p" "\$1")
+echo picture >"\$out"
+EOF
+chmod +x "$TMP/keepdata"
+TORUSEMU_GNUPLOT="$TMP/keepdata" "$TORUSEMU" plot "$TMP/m.store" --whole-machine \
+    -o "$TMP/fake.png" >/dev/null
+expect_eq "whole: values drawn = --data" "$(awk -F, 'NR > 1 { print $6 }' "$TMP/m.csv")" \
+    "$(awk '{ print $3 }' "$TMP/drawn")"
+expect_eq "whole: one cell per link" 5120 "$(awk '{ print $1, $2 }' "$TMP/drawn" | sort -u | wc -l)"
+# monotone COLUMN: the keys in $TMP/cells (one per cell) sorted by the
+# picture's column COLUMN (1: x, 2: y) must rise strictly with it, one key
+# per position; prints the number of violations
+monotone() {
+    paste -d' ' "$TMP/drawn" "$TMP/cells" | awk -v col="$1" '{ print $col, $4 }' | sort -u |
+        sort -g -k1,1 | awk 'NR > 1 && ($2 <= k || $1 == x) { bad++ } { x = $1; k = $2 }
+            END { print bad + 0 }'
+}
+# across: C groups, E's panels, A, then - before +; down: D, B, dimension
+awk -F, 'NR > 1 { split($3, c, " "); print ((c[3] * 2 + c[5]) * 4 + c[1]) * 2 + (substr($4, 2) == "+") }' \
+    "$TMP/m.csv" >"$TMP/cells"
+expect_eq "whole: across = C, E, A, - +" 0 "$(monotone 1)"
+awk -F, 'NR > 1 { split($3, c, " "); print (c[4] * 4 + c[2]) * 5 + index("ABCDE", substr($4, 1, 1)) - 1 }' \
+    "$TMP/m.csv" >"$TMP/cells"
+expect_eq "whole: down = D, B, dimension" 0 "$(monotone 2)"
+# a mesh: the node board (2x2x2x2x2, only E wraps) has 1 link per node in
+# each of A-D and 2 in E: 32 x 6
+"$TORUSEMU" create "$TMP/nb.store" --machine nodeboard >/dev/null
+"$TORUSEMU" inject "$TMP/nb.store" --src 0 --dst 1,1,1,1,1 --bytes 4096
+expect_ok "whole node board" "$TORUSEMU" plot "$TMP/nb.store" --whole-machine -o "$TMP/nb.png" \
+    --data "$TMP/nb.csv"
+expect_eq "whole node board: 32 x 6 links" 192 "$(($(wc -l <"$TMP/nb.csv") - 1))"
+# Gemini with --metric stall and --compare: the tornado stores above, per
+# router and link INQ_STALL + CREDIT_STALL over its tiles, in both panels
+expect_ok "whole gemini compare" "$TORUSEMU" plot "$TMP/ta.store" --compare "$TMP/tb.store" \
+    --metric stall --whole-machine -o "$TMP/wg.png" --data "$TMP/wg.csv"
+png_ok "whole gemini compare" "$TMP/wg.png" 1600 600
+all_stalls() {
+    "$TORUSEMU" dump "$1" --tiles --all --format csv | awk -F, -v p="$2" '
+        ($6 == "INQ_STALL" || $6 == "CREDIT_STALL") && $4 != "HH" { s[$1 " " $4] += $7 }
+        END { for (k in s) print p, k, s[k] }' | sort
+}
+expect_eq "whole gemini panel 1" "$(all_stalls "$TMP/ta.store" 1)" "$(plotted 1 "$TMP/wg.csv")"
+expect_eq "whole gemini panel 2" "$(all_stalls "$TMP/tb.store" 2)" "$(plotted 2 "$TMP/wg.csv")"
+expect_eq "whole gemini: 2 panels x 8 x 6 links" 96 "$(($(wc -l <"$TMP/wg.csv") - 1))"
+expect_fail "whole with dims" "--whole-machine draws every link: it takes no --tiles, --dims" \
+    "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png" --whole-machine --dims X,Z
+
 expect_fail "no output" "missing -o FILE.png" "$TORUSEMU" plot "$TMP/g.store"
 expect_fail "no store" "missing STORE" "$TORUSEMU" plot -o "$TMP/x.png"
 expect_fail "bad dims" "--dims 'X,X' is not two different dimensions" \

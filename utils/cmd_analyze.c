@@ -8,10 +8,11 @@
  * P_Ts (analyze.c); by dimension: their CCDFs (Figs. 4-5), a summary, and
  * the P_bu/P_Ts correlation (Table I); all nodes' injection and ingestion
  * per interval and their CCDFs (Fig. 3); congestion regions and the
- * feature graph (section VI, Fig. 9; features.c).  One table on stdout
- * (--report, --format), or everything into a directory (--output-dir):
- * CSV files, the feature graph as DOT, and PNG pictures drawn by gnuplot
- * and Graphviz.
+ * feature graph (section VI, Fig. 9; features.c); one interval's watched
+ * value on every Gemini of the 3-D torus (--slice, the "literal topology
+ * representation" of Fig. 10).  One table on stdout (--report, --format),
+ * or everything into a directory (--output-dir): CSV files, the feature
+ * graph as DOT, and PNG pictures drawn by gnuplot and Graphviz.
  */
 #include "analyze.h"
 #include "analyze_source.h"
@@ -41,7 +42,7 @@ static void usage(FILE *f)
                "Options:\n"
                "  -m, --machine=SPEC      the Gemini machine an LDMS CSV file was sampled on\n"
                "  -r, --report=NAME       the table to print: summary (default), links, ccdf,\n"
-               "                          correlation, regions, nodes\n"
+               "                          correlation, regions, nodes, slice (with --slice)\n"
                "  -o, --output-dir=DIR    write every table as CSV, the feature graph (DOT)\n"
                "                          and PNG pictures into DIR (created if missing)\n"
                "      --no-png            with --output-dir: no pictures\n"
@@ -49,6 +50,10 @@ static void usage(FILE *f)
                "                          inq (P_Ts) or pbu\n"
                "      --feature-link=DIR  the direction watched for regions (default X+)\n"
                "      --threshold=P       congested at P percent or more (default 40)\n"
+               "      --slice=K           one interval (0, 1, ... or peak: the one holding the\n"
+               "                          highest value) of the --feature-link direction's\n"
+               "                          --feature value on every Gemini (seed 004 Fig. 10):\n"
+               "                          --report=slice, or slice.csv and slice.png in -o DIR\n"
                "      --format=F          table (default), csv or json\n"
                "  -h, --help              print this help and exit\n"
                "      --version           print the version and exit\n"
@@ -56,13 +61,17 @@ static void usage(FILE *f)
                "Examples:\n"
                "  torusemu analyze job.tser --report=correlation\n"
                "\n"
-               "  torusemu analyze samples.csv --machine=gemini:24x24x24 -o figures\n");
+               "  torusemu analyze samples.csv --machine=gemini:24x24x24 -o figures\n"
+               "\n"
+               "  torusemu analyze job.tser --slice=peak -o figures\n");
 }
 
-enum { OPT_NO_PNG = CLI_OPT_FIRST_LONG, OPT_FEATURE, OPT_FEATURE_LINK, OPT_THRESHOLD };
-enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REPORTS };
-static const char *const report_names[REPORTS] = {"summary",     "links",   "ccdf",
-                                                  "correlation", "regions", "nodes"};
+enum { OPT_NO_PNG = CLI_OPT_FIRST_LONG, OPT_FEATURE, OPT_FEATURE_LINK, OPT_THRESHOLD, OPT_SLICE };
+enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REP_SLICE, REPORTS };
+static const char *const report_names[REPORTS] = {"summary", "links", "ccdf", "correlation",
+                                                  "regions", "nodes", "slice"};
+#define SLICE_NONE (-1) /* --slice not given */
+#define SLICE_PEAK (-2) /* --slice=peak */
 static const char dim_names[AN_DIMS] = {'X', 'Y', 'Z'};
 static const char *const dim_label[AN_DIMS] = {"X", "Y", "Z"};
 
@@ -168,6 +177,12 @@ typedef struct analysis {
         an_nodes x;
     } * nodes;
     size_t nnodes, nodes_cap;
+    /* one interval of the watched value on every router (--slice) */
+    int32_t slice_want;     /* its number, SLICE_PEAK or SLICE_NONE */
+    int32_t slice_interval; /* the one kept, -1 before */
+    int64_t slice_start, slice_end;
+    double slice_peak;   /* its highest value */
+    double *slice_value; /* value[router], NAN: no figure */
 } analysis;
 
 static const char *const link_cols[] = {
@@ -209,6 +224,27 @@ static void link_row(analysis *a, int32_t k, const an_frame *fa, const an_frame 
     table_num(t, x->pts_inq);
     table_num(t, x->pts_credit);
     table_row(t);
+}
+
+/* --slice: keep this interval's value[] when it is the one asked for, or
+ * with SLICE_PEAK when it holds a value higher than any before (the first
+ * such interval wins a tie; Fig. 10 shows the time of the day's maximum). */
+static void keep_slice(analysis *a, const double *value, int64_t start, int64_t end)
+{
+    double peak = -1;
+    if (a->slice_want == SLICE_NONE) {
+        return;
+    }
+    for (int64_t r = 0; r < a->m->nrouters; r++) {
+        peak = value[r] > peak ? value[r] : peak; /* NAN compares false */
+    }
+    if (a->slice_want == SLICE_PEAK ? peak > a->slice_peak : a->slice_want == a->intervals) {
+        memcpy(a->slice_value, value, (size_t)a->m->nrouters * sizeof *value);
+        a->slice_interval = a->intervals;
+        a->slice_start = start;
+        a->slice_end = end;
+        a->slice_peak = peak;
+    }
 }
 
 /* Read every sample of src: the figures of each interval into a. */
@@ -258,6 +294,7 @@ static int run(an_source *src, analysis *a)
             got = -2;
             break;
         }
+        keep_slice(a, value, fa.time_ps, fb.time_ps);
         a->intervals++;
         an_frame swap = fa;
         fa = fb;
@@ -440,6 +477,37 @@ static void report_nodes(analysis *a, FILE *f, cli_format format)
     table_end(&t);
 }
 
+static const char *const slice_cols[] = {"interval", "start_ps", "end_ps", "router", "gemini", "x",
+                                         "y",        "z",        "dir",    "metric", "value"};
+
+/* The kept slice: a row per router, its value empty (JSON null, "-") when
+ * it has no figure (a mesh edge, or no sample at either end). */
+static void report_slice(analysis *a, FILE *f, cli_format format)
+{
+    static const int width[] = {8, 16, 16, 6, 12, 3, 3, 3, 3, 10, 9};
+    table t;
+    table_begin(&t, f, format, slice_cols, width, 11);
+    for (int64_t r = 0; r < a->m->nrouters; r++) {
+        char name[64];
+        int32_t c[TEMU_MAX_DIMS];
+        temu_router_name(a->m, r, name, sizeof name);
+        temu_router_coords(a->m, r, c);
+        table_cell(&t, "%d", a->slice_interval);
+        table_cell(&t, "%" PRId64, a->slice_start);
+        table_cell(&t, "%" PRId64, a->slice_end);
+        table_cell(&t, "%" PRId64, r);
+        table_cell(&t, "%s", name);
+        for (int d = 0; d < AN_DIMS; d++) {
+            table_cell(&t, "%d", c[d]);
+        }
+        table_cell(&t, "%s", temu_link_name(a->m, a->features.dir));
+        table_cell(&t, "%s", an_metric_names[a->feature_metric]);
+        table_num(&t, a->slice_value[r]);
+        table_row(&t);
+    }
+    table_end(&t);
+}
+
 static void report(analysis *a, int which, FILE *f, cli_format format)
 {
     switch (which) {
@@ -458,6 +526,9 @@ static void report(analysis *a, int which, FILE *f, cli_format format)
     case REP_REGIONS:
         report_regions(a, f, format);
         break;
+    case REP_SLICE:
+        report_slice(a, f, format);
+        break;
     default:
         break; /* links are written while reading */
     }
@@ -474,6 +545,30 @@ typedef struct curve {
     an_values *v;
     const char *label;
 } curve;
+
+/* End a picture: close its gnuplot data and script files, run the script
+ * when rc is 0 and there is something to draw, print the PNG's path, and
+ * remove both files.  Returns rc, or gnuplot's failure. */
+static int gnuplot_finish(int rc, int draw, FILE *fd, FILE *fs, const char *data,
+                          const char *script, const char *png)
+{
+    if (fd != NULL) {
+        fclose(fd);
+    }
+    if (fs != NULL) {
+        fclose(fs);
+    }
+    if (rc == 0 && draw) {
+        char *args[] = {(char *)script, NULL};
+        rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
+        if (rc == 0) {
+            printf("%s\n", png);
+        }
+    }
+    unlink(data);
+    unlink(script);
+    return rc;
+}
 
 /* DIR/ccdf-STEM.png through gnuplot: a step line per curve with data. */
 static int plot_ccdf(const char *dir, const char *stem, const char *what, const char *per,
@@ -511,22 +606,63 @@ static int plot_ccdf(const char *dir, const char *stem, const char *what, const 
         }
         fprintf(fs, "\n");
     }
-    if (fd != NULL) {
-        fclose(fd);
-    }
-    if (fs != NULL) {
-        fclose(fs);
-    }
-    if (rc == 0 && block > 0) {
-        char *args[] = {script, NULL};
-        rc = cli_run_tool("analyze", "TORUSEMU_GNUPLOT", "gnuplot", "gnuplot-nox", args, png);
-        if (rc == 0) {
-            printf("%s\n", png);
+    return gnuplot_finish(rc, block > 0, fd, fs, data, script, png);
+}
+
+/* Whole-number axis tics, at most about 8 along a dimension of n. */
+static int tic_step(int n)
+{
+    return (n + 7) / 8;
+}
+
+/* DIR/slice.png through gnuplot (seed 004 Fig. 10): every Gemini with a
+ * figure as a point of the 3-D torus at its coordinates, coloured by its
+ * value on a fixed 0-100 percent scale (so that slices compare), drawn
+ * larger when not 0.  No minimum value, as in Fig. 10. */
+static int plot_slice(const analysis *a, const char *dir, const char *title)
+{
+    const temu_machine *m = a->m;
+    char data[4200], script[4200], png[4200];
+    snprintf(data, sizeof data, "%s/slice.dat", dir);
+    snprintf(script, sizeof script, "%s/slice.gp", dir);
+    snprintf(png, sizeof png, "%s/slice.png", dir);
+    FILE *fd = fopen(data, "w"), *fs = fopen(script, "w");
+    int rc = 0;
+    int64_t points = 0;
+    if (fd == NULL || fs == NULL) {
+        rc = cli_fail("analyze: cannot write in %s: %s", dir, strerror(errno));
+    } else {
+        for (int64_t r = 0; r < m->nrouters; r++) {
+            int32_t c[TEMU_MAX_DIMS];
+            if (isnan(a->slice_value[r])) {
+                continue;
+            }
+            temu_router_coords(m, r, c);
+            fprintf(fd, "%d %d %d %.9g\n", c[0], c[1], c[2], a->slice_value[r]);
+            points++;
         }
+        fprintf(fs,
+                "set terminal pngcairo size 1000,800\nset output '%s'\n"
+                "set title \"%s\\n%s d-links, %s: interval %d (%" PRId64 " to %" PRId64
+                " ps)\" noenhanced\n"
+                "set xlabel 'X'\nset ylabel 'Y'\nset zlabel 'Z'\n"
+                "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\nset zrange [-0.5:%g]\n"
+                "set xtics 0,%d\nset ytics 0,%d\nset ztics 0,%d\n"
+                "set ticslevel 0\nset view 60,30\nset grid\n"
+                "set cbrange [0:100]\nset cblabel 'percent'\n"
+                "set palette defined (0 '#d0d0d0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
+                "splot '%s' using 1:2:3:($4 > 0 ? 2 : 0.6):4 with points pt 7 ps variable "
+                "lc palette notitle\n",
+                png, title, temu_link_name(m, a->features.dir), metric_titles[a->feature_metric],
+                a->slice_interval, a->slice_start, a->slice_end, m->size[0] - 0.5, m->size[1] - 0.5,
+                m->size[2] - 0.5, tic_step(m->size[0]), tic_step(m->size[1]), tic_step(m->size[2]),
+                data);
     }
-    unlink(data);
-    unlink(script);
-    return rc;
+    if (rc == 0 && points == 0) {
+        rc = cli_fail("analyze: interval %d has no %s figure of any Gemini to draw",
+                      a->slice_interval, temu_link_name(m, a->features.dir));
+    }
+    return gnuplot_finish(rc, 1, fd, fs, data, script, png);
 }
 
 /* Write one report as CSV into dir/name; the feature graph as DOT. */
@@ -579,6 +715,12 @@ static int write_dir(analysis *a, const char *dir, int png, const char *title)
                       {&a->stats.nodes[AN_INGESTION], "ingestion"}};
         rc = plot_ccdf(dir, "nodes", "bytes per minute, all nodes", "interval", title, cv, 2);
     }
+    if (rc == 0 && a->slice_want != SLICE_NONE) {
+        rc = write_file(a, dir, "slice.csv", REP_SLICE, title);
+        if (rc == 0 && png) {
+            rc = plot_slice(a, dir, title);
+        }
+    }
     if (rc == 0 && png) {
         char dot[4200], out[4200];
         snprintf(dot, sizeof dot, "%s/features.dot", dir);
@@ -596,7 +738,8 @@ static int write_dir(analysis *a, const char *dir, int png, const char *title)
 
 typedef struct options {
     const char *machine, *outdir, *feature_link;
-    int report, png, feature;
+    int report, png, feature, report_given;
+    int32_t slice; /* an interval, SLICE_PEAK or SLICE_NONE */
     double threshold;
     cli_format format;
 } options;
@@ -612,10 +755,12 @@ static int parse_options(int argc, char **argv, options *o, int *done)
         {"feature", required_argument, NULL, OPT_FEATURE},
         {"feature-link", required_argument, NULL, OPT_FEATURE_LINK},
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"slice", required_argument, NULL, OPT_SLICE},
         CLI_FORMAT_OPTION,
         {NULL, 0, NULL, 0}};
     int c, rc = 0;
-    *o = (options){NULL, NULL, "X+", REP_SUMMARY, 1, AN_PTS_CREDIT, 40.0, CLI_FORMAT_TABLE};
+    *o = (options){NULL,          NULL, "X+",       REP_SUMMARY, 1,
+                   AN_PTS_CREDIT, 0,    SLICE_NONE, 40.0,        CLI_FORMAT_TABLE};
     cli_begin();
     while ((c = cli_next(argc, argv, ":hm:r:o:", opts, usage, done, &rc)) != -1) {
         if (*done) {
@@ -643,10 +788,24 @@ static int parse_options(int argc, char **argv, options *o, int *done)
             }
             if (o->report == REPORTS) {
                 return cli_fail("analyze: --report '%s' is not one of summary, links, ccdf, "
-                                "correlation, regions, nodes",
+                                "correlation, regions, nodes, slice",
+                                optarg);
+            }
+            o->report_given = 1;
+            break;
+        case OPT_SLICE: {
+            uint64_t k;
+            if (strcmp(optarg, "peak") == 0) {
+                o->slice = SLICE_PEAK;
+            } else if (cli_parse_uint(optarg, &k) == 0 && k <= INT32_MAX) {
+                o->slice = (int32_t)k;
+            } else {
+                return cli_fail("analyze: --slice '%s' is neither an interval number (0, 1, ...) "
+                                "nor peak",
                                 optarg);
             }
             break;
+        }
         case OPT_FEATURE:
             o->feature = strcmp(optarg, "credit") == 0 ? AN_PTS_CREDIT
                          : strcmp(optarg, "inq") == 0  ? AN_PTS_INQ
@@ -669,6 +828,12 @@ static int parse_options(int argc, char **argv, options *o, int *done)
                 return CLI_EXIT_USAGE;
             }
         }
+    }
+    if (o->report == REP_SLICE && o->slice == SLICE_NONE) {
+        return cli_fail("analyze: --report=slice needs --slice=K (an interval number or peak)");
+    }
+    if (o->slice != SLICE_NONE && !o->report_given) {
+        o->report = REP_SLICE; /* what --slice alone prints */
     }
     if (optind >= argc) {
         return cli_fail("analyze: missing FILE (a series file or an LDMS CSV file)");
@@ -696,8 +861,17 @@ int cmd_analyze(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.m = an_source_machine(src);
     a.feature_metric = o.feature;
+    a.slice_want = o.slice;
+    a.slice_interval = -1;
+    a.slice_peak = -1;
+    if (o.slice != SLICE_NONE &&
+        (a.slice_value = malloc((size_t)a.m->nrouters * sizeof *a.slice_value)) == NULL) {
+        rc = cli_fail("analyze: out of memory");
+    }
     int fdir = temu_link_parse(a.m, o.feature_link);
-    if (fdir < 0 || fdir >= AN_DIRS) {
+    if (rc != 0) {
+        /* reported */
+    } else if (fdir < 0 || fdir >= AN_DIRS) {
         rc = cli_fail("analyze: --feature-link '%s' is not a torus direction of %s (X+ ... Z-)",
                       o.feature_link, a.m->name);
     } else if (an_features_init(&a.features, a.m, fdir, o.threshold) != 0) {
@@ -733,6 +907,13 @@ int cmd_analyze(int argc, char **argv)
     if (links != NULL && fclose(links) != 0 && rc == 0) {
         rc = cli_fail("analyze: cannot write '%s': %s", lpath, strerror(errno));
     }
+    if (rc == 0 && o.slice >= 0 && a.slice_interval < 0) {
+        rc = cli_fail("analyze: --slice %d: the input has %d intervals (0..%d)", o.slice,
+                      a.intervals, a.intervals - 1);
+    } else if (rc == 0 && o.slice == SLICE_PEAK && a.slice_interval < 0) {
+        rc = cli_fail("analyze: --slice=peak: no Gemini has a %s figure in any interval",
+                      o.feature_link);
+    }
     if (rc == 0) {
         char title[300];
         snprintf(title, sizeof title, "%s (%s, %d intervals)", path, a.m->name, a.intervals);
@@ -749,6 +930,7 @@ int cmd_analyze(int argc, char **argv)
     an_features_free(&a.features);
     an_stats_free(&a.stats);
     free(a.nodes);
+    free(a.slice_value);
     an_source_close(src);
     return rc;
 }

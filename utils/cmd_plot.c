@@ -4,6 +4,7 @@
  *
  *   torusemu plot STORE -o FILE.png [--dims X,Y] [--at COORDS]
  *   torusemu plot STORE -o FILE.png --tiles ROUTER
+ *   torusemu plot STORE -o FILE.png --whole-machine
  *   ... [--metric traffic|stall] [--compare STORE2] [--data FILE.csv]
  *
  * Plane mode: the routers of one 2-D plane of the torus (dimensions --dims,
@@ -17,6 +18,15 @@
  * Tile mode (Gemini): the 6 x 8 tile grid of one router (Pedretti 2013
  * Fig. 3) coloured by the phits that arrived at each tile, every tile
  * labelled with its link.
+ *
+ * Whole-machine mode (--whole-machine): every torus link of the machine
+ * once.  Each router is a small block of cells, one per link: a row per
+ * dimension, the minus direction left, the plus direction right.  Routers
+ * sit in panels of the first two dimensions (A-B on Blue Gene/Q, X-Y on
+ * Gemini and BG/P); BG/Q's panels are laid out by C across and D down,
+ * E's two panels side by side within each C (a midplane, 4x4x4x4x2, is
+ * 8 x 4 panels of 4 x 4 nodes), the 3-D machines' panels by Z in rows of
+ * ceil(sqrt(Z)).
  *
  * --metric stall colours by the timing model's stall counters instead
  * (torusemu replay --timing): Gemini INQ_STALL + CREDIT_STALL of the link's
@@ -42,8 +52,9 @@ static void usage(FILE *f)
 {
     fprintf(f, "Usage: torusemu plot [OPTION]... STORE -o FILE.png\n"
                "Draw a store's per-link traffic or stall as a PNG picture (gnuplot): one\n"
-               "plane of the torus with an arrow per link and direction, or the 48 tiles\n"
-               "of a Gemini; with --compare two stores side by side.\n"
+               "plane of the torus with an arrow per link and direction, every link of the\n"
+               "machine in panels of planes, or the 48 tiles of a Gemini; with --compare\n"
+               "two stores side by side.\n"
                "\n"
                "Options:\n"
                "  -o, --output=FILE   the PNG file to write (required)\n"
@@ -51,6 +62,10 @@ static void usage(FILE *f)
                "  -a, --at=COORDS     a router of the plane: fixes the other dimensions\n"
                "                      (default all 0)\n"
                "  -t, --tiles=ROUTER  Gemini: the tile map of ROUTER (an id or coordinates)\n"
+               "  -w, --whole-machine every torus link once: a block of cells per router\n"
+               "                      (a row per dimension, - left, + right) in panels of\n"
+               "                      the A-B (X-Y) planes; BG/Q panels by C across (E's two\n"
+               "                      side by side) and D down, 3-D machines' by Z\n"
                "  -m, --metric=M      traffic (default) or stall: Gemini INQ_STALL +\n"
                "                      CREDIT_STALL summed over the link's tiles (800 MHz\n"
                "                      cycles), BG/Q receive-FIFO occupancy of the incoming\n"
@@ -60,7 +75,7 @@ static void usage(FILE *f)
                "  -c, --compare=STORE2  a second store of the same machine (another mapping\n"
                "                      of the job) in a second panel, same colour scale\n"
                "      --data=FILE     also write the plotted values as CSV: panel,router,\n"
-               "                      coord,link,tile,value (tile empty in a plane)\n"
+               "                      coord,link,tile,value (tile empty but with --tiles)\n"
                "  -h, --help          print this help and exit\n"
                "      --version       print the version and exit\n"
                "\n"
@@ -68,6 +83,8 @@ static void usage(FILE *f)
                "  torusemu plot job.store -o plane.png --dims X,Z\n"
                "\n"
                "  torusemu plot job.store -o tiles.png --tiles 0,0,1\n"
+               "\n"
+               "  torusemu plot midplane.store -o machine.png --whole-machine\n"
                "\n"
                "  torusemu plot a.store --compare b.store --metric stall -o stall.png\n");
 }
@@ -115,7 +132,8 @@ static uint64_t link_value(const temu_session *s, int64_t r, int l, int stall, i
             v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, kind, vc));
         }
     } else {
-        v = temu_counter_read(s, temu_idx_bgp(m, r, l, stall ? TEMU_BGP_NO_TOKENS : TEMU_BGP_CHUNKS));
+        v = temu_counter_read(s,
+                              temu_idx_bgp(m, r, l, stall ? TEMU_BGP_NO_TOKENS : TEMU_BGP_CHUNKS));
     }
     return v;
 }
@@ -240,6 +258,142 @@ static void tile_panel(FILE *f, const char *data, const char *title)
             title, data);
 }
 
+/* Whole-machine mode geometry, in plot units (a link's cell is 1 x 1):
+ * a router's block is 2 cells wide (-, +) and a cell per dimension tall,
+ * with a gap around it; panels have wider gaps, and BG/Q's C groups (E's
+ * panels side by side) wider still.  The y axis points down: the first
+ * row of panels, the first B (Y) and dimension A (X) are at the top. */
+#define WHOLE_ROUTER_GAP 0.5
+#define WHOLE_PANEL_GAP 1.5
+#define WHOLE_LABEL_ROOM 2.5 /* above each row of panels, for the labels */
+#define WHOLE_GROUP_GAP 1.5  /* BG/Q: between two C groups */
+
+typedef struct whole_layout {
+    double router_w, router_h; /* pitch of the router blocks */
+    double panel_w, panel_h;   /* pitch of the panels */
+    int cols;                  /* 3-D: panels per row (Z wraps) */
+    double width, height;      /* extent of the picture */
+} whole_layout;
+
+static whole_layout whole_layout_of(const temu_machine *m)
+{
+    whole_layout w;
+    w.router_w = 2 + WHOLE_ROUTER_GAP;
+    w.router_h = m->ndims + WHOLE_ROUTER_GAP;
+    w.panel_w = m->size[0] * w.router_w + WHOLE_PANEL_GAP;
+    w.panel_h = m->size[1] * w.router_h + WHOLE_LABEL_ROOM;
+    if (m->ndims == 5) { /* C groups of E panels across, D down */
+        w.cols = m->size[2] * m->size[4];
+        w.width = m->size[2] * (m->size[4] * w.panel_w + WHOLE_GROUP_GAP) - WHOLE_GROUP_GAP;
+        w.height = m->size[3] * w.panel_h;
+    } else { /* Z in rows of ceil(sqrt(Z)) panels */
+        w.cols = 1;
+        while (w.cols * w.cols < m->size[2]) {
+            w.cols++;
+        }
+        w.width = w.cols * w.panel_w;
+        w.height = ((m->size[2] + w.cols - 1) / w.cols) * w.panel_h;
+    }
+    w.width -= WHOLE_PANEL_GAP;
+    return w;
+}
+
+/* The top-left corner of the panel holding coordinates c (the router
+ * blocks start WHOLE_LABEL_ROOM below it). */
+static void whole_panel_corner(const temu_machine *m, const whole_layout *w, const int32_t *c,
+                               double *x, double *y)
+{
+    if (m->ndims == 5) {
+        *x = c[2] * (m->size[4] * w->panel_w + WHOLE_GROUP_GAP) + c[4] * w->panel_w;
+        *y = c[3] * w->panel_h;
+    } else {
+        *x = (c[2] % w->cols) * w->panel_w;
+        *y = (c[2] / w->cols) * w->panel_h;
+    }
+}
+
+/* Whole-machine mode: "x y value" per cell, a cell per router and torus
+ * link (mesh edges and one-router rings have none) */
+static void whole_data(plot_out *o, const temu_session *s)
+{
+    const temu_machine *m = temu_session_machine(s);
+    whole_layout w = whole_layout_of(m);
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        int32_t c[TEMU_MAX_DIMS];
+        double px, py;
+        temu_router_coords(m, r, c);
+        whole_panel_corner(m, &w, c, &px, &py);
+        for (int l = 0; l < 2 * m->ndims; l++) {
+            int toward;
+            if (temu_link_neighbor(m, r, l) < 0) {
+                continue;
+            }
+            uint64_t v = link_value(s, r, l, o->stall, &toward);
+            /* cell centre: column by sign (- left), row by dimension */
+            double x = px + c[0] * w.router_w + (l & 1) + 0.5;
+            double y = py + WHOLE_LABEL_ROOM + c[1] * w.router_h + l / 2 + 0.5;
+            fprintf(o->gp, "%g %g %" PRIu64 "\n", x, y, v);
+            put_csv(o, m, r, l, -1, v);
+        }
+    }
+}
+
+/* Whole-machine mode: the panels' labels, the key and the plot command */
+static void whole_panel(FILE *f, const temu_machine *m, const char *data, const char *title)
+{
+    whole_layout w = whole_layout_of(m);
+    const char *dn = m->system == TEMU_SYSTEM_BGQ ? "ABCDE" : "XYZ";
+    int32_t c[TEMU_MAX_DIMS] = {0};
+    int tag = 1;
+    fprintf(f, "unset label\n");
+    for (c[2] = 0; c[2] < m->size[2]; c[2]++) { /* above every panel of the first row */
+        for (c[4] = 0; c[4] < (m->ndims == 5 ? m->size[4] : 1); c[4]++) {
+            double x, y;
+            whole_panel_corner(m, &w, c, &x, &y);
+            x += (m->size[0] * w.router_w - WHOLE_ROUTER_GAP) / 2;
+            if (m->ndims == 5) {
+                fprintf(f, "set label %d 'C=%d E=%d' at %g,%g center\n", tag++, c[2], c[4], x,
+                        y + 1.2);
+            } else { /* 3-D: every panel has its Z above it */
+                fprintf(f, "set label %d 'Z=%d' at %g,%g center\n", tag++, c[2], x, y + 1.2);
+            }
+        }
+    }
+    for (c[3] = 0; m->ndims == 5 && c[3] < m->size[3]; c[3]++) {
+        double x, y;
+        c[2] = c[4] = 0;
+        whole_panel_corner(m, &w, c, &x, &y);
+        fprintf(f, "set label %d 'D=%d' at %g,%g right\n", tag++, c[3], x - 0.8,
+                y + WHOLE_LABEL_ROOM + (m->size[1] * w.router_h) / 2);
+    }
+    fprintf(f,
+            "set title \"%s\" noenhanced\n"
+            "set xlabel \"panels: %c across, %c down\\na router: a row per dimension (%.*s from "
+            "the top), - left, + right\" noenhanced\n"
+            "unset ylabel\nunset xtics\nunset ytics\nunset border\n"
+            "set xrange [%g:%g]\nset yrange [%g:-0.5]\nset size ratio -1\n"
+            "set palette defined (0 '#d0d0d0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
+            "plot '%s' using 1:2:(0.45):(0.45):3 with boxxyerror fs solid 1.0 noborder "
+            "lc palette notitle\n",
+            title, dn[0], dn[1], m->ndims, dn, m->ndims == 5 ? -5.0 : -0.5, w.width + 0.5, w.height,
+            data);
+}
+
+/* Whole-machine mode: the picture's size in pixels for one panel, from
+ * 2 to 16 pixels per cell so that a midplane or a Blue Waters fits on a
+ * screen. */
+static void whole_pixels(const temu_machine *m, int *wpx, int *hpx)
+{
+    whole_layout w = whole_layout_of(m);
+    double big = w.width > w.height ? w.width : w.height;
+    int u = (int)(1600 / big);
+    u = u < 2 ? 2 : u > 16 ? 16 : u;
+    *wpx = (int)(w.width * u) + 300;
+    *hpx = (int)(w.height * u) + 200;
+    *wpx = *wpx < 800 ? 800 : *wpx;
+    *hpx = *hpx < 600 ? 600 : *hpx;
+}
+
 /* Run gnuplot on script; 0 when it succeeded and wrote a non-empty png. */
 static int run_gnuplot(const char *script, const char *png)
 {
@@ -272,35 +426,53 @@ static int plane_args(const temu_machine *m, const char *dims, const char *at_s,
     return 0;
 }
 
+/* What a picture shows: one plane (dimensions da and db through the
+ * router at), the tiles of one Gemini router, or the whole machine. */
+typedef enum { VIEW_PLANE, VIEW_TILES, VIEW_WHOLE } view_kind;
+typedef struct plot_view {
+    view_kind kind;
+    int64_t router; /* VIEW_TILES */
+    int da, db;     /* VIEW_PLANE */
+    int32_t at[TEMU_MAX_DIMS];
+} plot_view;
+
 /* Write panel (1 or 2) of store s into dir/dataN, its settings into the
- * script fs; the view: tiles of router r when tiles, else plane da-db at. */
+ * script fs. */
 static int write_panel(plot_out *o, const temu_session *s, const char *store, const char *dir,
-                       FILE *fs, int tiles, int64_t r, int da, int db, const int32_t *at)
+                       FILE *fs, const plot_view *v)
 {
     const temu_machine *m = temu_session_machine(s);
     char path[4200], title[512], name[64];
+    const char *slash = strrchr(store, '/');
+    store = slash != NULL ? slash + 1 : store; /* a title names the file, not where it is */
     snprintf(path, sizeof path, "%s/data%d", dir, o->panel);
     if ((o->gp = fopen(path, "w")) == NULL) {
         return cli_fail("plot: cannot write in %s: %s", dir, strerror(errno));
     }
-    if (tiles) {
-        temu_router_name(m, r, name, sizeof name);
+    if (v->kind == VIEW_TILES) {
+        temu_router_name(m, v->router, name, sizeof name);
         snprintf(title, sizeof title, "%s: tiles of Gemini %s, %s", store, name,
                  measure(m, o->stall));
+    } else if (v->kind == VIEW_WHOLE) {
+        snprintf(title, sizeof title, "%s (%s): every link, %s", store, m->name,
+                 measure(m, o->stall));
     } else {
-        snprintf(title, sizeof title, "%s (%s): plane %s-%s, %s", store, m->name,
-                 temu_link_name(m, TEMU_LINK_PLUS(da)), temu_link_name(m, TEMU_LINK_PLUS(db)),
+        snprintf(title, sizeof title, "%s (%s): plane %.1s-%.1s, %s", store, m->name,
+                 temu_link_name(m, TEMU_LINK_PLUS(v->da)), temu_link_name(m, TEMU_LINK_PLUS(v->db)),
                  measure(m, o->stall));
     }
     for (char *q = strchr(title, '"'); q != NULL; q = strchr(q, '"')) {
         *q = '\''; /* the title is a double-quoted gnuplot string */
     }
-    if (tiles) {
-        tile_data(o, s, r);
+    if (v->kind == VIEW_TILES) {
+        tile_data(o, s, v->router);
         tile_panel(fs, path, title);
+    } else if (v->kind == VIEW_WHOLE) {
+        whole_data(o, s);
+        whole_panel(fs, m, path, title);
     } else {
-        plane_data(o, s, da, db, at);
-        plane_panel(fs, m, da, db, path, title);
+        plane_data(o, s, v->da, v->db, v->at);
+        plane_panel(fs, m, v->da, v->db, path, title);
     }
     fclose(o->gp);
     return 0;
@@ -309,8 +481,7 @@ static int write_panel(plot_out *o, const temu_session *s, const char *store, co
 /* The picture: the gnuplot script of one or two panels with one colour
  * scale, run in a private temporary directory removed afterwards. */
 static int draw(temu_session *const *ss, const char *const *stores, int npanels, FILE *csv,
-                int stall, const char *png, int tiles, int64_t r, int da, int db,
-                const int32_t *at)
+                int stall, const char *png, const plot_view *v)
 {
     const temu_machine *m = temu_session_machine(ss[0]);
     char dir[4096], spath[4200];
@@ -325,8 +496,11 @@ static int draw(temu_session *const *ss, const char *const *stores, int npanels,
     int rc = fs == NULL ? cli_fail("plot: cannot write in %s: %s", dir, strerror(errno)) : 0;
     uint64_t max = 0;
     if (rc == 0) {
-        fprintf(fs, "set terminal pngcairo size %d,%d\nset output '%s'\n", 900 * npanels,
-                tiles ? 640 : 760, png);
+        int wpx = 900, hpx = v->kind == VIEW_TILES ? 640 : 760;
+        if (v->kind == VIEW_WHOLE) {
+            whole_pixels(m, &wpx, &hpx);
+        }
+        fprintf(fs, "set terminal pngcairo size %d,%d\nset output '%s'\n", wpx * npanels, hpx, png);
         fprintf(fs, "set cblabel '%s'\n", measure(m, stall));
         if (npanels > 1) {
             fprintf(fs, "set multiplot layout 1,%d\n", npanels);
@@ -335,7 +509,7 @@ static int draw(temu_session *const *ss, const char *const *stores, int npanels,
         fprintf(fs, "%-40s\n", ""); /* the colour range, filled in below */
         for (int i = 0; i < npanels && rc == 0; i++) {
             plot_out o = {NULL, csv, i + 1, stall, 0};
-            rc = write_panel(&o, ss[i], stores[i], dir, fs, tiles, r, da, db, at);
+            rc = write_panel(&o, ss[i], stores[i], dir, fs, v);
             max = o.max > max ? o.max : max;
         }
         fseek(fs, cbpos, SEEK_SET);
@@ -374,14 +548,19 @@ int cmd_plot(int argc, char **argv)
                                          {"metric", required_argument, NULL, 'm'},
                                          {"compare", required_argument, NULL, 'c'},
                                          {"data", required_argument, NULL, 'D'},
+                                         {"whole-machine", no_argument, NULL, 'w'},
                                          {NULL, 0, NULL, 0}};
     const char *png = NULL, *dims = NULL, *at_s = NULL, *tiles = NULL, *metric = "traffic",
                *store2 = NULL, *data = NULL;
-    int c, done, rc;
+    int c, done, rc, whole = 0;
     cli_begin();
-    while ((c = cli_next(argc, argv, ":ho:d:a:t:m:c:", opts, usage, &done, &rc)) != -1) {
+    while ((c = cli_next(argc, argv, ":ho:d:a:t:m:c:w", opts, usage, &done, &rc)) != -1) {
         if (done) {
             return rc;
+        }
+        if (c == 'w') {
+            whole = 1;
+            continue;
         }
         *(c == 'o'   ? &png
           : c == 'd' ? &dims
@@ -421,11 +600,13 @@ int cmd_plot(int argc, char **argv)
         rc = cli_fail("plot: --compare needs two stores of one machine: %s is %s, %s is %s",
                       stores[0], m->name, stores[1], temu_session_machine(ss[1])->name);
     }
-    int da = 0, db = 1;
-    int32_t at[TEMU_MAX_DIMS];
+    plot_view view = {tiles != NULL ? VIEW_TILES : whole ? VIEW_WHOLE : VIEW_PLANE, 0, 0, 1, {0}};
     int64_t node = 0;
     if (rc != 0) {
         /* reported */
+    } else if (whole && (tiles != NULL || dims != NULL || at_s != NULL)) {
+        rc = cli_fail("plot: --whole-machine draws every link: it takes no --tiles, --dims "
+                      "or --at");
     } else if (tiles != NULL && m->system != TEMU_SYSTEM_GEMINI) {
         rc = cli_fail("plot: --tiles applies to Gemini machines only, not %s", m->name);
     } else if (tiles != NULL && strchr(tiles, ',') == NULL) {
@@ -437,9 +618,10 @@ int cmd_plot(int argc, char **argv)
         node = rc == 0 ? (int64_t)id * m->nodes_per_router : 0;
     } else if (tiles != NULL) {
         rc = cli_parse_node(m, tiles, &node);
-    } else {
-        rc = plane_args(m, dims, at_s, &da, &db, at);
+    } else if (!whole) {
+        rc = plane_args(m, dims, at_s, &view.da, &view.db, view.at);
     }
+    view.router = rc == 0 ? temu_node_router(m, node) : 0;
     FILE *csv = NULL;
     if (rc == 0 && data != NULL) {
         csv = fopen(data, "w");
@@ -449,8 +631,7 @@ int cmd_plot(int argc, char **argv)
         if (csv != NULL) {
             fprintf(csv, "panel,router,coord,link,tile,value\n");
         }
-        rc = draw(ss, stores, npanels, csv, strcmp(metric, "stall") == 0, png, tiles != NULL,
-                  temu_node_router(m, node), da, db, at);
+        rc = draw(ss, stores, npanels, csv, strcmp(metric, "stall") == 0, png, &view);
     }
     if (csv != NULL && fclose(csv) != 0 && rc == 0) {
         rc = cli_fail("plot: cannot write %s: %s", data, strerror(errno));

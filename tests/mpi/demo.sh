@@ -33,7 +33,13 @@ n=$(grep -c '^R00-M0-N00-J0[0-7] ' "$TMP/out")
 n=$(grep -c '^c0-0c0s[01]g[01] ' "$TMP/out")
 [ "$n" -eq 4 ] && pass || failed "Gemini: $n router lines, want 4"
 # it ends with the picture and where it is (a PNG signature)
-expect_out "picture named" "^Picture of the Gemini run's per-link traffic .*: $TMP/demo.png$"
+expect_out "picture named" "^one row per node \\(right\\): $TMP/demo.png$"
+# the values drawn: every torus link of the 8 Geminis (8 x 6) per mapping,
+# the phits arrived over them summing to the Gemini total above, and 0
+expect_out "data named" "^The values drawn \\(CSV, doc/cli.md\\): $TMP/demo.csv$"
+expect_eq "demo picture's values" "1 48 1154304 2 48 0" \
+    "$(awk -F, 'NR > 1 { n[$1]++; t[$1] += $6 } END { print 1, n[1], t[1], 2, n[2], t[2] }' \
+        "$TMP/demo.csv")"
 [ "$(od -An -tx1 -N8 "$TMP/demo.png" | tr -d ' \n')" = 89504e470d0a1a0a ] && pass ||
     failed "demo picture is not a PNG"
 finish
