@@ -14,8 +14,8 @@
  * When: a channel sends one packet at a time, each in ser ps, so a
  * channel's units counted in any window (a, b] were sent within it but
  * for the one unit under way at a: a counter of units never runs ahead
- * of the channel's bandwidth by more than one unit (what lets a series
- * show a link at most at 100 % of its bandwidth, and one phit).
+ * of the channel's bandwidth by more than one unit, and a series shows a
+ * link at most at 100 % of its bandwidth plus one phit or chunk per lane.
  *
  * The node counters of a message (Gemini NIC, BG/Q message unit and L2)
  * are per message in the plan.  Each belongs to one end of one direction:
@@ -83,10 +83,10 @@ static uint64_t units_before(uint64_t j, uint64_t units, uint64_t n)
 static uint64_t units_by(const temu_tm_hop *h, uint64_t units, int64_t t)
 {
     uint64_t n = h->packets, k;
-    int64_t ser = h->ser_ps, since = t - h->start_ps;
     if (t <= h->start_ps) {
         return 0;
     }
+    int64_t ser = h->ser_ps, since = t - h->start_ps;
     if (ser <= 0) {
         return units;
     }
