@@ -8,7 +8,8 @@
 # Waters").  The mix, examples/bluewaters.mix: six jobs of 256 to 6,144
 # nodes (halo, random, FFT all-to-all, bisection, halo, neighbour), one
 # rank per node, placed one after the other in node (nid) order; each
-# computes 3 us before each of its 2 steps, sampled every 3 us.  Small
+# computes 3 us before each of its 2 steps, sampled every 3 us (the
+# counters change as the packets cross, doc/series.md).  Small
 # messages keep the replay near 40 s of CPU on the 2-core build host; the
 # full machine is replayed rather than a smaller torus, so every ring has
 # its Blue Waters length and Y and Z their real mix of media.
