@@ -1154,14 +1154,15 @@ static void on_ready(temu_tm *t, int64_t q)
 
 static void on_deliver(temu_tm *t, int32_t p)
 {
-    tm_train *tr = &t->tr[p];
+    /* a copy: the callback may send, and a new train may move t->tr */
+    const tm_train tr = t->tr[p];
     if (t->deliver) {
-        for (uint32_t i = 0; i < tr->n; i++) {
-            t->deliver(t->ctx, tr->tag, tr->created, tr->hdr + (int64_t)i * tr->sp);
+        for (uint32_t i = 0; i < tr.n; i++) {
+            t->deliver(t->ctx, tr.tag, tr.created, tr.hdr + (int64_t)i * tr.sp);
         }
     }
-    t->pending -= tr->n;
-    tr->next = t->freetr;
+    t->pending -= tr.n;
+    t->tr[p].next = t->freetr;
     t->freetr = p;
 }
 
