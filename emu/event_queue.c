@@ -144,7 +144,8 @@ static int wheel_add(temu_evq *q, const temu_event *e)
     } else {
         if (q->nnode == q->capnode) {
             int32_t cap = q->capnode ? 2 * q->capnode : 1024;
-            temu_evq_node *nd = cap > q->capnode ? realloc(q->node, (size_t)cap * sizeof *nd) : NULL;
+            temu_evq_node *nd =
+                cap > q->capnode ? realloc(q->node, (size_t)cap * sizeof *nd) : NULL;
             if (!nd) {
                 return -1;
             }

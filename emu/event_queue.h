@@ -51,12 +51,12 @@ typedef struct temu_evq_node {
 } temu_evq_node;
 
 typedef struct temu_evq {
-    int64_t base;            /* wheel start: the time of the last event popped */
-    int64_t near;            /* events on the wheel */
-    int32_t *first, *tail;   /* [TEMU_EVQ_WHEEL] node lists per slot (valid where `bits` says) */
-    uint64_t *bits;          /* [TEMU_EVQ_WHEEL / 64] slot holds events */
-    uint64_t *words;         /* [TEMU_EVQ_WHEEL / 4096] word of `bits` is not zero */
-    temu_evq_node *node;     /* node pool */
+    int64_t base;          /* wheel start: the time of the last event popped */
+    int64_t near;          /* events on the wheel */
+    int32_t *first, *tail; /* [TEMU_EVQ_WHEEL] node lists per slot (valid where `bits` says) */
+    uint64_t *bits;        /* [TEMU_EVQ_WHEEL / 64] slot holds events */
+    uint64_t *words;       /* [TEMU_EVQ_WHEEL / 4096] word of `bits` is not zero */
+    temu_evq_node *node;   /* node pool */
     int32_t nnode, capnode, freenode;
     temu_evq_far far;
     int64_t size; /* events held */

@@ -100,8 +100,8 @@ END_TEST
 
 START_TEST(test_mixed_schedule_and_ties)
 {
-    check_schedule(3, 3000000, 30, 0);  /* about a third beyond the wheel */
-    check_schedule(4, 3, 50, 0);        /* nearly all ties */
+    check_schedule(3, 3000000, 30, 0);       /* about a third beyond the wheel */
+    check_schedule(4, 3, 50, 0);             /* nearly all ties */
     check_schedule(5, 2500000, 10, 2000000); /* pushes after the clock moved on */
 }
 END_TEST
