@@ -13,7 +13,7 @@
  *            train carries the first packet's times and the spacing; the
  *            route is computed hop by hop (no stored path), so memory grows
  *            with channels and trains in flight only.
- * Events (a 4-ary heap ordered by time, then by creation order, so equal
+ * Events (event_queue.c, ordered by time, then by creation order, so equal
  * inputs always give equal results):
  *   CREATE   a train enters its source queue
  *   READY    the head of a queue may leave: it requests its next channel
@@ -44,6 +44,7 @@
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
+#include "event_queue.h"
 #include "torusemu_timing.h"
 
 #include <math.h>
@@ -51,15 +52,6 @@
 #include <string.h>
 
 enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
-
-typedef struct tm_event {
-    int64_t t;
-    uint64_t seq;
-    int32_t type;
-    int32_t a; /* train, queue or channel */
-    int32_t b; /* VC (CREDIT) */
-    int32_t c; /* bytes (CREDIT) */
-} tm_event;
 
 /* A queue whose head train waits for a channel, with what arbitration
  * needs of it (so choosing touches no train). */
@@ -157,9 +149,7 @@ struct temu_tm {
     int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
     tm_train *tr;
     int32_t ntr, captr, freetr;
-    tm_event *heap;
-    int64_t nheap, capheap;
-    uint64_t seq;
+    temu_evq events; /* a: train, queue or channel; b: VC (CREDIT); c: bytes (CREDIT) */
     int64_t now;
     uint64_t pending;
     temu_tm_totals tot;
@@ -170,77 +160,16 @@ struct temu_tm {
     void *hop_ctx;
 };
 
-/* ---------------------------------------------------------------- heap */
-
-/* A 4-ary min-heap: half the depth of a binary heap, and a node's four
- * children are adjacent in memory (fewer cache misses on large queues). */
-#define HEAP_ARITY 4
-
-static int ev_before(const tm_event *x, const tm_event *y)
-{
-    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
-}
+/* ---------------------------------------------------------------- events */
 
 static int push(temu_tm *t, int64_t when, int type, int32_t a, int32_t b, int32_t c)
 {
-    if (t->nheap == t->capheap) {
-        int64_t cap = t->capheap ? 2 * t->capheap : 1024;
-        tm_event *h = realloc(t->heap, (size_t)cap * sizeof *h);
-        if (!h) {
-            t->oom = 1;
-            return -1;
-        }
-        t->heap = h;
-        t->capheap = cap;
+    temu_event e = {when, type, a, b, c};
+    if (temu_evq_push(&t->events, &e) != 0) {
+        t->oom = 1;
+        return -1;
     }
-    tm_event e = {when, t->seq++, type, a, b, c};
-    int64_t i = t->nheap++;
-    while (i > 0 && ev_before(&e, &t->heap[(i - 1) / HEAP_ARITY])) {
-        t->heap[i] = t->heap[(i - 1) / HEAP_ARITY];
-        i = (i - 1) / HEAP_ARITY;
-    }
-    t->heap[i] = e;
     return 0;
-}
-
-/* Remove the earliest event.  The hole left at the root moves down along
- * the smallest children to a leaf (three comparisons a level instead of
- * four), then the last event is placed there and moves up: it was a leaf,
- * so it seldom moves far ("bottom-up" deletion). */
-static tm_event pop(temu_tm *t)
-{
-    tm_event top = t->heap[0];
-    tm_event last = t->heap[--t->nheap];
-    int64_t n = t->nheap, i = 0;
-    tm_event *h = t->heap;
-    if (n == 0) {
-        return top;
-    }
-    for (;;) {
-        int64_t first = HEAP_ARITY * i + 1, s;
-        if (first + HEAP_ARITY <= n) {
-            int64_t a = ev_before(&h[first + 1], &h[first]) ? first + 1 : first;
-            int64_t b = ev_before(&h[first + 3], &h[first + 2]) ? first + 3 : first + 2;
-            s = ev_before(&h[b], &h[a]) ? b : a;
-        } else if (first < n) {
-            s = first;
-            for (int64_t j = first + 1; j < n; j++) {
-                if (ev_before(&h[j], &h[s])) {
-                    s = j;
-                }
-            }
-        } else {
-            break;
-        }
-        h[i] = h[s];
-        i = s;
-    }
-    while (i > 0 && ev_before(&last, &h[(i - 1) / HEAP_ARITY])) {
-        h[i] = h[(i - 1) / HEAP_ARITY];
-        i = (i - 1) / HEAP_ARITY;
-    }
-    h[i] = last;
-    return top;
 }
 
 /* ---------------------------------------------------------------- layout */
@@ -529,7 +458,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->coord);
     free(t->node_router);
     free(t->tr);
-    free(t->heap);
+    temu_evq_free(&t->events);
     free(t);
 }
 
@@ -557,7 +486,7 @@ int64_t temu_tm_now(const temu_tm *t)
 
 int64_t temu_tm_next_event(const temu_tm *t)
 {
-    return t->nheap > 0 ? t->heap[0].t : INT64_MAX;
+    return temu_evq_next_time(&t->events);
 }
 
 uint64_t temu_tm_pending(const temu_tm *t)
@@ -1272,21 +1201,27 @@ static void on_ready(temu_tm *t, int64_t q)
 
 static void on_deliver(temu_tm *t, int32_t p)
 {
-    tm_train *tr = &t->tr[p];
+    /* a copy: the callback may send, and a new train may move t->tr */
+    const tm_train tr = t->tr[p];
     if (t->deliver) {
-        for (uint32_t i = 0; i < tr->n; i++) {
-            t->deliver(t->ctx, tr->tag, tr->created, tr->hdr + (int64_t)i * tr->sp);
+        for (uint32_t i = 0; i < tr.n; i++) {
+            t->deliver(t->ctx, tr.tag, tr.created, tr.hdr + (int64_t)i * tr.sp);
         }
     }
-    t->pending -= tr->n;
-    tr->next = t->freetr;
+    t->pending -= tr.n;
+    t->tr[p].next = t->freetr;
     t->freetr = p;
 }
 
 int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
 {
-    while (!t->oom && t->nheap > 0 && t->heap[0].t <= until_ps) {
-        tm_event e = pop(t);
+    temu_event e;
+    int got;
+    while (!t->oom && (got = temu_evq_pop(&t->events, until_ps, &e)) != 0) {
+        if (got < 0) {
+            t->oom = 1; /* events were lost: temu_tm_check reports it */
+            break;
+        }
         t->now = e.t;
         t->tot.events++;
         switch (e.type) {

@@ -459,6 +459,59 @@ START_TEST(test_train_bad_input)
 }
 END_TEST
 
+/* A delivery callback may send (emu/vtime.c sends replies from it): here
+ * the first packet of a train of 4 starts 3000 trains, so the model's
+ * train array moves while the train is being delivered; all 4 packets
+ * still arrive with the train's own creation time, and every packet sent
+ * is delivered once. */
+typedef struct fanout {
+    temu_tm *t;
+    int64_t first_created[4], first_n, others;
+    int64_t src, dst;
+} fanout;
+
+static void fanout_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    fanout *f = ctx;
+    temu_error err;
+    (void)delivered;
+    if (tag != 7) {
+        f->others++;
+        return;
+    }
+    ck_assert_int_lt(f->first_n, 4);
+    f->first_created[f->first_n++] = created;
+    for (int i = 0; f->first_n == 1 && i < 3000; i++) {
+        ck_assert(temu_tm_send_train(f->t, temu_tm_now(f->t), f->src, f->dst, 64, 4, 0, 0, 1,
+                                     &err) == TEMU_OK);
+    }
+}
+
+START_TEST(test_delivery_callback_may_send)
+{
+    temu_machine m = test_machine("bgp:4x4x4");
+    temu_tm_config c;
+    temu_error err;
+    fanout f = {0};
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    c.routing = TEMU_TM_DETERMINISTIC;
+    c.train_packets = 4;
+    ck_assert(temu_tm_create(&m, &c, &f.t, &err) == TEMU_OK);
+    f.src = 0;
+    f.dst = 21;
+    temu_tm_set_delivery(f.t, fanout_delivery, &f);
+    ck_assert(temu_tm_send_train(f.t, 12345, f.src, f.dst, 64, 4, 0, 0, 7, &err) == TEMU_OK);
+    temu_tm_run(f.t, INT64_MAX);
+    ck_assert_int_eq(f.first_n, 4);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(f.first_created[i], 12345);
+    }
+    ck_assert_int_eq(f.others, 3000 * 4);
+    ck_assert_uint_eq(temu_tm_pending(f.t), 0);
+    temu_tm_destroy(f.t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timing-trains");
@@ -469,6 +522,7 @@ int main(void)
     tcase_add_test(tc, test_contention_agrees);
     tcase_add_test(tc, test_messages_same_volume);
     tcase_add_test(tc, test_train_bad_input);
+    tcase_add_test(tc, test_delivery_callback_may_send);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

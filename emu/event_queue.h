@@ -1,0 +1,78 @@
+/*
+ * event_queue.h - the timing model's future event list (event_queue.c).
+ * Private to libtorusemu.
+ *
+ * A monotone priority queue of events keyed by time in ps: every event
+ * pushed is at or after the last one popped (a discrete-event simulation
+ * never schedules into its past).  Events of equal time come out in the
+ * order they were pushed, so a run is the same on every host.
+ */
+#ifndef TEMU_EVENT_QUEUE_H
+#define TEMU_EVENT_QUEUE_H
+
+#include <stdint.h>
+
+typedef struct temu_event {
+    int64_t t;    /* ps, >= 0 and >= the time of the last event popped */
+    int32_t type; /* the user's: what happens */
+    int32_t a, b, c;
+} temu_event;
+
+/* The far part: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster
+ * algorithms for the shortest path problem", J. ACM 37(2), 1990).  Bucket
+ * 0 holds the events at time `last` (the least time taken out), bucket
+ * k >= 1 those whose time first differs from `last` in bit k-1.  A bucket
+ * is a FIFO array; an event moves to a lower bucket only when its bucket
+ * is emptied into empty ones, so each bucket stays in push order. */
+#define TEMU_EVQ_BUCKETS 65
+
+typedef struct temu_evq_far {
+    temu_event *ev[TEMU_EVQ_BUCKETS];
+    int64_t n[TEMU_EVQ_BUCKETS];   /* events in the bucket (bucket 0: up to `head`) */
+    int64_t cap[TEMU_EVQ_BUCKETS]; /* allocated */
+    int64_t min[TEMU_EVQ_BUCKETS]; /* earliest time in the bucket (k >= 1) */
+    int64_t head;                  /* bucket 0: next to take out */
+    uint64_t used;                 /* bit k-1: bucket k >= 1 holds events */
+    uint64_t last;
+    int64_t size;
+} temu_evq_far;
+
+/* The near part: a timing wheel of TEMU_EVQ_WHEEL slots of one ps each,
+ * holding the events in [base, base + TEMU_EVQ_WHEEL), each slot a FIFO
+ * list.  Later events wait in the far part and move to the wheel, in
+ * their order, when base comes within reach (before any later push can
+ * reach their slot, so a slot is still in push order). */
+#define TEMU_EVQ_WHEEL_BITS 20
+#define TEMU_EVQ_WHEEL (1 << TEMU_EVQ_WHEEL_BITS) /* 1.05 us */
+
+typedef struct temu_evq_node {
+    temu_event e;
+    int32_t next;
+} temu_evq_node;
+
+typedef struct temu_evq {
+    int64_t base;          /* wheel start: the time of the last event popped */
+    int64_t near;          /* events on the wheel */
+    int32_t *first, *tail; /* [TEMU_EVQ_WHEEL] node lists per slot (valid where `bits` says) */
+    uint64_t *bits;        /* [TEMU_EVQ_WHEEL / 64] slot holds events */
+    uint64_t *words;       /* [TEMU_EVQ_WHEEL / 4096] word of `bits` is not zero */
+    temu_evq_node *node;   /* node pool */
+    int32_t nnode, capnode, freenode;
+    temu_evq_far far;
+    int64_t size; /* events held */
+} temu_evq;
+
+/* An empty queue (all zero is one too). */
+void temu_evq_init(temu_evq *q);
+void temu_evq_free(temu_evq *q);
+/* Add e (e->t >= the last time popped, and >= 0); 0, or -1 when out of
+ * memory (the queue is then unchanged). */
+int temu_evq_push(temu_evq *q, const temu_event *e);
+/* Remove the earliest event into *out if its time is at most `until` (of
+ * equal times, the first pushed): 1, or 0 if there is none.  -1: out of
+ * memory while moving events (some events are then lost). */
+int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out);
+/* Time of the earliest event, INT64_MAX if none. */
+int64_t temu_evq_next_time(const temu_evq *q);
+
+#endif
