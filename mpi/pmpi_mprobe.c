@@ -3,7 +3,9 @@
  * receives (MPI_Mrecv, MPI_Imrecv) under --virtual-time: a matched
  * message's receive names no communicator, so the probe's is remembered
  * by message handle until the receive, which then takes the message's
- * stamp like any receive (vtime.c).  Otherwise they pass through.
+ * stamp like any receive (vtime.c).  Otherwise they pass through.  A
+ * probe that finds nothing (MPI_Improbe, MPI_Iprobe) is a poll: it lets the
+ * online model run on (tmpi_vt_polled).
  */
 #include "tmpi.h"
 
@@ -59,6 +61,9 @@ static MPI_Comm take(MPI_Message m)
 TMPI_ENTRY(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
            (source, tag, comm, message, status))
 {
+    if (tmpi_vt_active()) {
+        tmpi_vt_recv_begin1(source, comm); /* blocks until a message comes, like a receive */
+    }
     int rc = tmpi_next_(source, tag, comm, message, status);
     if (rc == MPI_SUCCESS && tmpi_vt_active()) {
         remember(*message, comm);
@@ -74,6 +79,32 @@ TMPI_ENTRY(Improbe,
     int rc = tmpi_next_(source, tag, comm, flag, message, status);
     if (rc == MPI_SUCCESS && *flag && tmpi_vt_active()) {
         remember(*message, comm);
+    }
+    if (tmpi_vt_active()) {
+        tmpi_vt_polled(rc != MPI_SUCCESS || *flag);
+    }
+    return rc;
+}
+
+/* MPI_Probe blocks until a message comes: to the model it is a receive
+ * (the rank sends nothing before the message's delivery), which lets the
+ * model run to that delivery instead of holding it at the rank's clock. */
+TMPI_ENTRY(Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
+           (source, tag, comm, status))
+{
+    if (tmpi_vt_active()) {
+        tmpi_vt_recv_begin1(source, comm);
+    }
+    return tmpi_next_(source, tag, comm, status);
+}
+
+/* MPI_Iprobe: only a poll that finds nothing matters (virtual time) */
+TMPI_ENTRY(Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status),
+           (source, tag, comm, flag, status))
+{
+    int rc = tmpi_next_(source, tag, comm, flag, status);
+    if (tmpi_vt_active()) {
+        tmpi_vt_polled(rc != MPI_SUCCESS || *flag);
     }
     return rc;
 }

@@ -151,6 +151,7 @@ TMPI_ENTRY(Test, (MPI_Request * request, int *flag, MPI_Status *status), (reques
     }
     status = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = tmpi_next_(request, flag, status);
+    tmpi_vt_polled(rc != MPI_SUCCESS || *flag);
     if (rc == MPI_SUCCESS) {
         single_done(saved, status, flag);
     }
@@ -180,6 +181,7 @@ TMPI_ENTRY(Testall, (int count, MPI_Request reqs[], int *flag, MPI_Status status
         return tmpi_next_(count, reqs, flag, statuses);
     }
     int rc = tmpi_next_(count, reqs, flag, c.st);
+    tmpi_vt_polled(rc != MPI_SUCCESS || *flag);
     for (int i = 0; rc == MPI_SUCCESS && *flag && i < c.n; i++) {
         complete(&c, i, i);
     }
@@ -215,6 +217,7 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     }
     c.st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = tmpi_next_(count, reqs, index, flag, c.st);
+    tmpi_vt_polled(rc != MPI_SUCCESS || *flag);
     if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) {
         complete(&c, *index, 0);
     }
@@ -238,6 +241,9 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
             tmpi_vt_wait_begin(reqs, incount, 0);                                                  \
         }                                                                                          \
         int rc = tmpi_next_(incount, reqs, outcount, indices, c.st);                               \
+        if (!(BLOCKS)) {                                                                           \
+            tmpi_vt_polled(rc != MPI_SUCCESS || *outcount != 0);                                   \
+        }                                                                                          \
         for (int j = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && j < *outcount; j++) {   \
             complete(&c, indices[j], j);                                                           \
         }                                                                                          \

@@ -77,6 +77,15 @@ TMPI_HIDDEN void tmpi_trace_enter(void);
 extern TMPI_HIDDEN int tmpi_vt_on;
 TMPI_HIDDEN void tmpi_vt_enter(void);
 TMPI_HIDDEN void tmpi_vt_leave(void);
+/* A poll (MPI_Test*, MPI_Iprobe, MPI_Improbe) found nothing; the call's
+ * return lets the online model run on (vtime.c, tmpi_vt_leave). */
+TMPI_HIDDEN void tmpi_vt_poll_failed(void);
+static inline void tmpi_vt_polled(int found)
+{
+    if (__builtin_expect(tmpi_vt_on, 0) && !found) {
+        tmpi_vt_poll_failed();
+    }
+}
 /* At MPI_Init, after the session is attached: 0, or -1 with a message */
 TMPI_HIDDEN int tmpi_vt_start(void);
 /* The clock in seconds (MPI_Wtime). */

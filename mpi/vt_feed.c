@@ -51,6 +51,7 @@ tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, cha
     f = p;
     if (create) {
         f->nranks = nranks;
+        f->poll_next = INT64_MAX; /* the model has run nothing yet */
         __atomic_store_n(&f->magic, TMPI_VT_FEED_MAGIC, __ATOMIC_RELEASE);
     } else if (__atomic_load_n(&f->magic, __ATOMIC_ACQUIRE) != TMPI_VT_FEED_MAGIC ||
                f->nranks < 0 || tmpi_vt_feed_size(f->nranks) != size) {
@@ -95,6 +96,42 @@ void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
         __atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
     }
     __atomic_store_n(&q->ver, v + 2, __ATOMIC_RELEASE);
+}
+
+void tmpi_vt_feed_poll_publish(tmpi_vt_feed *f, int64_t next, int64_t min, int32_t min_rank,
+                               int64_t min2)
+{
+    uint64_t v = f->poll_ver;
+    __atomic_store_n(&f->poll_ver, v + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&f->poll_next, next, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->poll_min, min, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->poll_min2, min2, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->poll_min_rank, min_rank, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->poll_ver, v + 2, __ATOMIC_RELEASE);
+}
+
+int64_t tmpi_vt_feed_poll_target(const tmpi_vt_feed *f, int32_t r)
+{
+    for (;;) {
+        uint64_t v = __atomic_load_n(&f->poll_ver, __ATOMIC_ACQUIRE);
+        if (v & 1) {
+            continue;
+        }
+        int64_t next = __atomic_load_n(&f->poll_next, __ATOMIC_RELAXED);
+        int64_t min = __atomic_load_n(&f->poll_min, __ATOMIC_RELAXED);
+        int64_t min2 = __atomic_load_n(&f->poll_min2, __ATOMIC_RELAXED);
+        int32_t min_rank = __atomic_load_n(&f->poll_min_rank, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&f->poll_ver, __ATOMIC_RELAXED) != v) {
+            continue;
+        }
+        if (next == INT64_MAX) {
+            return INT64_MAX; /* nothing in the network or on its way */
+        }
+        int64_t others = min_rank == r ? min2 : min; /* the other ranks' bound */
+        return next < others ? next : others;
+    }
 }
 
 uint64_t tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st)

@@ -79,7 +79,13 @@ typedef struct tmpi_vt_want {
 typedef struct tmpi_vt_state {
     uint32_t mode, coll_size;
     uint32_t in_mpi; /* RUNNING inside an MPI call (it may block on the host) */
-    uint32_t unused;
+    /* RUNNING after a poll that found nothing (MPI_Test, MPI_Iprobe ...
+     * returning false): the rank's clock was raised to where the model
+     * waits (tmpi_vt_feed_poll_target) and the model may run the events
+     * of the clock's own picosecond, so a program that polls for a message
+     * the model has yet to deliver lets the model get there (bound
+     * clock + 1 ps; a send at the clock is still not late) */
+    uint32_t poll;
     int64_t clock;
     int64_t src;
     uint64_t seq;
@@ -124,7 +130,12 @@ typedef struct tmpi_vt_feed {
     int32_t nranks;
     int32_t pad;
     uint64_t next_comm; /* communicator ids handed out (vtime.c) */
-    uint64_t pad2[5];
+    /* where the model waits, for polling ranks (model -> ranks, under
+     * the sequence lock poll_ver): the next time it would run and the two
+     * smallest rank bounds, the smallest's rank */
+    uint64_t poll_ver;
+    int64_t poll_next, poll_min, poll_min2;
+    int32_t poll_min_rank, pad3;
     tmpi_vt_queue q[];
 } tmpi_vt_feed;
 
@@ -136,6 +147,14 @@ static inline size_t tmpi_vt_feed_size(int32_t nranks)
 /* Map the feed file at path (created and sized by the launcher when
  * create, with nranks queues, every rank RUNNING at 0); NULL with a reason
  * in why. */
+/* Model: publish where it waits (see tmpi_vt_feed.poll_next). */
+void tmpi_vt_feed_poll_publish(tmpi_vt_feed *f, int64_t next, int64_t min, int32_t min_rank,
+                               int64_t min2);
+/* Rank r after a poll that found nothing: the latest virtual time it may
+ * raise its clock to without passing another rank or the model's next
+ * event (the poll would have found nothing before then either);
+ * INT64_MAX when the model has nothing to run. */
+int64_t tmpi_vt_feed_poll_target(const tmpi_vt_feed *f, int32_t r);
 tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, char *why, size_t len);
 void tmpi_vt_feed_unmap(tmpi_vt_feed *f);
 

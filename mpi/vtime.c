@@ -98,13 +98,31 @@ static int64_t clock_now(void)
 }
 
 /* This rank's state for the online model (vt_feed.h). */
-static void declare(uint32_t mode, int in_mpi, int64_t src, uint64_t seq)
+/* set by a poll that found nothing (tmpi_vt_poll_failed), taken by the
+ * outermost call's return (tmpi_vt_leave) */
+static __thread int poll_failed __attribute__((tls_model("initial-exec")));
+
+static void declare_state(uint32_t mode, int in_mpi, int64_t src, uint64_t seq, uint32_t poll)
 {
-    tmpi_vt_state st = {
-        .mode = mode, .in_mpi = (uint32_t)in_mpi, .clock = clock_now(), .src = src, .seq = seq};
+    tmpi_vt_state st = {.mode = mode,
+                        .in_mpi = (uint32_t)in_mpi,
+                        .poll = poll,
+                        .clock = clock_now(),
+                        .src = src,
+                        .seq = seq};
     pthread_mutex_lock(&feed_lock);
     tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
     pthread_mutex_unlock(&feed_lock);
+}
+
+static void declare(uint32_t mode, int in_mpi, int64_t src, uint64_t seq)
+{
+    declare_state(mode, in_mpi, src, seq, 0);
+}
+
+void tmpi_vt_poll_failed(void)
+{
+    poll_failed = 1;
 }
 
 /* Reading the thread's CPU time is a system call (about 1 us on a loaded
@@ -134,7 +152,22 @@ void tmpi_vt_leave(void)
         cpu_mark = thread_cpu_ns();
     }
     if (feed != NULL) {
-        declare(TMPI_VT_RUNNING, 0, -1, 0);
+        if (poll_failed) {
+            /* The program polls (MPI_Test, MPI_Iprobe ... found nothing): in
+             * virtual time it found nothing until the model's next event
+             * or another rank's bound, so its clock moves there and the
+             * model may run that picosecond.  Without this a rank polling
+             * for a reply that waits on the model would hold the model
+             * (its clock, not moving at --cpu-scale 0) forever. */
+            poll_failed = 0;
+            int64_t target = tmpi_vt_feed_poll_target(feed, tmpi_g.world_rank);
+            if (target != INT64_MAX) {
+                clock_raise(target);
+            }
+            declare_state(TMPI_VT_RUNNING, 0, -1, 0, 1);
+        } else {
+            declare(TMPI_VT_RUNNING, 0, -1, 0);
+        }
     }
 }
 

@@ -387,7 +387,12 @@ static int64_t rank_bound(run_model *rm, int32_t r, int *step)
     int relaxed = rm->relaxed[r] == rm->ver[r];
     switch (s->mode) {
     case TMPI_VT_RUNNING:
-        return relaxed && s->in_mpi ? INT64_MAX : s->clock;
+        if (relaxed && s->in_mpi) {
+            return INT64_MAX;
+        }
+        /* after a poll that found nothing the model may run the clock's own
+         * picosecond: a send at the clock is then still not late */
+        return s->poll && s->clock < INT64_MAX ? s->clock + 1 : s->clock;
     case TMPI_VT_WAIT:
         if (relaxed && s->src == r) {
             return INT64_MAX;
@@ -449,6 +454,26 @@ static int64_t bound(run_model *rm, int *step)
  * bound and process the events before it, one event time at a time while
  * a rank's bound waits for a delivery (each delivery may lower it to its
  * time).  1 if anything happened. */
+/* Where the model waits, for ranks that poll (vt_feed.h): its next time
+ * and the two smallest rank bounds. */
+static void publish_poll(run_model *rm, int64_t next)
+{
+    int64_t min = INT64_MAX, min2 = INT64_MAX;
+    int32_t min_rank = -1;
+    for (int32_t r = 0; r < rm->feed->nranks; r++) {
+        int step = 0;
+        int64_t b = rank_bound(rm, r, &step);
+        if (b < min) {
+            min2 = min;
+            min = b;
+            min_rank = r;
+        } else if (b < min2) {
+            min2 = b;
+        }
+    }
+    tmpi_vt_feed_poll_publish(rm->feed, next, min, min_rank, min2);
+}
+
 static int advance(run_model *rm)
 {
     int progress = 0;
@@ -464,6 +489,7 @@ static int advance(run_model *rm)
             next = rm->pend[0].rec.when;
         }
         if (next >= limit || next == INT64_MAX) {
+            publish_poll(rm, next);
             return progress;
         }
         int64_t upto = step ? next : limit - 1;

@@ -62,6 +62,21 @@ static void one_way(char *buf, int n, int peer, int sending, const char *mode, M
         }
         MPI_Imrecv(buf, n, MPI_BYTE, &m, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "iprobe") == 0) {
+        int flag = 0;
+        while (!flag) {
+            MPI_Iprobe(peer, 7, comm, &flag, MPI_STATUS_IGNORE);
+        }
+        MPI_Recv(buf, n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "probe") == 0) {
+        MPI_Probe(peer, 7, comm, MPI_STATUS_IGNORE);
+        MPI_Recv(buf, n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "test") == 0) {
+        int flag = 0;
+        MPI_Irecv(buf, n, MPI_BYTE, peer, 7, comm, &r);
+        while (!flag) {
+            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        }
     } else {
         MPI_Recv(buf, n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
     }
