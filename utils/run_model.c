@@ -46,7 +46,7 @@ struct run_model {
     pending *pend;
     size_t npend, cap;
     /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
-     * occupancy), the private store's value at the last look and the
+     * occupancy and message-unit pending requests), the private store's value at the last look and the
      * total already added to the session */
     int64_t *idx;
     uint64_t *seen, *last;
@@ -169,7 +169,7 @@ static int list_counters(run_model *rm)
     const temu_machine *m = rm->m;
     uint64_t n = m->system == TEMU_SYSTEM_GEMINI
                      ? (uint64_t)m->nrouters * TEMU_GEMINI_TILES * 2
-                     : (uint64_t)m->nnodes * 2 * m->ndims * TEMU_BGQ_VCS;
+                     : (uint64_t)m->nnodes * (2 * m->ndims * TEMU_BGQ_VCS + 2);
     rm->idx = calloc(n + 1, sizeof *rm->idx);
     rm->seen = calloc(n + 1, sizeof *rm->seen);
     rm->last = calloc(n + 1, sizeof *rm->last);
@@ -188,6 +188,8 @@ static int list_counters(run_model *rm)
                 rm->idx[rm->ncounters++] = temu_idx_bgq_nw(m, nd, l, TEMU_BGQ_NW_RECV_FIFO, vc);
             }
         }
+        rm->idx[rm->ncounters++] = temu_idx_bgq_mu(m, nd, TEMU_MU_PORT0_PEND_RD);
+        rm->idx[rm->ncounters++] = temu_idx_bgq_mu(m, nd, TEMU_MU_PORT0_PEND_WRT);
     }
     return 0;
 }
