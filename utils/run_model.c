@@ -46,8 +46,8 @@ struct run_model {
     pending *pend;
     size_t npend, cap;
     /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
-     * occupancy and message-unit pending requests), the private store's value at the last look and the
-     * total already added to the session */
+     * occupancy, message-unit pending requests), the private store's value
+     * at the last look and the total already added to the session */
     int64_t *idx;
     uint64_t *seen, *last;
     uint64_t ncounters, messages;
