@@ -262,7 +262,9 @@ void temu_tm_plan_without_adaptive(const temu_tm *t, const temu_machine *m, temu
  * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
  * of the receiving tile, in 800 MHz cycles (1250 ps).  BG/Q: the receive-FIFO
  * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
- * (2000 ps).  BG/P: the no-token counters of each sending direction in
+ * (2000 ps), and every node's message-unit pending reads and writes
+ * (PEVT_MU_PORT0_PEND_RD/_WRT) per 800 MHz cycle (1250 ps).  BG/P: the
+ * no-token counters of each sending direction in
  * 850 MHz processor cycles (NO_TOKENS: no dynamic VC had tokens for an
  * adaptively routed packet; NO_VCD0/VCBN/VCBP_TOKENS: a waiting packet
  * needed that VC's tokens).  Rounded down per lane. */
