@@ -93,23 +93,34 @@ static void finish(fixture *f)
     ck_assert_msg(temu_tm_add_stall_counters(f->t, f->s, &err) == TEMU_OK, "%s", err.message);
 }
 
+/* n messages of `bytes` from src to dst at once, on the default
+ * configuration or *cfg: the pending requests (in requests, each 64
+ * cycles) of the source (reads, writes) and destination (reads, writes),
+ * and none anywhere else (the routers in between, ports 1 and 2). */
+static void expect_requests(const temu_tm_config *cfg, int n, uint64_t bytes, uint64_t src_rd,
+                            uint64_t src_wrt, uint64_t dst_rd, uint64_t dst_wrt)
+{
+    fixture f;
+    setup(&f, cfg);
+    for (int i = 0; i < n; i++) {
+        send_msg(&f, 0, bytes, TEMU_KIND_P2P);
+    }
+    finish(&f);
+    pend s = pending_of(f.s, &f.m, f.src), d = pending_of(f.s, &f.m, f.dst);
+    ck_assert_uint_eq(s.rd, src_rd * REQUEST_CYCLES);
+    ck_assert_uint_eq(s.wrt, src_wrt * REQUEST_CYCLES);
+    ck_assert_uint_eq(d.rd, dst_rd * REQUEST_CYCLES);
+    ck_assert_uint_eq(d.wrt, dst_wrt * REQUEST_CYCLES);
+    ck_assert_uint_eq(pending_elsewhere(f.s, &f.m, f.src, f.dst), 0);
+    teardown(&f);
+}
+
 /* Eager 1000 bytes: two memory-FIFO packets, payloads 512 and 488.
  * Reads: 4 x 128 + (3 x 128 + one for the 104-byte tail) = 8 requests;
  * writes: (32 + 512) / 16 = 34 and ceil((32 + 488) / 16) = 33, 67. */
 START_TEST(test_eager_message_exact)
 {
-    fixture f;
-    setup(&f, NULL);
-    send_msg(&f, 0, 1000, TEMU_KIND_P2P);
-    finish(&f);
-    pend s = pending_of(f.s, &f.m, f.src), d = pending_of(f.s, &f.m, f.dst);
-    ck_assert_uint_eq(s.rd, 8 * REQUEST_CYCLES);
-    ck_assert_uint_eq(s.wrt, 0);
-    ck_assert_uint_eq(d.rd, 0);
-    ck_assert_uint_eq(d.wrt, 67 * REQUEST_CYCLES);
-    /* the two routers in between, every other node, ports 1 and 2: 0 */
-    ck_assert_uint_eq(pending_elsewhere(f.s, &f.m, f.src, f.dst), 0);
-    teardown(&f);
+    expect_requests(NULL, 1, 1000, 8, 0, 0, 67);
 }
 END_TEST
 
@@ -122,17 +133,7 @@ END_TEST
  * 629 writes. */
 START_TEST(test_rendezvous_exact)
 {
-    fixture f;
-    setup(&f, NULL);
-    send_msg(&f, 0, 10000, TEMU_KIND_P2P);
-    finish(&f);
-    pend s = pending_of(f.s, &f.m, f.src), d = pending_of(f.s, &f.m, f.dst);
-    ck_assert_uint_eq(s.rd, 80 * REQUEST_CYCLES);
-    ck_assert_uint_eq(s.wrt, 4 * REQUEST_CYCLES);
-    ck_assert_uint_eq(d.rd, 1 * REQUEST_CYCLES);
-    ck_assert_uint_eq(d.wrt, 629 * REQUEST_CYCLES);
-    ck_assert_uint_eq(pending_elsewhere(f.s, &f.m, f.src, f.dst), 0);
-    teardown(&f);
+    expect_requests(NULL, 1, 10000, 80, 4, 1, 629);
 }
 END_TEST
 
@@ -141,24 +142,14 @@ END_TEST
  * with their packets. */
 START_TEST(test_trains_same_totals)
 {
-    fixture f;
     temu_tm_config c;
     temu_error err;
     temu_machine m = test_machine("bgq:4x4x4x4x2");
     ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
     c.routing = TEMU_TM_DETERMINISTIC;
     c.train_packets = 4;
-    setup(&f, &c);
-    for (int i = 0; i < 3; i++) {
-        send_msg(&f, 0, 10000, TEMU_KIND_P2P); /* three at once: trains meet and split */
-    }
-    finish(&f);
-    pend s = pending_of(f.s, &f.m, f.src), d = pending_of(f.s, &f.m, f.dst);
-    ck_assert_uint_eq(s.rd, 3 * 80 * REQUEST_CYCLES);
-    ck_assert_uint_eq(s.wrt, 3 * 4 * REQUEST_CYCLES);
-    ck_assert_uint_eq(d.rd, 3 * 1 * REQUEST_CYCLES);
-    ck_assert_uint_eq(d.wrt, 3 * 629 * REQUEST_CYCLES);
-    teardown(&f);
+    /* three at once: trains meet and split */
+    expect_requests(&c, 3, 10000, 3 * 80, 3 * 4, 3 * 1, 3 * 629);
 }
 END_TEST
 
