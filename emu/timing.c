@@ -119,8 +119,9 @@ typedef struct tm_train {
     int8_t esc_dim;   /* adaptive: dimension of the hop just taken on the escape VC, -1 */
     int32_t cand[TEMU_MAX_DIMS];
     /* BG/Q message unit: memory requests of these packets, reads at the
-     * source (issued at injection), writes at the destination (at delivery) */
-    uint64_t mu_rd, mu_wr;
+     * source (issued at injection), writes at the destination (at delivery);
+     * at most one per byte (temu_tm_send_even_mu), so below 2^31 per train */
+    uint32_t mu_rd, mu_wr;
 } tm_train;
 
 /* short_mask bit: no dynamic VC had tokens for an adaptive train */
@@ -725,9 +726,9 @@ static temu_status check_send(const temu_tm *t, int64_t when_ps, int64_t src, in
 }
 
 /* count packets, the first nbig of `bytes` and the others of `small`, in
- * trains of at most t->train packets. */
-/* mu[0], mu[1]: the message unit's read and write requests of the count
- * packets, split evenly over them (temu_even_share). */
+ * trains of at most t->train packets; mu[0], mu[1]: the message unit's read
+ * and write requests of the count packets, split evenly over them
+ * (temu_even_share). */
 static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
                                 uint32_t bytes, uint32_t nbig, uint32_t small, uint32_t count,
                                 uint32_t cls, uint32_t lane_key, uint64_t tag, const uint64_t mu[2],
@@ -767,8 +768,8 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
         tr->vc = (uint8_t)(cls * (uint32_t)t->per);
         tr->adaptive = t->c.routing == TEMU_TM_ADAPTIVE && (t->c.dynamic_vcs >> cls & 1u);
         tr->esc_dim = -1;
-        tr->mu_rd = temu_even_share(mu[0], all, sent, n);
-        tr->mu_wr = temu_even_share(mu[1], all, sent, n);
+        tr->mu_rd = (uint32_t)temu_even_share(mu[0], all, sent, n);
+        tr->mu_wr = (uint32_t)temu_even_share(mu[1], all, sent, n);
         sent += n;
         t->pending += n;
         count -= n;
@@ -1043,8 +1044,8 @@ static int split(temu_tm *t, int64_t q, uint32_t m)
         rest->nbig = rest->n;
     }
     /* the message unit's requests stay with their packets */
-    tr->mu_rd = temu_even_share(tr->mu_rd, tr->n, 0, m);
-    tr->mu_wr = temu_even_share(tr->mu_wr, tr->n, 0, m);
+    tr->mu_rd = (uint32_t)temu_even_share(tr->mu_rd, tr->n, 0, m);
+    tr->mu_wr = (uint32_t)temu_even_share(tr->mu_wr, tr->n, 0, m);
     rest->mu_rd -= tr->mu_rd;
     rest->mu_wr -= tr->mu_wr;
     tr->n = m;
