@@ -164,6 +164,9 @@ static inline int temu_store_armed(const temu_session *s)
     return __atomic_load_n(&s->hdr->armed, __ATOMIC_RELAXED) != 0;
 }
 
+/* The store's running totals (messages, bytes) gain one message (inject.c). */
+void temu_count_message(temu_session *s, const temu_message *msg);
+
 /* ---------------------------------------------------------- injection memo */
 
 /* The counter updates one injection makes, in order (memo.c, inject.c). */
@@ -267,6 +270,14 @@ uint64_t temu_memo_serial(void);
 
 /* Index of `tile` within its link's tile list (0..7 or 0..3), -1 for none. */
 int temu_gemini_tile_position(int tile);
+
+/* The tiles of each link (0..5 the torus directions, 6 the host link) in
+ * ascending order, as temu_gemini_link_tiles lists them; built once. */
+typedef struct temu_link_tiles {
+    int n;
+    int tile[TEMU_GEMINI_TILES];
+} temu_link_tiles;
+const temu_link_tiles *temu_gemini_tile_lists(void);
 
 /* ---------------------------------------------------------------- timing */
 

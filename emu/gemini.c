@@ -47,6 +47,21 @@ int temu_gemini_link_tiles(int link, int *tiles)
     return n;
 }
 
+const temu_link_tiles *temu_gemini_tile_lists(void)
+{
+    static temu_link_tiles lt[7];
+    static int ready;
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+        temu_link_tiles tmp[7];
+        for (int l = 0; l < 7; l++) {
+            tmp[l].n = temu_gemini_link_tiles(l, tmp[l].tile);
+        }
+        memcpy(lt, tmp, sizeof lt);
+        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+    }
+    return lt;
+}
+
 int temu_gemini_tile_position(int tile)
 {
     int link = temu_gemini_tile_link(tile);

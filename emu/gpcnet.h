@@ -20,14 +20,16 @@
 extern const temu_replay_coll temu_gpcnet_allreduce;
 
 /*
- * GPCNeT's roles are per node: the nodes of the n ranks of s are shuffled
+ * GPCNeT's roles are per node: the nodes of the n ranks of s from world
+ * rank base on (base + 0 .. base + n - 1) are shuffled
  * (seed; 0: GPCNeT's RSEED), the first share f of them run canaries, the
  * rest are split evenly, in order, over the four congestors.  perm (n
- * entries) receives the ranks node by node in that order; *nc the number
+ * entries) receives the (world) ranks node by node in that order; *nc the number
  * of canary ranks, first[k] where congestor k's ranks start (first[4] = n).
  */
-temu_status temu_gpcnet_roles(const temu_session *s, int32_t n, double f, uint64_t seed,
-                              int32_t *perm, int32_t *nc, int32_t *first, temu_error *err);
+temu_status temu_gpcnet_roles(const temu_session *s, int32_t base, int32_t n, double f,
+                              uint64_t seed, int32_t *perm, int32_t *nc, int32_t *first,
+                              temu_error *err);
 
 /* One round of the four congestors over perm[first[0]..first[4]):
  * all-to-all, incast, PUT incast, GET broadcast (4 KiB each). */

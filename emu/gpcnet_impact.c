@@ -204,7 +204,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     if (x.perm == NULL) {
         return temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
     }
-    st = temu_gpcnet_roles(s, x.n, p->fraction > 0 ? p->fraction : 0.2, p->seed, x.perm, &x.nc,
+    st = temu_gpcnet_roles(s, 0, x.n, p->fraction > 0 ? p->fraction : 0.2, p->seed, x.perm, &x.nc,
                            x.first, err);
     size_t ns = (size_t)x.nc * (size_t)x.iters;
     for (int c = 0; c < 2 && st == TEMU_OK; c++) {

@@ -96,26 +96,7 @@ static void fold_updates(const temu_plan *p, int dir, tile_updates *u8, tile_upd
     }
 }
 
-/* Tile lists per link, built once (pure data derived from the tile map). */
-typedef struct link_tiles {
-    int n;
-    int tile[TEMU_GEMINI_TILES];
-} link_tiles;
-
-static const link_tiles *gemini_link_tiles(void)
-{
-    static link_tiles lt[7];
-    static int ready;
-    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-        link_tiles tmp[7];
-        for (int l = 0; l < 7; l++) {
-            tmp[l].n = temu_gemini_link_tiles(l, tmp[l].tile);
-        }
-        memcpy(lt, tmp, sizeof lt);
-        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-    }
-    return lt;
-}
+typedef temu_link_tiles link_tiles;
 
 static TEMU_ALWAYS_INLINE void credit_tiles(sink *k, int64_t router, const link_tiles *lt,
                                             const tile_updates *u)
@@ -149,7 +130,7 @@ static int plan_dir_empty(const temu_plan *p, int dir)
 static TEMU_ALWAYS_INLINE void apply_gemini(sink *k, const temu_machine *m, const temu_message *msg,
                                             const temu_plan *p)
 {
-    const link_tiles *lt = gemini_link_tiles();
+    const link_tiles *lt = temu_gemini_tile_lists();
     int64_t ends[2] = {temu_node_router(m, msg->src), temu_node_router(m, msg->dst)};
     temu_hop hops[TEMU_MAX_HOPS];
 
@@ -262,7 +243,7 @@ static TEMU_ALWAYS_INLINE void apply_system(sink *k, const temu_machine *m, cons
     }
 }
 
-static void count_message(temu_session *s, const temu_message *msg)
+void temu_count_message(temu_session *s, const temu_message *msg)
 {
     __atomic_fetch_add(&s->hdr->messages, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->hdr->bytes, msg->bytes, __ATOMIC_RELAXED);
@@ -275,7 +256,7 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
         return;
     }
     int armed = temu_store_armed(s);
-    count_message(s, msg);
+    temu_count_message(s, msg);
     if (p->local) {
         return;
     }
@@ -294,7 +275,7 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
 static void apply_memo(temu_session *s, const temu_message *msg, const temu_memo_entry *e)
 {
     int armed = temu_store_armed(s);
-    count_message(s, msg);
+    temu_count_message(s, msg);
     if (TEMU_LIKELY(!armed)) {
         for (int i = 0; i < e->n; i++) {
             temu_store_add(s, e->u[i].idx, e->u[i].delta, 0);

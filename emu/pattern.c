@@ -38,7 +38,8 @@ int temu_pattern_parse_name(const char *name)
 typedef struct gen {
     temu_replay *r;
     const temu_pattern *p;
-    int32_t n; /* world size */
+    int32_t base; /* world rank of the pattern's rank 0 (p->first_rank) */
+    int32_t n;    /* the pattern's ranks: world ranks base .. base + n - 1 */
     temu_progress_fn progress;
     void *ctx;
     uint64_t done, total;
@@ -71,6 +72,12 @@ static temu_status p2p(gen *g, int32_t comm, int32_t from, int32_t to, int32_t t
     return st == TEMU_OK ? temu_replay_recv(g->r, comm, to, from, tag, bytes, g->err) : st;
 }
 
+/* The same between the pattern's ranks from and to (world ranks base +). */
+static temu_status job_p2p(gen *g, int32_t from, int32_t to, int32_t tag, uint64_t bytes)
+{
+    return p2p(g, TEMU_REPLAY_WORLD, g->base + from, g->base + to, tag, bytes);
+}
+
 /* Virtual time (a replay with temu_replay_set_vtime): before a step every
  * rank computes the pattern's compute_ps, after it every rank waits for
  * the step's messages (they are posted at once: temu_vt_set_post_all). */
@@ -79,18 +86,19 @@ static temu_status vt_step(gen *g, int before)
     temu_vt *vt = temu_replay_vtime(g->r);
     temu_status st = TEMU_OK;
     for (int32_t r = 0; vt != NULL && st == TEMU_OK && r < g->n; r++) {
-        st = before ? temu_vt_compute(vt, r, g->p->compute_ps, g->err)
-                    : temu_vt_wait(vt, r, 0, g->err);
+        st = before ? temu_vt_compute(vt, g->base + r, g->p->compute_ps, g->err)
+                    : temu_vt_wait(vt, g->base + r, 0, g->err);
     }
     return st;
 }
 
-/* Define a communicator of n members, member i = first + i * stride. */
+/* Define a communicator of n members, member i = the pattern's rank
+ * first + i * stride. */
 static temu_status strided_comm(gen *g, int32_t first, int32_t n, int32_t stride, int32_t *id,
                                 int32_t *buf)
 {
     for (int32_t i = 0; i < n; i++) {
-        buf[i] = first + i * stride;
+        buf[i] = g->base + first + i * stride;
     }
     *id = temu_replay_unused_comm(g->r);
     return temu_replay_comm(g->r, *id, n, buf, g->err);
@@ -241,9 +249,8 @@ static temu_status halo(gen *g)
                             if (q[d] < 0 || q[d] >= grid[d]) {
                                 continue;
                             }
-                            st =
-                                p2p(g, TEMU_REPLAY_WORLD, me,
-                                    halo_rank(grid, blk, q[0], q[1], q[2]), 2 * d + (s > 0), bytes);
+                            st = job_p2p(g, me, halo_rank(grid, blk, q[0], q[1], q[2]),
+                                         2 * d + (s > 0), bytes);
                         }
                     }
                     tick(g);
@@ -306,8 +313,9 @@ const temu_replay_coll temu_gpcnet_allreduce = {.op = TEMU_COLL_ALLREDUCE,
  * *nc the number of canary ranks, first[k] where congestor k's ranks start
  * (first[4] = n).
  */
-temu_status temu_gpcnet_roles(const temu_session *s, int32_t n, double f, uint64_t seed,
-                              int32_t *perm, int32_t *nc, int32_t *first, temu_error *err)
+temu_status temu_gpcnet_roles(const temu_session *s, int32_t base, int32_t n, double f,
+                              uint64_t seed, int32_t *perm, int32_t *nc, int32_t *first,
+                              temu_error *err)
 {
     int64_t *node = malloc((size_t)n * sizeof *node), *uniq = malloc((size_t)n * sizeof *uniq);
     int64_t *key = malloc((size_t)n * sizeof *key);
@@ -319,7 +327,7 @@ temu_status temu_gpcnet_roles(const temu_session *s, int32_t n, double f, uint64
     }
     for (int32_t r = 0; r < n; r++) {
         temu_slot slot;
-        temu_session_rank_slot(s, r, &slot, NULL);
+        temu_session_rank_slot(s, base + r, &slot, NULL);
         node[r] = uniq[r] = slot.node;
     }
     qsort(uniq, (size_t)n, sizeof *uniq, cmp_i64);
@@ -358,7 +366,7 @@ temu_status temu_gpcnet_roles(const temu_session *s, int32_t n, double f, uint64
     *nc = 0;
     for (int32_t i = 0; i < n; i++) {
         int32_t place = (int32_t)(key[i] >> 32);
-        perm[i] = (int32_t)(key[i] & 0xffffffff);
+        perm[i] = base + (int32_t)(key[i] & 0xffffffff);
         *nc += place < ncn;
         /* congestor k owns places [ncn + (nn - ncn) k / 4, ... (k + 1) / 4) */
         while (k < 4 && place >= ncn + (int32_t)((int64_t)(nn - ncn) * k / 4)) {
@@ -378,8 +386,8 @@ out:
 
 static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, int32_t *first)
 {
-    return temu_gpcnet_roles(temu_replay_session(g->r), g->n, f, g->p->seed, perm, nc, first,
-                             g->err);
+    return temu_gpcnet_roles(temu_replay_session(g->r), g->base, g->n, f, g->p->seed, perm, nc,
+                             first, g->err);
 }
 
 /*
@@ -525,23 +533,23 @@ static temu_status synthetic(gen *g)
                 uint64_t s = rng_seed(
                     p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) * 0x9E3779B97F4A7C15ull));
                 int32_t d = (int32_t)(rng_next(&s) % (uint64_t)(n - 1));
-                st = p2p(g, TEMU_REPLAY_WORLD, r, d >= r ? d + 1 : d, 0, bytes);
+                st = job_p2p(g, r, d >= r ? d + 1 : d, 0, bytes);
                 break;
             }
             case TEMU_PATTERN_TRANSPOSE:
                 if (r / k != r % k) {
-                    st = p2p(g, TEMU_REPLAY_WORLD, r, (r % k) * k + r / k, 0, bytes);
+                    st = job_p2p(g, r, (r % k) * k + r / k, 0, bytes);
                 }
                 break;
             case TEMU_PATTERN_TORNADO: {
                 int32_t d = (int32_t)((r + (n + 1) / 2 - 1) % n);
                 if (d != r) {
-                    st = p2p(g, TEMU_REPLAY_WORLD, r, d, 0, bytes);
+                    st = job_p2p(g, r, d, 0, bytes);
                 }
                 break;
             }
             case TEMU_PATTERN_BISECTION:
-                st = p2p(g, TEMU_REPLAY_WORLD, r, (r + n / 2) % n, 0, bytes);
+                st = job_p2p(g, r, (r + n / 2) % n, 0, bytes);
                 break;
             default: { /* neighbor */
                 int32_t c[3] = {r % grid[0], r / grid[0] % grid[1], r / grid[0] / grid[1]};
@@ -549,8 +557,8 @@ static temu_status synthetic(gen *g)
                     for (int sgn = -1; st == TEMU_OK && grid[d] > 1 && sgn <= 1; sgn += 2) {
                         int32_t q[3] = {c[0], c[1], c[2]};
                         q[d] = (q[d] + sgn + grid[d]) % grid[d];
-                        st = p2p(g, TEMU_REPLAY_WORLD, r, q[0] + grid[0] * (q[1] + grid[1] * q[2]),
-                                 2 * d + (sgn > 0), bytes);
+                        st = job_p2p(g, r, q[0] + grid[0] * (q[1] + grid[1] * q[2]),
+                                     2 * d + (sgn > 0), bytes);
                     }
                 }
                 break;
@@ -563,10 +571,18 @@ static temu_status synthetic(gen *g)
     return st;
 }
 
-/* Defaults filled in and ranges checked. */
-static temu_status normalize(const temu_pattern *p, temu_pattern *q, temu_error *err)
+/* Defaults filled in and ranges checked (world: the session's ranks). */
+static temu_status normalize(const temu_pattern *p, int32_t world, temu_pattern *q, temu_error *err)
 {
     *q = *p;
+    if (q->nranks == 0 && q->first_rank == 0) {
+        q->nranks = world;
+    }
+    if (q->first_rank < 0 || q->nranks <= 0 || q->nranks > world - q->first_rank) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "pattern ranks %d .. %lld are not ranks of the session (0 .. %d)",
+                         q->first_rank, (long long)q->first_rank + q->nranks - 1, world - 1);
+    }
     if (q->steps < 0 || q->steps > 1000000) {
         return temu_fail(err, TEMU_EINVAL, "--steps %d: expected 1..1000000", q->steps);
     }
@@ -605,11 +621,11 @@ temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_prog
                                 void *ctx, temu_error *err)
 {
     temu_pattern q;
-    temu_status st = normalize(p, &q, err);
+    temu_status st = normalize(p, temu_replay_nranks(r), &q, err);
     if (st != TEMU_OK) {
         return st;
     }
-    gen g = {r, &q, temu_replay_nranks(r), progress, ctx, 0, 0, err, 0, 1};
+    gen g = {r, &q, q.first_rank, q.nranks, progress, ctx, 0, 0, err, 0, 1};
     st = generate(&g);
     if (st == TEMU_OK && progress != NULL) {
         progress(ctx, g.total, g.total);
@@ -642,7 +658,7 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
                              temu_error *err)
 {
     temu_pattern q;
-    temu_status st = normalize(p, &q, err);
+    temu_status st = normalize(p, temu_session_nranks(s), &q, err);
     if (st != TEMU_OK) {
         return st;
     }
@@ -657,7 +673,7 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
     for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
         st = temu_replay_create(s, &w[t].r, err);
         w[t].g =
-            (gen){w[t].r, &q, temu_session_nranks(s), progress, ctx, 0, 0, &w[t].err, t, nthreads};
+            (gen){w[t].r, &q, q.first_rank, q.nranks, progress, ctx, 0, 0, &w[t].err, t, nthreads};
     }
     for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
         if (pthread_create(&w[t].th, NULL, work, &w[t]) != 0) {

@@ -21,7 +21,9 @@
  *   CREDIT   space freed downstream is known upstream again
  *   DELIVER  a train's last tail reached its destination node
  * Arbitration: among the waiting heads with enough credit, the one ready
- * first (then the lower queue id): first come, first served.
+ * first (then the lower queue id): first come, first served.  A train
+ * starting onto a channel is told to the hop function, if one is set
+ * (temu_tm_set_hop: a driver counts traffic as it crosses).
  *
  * Trains (doc/model.md, "Packet trains"): a train starts when its first
  * packet could (credit for one packet); it then takes credit for all its
@@ -171,6 +173,8 @@ struct temu_tm {
     int oom; /* an allocation failed during the run: results are incomplete */
     temu_tm_delivery_fn deliver;
     void *ctx;
+    temu_tm_hop_fn hop; /* told of every train starting onto a channel (NULL: none) */
+    void *hop_ctx;
 };
 
 /* ---------------------------------------------------------------- heap */
@@ -560,6 +564,12 @@ void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx)
 {
     t->deliver = fn;
     t->ctx = ctx;
+}
+
+void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx)
+{
+    t->hop = fn;
+    t->hop_ctx = ctx;
 }
 
 int64_t temu_tm_now(const temu_tm *t)
@@ -1076,6 +1086,40 @@ static int64_t out_spacing(const temu_tm *t, const tm_train *tr, int src, int64_
     return (last - t->now + k - 1) / k;
 }
 
+/* Tell the hop function that train tr starts onto channel c now, on VC
+ * vc (torus channels), carrying `total` bytes with packets sp apart, each
+ * serialized in ser ps. */
+static void report_hop(const temu_tm *t, const tm_train *tr, int64_t c, int vc, int64_t total,
+                       int64_t sp, int64_t ser)
+{
+    temu_tm_hop h;
+    memset(&h, 0, sizeof h);
+    h.start_ps = t->now;
+    h.spacing_ps = tr->n > 1 ? sp : 0;
+    h.ser_ps = ser;
+    h.tag = tr->tag;
+    h.bytes = (uint64_t)total;
+    h.packets = tr->n;
+    h.cls = tr->cls;
+    h.lane_key = tr->lane_key;
+    h.adaptive = tr->adaptive;
+    if (c < t->ntorus) {
+        h.kind = TEMU_TM_HOP_LINK;
+        h.lane = (int32_t)(c % t->maxlanes);
+        h.link = (int32_t)(c / t->maxlanes % t->tlinks);
+        h.router = c / t->maxlanes / t->tlinks;
+        h.to_router = t->nbr[h.router * t->tlinks + h.link];
+        h.vc_class = (uint32_t)vc / (uint32_t)t->per;
+    } else if (c < t->ntorus + t->m.nnodes) {
+        h.kind = TEMU_TM_HOP_INJECT;
+        h.node = c - t->ntorus;
+    } else {
+        h.kind = TEMU_TM_HOP_EJECT;
+        h.node = c - t->ntorus - t->m.nnodes;
+    }
+    t->hop(t->hop_ctx, &h);
+}
+
 static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
 {
     if (m < t->tr[t->q[q].head].n && split(t, q, m) != 0) {
@@ -1118,6 +1162,9 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
         t->q[q].occ += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
         push(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, EV_CREDIT,
              (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
+    }
+    if (t->hop != NULL) {
+        report_hop(t, tr, c, vc, total, sp, ser);
     }
     ch->busy_until = last + ser_small;
     ch->st.packets += (uint64_t)n;

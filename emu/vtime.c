@@ -10,8 +10,15 @@
  * the network first, then the lower rank), and a rank that must wait
  * leaves the heap until a delivery wakes it.  The rules of each operation
  * (eager limit, injection, gaps) are in vtime_rules.c.
+ *
+ * A message's counters go into the store as its packets cross (crossing.c,
+ * told of every crossing by the model's hop function): a series snapshot
+ * at time T holds what crossed by T.  A train of several packets is told
+ * once; with snapshots its packets that start after the next snapshot are
+ * held back and counted at the snapshot that follows their start.
  */
 #define TEMU_BUILDING_LIBRARY 1
+#include "crossing.h"
 #include "emu_internal.h"
 #include "match.h"
 #include "torusemu_vtime.h"
@@ -42,13 +49,14 @@ typedef struct vop {
 typedef struct vmsg {
     int32_t src, dst; /* world ranks */
     uint64_t bytes;
-    uint64_t payload; /* for the volume model (temu_inject_ranks)   */
+    uint64_t payload; /* the volume and timing models' (compression, L2) */
     int32_t kind, round;
     int32_t next_in, next_out;     /* a collective member's lists */
     int64_t local_t;               /* eager: when its packets have left the node */
     int64_t arrive_t, done_t;      /* last packet of the message / of its replies */
     uint64_t left;                 /* packets of the direction in flight */
-    int8_t started, eager, inject; /* inject: count it in the store when sent */
+    int8_t started, eager, inject; /* inject: count it in the store as it crosses */
+    temu_ledger *ledger;           /* its node counters still to count (crossing.c) */
 } vmsg;
 
 /* What a non-blocking operation waits for. */
@@ -103,6 +111,13 @@ typedef struct rank_ev {
     int32_t rank;
 } rank_ev;
 
+/* A crossing not over by the next snapshot: what follows `after` is
+ * counted at the snapshots that follow. */
+typedef struct held_hop {
+    temu_tm_hop h;
+    int64_t after;
+} held_hop;
+
 struct temu_vt {
     temu_session *s;
     const temu_machine *m;
@@ -133,6 +148,8 @@ struct temu_vt {
     int64_t tick_ps, next_tick;
     temu_vt_tick_fn tick;
     void *tick_ctx;
+    held_hop *held; /* crossings of trains still to count (snapshots only) */
+    int32_t nheld, capheld;
 };
 
 /* ------------------------------------------------------------ growth */
@@ -236,11 +253,15 @@ void temu_vt_free(temu_vt *v)
     free(v->comm);
     free(v->inst);
     free(v->rk);
+    for (int32_t i = 0; i < v->nmsg; i++) {
+        temu_ledger_free(v->msg[i].ledger); /* a run that stopped half-way */
+    }
     free(v->msg);
     free(v->slot_msg);
     free(v->nic_free);
     free(v->heap);
     free(v->done_list);
+    free(v->held);
     temu_match_free(v->match);
     temu_tm_destroy(v->tm);
     free(v);
@@ -697,7 +718,8 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
                             uint64_t *bytes, temu_error *err)
 {
     vmsg *g = &v->msg[id];
-    temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes, NULL, (temu_kind)g->kind};
+    temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes,
+                       (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
     temu_status st = temu_tm_send_message_dir(
         v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir, packets, bytes, err);
     g->left = *packets;
@@ -725,25 +747,52 @@ static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_erro
     return st;
 }
 
-/* Message g into the volume model.  The link counters of the classes the
- * timing model routes adaptively are left out: the model adds them from
- * the links its packets took (temu_tm_counters_flush), so totals stay the
- * volume model's and each link gets what the adaptive routes put on it. */
-static temu_status inject_volume(temu_vt *v, const vmsg *g, temu_error *err)
+/* The message of a crossing's tag. */
+static temu_message message_of(const temu_vt *v, const vmsg *g)
 {
-    temu_message msg = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes,
-                        (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
-    temu_plan plan;
-    temu_status st;
-    if (temu_tm_adaptive_classes(v->tm) == 0) {
-        return temu_inject_ranks(v->s, g->src, g->dst, g->bytes, msg.payload, msg.kind, err);
+    return (temu_message){v->rk[g->src].node, v->rk[g->dst].node, g->bytes,
+                          (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
+}
+
+/* Count what crossing h accounts for in (after, until]. */
+static void count_crossing(temu_vt *v, const temu_tm_hop *h, int64_t after, int64_t until)
+{
+    vmsg *g = &v->msg[h->tag >> 1];
+    temu_crossing_count(v->s, &g->ledger, (int)(h->tag & 1u), h, after, until);
+}
+
+/* The model's hop function: a train of a message starts onto a channel.
+ * Counted now up to the next snapshot; what comes after is held. */
+static void on_hop(void *ctx, const temu_tm_hop *h)
+{
+    temu_vt *v = ctx;
+    int64_t until = v->tick != NULL ? v->next_tick : INT64_MAX;
+    if (h->tag >> 1 >= (uint64_t)v->nmsg || !v->msg[h->tag >> 1].inject) {
+        return; /* not a message of this run's (a caller's own packet) */
     }
-    st = temu_plan_message(v->m, &msg, &plan, err);
-    if (st == TEMU_OK) {
-        temu_tm_plan_without_adaptive(v->tm, v->m, &plan);
-        temu_apply_plan(v->s, &msg, &plan);
+    if (!temu_crossing_done_by(h, until)) {
+        if (GROW(v->held, v->nheld, v->capheld) != 0) {
+            v->oom = 1;
+            return;
+        }
+        v->held[v->nheld++] = (held_hop){*h, until};
     }
-    return st;
+    count_crossing(v, h, h->start_ps - 1, until);
+}
+
+/* Count what the held crossings account for up to t. */
+static void release_held(temu_vt *v, int64_t t)
+{
+    int32_t k = 0;
+    for (int32_t i = 0; i < v->nheld; i++) {
+        held_hop *x = &v->held[i];
+        count_crossing(v, &x->h, x->after, t);
+        x->after = t;
+        if (!temu_crossing_done_by(&x->h, t)) {
+            v->held[k++] = *x;
+        }
+    }
+    v->nheld = k;
 }
 
 /* Put message id on the network at t. */
@@ -755,7 +804,13 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
         return TEMU_OK;
     }
     g->started = 1;
-    temu_status st = g->inject ? inject_volume(v, g, err) : TEMU_OK;
+    temu_status st = TEMU_OK;
+    if (g->inject && v->s->readonly) {
+        st = temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
+    } else if (g->inject) {
+        temu_message msg = message_of(v, g);
+        st = temu_crossing_begin(v->s, &msg, &g->ledger, err);
+    }
     if (st == TEMU_OK) {
         st = send_dir(v, id, 0, t, &pk, &by, err);
     }
@@ -965,6 +1020,7 @@ static temu_status ticks_until(temu_vt *v, int64_t t, temu_error *err)
     temu_status st = TEMU_OK;
     while (v->tick != NULL && st == TEMU_OK && v->next_tick < t) {
         temu_tm_run(v->tm, v->next_tick);
+        release_held(v, v->next_tick);
         st = v->tick(v->tick_ctx, v, v->next_tick, err);
         v->next_tick += v->tick_ps;
     }
@@ -1009,6 +1065,7 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
         }
     }
     temu_tm_set_delivery(v->tm, on_delivery, v);
+    temu_tm_set_hop(v->tm, on_hop, v);
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);
     }
@@ -1044,6 +1101,7 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
     if (st == TEMU_OK && v->tick != NULL) {
         int64_t end = max64(temu_vt_runtime(v), temu_tm_now(v->tm));
         st = ticks_until(v, end, err);
+        release_held(v, INT64_MAX); /* every packet has started by the end */
         if (st == TEMU_OK) {
             st = v->tick(v->tick_ctx, v, end, err);
         }

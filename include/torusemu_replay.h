@@ -221,6 +221,10 @@ typedef struct temu_pattern {
     double fraction;    /* gpcnet: share of ranks that are canaries (default 0.2) */
     uint64_t seed;      /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
     int64_t compute_ps; /* virtual time: each rank computes this long before each step (0) */
+    /* The ranks it runs on (a job of a concurrent mix, doc/replay.md "Job
+     * mixes"): world ranks first_rank .. first_rank + nranks - 1 play the
+     * pattern's ranks 0 .. nranks - 1.  nranks 0: every rank of the session. */
+    int32_t first_rank, nranks;
 } temu_pattern;
 
 /* "fft", ...; NULL for an unknown kind.  Parse a name: -1 if unknown. */
@@ -231,7 +235,8 @@ int temu_pattern_parse_name(const char *name);
  * output); may be NULL. */
 typedef void (*temu_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Replay pattern p over every rank of the replay's session.  Every send is
+/* Replay pattern p over every rank of the replay's session (or its
+ * first_rank, nranks share: other ranks are not touched).  Every send is
  * followed by its receive, so the stream is complete.  Bad parameters
  * (a grid that does not hold the session's ranks, a size that does not
  * divide, ...) give TEMU_EINVAL naming them. */

@@ -139,6 +139,45 @@ typedef struct temu_tm_totals {
 } temu_tm_totals;
 void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out);
 
+/* A train (one packet, or train_packets of one send) starting onto a
+ * channel: the node's injection channel, a router-to-router link, or the
+ * destination's ejection channel.  Its packets start at start_ps,
+ * start_ps + spacing_ps, ... (spacing 0 with one packet); start_ps is the
+ * model's current time when the hop function is called. */
+typedef enum temu_tm_hop_kind {
+    TEMU_TM_HOP_INJECT = 0, /* leaves node `node` (its NIC / message unit) */
+    TEMU_TM_HOP_LINK = 1,   /* leaves router `router` on link/lane         */
+    TEMU_TM_HOP_EJECT = 2   /* enters node `node` from its router          */
+} temu_tm_hop_kind;
+
+typedef struct temu_tm_hop {
+    int64_t start_ps;   /* the first packet starts onto the channel      */
+    int64_t spacing_ps; /* between the starts of consecutive packets     */
+    int64_t ser_ps;     /* a packet's serialization on the channel (the  */
+                        /* largest of the train's two sizes)             */
+    uint64_t tag;       /* as sent                                       */
+    uint64_t bytes;     /* wire bytes of all its packets                 */
+    uint32_t packets;
+    uint32_t kind;     /* temu_tm_hop_kind                               */
+    int64_t node;      /* INJECT, EJECT: the node                        */
+    int64_t router;    /* LINK: the router the link leaves               */
+    int64_t to_router; /* LINK: the router it leads to                   */
+    int32_t link;      /* LINK: link of that router (2d minus, 2d+1 plus) */
+    int32_t lane;      /* LINK: lane (Gemini: position in the link's tiles) */
+    uint32_t cls;      /* class the packets were sent in                  */
+    uint32_t vc_class; /* LINK: class of the VC taken on this link (an    */
+                       /* adaptive packet's dynamic or escape VC)        */
+    uint32_t lane_key; /* as sent                                         */
+    uint32_t adaptive; /* 1: routed adaptively (temu_tm_adaptive_classes) */
+} temu_tm_hop;
+
+/* Called once per train and channel it starts on, in the order of virtual
+ * time (a driver counts traffic as it crosses; doc/series.md).  The hop
+ * record is valid during the call only; the function must not call back
+ * into the model. */
+typedef void (*temu_tm_hop_fn)(void *ctx, const temu_tm_hop *hop);
+void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx);
+
 /* Process every event up to and including virtual time until_ps (INT64_MAX:
  * until the network is empty).  Returns the new current time. */
 int64_t temu_tm_run(temu_tm *t, int64_t until_ps);

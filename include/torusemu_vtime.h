@@ -1,12 +1,14 @@
 /*
  * torusemu_vtime.h - ranks in virtual time (doc/replay.md, "Virtual time").
  *
- * Messages recorded by a replay are added to the session's store when
- * their rank sends them in virtual time (not when the replay reads them),
- * so a time series of the store shows traffic as it happens; the counts at
- * the end are those of a replay without virtual time.  Collectives' messages
- * are always added so; BG/Q class-route collectives when the replay reads
- * them.
+ * Messages recorded by a replay are added to the session's store as their
+ * packets cross in virtual time (not when the replay reads them): a link's
+ * counters when the model moves the packets over that link, a node's
+ * counters as its packets leave or enter it (doc/series.md, "When traffic
+ * is counted"), so a time series of the store shows traffic as it happens;
+ * the counts at the end are those of a replay without virtual time.
+ * Collectives' messages are always added so; BG/Q class-route collectives
+ * when the replay reads them.
  *
  * A program per rank -- compute gaps, point-to-point operations, one-sided
  * operations, collectives decomposed into rounds of messages -- recorded
@@ -81,9 +83,11 @@ typedef struct temu_vt_p2p {
     int32_t wsrc, wdst;          /* world ranks                           */
     uint64_t bytes;
     uint64_t req;
-    uint64_t payload; /* sends: the payload pointer for the volume model (0) */
+    uint64_t payload; /* sends: the payload pointer (0: none), read when the  */
+                      /* message is sent in virtual time: Gemini compression */
+                      /* of its packets and counts, BG/Q L2 lines            */
     int32_t inject;   /* sends: 1 to add the message to the session's store  */
-                      /* when it is sent (temu_inject_ranks), 0 not to       */
+                      /* as it crosses (temu_inject_ranks' counts), 0 not to */
 } temu_vt_p2p;
 temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err);
 temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err);
@@ -115,7 +119,9 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err);
 
 /* Called during temu_vt_run whenever the virtual time passes a multiple of
  * interval_ps (and once at the end with the final time), before anything
- * later happens: the model's counters are then those of that instant. */
+ * later happens: the model's counters are then those of that instant, and
+ * the store holds every packet that started onto a channel by then and
+ * every phit (Gemini) or chunk (Blue Gene) sent by then. */
 typedef temu_status (*temu_vt_tick_fn)(void *ctx, temu_vt *v, int64_t t_ps, temu_error *err);
 temu_status temu_vt_set_tick(temu_vt *v, int64_t interval_ps, temu_vt_tick_fn fn, void *ctx,
                              temu_error *err);

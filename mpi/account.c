@@ -103,9 +103,9 @@ int32_t tmpi_send_dest(int dest, MPI_Comm comm)
  * emulated machine; 0 when nothing is sent (MPI_PROC_NULL, unknown peer or
  * type).  One type-size query; the payload is looked at only when the
  * machine compresses (Gemini). */
-static inline __attribute__((always_inline)) int
-send_message(const void *buf, int count, MPI_Datatype type, int dest, MPI_Comm comm,
-             temu_message *msg)
+static inline __attribute__((always_inline)) int send_message(const void *buf, int count,
+                                                              MPI_Datatype type, int dest,
+                                                              MPI_Comm comm, temu_message *msg)
 {
     int size = 0;
     if (dest == MPI_PROC_NULL) {
@@ -142,18 +142,23 @@ int tmpi_send_message(const void *buf, int count, MPI_Datatype type, int dest, M
 
 /* One body for both entry points below; always inlined, so the counting-
  * only path (sending = 1, vt = 0 constants) carries no virtual-time test. */
-static inline __attribute__((always_inline)) void
-acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-          const MPI_Request *req, int sending, int vt)
+static inline __attribute__((always_inline)) void acct_send(const void *buf, int count,
+                                                            MPI_Datatype type, int dest, int tag,
+                                                            MPI_Comm comm, const MPI_Request *req,
+                                                            int sending, int vt)
 {
     temu_message msg;
+    int64_t lat = 0;
     int have = send_message(buf, count, type, dest, comm, &msg); /* inlined: the hot path */
+    if (vt && have) {
+        /* into the online model's feed (the network carries it when it is
+         * counted), then its stamp names it */
+        lat = tmpi_vt_message_latency(&msg);
+        tmpi_vt_feed_p2p(&msg, sending && !tmpi_paused, tmpi_send_dest(dest, comm), lat);
+    }
     if (have && sending) {
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &msg, NULL);
-            if (vt) {
-                tmpi_vt_feed_message(&msg);
-            }
         }
         if (tmpi_trace_file != NULL) {
             uint64_t id = req != NULL ? tmpi_treq_add(*req, TMPI_TREQ_ISEND, comm) : 0;
@@ -163,12 +168,12 @@ acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_
     }
     /* the stamp, from the same message (one lookup per send) */
     if (vt && dest != MPI_PROC_NULL) {
-        tmpi_vt_stamp(dest, tag, comm, have ? tmpi_vt_message_latency(&msg) : 0);
+        tmpi_vt_stamp(dest, tag, comm, lat);
     }
 }
 
-void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, const MPI_Request *req)
+void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    const MPI_Request *req)
 {
     acct_send(buf, count, type, dest, tag, comm, req, 1, 0);
 }
@@ -179,8 +184,8 @@ void tmpi_acct_send_vt(const void *buf, int count, MPI_Datatype type, int dest, 
     acct_send(buf, count, type, dest, tag, comm, req, sending, 1);
 }
 
-void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, tmpi_pending *p)
+void tmpi_plan_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    tmpi_pending *p)
 {
     p->comm = comm;
     p->dest = dest;
@@ -197,9 +202,6 @@ void tmpi_apply_pending(const tmpi_pending *p)
     if (p->valid) {
         if (!tmpi_paused) {
             temu_apply_plan(tmpi_g.session, &p->msg, &p->plan);
-            if (tmpi_vt_on) {
-                tmpi_vt_feed_message(&p->msg);
-            }
         }
         if (tmpi_trace_file != NULL) {
             tmpi_trace_send(p->comm, p->dest, p->dst, p->tag, p->msg.bytes, p->addr, 0);

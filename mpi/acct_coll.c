@@ -18,8 +18,10 @@ static int warned_inter;
 
 typedef struct emit_ctx {
     const tmpi_comm *comm;
-    int inject;     /* counting (not paused)                           */
-    int64_t vt_ps;  /* virtual time: this rank's messages one after another */
+    int inject;            /* counting (not paused)                           */
+    int pass;              /* TMPI_VT_PASS_*                                  */
+    int64_t vt_ps;         /* virtual time: this rank's messages one after another */
+    uint64_t first, count; /* PASS_BEFORE: their sequence numbers in the feed */
     const char *send_base; /* bytes of the send side, or NULL            */
     const char *recv_base; /* bytes of the receive side, or NULL         */
     int recv_ready;        /* recv_base already holds the final data     */
@@ -38,15 +40,19 @@ static void emit_inject(void *ctx, const tmpi_msg *m)
     } else if (m->buf == TMPI_BUF_RECV && e->recv_base != NULL && e->recv_ready) {
         payload = e->recv_base + m->off;
     }
-    if (e->inject) {
+    if (e->inject && e->pass != TMPI_VT_PASS_BEFORE) {
         temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, m->bytes, payload, TEMU_KIND_P2P,
                           NULL);
     }
-    if (tmpi_vt_on) {
+    if (tmpi_vt_on && e->pass != TMPI_VT_PASS_AFTER) {
         temu_message msg = {tmpi_g.node, tmpi_g.rank_node[w], m->bytes,
                             tmpi_g.want_payload ? payload : NULL, TEMU_KIND_P2P};
-        e->vt_ps += tmpi_vt_message_latency(&msg);
-        if (e->inject) {
+        int64_t lat = tmpi_vt_message_latency(&msg);
+        e->vt_ps += lat;
+        if (e->pass == TMPI_VT_PASS_BEFORE) {
+            uint64_t seq = tmpi_vt_feed_coll(&msg, e->inject, lat, e->vt_ps);
+            e->first = e->count++ == 0 ? seq : e->first;
+        } else if (e->inject) {
             tmpi_vt_feed_message(&msg);
         }
     }
@@ -268,12 +274,16 @@ void tmpi_acct_coll(const tmpi_call *call)
     /* Buffers are looked at only where MPI says they are significant at this
      * rank (a non-root's receive arguments may be anything): the cases
      * below set what their messages use. */
+    /* before the host's call (PASS_BEFORE) no receive buffer holds its data */
+    int received = call->blocking && call->vt_pass != TMPI_VT_PASS_BEFORE;
     e.comm = c;
     e.inject = tmpi_counting();
+    e.pass = call->vt_pass;
     e.vt_ps = 0;
+    e.first = e.count = 0;
     e.send_base = NULL;
     e.recv_base = NULL;
-    e.recv_ready = call->blocking;
+    e.recv_ready = received;
     if (c->size <= 1) {
         return;
     }
@@ -284,7 +294,7 @@ void tmpi_acct_coll(const tmpi_call *call)
     case TMPI_BCAST: /* one buffer: sendbuf = recvbuf, sendtype = recvtype */
         k.bytes = tmpi_type_bytes(call->sendcount, call->sendtype);
         e.recv_base = base_of(call->recvbuf, call->recvtype);
-        e.recv_ready = call->blocking || c->rank == call->root;
+        e.recv_ready = received || c->rank == call->root;
         break;
     case TMPI_GATHER:
         if (c->rank == call->root) {
@@ -415,17 +425,22 @@ void tmpi_acct_coll(const tmpi_call *call)
         env.box = c->box;
     }
     k.algo = tmpi_coll_choose(&env, &k);
-    if (tmpi_trace_file != NULL && e.inject) {
+    if (tmpi_trace_file != NULL && e.inject && e.pass != TMPI_VT_PASS_BEFORE) {
         tmpi_trace_coll(c, &k, &env, e.send_base, e.recv_base, e.recv_ready);
     }
     if (k.algo == TMPI_ALGO_CLASSROUTE) {
-        if (e.inject) {
+        if (e.inject && e.pass != TMPI_VT_PASS_BEFORE) {
             classroute(c, &k);
         }
     } else if (k.algo != TMPI_ALGO_COLLNET) {
         tmpi_coll_sends(&k, c->rank, emit_inject, &e);
     }
-    if (tmpi_vt_on && call->blocking) {
+    if (e.pass == TMPI_VT_PASS_BEFORE) {
+        /* the online model's way: pmpi_coll.c ends it after the host's call */
+        tmpi_vt_coll_declare(call->comm, e.vt_ps, e.first, e.count);
+    } else if (e.pass == TMPI_VT_PASS_AFTER) {
+        /* counted only */
+    } else if (tmpi_vt_on && call->blocking) {
         /* every member leaves at the latest (clock + own chain): doc/virtual-time.md */
         tmpi_vt_coll(call->comm, e.vt_ps);
     } else if (tmpi_vt_on && call->request != NULL) {

@@ -106,7 +106,8 @@ TESTS += $(TMPI_SHELL_TESTS)
 check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/p2p_modes \
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
-	tests/mpi/vt_cpu tests/mpi/vt_congest
+	tests/mpi/vt_cpu tests/mpi/vt_congest \
+	tests/mpi/vt_incast tests/mpi/vt_canary
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -161,6 +162,16 @@ tests_mpi_vt_congest_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_congest_LDADD = $(TMPI_PROG_LDADD)
 tests_mpi_vt_congest_DEPENDENCIES = libtorusemu.la
 tests_mpi_vt_congest_LDFLAGS = -no-install
+tests_mpi_vt_incast_SOURCES = tests/mpi/vt_incast.c
+tests_mpi_vt_incast_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_incast_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_incast_DEPENDENCIES =
+tests_mpi_vt_incast_LDFLAGS = -no-install
+tests_mpi_vt_canary_SOURCES = tests/mpi/vt_canary.c
+tests_mpi_vt_canary_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_canary_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_canary_DEPENDENCIES =
+tests_mpi_vt_canary_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)

@@ -101,13 +101,12 @@ void tmpi_persist_start(MPI_Request req)
     pthread_mutex_unlock(&lock);
     if (p != NULL) {
         if (tmpi_vt_on) {
-            tmpi_vt_stamp(e.dest, e.tag, e.comm, tmpi_vt_message_latency(&e.msg));
+            int64_t lat = tmpi_vt_message_latency(&e.msg);
+            tmpi_vt_feed_p2p(&e.msg, !tmpi_paused, e.dst, lat);
+            tmpi_vt_stamp(e.dest, e.tag, e.comm, lat);
         }
         if (!tmpi_paused) {
             temu_inject(tmpi_g.session, &e.msg, NULL);
-            if (tmpi_vt_on) {
-                tmpi_vt_feed_message(&e.msg);
-            }
         }
         if (tmpi_trace_file != NULL) {
             /* each start is one message: a blocking send in the trace */

@@ -15,12 +15,29 @@
         tmpi_sync_point();                                                                         \
     } while (0)
 
+/* A blocking collective: under the online model its messages go into the
+ * model's feed before the host's call (acct_coll.c, two passes). */
+#define RUN_COLL(NEXT, ...)                                                                        \
+    tmpi_call call_ = {__VA_ARGS__};                                                               \
+    if (call_.blocking && tmpi_vt_online && tmpi_vt_active()) {                                    \
+        call_.vt_pass = TMPI_VT_PASS_BEFORE;                                                       \
+        tmpi_acct_coll(&call_);                                                                    \
+        call_.vt_pass = TMPI_VT_PASS_AFTER;                                                        \
+    }                                                                                              \
+    int rc = NEXT;                                                                                 \
+    if (rc == MPI_SUCCESS && (tmpi_counting() || tmpi_vt_active())) {                              \
+        tmpi_acct_coll(&call_);                                                                    \
+    }                                                                                              \
+    if (tmpi_vt_online && tmpi_vt_coll_declared()) {                                               \
+        tmpi_vt_coll_end(call_.comm);                                                              \
+    }                                                                                              \
+    tmpi_sync_point()
+
 /* -------------------------------------------------------------- barrier */
 
 TMPI_ENTRY(Barrier, (MPI_Comm comm), (comm))
 {
-    int rc = tmpi_next_(comm);
-    COUNT_COLL(.op = TMPI_BARRIER, .comm = comm, .blocking = 1);
+    RUN_COLL(tmpi_next_(comm), .op = TMPI_BARRIER, .comm = comm, .blocking = 1);
     return rc;
 }
 
@@ -41,8 +58,7 @@ TMPI_ENTRY(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
 TMPI_ENTRY(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
            (buffer, count, datatype, root, comm))
 {
-    int rc = tmpi_next_(buffer, count, datatype, root, comm);
-    COUNT_COLL(BCAST_CALL(1));
+    RUN_COLL(tmpi_next_(buffer, count, datatype, root, comm), BCAST_CALL(1));
     return rc;
 }
 
@@ -67,8 +83,8 @@ TMPI_ENTRY(Gather,
             MPI_Datatype recvtype, int root, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    COUNT_COLL(PLAIN_CALL(TMPI_GATHER, 1), .root = root);
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+             PLAIN_CALL(TMPI_GATHER, 1), .root = root);
     return rc;
 }
 
@@ -88,8 +104,8 @@ TMPI_ENTRY(Scatter,
             MPI_Datatype recvtype, int root, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    COUNT_COLL(PLAIN_CALL(TMPI_SCATTER, 1), .root = root);
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+             PLAIN_CALL(TMPI_SCATTER, 1), .root = root);
     return rc;
 }
 
@@ -109,8 +125,8 @@ TMPI_ENTRY(Allgather,
             MPI_Datatype recvtype, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    COUNT_COLL(PLAIN_CALL(TMPI_ALLGATHER, 1));
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+             PLAIN_CALL(TMPI_ALLGATHER, 1));
     return rc;
 }
 
@@ -129,8 +145,8 @@ TMPI_ENTRY(Alltoall,
             MPI_Datatype recvtype, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    COUNT_COLL(PLAIN_CALL(TMPI_ALLTOALL, 1));
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+             PLAIN_CALL(TMPI_ALLTOALL, 1));
     return rc;
 }
 
@@ -149,8 +165,8 @@ TMPI_ENTRY(Neighbor_allgather,
             MPI_Datatype recvtype, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    COUNT_COLL(PLAIN_CALL(TMPI_NEIGHBOR_ALLGATHER, 1));
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+             PLAIN_CALL(TMPI_NEIGHBOR_ALLGATHER, 1));
     return rc;
 }
 
@@ -169,8 +185,8 @@ TMPI_ENTRY(Neighbor_alltoall,
             MPI_Datatype recvtype, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    COUNT_COLL(PLAIN_CALL(TMPI_NEIGHBOR_ALLTOALL, 1));
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+             PLAIN_CALL(TMPI_NEIGHBOR_ALLTOALL, 1));
     return rc;
 }
 
@@ -197,9 +213,9 @@ TMPI_ENTRY(Gatherv,
             MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
 {
-    int rc =
-        tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    COUNT_COLL(GATHERV_CALL(1));
+    RUN_COLL(
+        tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),
+        GATHERV_CALL(1));
     return rc;
 }
 
@@ -226,9 +242,9 @@ TMPI_ENTRY(Scatterv,
             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
            (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
 {
-    int rc =
-        tmpi_next_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    COUNT_COLL(SCATTERV_CALL(1));
+    RUN_COLL(
+        tmpi_next_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),
+        SCATTERV_CALL(1));
     return rc;
 }
 
@@ -255,8 +271,8 @@ TMPI_ENTRY(Allgatherv,
             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    COUNT_COLL(ALLGATHERV_CALL(TMPI_ALLGATHERV, 1));
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+             ALLGATHERV_CALL(TMPI_ALLGATHERV, 1));
     return rc;
 }
 
@@ -278,9 +294,9 @@ TMPI_ENTRY(Neighbor_allgatherv,
             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    COUNT_COLL(.op = TMPI_NEIGHBOR_ALLGATHER, .comm = comm, .blocking = 1, .sendbuf = sendbuf,
-               .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype);
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+             .op = TMPI_NEIGHBOR_ALLGATHER, .comm = comm, .blocking = 1, .sendbuf = sendbuf,
+             .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype);
     return rc;
 }
 
@@ -290,10 +306,10 @@ TMPI_ENTRY(Ineighbor_allgatherv,
             MPI_Request *request),
            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
 {
-    int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        request);
-    COUNT_COLL(.op = TMPI_NEIGHBOR_ALLGATHER, .comm = comm, .sendbuf = sendbuf,
-               .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype);
+    RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                        request),
+             .op = TMPI_NEIGHBOR_ALLGATHER, .comm = comm, .sendbuf = sendbuf,
+             .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype);
     return rc;
 }
 
@@ -303,8 +319,7 @@ TMPI_ENTRY(Ineighbor_allgatherv,
 #define COLL_PAIR(NAME, INAME, PARAMS, ARGS, CALL)                                                 \
     TMPI_ENTRY(NAME, (PARAMS), (ARGS))                                                             \
     {                                                                                              \
-        int rc = tmpi_next_(ARGS);                                                                 \
-        COUNT_COLL(CALL(1));                                                                       \
+        RUN_COLL(tmpi_next_(ARGS), CALL(1));                                                       \
         return rc;                                                                                 \
     }                                                                                              \
     TMPI_ENTRY(INAME, (PARAMS, MPI_Request * request), (ARGS, request))                            \
@@ -363,8 +378,8 @@ TMPI_ENTRY(Reduce,
             int root, MPI_Comm comm),
            (sendbuf, recvbuf, count, datatype, op, root, comm))
 {
-    int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, root, comm);
-    COUNT_COLL(REDUCE_CALL(TMPI_REDUCE, 1), .root = root);
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, root, comm),
+             REDUCE_CALL(TMPI_REDUCE, 1), .root = root);
     return rc;
 }
 
@@ -383,8 +398,8 @@ TMPI_ENTRY(Allreduce,
             MPI_Comm comm),
            (sendbuf, recvbuf, count, datatype, op, comm))
 {
-    int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm);
-    COUNT_COLL(REDUCE_CALL(TMPI_ALLREDUCE, 1));
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm),
+             REDUCE_CALL(TMPI_ALLREDUCE, 1));
     return rc;
 }
 
@@ -403,8 +418,7 @@ TMPI_ENTRY(Scan,
             MPI_Comm comm),
            (sendbuf, recvbuf, count, datatype, op, comm))
 {
-    int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm);
-    COUNT_COLL(REDUCE_CALL(TMPI_SCAN, 1));
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm), REDUCE_CALL(TMPI_SCAN, 1));
     return rc;
 }
 
@@ -423,8 +437,7 @@ TMPI_ENTRY(Exscan,
             MPI_Comm comm),
            (sendbuf, recvbuf, count, datatype, op, comm))
 {
-    int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm);
-    COUNT_COLL(REDUCE_CALL(TMPI_EXSCAN, 1));
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm), REDUCE_CALL(TMPI_EXSCAN, 1));
     return rc;
 }
 
@@ -447,8 +460,8 @@ TMPI_ENTRY(Reduce_scatter,
             MPI_Op op, MPI_Comm comm),
            (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 {
-    int rc = tmpi_next_(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    COUNT_COLL(RS_CALL(1), .recvcounts = recvcounts);
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, recvcounts, datatype, op, comm), RS_CALL(1),
+             .recvcounts = recvcounts);
     return rc;
 }
 
@@ -467,8 +480,8 @@ TMPI_ENTRY(Reduce_scatter_block,
             MPI_Comm comm),
            (sendbuf, recvbuf, recvcount, datatype, op, comm))
 {
-    int rc = tmpi_next_(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    COUNT_COLL(RS_CALL(1), .recvcount = recvcount);
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, recvcount, datatype, op, comm), RS_CALL(1),
+             .recvcount = recvcount);
     return rc;
 }
 

@@ -18,10 +18,20 @@
 #define ISEND_ARGS (buf, count, datatype, dest, tag, comm, request)
 
 /* Blocking (SEND_*, REQ NULL) and non-blocking (ISEND_*, REQ request)
- * sends count alike; the trace follows a request to its completion. */
-#define SEND_WRAPPER(NAME, PARAMS, ARGS, REQ)                                                      \
+ * sends count alike; the trace follows a request to its completion.  Under
+ * the online model a blocking one (BLOCKING 1) is counted before the host's
+ * call, so the model need not wait for a rank the host's MPI blocks, and
+ * from the eager limit up completes at its delivery (vtime.c). */
+#define SEND_WRAPPER(NAME, PARAMS, ARGS, REQ, BLOCKING)                                            \
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \
+        if (BLOCKING && __builtin_expect(tmpi_vt_online, 0) && tmpi_vt_send_begin()) {             \
+            /* online model: into its feed first, so it need not wait for this rank */             \
+            tmpi_after_send(buf, count, datatype, dest, tag, comm, NULL);                          \
+            int rc = tmpi_next_ ARGS;                                                              \
+            tmpi_vt_send_done();                                                                   \
+            return rc;                                                                             \
+        }                                                                                          \
         int rc = tmpi_next_ ARGS;                                                                  \
         if (rc == MPI_SUCCESS) {                                                                   \
             tmpi_after_send(buf, count, datatype, dest, tag, comm, REQ);                           \
@@ -41,14 +51,14 @@
         return rc;                                                                                 \
     }
 
-SEND_WRAPPER(Send, SEND_PARAMS, SEND_ARGS, NULL)
-SEND_WRAPPER(Bsend, SEND_PARAMS, SEND_ARGS, NULL)
-SEND_WRAPPER(Ssend, SEND_PARAMS, SEND_ARGS, NULL)
-SEND_WRAPPER(Rsend, SEND_PARAMS, SEND_ARGS, NULL)
-SEND_WRAPPER(Isend, ISEND_PARAMS, ISEND_ARGS, request)
-SEND_WRAPPER(Ibsend, ISEND_PARAMS, ISEND_ARGS, request)
-SEND_WRAPPER(Issend, ISEND_PARAMS, ISEND_ARGS, request)
-SEND_WRAPPER(Irsend, ISEND_PARAMS, ISEND_ARGS, request)
+SEND_WRAPPER(Send, SEND_PARAMS, SEND_ARGS, NULL, 1)
+SEND_WRAPPER(Bsend, SEND_PARAMS, SEND_ARGS, NULL, 1)
+SEND_WRAPPER(Ssend, SEND_PARAMS, SEND_ARGS, NULL, 1)
+SEND_WRAPPER(Rsend, SEND_PARAMS, SEND_ARGS, NULL, 1)
+SEND_WRAPPER(Isend, ISEND_PARAMS, ISEND_ARGS, request, 0)
+SEND_WRAPPER(Ibsend, ISEND_PARAMS, ISEND_ARGS, request, 0)
+SEND_WRAPPER(Issend, ISEND_PARAMS, ISEND_ARGS, request, 0)
+SEND_WRAPPER(Irsend, ISEND_PARAMS, ISEND_ARGS, request, 0)
 INIT_WRAPPER(Send_init)
 INIT_WRAPPER(Bsend_init)
 INIT_WRAPPER(Ssend_init)
@@ -103,12 +113,17 @@ TMPI_ENTRY(Sendrecv,
 {
     MPI_Status own;
     int tracing = tmpi_tracing(), vt = tmpi_vt_active();
+    int early = vt && tmpi_vt_online; /* the send into the model's feed first */
     if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
     }
+    if (early) {
+        tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
+        tmpi_vt_recv_begin1(source, comm);
+    }
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, status);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && !early) {
         tmpi_after_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, NULL);
     }
     if (rc == MPI_SUCCESS && tracing) {
@@ -145,6 +160,19 @@ TMPI_ENTRY(Sendrecv_replace,
     if ((tracing || vt) && status == MPI_STATUS_IGNORE) {
         status = &own;
     }
+    if (vt) {
+        /* into the online model's feed (the bytes before the call), stamped
+         * after the call, or before it with the model on */
+        temu_message m;
+        if (tmpi_send_message(buf, count, datatype, dest, comm, &m)) {
+            tmpi_vt_feed_p2p(&m, counting && !tmpi_paused && p.valid, tmpi_send_dest(dest, comm),
+                             lat);
+        }
+        if (tmpi_vt_online) {
+            tmpi_vt_stamp(dest, sendtag, comm, lat);
+            tmpi_vt_recv_begin1(source, comm);
+        }
+    }
     int rc = tmpi_next_(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     if (rc == MPI_SUCCESS && counting) {
         tmpi_apply_pending(&p);
@@ -153,7 +181,9 @@ TMPI_ENTRY(Sendrecv_replace,
         tmpi_trace_recv(comm, status, 0);
     }
     if (rc == MPI_SUCCESS && vt) {
-        tmpi_vt_stamp(dest, sendtag, comm, lat);
+        if (!tmpi_vt_online) {
+            tmpi_vt_stamp(dest, sendtag, comm, lat);
+        }
         tmpi_vt_recv(comm, status);
     }
     tmpi_sync_point();

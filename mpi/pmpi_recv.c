@@ -23,6 +23,7 @@ TMPI_ENTRY(Recv,
     if (status == MPI_STATUS_IGNORE) {
         status = &own;
     }
+    tmpi_vt_recv_begin1(source, comm); /* takes a message: the model need not wait for it */
     int rc = tmpi_next_(buf, count, datatype, source, tag, comm, status);
     if (rc == MPI_SUCCESS && tmpi_trace_file != NULL) {
         tmpi_trace_recv(comm, status, 0);
@@ -43,6 +44,7 @@ TMPI_ENTRY(Irecv, IRECV_PARAMS, IRECV_ARGS)
     int rc = tmpi_next_ IRECV_ARGS;
     if (rc == MPI_SUCCESS && tmpi_following()) {
         uint64_t id = tmpi_treq_add(*request, TMPI_TREQ_IRECV, comm);
+        tmpi_treq_source(*request, source, comm);
         if (id != 0 && tmpi_trace_file != NULL) {
             tmpi_trace_req(TMPI_TRACE_IRECV_POST, id);
         }
@@ -56,6 +58,7 @@ TMPI_ENTRY(Recv_init, IRECV_PARAMS, IRECV_ARGS)
     int rc = tmpi_next_ IRECV_ARGS;
     if (rc == MPI_SUCCESS && (tmpi_trace_file != NULL || tmpi_vt_on) && tmpi_depth == 1) {
         tmpi_treq_add(*request, TMPI_TREQ_PRECV, comm);
+        tmpi_treq_source(*request, source, comm);
     }
     return rc;
 }
@@ -131,6 +134,7 @@ TMPI_ENTRY(Wait, (MPI_Request * request, MPI_Status *status), (request, status))
         return tmpi_next_(request, status);
     }
     status = status == MPI_STATUS_IGNORE ? &own : status;
+    tmpi_vt_wait_begin(request, 1, 0);
     int rc = tmpi_next_(request, status);
     if (rc == MPI_SUCCESS) {
         single_done(saved, status, NULL);
@@ -153,13 +157,13 @@ TMPI_ENTRY(Test, (MPI_Request * request, int *flag, MPI_Status *status), (reques
     return rc;
 }
 
-TMPI_ENTRY(Waitall, (int count, MPI_Request reqs[], MPI_Status statuses[]),
-           (count, reqs, statuses))
+TMPI_ENTRY(Waitall, (int count, MPI_Request reqs[], MPI_Status statuses[]), (count, reqs, statuses))
 {
     completion c;
     if (!tmpi_following() || !prepare(&c, count, reqs, statuses)) {
         return tmpi_next_(count, reqs, statuses);
     }
+    tmpi_vt_wait_begin(reqs, count, 1);
     int rc = tmpi_next_(count, reqs, c.st);
     for (int i = 0; rc == MPI_SUCCESS && i < c.n; i++) {
         complete(&c, i, i);
@@ -192,6 +196,7 @@ TMPI_ENTRY(Waitany, (int count, MPI_Request reqs[], int *index, MPI_Status *stat
         return tmpi_next_(count, reqs, index, status);
     }
     c.st = status == MPI_STATUS_IGNORE ? &own : status;
+    tmpi_vt_wait_begin(reqs, count, 0);
     int rc = tmpi_next_(count, reqs, index, c.st);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) {
         complete(&c, *index, 0);
@@ -222,12 +227,15 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
 #define SOME_ARGS (incount, reqs, outcount, indices, statuses)
 
 /* MPI_Waitsome and MPI_Testsome: status j belongs to request indices[j]. */
-#define SOME_WRAPPER(NAME)                                                                         \
+#define SOME_WRAPPER(NAME, BLOCKS)                                                                 \
     TMPI_ENTRY(NAME, SOME_PARAMS, SOME_ARGS)                                                       \
     {                                                                                              \
         completion c;                                                                              \
-        if (!tmpi_following() || !prepare(&c, incount, reqs, statuses)) {                            \
+        if (!tmpi_following() || !prepare(&c, incount, reqs, statuses)) {                          \
             return tmpi_next_ SOME_ARGS;                                                           \
+        }                                                                                          \
+        if (BLOCKS) {                                                                              \
+            tmpi_vt_wait_begin(reqs, incount, 0);                                                  \
         }                                                                                          \
         int rc = tmpi_next_(incount, reqs, outcount, indices, c.st);                               \
         for (int j = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && j < *outcount; j++) {   \
@@ -237,5 +245,5 @@ TMPI_ENTRY(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_S
         return rc;                                                                                 \
     }
 
-SOME_WRAPPER(Waitsome)
-SOME_WRAPPER(Testsome)
+SOME_WRAPPER(Waitsome, 1)
+SOME_WRAPPER(Testsome, 0)

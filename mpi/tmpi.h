@@ -17,6 +17,7 @@
 #define TMPI_H
 
 #include "torusemu.h"
+#include "vt_feed.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -100,6 +101,35 @@ TMPI_HIDDEN int64_t tmpi_vt_message_latency(const temu_message *msg);
 /* A message put on the network now (injected into the store): to the
  * online timing model when there is one ($TORUSEMU_VT_FEED). */
 TMPI_HIDDEN void tmpi_vt_feed_message(const temu_message *msg);
+/* The online model is on (tmpi_vt_on and a feed). */
+extern TMPI_HIDDEN int tmpi_vt_online;
+/* A point-to-point message sent now to world rank dst_rank, latency_ps
+ * uncongested: into the feed (model: the network carries it; else it
+ * arrives after latency_ps), named by the next tmpi_vt_stamp. */
+TMPI_HIDDEN void tmpi_vt_feed_p2p(const temu_message *msg, int model, int32_t dst_rank,
+                                  int64_t latency_ps);
+/* One of a blocking collective's messages (prefix_ps: the latencies of it
+ * and this rank's earlier ones); returns its sequence number. */
+TMPI_HIDDEN uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency_ps,
+                                       int64_t prefix_ps);
+/* Before the host's blocking collective: this rank's messages first..+count
+ * are fed; the model learns it is in the collective (vt_feed.h, COLL). */
+TMPI_HIDDEN void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t first,
+                                      uint64_t count);
+/* A collective was declared by this thread and not yet ended. */
+TMPI_HIDDEN int tmpi_vt_coll_declared(void);
+/* After it: every member leaves at the latest member's exit. */
+TMPI_HIDDEN void tmpi_vt_coll_end(MPI_Comm comm);
+/* Before the host's call of a blocking receive: what it takes before it
+ * returns (vt_feed.h, RECV); MPI_Recv's, MPI_Sendrecv's: one message from
+ * source of comm. */
+TMPI_HIDDEN void tmpi_vt_recv_begin(const tmpi_vt_want *want, int nwant);
+TMPI_HIDDEN void tmpi_vt_recv_begin1(int source, MPI_Comm comm);
+/* A blocking send with the online model on: fed before the host's call
+ * (tmpi_vt_send_begin true), completed after it (tmpi_vt_send_done: at
+ * the model's delivery from the eager limit up). */
+TMPI_HIDDEN int tmpi_vt_send_begin(void);
+TMPI_HIDDEN void tmpi_vt_send_done(void);
 /* MPI_Finalize: this rank sends nothing more. */
 TMPI_HIDDEN void tmpi_vt_finalize(void);
 /* A communicator was made (outermost constructor call): its hidden twin. */
@@ -250,8 +280,8 @@ TMPI_HIDDEN void tmpi_acct_send(const void *buf, int count, MPI_Datatype type, i
  * `sending`, and always stamped; the message is built once for both.  A
  * separate entry so that the counting-only path above tests nothing of
  * virtual time (the send path is hot). */
-TMPI_HIDDEN void tmpi_acct_send_vt(const void *buf, int count, MPI_Datatype type, int dest,
-                                   int tag, MPI_Comm comm, const MPI_Request *req, int sending);
+TMPI_HIDDEN void tmpi_acct_send_vt(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                                   MPI_Comm comm, const MPI_Request *req, int sending);
 /* Same, as a plan computed now and applied later (MPI_Sendrecv_replace
  * overwrites the buffer before the message can be counted). */
 typedef struct tmpi_pending {
@@ -308,7 +338,13 @@ typedef struct tmpi_call {
     int root;
     MPI_Op rop;           /* reductions                          */
     MPI_Request *request; /* a non-blocking one's request         */
+    int vt_pass;          /* TMPI_VT_PASS_* (online model: blocking ones in two passes) */
 } tmpi_call;
+
+/* A blocking collective under the online model is accounted twice: its
+ * messages into the model's feed before the host's call (BEFORE), its
+ * counters after it (AFTER); else once (ALL). */
+enum { TMPI_VT_PASS_ALL = 0, TMPI_VT_PASS_BEFORE, TMPI_VT_PASS_AFTER };
 
 TMPI_HIDDEN void tmpi_acct_coll(const tmpi_call *call);
 /* Out-degree of a communicator's process topology, -1 without one. */
@@ -348,8 +384,8 @@ static inline int tmpi_sending(void)
     return tmpi_counting() || tmpi_tracing();
 }
 /* Send wrappers: count, trace and stamp one successful send. */
-static inline void tmpi_after_send(const void *buf, int count, MPI_Datatype type, int dest,
-                                   int tag, MPI_Comm comm, const MPI_Request *req)
+static inline void tmpi_after_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                                   MPI_Comm comm, const MPI_Request *req)
 {
     if (__builtin_expect(tmpi_vt_active(), 0)) {
         tmpi_acct_send_vt(buf, count, type, dest, tag, comm, req, tmpi_sending());
@@ -375,6 +411,13 @@ TMPI_HIDDEN void tmpi_treq_add_icoll(MPI_Request h, void *state);
 TMPI_HIDDEN void tmpi_treq_start(MPI_Request h);
 TMPI_HIDDEN void tmpi_treq_done(MPI_Request h, const MPI_Status *st);
 TMPI_HIDDEN void tmpi_treq_forget(MPI_Request h);
+/* A followed receive's source (for tmpi_vt_wait_begin). */
+TMPI_HIDDEN void tmpi_treq_source(MPI_Request h, int source, MPI_Comm comm);
+/* With the online model, before a wait on n requests (all: MPI_Waitall;
+ * else MPI_Wait, _Waitany, _Waitsome): declare the receive it is, if it
+ * takes a message: all takes one per active receive request (from its
+ * source), any one if every active request is a receive. */
+TMPI_HIDDEN void tmpi_vt_wait_begin(const MPI_Request *h, int n, int all);
 TMPI_HIDDEN void tmpi_trace_rma(int32_t target_world, uint64_t bytes, const void *payload,
                                 int kind);
 TMPI_HIDDEN void tmpi_trace_coll(const tmpi_comm *c, const tmpi_coll *k, const tmpi_coll_env *env,

@@ -20,6 +20,7 @@ typedef struct treq {
     MPI_Comm comm; /* of a receive                                  */
     uint64_t id;   /* the trace's request id; 0: persistent, not started */
     void *state;   /* TMPI_TREQ_ICOLL: its virtual-time exchange (vtime.c) */
+    int32_t src;   /* a receive's source (world rank), -1: any or unknown */
 } treq;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,7 +60,7 @@ static uint64_t add(MPI_Request h, int kind, MPI_Comm comm, void *state)
     }
     if (t != NULL) {
         id = kind == TMPI_TREQ_PRECV ? 0 : ++next_id;
-        *t = (treq){h, kind, comm, id, state};
+        *t = (treq){h, kind, comm, id, state, -1};
     }
     pthread_mutex_unlock(&lock);
     return id;
@@ -94,7 +95,7 @@ void tmpi_treq_start(MPI_Request h)
 /* Request h (its handle before the completing call) completed with *st. */
 void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
 {
-    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0, NULL};
+    treq t = {MPI_REQUEST_NULL, 0, MPI_COMM_NULL, 0, NULL, -1};
     if (h == MPI_REQUEST_NULL) {
         return;
     }
@@ -124,6 +125,68 @@ void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
             tmpi_vt_recv(t.comm, st); /* the message's stamp (vtime.c) */
         }
     }
+}
+
+void tmpi_treq_source(MPI_Request h, int source, MPI_Comm comm)
+{
+    int32_t w =
+        source == MPI_ANY_SOURCE || source == MPI_PROC_NULL ? -1 : tmpi_send_dest(source, comm);
+    pthread_mutex_lock(&lock);
+    treq *t = find_locked(h);
+    if (t != NULL) {
+        t->src = w;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Add n messages from src to wants (merged by source; the ones that do not
+ * fit go to the last entry, from anyone). */
+static int want_add(tmpi_vt_want *w, int nw, int32_t src, uint32_t n)
+{
+    for (int i = 0; i < nw; i++) {
+        if (w[i].src == src) {
+            w[i].n += n;
+            return nw;
+        }
+    }
+    if (nw < TMPI_VT_WANTS) {
+        w[nw] = (tmpi_vt_want){src, n};
+        return nw + 1;
+    }
+    w[nw - 1].src = -1;
+    w[nw - 1].n += n;
+    return nw;
+}
+
+void tmpi_vt_wait_begin(const MPI_Request *h, int n, int all)
+{
+    tmpi_vt_want w[TMPI_VT_WANTS];
+    int nw = 0, others = 0, recvs = 0;
+    if (!tmpi_vt_online || !tmpi_vt_active()) {
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n; i++) {
+        if (h[i] == MPI_REQUEST_NULL) {
+            continue;
+        }
+        treq *t = find_locked(h[i]);
+        if (t != NULL &&
+            (t->kind == TMPI_TREQ_IRECV || (t->kind == TMPI_TREQ_PRECV && t->id != 0))) {
+            nw = want_add(w, nw, all ? t->src : -1, all ? 1 : 0);
+            recvs++;
+        } else {
+            others++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    /* all: every receive takes its message; any: one of them, only if
+     * every request is a receive (a send could complete first) */
+    if (!all) {
+        nw = others == 0 && recvs > 0 ? 1 : 0;
+        w[0] = (tmpi_vt_want){-1, 1};
+    }
+    tmpi_vt_recv_begin(w, nw);
 }
 
 void tmpi_treq_forget(MPI_Request h)

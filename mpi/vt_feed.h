@@ -1,13 +1,18 @@
 /*
  * vt_feed.h - the online timing model's feed (doc/virtual-time.md,
  * "Online model"): a shared-memory file the launcher creates
- * ($TORUSEMU_VT_FEED) holding, per rank, a queue of the messages it put on
- * the network with their virtual send times, and the rank's floor: a
- * virtual time before which the rank will send nothing more.  The ranks
- * (mpi/vtime.c) produce; the launcher's model thread (utils/run_model.c)
- * consumes, feeding the timing model every message sent before the
- * smallest floor, in (time, rank, order) order, so what the model computes
- * does not depend on how the host scheduled the ranks.
+ * ($TORUSEMU_VT_FEED) holding, per rank,
+ *   - a queue of the messages it put on the network with their virtual
+ *     send times (rank -> model); a message's sequence number is its index
+ *     in its sender's queue;
+ *   - the rank's state: what it may still send (rank -> model, below);
+ *   - a ring of delivery times of its messages, indexed by sequence number
+ *     (model -> ranks): a receiver looks its message up there.
+ * The ranks (mpi/vtime.c) produce; the launcher's model thread
+ * (utils/run_model.c) consumes, feeding the timing model every message in
+ * (time, rank, order) order and never past what a rank may still send, so
+ * what the model computes does not depend on how the host scheduled the
+ * ranks (conservative synchronisation).
  *
  * Used by libtorusemu_mpi and the torusemu launcher; not installed.
  */
@@ -20,32 +25,106 @@
 #pragma GCC visibility push(hidden)
 
 #define TMPI_VT_FEED_ENV "TORUSEMU_VT_FEED"
-#define TMPI_VT_FEED_MAGIC 0x76746665656431ull /* "vtfeed1" */
+#define TMPI_VT_FEED_MAGIC 0x76746665656432ull /* "vtfeed2" */
 #define TMPI_VT_FEED_CAP 4096u                 /* records per rank queue */
-/* floor of a rank that will send nothing more (MPI_Finalize) */
-#define TMPI_VT_FLOOR_DONE INT64_MAX
+/* delivery times kept per sender: a receiver that takes a message more
+ * than this many of its sender's messages later finds it overwritten and
+ * falls back to the uncongested arrival (counted, doc/virtual-time.md) */
+#define TMPI_VT_DELIV_CAP 16384u
+
+/* record flags */
+#define TMPI_VT_F_STAMPED 1u /* a point-to-point message: a receive takes it   */
+#define TMPI_VT_F_NOMODEL 2u /* not for the network model (counting paused,    */
+                             /* within a node): delivered at `arrival`         */
+#define TMPI_VT_F_COLL 4u    /* one of a blocking collective's messages        */
 
 typedef struct tmpi_vt_rec {
     int64_t when;     /* virtual send time, ps */
     int64_t src, dst; /* nodes */
     uint64_t bytes;
-    int32_t kind; /* temu_kind */
-    int32_t pad;
+    int32_t kind;     /* temu_kind */
+    int32_t dst_rank; /* world rank of the destination */
+    uint32_t flags;   /* TMPI_VT_* */
+    uint32_t pad;
+    int64_t arrival; /* uncongested arrival (when + latency), ps */
+    int64_t prefix;  /* collective: latencies of this and the earlier ones */
 } tmpi_vt_rec;
 
+/*
+ * What a rank may still send, by mode (doc/virtual-time.md, "Synchronisation"):
+ *   RUNNING  nothing before `clock` (its clock: it only grows);
+ *   WAIT     nothing before max(clock, delivery of message (src, seq)),
+ *            which it has taken and waits for;
+ *   RECV     in a blocking receive: nothing before max(clock, deliveries
+ *            of the messages it will take: sent to it and not yet taken,
+ *            or not yet sent), want[] saying how many from whom;
+ *   COLL     in blocking collective number coll_seq on communicator
+ *            coll_comm of coll_size members: nothing before the latest
+ *            member's exit (coll_first.. its coll_count messages,
+ *            coll_chain their uncongested latencies one after another);
+ *   DONE     nothing more (MPI_Finalize).
+ * Written by the rank under a sequence lock (ver odd while writing).
+ */
+enum { TMPI_VT_RUNNING = 0, TMPI_VT_WAIT, TMPI_VT_RECV, TMPI_VT_COLL, TMPI_VT_DONE };
+
+/* RECV: the call takes n messages from world rank src (-1: from anyone);
+ * the receive ends no earlier than the n-th earliest delivery among such
+ * messages not yet taken, for each entry */
+#define TMPI_VT_WANTS 6
+typedef struct tmpi_vt_want {
+    int32_t src;
+    uint32_t n;
+} tmpi_vt_want;
+
+typedef struct tmpi_vt_state {
+    uint32_t mode, coll_size;
+    uint32_t in_mpi; /* RUNNING inside an MPI call (it may block on the host) */
+    uint32_t unused;
+    int64_t clock;
+    int64_t src;
+    uint64_t seq;
+    uint64_t coll_comm, coll_seq;
+    uint64_t coll_first, coll_count;
+    int64_t coll_chain;
+    tmpi_vt_want want[TMPI_VT_WANTS]; /* RECV */
+} tmpi_vt_state;
+
+typedef struct tmpi_vt_deliv {
+    uint64_t seq1;      /* sequence number + 1 of the message whose time this is */
+    int64_t when;       /* its delivery (last packet's tail at the destination) */
+    uint64_t taken;     /* sequence number + 1, written by the receiver */
+    uint64_t left;      /* packets still in the network (the model's own) */
+    int64_t prefix;     /* the record's prefix (the model's own) */
+    uint64_t taken_ver; /* the receiver's state version when it took it */
+    uint64_t pad[2];
+} tmpi_vt_deliv;
+
+/* A blocking collective a rank has left, and when every member left it. */
+typedef struct tmpi_vt_left {
+    uint64_t comm, seq;
+    int64_t exit;
+    uint64_t pad;
+} tmpi_vt_left;
+#define TMPI_VT_LEFT_CAP 16u /* the last ones kept per rank */
+
 typedef struct tmpi_vt_queue {
-    int64_t floor;   /* written by the rank, read by the model            */
-    uint64_t head;   /* records consumed (model)                          */
-    uint64_t tail;   /* records produced (rank)                           */
-    uint64_t pad[5]; /* the next queue's counters on another cache line   */
+    uint64_t ver; /* state's sequence lock                           */
+    tmpi_vt_state st;
+    uint64_t nleft; /* collectives left (rank), the last ones in left[] */
+    tmpi_vt_left left[TMPI_VT_LEFT_CAP];
+    uint64_t head; /* records consumed (model)                          */
+    uint64_t tail; /* records produced (rank)                           */
+    uint64_t pad[3];
     tmpi_vt_rec rec[TMPI_VT_FEED_CAP];
+    tmpi_vt_deliv deliv[TMPI_VT_DELIV_CAP];
 } tmpi_vt_queue;
 
 typedef struct tmpi_vt_feed {
     uint64_t magic;
     int32_t nranks;
     int32_t pad;
-    uint64_t pad2[6];
+    uint64_t next_comm; /* communicator ids handed out (vtime.c) */
+    uint64_t pad2[5];
     tmpi_vt_queue q[];
 } tmpi_vt_feed;
 
@@ -55,15 +134,33 @@ static inline size_t tmpi_vt_feed_size(int32_t nranks)
 }
 
 /* Map the feed file at path (created and sized by the launcher when
- * create, with nranks queues, floors 0); NULL with a reason in why. */
+ * create, with nranks queues, every rank RUNNING at 0); NULL with a reason
+ * in why. */
 tmpi_vt_feed *tmpi_vt_feed_map(const char *path, int create, int32_t nranks, char *why, size_t len);
 void tmpi_vt_feed_unmap(tmpi_vt_feed *f);
 
 /* Producer: append a record to rank r's queue, waiting while it is full
- * (the model thread empties it whatever the floors). */
-void tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec);
-/* Producer: the rank's floor (never lowered except by the model). */
-void tmpi_vt_feed_floor(tmpi_vt_feed *f, int32_t r, int64_t floor);
+ * (the model thread empties it whatever the states); returns its sequence
+ * number. */
+uint64_t tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec);
+/* Producer: rank r's state (the rank's threads serialise). */
+void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st);
+/* Consumer: a consistent copy of rank r's state; returns its version. */
+uint64_t tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st);
+/* Delivery time of message seq of sender r: 1 and *when if the model has
+ * delivered it, 0 if not yet, -1 if its slot was reused (too old). */
+int tmpi_vt_feed_delivery(const tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t *when);
+/* Model: message seq of sender r was delivered at when. */
+void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when);
+/* Rank r has left a blocking collective (written before its next state). */
+void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l);
+/* Receiver rank me: message seq of sender r is taken (no receive waits for
+ * it any more), while me's state has version ver. */
+void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq, int32_t me);
+/* Model: 1 if message seq of sender r was taken before its receiver's state
+ * of version ver (a state read earlier still waits for what was taken
+ * since), or its slot was reused. */
+int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq, uint64_t ver);
 
 #pragma GCC visibility pop
 

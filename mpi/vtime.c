@@ -9,12 +9,21 @@
  *     network; time inside MPI calls is not counted (on this host it is
  *     mostly polling for messages);
  *   - received messages: a receive completes at the later of the clock and
- *     the message's modelled arrival, which its sender computes
- *     (vt_model.c: the send's virtual time + the message's latency in an
- *     empty network) and passes in a stamp;
+ *     the message's delivery by the online timing model (the launcher's
+ *     thread, utils/run_model.c, through the feed, vt_feed.h), or without
+ *     one its uncongested arrival, which its sender computes (vt_model.c:
+ *     the send's virtual time + the message's latency in an empty network);
+ *     the stamp carries both the arrival and the message's id in the feed;
  *   - blocking collectives: every member leaves at the latest over the
  *     members of (its clock + the chain of its own messages of the
- *     collective's decomposition, each taking its modelled latency).
+ *     collective's decomposition, each taking its modelled latency; with
+ *     the online model later by the most one of them was delivered after
+ *     the chain would have it there);
+ *   - with the online model, blocking sends from the eager limit up
+ *     complete at their message's delivery.
+ * With the online model the rank also tells the model, through the feed,
+ * what it may still send (declare, tmpi_vt_recv_begin, the collectives'
+ * COLL state), so the model never passes a time at which it may send.
  *
  * Stamps travel on a hidden duplicate of the message's communicator, with
  * the message's destination and tag: MPI keeps messages between one pair
@@ -30,8 +39,10 @@
 #include "vt_feed.h"
 #include "vt_model.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,11 +54,27 @@ static double ps_per_cpu_ns;  /* 1000 x --cpu-scale       */
 static uint64_t read_cost_ns; /* CPU time one clock read adds to an interval */
 static __thread uint64_t cpu_mark __attribute__((tls_model("initial-exec")));
 static temu_tm_config cfg;
-static MPI_Comm hidden_world = MPI_COMM_NULL, hidden_self = MPI_COMM_NULL;
+/* A communicator's hidden twin, and what names its blocking collectives
+ * to the online model: an id the job's communicators share (0: none) and
+ * the number of blocking collectives so far. */
+typedef struct twin {
+    MPI_Comm h;
+    uint64_t id, ncoll;
+    int size;
+} twin;
+static twin twin_world = {MPI_COMM_NULL, 1, 0, 0}, twin_self = {MPI_COMM_NULL, 0, 0, 1};
 static int keyval = MPI_KEYVAL_INVALID;
 /* the online model's feed ($TORUSEMU_VT_FEED), NULL without one */
 static tmpi_vt_feed *feed;
+TMPI_HIDDEN int tmpi_vt_online;
+/* serialises the rank's threads on the feed (queue and state) */
 static pthread_mutex_t feed_lock = PTHREAD_MUTEX_INITIALIZER;
+/* the last point-to-point message this thread fed: its id for the next
+ * stamp (then -1), and for a blocking send's completion (own_id, bytes) */
+static __thread int64_t last_id = -1, own_id = -1;
+static __thread uint64_t own_bytes;
+/* deliveries the receiver could not find any more (TMPI_VT_DELIV_CAP) */
+static uint64_t lost_deliveries;
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -70,6 +97,16 @@ static int64_t clock_now(void)
     return __atomic_load_n(&clock_ps, __ATOMIC_RELAXED);
 }
 
+/* This rank's state for the online model (vt_feed.h). */
+static void declare(uint32_t mode, int in_mpi, int64_t src, uint64_t seq)
+{
+    tmpi_vt_state st = {
+        .mode = mode, .in_mpi = (uint32_t)in_mpi, .clock = clock_now(), .src = src, .seq = seq};
+    pthread_mutex_lock(&feed_lock);
+    tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
+    pthread_mutex_unlock(&feed_lock);
+}
+
 /* Reading the thread's CPU time is a system call (about 1 us on a loaded
  * host): with --cpu-scale 0 it is not read at all. */
 void tmpi_vt_enter(void)
@@ -85,7 +122,7 @@ void tmpi_vt_enter(void)
         cpu_mark = now;
     }
     if (feed != NULL) {
-        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, clock_now());
+        declare(TMPI_VT_RUNNING, 1, -1, 0);
     }
 }
 
@@ -97,24 +134,142 @@ void tmpi_vt_leave(void)
         cpu_mark = thread_cpu_ns();
     }
     if (feed != NULL) {
-        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, clock_now());
+        declare(TMPI_VT_RUNNING, 0, -1, 0);
     }
+}
+
+static uint64_t push(const temu_message *msg, int32_t dst_rank, uint32_t flags, int64_t latency,
+                     int64_t prefix)
+{
+    int64_t now = clock_now();
+    tmpi_vt_rec r = {now,      msg->src, msg->dst, msg->bytes,    (int32_t)msg->kind,
+                     dst_rank, flags,    0,        now + latency, prefix};
+    if (msg->src == msg->dst) {
+        r.flags |= TMPI_VT_F_NOMODEL; /* within a node: no network (latency 0) */
+    }
+    pthread_mutex_lock(&feed_lock);
+    uint64_t seq = tmpi_vt_feed_push(feed, tmpi_g.world_rank, &r);
+    pthread_mutex_unlock(&feed_lock);
+    return seq;
 }
 
 void tmpi_vt_feed_message(const temu_message *msg)
 {
     if (feed != NULL && msg->src != msg->dst) {
-        tmpi_vt_rec r = {clock_now(), msg->src, msg->dst, msg->bytes, (int32_t)msg->kind, 0};
+        push(msg, -1, 0, 0, 0);
+    }
+}
+
+/* Stamp ids: the sender's world rank and the message's sequence number. */
+#define ID_SEQ_BITS 44
+static int64_t id_of(int32_t rank, uint64_t seq)
+{
+    return (int64_t)(((uint64_t)rank << ID_SEQ_BITS) | seq);
+}
+
+void tmpi_vt_feed_p2p(const temu_message *msg, int model, int32_t dst_rank, int64_t latency)
+{
+    last_id = own_id = -1;
+    own_bytes = msg->bytes;
+    if (feed != NULL && dst_rank >= 0) {
+        uint64_t seq =
+            push(msg, dst_rank, TMPI_VT_F_STAMPED | (model ? 0u : TMPI_VT_F_NOMODEL), latency, 0);
+        last_id = own_id = id_of(tmpi_g.world_rank, seq);
+    }
+}
+
+uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency, int64_t prefix)
+{
+    return push(msg, -1, TMPI_VT_F_COLL | (model ? 0u : TMPI_VT_F_NOMODEL), latency, prefix);
+}
+
+/* Between two looks at the feed: the model usually answers within
+ * microseconds, so yield the core first, then sleep. */
+static void pause_briefly(unsigned polls)
+{
+    if (polls < 256) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The model's delivery of message seq of sender src; until it comes the
+ * rank declares it waits for it (vt_feed.h, WAIT), so the model may run
+ * to it.  fallback (the uncongested arrival) when its time was
+ * overwritten. */
+static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback)
+{
+    int64_t when = 0;
+    int got = tmpi_vt_feed_delivery(feed, src, seq, &when), declared = 0;
+    for (unsigned polls = 0; got == 0; polls++) {
+        if (!declared) {
+            declare(TMPI_VT_WAIT, 1, src, seq);
+            declared = 1;
+        }
+        pause_briefly(polls);
+        got = tmpi_vt_feed_delivery(feed, src, seq, &when);
+    }
+    if (got < 0) {
+        __atomic_fetch_add(&lost_deliveries, 1, __ATOMIC_RELAXED);
+        when = fallback;
+    }
+    clock_raise(when);
+    if (declared) {
+        declare(TMPI_VT_RUNNING, 1, -1, 0);
+    }
+    return when;
+}
+
+void tmpi_vt_recv_begin(const tmpi_vt_want *want, int nwant)
+{
+    if (feed != NULL && tmpi_vt_active() && nwant > 0) {
+        tmpi_vt_state st = {.mode = TMPI_VT_RECV, .in_mpi = 1, .clock = clock_now(), .src = -1};
+        memcpy(st.want, want,
+               (size_t)(nwant < TMPI_VT_WANTS ? nwant : TMPI_VT_WANTS) * sizeof *want);
         pthread_mutex_lock(&feed_lock);
-        tmpi_vt_feed_push(feed, tmpi_g.world_rank, &r);
+        tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
         pthread_mutex_unlock(&feed_lock);
     }
+}
+
+void tmpi_vt_recv_begin1(int source, MPI_Comm comm)
+{
+    if (feed != NULL && tmpi_vt_active() && source != MPI_PROC_NULL) {
+        tmpi_vt_want w = {source == MPI_ANY_SOURCE ? -1 : tmpi_send_dest(source, comm), 1};
+        tmpi_vt_recv_begin(&w, 1);
+    }
+}
+
+int tmpi_vt_send_begin(void)
+{
+    own_id = -1;
+    return feed != NULL && tmpi_vt_active();
+}
+
+void tmpi_vt_send_done(void)
+{
+    if (own_id >= 0 && own_bytes >= tmpi_g.m->protocol.eager_limit) {
+        /* rendezvous: complete when the message has been delivered */
+        uint64_t seq = (uint64_t)own_id & ((1ull << ID_SEQ_BITS) - 1);
+        delivery(tmpi_g.world_rank, seq, clock_now());
+    }
+    own_id = -1;
 }
 
 void tmpi_vt_finalize(void)
 {
     if (feed != NULL) {
-        tmpi_vt_feed_floor(feed, tmpi_g.world_rank, TMPI_VT_FLOOR_DONE);
+        declare(TMPI_VT_DONE, 0, -1, 0);
+        uint64_t lost = __atomic_load_n(&lost_deliveries, __ATOMIC_RELAXED);
+        if (lost > 0) {
+            fprintf(stderr,
+                    "torusemu-mpi: rank %d: %" PRIu64 " message(s) taken after their delivery "
+                    "time was overwritten: their uncongested arrival was used "
+                    "(doc/virtual-time.md)\n",
+                    tmpi_g.world_rank, lost);
+        }
     }
 }
 
@@ -130,43 +285,66 @@ double tmpi_vt_seconds(void)
 
 static int hidden_delete(MPI_Comm comm, int kv, void *val, void *extra)
 {
-    MPI_Comm *h = val;
+    twin *t = val;
     (void)comm;
     (void)kv;
     (void)extra;
-    if (h != NULL) {
-        PMPI_Comm_free(h);
-        free(h);
+    if (t != NULL) {
+        PMPI_Comm_free(&t->h);
+        free(t);
     }
     return MPI_SUCCESS;
 }
 
-static MPI_Comm hidden_of(MPI_Comm comm)
+static twin *twin_of(MPI_Comm comm)
 {
     void *val = NULL;
     int flag = 0;
     if (comm == MPI_COMM_WORLD) {
-        return hidden_world;
+        return &twin_world;
     }
     if (comm == MPI_COMM_SELF) {
-        return hidden_self;
+        return &twin_self;
     }
     if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS ||
         !flag) {
-        return MPI_COMM_NULL;
+        return NULL;
     }
-    return *(MPI_Comm *)val;
+    return val;
+}
+
+static MPI_Comm hidden_of(MPI_Comm comm)
+{
+    twin *t = twin_of(comm);
+    return t != NULL ? t->h : MPI_COMM_NULL;
 }
 
 void tmpi_vt_comm_new(MPI_Comm comm)
 {
-    MPI_Comm *h;
-    if (!tmpi_vt_on || comm == MPI_COMM_NULL || (h = malloc(sizeof *h)) == NULL) {
+    twin *t;
+    int inter = 0;
+    if (!tmpi_vt_on || comm == MPI_COMM_NULL || (t = calloc(1, sizeof *t)) == NULL) {
         return;
     }
-    if (PMPI_Comm_dup(comm, h) != MPI_SUCCESS ||
-        PMPI_Comm_set_attr(comm, keyval, h) != MPI_SUCCESS) {
-        free(h);
+    if (PMPI_Comm_dup(comm, &t->h) != MPI_SUCCESS) {
+        free(t);
+        return;
+    }
+    PMPI_Comm_size(comm, &t->size);
+    PMPI_Comm_test_inter(comm, &inter);
+    if (feed != NULL && !inter) {
+        /* an id for the model, the same on every member: its rank 0 takes
+         * the next one of the job */
+        int me = 0;
+        PMPI_Comm_rank(comm, &me);
+        if (me == 0) {
+            t->id = __atomic_add_fetch(&feed->next_comm, 1, __ATOMIC_RELAXED) + 1;
+        }
+        PMPI_Bcast(&t->id, 1, MPI_UINT64_T, 0, t->h);
+    }
+    if (PMPI_Comm_set_attr(comm, keyval, t) != MPI_SUCCESS) {
+        PMPI_Comm_free(&t->h);
+        free(t);
     }
 }
 
@@ -175,7 +353,7 @@ void tmpi_vt_comm_new(MPI_Comm comm)
 /* A stamp in flight: its buffer must live until the send completes.
  * Slots are allocated in blocks that never move. */
 typedef struct stamp {
-    int64_t v[2]; /* send time, modelled arrival (ps) */
+    int64_t v[2]; /* the message in the model's feed (id_of, -1: none), uncongested arrival (ps) */
     MPI_Request r;
 } stamp;
 
@@ -258,12 +436,12 @@ int64_t tmpi_vt_message_latency(const temu_message *msg)
     return lat;
 }
 
-static void stamp_send(int dest, int tag, MPI_Comm hidden, int64_t arrival)
+static void stamp_send(int dest, int tag, MPI_Comm hidden, int64_t id, int64_t arrival)
 {
     pthread_mutex_lock(&pool_lock);
     stamp *s = slot_get();
     if (s != NULL) {
-        s->v[0] = clock_now();
+        s->v[0] = id;
         s->v[1] = arrival;
         PMPI_Isend(s->v, 2, MPI_INT64_T, dest, tag, hidden, &s->r);
     }
@@ -281,8 +459,9 @@ void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps)
 {
     MPI_Comm h = hidden_of(comm);
     if (dest != MPI_PROC_NULL && h != MPI_COMM_NULL) {
-        stamp_send(dest, tag, h, clock_now() + latency_ps);
+        stamp_send(dest, tag, h, last_id, clock_now() + latency_ps);
     }
+    last_id = -1;
 }
 
 void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
@@ -294,10 +473,107 @@ void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
         (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled)) {
         return;
     }
-    if (PMPI_Recv(v, 2, MPI_INT64_T, st->MPI_SOURCE, st->MPI_TAG, h, MPI_STATUS_IGNORE) ==
+    if (PMPI_Recv(v, 2, MPI_INT64_T, st->MPI_SOURCE, st->MPI_TAG, h, MPI_STATUS_IGNORE) !=
         MPI_SUCCESS) {
-        clock_raise(v[1]);
+        return;
     }
+    if (feed == NULL || v[0] < 0) {
+        clock_raise(v[1]); /* no online model: the uncongested arrival */
+        return;
+    }
+    /* the model's delivery: the receive completes at max(clock, it) */
+    int32_t src = (int32_t)((uint64_t)v[0] >> ID_SEQ_BITS);
+    uint64_t seq = (uint64_t)v[0] & ((1ull << ID_SEQ_BITS) - 1);
+    if (src < 0 || src >= tmpi_g.world_size) {
+        clock_raise(v[1]);
+        return;
+    }
+    delivery(src, seq, v[1]);
+    tmpi_vt_feed_take(feed, src, seq, tmpi_g.world_rank);
+}
+
+/* ------------------------------------------- collectives under the model */
+
+/* The collective this thread is in (declared before the host's call). */
+static __thread struct {
+    int on;
+    int64_t clock, chain;
+    uint64_t first, count, comm, seq;
+} cur;
+
+void tmpi_vt_coll_declare(MPI_Comm comm, int64_t chain_ps, uint64_t first, uint64_t count)
+{
+    twin *t = twin_of(comm);
+    cur.on = 0;
+    if (feed == NULL || t == NULL || (t->id == 0 && t->size > 1)) {
+        return;
+    }
+    tmpi_vt_state st = {.mode = TMPI_VT_COLL,
+                        .coll_size = (uint32_t)t->size,
+                        .in_mpi = 1,
+                        .clock = clock_now(),
+                        .src = -1,
+                        .coll_comm = t->id,
+                        .coll_seq = t->ncoll++,
+                        .coll_first = first,
+                        .coll_count = count,
+                        .coll_chain = chain_ps};
+    cur.on = 1;
+    cur.clock = st.clock;
+    cur.chain = chain_ps;
+    cur.first = first;
+    cur.count = count;
+    cur.comm = st.coll_comm;
+    cur.seq = st.coll_seq;
+    pthread_mutex_lock(&feed_lock);
+    tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
+    pthread_mutex_unlock(&feed_lock);
+}
+
+/* This member's exit: its clock + its chain, later by the most any of its
+ * messages reached its destination after the chain would have it there
+ * (utils/run_model.c, member_exit: the same rule). */
+static int64_t coll_exit(void)
+{
+    int64_t late = 0;
+    for (uint64_t i = 0; i < cur.count; i++) {
+        uint64_t seq = cur.first + i;
+        int64_t when = 0;
+        for (unsigned polls = 0; tmpi_vt_feed_delivery(feed, tmpi_g.world_rank, seq, &when) == 0;
+             polls++) {
+            pause_briefly(polls);
+        }
+        int64_t prefix = feed->q[tmpi_g.world_rank].deliv[seq % TMPI_VT_DELIV_CAP].prefix;
+        late = when - cur.clock - prefix > late ? when - cur.clock - prefix : late;
+    }
+    return cur.clock + cur.chain + late;
+}
+
+int tmpi_vt_coll_declared(void)
+{
+    return cur.on;
+}
+
+void tmpi_vt_coll_end(MPI_Comm comm)
+{
+    int64_t mine, all;
+    MPI_Comm h = hidden_of(comm);
+    if (!cur.on) {
+        return;
+    }
+    cur.on = 0;
+    mine = all = coll_exit();
+    if (h != MPI_COMM_NULL &&
+        PMPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, h) == MPI_SUCCESS) {
+        clock_raise(all);
+    }
+    /* the model learns the exit from the first member to leave: the others
+     * may still be in it when this one has moved on */
+    tmpi_vt_left l = {cur.comm, cur.seq, all, 0};
+    pthread_mutex_lock(&feed_lock);
+    tmpi_vt_feed_left(feed, tmpi_g.world_rank, &l);
+    pthread_mutex_unlock(&feed_lock);
+    declare(TMPI_VT_RUNNING, 1, -1, 0);
 }
 
 void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps)
@@ -365,8 +641,9 @@ int tmpi_vt_start(void)
     if (temu_tm_config_default(tmpi_g.m, &cfg, &err) != TEMU_OK ||
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hidden_delete, &keyval, NULL) !=
             MPI_SUCCESS ||
-        PMPI_Comm_dup(MPI_COMM_WORLD, &hidden_world) != MPI_SUCCESS ||
-        PMPI_Comm_dup(MPI_COMM_SELF, &hidden_self) != MPI_SUCCESS) {
+        PMPI_Comm_dup(MPI_COMM_WORLD, &twin_world.h) != MPI_SUCCESS ||
+        PMPI_Comm_dup(MPI_COMM_SELF, &twin_self.h) != MPI_SUCCESS ||
+        PMPI_Comm_size(MPI_COMM_WORLD, &twin_world.size) != MPI_SUCCESS) {
         fprintf(stderr, "torusemu-mpi: virtual time cannot start\n");
         return -1;
     }
@@ -380,6 +657,7 @@ int tmpi_vt_start(void)
             tmpi_vt_feed_unmap(feed);
             feed = NULL;
         }
+        tmpi_vt_online = feed != NULL;
     }
     ps_per_cpu_ns = 1000.0 * f;
     /* the two reads that bound an interval add their own CPU time to it

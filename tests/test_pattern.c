@@ -207,6 +207,39 @@ START_TEST(names_and_steps)
 }
 END_TEST
 
+/*
+ * A pattern on a share of the ranks (a job of a mix): the halo of
+ * halo_faces on ranks 8..15 of 16 on bgq:2x2x2x2x1 (rank r on node r, E of
+ * size 1: node 8 + i is (1, z, y, x, 0) for the job's rank i = x + 2y +
+ * 4z): the same 24 one-hop messages of 5 chunks, sent by nodes 8..15 only.
+ * Ranks outside the session are refused.
+ */
+START_TEST(job_share)
+{
+    temu_pattern p = {.kind = TEMU_PATTERN_HALO, .grid = {2, 2, 2}, .size = 2, .vars = 1};
+    p.first_rank = 8;
+    p.nranks = 8;
+    temu_session *s = run("bgq:2x2x2x2x1", 16, 1, NULL, &p);
+    const temu_machine *m = temu_session_machine(s);
+    for (int64_t node = 0; node < 8; node++) {
+        for (int l = 0; l < 2 * m->ndims; l++) {
+            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+                ck_assert_uint_eq(
+                    temu_counter_read(s, temu_idx_bgq_nw(m, node, l, TEMU_BGQ_NW_SENT_CHUNKS, vc)),
+                    0);
+            }
+        }
+    }
+    totals(s, 24, 24 * 128, 24 * 5);
+    p.first_rank = 10;
+    refused("bgq:2x2x2x2x1", 16, &p,
+            "pattern ranks 10 .. 17 are not ranks of the session (0 .. 15)");
+    p.first_rank = 3;
+    p.nranks = 0;
+    refused("bgq:2x2x2x2x1", 16, &p, "pattern ranks 3 .. 2");
+}
+END_TEST
+
 /* The counts do not depend on the number of threads sharing a replay. */
 static temu_session *threaded(const char *spec, int32_t nranks, int32_t rpn, const temu_pattern *p,
                               int nthreads)
@@ -280,6 +313,7 @@ static Suite *suite(void)
     tcase_add_test(tc, gpcnet_round);
     tcase_add_test(tc, names_and_steps);
     tcase_add_test(tc, threads_same_counts);
+    tcase_add_test(tc, job_share);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -136,6 +136,39 @@ END_TEST
 /* Gemini lanes are tiles at their medium's rate: an X cable tile
  * 3.125 Gb/s x 3 lanes / 8 = 1.171875 GB/s,
  * 8 tiles; a 96-byte packet on lane_key 3 uses tile 3 of each link. */
+/* A packet waiting to turn from X into Y is an inq stall of the X lane it
+ * arrived on (the input queue holding it: seed 000 section V.B, "cycles a
+ * packet must wait in a Gemini tile's input queue before it can move to
+ * the destination tile's output queue"), not of Y.  A goes (0,0,0) ->
+ * (1,1,0): X+ then Y+ at (1,0,0); B goes (1,0,0) -> (1,1,0), Y+ only; one
+ * packet each at time 0.  Both leave their first router at the same time
+ * t1 (same injection), so B takes (1,0,0)'s Y+ link at t1 and holds it for
+ * S = 100000 ps; A is ready there at t1 + W + R and waits until t1 + S:
+ * S - W - R = 77000 ps of inq stall on the X+ lane from (0,0,0), nothing
+ * on the Y+ lane (its packets eject at once) and no credit stall. */
+START_TEST(test_turn_waits_in_the_x_input)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    got g;
+    temu_tm *t = make(&m, &c, &g);
+    send(t, 0, node(&m, 0, 0, 0), node(&m, 1, 1, 0), 100, 0);
+    send(t, 0, node(&m, 1, 0, 0), node(&m, 1, 1, 0), 100, 1);
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(g.n, 2);
+    temu_tm_lane_stats x = lane(t, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0));
+    temu_tm_lane_stats y = lane(t, node(&m, 1, 0, 0), TEMU_LINK_PLUS(1));
+    ck_assert_uint_eq(x.packets, 1);
+    ck_assert_uint_eq(y.packets, 2);
+    ck_assert_int_eq(x.inq_stall_ps, 100000 - 3000 - 20000);
+    ck_assert_int_eq(y.inq_stall_ps, 0);
+    ck_assert_int_eq(x.credit_stall_ps + y.credit_stall_ps, 0);
+    /* A leaves (1,0,0) S after B, over the same last hop: delivered S later */
+    ck_assert_int_eq(g.delivered[0] - g.delivered[1], 100000);
+    temu_tm_destroy(t);
+}
+END_TEST
+
 START_TEST(test_gemini_tiles)
 {
     temu_machine m = test_machine("gemini:4x4x4");
@@ -494,6 +527,7 @@ int main(void)
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_no_competition_no_stall);
     tcase_add_test(tc, test_back_pressure_stalls_upstream);
+    tcase_add_test(tc, test_turn_waits_in_the_x_input);
     tcase_add_test(tc, test_gemini_tiles);
     tcase_add_test(tc, test_bubble_rule_exact);
     tcase_add_test(tc, test_heavy_load_drains);

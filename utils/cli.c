@@ -28,6 +28,14 @@ int cli_fail_err(const temu_error *err)
     return cli_fail("%s", err->message);
 }
 
+void cli_err_prefix(temu_error *err, const char *what)
+{
+    char msg[2 * sizeof err->message]; /* cut to the message's size below */
+    snprintf(msg, sizeof msg, "%s: %s", what, err->message);
+    memcpy(err->message, msg, sizeof err->message - 1);
+    err->message[sizeof err->message - 1] = '\0';
+}
+
 int cli_version(void)
 {
     printf("torusemu (papi-torus) %s\n"

@@ -52,6 +52,8 @@ int cmd_analyze(int argc, char **argv);
 /* "torusemu: <message>" on stderr; returns CLI_EXIT_USAGE. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail_err(const temu_error *err);
+/* err's message becomes "<what>: <message>" (what the error is about). */
+void cli_err_prefix(temu_error *err, const char *what);
 
 /* Print "torusemu (papi-torus) VERSION" to stdout; returns 0. */
 int cli_version(void);

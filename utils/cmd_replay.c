@@ -4,14 +4,19 @@
  * a store like the one `torusemu run` leaves (doc/replay.md, doc/cli.md).
  *
  *   torusemu replay --machine=SPEC [--ranks-per-node=N] [--map=HOW]
- *                   [--keep=FILE] [-np P] (--pattern=NAME [...] | --trace=DIR)
- *                   [--timing [--compute-scale=F] [--compute=T] [--routing=HOW]
- *                             [--format=F]]
+ *                   [--keep=FILE] [-np P] (--pattern=NAME [...] | --trace=DIR |
+ *                   --mix=FILE) [--timing [--compute-scale=F] [--compute=T]
+ *                   [--routing=HOW] [--format=F] [--series=FILE] [--interval=T]
+ *                   [--figures=DIR]]
+ * --mix replays several jobs at once on disjoint nodes (mix.c), --figures
+ * ends with `torusemu analyze -o DIR` of the series.
  * With --timing the ranks run in virtual time (replay_timing.c).
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
+#include "mix.h"
 #include "otf2_trace.h"
+#include "pattern_params.h"
 #include "replay_timing.h"
 #include "torusemu_timing.h"
 
@@ -23,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,10 +39,15 @@ typedef struct replay_opts {
     int replace; /* --replace: --keep may replace an existing FILE */
     int threads; /* --threads: pattern replays */
     const char *pattern_name;
-    const char *trace; /* --trace DIR */
+    const char *trace;   /* --trace DIR */
+    const char *mixfile; /* --mix FILE */
+    mix mix;             /* its jobs, once read */
+    const char *figures; /* --figures DIR */
+    int np_given;        /* -np, --map or --ranks-per-node given */
     temu_pattern pattern;
     replay_timing timing;
-    int timing_only; /* an option that needs --timing was given */
+    int timing_only;    /* an option that needs --timing was given */
+    int pattern_params; /* a pattern parameter was given */
 } replay_opts;
 
 /* "torusemu: replay: <reason>"; fmt must be a string literal */
@@ -45,7 +56,8 @@ typedef struct replay_opts {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "Usage: torusemu replay [OPTION]... --machine=SPEC (--pattern=NAME | --trace=DIR)\n"
+            "Usage: torusemu replay [OPTION]... --machine=SPEC (--pattern=NAME | --trace=DIR |\n"
+            "                                                   --mix=FILE)\n"
             "Replay a communication pattern of P ranks (default: every slot, nodes x N), or an\n"
             "OTF2 trace (default P: the trace's ranks), onto the emulated machine SPEC without\n"
             "processes; the counts land in a session store as after `torusemu run`.\n"
@@ -61,6 +73,10 @@ static void usage(FILE *f)
             "      --trace=DIR          an OTF2 archive (DIR/traces.otf2 or the anchor file):\n"
             "                           one `torusemu run --trace` wrote, or another tool's\n"
             "      --pattern=NAME       a built-in pattern (below)\n"
+            "      --mix=FILE           several jobs at once on disjoint nodes, one a line:\n"
+            "                           PATTERN ranks=P [ranks-per-node=N] [at=NODE |\n"
+            "                           nodes=LIST | map=FILE] [PARAMETER=VALUE]...\n"
+            "                           (doc/replay.md, \"Job mixes\")\n"
             "      --threads=T          threads of a pattern replay (default: the CPUs online)\n"
             "      --timing             ranks in virtual time over the timing model: print the\n"
             "                           predicted runtime and each rank's time in MPI, add the\n"
@@ -78,6 +94,9 @@ static void usage(FILE *f)
             "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
             "                           --interval=T of virtual time (e.g. 1ms, 500us) and at\n"
             "                           the end (doc/series.md; `torusemu series FILE`)\n"
+            "      --figures=DIR        --timing, --interval, Gemini: then `torusemu analyze\n"
+            "                           -o DIR` of the series (seed 004's figures as CSV and\n"
+            "                           PNG; the series is DIR/replay.tser without --series)\n"
             "  -q, --quiet              no summary\n"
             "  -h, --help               print this help and exit\n"
             "      --version            print the version and exit\n"
@@ -100,37 +119,10 @@ static void usage(FILE *f)
             "      --grid=16x512 --size=512 --phase=1\n");
 }
 
-/* A positive integer up to max (`size`: K, M, G and the other suffixes of
- * cli_parse_size allowed). */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out, int size)
+/* A positive integer up to max. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
-    int bad = size ? cli_parse_size(s, out) : cli_parse_uint(s, out);
-    return bad != 0 || *out == 0 || *out > max ? -1 : 0;
-}
-
-/* "AxB" or "AxBxC" into up to 3 positive dimensions; -1 if malformed. */
-static int parse_shape(const char *s, int32_t *dims)
-{
-    int n = 0;
-    const char *p = s;
-    dims[0] = dims[1] = dims[2] = 0;
-    while (n < 3) {
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno != 0 || v <= 0 || v > INT32_MAX) {
-            return -1;
-        }
-        dims[n++] = (int32_t)v;
-        if (*end == '\0') {
-            return 0;
-        }
-        if (*end != 'x' || n == 3) {
-            return -1;
-        }
-        p = end + 1;
-    }
-    return -1;
+    return cli_parse_uint(s, out) != 0 || *out == 0 || *out > max ? -1 : 0;
 }
 
 enum {
@@ -158,7 +150,9 @@ enum {
     OPT_COMPUTE,
     OPT_SERIES,
     OPT_INTERVAL,
-    OPT_ROUTING
+    OPT_ROUTING,
+    OPT_MIX,
+    OPT_FIGURES
 };
 
 static const struct option options[] = {
@@ -188,9 +182,26 @@ static const struct option options[] = {
     {"series", required_argument, NULL, OPT_SERIES},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"routing", required_argument, NULL, OPT_ROUTING},
+    {"mix", required_argument, NULL, OPT_MIX},
+    {"figures", required_argument, NULL, OPT_FIGURES},
     CLI_FORMAT_OPTION,
     {NULL, 0, NULL, 0},
 };
+
+/* A pattern parameter (--grid, ..., --compute) into o->pattern. */
+static int pattern_option(int opt, const char *v, replay_opts *o)
+{
+    char why[256];
+    for (const struct option *op = options; op->name != NULL; op++) {
+        if (op->val == opt) {
+            o->timing_only |= opt == OPT_COMPUTE;
+            o->pattern_params = 1;
+            int rc = pattern_param(op->name, v, &o->pattern, why, sizeof why);
+            return rc == 0 ? 0 : rc < 0 ? fail("--%s", why) : fail("unknown option (see --help)");
+        }
+    }
+    return fail("unknown option (see --help)");
+}
 
 /* Value of one option into o; 0, or CLI_EXIT_USAGE after saying what is
  * wrong. */
@@ -205,12 +216,20 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return 0;
     case OPT_MAP:
         o->map = v;
+        o->np_given = 1;
         return 0;
     case OPT_KEEP:
         o->keep = v;
         return 0;
     case OPT_TRACE:
         o->trace = v;
+        return 0;
+    case OPT_MIX:
+        o->mixfile = v;
+        return 0;
+    case OPT_FIGURES:
+        o->timing_only = 1;
+        o->figures = v;
         return 0;
     case OPT_REPLACE:
         o->replace = 1;
@@ -227,13 +246,6 @@ static int set_option(int opt, const char *v, replay_opts *o)
             return fail("--compute-scale '%s': expected a factor from 0 to 1e6", v);
         }
         return 0;
-    case OPT_COMPUTE:
-        o->timing_only = 1;
-        return cli_parse_time_ps(v, &p->compute_ps) != 0
-                   ? fail("--compute '%s': expected a positive time with a unit (min, s, ms, us, "
-                          "ns, ps)",
-                          v)
-                   : 0;
     case OPT_SERIES:
         o->timing_only = 1;
         o->timing.series = v;
@@ -256,7 +268,7 @@ static int set_option(int opt, const char *v, replay_opts *o)
         o->timing_only = 1;
         return cli_parse_format(v, &o->timing.format);
     case OPT_THREADS:
-        if (parse_u64(v, 64, &u, 0) != 0) {
+        if (parse_u64(v, 64, &u) != 0) {
             return fail("--threads '%s': expected 1..64", v);
         }
         o->threads = (int)u;
@@ -269,57 +281,17 @@ static int set_option(int opt, const char *v, replay_opts *o)
         p->kind = temu_pattern_parse_name(v);
         return p->kind < 0 ? fail("unknown pattern '%s' (see --help)", v) : 0;
     case OPT_RPN:
-        return parse_u64(v, INT32_MAX, &o->rpn, 0)
+        o->np_given = 1;
+        return parse_u64(v, INT32_MAX, &o->rpn)
                    ? fail("--ranks-per-node '%s': expected a positive integer", v)
                    : 0;
     case OPT_NP:
-        return parse_u64(v, INT32_MAX, &o->np, 0)
+        o->np_given = 1;
+        return parse_u64(v, INT32_MAX, &o->np)
                    ? fail("-np '%s': expected a positive number of ranks", v)
                    : 0;
-    case OPT_GRID:
-        return parse_shape(v, p->grid) ? fail("--grid '%s': expected AxB or XxYxZ", v) : 0;
-    case OPT_BLOCK:
-        return parse_shape(v, p->block) ? fail("--block '%s': expected XxYxZ", v) : 0;
-    case OPT_SIZE:
-        return parse_u64(v, 1000000, &p->size, 0)
-                   ? fail("--size '%s': expected a positive integer", v)
-                   : 0;
-    case OPT_BYTES:
-        return parse_u64(v, UINT32_MAX, &p->bytes, 1)
-                   ? fail("--bytes '%s': expected a positive size (K, M, G allowed)", v)
-                   : 0;
-    case OPT_VARS:
-        if (parse_u64(v, 100000, &u, 0) != 0) {
-            return fail("--vars '%s': expected a positive integer", v);
-        }
-        p->vars = (int32_t)u;
-        return 0;
-    case OPT_STEPS:
-        if (parse_u64(v, 1000000, &u, 0) != 0) {
-            return fail("--steps '%s': expected 1..1000000", v);
-        }
-        p->steps = (int32_t)u;
-        return 0;
-    case OPT_PHASE:
-        if (strcmp(v, "1") != 0 && strcmp(v, "2") != 0) {
-            return fail("--phase '%s': expected 1 or 2", v);
-        }
-        p->phase = v[0] - '0';
-        return 0;
-    case OPT_FRACTION:
-        errno = 0;
-        p->fraction = strtod(v, &end);
-        if (end == v || *end != '\0' || errno != 0 || !(p->fraction > 0 && p->fraction < 1)) {
-            return fail("--fraction '%s': expected a share between 0 and 1", v);
-        }
-        return 0;
-    case OPT_SEED:
-        errno = 0;
-        p->seed = strtoull(v, &end, 10);
-        return end == v || *end != '\0' || errno != 0 ? fail("--seed '%s': expected an integer", v)
-                                                      : 0;
     default:
-        return fail("unknown option (see --help)");
+        return pattern_option(opt, v, o);
     }
 }
 static int parse_args(int argc, char **argv, replay_opts *o, int *done)
@@ -349,21 +321,31 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
         return fail("--replace goes with --keep FILE");
     }
     if (o->timing_only && !o->timing.on) {
-        return fail("--compute-scale, --compute, --format, --routing, --series and --interval go "
-                    "with --timing");
+        return fail("--compute-scale, --compute, --format, --routing, --series, --interval and "
+                    "--figures go with --timing");
     }
-    if ((o->timing.series == NULL) != (o->timing.interval_ps == 0)) {
+    if (o->figures != NULL && o->timing.interval_ps == 0) {
+        return fail("--figures DIR needs --interval T (the series' sampling interval)");
+    }
+    if ((o->timing.series == NULL) != (o->timing.interval_ps == 0) && o->figures == NULL) {
         return fail("--series FILE and --interval T go together");
     }
-    if (o->timing.series != NULL && o->pattern.kind == TEMU_PATTERN_GPCNET) {
-        return fail("--series: not with the gpcnet pattern (two runs, isolated and congested)");
+    if ((o->timing.series != NULL || o->figures != NULL) &&
+        o->pattern.kind == TEMU_PATTERN_GPCNET) {
+        return fail("--series, --figures: not with the gpcnet pattern (two runs, isolated and "
+                    "congested)");
     }
     if (o->spec == NULL) {
         return fail("missing --machine=SPEC (see `torusemu machine --presets`)");
     }
-    if ((o->pattern_name == NULL) == (o->trace == NULL)) {
-        return o->trace == NULL ? fail("missing --pattern=NAME or --trace=DIR (see --help)")
-                                : fail("--pattern and --trace exclude each other");
+    int sources = (o->pattern_name != NULL) + (o->trace != NULL) + (o->mixfile != NULL);
+    if (sources != 1) {
+        return sources == 0 ? fail("missing --pattern=NAME, --trace=DIR or --mix=FILE (see --help)")
+                            : fail("--pattern, --trace and --mix exclude each other");
+    }
+    if (o->mixfile != NULL && (o->np_given || o->pattern_params)) {
+        return fail("--mix: ranks, placement and pattern parameters go in the mix file, not in "
+                    "-np, --map, --ranks-per-node, --grid, ...");
     }
     return 0;
 }
@@ -399,6 +381,58 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* ------------------------------------------------------------ the command */
 
+/* The mix's jobs one after the other (each on its ranks, with threads). */
+static temu_status run_mix(temu_session *s, const replay_opts *o, progress *pr,
+                           temu_replay_stats *rs, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    memset(rs, 0, sizeof *rs);
+    for (int i = 0; i < o->mix.njobs && st == TEMU_OK; i++) {
+        temu_replay_stats one;
+        st = temu_pattern_run(s, &o->mix.job[i].p, o->threads, show_progress, pr, &one, err);
+        if (st != TEMU_OK) {
+            char at[PATH_MAX + 16];
+            mix_label(o->mixfile, &o->mix.job[i], at, sizeof at);
+            cli_err_prefix(err, at);
+        }
+        rs->sends += one.sends;
+        rs->recvs += one.recvs;
+        rs->rma += one.rma;
+        rs->colls += one.colls;
+        rs->messages += one.messages;
+    }
+    return st;
+}
+
+/* The patterns of a timed replay: the mix's jobs, or the one pattern. */
+static int timed(temu_session *s, const replay_opts *o, temu_replay_stats *rs)
+{
+    if (o->mixfile == NULL) {
+        return replay_timing_run(s, o->trace, &o->pattern, 1, &o->timing, rs);
+    }
+    int n = o->mix.njobs;
+    temu_pattern *p = malloc((size_t)n * sizeof *p);
+    char(*label)[PATH_MAX + 16] = malloc((size_t)n * sizeof *label);
+    const char **labels = malloc((size_t)n * sizeof *labels);
+    int rc = 1;
+    if (p == NULL || label == NULL || labels == NULL) {
+        rc = fail("out of memory");
+    } else {
+        for (int i = 0; i < n; i++) {
+            p[i] = o->mix.job[i].p;
+            mix_label(o->mixfile, &o->mix.job[i], label[i], sizeof label[i]);
+            labels[i] = label[i];
+        }
+        replay_timing t = o->timing;
+        t.labels = labels;
+        rc = replay_timing_run(s, NULL, p, n, &t, rs);
+    }
+    free(p);
+    free(label);
+    free(labels);
+    return rc;
+}
+
 static int replay_into(temu_session *s, const replay_opts *o)
 {
     temu_replay *r = NULL;
@@ -408,11 +442,13 @@ static int replay_into(temu_session *s, const replay_opts *o)
     temu_status st;
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
     if (o->timing.on) { /* one stream in virtual time */
-        int rc = replay_timing_run(s, o->trace, &o->pattern, &o->timing, &rs);
+        int rc = timed(s, o, &rs);
         if (rc != 0) {
             return rc;
         }
         st = TEMU_OK;
+    } else if (o->mixfile != NULL) { /* jobs one after the other, counts the same */
+        st = run_mix(s, o, &pr, &rs, &err);
     } else if (o->trace == NULL) { /* patterns: a share of the ranks per thread */
         st = temu_pattern_run(s, &o->pattern, o->threads, show_progress, &pr, &rs, &err);
     } else { /* a trace is one ordered stream */
@@ -439,8 +475,13 @@ static int replay_into(temu_session *s, const replay_opts *o)
         const temu_machine *m = temu_session_machine(s);
         fprintf(stderr, "torusemu: %" PRIu64 " ranks on %s%s%s%s, %" PRIu64 " per node; %s %s\n",
                 o->np, m->name, m->preset[0] ? " (" : "", m->preset, m->preset[0] ? ")" : "",
-                o->rpn, o->trace != NULL ? "trace" : "pattern",
-                o->trace != NULL ? o->trace : o->pattern_name);
+                o->rpn,
+                o->trace != NULL     ? "trace"
+                : o->mixfile != NULL ? "mix"
+                                     : "pattern",
+                o->trace != NULL     ? o->trace
+                : o->mixfile != NULL ? o->mixfile
+                                     : o->pattern_name);
         fprintf(stderr,
                 "torusemu: replayed %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
                 " collective calls in %.2f s\n",
@@ -449,14 +490,79 @@ static int replay_into(temu_session *s, const replay_opts *o)
     return 0;
 }
 
+/* The ranks' placement: the mix file's, or -np P ranks by --map.  0, or
+ * the exit code after saying why. */
+static int build_mapping(replay_opts *o, const temu_machine *m, temu_mapping *map)
+{
+    temu_error err;
+    if (o->mixfile != NULL) {
+        char why[1024];
+        if (mix_read(o->mixfile, m, &o->mix, why, sizeof why) != 0) {
+            return fail("--mix %s", why);
+        }
+        *map = o->mix.map; /* the mix keeps it: mix_free */
+        o->np = (uint64_t)map->nranks;
+        o->rpn = (uint64_t)map->ranks_per_node;
+        return 0;
+    }
+    uint64_t slots = (uint64_t)m->nnodes * o->rpn;
+    if (o->np == 0 && o->trace != NULL) {
+        int32_t n = temu_otf2_ranks(o->trace, &err);
+        if (n < 0) {
+            return cli_fail_err(&err);
+        }
+        o->np = (uint64_t)n;
+    }
+    if (o->np == 0) {
+        o->np = slots;
+    }
+    if (o->np > slots || o->np > INT32_MAX) {
+        return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
+                    " ranks at most",
+                    o->np, m->preset[0] ? m->preset : m->name, (long long)m->nnodes, o->rpn, slots);
+    }
+    if (temu_mapping_build(m, (int32_t)o->np, (int32_t)o->rpn, o->map, map, &err) != TEMU_OK) {
+        return cli_fail_err(&err);
+    }
+    return 0;
+}
+
+/* --figures DIR: the series goes to DIR (made now) unless --series names
+ * it; path receives it.  0, or the exit code after saying why. */
+static int figures_dir(replay_opts *o, const temu_machine *m, char *path, size_t len)
+{
+    if (m->system != TEMU_SYSTEM_GEMINI) {
+        return fail("--figures: seed 004's figures are of Gemini d-links; %s is a %s machine",
+                    o->spec, temu_system_name(m->system));
+    }
+    if (mkdir(o->figures, 0777) != 0 && errno != EEXIST) {
+        return fail("--figures: cannot make the directory '%s': %s", o->figures, strerror(errno));
+    }
+    if (o->timing.series == NULL) {
+        if ((size_t)snprintf(path, len, "%s/replay.tser", o->figures) >= len) {
+            return fail("--figures: the directory name '%s' is too long", o->figures);
+        }
+        o->timing.series = path;
+    }
+    return 0;
+}
+
+/* `torusemu analyze -o DIR SERIES`: the figures, their paths on stdout. */
+static int analyze_figures(const replay_opts *o)
+{
+    char *argv[] = {"analyze", "-o", (char *)o->figures, (char *)o->timing.series, NULL};
+    fflush(stdout);
+    return cmd_analyze(4, argv);
+}
+
 int cmd_replay(int argc, char **argv)
 {
     replay_opts o;
     temu_machine m;
-    temu_mapping map;
+    temu_mapping map = {0};
     temu_error err;
     temu_session *s = NULL;
-    char store[PATH_MAX], tmpdir[PATH_MAX];
+    char store[PATH_MAX], tmpdir[PATH_MAX], series[PATH_MAX];
 
     int done = 0;
     int rc = parse_args(argc, argv, &o, &done);
@@ -466,40 +572,28 @@ int cmd_replay(int argc, char **argv)
     if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
-    uint64_t slots = (uint64_t)m.nnodes * o.rpn;
-    if (o.np == 0 && o.trace != NULL) {
-        int32_t n = temu_otf2_ranks(o.trace, &err);
-        if (n < 0) {
-            return cli_fail_err(&err);
-        }
-        o.np = (uint64_t)n;
+    if (o.figures != NULL && (rc = figures_dir(&o, &m, series, sizeof series)) != 0) {
+        return rc;
     }
-    if (o.np == 0) {
-        o.np = slots;
-    }
-    if (o.np > slots || o.np > INT32_MAX) {
-        return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
-                    " ranks at most",
-                    o.np, m.preset[0] ? m.preset : m.name, (long long)m.nnodes, o.rpn, slots);
-    }
-    if (temu_mapping_build(&m, (int32_t)o.np, (int32_t)o.rpn, o.map, &map, &err) != TEMU_OK) {
-        return cli_fail_err(&err);
+    if ((rc = build_mapping(&o, &m, &map)) != 0) {
+        return rc;
     }
     int src = cli_store_path("replay", o.keep, store, tmpdir, sizeof store);
-    if (src != 0) {
-        temu_mapping_free(&map);
-        return src;
+    temu_status st = TEMU_OK;
+    if (src == 0) {
+        st = temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     }
-    temu_status st =
-        temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
-    temu_mapping_free(&map);
-    if (st != TEMU_OK) {
-        if (tmpdir[0] != '\0') {
+    temu_mapping_free(&map); /* the mix's too: its jobs stay in o.mix until the end */
+    o.mix.map.slot = NULL;
+    if (src != 0 || st != TEMU_OK) {
+        mix_free(&o.mix);
+        if (src == 0 && tmpdir[0] != '\0') {
             rmdir(tmpdir);
         }
-        return cli_fail_err(&err);
+        return src != 0 ? src : cli_fail_err(&err);
     }
     rc = replay_into(s, &o);
+    mix_free(&o.mix);
     if (rc == 0 && !o.quiet) {
         cli_traffic_summary(s, o.keep != NULL ? store : NULL);
     }
@@ -509,6 +603,9 @@ int cmd_replay(int argc, char **argv)
     }
     if (tmpdir[0] != '\0') {
         rmdir(tmpdir);
+    }
+    if (rc == 0 && o.figures != NULL) {
+        rc = analyze_figures(&o);
     }
     return rc;
 }

@@ -141,9 +141,11 @@ static temu_status on_tick(void *ctx, temu_vt *vt, int64_t t_ps, temu_error *err
     return st == TEMU_OK ? temu_series_snapshot(k->w, t_ps, err) : st;
 }
 
-/* A pattern or trace recorded into vt through a replay. */
+/* A trace, or np patterns, recorded into vt through one replay (labels:
+ * what each pattern's errors are about, or NULL). */
 static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const temu_pattern *p,
-                          temu_replay_stats *stats, temu_error *err)
+                          int np, const char *const *labels, temu_replay_stats *stats,
+                          temu_error *err)
 {
     temu_replay *r = NULL;
     temu_status st = temu_replay_create(s, &r, err);
@@ -153,7 +155,12 @@ static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const
             st = temu_otf2_replay(trace, r, NULL, NULL, err);
         } else {
             temu_vt_set_post_all(vt, 1);
-            st = temu_pattern_replay(r, p, NULL, NULL, err);
+            for (int i = 0; i < np && st == TEMU_OK; i++) {
+                st = temu_pattern_replay(r, &p[i], NULL, NULL, err);
+                if (st != TEMU_OK && labels != NULL) {
+                    cli_err_prefix(err, labels[i]);
+                }
+            }
         }
     }
     if (st == TEMU_OK) {
@@ -166,7 +173,7 @@ static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const
     return st;
 }
 
-int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
+int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p, int np,
                       const replay_timing *o, temu_replay_stats *stats)
 {
     temu_error err;
@@ -185,7 +192,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     }
     if (st != TEMU_OK) {
         /* reported below */
-    } else if (trace == NULL && p->kind == TEMU_PATTERN_GPCNET) {
+    } else if (trace == NULL && np == 1 && p->kind == TEMU_PATTERN_GPCNET && p->nranks == 0) {
         temu_gpcnet_result g;
         st = temu_gpcnet_impact(s, p, &tc, 1, &g, &vt, &err);
         if (st == TEMU_OK) {
@@ -203,7 +210,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
             }
         }
         if (st == TEMU_OK) {
-            st = record(s, vt, trace, p, stats, &err);
+            st = record(s, vt, trace, p, np, o->labels, stats, &err);
         }
         if (st == TEMU_OK) {
             st = temu_vt_run(vt, &err);

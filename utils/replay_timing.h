@@ -10,18 +10,20 @@
 #include "torusemu_replay.h"
 
 typedef struct replay_timing {
-    int on;               /* --timing                                   */
-    double compute_scale; /* --compute-scale (1)                        */
-    cli_format format;    /* --format of the per-rank table             */
-    const char *series;   /* --series FILE: snapshots of the store, or NULL */
-    int64_t interval_ps;  /* --interval between them                    */
-    uint32_t routing;     /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
+    int on;                    /* --timing                                   */
+    double compute_scale;      /* --compute-scale (1)                        */
+    cli_format format;         /* --format of the per-rank table             */
+    const char *series;        /* --series FILE: snapshots of the store, or NULL */
+    int64_t interval_ps;       /* --interval between them                    */
+    uint32_t routing;          /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
+    const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
 } replay_timing;
 
-/* Replay the trace (or pattern p when trace is NULL) into s in virtual
- * time, print the report on stdout, add the model's counters to s.
+/* Replay the trace (or when trace is NULL the np patterns p[], all at
+ * once: the jobs of a mix, each on its first_rank, nranks share) into s in
+ * virtual time, print the report on stdout, add the model's counters to s.
  * 0, or 1 after printing why; *stats: what the replay did. */
-int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
+int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p, int np,
                       const replay_timing *o, temu_replay_stats *stats);
 
 #endif

@@ -2,13 +2,20 @@
  * run_model.c - the online timing model of `torusemu run --virtual-time`
  * (run_model.h).
  *
- * A thread of the launcher repeats: read every rank's floor (the virtual
- * time before which it will send nothing more), then take every message
- * queued in the feed; feed the timing model the messages sent before the
- * smallest floor F, ordered by (send time, rank, order sent), and run it up
- * to F - 1 ps.  Messages are fed in time order whatever the host did, and
- * nothing is fed at a time the model has passed, so the result depends
- * only on the messages and their send times.  Every 50 ms of host time the
+ * A thread of the launcher repeats: read every rank's state (vt_feed.h:
+ * what it may still send), then take every message queued in the feed;
+ * compute each rank's bound, the virtual time before which it will send
+ * nothing more (rank_bound: its clock, or a delivery it waits for, or a
+ * collective's exit), feed the timing model the messages sent before the
+ * smallest bound F, ordered by (send time, rank, order sent), and run it
+ * up to F - 1 ps, one event time at a time while a bound waits for
+ * deliveries still to come; each message's delivery (its last packet at the
+ * destination) is written into the feed for its receiver (doc/virtual-
+ * time.md, "Synchronisation").  Messages are fed in time order whatever the
+ * host did, and nothing is fed at a time the model has passed, so the
+ * result depends only on the messages and their send times (a rank blocked
+ * in the host's MPI for 2 s while the model waits is let go, relax(), and
+ * what it then sends late is counted and reported).  Every 50 ms of host time the
  * counters the model produced since the last time are added to the store
  * (temu_tm_add_stall_counters into a private store, the growth since the
  * last look added to the session), so PAPI readers see them grow during the
@@ -20,7 +27,9 @@
 #include "../mpi/vt_feed.h"
 #include "torusemu_timing.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +44,23 @@ typedef struct pending {
     uint64_t seq;
 } pending;
 
+/* a message sent to a rank and not yet taken by a receive */
+typedef struct cand {
+    int32_t src;
+    uint64_t seq;
+} cand;
+
+/* a delivery time and the message's sender */
+typedef struct delivery_at {
+    int64_t when;
+    int32_t src;
+} delivery_at;
+
+typedef struct cand_list {
+    cand *v;
+    size_t n, cap;
+} cand_list;
+
 struct run_model {
     temu_session *s, *scratch;
     const temu_machine *m;
@@ -45,6 +71,14 @@ struct run_model {
     int stop;
     pending *pend;
     size_t npend, cap;
+    int sorted; /* pend is in feeding order */
+    /* per rank: its state as last read, its untaken messages, the state
+     * version the stall rule let go (run_model.h) */
+    tmpi_vt_state *st;
+    uint64_t *ver;
+    cand_list *cands;
+    uint64_t *relaxed;
+    int delivered; /* a message was delivered since the last look */
     /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
      * occupancy, message-unit pending requests), the private store's value
      * at the last look and the total already added to the session */
@@ -53,6 +87,16 @@ struct run_model {
     uint64_t ncounters, messages;
     int64_t published_at; /* model time at the last look */
     uint64_t published_msgs;
+    /* per communicator id: the last blocking collective some member left
+     * and its exit (the members' left[] rings, read after their states) */
+    uint64_t *left_seq1;
+    int64_t *left_exit;
+    size_t nleft_ids;
+    uint64_t *left_seen; /* per rank: entries of its ring read */
+    delivery_at *dtimes; /* scratch (recv_bound) */
+    size_t ncapd;
+    uint64_t late, lost, relaxations;
+    int32_t nranks;
     int failed;
 };
 
@@ -77,10 +121,98 @@ static int cmp_pending(const void *x, const void *y)
     return before(a, b) ? -1 : before(b, a);
 }
 
-/* Take every queued record; 1 if there were some. */
+static void fail_once(run_model *rm, const char *what)
+{
+    if (!rm->failed) {
+        fprintf(stderr, "torusemu: run: timing model: %s\n", what);
+        rm->failed = 1;
+    }
+}
+
+static void cand_add(run_model *rm, int32_t dst, int32_t src, uint64_t seq)
+{
+    cand_list *l = &rm->cands[dst];
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        cand *v = realloc(l->v, cap * sizeof *v);
+        if (v == NULL) {
+            fail_once(rm, "out of memory");
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (cand){src, seq};
+}
+
+/* Tags of the model's packets: sender, sequence number, direction. */
+#define TAG_DIR 1u
+#define TAG_RANK_BITS 20
+static uint64_t tag_of(int32_t rank, uint64_t seq, int dir)
+{
+    return (seq << (TAG_RANK_BITS + 1)) | ((uint64_t)rank << 1) | (uint64_t)dir;
+}
+
+/* A packet's tail reached its destination: the message is delivered with
+ * its last packet (the replies, direction 1, do not count). */
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    run_model *rm = ctx;
+    (void)created;
+    if (tag & TAG_DIR) {
+        return;
+    }
+    int32_t rank = (int32_t)((tag >> 1) & ((1u << TAG_RANK_BITS) - 1));
+    uint64_t seq = tag >> (TAG_RANK_BITS + 1);
+    tmpi_vt_deliv *d = &rm->feed->q[rank].deliv[seq % TMPI_VT_DELIV_CAP];
+    if (d->left > 0 && --d->left == 0) {
+        tmpi_vt_feed_deliver(rm->feed, rank, seq, delivered);
+        rm->delivered = 1;
+    }
+}
+
+/* The collectives rank r left since the last look. */
+static void read_left(run_model *rm, int32_t r)
+{
+    const tmpi_vt_queue *q = &rm->feed->q[r];
+    uint64_t n = __atomic_load_n(&q->nleft, __ATOMIC_ACQUIRE);
+    uint64_t i = n - rm->left_seen[r] > TMPI_VT_LEFT_CAP ? n - TMPI_VT_LEFT_CAP : rm->left_seen[r];
+    for (; i < n; i++) {
+        tmpi_vt_left l = q->left[i % TMPI_VT_LEFT_CAP];
+        if (l.comm >= rm->nleft_ids) {
+            size_t cap = l.comm + 64;
+            uint64_t *s1 = realloc(rm->left_seq1, cap * sizeof *s1);
+            int64_t *x = s1 != NULL ? realloc(rm->left_exit, cap * sizeof *x) : NULL;
+            if (s1 != NULL) {
+                rm->left_seq1 = s1;
+            }
+            if (x == NULL) {
+                fail_once(rm, "out of memory");
+                break;
+            }
+            rm->left_exit = x;
+            memset(&rm->left_seq1[rm->nleft_ids], 0, (cap - rm->nleft_ids) * sizeof *s1);
+            rm->nleft_ids = cap;
+        }
+        if (l.seq + 1 > rm->left_seq1[l.comm]) {
+            rm->left_seq1[l.comm] = l.seq + 1;
+            rm->left_exit[l.comm] = l.exit;
+        }
+    }
+    rm->left_seen[r] = n;
+}
+
+/* Take every queued record; 1 if there were some.  The states are read
+ * first: a rank queues its messages before it declares what it waits for. */
 static int drain(run_model *rm)
 {
     int got = 0;
+    for (int32_t r = 0; r < rm->feed->nranks; r++) {
+        rm->ver[r] = tmpi_vt_feed_read_state(rm->feed, r, &rm->st[r]);
+    }
+    for (int32_t r = 0; r < rm->feed->nranks; r++) {
+        read_left(rm, r);
+    }
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
         tmpi_vt_queue *q = &rm->feed->q[r];
         uint64_t head = q->head, tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
@@ -94,7 +226,13 @@ static int drain(run_model *rm)
                 rm->pend = p;
                 rm->cap = cap;
             }
-            rm->pend[rm->npend++] = (pending){q->rec[head % TMPI_VT_FEED_CAP], r, head};
+            pending *p = &rm->pend[rm->npend++];
+            *p = (pending){q->rec[head % TMPI_VT_FEED_CAP], r, head};
+            if ((p->rec.flags & TMPI_VT_F_STAMPED) && p->rec.dst_rank >= 0 &&
+                p->rec.dst_rank < rm->feed->nranks) {
+                cand_add(rm, p->rec.dst_rank, r, head);
+            }
+            rm->sorted = 0;
             got = 1;
         }
         __atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
@@ -102,35 +240,239 @@ static int drain(run_model *rm)
     return got;
 }
 
-/* Feed the messages sent before `limit` and run the model to limit - 1. */
-static int advance(run_model *rm, int64_t limit)
+/* Message p into the model at its send time (or now, if the model has
+ * passed it: counted as late). */
+static void feed_one(run_model *rm, const pending *p)
 {
-    size_t n = 0, k = 0;
-    int progress = 0;
+    const tmpi_vt_rec *r = &p->rec;
+    temu_message msg = {r->src, r->dst, r->bytes, NULL, (temu_kind)r->kind};
     temu_error err;
-    qsort(rm->pend, rm->npend, sizeof *rm->pend, cmp_pending);
-    while (n < rm->npend && rm->pend[n].rec.when < limit) {
-        const tmpi_vt_rec *r = &rm->pend[n].rec;
-        temu_message msg = {r->src, r->dst, r->bytes, NULL, (temu_kind)r->kind};
-        int64_t when = r->when > temu_tm_now(rm->t) ? r->when : temu_tm_now(rm->t);
-        if (temu_tm_send_message(rm->t, when, rm->m, &msg, &err) != TEMU_OK && !rm->failed) {
-            fprintf(stderr, "torusemu: run: timing model: %s\n", err.message);
-            rm->failed = 1;
+    uint64_t packets = 0, bytes = 0, unused = 0;
+    int64_t now = temu_tm_now(rm->t), when = r->when;
+    tmpi_vt_deliv *d = &rm->feed->q[p->rank].deliv[p->seq % TMPI_VT_DELIV_CAP];
+    if (when < now) {
+        rm->late++;
+        when = now;
+    }
+    if (d->left != 0) {
+        rm->lost++; /* its slot's message is still in the network: overwritten */
+    }
+    d->left = 0;
+    d->prefix = r->prefix;
+    if (!(r->flags & TMPI_VT_F_NOMODEL)) {
+        if (temu_tm_send_message_dir(rm->t, when, rm->m, &msg, 0, tag_of(p->rank, p->seq, 0),
+                                     &packets, &bytes, &err) != TEMU_OK ||
+            temu_tm_send_message_dir(rm->t, when, rm->m, &msg, 1, tag_of(p->rank, p->seq, 1),
+                                     &unused, &bytes, &err) != TEMU_OK) {
+            fail_once(rm, err.message);
+            packets = 0;
         }
         rm->messages++;
-        n++;
+    }
+    if (packets == 0) { /* nothing crosses the network: there at once */
+        tmpi_vt_feed_deliver(rm->feed, p->rank, p->seq,
+                             r->flags & TMPI_VT_F_NOMODEL ? r->arrival : when);
+        rm->delivered = 1;
+    } else {
+        d->left = packets;
+    }
+}
+
+/* Feed the pending messages sent at or before `upto`, in order. */
+static int feed_upto(run_model *rm, int64_t upto)
+{
+    size_t n = 0, k = 0;
+    if (!rm->sorted) {
+        qsort(rm->pend, rm->npend, sizeof *rm->pend, cmp_pending);
+        rm->sorted = 1;
+    }
+    while (n < rm->npend && rm->pend[n].rec.when <= upto) {
+        feed_one(rm, &rm->pend[n++]);
     }
     for (size_t i = n; i < rm->npend; i++) {
         rm->pend[k++] = rm->pend[i];
     }
     rm->npend = k;
-    progress = n > 0;
-    int64_t until = limit == INT64_MAX ? INT64_MAX : limit - 1;
-    if (until > temu_tm_now(rm->t) || (until == INT64_MAX && temu_tm_pending(rm->t) > 0)) {
-        temu_tm_run(rm->t, until);
-        progress = 1;
+    return n > 0;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static int cmp_delivered(const void *x, const void *y)
+{
+    const delivery_at *a = x, *b = y;
+    return (a->when > b->when) - (a->when < b->when);
+}
+
+/* When a blocking receive of rank r ends at the earliest: for each entry of
+ * want[] (n messages from src, or from anyone), the n-th earliest delivery
+ * among the messages from there sent to r and not yet taken (INT64_MAX:
+ * fewer than n delivered yet); the latest of those.  Taken ones leave the
+ * list. */
+static int64_t recv_bound(run_model *rm, int32_t r, const tmpi_vt_want *want)
+{
+    cand_list *l = &rm->cands[r];
+    int64_t when;
+    size_t k = 0, nd = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        cand c = l->v[i];
+        if (tmpi_vt_feed_taken(rm->feed, c.src, c.seq, rm->ver[r])) {
+            continue;
+        }
+        l->v[k++] = c;
+        if (tmpi_vt_feed_delivery(rm->feed, c.src, c.seq, &when) == 1) {
+            if (nd == rm->ncapd) {
+                size_t cap = rm->ncapd ? 2 * rm->ncapd : 64;
+                delivery_at *d = realloc(rm->dtimes, cap * sizeof *d);
+                if (d == NULL) {
+                    fail_once(rm, "out of memory");
+                    return INT64_MAX;
+                }
+                rm->dtimes = d;
+                rm->ncapd = cap;
+            }
+            rm->dtimes[nd++] = (delivery_at){when, c.src};
+        }
     }
-    return progress;
+    l->n = k;
+    qsort(rm->dtimes, nd, sizeof *rm->dtimes, cmp_delivered);
+    int64_t b = INT64_MIN;
+    for (int w = 0; w < TMPI_VT_WANTS && want[w].n > 0; w++) {
+        uint32_t seen = 0;
+        size_t i = 0;
+        for (; i < nd && seen < want[w].n; i++) {
+            seen += want[w].src < 0 || rm->dtimes[i].src == want[w].src;
+        }
+        if (seen < want[w].n) {
+            return INT64_MAX;
+        }
+        b = max64(b, rm->dtimes[i - 1].when);
+    }
+    return b == INT64_MIN ? INT64_MAX : b;
+}
+
+/* Exit of a member of a blocking collective (vtime.c, coll_exit: the same
+ * rule): its clock + its messages' chain, later by the most any of its
+ * messages was delivered after the chain would have it there; INT64_MAX
+ * while one of them is in the network. */
+static int64_t member_exit(const run_model *rm, int32_t r, const tmpi_vt_state *s)
+{
+    int64_t late = 0;
+    for (uint64_t i = 0; i < s->coll_count; i++) {
+        uint64_t seq = s->coll_first + i;
+        int64_t when = 0;
+        int got = tmpi_vt_feed_delivery(rm->feed, r, seq, &when);
+        if (got == 0) {
+            return INT64_MAX;
+        }
+        if (got == 1) {
+            int64_t prefix = rm->feed->q[r].deliv[seq % TMPI_VT_DELIV_CAP].prefix;
+            late = max64(late, when - s->clock - prefix);
+        }
+    }
+    return s->clock + s->coll_chain + late;
+}
+
+/* The earliest virtual time at which rank r may still send (doc/virtual-
+ * time.md, "Synchronisation"), from its state as last read; *step set when
+ * that time depends on deliveries still to come (the model then advances
+ * one event time at a time). */
+static int64_t rank_bound(run_model *rm, int32_t r, int *step)
+{
+    const tmpi_vt_state *s = &rm->st[r];
+    int64_t when = 0;
+    int relaxed = rm->relaxed[r] == rm->ver[r];
+    switch (s->mode) {
+    case TMPI_VT_RUNNING:
+        return relaxed && s->in_mpi ? INT64_MAX : s->clock;
+    case TMPI_VT_WAIT:
+        if (relaxed && s->src == r) {
+            return INT64_MAX;
+        }
+        if (tmpi_vt_feed_delivery(rm->feed, (int32_t)s->src, s->seq, &when) == 0) {
+            *step = 1;
+            return INT64_MAX;
+        }
+        return max64(s->clock, when);
+    case TMPI_VT_RECV: {
+        int64_t d = relaxed ? INT64_MAX : recv_bound(rm, r, s->want);
+        *step = 1;
+        return d == INT64_MAX ? INT64_MAX : max64(s->clock, d);
+    }
+    case TMPI_VT_COLL: {
+        /* every member in: the latest exit; else the members still
+         * outside hold the model (each enters no earlier than it may
+         * send, and every member leaves after the last one entered) */
+        int64_t x = INT64_MIN;
+        uint32_t in = 0;
+        for (int32_t o = 0; o < rm->feed->nranks; o++) {
+            const tmpi_vt_state *t = &rm->st[o];
+            if (t->mode == TMPI_VT_COLL && t->coll_comm == s->coll_comm &&
+                t->coll_seq == s->coll_seq && (s->coll_comm != 0 || o == r)) {
+                in++;
+                x = max64(x, member_exit(rm, o, t));
+            }
+        }
+        if (in < s->coll_size) {
+            /* a member has left it already: its exit is known */
+            if (s->coll_comm != 0 && s->coll_comm < rm->nleft_ids &&
+                rm->left_seq1[s->coll_comm] == s->coll_seq + 1) {
+                return rm->left_exit[s->coll_comm];
+            }
+            return INT64_MAX;
+        }
+        if (x == INT64_MAX) {
+            *step = 1;
+        }
+        return x;
+    }
+    default:
+        return INT64_MAX;
+    }
+}
+
+static int64_t bound(run_model *rm, int *step)
+{
+    int64_t b = INT64_MAX;
+    *step = 0;
+    for (int32_t r = 0; r < rm->feed->nranks; r++) {
+        int64_t v = rank_bound(rm, r, step);
+        b = v < b ? v : b;
+    }
+    return b;
+}
+
+/* Advance as far as the ranks allow: feed every message sent before the
+ * bound and process the events before it, one event time at a time while
+ * a rank's bound waits for a delivery (each delivery may lower it to its
+ * time).  1 if anything happened. */
+static int advance(run_model *rm)
+{
+    int progress = 0;
+    for (;;) {
+        int step = 0;
+        int64_t limit = bound(rm, &step);
+        int64_t next = temu_tm_next_event(rm->t);
+        if (!rm->sorted && rm->npend > 0) {
+            qsort(rm->pend, rm->npend, sizeof *rm->pend, cmp_pending);
+            rm->sorted = 1;
+        }
+        if (rm->npend > 0 && rm->pend[0].rec.when < next) {
+            next = rm->pend[0].rec.when;
+        }
+        if (next >= limit || next == INT64_MAX) {
+            return progress;
+        }
+        int64_t upto = step ? next : limit - 1;
+        progress |= feed_upto(rm, upto);
+        if (temu_tm_next_event(rm->t) <= upto) {
+            temu_tm_run(rm->t, upto);
+            progress = 1;
+        }
+    }
 }
 
 /* Add what the model counted since the last call to the store.  The
@@ -194,33 +536,68 @@ static int list_counters(run_model *rm)
     return 0;
 }
 
-static int64_t min_floor(const run_model *rm)
+/* The ranks have let the model wait this long (host time) while some of
+ * them sit in MPI calls: the stall rule lets those go (run_model.h). */
+#define STALL_NS 2000000000ll
+
+/* Let go the ranks that may be blocked in the host's MPI waiting for a rank
+ * that waits for the model: RUNNING inside an MPI call, or in a receive
+ * whose bound comes from a message it may never take. */
+static void relax(run_model *rm)
 {
-    int64_t f = INT64_MAX;
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
-        int64_t v = __atomic_load_n(&rm->feed->q[r].floor, __ATOMIC_ACQUIRE);
-        f = v < f ? v : f;
+        const tmpi_vt_state *s = &rm->st[r];
+        if ((s->mode == TMPI_VT_RUNNING && s->in_mpi) || s->mode == TMPI_VT_RECV ||
+            (s->mode == TMPI_VT_WAIT && s->src == r)) {
+            if (rm->relaxed[r] != rm->ver[r]) {
+                rm->relaxed[r] = rm->ver[r];
+                rm->relaxations++;
+            }
+        }
     }
-    return f;
+}
+
+/* A rank is computing (outside MPI): it will come back; nothing to let go. */
+static int computing(const run_model *rm)
+{
+    for (int32_t r = 0; r < rm->feed->nranks; r++) {
+        if (rm->st[r].mode == TMPI_VT_RUNNING && !rm->st[r].in_mpi) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void *model_thread(void *arg)
 {
     run_model *rm = arg;
-    int64_t published = host_ns();
+    int64_t published = host_ns(), moved = host_ns();
+    unsigned idle = 0;
     while (!__atomic_load_n(&rm->stop, __ATOMIC_ACQUIRE)) {
-        int64_t limit = min_floor(rm); /* the floors first, then the queues */
-        int progress = drain(rm);
-        if (limit > 0) {
-            progress |= advance(rm, limit);
-        }
-        if (host_ns() - published >= PUBLISH_NS) {
+        int progress = drain(rm); /* the states first, then the queues */
+        progress |= advance(rm);
+        int64_t now = host_ns();
+        if (now - published >= PUBLISH_NS) {
             publish(rm);
-            published = host_ns();
+            published = now;
         }
-        if (!progress) {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
+        if (progress) {
+            moved = now;
+            idle = 0;
+        } else {
+            int step = 0;
+            if (now - moved >= STALL_NS && bound(rm, &step) < INT64_MAX && !computing(rm) &&
+                (rm->npend > 0 || temu_tm_next_event(rm->t) < INT64_MAX)) {
+                relax(rm);
+                moved = now;
+            }
+            /* the ranks usually answer within microseconds: yield first */
+            if (++idle < 256) {
+                sched_yield();
+            } else {
+                struct timespec ts = {0, 200000};
+                nanosleep(&ts, NULL);
+            }
         }
     }
     return NULL;
@@ -240,6 +617,17 @@ static void release(run_model *rm)
         temu_session_close(rm->scratch);
     }
     free(rm->pend);
+    for (int32_t r = 0; rm->cands != NULL && r < rm->nranks; r++) {
+        free(rm->cands[r].v);
+    }
+    free(rm->cands);
+    free(rm->dtimes);
+    free(rm->left_seq1);
+    free(rm->left_exit);
+    free(rm->left_seen);
+    free(rm->st);
+    free(rm->ver);
+    free(rm->relaxed);
     free(rm->idx);
     free(rm->seen);
     free(rm->last);
@@ -269,7 +657,18 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
         snprintf(why, len, "timing model: %s", err.message);
         goto fail;
     }
-    if (list_counters(rm) != 0) {
+    rm->nranks = nranks;
+    rm->st = calloc((size_t)nranks + 1, sizeof *rm->st);
+    rm->ver = calloc((size_t)nranks + 1, sizeof *rm->ver);
+    rm->relaxed = calloc((size_t)nranks + 1, sizeof *rm->relaxed);
+    rm->cands = calloc((size_t)nranks + 1, sizeof *rm->cands);
+    rm->left_seen = calloc((size_t)nranks + 1, sizeof *rm->left_seen);
+    if (nranks >= (1 << TAG_RANK_BITS)) {
+        snprintf(why, len, "virtual time: at most %d ranks", (1 << TAG_RANK_BITS) - 1);
+        goto fail;
+    }
+    if (rm->st == NULL || rm->ver == NULL || rm->relaxed == NULL || rm->cands == NULL ||
+        rm->left_seen == NULL || list_counters(rm) != 0) {
         snprintf(why, len, "out of memory");
         goto fail;
     }
@@ -277,6 +676,10 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
     if (rm->feed == NULL) {
         goto fail;
     }
+    for (int32_t r = 0; r < nranks; r++) {
+        rm->relaxed[r] = UINT64_MAX; /* no state version is let go */
+    }
+    temu_tm_set_delivery(rm->t, on_delivery, rm);
     if (pthread_create(&rm->thread, NULL, model_thread, rm) != 0) {
         snprintf(why, len, "cannot start the model thread");
         goto fail;
@@ -294,8 +697,18 @@ void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
     pthread_join(rm->thread, NULL);
     /* every rank has ended: whatever they queued is all there is */
     drain(rm);
-    advance(rm, INT64_MAX);
+    feed_upto(rm, INT64_MAX);
+    temu_tm_run(rm->t, INT64_MAX);
     publish(rm);
+    if (rm->late > 0 || rm->lost > 0) {
+        fprintf(stderr,
+                "torusemu: run: virtual time: %" PRIu64 " message(s) reached the timing model "
+                "after it had passed their send time and %" PRIu64 " delivery time(s) were "
+                "overwritten before use (%" PRIu64 " rank(s) blocked in MPI were let go after "
+                "%d s without progress): the virtual times of this run may not repeat "
+                "(doc/virtual-time.md)\n",
+                rm->late, rm->lost, rm->relaxations, (int)(STALL_NS / 1000000000));
+    }
     *messages = rm->messages;
     *end_ps = temu_tm_now(rm->t);
     release(rm);

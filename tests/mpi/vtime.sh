@@ -154,11 +154,14 @@ same "plain run: no stalls (no model)" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sum
 # Online versus a timed replay of the same run's trace (replay --timing,
 # compute gaps x 0 as the live clocks' CPU time x 0): the same messages, so
 # the volume counters are equal exactly.  The stalls come from the same
-# model fed the same incast at the same virtual times; the two differ only
-# in when later messages leave (the barrier's, after each rank's receive:
-# live at the uncongested arrival, replayed at the model's delivery), a
-# few small messages against 256 KiB of incast: within 1 % (both sides are
-# deterministic, so the bound cannot fail by chance; measured 0.04 %).
+# model fed the same incast at the same virtual times, and both clocks take
+# the model's deliveries; they differ in when a few packets leave: the
+# rendezvous replies (Gemini GET requests: online with the message, in the
+# replay when it has arrived) and the barrier's messages (online from each
+# member's clock at the call, in the replay round by round), a few small
+# packets against 256 KiB of incast: within 1 % (both sides are
+# deterministic, so the bound cannot fail by chance; measured: credit
+# stalls equal, inq stalls 0.23 % apart).
 run_mpi "incast traced" "$TMP/live.store" gemini:4x4x4 5 --virtual-time --cpu-scale 0 --quiet \
     --trace "$TMP/tr" -- "$CG" 65536 incast 1
 expect_ok "replay --timing of the incast's trace" "$TORUSEMU" replay --machine gemini:4x4x4 \
@@ -185,6 +188,71 @@ message-unit requests pending during the run" "$(cat "$TMP/out")"
 run_mpi "one message alone" "$TMP/alone.store" gemini:4x4x4 2 --virtual-time --cpu-scale 0 \
     --quiet -- "$CG" 8 alone 0
 same "one message alone: no stall" "CREDIT_STALL 0 INQ_STALL 0" "$(stall_sums "$TMP/alone.store")"
+
+# Congestion in the clocks (doc/virtual-time.md, "Synchronisation"): with
+# the online model a receive completes at the model's delivery.  BG/Q, four
+# ranks per node: ranks 1-4 on node a=0 send 64 KiB each to rank 0 on node
+# a=1 (one hop) at virtual time 0.  A 64 KiB send is a rendezvous (>= 4097
+# bytes): a request-to-send of 2 chunks and 128 data packets of 17 chunks
+# (header + 512 bytes), all on the link a=0 -> a=1: 2178 x 32 bytes at
+# 2 GB/s = 34.848 us per message.  The injection (20 GB/s) outruns the link,
+# so the link sends the four messages back to back in the model's order at
+# equal times (rank order): message j's last packet leaves the router 35 ns
+# + j x 34.848 us after the sends and reaches node a=1 5 ns later (its
+# ejection at 20 GB/s ends with its tail).  Rank 0 takes them in rank order;
+# each MPI_Send (rendezvous) returns at its message's delivery.  Without the
+# feedback all four would arrive at the uncongested 34.888 us.
+printf '1 0 0 0 0 0\n0 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n' >"$TMP/incast.map"
+PER_MSG=$(((2 + 128 * 17) * 32 * 500))
+want=""
+for j in 1 2 3 4; do
+    d=$((35000 + j * PER_MSG + 5000))
+    want="$want
+from $j at $d ps
+sent $j at $d ps"
+done
+want=$(echo "$want" | sed '/^$/d' | sort)
+for i in 1 2; do
+    run_mpi "incast in the clocks $i" "$S" bgq:4x1x1x1x2 5 --ranks-per-node 4 \
+        --map "$TMP/incast.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_incast" 65536
+    sort "$TMP/out" >"$TMP/vincast$i"
+done
+same "incast: each receive completes at the model's delivery" "$want" "$(cat "$TMP/vincast1")"
+expect_ok "incast twice: identical virtual times" cmp "$TMP/vincast1" "$TMP/vincast2"
+last=$(sed -n 's/^from 4 at \([0-9]*\) ps$/\1/p' "$TMP/vincast1")
+expect_ok "incast: the last arrives no earlier than 4 messages' bytes over the link" \
+    test "${last:-0}" -ge $((4 * PER_MSG))
+
+# A congestion benchmark in miniature (tests/mpi/vt_canary.c): canaries
+# (ranks 0 and 1, two hops apart as in the ping-pong above) time a ping-pong
+# and a two-rank MPI_Allreduce while congestors (ranks 2-4, on rank 0's
+# node) send 8 x 64 KiB each, one after another, to rank 5 on rank 1's node:
+# the canaries' packets queue behind theirs.  Isolated (the congestors
+# silent) the canaries see exactly the uncongested figures: a round trip of
+# 2 x ONE_8 and an allreduce of ONE_8 (each sends one 8-byte message to the
+# other; both leave at the later arrival).  Congested, a canary packet that
+# waits behind even one congestor message (34.8 us on the link) takes over
+# 100 x a round trip: the bound asserted, 1.5 x, cannot be missed unless the
+# clocks ignore the congestion.
+printf '0 0 0 0 0 0\n2 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n2 0 0 0 0 1\n' >"$TMP/canary.map"
+canary() { # canary MODE: the canaries' figures into $TMP/canary.MODE.N
+    run_mpi "canary $1" "$S" bgq:4x1x1x1x2 6 --ranks-per-node 4 --map "$TMP/canary.map" \
+        --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_canary" "$1" 4 65536 8
+}
+canary isolated
+same "canary isolated: uncongested figures" "pingpong $((2 * ONE_8)) ps
+allreduce $ONE_8 ps" "$(cat "$TMP/out")"
+canary congested
+cp "$TMP/out" "$TMP/canary1"
+canary congested
+cp "$TMP/out" "$TMP/canary2"
+expect_ok "canary congested twice: identical" cmp "$TMP/canary1" "$TMP/canary2"
+pp=$(sed -n 's/^pingpong \([0-9]*\) ps$/\1/p' "$TMP/canary1")
+ar=$(sed -n 's/^allreduce \([0-9]*\) ps$/\1/p' "$TMP/canary1")
+expect_ok "canary ping-pong congested ($pp ps) >= 1.5 x isolated" \
+    test "${pp:-0}" -ge $((3 * ONE_8))
+expect_ok "canary allreduce congested ($ar ps) >= 1.5 x isolated" \
+    test "${ar:-0}" -ge $((3 * ONE_8 / 2))
 
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
