@@ -48,6 +48,10 @@ expect_out "all received packets" "^MU_PKT_RCV_TOTAL 8$"
 expect_out "the receiver injects nothing" "^PEVT_MU_PKT_INJ 0$"
 expect_out "PCIe off on compute nodes" "^PEVT_PCIE_INB_RD_BYTES 0$"
 expect_out "no MSIs" "^PEVT_DB_MSG_SIG_INTS 0$"
+expect_ok "pending requests" "$COUNT" PEVT_MU_PORT0_PEND_WRT PEVT_MU_PORT0_PEND_RD \
+    -- "$TORUSEMU" inject "$S" --src 0 --dst 256 --bytes 4096
+expect_out "no pending writes without the timing model" "^PEVT_MU_PORT0_PEND_WRT 0$"
+expect_out "no pending reads without the timing model" "^PEVT_MU_PORT0_PEND_RD 0$"
 expect_ok "L2 slices at the receiver" "$COUNT" PEVT_L2_HITS_SLICE:slice=0 \
     PEVT_L2_HITS_SLICE:slice=15 PEVT_L2_HITS_SLICE L2_REQUESTS_SLICE \
     -- "$TORUSEMU" inject "$S" --src 0 --dst 256 --bytes 4096

@@ -279,4 +279,25 @@ typedef struct temu_link_tiles {
 } temu_link_tiles;
 const temu_link_tiles *temu_gemini_tile_lists(void);
 
+/* ---------------------------------------------------------------- timing */
+
+/* Of `total` items split evenly over `all` packets (the first total mod
+ * all get one more), those of packets first .. first + n - 1. */
+static inline uint64_t temu_even_share(uint64_t total, uint64_t all, uint64_t first, uint64_t n)
+{
+    uint64_t q = total / all, r = total % all;
+    uint64_t end = first + n < r ? first + n : r, begin = first < r ? first : r;
+    return q * n + (end - begin);
+}
+
+/* temu_tm_send_even (timing.c) for timing_bridge.c, with the BG/Q message
+ * unit's memory requests of these packets: mu_reads payload reads at the
+ * source, mu_writes stores at the destination, spread evenly over the
+ * packets (doc/model.md, "Message-unit pending requests"). */
+struct temu_tm;
+temu_status temu_tm_send_even_mu(struct temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                                 uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
+                                 uint32_t lane_key, uint64_t tag, uint64_t mu_reads,
+                                 uint64_t mu_writes, temu_error *err);
+
 #endif /* TEMU_INTERNAL_H */

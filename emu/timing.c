@@ -112,6 +112,10 @@ typedef struct tm_train {
     uint8_t ncand;    /* adaptive: productive channels at `cur` (0: eject next)        */
     int8_t esc_dim;   /* adaptive: dimension of the hop just taken on the escape VC, -1 */
     int32_t cand[TEMU_MAX_DIMS];
+    /* BG/Q message unit: memory requests of these packets, reads at the
+     * source (issued at injection), writes at the destination (at delivery);
+     * at most one per byte (temu_tm_send_even_mu), so below 2^31 per train */
+    uint32_t mu_rd, mu_wr;
 } tm_train;
 
 /* short_mask bit: no dynamic VC had tokens for an adaptive train */
@@ -146,6 +150,9 @@ struct temu_tm {
      * [ntorus * (nvc + 1)] */
     uint64_t *vc_pk, *vc_bytes;
     int64_t *notok;
+    /* BG/Q message unit, mu_request_ps > 0 only: requests x ps pending per
+     * node, [2 * node] reads, [2 * node + 1] writes */
+    int64_t *mu_pend;
     int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
     tm_train *tr;
     int32_t ntr, captr, freetr;
@@ -270,6 +277,10 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
         c->routing = TEMU_TM_ADAPTIVE;
         c->dynamic_vcs = 1u << TEMU_BGQ_VC_USER_DYNAMIC;
         c->escape_vc = TEMU_BGQ_VC_USER_ESCAPE;
+        /* our assumption: a message-unit memory request is pending 64 MU
+         * cycles (800 MHz, reference/bgq) = 80 ns, a round trip through the
+         * switch to an L2 slice (doc/model.md) */
+        c->mu_request_ps = 64 * 1250;
         break;
     default:
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown system %d", m->system);
@@ -289,8 +300,14 @@ temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, tem
 static temu_status check_config(const temu_tm_config *c, temu_error *err)
 {
     uint32_t need;
-    if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0) {
+    if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0 ||
+        c->mu_request_ps < 0) {
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
+    }
+    if (c->mu_request_ps > 1000000) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: mu_request_ps %lld above 1000000 (1 us)",
+                         (long long)c->mu_request_ps);
     }
     if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
         return temu_fail(err, TEMU_EINVAL, "timing model: classes must be 1..%d, not %u",
@@ -392,8 +409,12 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
         t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
         t->notok = calloc((size_t)(t->ntorus * (t->nvc + 1)), sizeof *t->notok);
     }
+    if (c->mu_request_ps > 0) {
+        t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
+    }
     if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router ||
-        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok))) {
+        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok)) ||
+        (c->mu_request_ps > 0 && !t->mu_pend)) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
                          (long long)t->nchan);
@@ -453,6 +474,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->vc_pk);
     free(t->vc_bytes);
     free(t->notok);
+    free(t->mu_pend);
     free(t->q);
     free(t->nbr);
     free(t->coord);
@@ -643,11 +665,15 @@ static temu_status check_send(const temu_tm *t, int64_t when_ps, int64_t src, in
 }
 
 /* count packets, the first nbig of `bytes` and the others of `small`, in
- * trains of at most t->train packets. */
+ * trains of at most t->train packets; mu[0], mu[1]: the message unit's read
+ * and write requests of the count packets, split evenly over them
+ * (temu_even_share). */
 static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
                                 uint32_t bytes, uint32_t nbig, uint32_t small, uint32_t count,
-                                uint32_t cls, uint32_t lane_key, uint64_t tag, temu_error *err)
+                                uint32_t cls, uint32_t lane_key, uint64_t tag, const uint64_t mu[2],
+                                temu_error *err)
 {
+    uint64_t all = count, sent = 0;
     temu_status st = check_send(t, when_ps, src, dst, nbig ? bytes : small, count, cls, err);
     if (st == TEMU_OK && nbig < count) {
         st = check_send(t, when_ps, src, dst, small, count, cls, err);
@@ -681,6 +707,9 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
         tr->vc = (uint8_t)(cls * (uint32_t)t->per);
         tr->adaptive = t->c.routing == TEMU_TM_ADAPTIVE && (t->c.dynamic_vcs >> cls & 1u);
         tr->esc_dim = -1;
+        tr->mu_rd = (uint32_t)temu_even_share(mu[0], all, sent, n);
+        tr->mu_wr = (uint32_t)temu_even_share(mu[1], all, sent, n);
+        sent += n;
         t->pending += n;
         count -= n;
         if (when_ps == t->now) {
@@ -694,21 +723,40 @@ temu_status temu_tm_send_train(temu_tm *t, int64_t when_ps, int64_t src, int64_t
                                uint32_t bytes, uint32_t count, uint32_t cls, uint32_t lane_key,
                                uint64_t tag, temu_error *err)
 {
-    return send_packets(t, when_ps, src, dst, bytes, count, bytes, count, cls, lane_key, tag, err);
+    static const uint64_t no_mu[2] = {0, 0};
+    return send_packets(t, when_ps, src, dst, bytes, count, bytes, count, cls, lane_key, tag, no_mu,
+                        err);
+}
+
+temu_status temu_tm_send_even_mu(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
+                                 uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
+                                 uint32_t lane_key, uint64_t tag, uint64_t mu_reads,
+                                 uint64_t mu_writes, temu_error *err)
+{
+    const uint64_t mu[2] = {mu_reads, mu_writes};
+    if (count == 0 || units < count || units / count + 1 > UINT32_MAX / unit_bytes) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: %llu units of %u bytes cannot fill %u packets",
+                         (unsigned long long)units, unit_bytes, count);
+    }
+    if (mu_reads > units * unit_bytes || mu_writes > units * unit_bytes) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "timing model: %llu reads, %llu writes for %llu bytes (at most one "
+                         "request per byte)",
+                         (unsigned long long)mu_reads, (unsigned long long)mu_writes,
+                         (unsigned long long)(units * unit_bytes));
+    }
+    uint32_t q = (uint32_t)(units / count), big = (uint32_t)(units % count);
+    return send_packets(t, when_ps, src, dst, (q + 1) * unit_bytes, big, q * unit_bytes, count, cls,
+                        lane_key, tag, mu, err);
 }
 
 temu_status temu_tm_send_even(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t count,
                               uint64_t units, uint32_t unit_bytes, uint32_t cls, uint32_t lane_key,
                               uint64_t tag, temu_error *err)
 {
-    if (count == 0 || units < count || units / count + 1 > UINT32_MAX / unit_bytes) {
-        return temu_fail(err, TEMU_EINVAL,
-                         "timing model: %llu units of %u bytes cannot fill %u packets",
-                         (unsigned long long)units, unit_bytes, count);
-    }
-    uint32_t q = (uint32_t)(units / count), big = (uint32_t)(units % count);
-    return send_packets(t, when_ps, src, dst, (q + 1) * unit_bytes, big, q * unit_bytes, count, cls,
-                        lane_key, tag, err);
+    return temu_tm_send_even_mu(t, when_ps, src, dst, count, units, unit_bytes, cls, lane_key, tag,
+                                0, 0, err);
 }
 
 temu_status temu_tm_send(temu_tm *t, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
@@ -934,6 +982,11 @@ static int split(temu_tm *t, int64_t q, uint32_t m)
         rest->bytes = tr->small; /* the rest are all small */
         rest->nbig = rest->n;
     }
+    /* the message unit's requests stay with their packets */
+    tr->mu_rd = (uint32_t)temu_even_share(tr->mu_rd, tr->n, 0, m);
+    tr->mu_wr = (uint32_t)temu_even_share(tr->mu_wr, tr->n, 0, m);
+    rest->mu_rd -= tr->mu_rd;
+    rest->mu_wr -= tr->mu_wr;
     tr->n = m;
     tr->next = r;
     if (t->q[q].tail == p) {
@@ -1023,6 +1076,10 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
         t->q[q].tail = -1;
     }
     remove_waiter(ch, q);
+    if (src && t->mu_pend != NULL) {
+        /* the message unit reads the payloads as it injects the packets */
+        t->mu_pend[2 * (int64_t)tr->src_node] += (int64_t)tr->mu_rd * t->c.mu_request_ps;
+    }
     if (!src) {
         /* the queue's space comes back upstream once the tails are read
          * out: a train's all at once, at the mean of its packets' times */
@@ -1208,6 +1265,10 @@ static void on_deliver(temu_tm *t, int32_t p)
             t->deliver(t->ctx, tr.tag, tr.created, tr.hdr + (int64_t)i * tr.sp);
         }
     }
+    if (t->mu_pend != NULL) {
+        /* the message unit stores the packets it received */
+        t->mu_pend[2 * (int64_t)tr.dst_node + 1] += (int64_t)tr.mu_wr * t->c.mu_request_ps;
+    }
     t->pending -= tr.n;
     t->tr[p].next = t->freetr;
     t->freetr = p;
@@ -1337,6 +1398,21 @@ temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, in
         out->adaptive_bytes += t->vc_bytes[c * t->nvc + v];
         out->no_token_ps += t->notok[c * (t->nvc + 1) + v] +
                             ((t->ch[c].short_mask >> v & 1u) ? t->now - t->ch[c].short_since : 0);
+    }
+    return TEMU_OK;
+}
+
+temu_status temu_tm_node_mu_pending(const temu_tm *t, int64_t node, int64_t *read_ps,
+                                    int64_t *write_ps, temu_error *err)
+{
+    *read_ps = *write_ps = 0;
+    if (node < 0 || node >= t->m.nnodes) {
+        return temu_fail(err, TEMU_ERANGE, "timing model: node %lld outside 0..%lld",
+                         (long long)node, (long long)t->m.nnodes - 1);
+    }
+    if (t->mu_pend != NULL) {
+        *read_ps = t->mu_pend[2 * node];
+        *write_ps = t->mu_pend[2 * node + 1];
     }
     return TEMU_OK;
 }

@@ -24,6 +24,8 @@
 #define GEMINI_CYCLE_PS 1250
 /* BG/Q network clock: 500 MHz, 2000 ps (reference/bgq REPORT, upci_impl.h) */
 #define BGQ_CYCLE_PS 2000
+/* BG/Q message unit: 800 MHz, 1250 ps (reference/bgq REPORT, BGPM event tips) */
+#define BGQ_MU_CYCLE_PS 1250
 /* BG/P: the UPC counts 850 MHz processor cycles, the clock the torus logic
  * runs at (IBM Blue Gene team, "Overview of the IBM Blue Gene/P project",
  * IBM J. Res. Dev. 52, 2008: 850 MHz, 425 MB/s per link and direction).
@@ -43,22 +45,49 @@ typedef struct sent {
     uint64_t tag, packets, bytes;
 } sent;
 
+/* BG/Q: the message unit's memory requests of a direction's packets (the
+ * volume model's counts, plan.c mu_packet_io): payload reads at the
+ * injecting node, stores at the receiving one, spread evenly over all the
+ * direction's packets (the model's packets are an even split of each
+ * bucket, so which packet is which is not known). */
+typedef struct mu_requests {
+    uint64_t reads, writes, packets;
+} mu_requests;
+
+static mu_requests mu_requests_of(const temu_machine *m, const temu_plan *plan, int dir)
+{
+    mu_requests r = {0, 0, 0};
+    if (m->system == TEMU_SYSTEM_BGQ) {
+        const uint64_t *in = plan->mu[dir], *out = plan->mu[1 - dir];
+        r.reads = in[TEMU_MU_PORT0_32B_RD] + in[TEMU_MU_PORT0_64B_RD] + in[TEMU_MU_PORT0_128B_RD];
+        r.writes = out[TEMU_MU_PORT0_16B_WRT];
+        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+            r.packets += plan->packets[dir][vc];
+        }
+    }
+    return r;
+}
+
 /* Send the next min(train, left) packets of a bucket: its units split
  * evenly over its packets (the plan keeps totals, not each packet's size),
  * the larger ones first. */
 static temu_status send_some(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
                              uint32_t train, uint32_t unit, uint32_t cls, uint32_t lane_key,
-                             sent *out, temu_error *err)
+                             const mu_requests *mu, sent *out, temu_error *err)
 {
     uint64_t m = b->pkts < train ? b->pkts : train;
-    uint64_t q = b->units / b->pkts, big = b->units % b->pkts; /* big: packets of q + 1 */
-    uint64_t nbig = big < m ? big : m, units = m * q + nbig;
+    uint64_t units = temu_even_share(b->units, b->pkts, 0, m); /* the larger packets first */
+    uint64_t reads = 0, writes = 0;
+    if (mu->packets > 0) {
+        reads = temu_even_share(mu->reads, mu->packets, out->packets, m);
+        writes = temu_even_share(mu->writes, mu->packets, out->packets, m);
+    }
     b->units -= units;
     b->pkts -= m;
     out->packets += m;
     out->bytes += units * unit;
-    return temu_tm_send_even(t, when, src, dst, (uint32_t)m, units, unit, cls, lane_key, out->tag,
-                             err);
+    return temu_tm_send_even_mu(t, when, src, dst, (uint32_t)m, units, unit, cls, lane_key,
+                                out->tag, reads, writes, err);
 }
 
 /* The packets of direction dir of a planned message (0: source to
@@ -71,6 +100,7 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
     temu_status st = TEMU_OK;
     temu_tm_config c;
     int64_t src = dir == 0 ? msg->src : msg->dst, dst = dir == 0 ? msg->dst : msg->src;
+    mu_requests mu = mu_requests_of(m, plan, dir);
     temu_tm_config_get(t, &c);
     uint32_t train = c.train_packets > 1 ? c.train_packets : 1;
     if (m->system == TEMU_SYSTEM_GEMINI) {
@@ -91,7 +121,8 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
                     if (b[vc][k].pkts > 0) {
                         st =
                             send_some(t, when_ps, src, dst, &b[vc][k], train, GEMINI_PHIT_BYTES,
-                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, out, err);
+                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, &mu, out,
+                                      err);
                         left = 1;
                     }
                 }
@@ -102,7 +133,7 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
             bucket b = {plan->packets[dir][vc], plan->chunks[dir][vc]};
             while (b.pkts > 0 && st == TEMU_OK) {
                 st = send_some(t, when_ps, src, dst, &b, train, BG_CHUNK_BYTES, (uint32_t)vc, 0,
-                               out, err);
+                               &mu, out, err);
             }
         }
     }
@@ -194,9 +225,10 @@ _Static_assert(TEMU_BGQ_VCS <= 8, "eight flushed slots per BG/Q VC counter");
 enum { SLOT_BGQ_SENT = 8, SLOT_BGQ_RECV = 16, SLOT_BGP_VC_CHUNKS = 8, SLOT_BGP_LINK = 12 };
 
 struct temu_tm_flushed {
-    int64_t nrouters;
+    int64_t nrouters, nnodes;
     int tlinks;
-    uint64_t *done; /* [router][link][slot] */
+    uint64_t *done;    /* [router][link][slot] */
+    uint64_t *done_mu; /* BG/Q: [node][0 reads, 1 writes] pending-request cycles */
 };
 
 temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out, temu_error *err)
@@ -206,9 +238,11 @@ temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out,
     if (f != NULL) {
         f->nrouters = m->nrouters;
         f->tlinks = 2 * m->ndims;
+        f->nnodes = m->nnodes;
         f->done = calloc((size_t)(m->nrouters * f->tlinks) * LINK_SLOTS, sizeof *f->done);
+        f->done_mu = calloc((size_t)(2 * m->nnodes), sizeof *f->done_mu);
     }
-    if (f == NULL || f->done == NULL) {
+    if (f == NULL || f->done == NULL || f->done_mu == NULL) {
         temu_tm_flushed_free(f);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for counter flushes");
     }
@@ -220,6 +254,7 @@ void temu_tm_flushed_free(temu_tm_flushed *f)
 {
     if (f != NULL) {
         free(f->done);
+        free(f->done_mu);
         free(f);
     }
 }
@@ -275,6 +310,31 @@ static temu_status bgq_counters(const temu_tm *t, temu_session *s, temu_tm_flush
         }
         add_since(s, f, r, l, vc, temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_FIFO, vc),
                   (uint64_t)(occ / BGQ_CYCLE_PS));
+    }
+    return TEMU_OK;
+}
+
+/* BG/Q message unit of every node: pending read and write requests summed
+ * per 800 MHz cycle, all on master port 0 (as the volume model puts the
+ * requests themselves; doc/model.md, "Message-unit pending requests"). */
+static temu_status bgq_mu_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+                                   temu_error *err)
+{
+    static const int index[2] = {TEMU_MU_PORT0_PEND_RD, TEMU_MU_PORT0_PEND_WRT};
+    for (int64_t n = 0; n < f->nnodes; n++) {
+        int64_t ps[2];
+        temu_status st = temu_tm_node_mu_pending(t, n, &ps[0], &ps[1], err);
+        if (st != TEMU_OK) {
+            return st;
+        }
+        for (int k = 0; k < 2; k++) {
+            uint64_t total = (uint64_t)(ps[k] / BGQ_MU_CYCLE_PS), *d = &f->done_mu[2 * n + k];
+            if (total > *d) {
+                temu_counter_add(s, s->bgq_mu_base + n * TEMU_BGQ_MU_COUNTERS + index[k],
+                                 total - *d);
+                *d = total;
+            }
+        }
     }
     return TEMU_OK;
 }
@@ -363,7 +423,7 @@ static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_sessio
     if (st != TEMU_OK) {
         return st;
     }
-    if (f->nrouters != m->nrouters || f->tlinks != 2 * m->ndims) {
+    if (f->nrouters != m->nrouters || f->nnodes != m->nnodes || f->tlinks != 2 * m->ndims) {
         return temu_fail(err, TEMU_EINVAL, "timing model: counter flushes of another machine");
     }
     if (temu_tm_adaptive_classes(t) == 0) {
@@ -383,6 +443,9 @@ static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_sessio
                 st = route_counters(t, s, f, m, r, l, err);
             }
         }
+    }
+    if (st == TEMU_OK && (parts & PART_STALL) && m->system == TEMU_SYSTEM_BGQ) {
+        st = bgq_mu_counters(t, s, f, err);
     }
     return st;
 }

@@ -286,7 +286,10 @@ enum temu_bgq_mu_index {
     TEMU_MU_PORT0_32B_RD = 6,  /* injection reads of packet payload, by size  */
     TEMU_MU_PORT0_64B_RD = 7,
     TEMU_MU_PORT0_128B_RD = 8,
-    TEMU_MU_MODELLED = 19 /* SRAM indices 0..18 are the MU's own counters */
+    TEMU_MU_MODELLED = 19, /* SRAM indices 0..18 are the MU's own counters */
+    /* from the timing model (doc/model.md, "Message-unit pending requests") */
+    TEMU_MU_PORT0_PEND_WRT = 34, /* write requests pending, summed per 800 MHz cycle */
+    TEMU_MU_PORT0_PEND_RD = 35   /* read requests pending, summed per 800 MHz cycle  */
 };
 
 /* ------------------------------------------------------------------------ */

@@ -81,6 +81,10 @@ typedef struct temu_tm_config {
                             /* may take any of them on each hop (BG/P VCD0+VCD1 0x3, BG/Q 0x1)  */
     uint32_t escape_vc;     /* adaptive: the bubble class dynamic packets fall back to           */
                             /* (BG/P VCBN 2, BG/Q user escape 1); not in dynamic_vcs            */
+    int64_t mu_request_ps;  /* BG/Q message unit: how long each memory request of a packet it   */
+                            /* injects (payload reads) or receives (writes) stays pending at   */
+                            /* its master port (doc/model.md, "Message-unit pending requests"); */
+                            /* 0: not modelled                                                  */
 } temu_tm_config;
 
 /* The machine's own parameters (doc/model.md, "Timing model").  Blue Gene:
@@ -222,6 +226,16 @@ temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, in
 temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
                                    uint32_t cls, int64_t *packet_ps, temu_error *err);
 
+/* BG/Q message unit of `node`: pending read requests (payload reads of the
+ * packets it injected) and pending write requests (stores of the packets it
+ * received), each summed as requests x picoseconds pending.  A packet's
+ * requests count once the message unit issues them: reads when the packet
+ * starts onto the node's injection channel, writes when it has been
+ * delivered; each stays pending mu_request_ps.  0 where the node injected
+ * or received nothing, and without mu_request_ps. */
+temu_status temu_tm_node_mu_pending(const temu_tm *t, int64_t node, int64_t *read_ps,
+                                    int64_t *write_ps, temu_error *err);
+
 /* Lanes of a link leaving `router` (Gemini: tiles of the direction; else 1);
  * 0 for a link that does not exist (mesh edge, extra port). */
 int temu_tm_lanes(const temu_tm *t, int64_t router, int link);
@@ -287,7 +301,9 @@ void temu_tm_plan_without_adaptive(const temu_tm *t, const temu_machine *m, temu
  * GM_TILE_PERF_CREDIT_STALL of each sending tile and GM_TILE_PERF_INQ_STALL
  * of the receiving tile, in 800 MHz cycles (1250 ps).  BG/Q: the receive-FIFO
  * occupancy of each incoming link and VC, packets summed per 500 MHz cycle
- * (2000 ps).  BG/P: the no-token counters of each sending direction in
+ * (2000 ps), and every node's message-unit pending reads and writes
+ * (PEVT_MU_PORT0_PEND_RD/_WRT) per 800 MHz cycle (1250 ps).  BG/P: the
+ * no-token counters of each sending direction in
  * 850 MHz processor cycles (NO_TOKENS: no dynamic VC had tokens for an
  * adaptively routed packet; NO_VCD0/VCBN/VCBP_TOKENS: a waiting packet
  * needed that VC's tokens).  Rounded down per lane. */

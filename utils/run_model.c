@@ -80,8 +80,8 @@ struct run_model {
     uint64_t *relaxed;
     int delivered; /* a message was delivered since the last look */
     /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
-     * occupancy), the private store's value at the last look and the
-     * total already added to the session */
+     * occupancy, message-unit pending requests), the private store's value
+     * at the last look and the total already added to the session */
     int64_t *idx;
     uint64_t *seen, *last;
     uint64_t ncounters, messages;
@@ -537,7 +537,7 @@ static int list_counters(run_model *rm)
     const temu_machine *m = rm->m;
     uint64_t n = m->system == TEMU_SYSTEM_GEMINI
                      ? (uint64_t)m->nrouters * TEMU_GEMINI_TILES * 2
-                     : (uint64_t)m->nnodes * 2 * m->ndims * TEMU_BGQ_VCS;
+                     : (uint64_t)m->nnodes * (2 * m->ndims * TEMU_BGQ_VCS + 2);
     rm->idx = calloc(n + 1, sizeof *rm->idx);
     rm->seen = calloc(n + 1, sizeof *rm->seen);
     rm->last = calloc(n + 1, sizeof *rm->last);
@@ -556,6 +556,8 @@ static int list_counters(run_model *rm)
                 rm->idx[rm->ncounters++] = temu_idx_bgq_nw(m, nd, l, TEMU_BGQ_NW_RECV_FIFO, vc);
             }
         }
+        rm->idx[rm->ncounters++] = temu_idx_bgq_mu(m, nd, TEMU_MU_PORT0_PEND_RD);
+        rm->idx[rm->ncounters++] = temu_idx_bgq_mu(m, nd, TEMU_MU_PORT0_PEND_WRT);
     }
     return 0;
 }

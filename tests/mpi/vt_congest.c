@@ -11,7 +11,9 @@
  * the timing model fills are above 0 (Gemini: inq + credit stalls of all
  * tiles; BG/Q: receive-FIFO occupancy of all links and VCs), or "no
  * stalls during the run" after SECONDS (default 20) of host time without
- * any.
+ * any.  On BG/Q it waits for the message unit's pending requests too
+ * (PEVT_MU_PORT0_PEND_RD + _WRT of all nodes) and prints "message-unit
+ * requests pending during the run", or "none pending during the run".
  */
 #include "torusemu.h"
 
@@ -41,6 +43,22 @@ static uint64_t stalls(const temu_session *s)
             sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, TEMU_TILE_INQ_STALL));
             sum += temu_counter_read(s, temu_idx_gemini_tile(m, r, t, TEMU_TILE_CREDIT_STALL));
         }
+    }
+    return sum;
+}
+
+/* BG/Q: the message unit's pending reads and writes, all nodes; 1 elsewhere
+ * (nothing to wait for). */
+static uint64_t mu_pending(const temu_session *s)
+{
+    const temu_machine *m = temu_session_machine(s);
+    uint64_t sum = 0;
+    if (m->system != TEMU_SYSTEM_BGQ) {
+        return 1;
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        sum += temu_counter_read(s, temu_idx_bgq_mu(m, n, TEMU_MU_PORT0_PEND_RD));
+        sum += temu_counter_read(s, temu_idx_bgq_mu(m, n, TEMU_MU_PORT0_PEND_WRT));
     }
     return sum;
 }
@@ -80,14 +98,19 @@ int main(int argc, char **argv)
         }
         struct timespec t0, t;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        uint64_t seen = 0;
+        uint64_t seen = 0, pend = 0;
         do {
             struct timespec nap = {0, 10000000};
             nanosleep(&nap, NULL);
             seen = stalls(s);
+            pend = mu_pending(s);
             clock_gettime(CLOCK_MONOTONIC, &t);
-        } while (seen == 0 && t.tv_sec - t0.tv_sec < watch);
+        } while ((seen == 0 || pend == 0) && t.tv_sec - t0.tv_sec < watch);
         printf("%s\n", seen > 0 ? "stalls during the run" : "no stalls during the run");
+        if (temu_session_machine(s)->system == TEMU_SYSTEM_BGQ) {
+            printf("%s\n", pend > 0 ? "message-unit requests pending during the run"
+                                    : "none pending during the run");
+        }
         fflush(stdout);
         temu_session_close(s);
     }

@@ -182,11 +182,13 @@ close=$(echo "$live $rep" | awk '{
     print ok }')
 same "online ($live) vs replay ($rep): stalls within 1 %" 1 "$close"
 
-# BG/Q: the receive-FIFO occupancy the model fills, seen during the run
+# BG/Q: the receive-FIFO occupancy and message-unit pending requests the
+# model fills, seen during the run
 run_mpi "BG/Q incast" "$TMP/qincast.store" bgq:4x1x1x1x2 4 --virtual-time --cpu-scale 0 \
     --quiet -- "$CG" 65536 incast
-same "BG/Q incast: rank 0 sees FIFO occupancy while the job runs" "stalls during the run" \
-    "$(cat "$TMP/out")"
+same "BG/Q incast: rank 0 sees FIFO occupancy and pending MU requests while the job runs" \
+    "stalls during the run
+message-unit requests pending during the run" "$(cat "$TMP/out")"
 # nothing competes: one 8-byte message and the two-rank barrier
 run_mpi "one message alone" "$TMP/alone.store" gemini:4x4x4 2 --virtual-time --cpu-scale 0 \
     --quiet -- "$CG" 8 alone 0
