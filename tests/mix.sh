@@ -197,6 +197,11 @@ bad "two placements" "bad.mix:1: at=, nodes= and map= exclude each other" \
     "random ranks=4 at=0 nodes=0-3"
 bad "past the machine" "bad.mix:1: 4 ranks at 1 per node need 4 nodes from node 30: past the last node" \
     "random ranks=4 at=30"
+# no room asked for a job's ranks before they are known to fit (1 GB of
+# address space; 2e9 ranks would want 16 GB of slots)
+expect_fail "huge ranks" "bad.mix:1: 2000000000 ranks at 1 per node need 2000000000 nodes: gemini:4x2x2 has 32" \
+    sh -c 'printf "random ranks=2000000000\n" >"$1/bad.mix"; ulimit -v 1000000; shift; exec "$@"' \
+    sh "$TMP" "$TORUSEMU" replay --machine "$M" --mix "$TMP/bad.mix"
 bad "too many nodes in all" "bad.mix:2: 8 ranks at 1 per node need 8 nodes from node 26" \
     "random ranks=26" "random ranks=8"
 bad "overlap" "bad.mix:2: node 6 is also a node of the job on line 1" "$A" "random ranks=4 at=6"

@@ -200,6 +200,11 @@ static int place(reader *rd, const job_line *j)
         return failf(rd, "%s", err.message); /* ranks per node the machine does not have */
     }
     temu_mapping_free(&one);
+    if (need > rd->m->nnodes) { /* before grow() asks for room for all of them */
+        return failf(rd, "%lld ranks at %lld per node need %lld nodes: %s has %lld",
+                     (long long)j->ranks, (long long)j->rpn, (long long)need, rd->m->name,
+                     (long long)rd->m->nnodes);
+    }
     if (grow(rd, j->ranks) != 0) {
         return -1;
     }
