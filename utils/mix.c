@@ -346,8 +346,9 @@ int mix_read(const char *path, const temu_machine *m, mix *out, char *why, size_
     int rc = rd.owner == NULL ? failf(&rd, "out of memory") : 0;
     while (rc == 0 && getline(&buf, &cap, f) != -1) {
         rd.line++;
+        buf[strcspn(buf, "#")] = '\0'; /* a comment, whole line or after the job */
         size_t skip = strspn(buf, " \t\r\n");
-        if (buf[skip] != '\0' && buf[skip] != '#') {
+        if (buf[skip] != '\0') {
             rc = job(&rd, buf + skip);
         }
     }
