@@ -204,6 +204,10 @@ expect_fail "huge ranks" "bad.mix:1: 2000000000 ranks at 1 per node need 2000000
     sh "$TMP" "$TORUSEMU" replay --machine "$M" --mix "$TMP/bad.mix"
 bad "too many nodes in all" "bad.mix:2: 8 ranks at 1 per node need 8 nodes from node 26" \
     "random ranks=26" "random ranks=8"
+# no placement: after the highest node of all the jobs before (4), not
+# after the previous line's job (2)
+bad "packed after all" "bad.mix:3: 30 ranks at 1 per node need 30 nodes from node 4" \
+    "random ranks=2 nodes=2-3" "random ranks=2 at=0" "random ranks=30"
 bad "overlap" "bad.mix:2: node 6 is also a node of the job on line 1" "$A" "random ranks=4 at=6"
 bad "overlap with a list" "bad.mix:3: node 9 is also a node of the job on line 1" \
     "random ranks=4 nodes=9,1-3" "" "random ranks=2 nodes=30,9"
