@@ -172,6 +172,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 expect_fail "figures on Blue Gene" "Gemini d-links" "$TORUSEMU" replay --machine bgq-64 \
     --pattern random --timing --interval 1us --figures "$TMP/fig2"
+printf 'halos ranks=4\n' >"$TMP/typo.mix"
+expect_fail "figures of a refused mix" "typo.mix:1: unknown pattern" "$TORUSEMU" replay \
+    --machine "$M" --mix "$TMP/typo.mix" --timing --interval 1us --figures "$TMP/fig3"
+[ ! -e "$TMP/fig3" ] && pass || failed "a refused mix left its --figures directory"
 expect_fail "figures without an interval" "needs --interval" "$TORUSEMU" replay --machine "$M" \
     --mix "$TMP/t12.mix" --timing --figures "$TMP/fig2"
 expect_fail "figures without timing" "go with --timing" "$TORUSEMU" replay --machine "$M" \
