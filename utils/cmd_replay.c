@@ -388,7 +388,7 @@ static temu_status run_mix(temu_session *s, const replay_opts *o, progress *pr,
     temu_status st = TEMU_OK;
     memset(rs, 0, sizeof *rs);
     for (int i = 0; i < o->mix.njobs && st == TEMU_OK; i++) {
-        temu_replay_stats one;
+        temu_replay_stats one = {0}; /* partial counts are added on failure too */
         st = temu_pattern_run(s, &o->mix.job[i].p, o->threads, show_progress, pr, &one, err);
         if (st != TEMU_OK) {
             char at[PATH_MAX + 16];
