@@ -197,6 +197,9 @@ bad "no ranks" "bad.mix:1: ranks=P missing" "random bytes=1K"
 bad "not KEY=VALUE" "bad.mix:1: 'bytes': expected KEY=VALUE" "random ranks=4 bytes"
 bad "bad ranks" "bad.mix:1: ranks '0': expected a positive integer" "random ranks=0"
 bad "bad parameter" "bad.mix:1: grid '2x': expected AxB or XxYxZ" "halo ranks=8 grid=2x"
+bad "negative seed" "bad.mix:1: seed '-1': expected an integer from 0 to 2^64 - 1" "random ranks=4 seed=-1"
+expect_fail "--seed -1" "--seed '-1': expected an integer from 0" "$TORUSEMU" replay --machine "$M" \
+    --pattern random --seed=-1
 bad "two placements" "bad.mix:1: at=, nodes= and map= exclude each other" \
     "random ranks=4 at=0 nodes=0-3"
 bad "past the machine" "bad.mix:1: 4 ranks at 1 per node need 4 nodes from node 30: past the last node" \
