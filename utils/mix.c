@@ -76,7 +76,7 @@ static int set_key(reader *rd, const char *key, const char *v, job_line *j)
 {
     char why[256];
     if (strcmp(key, "ranks") == 0 || strcmp(key, "ranks-per-node") == 0) {
-        int64_t *dst = key[5] == '\0' ? &j->ranks : &j->rpn;
+        int64_t *dst = strcmp(key, "ranks") == 0 ? &j->ranks : &j->rpn;
         return number(v, INT32_MAX, dst) != 0 || *dst == 0
                    ? failf(rd, "%s '%s': expected a positive integer", key, v)
                    : 0;
@@ -87,7 +87,7 @@ static int set_key(reader *rd, const char *key, const char *v, job_line *j)
                    : 0;
     }
     if (strcmp(key, "nodes") == 0 || strcmp(key, "map") == 0) {
-        *(key[0] == 'n' ? &j->nodes : &j->map) = v;
+        *(strcmp(key, "nodes") == 0 ? &j->nodes : &j->map) = v;
         return 0;
     }
     int rc = pattern_param(key, v, &j->p, why, sizeof why);
