@@ -229,6 +229,8 @@ bad "bad list" "bad.mix:1: nodes '3-1': expected ranges A-B with A <= B" "random
 bad "ranks per node" "bad.mix:1: 17 ranks per node: a gemini node has 16 hardware threads" \
     "random ranks=17 ranks-per-node=17"
 bad "bad map file" "bad.mix:1: map=none.map: " "random ranks=2 map=none.map"
+long=$(awk 'BEGIN { while (length(s) < 4100) s = s "m"; print s }')
+bad "map path too long" "bad.mix:1: map=mmmm.*: the path is longer than" "random ranks=2 map=$long"
 bad "pattern's own check" "bad.mix:1: halo: --grid XxYxZ must hold the 4 ranks" "halo ranks=4 grid=2x2x2"
 bad "no job" "bad.mix: no job" "# nothing" ""
 expect_fail "missing file" "nothere.mix: No such file" "$TORUSEMU" replay --machine "$M" \

@@ -179,15 +179,15 @@ static int grow(reader *rd, int64_t n)
     return 0;
 }
 
-/* A map file's path: as given if absolute, else next to the mix file. */
-static void map_path(const reader *rd, const char *map, char *out, size_t len)
+/* A map file's path: as given if absolute, else next to the mix file.
+ * 0, or -1 when it does not fit out (len bytes). */
+static int map_path(const reader *rd, const char *map, char *out, size_t len)
 {
     const char *slash = strrchr(rd->path, '/');
-    if (map[0] == '/' || slash == NULL) {
-        snprintf(out, len, "%s", map);
-    } else {
-        snprintf(out, len, "%.*s/%s", (int)(slash - rd->path), rd->path, map);
-    }
+    int n = map[0] == '/' || slash == NULL
+                ? snprintf(out, len, "%s", map)
+                : snprintf(out, len, "%.*s/%s", (int)(slash - rd->path), rd->path, map);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 /* The slots of job j's ranks, appended to rd->slot; 0 or -1 (said). */
@@ -212,7 +212,9 @@ static int place(reader *rd, const job_line *j)
     if (j->map != NULL) {
         char path[PATH_MAX + 1];
         temu_mapping jm;
-        map_path(rd, j->map, path, sizeof path);
+        if (map_path(rd, j->map, path, sizeof path) != 0) { /* not a shorter path's file */
+            return failf(rd, "map=%.40s...: the path is longer than %d bytes", j->map, PATH_MAX);
+        }
         if (temu_mapping_build(rd->m, (int32_t)j->ranks, (int32_t)j->rpn, path, &jm, &err) !=
             TEMU_OK) {
             return failf(rd, "map=%s: %s", j->map, err.message);
