@@ -48,7 +48,7 @@ E="gpcnet ranks=8 nodes=12-19"
     echo "$D"
     echo "$C"
     echo "$E"
-} | sed 's/   #.*//' >"$TMP/all.mix"
+} >"$TMP/all.mix"
 echo "$A" >"$TMP/a.mix"
 echo "$B" >"$TMP/b.mix"
 echo "$C" >"$TMP/c.mix"
@@ -172,6 +172,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 expect_fail "figures on Blue Gene" "Gemini d-links" "$TORUSEMU" replay --machine bgq-64 \
     --pattern random --timing --interval 1us --figures "$TMP/fig2"
+printf 'halos ranks=4\n' >"$TMP/typo.mix"
+expect_fail "figures of a refused mix" "typo.mix:1: unknown pattern" "$TORUSEMU" replay \
+    --machine "$M" --mix "$TMP/typo.mix" --timing --interval 1us --figures "$TMP/fig3"
+[ ! -e "$TMP/fig3" ] && pass || failed "a refused mix left its --figures directory"
 expect_fail "figures without an interval" "needs --interval" "$TORUSEMU" replay --machine "$M" \
     --mix "$TMP/t12.mix" --timing --figures "$TMP/fig2"
 expect_fail "figures without timing" "go with --timing" "$TORUSEMU" replay --machine "$M" \
@@ -193,12 +197,24 @@ bad "no ranks" "bad.mix:1: ranks=P missing" "random bytes=1K"
 bad "not KEY=VALUE" "bad.mix:1: 'bytes': expected KEY=VALUE" "random ranks=4 bytes"
 bad "bad ranks" "bad.mix:1: ranks '0': expected a positive integer" "random ranks=0"
 bad "bad parameter" "bad.mix:1: grid '2x': expected AxB or XxYxZ" "halo ranks=8 grid=2x"
+bad "negative seed" "bad.mix:1: seed '-1': expected an integer from 0 to 2^64 - 1" "random ranks=4 seed=-1"
+expect_fail "--seed -1" "--seed '-1': expected an integer from 0" "$TORUSEMU" replay --machine "$M" \
+    --pattern random --seed=-1
 bad "two placements" "bad.mix:1: at=, nodes= and map= exclude each other" \
     "random ranks=4 at=0 nodes=0-3"
 bad "past the machine" "bad.mix:1: 4 ranks at 1 per node need 4 nodes from node 30: past the last node" \
     "random ranks=4 at=30"
+# no room asked for a job's ranks before they are known to fit (1 GB of
+# address space; 2e9 ranks would want 16 GB of slots)
+expect_fail "huge ranks" "bad.mix:1: 2000000000 ranks at 1 per node need 2000000000 nodes: gemini:4x2x2 has 32" \
+    sh -c 'printf "random ranks=2000000000\n" >"$1/bad.mix"; ulimit -v 1000000; shift; exec "$@"' \
+    sh "$TMP" "$TORUSEMU" replay --machine "$M" --mix "$TMP/bad.mix"
 bad "too many nodes in all" "bad.mix:2: 8 ranks at 1 per node need 8 nodes from node 26" \
     "random ranks=26" "random ranks=8"
+# no placement: after the highest node of all the jobs before (4), not
+# after the previous line's job (2)
+bad "packed after all" "bad.mix:3: 30 ranks at 1 per node need 30 nodes from node 4" \
+    "random ranks=2 nodes=2-3" "random ranks=2 at=0" "random ranks=30"
 bad "overlap" "bad.mix:2: node 6 is also a node of the job on line 1" "$A" "random ranks=4 at=6"
 bad "overlap with a list" "bad.mix:3: node 9 is also a node of the job on line 1" \
     "random ranks=4 nodes=9,1-3" "" "random ranks=2 nodes=30,9"
@@ -213,6 +229,8 @@ bad "bad list" "bad.mix:1: nodes '3-1': expected ranges A-B with A <= B" "random
 bad "ranks per node" "bad.mix:1: 17 ranks per node: a gemini node has 16 hardware threads" \
     "random ranks=17 ranks-per-node=17"
 bad "bad map file" "bad.mix:1: map=none.map: " "random ranks=2 map=none.map"
+long=$(awk 'BEGIN { while (length(s) < 4100) s = s "m"; print s }')
+bad "map path too long" "bad.mix:1: map=mmmm.*: the path is longer than" "random ranks=2 map=$long"
 bad "pattern's own check" "bad.mix:1: halo: --grid XxYxZ must hold the 4 ranks" "halo ranks=4 grid=2x2x2"
 bad "no job" "bad.mix: no job" "# nothing" ""
 expect_fail "missing file" "nothere.mix: No such file" "$TORUSEMU" replay --machine "$M" \

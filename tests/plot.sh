@@ -177,6 +177,16 @@ all_stalls() {
 expect_eq "whole gemini panel 1" "$(all_stalls "$TMP/ta.store" 1)" "$(plotted 1 "$TMP/wg.csv")"
 expect_eq "whole gemini panel 2" "$(all_stalls "$TMP/tb.store" 2)" "$(plotted 2 "$TMP/wg.csv")"
 expect_eq "whole gemini: 2 panels x 8 x 6 links" 96 "$(($(wc -l <"$TMP/wg.csv") - 1))"
+# a picture wider than a PNG can be is refused before anything is written:
+# gemini:1024x1x10 has Z panels 4 to a row (ceil(sqrt(10))), each 1024
+# routers x 2.5 units + 1.5 apart: 4 x 2561.5 - 1.5 = 10244.5 units at the
+# least 2 pixels + 300 = 20789 pixels, two panels (--compare) 41578 > 32767;
+# 3 rows of 1 x 3.5 + 2.5 units: 36 + 200 pixels, raised to 600
+"$TORUSEMU" create "$TMP/wide.store" --machine gemini:1024x1x10 >/dev/null
+expect_fail "whole too wide" "gemini:1024x1x10 takes 41578 x 600 pixels" "$TORUSEMU" plot \
+    "$TMP/wide.store" --compare "$TMP/wide.store" --whole-machine -o "$TMP/wide.png" \
+    --data "$TMP/wide.csv"
+[ ! -e "$TMP/wide.png" ] && [ ! -e "$TMP/wide.csv" ] && pass || failed "too wide: files left"
 expect_fail "whole with dims" "--whole-machine draws every link: it takes no --tiles, --dims" \
     "$TORUSEMU" plot "$TMP/g.store" -o "$TMP/x.png" --whole-machine --dims X,Z
 

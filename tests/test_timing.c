@@ -133,9 +133,6 @@ START_TEST(test_back_pressure_stalls_upstream)
 }
 END_TEST
 
-/* Gemini lanes are tiles at their medium's rate: an X cable tile
- * 3.125 Gb/s x 3 lanes / 8 = 1.171875 GB/s,
- * 8 tiles; a 96-byte packet on lane_key 3 uses tile 3 of each link. */
 /* A packet waiting to turn from X into Y is an inq stall of the X lane it
  * arrived on (the input queue holding it: seed 000 section V.B, "cycles a
  * packet must wait in a Gemini tile's input queue before it can move to
@@ -143,7 +140,8 @@ END_TEST
  * (1,1,0): X+ then Y+ at (1,0,0); B goes (1,0,0) -> (1,1,0), Y+ only; one
  * packet each at time 0.  Both leave their first router at the same time
  * t1 (same injection), so B takes (1,0,0)'s Y+ link at t1 and holds it for
- * S = 100000 ps; A is ready there at t1 + W + R and waits until t1 + S:
+ * S = 100000 ps (100 bytes at 1 GB/s, round_config); A is ready there at
+ * t1 + W + R (wire 3000 ps, router 20000 ps) and waits until t1 + S:
  * S - W - R = 77000 ps of inq stall on the X+ lane from (0,0,0), nothing
  * on the Y+ lane (its packets eject at once) and no credit stall. */
 START_TEST(test_turn_waits_in_the_x_input)
@@ -169,6 +167,9 @@ START_TEST(test_turn_waits_in_the_x_input)
 }
 END_TEST
 
+/* Gemini lanes are tiles at their medium's rate: an X cable tile
+ * 3.125 Gb/s x 3 lanes / 8 = 1.171875 GB/s,
+ * 8 tiles; a 96-byte packet on lane_key 3 uses tile 3 of each link. */
 START_TEST(test_gemini_tiles)
 {
     temu_machine m = test_machine("gemini:4x4x4");

@@ -394,6 +394,24 @@ static void whole_pixels(const temu_machine *m, int *wpx, int *hpx)
     *hpx = *hpx < 600 ? 600 : *hpx;
 }
 
+/* The largest side of a picture gnuplot's pngcairo terminal can draw:
+ * cairo refuses image surfaces wider or taller than 32767 pixels. */
+#define PNG_MAX_SIDE 32767
+
+/* Whole-machine mode: 0 when npanels pictures of m fit one PNG side by
+ * side, else the exit code after saying so (before any file is made). */
+static int whole_fits(const temu_machine *m, int npanels)
+{
+    int wpx, hpx;
+    whole_pixels(m, &wpx, &hpx);
+    if ((int64_t)wpx * npanels <= PNG_MAX_SIDE && hpx <= PNG_MAX_SIDE) {
+        return 0;
+    }
+    return cli_fail("plot: --whole-machine: %s takes %lld x %d pixels at 2 per link cell, more "
+                    "than the %d a side a PNG can have; draw planes of it (--dims, --at)",
+                    m->name, (long long)wpx * npanels, hpx, PNG_MAX_SIDE);
+}
+
 /* Run gnuplot on script; 0 when it succeeded and wrote a non-empty png. */
 static int run_gnuplot(const char *script, const char *png)
 {
@@ -620,6 +638,8 @@ int cmd_plot(int argc, char **argv)
         rc = cli_parse_node(m, tiles, &node);
     } else if (!whole) {
         rc = plane_args(m, dims, at_s, &view.da, &view.db, view.at);
+    } else {
+        rc = whole_fits(m, npanels);
     }
     view.router = rc == 0 ? temu_node_router(m, node) : 0;
     FILE *csv = NULL;

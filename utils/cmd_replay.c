@@ -388,7 +388,7 @@ static temu_status run_mix(temu_session *s, const replay_opts *o, progress *pr,
     temu_status st = TEMU_OK;
     memset(rs, 0, sizeof *rs);
     for (int i = 0; i < o->mix.njobs && st == TEMU_OK; i++) {
-        temu_replay_stats one;
+        temu_replay_stats one = {0}; /* partial counts are added on failure too */
         st = temu_pattern_run(s, &o->mix.job[i].p, o->threads, show_progress, pr, &one, err);
         if (st != TEMU_OK) {
             char at[PATH_MAX + 16];
@@ -572,10 +572,14 @@ int cmd_replay(int argc, char **argv)
     if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
-    if (o.figures != NULL && (rc = figures_dir(&o, &m, series, sizeof series)) != 0) {
+    if ((rc = build_mapping(&o, &m, &map)) != 0) {
         return rc;
     }
-    if ((rc = build_mapping(&o, &m, &map)) != 0) {
+    /* after the mix file is read: a refused one leaves no directory behind */
+    if (o.figures != NULL && (rc = figures_dir(&o, &m, series, sizeof series)) != 0) {
+        temu_mapping_free(&map); /* the mix's too */
+        o.mix.map.slot = NULL;
+        mix_free(&o.mix);
         return rc;
     }
     int src = cli_store_path("replay", o.keep, store, tmpdir, sizeof store);

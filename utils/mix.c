@@ -76,7 +76,7 @@ static int set_key(reader *rd, const char *key, const char *v, job_line *j)
 {
     char why[256];
     if (strcmp(key, "ranks") == 0 || strcmp(key, "ranks-per-node") == 0) {
-        int64_t *dst = key[5] == '\0' ? &j->ranks : &j->rpn;
+        int64_t *dst = strcmp(key, "ranks") == 0 ? &j->ranks : &j->rpn;
         return number(v, INT32_MAX, dst) != 0 || *dst == 0
                    ? failf(rd, "%s '%s': expected a positive integer", key, v)
                    : 0;
@@ -87,7 +87,7 @@ static int set_key(reader *rd, const char *key, const char *v, job_line *j)
                    : 0;
     }
     if (strcmp(key, "nodes") == 0 || strcmp(key, "map") == 0) {
-        *(key[0] == 'n' ? &j->nodes : &j->map) = v;
+        *(strcmp(key, "nodes") == 0 ? &j->nodes : &j->map) = v;
         return 0;
     }
     int rc = pattern_param(key, v, &j->p, why, sizeof why);
@@ -179,15 +179,15 @@ static int grow(reader *rd, int64_t n)
     return 0;
 }
 
-/* A map file's path: as given if absolute, else next to the mix file. */
-static void map_path(const reader *rd, const char *map, char *out, size_t len)
+/* A map file's path: as given if absolute, else next to the mix file.
+ * 0, or -1 when it does not fit out (len bytes). */
+static int map_path(const reader *rd, const char *map, char *out, size_t len)
 {
     const char *slash = strrchr(rd->path, '/');
-    if (map[0] == '/' || slash == NULL) {
-        snprintf(out, len, "%s", map);
-    } else {
-        snprintf(out, len, "%.*s/%s", (int)(slash - rd->path), rd->path, map);
-    }
+    int n = map[0] == '/' || slash == NULL
+                ? snprintf(out, len, "%s", map)
+                : snprintf(out, len, "%.*s/%s", (int)(slash - rd->path), rd->path, map);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 /* The slots of job j's ranks, appended to rd->slot; 0 or -1 (said). */
@@ -200,6 +200,11 @@ static int place(reader *rd, const job_line *j)
         return failf(rd, "%s", err.message); /* ranks per node the machine does not have */
     }
     temu_mapping_free(&one);
+    if (need > rd->m->nnodes) { /* before grow() asks for room for all of them */
+        return failf(rd, "%lld ranks at %lld per node need %lld nodes: %s has %lld",
+                     (long long)j->ranks, (long long)j->rpn, (long long)need, rd->m->name,
+                     (long long)rd->m->nnodes);
+    }
     if (grow(rd, j->ranks) != 0) {
         return -1;
     }
@@ -207,7 +212,9 @@ static int place(reader *rd, const job_line *j)
     if (j->map != NULL) {
         char path[PATH_MAX + 1];
         temu_mapping jm;
-        map_path(rd, j->map, path, sizeof path);
+        if (map_path(rd, j->map, path, sizeof path) != 0) { /* not a shorter path's file */
+            return failf(rd, "map=%.40s...: the path is longer than %d bytes", j->map, PATH_MAX);
+        }
         if (temu_mapping_build(rd->m, (int32_t)j->ranks, (int32_t)j->rpn, path, &jm, &err) !=
             TEMU_OK) {
             return failf(rd, "map=%s: %s", j->map, err.message);
@@ -341,8 +348,9 @@ int mix_read(const char *path, const temu_machine *m, mix *out, char *why, size_
     int rc = rd.owner == NULL ? failf(&rd, "out of memory") : 0;
     while (rc == 0 && getline(&buf, &cap, f) != -1) {
         rd.line++;
+        buf[strcspn(buf, "#")] = '\0'; /* a comment, whole line or after the job */
         size_t skip = strspn(buf, " \t\r\n");
-        if (buf[skip] != '\0' && buf[skip] != '#') {
+        if (buf[skip] != '\0') {
             rc = job(&rd, buf + skip);
         }
     }

@@ -5,6 +5,7 @@
 #include "pattern_params.h"
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -94,9 +95,12 @@ int pattern_param(const char *name, const char *v, temu_pattern *p, char *why, s
                    : 0;
     }
     if (strcmp(name, "seed") == 0) {
+        /* digits only: strtoull would take "-1" as 2^64 - 1 and skip blanks */
         errno = 0;
         p->seed = strtoull(v, &end, 10);
-        return end == v || *end != '\0' || errno != 0 ? bad(why, len, name, v, "an integer") : 0;
+        return !isdigit((unsigned char)v[0]) || *end != '\0' || errno != 0
+                   ? bad(why, len, name, v, "an integer from 0 to 2^64 - 1")
+                   : 0;
     }
     if (strcmp(name, "compute") == 0) {
         return cli_parse_time_ps(v, &p->compute_ps) != 0
