@@ -96,6 +96,10 @@ struct run_model {
     delivery_at *dtimes; /* scratch (recv_bound) */
     size_t ncapd;
     uint64_t late, lost, relaxations;
+    /* the second smallest rank bound and the smallest's rank, of the last
+     * bound() (publish_poll) */
+    int64_t bound_min2;
+    int32_t bound_min_rank;
     int32_t nranks;
     int failed;
 };
@@ -441,39 +445,36 @@ static int64_t rank_bound(run_model *rm, int32_t r, int *step)
 
 static int64_t bound(run_model *rm, int *step)
 {
-    int64_t b = INT64_MAX;
+    int64_t min = INT64_MAX, min2 = INT64_MAX;
+    int32_t min_rank = -1;
     *step = 0;
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
         int64_t v = rank_bound(rm, r, step);
-        b = v < b ? v : b;
+        if (v < min) {
+            min2 = min;
+            min = v;
+            min_rank = r;
+        } else if (v < min2) {
+            min2 = v;
+        }
     }
-    return b;
+    /* kept for the polling ranks (publish_poll) */
+    rm->bound_min2 = min2;
+    rm->bound_min_rank = min_rank;
+    return min;
+}
+
+/* Where the model waits, for ranks that poll (vt_feed.h): its next time
+ * and the two smallest rank bounds of the last bound(). */
+static void publish_poll(run_model *rm, int64_t limit, int64_t next)
+{
+    tmpi_vt_feed_poll_publish(rm->feed, next, limit, rm->bound_min_rank, rm->bound_min2);
 }
 
 /* Advance as far as the ranks allow: feed every message sent before the
  * bound and process the events before it, one event time at a time while
  * a rank's bound waits for a delivery (each delivery may lower it to its
  * time).  1 if anything happened. */
-/* Where the model waits, for ranks that poll (vt_feed.h): its next time
- * and the two smallest rank bounds. */
-static void publish_poll(run_model *rm, int64_t next)
-{
-    int64_t min = INT64_MAX, min2 = INT64_MAX;
-    int32_t min_rank = -1;
-    for (int32_t r = 0; r < rm->feed->nranks; r++) {
-        int step = 0;
-        int64_t b = rank_bound(rm, r, &step);
-        if (b < min) {
-            min2 = min;
-            min = b;
-            min_rank = r;
-        } else if (b < min2) {
-            min2 = b;
-        }
-    }
-    tmpi_vt_feed_poll_publish(rm->feed, next, min, min_rank, min2);
-}
-
 static int advance(run_model *rm)
 {
     int progress = 0;
@@ -489,7 +490,7 @@ static int advance(run_model *rm)
             next = rm->pend[0].rec.when;
         }
         if (next >= limit || next == INT64_MAX) {
-            publish_poll(rm, next);
+            publish_poll(rm, limit, next);
             return progress;
         }
         int64_t upto = step ? next : limit - 1;
