@@ -609,6 +609,22 @@ void tmpi_vt_coll_end(MPI_Comm comm)
     declare(TMPI_VT_RUNNING, 1, -1, 0);
 }
 
+int tmpi_vt_sync_begin(MPI_Comm comm)
+{
+    if (!tmpi_vt_online || !tmpi_vt_active() || cur.on) {
+        return 0;
+    }
+    tmpi_vt_coll_declare(comm, 0, 0, 0);
+    return cur.on;
+}
+
+void tmpi_vt_sync_end(MPI_Comm comm, int declared)
+{
+    if (declared) {
+        tmpi_vt_coll_end(comm);
+    }
+}
+
 void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps)
 {
     int64_t mine = clock_now() + chain_ps, all = mine;
