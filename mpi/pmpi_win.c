@@ -7,8 +7,11 @@
  * the latest one's clock.  Each window made under the online model keeps a
  * private duplicate of its communicator (with the twin the declarations
  * need), freed with the window.  Without the online model these calls
- * pass through unchanged.  Passive-target synchronisation (lock, unlock,
- * flush) involves no other member and is not declared.
+ * pass through unchanged.  The other synchronisation calls (lock, unlock,
+ * flush, sync, the post-start-complete-wait group) are not declared: in
+ * virtual time they take no time, and a target's part in them (Open MPI's
+ * pt2pt component needs the target to progress) comes from the target's
+ * MPI calls, also while it waits for the model (vtime.c, pause_briefly).
  */
 #include "tmpi.h"
 
@@ -120,4 +123,78 @@ TMPI_ENTRY(Win_free, (MPI_Win * win), (win))
         }
     }
     return rc;
+}
+
+/* The other synchronisation calls pass through; wrapped so that a rank
+ * inside one counts as in MPI, not computing, for the online model (whose
+ * 2 s valve lets only ranks in MPI go, utils/run_model.c). */
+TMPI_ENTRY(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
+           (lock_type, rank, assert, win))
+{
+    return tmpi_next_(lock_type, rank, assert, win);
+}
+
+TMPI_ENTRY(Win_unlock, (int rank, MPI_Win win), (rank, win))
+{
+    return tmpi_next_(rank, win);
+}
+
+TMPI_ENTRY(Win_lock_all, (int assert, MPI_Win win), (assert, win))
+{
+    return tmpi_next_(assert, win);
+}
+
+TMPI_ENTRY(Win_unlock_all, (MPI_Win win), (win))
+{
+    return tmpi_next_(win);
+}
+
+TMPI_ENTRY(Win_flush, (int rank, MPI_Win win), (rank, win))
+{
+    return tmpi_next_(rank, win);
+}
+
+TMPI_ENTRY(Win_flush_all, (MPI_Win win), (win))
+{
+    return tmpi_next_(win);
+}
+
+TMPI_ENTRY(Win_flush_local, (int rank, MPI_Win win), (rank, win))
+{
+    return tmpi_next_(rank, win);
+}
+
+TMPI_ENTRY(Win_flush_local_all, (MPI_Win win), (win))
+{
+    return tmpi_next_(win);
+}
+
+TMPI_ENTRY(Win_sync, (MPI_Win win), (win))
+{
+    return tmpi_next_(win);
+}
+
+TMPI_ENTRY(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
+{
+    return tmpi_next_(group, assert, win);
+}
+
+TMPI_ENTRY(Win_complete, (MPI_Win win), (win))
+{
+    return tmpi_next_(win);
+}
+
+TMPI_ENTRY(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
+{
+    return tmpi_next_(group, assert, win);
+}
+
+TMPI_ENTRY(Win_wait, (MPI_Win win), (win))
+{
+    return tmpi_next_(win);
+}
+
+TMPI_ENTRY(Win_test, (MPI_Win win, int *flag), (win, flag))
+{
+    return tmpi_next_(win, flag);
 }

@@ -217,9 +217,24 @@ uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency, 
 }
 
 /* Between two looks at the feed: the model usually answers within
- * microseconds, so yield the core first, then sleep. */
+ * microseconds, so yield the core first, then sleep.  Each pause also
+ * drives the host's MPI once: a rank waiting here is inside an MPI call,
+ * and another rank's one-sided operation on its window may need it to
+ * progress (Open MPI's pt2pt one-sided component, which `torusemu run`
+ * selects for windows not made by MPI_Win_allocate, serves a get or a
+ * lock at the target); without it the origin's flush waits for the target
+ * and the target for a delivery the origin's clock holds back.  An
+ * MPI_Iprobe on the twin of MPI_COMM_SELF matches nothing and runs the
+ * progress engine; it is libmpi's own, past this library's wrappers. */
 static void pause_briefly(unsigned polls)
 {
+    static void *iprobe;
+    typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
+    int flag = 0;
+    if (twin_self.h != MPI_COMM_NULL) {
+        ((iprobe_fn)tmpi_next_fn(&iprobe, "PMPI_Iprobe"))(MPI_ANY_SOURCE, MPI_ANY_TAG, twin_self.h,
+                                                          &flag, MPI_STATUS_IGNORE);
+    }
     if (polls < 256) {
         sched_yield();
     } else {

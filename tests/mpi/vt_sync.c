@@ -17,8 +17,12 @@
  * MODE: comm (rounds: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_create) or
  * topo (MPI_Cart_create, MPI_Cart_sub, MPI_Comm_split_type) or win
  * (MPI_Win_allocate, MPI_Win_fence, MPI_Win_free) or wincreate
- * (MPI_Win_create, MPI_Win_fence, MPI_Win_free).  Rank 0 prints its
- * clock in picoseconds after each round.
+ * (MPI_Win_create, MPI_Win_fence, MPI_Win_free) or lock: a window made
+ * with MPI_Win_create, and in every round rank 0, after its send, locks
+ * and unlocks rank 1's window (Open MPI's pt2pt component, which serves a
+ * lock at the target: rank 0's unlock waits until rank 1 makes progress,
+ * while rank 1 waits for the model's delivery), then both call
+ * MPI_Barrier.  Rank 0 prints its clock in picoseconds after each round.
  */
 #include <math.h>
 #include <mpi.h>
@@ -71,6 +75,8 @@ static void collective(const char *mode, int round)
         } else {
             MPI_Win_free(&win);
         }
+    } else if (strcmp(mode, "lock") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
     } else {
         fprintf(stderr, "vt_sync: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -88,14 +94,22 @@ int main(int argc, char **argv)
     }
     if (argc != 2) {
         if (rank == 0) {
-            fprintf(stderr, "usage: vt_sync comm|topo|win|wincreate\n");
+            fprintf(stderr, "usage: vt_sync comm|topo|win|wincreate|lock\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int lock = strcmp(argv[1], "lock") == 0;
+    if (lock) {
+        MPI_Win_create(winbuf, sizeof winbuf, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     }
     for (int round = 0; round < 3; round++) {
         MPI_Request r = MPI_REQUEST_NULL;
         if (rank == 0) {
             MPI_Isend(byte, 8, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &r);
+            if (lock) {
+                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+                MPI_Win_unlock(1, win);
+            }
         } else if (rank == 1) {
             MPI_Recv(byte, 8, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
@@ -104,6 +118,9 @@ int main(int argc, char **argv)
         if (rank == 0) {
             printf("round %d %lld ps\n", round, ps(MPI_Wtime()));
         }
+    }
+    if (lock) {
+        MPI_Win_free(&win);
     }
     for (int i = 0; i < 3; i++) {
         if (made[i] != MPI_COMM_NULL) {

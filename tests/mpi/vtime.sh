@@ -274,6 +274,21 @@ round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
     expect_ok "$mode: no rank let go by the 2 s valve, no late message" \
         sh -c "! grep -q 'virtual time:' '$TMP/err'"
 done
+# lock: rank 0's unlock needs rank 1 to make progress in the host's MPI
+# while rank 1 waits for the model (the waiting drives the host's MPI);
+# without that both wait forever (rank 0 is not blocked in a call the
+# valve knows), hence the time limit.  Every round ends in a barrier (BG/Q:
+# the clocks joined), so again j x ONE_8.
+if timeout 300 "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --virtual-time \
+    --cpu-scale 0 --quiet -- "$TM/vt_sync" lock >"$TMP/out" 2>"$TMP/err"; then
+    pass
+else
+    failed "lock: the run did not end (exit $?): $(tail -n 3 "$TMP/err")"
+fi
+same "lock: passive-target rounds, exact clocks" "round 0 $ONE_8 ps
+round 1 $((2 * ONE_8)) ps
+round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
+expect_ok "lock: no rank let go by the 2 s valve" sh -c "! grep -q 'virtual time:' '$TMP/err'"
 
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
