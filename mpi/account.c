@@ -211,13 +211,14 @@ void tmpi_apply_pending(const tmpi_pending *p)
 
 /* ------------------------------------------------------------ one-sided */
 
-static void inject_rma(int32_t target, uint64_t bytes, const void *payload, temu_kind kind)
+static void inject_rma(tmpi_win *w, int32_t target, uint64_t bytes, const void *payload,
+                       temu_kind kind)
 {
     payload = tmpi_g.want_payload ? payload : NULL;
     temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, target, bytes, payload, kind, NULL);
     if (tmpi_vt_on) {
         temu_message msg = {tmpi_g.node, tmpi_g.rank_node[target], bytes, NULL, kind};
-        tmpi_vt_feed_message(&msg);
+        tmpi_vt_rma_issue(w, target, &msg);
     }
     if (tmpi_trace_file != NULL) {
         tmpi_trace_rma(target, bytes, payload, kind);
@@ -250,20 +251,20 @@ void tmpi_acct_rma(tmpi_rma_op op, const void *origin, int origin_count, MPI_Dat
     switch (op) {
     case TMPI_RMA_PUT:
     case TMPI_RMA_ACC:
-        inject_rma(t, ob, tmpi_contiguous(origin, origin_count, origin_type), TEMU_KIND_PUT);
+        inject_rma(w, t, ob, tmpi_contiguous(origin, origin_count, origin_type), TEMU_KIND_PUT);
         break;
     case TMPI_RMA_GET:
-        inject_rma(t, ob, NULL, TEMU_KIND_GET);
+        inject_rma(w, t, ob, NULL, TEMU_KIND_GET);
         break;
     case TMPI_RMA_GET_ACC:
         if (rop != MPI_NO_OP) {
-            inject_rma(t, ob, tmpi_contiguous(origin, origin_count, origin_type), TEMU_KIND_PUT);
+            inject_rma(w, t, ob, tmpi_contiguous(origin, origin_count, origin_type), TEMU_KIND_PUT);
         }
-        inject_rma(t, tmpi_type_bytes(result_count, result_type), NULL, TEMU_KIND_GET);
+        inject_rma(w, t, tmpi_type_bytes(result_count, result_type), NULL, TEMU_KIND_GET);
         break;
     case TMPI_RMA_CAS:
-        inject_rma(t, 2 * ob, NULL, TEMU_KIND_PUT);
-        inject_rma(t, ob, NULL, TEMU_KIND_GET);
+        inject_rma(w, t, 2 * ob, NULL, TEMU_KIND_PUT);
+        inject_rma(w, t, ob, NULL, TEMU_KIND_GET);
         break;
     }
 }

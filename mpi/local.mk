@@ -107,7 +107,7 @@ check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
 	tests/mpi/vt_cpu tests/mpi/vt_congest \
-	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync
+	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_rma
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -172,6 +172,11 @@ tests_mpi_vt_sync_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_sync_LDADD = $(TMPI_MPI_LIBS) -lm
 tests_mpi_vt_sync_DEPENDENCIES =
 tests_mpi_vt_sync_LDFLAGS = -no-install
+tests_mpi_vt_rma_SOURCES = tests/mpi/vt_rma.c
+tests_mpi_vt_rma_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_rma_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_rma_DEPENDENCIES =
+tests_mpi_vt_rma_LDFLAGS = -no-install
 tests_mpi_vt_canary_SOURCES = tests/mpi/vt_canary.c
 tests_mpi_vt_canary_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_canary_LDADD = $(TMPI_MPI_LIBS) -lm

@@ -8,10 +8,11 @@
  * private duplicate of its communicator (with the twin the declarations
  * need), freed with the window.  Without the online model these calls
  * pass through unchanged.  The other synchronisation calls (lock, unlock,
- * flush, sync, the post-start-complete-wait group) are not declared: in
- * virtual time they take no time, and a target's part in them (Open MPI's
- * pt2pt component needs the target to progress) comes from the target's
- * MPI calls, also while it waits for the model (vtime.c, pause_briefly).
+ * flush, sync, the post-start-complete-wait group) are not declared; those
+ * that complete the origin's transactions move its clock to the model's
+ * completion of them, and a target's part in them (Open MPI's pt2pt
+ * component needs the target to progress) comes from the target's MPI
+ * calls, also while it waits for the model (vtime.c, pause_briefly).
  */
 #include "tmpi.h"
 
@@ -60,6 +61,26 @@ static MPI_Comm *group_of(MPI_Win win)
     return dup;
 }
 
+/* A synchronisation call on win that completes this rank's one-sided
+ * transactions to window rank `rank` (-1: all): with the online model the
+ * clock moves to the latest completion the model gives them (vtime.c,
+ * tmpi_vt_rma_complete). */
+static void complete_rma(MPI_Win win, int rank)
+{
+    int32_t target = -1;
+    if (!tmpi_vt_online || !tmpi_vt_active()) {
+        return;
+    }
+    if (rank >= 0) {
+        tmpi_win *w = tmpi_win_get(win);
+        if (w == NULL || rank >= w->size) {
+            return;
+        }
+        target = w->world[rank];
+    }
+    tmpi_vt_rma_complete(win, target);
+}
+
 /* The body of a window constructor over COMM: declared, and the window's
  * duplicate kept when it succeeded. */
 #define MAKE_WINDOW(COMM, WIN, CALL)                                                               \
@@ -101,6 +122,9 @@ TMPI_ENTRY(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (in
 
 TMPI_ENTRY(Win_fence, (int assert, MPI_Win win), (assert, win))
 {
+    /* this rank's transactions first: the members then leave at the
+     * latest clock, so every target after every transaction to it */
+    complete_rma(win, -1);
     MPI_Comm *g = tmpi_vt_active() ? group_of(win) : NULL;
     int declared = g != NULL && tmpi_vt_sync_begin(*g);
     int rc = tmpi_next_(assert, win);
@@ -125,9 +149,12 @@ TMPI_ENTRY(Win_free, (MPI_Win * win), (win))
     return rc;
 }
 
-/* The other synchronisation calls pass through; wrapped so that a rank
- * inside one counts as in MPI, not computing, for the online model (whose
- * 2 s valve lets only ranks in MPI go, utils/run_model.c). */
+/* The other synchronisation calls: wrapped so that a rank inside one
+ * counts as in MPI, not computing, for the online model (whose 2 s valve
+ * lets only ranks in MPI go, utils/run_model.c); those that complete
+ * transactions at the origin (unlock, flush, complete) then move the
+ * clock to their completion.  MPI_Win_flush_local is taken as the whole
+ * completion too (a put's local completion comes earlier). */
 TMPI_ENTRY(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
            (lock_type, rank, assert, win))
 {
@@ -136,7 +163,11 @@ TMPI_ENTRY(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
 
 TMPI_ENTRY(Win_unlock, (int rank, MPI_Win win), (rank, win))
 {
-    return tmpi_next_(rank, win);
+    int rc = tmpi_next_(rank, win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, rank);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_lock_all, (int assert, MPI_Win win), (assert, win))
@@ -146,27 +177,47 @@ TMPI_ENTRY(Win_lock_all, (int assert, MPI_Win win), (assert, win))
 
 TMPI_ENTRY(Win_unlock_all, (MPI_Win win), (win))
 {
-    return tmpi_next_(win);
+    int rc = tmpi_next_(win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, -1);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_flush, (int rank, MPI_Win win), (rank, win))
 {
-    return tmpi_next_(rank, win);
+    int rc = tmpi_next_(rank, win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, rank);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_flush_all, (MPI_Win win), (win))
 {
-    return tmpi_next_(win);
+    int rc = tmpi_next_(win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, -1);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_flush_local, (int rank, MPI_Win win), (rank, win))
 {
-    return tmpi_next_(rank, win);
+    int rc = tmpi_next_(rank, win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, rank);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_flush_local_all, (MPI_Win win), (win))
 {
-    return tmpi_next_(win);
+    int rc = tmpi_next_(win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, -1);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_sync, (MPI_Win win), (win))
@@ -181,7 +232,11 @@ TMPI_ENTRY(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert
 
 TMPI_ENTRY(Win_complete, (MPI_Win win), (win))
 {
-    return tmpi_next_(win);
+    int rc = tmpi_next_(win);
+    if (rc == MPI_SUCCESS) {
+        complete_rma(win, -1);
+    }
+    return rc;
 }
 
 TMPI_ENTRY(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))

@@ -222,6 +222,8 @@ static int win_delete(MPI_Win win, int keyval, void *val, void *extra)
     (void)extra;
     if (w != NULL) {
         free(w->world);
+        free(w->rma_seq);
+        free(w->rma_target);
         free(w);
     }
     return MPI_SUCCESS;

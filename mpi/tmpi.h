@@ -262,8 +262,23 @@ TMPI_HIDDEN int tmpi_comm_nodes(tmpi_comm *c);
 typedef struct tmpi_win {
     int32_t size;
     int32_t *world;
+    /* one-sided transactions issued under the online model and not yet
+     * completed by a synchronisation call: feed sequence numbers and their
+     * targets' world ranks (vtime.c, tmpi_vt_rma_*) */
+    uint64_t *rma_seq;
+    int32_t *rma_target;
+    size_t nrma, caprma;
 } tmpi_win;
 TMPI_HIDDEN tmpi_win *tmpi_win_get(MPI_Win win);
+
+/* A one-sided transaction of window w to world rank target put on the
+ * network now: into the online model's feed, remembered on w until a
+ * synchronisation call completes it (no-op without the online model). */
+TMPI_HIDDEN void tmpi_vt_rma_issue(tmpi_win *w, int32_t target, const temu_message *msg);
+/* A synchronisation call on win completes the transactions to world rank
+ * target (-1: all of them): the clock moves to the latest completion the
+ * model gives them (both directions arrived). */
+TMPI_HIDDEN void tmpi_vt_rma_complete(MPI_Win win, int32_t target);
 
 /* ----------------------------------------------------------- accounting */
 

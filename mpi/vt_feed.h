@@ -37,6 +37,8 @@
 #define TMPI_VT_F_NOMODEL 2u /* not for the network model (counting paused,    */
                              /* within a node): delivered at `arrival`         */
 #define TMPI_VT_F_COLL 4u    /* one of a blocking collective's messages        */
+#define TMPI_VT_F_RMA 8u     /* a one-sided transaction: its time is when the  */
+                             /* last packet of both directions has arrived     */
 
 typedef struct tmpi_vt_rec {
     int64_t when;     /* virtual send time, ps */
@@ -102,7 +104,8 @@ typedef struct tmpi_vt_deliv {
     uint64_t left;      /* packets still in the network (the model's own) */
     int64_t prefix;     /* the record's prefix (the model's own) */
     uint64_t taken_ver; /* the receiver's state version when it took it */
-    uint64_t pad[2];
+    uint64_t both;      /* the model's own: its replies count too (F_RMA) */
+    uint64_t pad;
 } tmpi_vt_deliv;
 
 /* A blocking collective a rank has left, and when every member left it. */

@@ -193,6 +193,73 @@ void tmpi_vt_feed_message(const temu_message *msg)
     }
 }
 
+/* ------------------------------------------- one-sided under the model */
+
+/* the windows' lists of transactions in flight (a program's threads may
+ * issue and synchronise concurrently) */
+static pthread_mutex_t rma_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tmpi_vt_rma_issue(tmpi_win *w, int32_t target, const temu_message *msg)
+{
+    if (feed == NULL || msg->src == msg->dst) {
+        return; /* within a node: no network, complete at once */
+    }
+    uint64_t seq = push(msg, -1, TMPI_VT_F_RMA, 0, 0);
+    pthread_mutex_lock(&rma_lock);
+    if (w->nrma == w->caprma) {
+        size_t cap = w->caprma ? 2 * w->caprma : 16;
+        uint64_t *s = realloc(w->rma_seq, cap * sizeof *s);
+        if (s != NULL) {
+            w->rma_seq = s;
+        }
+        int32_t *t = realloc(w->rma_target, cap * sizeof *t);
+        if (t != NULL) {
+            w->rma_target = t;
+        }
+        if (s == NULL || t == NULL) {
+            /* out of memory: this one is not waited for (it still loads
+             * the network) */
+            pthread_mutex_unlock(&rma_lock);
+            return;
+        }
+        w->caprma = cap;
+    }
+    w->rma_seq[w->nrma] = seq;
+    w->rma_target[w->nrma++] = target;
+    pthread_mutex_unlock(&rma_lock);
+}
+
+static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback);
+
+void tmpi_vt_rma_complete(MPI_Win win, int32_t target)
+{
+    tmpi_win *w = feed != NULL ? tmpi_win_get(win) : NULL;
+    if (w == NULL) {
+        return;
+    }
+    for (;;) {
+        uint64_t seq = 0;
+        int found = 0;
+        pthread_mutex_lock(&rma_lock);
+        for (size_t i = 0; i < w->nrma; i++) {
+            if (target < 0 || w->rma_target[i] == target) {
+                seq = w->rma_seq[i];
+                w->rma_seq[i] = w->rma_seq[w->nrma - 1];
+                w->rma_target[i] = w->rma_target[--w->nrma];
+                found = 1;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&rma_lock);
+        if (!found) {
+            return;
+        }
+        /* the clock moves to the completion (delivery raises it); one
+         * overwritten by newer transactions falls back to the clock */
+        delivery(tmpi_g.world_rank, seq, clock_now());
+    }
+}
+
 /* Stamp ids: the sender's world rank and the message's sequence number. */
 #define ID_SEQ_BITS 44
 static int64_t id_of(int32_t rank, uint64_t seq)

@@ -158,17 +158,19 @@ static uint64_t tag_of(int32_t rank, uint64_t seq, int dir)
 }
 
 /* A packet's tail reached its destination: the message is delivered with
- * its last packet (the replies, direction 1, do not count). */
+ * its last packet; the replies (direction 1) count only for one-sided
+ * transactions (TMPI_VT_F_RMA: the origin's get completes when the data is
+ * back, its put when the target's acknowledgements are). */
 static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
 {
     run_model *rm = ctx;
     (void)created;
-    if (tag & TAG_DIR) {
-        return;
-    }
     int32_t rank = (int32_t)((tag >> 1) & ((1u << TAG_RANK_BITS) - 1));
     uint64_t seq = tag >> (TAG_RANK_BITS + 1);
     tmpi_vt_deliv *d = &rm->feed->q[rank].deliv[seq % TMPI_VT_DELIV_CAP];
+    if ((tag & TAG_DIR) && !d->both) {
+        return;
+    }
     if (d->left > 0 && --d->left == 0) {
         tmpi_vt_feed_deliver(rm->feed, rank, seq, delivered);
         rm->delivered = 1;
@@ -251,7 +253,7 @@ static void feed_one(run_model *rm, const pending *p)
     const tmpi_vt_rec *r = &p->rec;
     temu_message msg = {r->src, r->dst, r->bytes, NULL, (temu_kind)r->kind};
     temu_error err;
-    uint64_t packets = 0, bytes = 0, unused = 0;
+    uint64_t packets = 0, bytes = 0, replies = 0;
     int64_t now = temu_tm_now(rm->t), when = r->when;
     tmpi_vt_deliv *d = &rm->feed->q[p->rank].deliv[p->seq % TMPI_VT_DELIV_CAP];
     if (when < now) {
@@ -263,15 +265,19 @@ static void feed_one(run_model *rm, const pending *p)
     }
     d->left = 0;
     d->prefix = r->prefix;
+    d->both = (r->flags & TMPI_VT_F_RMA) != 0;
     if (!(r->flags & TMPI_VT_F_NOMODEL)) {
         if (temu_tm_send_message_dir(rm->t, when, rm->m, &msg, 0, tag_of(p->rank, p->seq, 0),
                                      &packets, &bytes, &err) != TEMU_OK ||
             temu_tm_send_message_dir(rm->t, when, rm->m, &msg, 1, tag_of(p->rank, p->seq, 1),
-                                     &unused, &bytes, &err) != TEMU_OK) {
+                                     &replies, &bytes, &err) != TEMU_OK) {
             fail_once(rm, err.message);
-            packets = 0;
+            packets = replies = 0;
         }
         rm->messages++;
+    }
+    if (d->both) {
+        packets += replies;
     }
     if (packets == 0) { /* nothing crosses the network: there at once */
         tmpi_vt_feed_deliver(rm->feed, p->rank, p->seq,

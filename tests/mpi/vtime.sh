@@ -290,6 +290,33 @@ round 1 $((2 * ONE_8)) ps
 round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
 expect_ok "lock: no rank let go by the 2 s valve" sh -c "! grep -q 'virtual time:' '$TMP/err'"
 
+# One-sided transactions (tests/mpi/vt_rma.c) complete at the model's
+# delivery of both directions: a put of 8 (4096) bytes is the same packets
+# as an eager message of that size, so each flush ends ONE_8 (ONE_4096)
+# after the last; a get of 8 bytes sends a remote get (one packet: the
+# 32-byte header and a 64-byte descriptor, 96 bytes, 48 ns on a link) to
+# rank 1 and the data back, both at the get (the online model sends a
+# transaction's replies with it, doc/virtual-time.md); the descriptor's
+# tail, reaching rank 1's node 35 + (K-1) x 40 + 5 + 48 ns after the get,
+# is the later.  With fences both ranks leave each fence at the put's
+# completion.  Before, one-sided transactions took no virtual time.
+GET_8=$((35000 + (K - 1) * 40000 + 5000 + 48000))
+vt_run "put 8 B, flush" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_rma" put 8 3
+same "put 8 B: each flush at the put's delivery" "round 0 $ONE_8 ps
+round 1 $((2 * ONE_8)) ps
+round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
+vt_run "put 4096 B, flush" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_rma" put 4096 2
+same "put 4096 B: each flush at the put's delivery" "round 0 $ONE_4096 ps
+round 1 $((2 * ONE_4096)) ps" "$(cat "$TMP/out")"
+vt_run "get 8 B, flush" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_rma" get 8 2
+same "get 8 B: each flush when request and data have arrived" "round 0 $GET_8 ps
+round 1 $((2 * GET_8)) ps" "$(cat "$TMP/out")"
+vt_run "put 8 B, fence" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_rma" fence 8 2
+same "fence: both ranks leave at the put's completion" "rank 0 round 0 $ONE_8 ps
+rank 0 round 1 $((2 * ONE_8)) ps
+rank 1 round 0 $ONE_8 ps
+rank 1 round 1 $((2 * ONE_8)) ps" "$(sort "$TMP/out")"
+
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
     --cpu-scale 0 -- "$PP" 8 1 blocking
