@@ -82,13 +82,15 @@ papi: $(PAPI_STAMP)
 PAPI_OVF_TESTS = ctests/gemini_tile_ovf.sh ctests/bgp_torus_ovf.sh ctests/bgq_nwunit_ovf.sh \
 	ctests/bgq_l2unit_ovf.sh ctests/bgq_iounit_ovf.sh ctests/bgq_cnkunit_ovf.sh
 PAPI_TESTS = ctests/gemini_tile_api.sh ctests/gemini_tile_inject.sh \
-	ctests/bgp_torus_api.sh ctests/bgq_nwunit_api.sh ctests/bgq_l2unit_api.sh \
+	ctests/bgp_torus_api.sh ctests/bgq_nwunit_api.sh ctests/bgq_nwunit_vtime.sh \
+	ctests/bgq_l2unit_api.sh \
 	ctests/bgq_iounit_api.sh ctests/bgq_cnkunit_api.sh ctests/bgq_inject.sh \
 	ctests/nodewide.sh ctests/papi_tools.sh ctests/tables.sh $(PAPI_OVF_TESTS) \
 	ctests/sampler.sh ctests/presentation.sh ctests/papi_run_tests.sh
 TESTS += $(PAPI_TESTS)
 ctests/gemini_tile_api.sh.log ctests/gemini_tile_inject.sh.log ctests/bgp_torus_api.sh.log \
-	ctests/bgq_nwunit_api.sh.log ctests/bgq_l2unit_api.sh.log ctests/bgq_iounit_api.sh.log \
+	ctests/bgq_nwunit_api.sh.log ctests/bgq_nwunit_vtime.sh.log ctests/bgq_l2unit_api.sh.log \
+	ctests/bgq_iounit_api.sh.log \
 	ctests/bgq_cnkunit_api.sh.log ctests/bgq_inject.sh.log ctests/nodewide.sh.log \
 	ctests/papi_tools.sh.log ctests/presentation.sh.log ctests/papi_run_tests.sh.log \
 	$(PAPI_OVF_TESTS:.sh=.sh.log): \

@@ -409,9 +409,8 @@ void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_
     }
     sink k = {s, temu_store_armed(s)};
     if (h->kind == TEMU_TM_HOP_LINK) {
-        if (!h->adaptive) {
-            link_counters(&k, h, packets, units);
-        }
+        /* an adaptively routed packet too, on the link and VC it took */
+        link_counters(&k, h, packets, units);
         return;
     }
     if (h->kind == TEMU_TM_HOP_INJECT && m->system == TEMU_SYSTEM_GEMINI) {

@@ -58,7 +58,7 @@ typedef struct temu_store_header {
     uint64_t watches_offset;  /* temu_watch_slot[TEMU_WATCH_MAX]   */
     uint64_t watch_bits_offset; /* one bit per counter: watched?   */
     uint32_t watch_lock;      /* spinlock for arm / disarm         */
-    uint32_t reserved;
+    uint32_t clock;           /* network clock: TEMU_CLOCK_HOST / _VIRTUAL */
     uint64_t node_words_offset; /* uint64_t[nnodes][TEMU_NODE_WORDS] */
     /* CLOCK_MONOTONIC ns of each watch's latest crossing, as the injecting
      * process saw it (temu_watch_crossed_ns).  Appended inside the fixed
@@ -89,6 +89,9 @@ typedef struct temu_watch_slot {
     int64_t counters[TEMU_WATCH_MAX_COUNTERS];
 } temu_watch_slot;
 
+/* temu_store_header.clock: what PEVT_NW_CYCLES counts in the store */
+enum { TEMU_CLOCK_HOST = 0, TEMU_CLOCK_VIRTUAL = 1 };
+
 #define TEMU_WATCH_IDX_BITS 48
 #define TEMU_WATCH_IDX_MASK ((1ull << TEMU_WATCH_IDX_BITS) - 1)
 
@@ -108,6 +111,7 @@ struct temu_session {
     int32_t nranks;
     int32_t ranks_per_node;
     int readonly; /* mapped PROT_READ: no write may be attempted */
+    int virtual_time; /* header clock is TEMU_CLOCK_VIRTUAL (checked copy) */
     uint64_t *counters;
     temu_watch_slot *watches;
     uint8_t *watch_bits;
@@ -132,6 +136,7 @@ typedef struct temu_layout {
     int64_t bgq_l2;       /* [node][16][16]               */
     int64_t bgq_cnk_node; /* [node][2]                    */
     int64_t bgq_cnk_hwt;  /* [node][64][27]               */
+    int64_t bgq_nw_cycles; /* [node]: virtual network cycles */
     int64_t total;
 } temu_layout;
 

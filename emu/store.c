@@ -39,7 +39,7 @@ void temu_layout_compute(const temu_machine *m, temu_layout *out)
     int64_t next = 0;
     memset(out, 0, sizeof *out);
     out->gemini_tiles = out->gemini_nic = out->bgp_torus = out->bgq_nw = -1;
-    out->bgq_mu = out->bgq_l2 = out->bgq_cnk_node = out->bgq_cnk_hwt = -1;
+    out->bgq_mu = out->bgq_l2 = out->bgq_cnk_node = out->bgq_cnk_hwt = out->bgq_nw_cycles = -1;
     switch (m->system) {
     case TEMU_SYSTEM_GEMINI:
         out->gemini_tiles = next;
@@ -62,6 +62,8 @@ void temu_layout_compute(const temu_machine *m, temu_layout *out)
         next += m->nnodes * TEMU_BGQ_CNK_NODE_COUNTERS;
         out->bgq_cnk_hwt = next;
         next += m->nnodes * TEMU_BGQ_HWTHREADS * TEMU_BGQ_CNK_HWT_COUNTERS;
+        out->bgq_nw_cycles = next;
+        next += m->nnodes;
         break;
     default:
         break;
@@ -162,6 +164,33 @@ int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, 
            counter;
 }
 
+int64_t temu_idx_bgq_nw_cycles(const temu_machine *m, int64_t node)
+{
+    temu_layout l;
+    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes)) {
+        return -1;
+    }
+    temu_layout_compute(m, &l);
+    return l.bgq_nw_cycles + node;
+}
+
+/* Cycles are counted as the network clock's edges pass: a counter started
+ * at t0 and read at t1 holds floor(t1 / 2 ns) - floor(t0 / 2 ns), and any
+ * sequence of advances adds up to one advance over the whole span. */
+void temu_bgq_nw_cycles_advance(temu_session *s, int64_t from_ps, int64_t to_ps)
+{
+    const temu_machine *m = &s->machine;
+    int64_t base = temu_idx_bgq_nw_cycles(m, 0);
+    uint64_t cycles;
+    if (!s->virtual_time || s->readonly || base < 0 || from_ps < 0 || to_ps <= from_ps) {
+        return;
+    }
+    cycles = (uint64_t)(to_ps / TEMU_BGQ_NW_CYCLE_PS - from_ps / TEMU_BGQ_NW_CYCLE_PS);
+    for (int64_t node = 0; node < m->nnodes && cycles > 0; node++) {
+        temu_counter_add(s, base + node, cycles);
+    }
+}
+
 /* ------------------------------------------------------------- sessions */
 /* Creating and attaching store files: store_file.c. */
 
@@ -192,6 +221,11 @@ int32_t temu_session_nranks(const temu_session *s)
 int32_t temu_session_ranks_per_node(const temu_session *s)
 {
     return s->ranks_per_node;
+}
+
+int temu_session_virtual_time(const temu_session *s)
+{
+    return s->virtual_time;
 }
 
 temu_status temu_session_rank_slot(const temu_session *s, int32_t rank, temu_slot *slot,
@@ -366,6 +400,10 @@ int temu_counter_describe(const temu_machine *m, int64_t idx, char *buf, size_t 
         temu_node_name(m, rel / TEMU_BGQ_CNK_NODE_COUNTERS, where, sizeof where);
         return snprintf(buf, len, "%s CNK node counter %d", where,
                         (int)(rel % TEMU_BGQ_CNK_NODE_COUNTERS));
+    }
+    if (idx >= l.bgq_nw_cycles) {
+        temu_node_name(m, idx - l.bgq_nw_cycles, where, sizeof where);
+        return snprintf(buf, len, "%s NW cycles", where);
     }
     int64_t rel = idx - l.bgq_cnk_hwt;
     int64_t per = TEMU_BGQ_HWTHREADS * TEMU_BGQ_CNK_HWT_COUNTERS;

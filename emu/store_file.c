@@ -93,6 +93,7 @@ static void session_bind(temu_session *s, void *base, size_t bytes, const temu_s
     s->ncounters = h->ncounters;
     s->nranks = h->nranks;
     s->ranks_per_node = h->ranks_per_node;
+    s->virtual_time = h->clock == TEMU_CLOCK_VIRTUAL;
     s->mapping = (temu_slot *)(b + h->mapping_offset);
     s->ranks = (temu_rank_entry *)(b + h->ranks_offset);
     s->watches = (temu_watch_slot *)(b + h->watches_offset);
@@ -102,7 +103,7 @@ static void session_bind(temu_session *s, void *base, size_t bytes, const temu_s
 }
 
 static void header_init(temu_store_header *h, const temu_machine *m, const temu_mapping *map,
-                        const store_offsets *o)
+                        const store_offsets *o, unsigned flags)
 {
     memcpy(h->magic, TEMU_STORE_MAGIC, sizeof h->magic);
     h->abi_version = TEMU_STORE_ABI_VERSION;
@@ -119,6 +120,7 @@ static void header_init(temu_store_header *h, const temu_machine *m, const temu_
     h->ranks_per_node = map != NULL ? map->ranks_per_node : 1;
     h->created_unix = (uint64_t)time(NULL);
     h->machine = *m;
+    h->clock = (flags & TEMU_CREATE_VIRTUAL_TIME) ? TEMU_CLOCK_VIRTUAL : TEMU_CLOCK_HOST;
 }
 
 /* ------------------------------------------------------------- creating */
@@ -194,7 +196,7 @@ temu_status temu_session_create_ex(const char *path, const temu_machine *m,
     if (strlen(path) >= sizeof s->path) {
         return temu_fail(err, TEMU_EINVAL, "session path too long");
     }
-    if (flags & ~(TEMU_CREATE_REPLACE | TEMU_CREATE_GROUP)) {
+    if (flags & ~(TEMU_CREATE_REPLACE | TEMU_CREATE_GROUP | TEMU_CREATE_VIRTUAL_TIME)) {
         return temu_fail(err, TEMU_EINVAL, "unknown session creation flags 0x%x", flags);
     }
     if (store_layout(m, nranks, &o) != 0) {
@@ -237,7 +239,7 @@ temu_status temu_session_create_ex(const char *path, const temu_machine *m,
         rc = temu_fail(err, TEMU_ENOMEM, "out of memory creating a session");
         goto fail;
     }
-    header_init(base, m, map, &o);
+    header_init(base, m, map, &o, flags);
     session_bind(s, base, (size_t)o.bytes, base);
     if (nranks > 0) {
         memcpy(s->mapping, map->slot, (size_t)nranks * sizeof(temu_slot));
@@ -291,7 +293,7 @@ temu_status temu_session_create_private(const temu_machine *m, temu_session **ou
         return temu_fail(err, TEMU_ENOMEM, "cannot map a private store of %llu bytes: %s",
                          (unsigned long long)o.bytes, strerror(errno));
     }
-    header_init(base, m, NULL, &o);
+    header_init(base, m, NULL, &o, 0);
     session_bind(s, base, (size_t)o.bytes, base);
     s->is_private = 1;
     *out = s;
@@ -394,6 +396,11 @@ static temu_status header_check(const char *path, temu_store_header *h, uint64_t
     if (bad) {
         return temu_fail(err, TEMU_ECORRUPT, "session store '%s' has an inconsistent header",
                          path);
+    }
+    if (h->clock != TEMU_CLOCK_HOST && h->clock != TEMU_CLOCK_VIRTUAL) {
+        return temu_fail(err, TEMU_ECORRUPT,
+                         "session store '%s' names network clock %u (0 host or 1 virtual time)",
+                         path, h->clock);
     }
     h->machine = m;
     return TEMU_OK;

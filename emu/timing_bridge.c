@@ -456,6 +456,12 @@ temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_se
     return flush_parts(t, f, s, PART_STALL | PART_ROUTE, err);
 }
 
+temu_status temu_tm_stall_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
+                                         temu_error *err)
+{
+    return flush_parts(t, f, s, PART_STALL, err);
+}
+
 /* One flush of `parts` through a fresh record. */
 static temu_status flush_once(const temu_tm *t, temu_session *s, int parts, temu_error *err)
 {

@@ -150,6 +150,7 @@ struct temu_vt {
     void *tick_ctx;
     held_hop *held; /* crossings of trains still to count (snapshots only) */
     int32_t nheld, capheld;
+    int64_t nw_ps; /* virtual time the store's network cycles have counted to */
 };
 
 /* ------------------------------------------------------------ growth */
@@ -1014,6 +1015,26 @@ static temu_status step(temu_vt *v, int32_t rank, int64_t t, temu_error *err)
     }
 }
 
+/* The network clock of a store with virtual time (PEVT_NW_CYCLES) runs to
+ * t, every node's alike (the run starts at 0 on all of them), but no
+ * further than the run's end, the predicted runtime: once every rank has
+ * ended, a snapshot taken later (the model may still have bookkeeping
+ * events) sees the clock stopped there.  A rank that has not ended at a
+ * snapshot's time t ends at t or later (the snapshot is taken before
+ * anything at t is processed). */
+static void network_clock_to(temu_vt *v, int64_t t)
+{
+    int64_t end = 0;
+    for (int32_t i = 0; i < v->nranks && end >= 0; i++) {
+        end = v->rk[i].finished ? max64(end, v->rk[i].clock) : -1;
+    }
+    t = end >= 0 && end < t ? end : t;
+    if (t > v->nw_ps) {
+        temu_bgq_nw_cycles_advance(v->s, v->nw_ps, t);
+        v->nw_ps = t;
+    }
+}
+
 /* Virtual time reached t: snapshot ticks up to it. */
 static temu_status ticks_until(temu_vt *v, int64_t t, temu_error *err)
 {
@@ -1021,6 +1042,7 @@ static temu_status ticks_until(temu_vt *v, int64_t t, temu_error *err)
     while (v->tick != NULL && st == TEMU_OK && v->next_tick < t) {
         temu_tm_run(v->tm, v->next_tick);
         release_held(v, v->next_tick);
+        network_clock_to(v, v->next_tick);
         st = v->tick(v->tick_ctx, v, v->next_tick, err);
         v->next_tick += v->tick_ps;
     }
@@ -1098,13 +1120,17 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
     if (st == TEMU_OK) {
         st = stuck(v, err);
     }
+    /* the run ends when its last rank does, or its last packet if later */
+    int64_t end = max64(temu_vt_runtime(v), temu_tm_now(v->tm));
     if (st == TEMU_OK && v->tick != NULL) {
-        int64_t end = max64(temu_vt_runtime(v), temu_tm_now(v->tm));
         st = ticks_until(v, end, err);
         release_held(v, INT64_MAX); /* every packet has started by the end */
-        if (st == TEMU_OK) {
-            st = v->tick(v->tick_ctx, v, end, err);
-        }
+    }
+    if (st == TEMU_OK) {
+        network_clock_to(v, temu_vt_runtime(v));
+    }
+    if (st == TEMU_OK && v->tick != NULL) {
+        st = v->tick(v->tick_ctx, v, end, err);
     }
     return st;
 }

@@ -420,7 +420,7 @@ int temu_payload_is_uniform(const void *p, size_t len);
 /* Sessions and the counter store                                            */
 /* ------------------------------------------------------------------------ */
 
-#define TEMU_STORE_ABI_VERSION 4u
+#define TEMU_STORE_ABI_VERSION 5u
 #define TEMU_SESSION_ENV "TORUSEMU_SESSION"
 
 typedef struct temu_session temu_session;
@@ -436,9 +436,14 @@ typedef struct temu_session temu_session;
  * is owner-only (0600) unless TEMU_CREATE_GROUP (0660: the file's group may
  * read and inject).  doc/store.md describes the permission model.
  * temu_session_create is temu_session_create_ex with flags 0.
+ * TEMU_CREATE_VIRTUAL_TIME marks the store's network clock as virtual: a
+ * timed replay (temu_vt) then counts BG/Q network cycles of virtual time in
+ * it (temu_idx_bgq_nw_cycles), and PEVT_NW_CYCLES reads them instead of
+ * host time (`torusemu replay --timing` creates its store so).
  */
 #define TEMU_CREATE_REPLACE 0x1u
 #define TEMU_CREATE_GROUP 0x2u
+#define TEMU_CREATE_VIRTUAL_TIME 0x4u
 temu_status temu_session_create(const char *path, const temu_machine *m, const temu_mapping *map,
                                 temu_session **out, temu_error *err);
 temu_status temu_session_create_ex(const char *path, const temu_machine *m,
@@ -467,6 +472,8 @@ const temu_machine *temu_session_machine(const temu_session *s);
 const char *temu_session_path(const temu_session *s); /* "" when private */
 int32_t temu_session_nranks(const temu_session *s);
 int32_t temu_session_ranks_per_node(const temu_session *s);
+/* 1 when the store was created with TEMU_CREATE_VIRTUAL_TIME. */
+int temu_session_virtual_time(const temu_session *s);
 /* Node and slot of a rank from the stored mapping. */
 temu_status temu_session_rank_slot(const temu_session *s, int32_t rank, temu_slot *slot,
                                    temu_error *err);
@@ -486,6 +493,11 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
  * node 0): components then refuse to count rather than read node 0. */
 #define TEMU_RANK_ENV "TORUSEMU_RANK"
 #define TEMU_NODE_ENV "TORUSEMU_NODE"
+/* int64_t TEMU_VT_CLOCK_SYMBOL(void), exported by the MPI layer
+ * (libtorusemu_mpi, mpi/vtime.c): the calling rank's virtual clock in ps
+ * under `torusemu run --virtual-time`, -1 without it.  Looked up by name
+ * (dlsym), since only MPI programs under `torusemu run` load the layer. */
+#define TEMU_VT_CLOCK_SYMBOL "torusemu_vt_clock_ps"
 
 typedef struct temu_identity {
     int32_t rank;         /* -1 when unknown                                  */
@@ -538,6 +550,15 @@ int64_t temu_idx_bgq_mu(const temu_machine *m, int64_t node, int sram_index);
 int64_t temu_idx_bgq_l2(const temu_machine *m, int64_t node, int slice, int counter);
 int64_t temu_idx_bgq_cnk_node(const temu_machine *m, int64_t node, int counter);
 int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, int counter);
+/* BG/Q network cycles of virtual time of a node (500 MHz: 2000 ps a cycle),
+ * counted only in a store whose clock is virtual (temu_session_virtual_time). */
+int64_t temu_idx_bgq_nw_cycles(const temu_machine *m, int64_t node);
+#define TEMU_BGQ_NW_CYCLE_PS 2000
+/* Virtual time went from from_ps to to_ps (0 <= from_ps <= to_ps): add the
+ * network cycles that ended in between, floor(to_ps / 2000) - floor(from_ps
+ * / 2000), to every node's counter.  Nothing on a store whose clock is not
+ * virtual or of another system. */
+void temu_bgq_nw_cycles_advance(temu_session *s, int64_t from_ps, int64_t to_ps);
 
 /* Total number of counters a machine's store holds. */
 uint64_t temu_machine_counter_count(const temu_machine *m);

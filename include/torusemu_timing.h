@@ -320,6 +320,11 @@ void temu_tm_flushed_free(temu_tm_flushed *f);
  * flush at the end). */
 temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
                                    temu_error *err);
+/* The same for the counters of temu_tm_add_stall_counters only: for a
+ * driver that counts every link crossing itself as the packets cross,
+ * adaptively routed ones included (temu_vt: doc/series.md). */
+temu_status temu_tm_stall_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
+                                         temu_error *err);
 
 #ifdef __cplusplus
 }

@@ -141,7 +141,8 @@ int64_t temu_vt_runtime(const temu_vt *v);
 const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n);
 /* Messages that crossed the network, and their packets. */
 uint64_t temu_vt_messages(const temu_vt *v);
-/* The timing model (its counters: temu_tm_counters_flush). */
+/* The timing model (its stall counters: temu_tm_stall_counters_flush; the
+ * run counts every link crossing itself, adaptively routed ones included). */
 temu_tm *temu_vt_model(temu_vt *v);
 
 /* ---- GPCNeT's Congestion Impact (emu/gpcnet_impact.c, doc/replay.md) ---- */

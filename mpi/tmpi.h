@@ -77,6 +77,9 @@ TMPI_HIDDEN void tmpi_trace_enter(void);
 extern TMPI_HIDDEN int tmpi_vt_on;
 TMPI_HIDDEN void tmpi_vt_enter(void);
 TMPI_HIDDEN void tmpi_vt_leave(void);
+/* The rank's clock for PAPI components in the process (TEMU_VT_CLOCK_SYMBOL
+ * in torusemu.h): ps, -1 without virtual time. */
+TMPI_EXPORT int64_t torusemu_vt_clock_ps(void);
 /* A poll (MPI_Test*, MPI_Iprobe, MPI_Improbe) found nothing; the call's
  * return lets the online model run on (vtime.c, tmpi_vt_leave). */
 TMPI_HIDDEN void tmpi_vt_poll_failed(void);

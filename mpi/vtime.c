@@ -396,6 +396,23 @@ double tmpi_vt_seconds(void)
     return (double)clock_now() * 1e-12;
 }
 
+/* The rank's clock for other code in the process: the bgq_nwunit
+ * component finds this function by name (TEMU_VT_CLOCK_SYMBOL) and counts
+ * PEVT_NW_CYCLES on it.  Picoseconds, read as MPI_Wtime reads it (the
+ * computation up to the call included); 0 before MPI_Init, where the clock
+ * starts; -1 when the run has no virtual time. */
+TMPI_EXPORT int64_t torusemu_vt_clock_ps(void)
+{
+    const char *on = getenv(TMPI_VT_ENV);
+    if (!tmpi_vt_on) {
+        return on != NULL && strcmp(on, "1") == 0 ? 0 : -1;
+    }
+    if (tmpi_depth == 0) {
+        tmpi_vt_enter();
+    }
+    return clock_now();
+}
+
 /* ------------------------------------------------ hidden communicators */
 
 static int hidden_delete(MPI_Comm comm, int kv, void *val, void *extra)

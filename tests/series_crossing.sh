@@ -73,4 +73,24 @@ INTERVAL=3us
 same_volume bgp --machine bgp-16 --pattern random --bytes 8K --steps 2
 INTERVAL=5us
 same_volume bgq --machine nodeboard --pattern random --bytes 100K
+
+# Blue Gene/Q routed adaptively (the default): bulk data on the dynamic
+# VC 0 counts chunk by chunk as it crosses too, on the links the model sent
+# it over.  A link (2 GB/s, one lane) sends 200 bytes = 6.25 chunks in a
+# 100 ns interval, plus the one chunk under way when it began: at most 7
+# chunks per link, VC and snapshot.  (Counted whole when they started onto
+# a link, as before this test, the same series showed 17: a 544-byte
+# packet at once.)
+expect_ok "bgq adaptive" "$TORUSEMU" replay --machine nodeboard --pattern random --bytes 100K \
+    --timing --series "$TMP/adaptive.tser" --interval 100ns --quiet
+expect_ok "bgq adaptive series" "$TORUSEMU" series --format csv "$TMP/adaptive.tser"
+awk -F, '$4 ~ / SENT_CHUNKS VC[01]$/ {
+        if ($4 ~ /VC0$/) dyn++
+        if ($6 > 7) { print "over:", $0; bad = 1 }
+        if ($6 > max) max = $6
+    }
+    END { printf "%d changes on VC 0, most chunks per link and 100 ns %d\n", dyn, max
+          exit bad || dyn < 1000 }' "$TMP/out" >"$TMP/adaptive" && pass ||
+    failed "bgq adaptive: a link above its bandwidth, or no VC 0 traffic: $(cat "$TMP/adaptive")"
+cat "$TMP/adaptive"
 finish

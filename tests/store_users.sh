@@ -57,7 +57,7 @@ expect_out "group injection counted" "messages 1  bytes 1000"
 
 # a store larger than its file system: a clear error at creation and no
 # file, not a store that kills its first writer with SIGBUS (a 1 MiB tmpfs
-# in a private mount namespace)
+# in a private mount namespace; a midplane's store is 10,297,344 bytes)
 if unshare -m sh -c "mount --make-rprivate / && mount -t tmpfs -o size=1m temu '$SHARED' &&
         '$TORUSEMU' create '$SHARED/full.store' --machine midplane; rc=\$?;
         ls -A '$SHARED' >'$TMP/left'; exit \$rc" >"$TMP/out" 2>"$TMP/err"; then
@@ -65,7 +65,7 @@ if unshare -m sh -c "mount --make-rprivate / && mount -t tmpfs -o size=1m temu '
 elif grep -q "mount" "$TMP/err"; then
     echo "cannot mount a small tmpfs here: full-file-system case not checked"
 else
-    grep -q "cannot allocate the 10293248 bytes of session store '$SHARED/full.store': No space left on device" \
+    grep -q "cannot allocate the 10297344 bytes of session store '$SHARED/full.store': No space left on device" \
         "$TMP/err" && pass || failed "full tmpfs: $(cat "$TMP/err")"
     [ ! -s "$TMP/left" ] && pass || failed "full tmpfs: files left: $(cat "$TMP/left")"
 fi

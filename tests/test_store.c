@@ -75,6 +75,44 @@ static void patch_file(const char *path, off_t off, const void *bytes, size_t n)
     close(fd);
 }
 
+/* The network clock: a store made with TEMU_CREATE_VIRTUAL_TIME says so
+ * after attach, and its BG/Q cycle counters advance by the cycle edges
+ * passed (floor(to / 2000) - floor(from / 2000)) on every node; a host-clock
+ * store's do not move. */
+START_TEST(test_network_clock)
+{
+    char path[256], plain[256];
+    temu_machine m = test_machine("nodeboard"); /* 32 nodes */
+    temu_session *v, *h, *a;
+    temu_error err;
+    test_store_path(path, sizeof path, "vclock");
+    test_store_path(plain, sizeof plain, "hclock");
+    ck_assert_int_eq(temu_session_create_ex(path, &m, NULL, TEMU_CREATE_VIRTUAL_TIME, &v, &err),
+                     TEMU_OK);
+    ck_assert_int_eq(temu_session_create(plain, &m, NULL, &h, &err), TEMU_OK);
+    ck_assert_int_eq(temu_session_virtual_time(v), 1);
+    ck_assert_int_eq(temu_session_virtual_time(h), 0);
+    temu_bgq_nw_cycles_advance(v, 1999, 6001); /* edges at 2000, 4000, 6000 */
+    temu_bgq_nw_cycles_advance(v, 6001, 7999); /* none */
+    temu_bgq_nw_cycles_advance(v, 7999, 8000); /* 8000 */
+    temu_bgq_nw_cycles_advance(h, 0, 1000000);
+    for (int64_t n = 0; n < m.nnodes; n++) {
+        ck_assert_uint_eq(temu_counter_read(v, temu_idx_bgq_nw_cycles(&m, n)), 4);
+        ck_assert_uint_eq(temu_counter_read(h, temu_idx_bgq_nw_cycles(&m, n)), 0);
+    }
+    /* one counter per node, the last section of the store */
+    ck_assert_int_eq(temu_idx_bgq_nw_cycles(&m, m.nnodes - 1), (int64_t)temu_counter_count(v) - 1);
+    ck_assert_int_eq(temu_idx_bgq_nw_cycles(&m, m.nnodes), -1);
+    ck_assert_int_eq(temu_session_attach(path, &a, &err), TEMU_OK);
+    ck_assert_int_eq(temu_session_virtual_time(a), 1);
+    temu_session_close(a);
+    temu_session_close(v);
+    temu_session_close(h);
+    unlink(path);
+    unlink(plain);
+}
+END_TEST
+
 START_TEST(test_bad_stores)
 {
     char path[256];
@@ -147,8 +185,8 @@ START_TEST(test_private_and_indices)
     temu_error err;
     ck_assert_int_eq(temu_session_create_private(&m, &s, &err), TEMU_OK);
     ck_assert_str_eq(temu_session_path(s), "");
-    /* 32 nodes x (11*3*7 NW + 64 MU + 256 L2 + 2 CNK + 64*27 CNK) */
-    ck_assert_uint_eq(temu_counter_count(s), 32ull * (231 + 64 + 256 + 2 + 1728));
+    /* 32 nodes x (11*3*7 NW + 64 MU + 256 L2 + 2 CNK + 64*27 CNK + 1 NW cycles) */
+    ck_assert_uint_eq(temu_counter_count(s), 32ull * (231 + 64 + 256 + 2 + 1728 + 1));
     /* every index of every section is distinct and in range */
     unsigned char *seen = calloc(temu_counter_count(s), 1);
     for (int64_t n = 0; n < m.nnodes; n++) {
@@ -172,6 +210,7 @@ START_TEST(test_private_and_indices)
             for (int c = 0; c < 27; c++) {
                 ck_assert_int_eq(seen[temu_idx_bgq_cnk_hwt(&m, n, h, c)]++, 0);
             }
+        ck_assert_int_eq(seen[temu_idx_bgq_nw_cycles(&m, n)]++, 0);
     }
     for (uint64_t i = 0; i < temu_counter_count(s); i++) {
         ck_assert_int_eq(seen[i], 1);
@@ -361,6 +400,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_create_attach_share);
     tcase_add_test(tc, test_bad_stores);
+    tcase_add_test(tc, test_network_clock);
     tcase_add_test(tc, test_attach_env);
     tcase_add_test(tc, test_private_and_indices);
     tcase_add_test(tc, test_many_processes);

@@ -277,7 +277,9 @@ START_TEST(test_crafted_headers)
         {"cores 0", MACH(cores_per_node), 0, 4},
         {"threads 0", MACH(threads_per_core), 0, 4},
         {"system gemini", MACH(system), TEMU_SYSTEM_GEMINI, 4},
-        {"ncounters +1", HDR(ncounters), 32 * 2281 + 1, 8},
+        {"ncounters +1", HDR(ncounters), 32 * 2282 + 1, 8},
+        {"clock 2", HDR(clock), 2, 4},
+        {"clock -1", HDR(clock), -1, 4},
         {"nranks 9999", HDR(nranks), 9999, 4},
         {"nranks -1", HDR(nranks), -1, 4},
         {"ranks_per_node 0", HDR(ranks_per_node), 0, 4},
@@ -357,7 +359,7 @@ START_TEST(test_one_header_snapshot)
     patch(path, (off_t)HDR(ncounters), &huge, 8);
     ck_assert_int_eq(temu_session_machine(t)->size[0], 2);
     ck_assert_int_eq(temu_session_machine(t)->nnodes, 32);
-    ck_assert_uint_eq(temu_counter_count(t), 32ull * 2281);
+    ck_assert_uint_eq(temu_counter_count(t), 32ull * 2282);
     ck_assert_uint_eq(temu_counter_read(t, 1ll << 39), 0);
     ck_assert_int_eq(temu_inject(t, &(temu_message){0, 31, 1000, NULL, TEMU_KIND_P2P}, &err),
                      TEMU_OK);

@@ -96,6 +96,26 @@ store=$(awk -F, 'NR > 1 { s += $NF } END { print s + 0 }' "$TMP/b.dump")
 [ "$first" -lt "$last" ] && [ "$last" = "$store" ] && pass ||
     failed "series: first snapshot $first, last $last, the kept store $store"
 
+# PEVT_NW_CYCLES: a timed replay's store counts the network clock of every
+# node in virtual time (doc/replay.md, "Counters").  bgq:4x1x1x1x2, ranks at
+# a=0 and a=2 (two hops), `bisection` of 8 bytes: each rank sends one 64-byte
+# packet (32-byte header + one chunk) to the other on links of its own.
+# BG/Q timing model (doc/model.md): the header leaves the first router 35 ns
+# after the send, crosses the second hop in 5 + 35 ns, reaches the last
+# router 5 ns later, which ejects it 35 ns after that in 3.2 ns (64 B at
+# 20 GB/s): 118,200 ps, the predicted runtime.  The 500 MHz clock has then
+# passed floor(118200 / 2000) = 59 cycles on each of the 8 nodes: 25 at the
+# 50 ns snapshot, 50 at 100 ns, and 59 at 150 ns (it stops at the runtime).
+printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
+expect_ok "one-packet replay" "$TORUSEMU" replay --machine bgq:4x1x1x1x2 --np 2 --map "$TMP/k2.map" \
+    --pattern bisection --bytes 8 --timing --series "$TMP/c.tser" --interval 50ns --quiet
+expect_out "runtime by hand" "^predicted runtime 0\.118200 us"
+expect_ok "cycles in the series" "$TORUSEMU" series --format csv "$TMP/c.tser"
+awk -F, '$4 ~ / NW cycles$/ { print $2, $5 }' "$TMP/out" | sort -n | uniq -c |
+    awk '{ printf "%s %s %s;", $1, $2, $3 }' >"$TMP/cycles"
+[ "$(cat "$TMP/cycles")" = "8 50000 25;8 100000 50;8 150000 59;" ] && pass ||
+    failed "NW cycles per snapshot (nodes, time, value): $(cat "$TMP/cycles")"
+
 # errors name the problem
 expect_fail "compute without timing" "go with --timing" "$TORUSEMU" replay --machine gemini-tiny \
     --pattern tornado --compute 1us

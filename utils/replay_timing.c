@@ -126,10 +126,12 @@ typedef struct sink {
     temu_series *w;
 } sink;
 
-/* Add what the model counted since the last flush to the store. */
+/* Add what the model counted since the last flush to the store: its stall
+ * and occupancy counters (the replay counts the links as packets cross,
+ * adaptively routed ones included). */
 static temu_status flush(sink *k, temu_vt *vt, temu_error *err)
 {
-    return temu_tm_counters_flush(temu_vt_model(vt), k->f, k->s, err);
+    return temu_tm_stall_counters_flush(temu_vt_model(vt), k->f, k->s, err);
 }
 
 /* At every interval of virtual time and at the end: the store as it is

@@ -25,8 +25,13 @@
  * Node-wide state: torus_node.h, resources TORUS_RES_BGQ_NW + link.
  *
  * Counts: an event is the sum over its links of its counters, per VC of
- * its mask (the emulator keeps one counter per link, kind and VC);
- * PEVT_NW_CYCLES is host time at the 500 MHz network clock.
+ * its mask (the emulator keeps one counter per link, kind and VC).
+ * PEVT_NW_CYCLES counts the 500 MHz network clock (2 ns a cycle) of
+ *   - the rank's virtual clock in an MPI program under `torusemu run
+ *     --virtual-time` (the MPI layer's TEMU_VT_CLOCK_SYMBOL);
+ *   - else, in a store whose clock is virtual (made by `torusemu replay
+ *     --timing`), the node's cycle counter the timed replay advances;
+ *   - else host time (CLOCK_MONOTONIC).
  *
  * Overflow: BGPM refused it on the NW unit (BGPM_EINV_OP; its counters
  * were read over the DCR bus and raised no interrupt).  The emulated unit
@@ -39,6 +44,7 @@
 #include "torus_node.h"
 #include "torusemu.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -49,6 +55,7 @@
 #define NW_SEND_COUNTERS 4        /* counters 0-3 of every link                 */
 #define NW_CLOCK_HZ 500000000ull  /* network clock, full rate (BG/Q driver) */
 #define NW_SOURCE_CYCLES 0        /* host source: network cycles from the clock  */
+#define NW_SOURCE_VCLOCK 1        /* host source: cycles of the rank's virtual clock */
 #define NW_SWITCHING (1ull << 40) /* claim value: masks time-sliced by one set   */
 
 /* UPC_NW link numbering (BG/Q driver), = temu link numbers on BG/Q. */
@@ -339,6 +346,46 @@ static int nw_attach(torus_component *c, torus_control *ctl, const torus_place *
     return rc;
 }
 
+typedef int64_t (*nw_vclock_fn)(void);
+
+/* The MPI layer's clock function, looked up once: the layer is loaded
+ * (preloaded by `torusemu run`) before any PAPI call, or not at all. */
+static nw_vclock_fn vclock_lookup(void)
+{
+    static int looked;
+    static nw_vclock_fn fn;
+    nw_vclock_fn f;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        void *sym = dlsym(RTLD_DEFAULT, TEMU_VT_CLOCK_SYMBOL);
+        memcpy(&f, &sym, sizeof f); /* object to function pointer (POSIX dlsym) */
+        __atomic_store_n(&fn, f, __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
+}
+
+/* The MPI layer's virtual clock when this process is a rank of a `torusemu
+ * run --virtual-time` job, else NULL (no layer loaded, or no virtual time). */
+static nw_vclock_fn rank_vclock(void)
+{
+    nw_vclock_fn f = vclock_lookup();
+    return f != NULL && f() >= 0 ? f : NULL;
+}
+
+/* PEVT_NW_CYCLES: the rank's virtual clock, the store's virtual network
+ * clock, or host time, in that order of preference. */
+static int nw_cycles_source(const torus_place *pl, int64_t coef, torus_build *b)
+{
+    torus_hwref ref = {TORUS_UNIT_BGQ_NW_CYCLES, pl->node, 0, 0, 0};
+    if (rank_vclock() != NULL) {
+        return torus_build_host(b, NW_SOURCE_VCLOCK, coef);
+    }
+    if (pl->virtual_clock) {
+        return torus_build_counter(b, &ref, coef);
+    }
+    return torus_build_host(b, NW_SOURCE_CYCLES, coef);
+}
+
 static int nw_resolve(const torus_component *c, const torus_place *pl, const torus_event_def *ev,
                       const torus_qvals *q, int64_t coef, torus_build *b)
 {
@@ -358,7 +405,7 @@ static int nw_resolve(const torus_component *c, const torus_place *pl, const tor
         ref.b = TEMU_BGQ_NW_RECV_FIFO;
         break;
     default:
-        return torus_build_host(b, NW_SOURCE_CYCLES, coef);
+        return nw_cycles_source(pl, coef, b);
     }
     for (int l = 0; l < TEMU_BGQ_LINKS && rc == TORUS_OK; l++) {
         if (!(links & (1u << l))) {
@@ -375,11 +422,19 @@ static int nw_resolve(const torus_component *c, const torus_place *pl, const tor
     return rc;
 }
 
-/* Network cycles: CLOCK_MONOTONIC nanoseconds at 500 MHz (2 ns a cycle). */
+/* Network cycles at 500 MHz (2 ns a cycle): of the rank's virtual clock
+ * (whole cycles its clock has passed, as temu_bgq_nw_cycles_advance counts
+ * them), or of CLOCK_MONOTONIC nanoseconds. */
 static uint64_t nw_host_read(const torus_component *c, int source)
 {
     struct timespec ts;
+    nw_vclock_fn vclock = vclock_lookup();
+    int64_t ps;
     (void)c;
+    if (source == NW_SOURCE_VCLOCK) {
+        ps = vclock != NULL ? vclock() : -1;
+        return ps > 0 ? (uint64_t)(ps / TEMU_BGQ_NW_CYCLE_PS) : 0;
+    }
     if (source != NW_SOURCE_CYCLES || clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
         return 0;
     }

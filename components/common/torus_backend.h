@@ -28,7 +28,8 @@ typedef enum torus_unit {
     TORUS_UNIT_BGQ_MU,          /* a = UPC_C I/O SRAM index 0..63                     */
     TORUS_UNIT_BGQ_L2,          /* a = slice 0..15, b = counter 0..15                 */
     TORUS_UNIT_BGQ_CNK_NODE,    /* a = node CNK counter                               */
-    TORUS_UNIT_BGQ_CNK_HWT      /* a = hardware thread 0..63, b = CNK counter         */
+    TORUS_UNIT_BGQ_CNK_HWT,     /* a = hardware thread 0..63, b = CNK counter         */
+    TORUS_UNIT_BGQ_NW_CYCLES    /* network cycles of virtual time (no a, b, c)       */
 } torus_unit;
 
 typedef struct torus_hwref {
@@ -48,6 +49,9 @@ typedef struct torus_place {
     int32_t rank;        /* -1 when unknown                                  */
     int32_t hwthread;    /* hardware thread of the process on its node       */
     uint64_t generation; /* changes when the identity changes (MPI_Init)     */
+    /* 1: the backend's network clock is virtual time (a store of a timed
+     * replay), counted as TORUS_UNIT_BGQ_NW_CYCLES; 0: host time */
+    int virtual_clock;
     /* empty when the node is known; else why not (a session is attached but
      * no rank or node variable places this process): counting is refused */
     char unknown[256];

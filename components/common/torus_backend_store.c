@@ -126,6 +126,7 @@ static void store_place(torus_backend *b, torus_place *out)
     out->router = temu_node_router(m, id.node);
     out->rank = id.rank;
     out->hwthread = id.hwthread;
+    out->virtual_clock = temu_session_virtual_time(b->s);
     if (!id.known && !b->idle) {
         explain_unknown(b->s, &id, out->unknown, sizeof out->unknown);
     }
@@ -153,6 +154,8 @@ static int64_t store_index(const temu_machine *m, const torus_hwref *r)
         return temu_idx_bgq_cnk_node(m, r->where, r->a);
     case TORUS_UNIT_BGQ_CNK_HWT:
         return temu_idx_bgq_cnk_hwt(m, r->where, r->a, r->b);
+    case TORUS_UNIT_BGQ_NW_CYCLES:
+        return temu_idx_bgq_nw_cycles(m, r->where);
     default:
         return -1;
     }
