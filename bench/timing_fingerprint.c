@@ -54,10 +54,22 @@ static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delive
 static void on_hop(void *ctx, const temu_tm_hop *h)
 {
     fingerprint *f = ctx;
-    const uint64_t v[] = {(uint64_t)h->start_ps, (uint64_t)h->spacing_ps, (uint64_t)h->ser_ps,
-                          h->tag, h->bytes, h->packets, h->kind, (uint64_t)h->node,
-                          (uint64_t)h->router, (uint64_t)h->to_router, (uint64_t)h->link,
-                          (uint64_t)h->lane, h->cls, h->vc_class, h->lane_key, h->adaptive};
+    const uint64_t v[] = {(uint64_t)h->start_ps,
+                          (uint64_t)h->spacing_ps,
+                          (uint64_t)h->ser_ps,
+                          h->tag,
+                          h->bytes,
+                          h->packets,
+                          h->kind,
+                          (uint64_t)h->node,
+                          (uint64_t)h->router,
+                          (uint64_t)h->to_router,
+                          (uint64_t)h->link,
+                          (uint64_t)h->lane,
+                          h->cls,
+                          h->vc_class,
+                          h->lane_key,
+                          h->adaptive};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         mix(f, v[i]);
     }

@@ -57,8 +57,8 @@ enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
 /* A queue whose head train waits for a channel, with what arbitration
  * needs of it (so choosing touches no train). */
 typedef struct tm_waiter {
-    int64_t ready;  /* the head's ready time                      */
-    int64_t need;   /* credit it needs: a packet (+ the bubble)   */
+    int64_t ready; /* the head's ready time                      */
+    int64_t need;  /* credit it needs: a packet (+ the bubble)   */
     int32_t q;
     int32_t p;      /* the head train (so choosing reads no queue) */
     int32_t bubble; /* of need: room kept for one more packet in the ring */
@@ -75,7 +75,7 @@ typedef struct tm_chan {
     int64_t busy_until;
     struct tm_waiter *wait; /* queues whose head waits for this channel */
     double ps_per_byte;
-    int64_t ser_val;    /* ser_ps cache: the time of ser_bytes */
+    int64_t ser_val; /* ser_ps cache: the time of ser_bytes */
     int64_t wire_ps;
     int32_t nwait, capwait;
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
@@ -175,7 +175,7 @@ struct temu_tm {
      * node, [2 * node] reads, [2 * node + 1] writes */
     int64_t *mu_pend;
     int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
-    tm_train *tr; /* 64-byte aligned in tr_block (alloc_train) */
+    tm_train *tr;                 /* 64-byte aligned in tr_block (alloc_train) */
     void *tr_block;
     int32_t ntr, captr, freetr;
     temu_evq events; /* a: train, queue or channel; b: VC (CREDIT), head train (READY);
@@ -328,8 +328,7 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
     if (c->mu_request_ps > 1000000) {
-        return temu_fail(err, TEMU_EINVAL,
-                         "timing model: mu_request_ps %lld above 1000000 (1 us)",
+        return temu_fail(err, TEMU_EINVAL, "timing model: mu_request_ps %lld above 1000000 (1 us)",
                          (long long)c->mu_request_ps);
     }
     if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
@@ -566,7 +565,8 @@ static int32_t alloc_train(temu_tm *t)
          * realloc, which moves large blocks without copying */
         int32_t cap = t->captr ? 2 * t->captr : 1024;
         size_t was = t->tr ? (size_t)((char *)t->tr - (char *)t->tr_block) : 0;
-        char *block = cap > t->captr ? realloc(t->tr_block, (size_t)cap * sizeof *t->tr + 64) : NULL;
+        char *block =
+            cap > t->captr ? realloc(t->tr_block, (size_t)cap * sizeof *t->tr + 64) : NULL;
         if (!block) {
             return -1;
         }
