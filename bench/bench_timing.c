@@ -6,7 +6,7 @@
  * reports packet-hops (router-to-router channel crossings) per second of
  * host time.  Reference: CODES' torus model ran 148 k packet-hops/s per core
  * on this machine (reference/anchors REPORT section 1.1); issue 11 asks for
- * 1000 times that.  Each figure is the median of 5 runs, in CPU time of
+ * 1000 times that.  Each figure is the median of 3 runs, in CPU time of
  * one core (creation of the model included).
  *
  * Each case runs four ways: single packets (train length 1), and
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS 5
+#define RUNS 3
 
 /* CPU time of this process: the figure stays meaningful on a shared host */
 static double now_s(void)

@@ -48,6 +48,7 @@
 #include "torusemu_timing.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,66 +58,85 @@ enum { EV_CREATE, EV_READY, EV_TRY, EV_CREDIT, EV_DELIVER };
  * needs of it (so choosing touches no train). */
 typedef struct tm_waiter {
     int64_t ready; /* the head's ready time                      */
+    int64_t need;  /* credit it needs: a packet (+ the bubble)   */
     int32_t q;
-    uint32_t vc;    /* its VC on the channel                      */
-    int64_t need;   /* credit it needs: a packet (+ the bubble)   */
-    int32_t open;   /* adaptive, still choosing: VC and need come from choose_vc */
+    int32_t p;      /* the head train (so choosing reads no queue) */
     int32_t bubble; /* of need: room kept for one more packet in the ring */
+    uint8_t vc;     /* its VC on the channel                      */
+    uint8_t open;   /* adaptive, still choosing: VC and need come from choose_vc */
 } tm_waiter;
 
+/* A channel.  Layout (for speed only): what arbitration reads fills the
+ * first 64 bytes, what a transmission adds up the second; the array is
+ * 64-byte aligned (temu_tm_create).  Since when short_mask has held is
+ * kept beside the token counters (temu_tm.short_since). */
 typedef struct tm_chan {
-    double ps_per_byte;
-    int64_t wire_ps;
+    /* hot: 64 bytes */
     int64_t busy_until;
     struct tm_waiter *wait; /* queues whose head waits for this channel */
+    double ps_per_byte;
+    int64_t ser_val; /* ser_ps cache: the time of ser_bytes */
+    int64_t wire_ps;
     int32_t nwait, capwait;
-    int32_t try_pending;
-    int32_t exists;
-    int32_t stalled;     /* credit stall interval open */
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
-    int64_t stall_since, inq_since;
+    uint32_t ser_bytes;  /* ser_ps cache: last size asked */
     uint32_t short_mask; /* idle: VCs (bit v; NO_DYNAMIC) waiting heads lack tokens on */
-    int64_t short_since; /* since when short_mask has held */
-    uint32_t ser_bytes;  /* ser_ps cache: last size asked and its time */
-    int64_t ser_val;
+    uint8_t try_pending;
+    uint8_t stalled; /* credit stall interval open */
+    /* cold: 64 bytes */
     temu_tm_lane_stats st;
+    int64_t stall_since, inq_since;
 } tm_chan;
 
+/* the layout above: change it only with its comment */
+_Static_assert(sizeof(tm_chan) == 128 && offsetof(tm_chan, st) == 64,
+               "tm_chan is two cache lines, the hot one first");
+
 /* A train of n packets of `bytes` each.  Times are the first packet's; the
- * others follow `sp` ps apart (sp: their spacing where they arrived). */
+ * others follow `sp` ps apart (sp: their spacing where they arrived).
+ * Layout (for speed only): what every hop reads and writes fills the first
+ * 64 bytes, the rest the second, and the array is 64-byte aligned
+ * (alloc_train), so a hop touches one cache line of the train, two where
+ * the route turns or the train is delivered.  Its ready time is not kept:
+ * the READY event happens at it (become_head). */
 typedef struct tm_train {
-    int64_t created;
-    int64_t hdr;   /* first header reached this queue (ejected: first delivery) */
-    int64_t tail;  /* first tail reached this queue                             */
-    int64_t sp;    /* ps between consecutive packets (0 in the source queue)     */
-    int64_t ready; /* head of its queue: when it may leave                       */
-    uint64_t tag;
+    /* hot: 64 bytes */
+    int64_t hdr;    /* first header reached this queue (ejected: first delivery) */
+    int64_t tail;   /* first tail reached this queue                             */
+    int64_t sp;     /* ps between consecutive packets (0 in the source queue)     */
     uint32_t n;     /* packets                                                  */
     uint32_t bytes; /* size of the first nbig packets (1 <= nbig <= n)           */
     uint32_t nbig;
     uint32_t small; /* size of the others (an even split of a message's bytes)  */
-    uint32_t lane_key;
-    int32_t next; /* next in queue, or in the free list */
-    int32_t src_node, dst_node;
-    int32_t dst_router;
-    int32_t cur;   /* router the channel `chan` leaves (after injection) */
-    int32_t chan;  /* channel to take next                              */
-    uint16_t left; /* hops left in the current dimension after `chan`  */
-    uint8_t vc;    /* VC on `chan`                                       */
-    uint8_t enter; /* `chan` is the first hop of a dimension            */
-    uint8_t di;    /* next position in the machine's dimension order    */
+    int32_t next;   /* next in queue, or in the free list */
+    int32_t cur;    /* router the channel `chan` leaves (after injection) */
+    int32_t chan;   /* channel to take next                              */
+    uint16_t left;  /* hops left in the current dimension after `chan`  */
+    uint8_t vc;     /* VC on `chan`                                       */
+    uint8_t enter;  /* `chan` is the first hop of a dimension            */
+    uint8_t di;     /* next position in the machine's dimension order    */
     uint8_t cls;
     uint8_t link;
     uint8_t adaptive; /* routed adaptively: the next channel is chosen at each router */
     uint8_t open;     /* adaptive, waiting: `chan` is only the deterministic candidate */
     uint8_t ncand;    /* adaptive: productive channels at `cur` (0: eject next)        */
     int8_t esc_dim;   /* adaptive: dimension of the hop just taken on the escape VC, -1 */
+    /* cold: 64 bytes */
+    int64_t created;
+    uint64_t tag;
+    uint32_t lane_key;
+    int32_t src_node, dst_node;
+    int32_t dst_router;
     int32_t cand[TEMU_MAX_DIMS];
     /* BG/Q message unit: memory requests of these packets, reads at the
      * source (issued at injection), writes at the destination (at delivery);
      * at most one per byte (temu_tm_send_even_mu), so below 2^31 per train */
     uint32_t mu_rd, mu_wr;
 } tm_train;
+
+/* the layout above: change it only with its comment */
+_Static_assert(sizeof(tm_train) == 128 && offsetof(tm_train, created) == 64,
+               "tm_train is two cache lines, the hot one first");
 
 /* short_mask bit: no dynamic VC had tokens for an adaptive train */
 #define NO_DYNAMIC (1u << 31)
@@ -150,13 +170,16 @@ struct temu_tm {
      * [ntorus * (nvc + 1)] */
     uint64_t *vc_pk, *vc_bytes;
     int64_t *notok;
+    int64_t *short_since; /* [ntorus] since when the channel's short_mask has held */
     /* BG/Q message unit, mu_request_ps > 0 only: requests x ps pending per
      * node, [2 * node] reads, [2 * node + 1] writes */
     int64_t *mu_pend;
     int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
-    tm_train *tr;
+    tm_train *tr;                 /* 64-byte aligned in tr_block (alloc_train) */
+    void *tr_block;
     int32_t ntr, captr, freetr;
-    temu_evq events; /* a: train, queue or channel; b: VC (CREDIT); c: bytes (CREDIT) */
+    temu_evq events; /* a: train, queue or channel; b: VC (CREDIT), head train (READY);
+                      * c: bytes (CREDIT), its next channel (READY) */
     int64_t now;
     uint64_t pending;
     temu_tm_totals tot;
@@ -305,8 +328,7 @@ static temu_status check_config(const temu_tm_config *c, temu_error *err)
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
     if (c->mu_request_ps > 1000000) {
-        return temu_fail(err, TEMU_EINVAL,
-                         "timing model: mu_request_ps %lld above 1000000 (1 us)",
+        return temu_fail(err, TEMU_EINVAL, "timing model: mu_request_ps %lld above 1000000 (1 us)",
                          (long long)c->mu_request_ps);
     }
     if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
@@ -398,7 +420,10 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     }
     t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
     t->nchan = t->ntorus + 2 * m->nnodes;
-    t->ch = calloc((size_t)t->nchan, sizeof *t->ch);
+    t->ch = aligned_alloc(64, (size_t)t->nchan * sizeof *t->ch); /* tm_chan's layout */
+    if (t->ch) {
+        memset(t->ch, 0, (size_t)t->nchan * sizeof *t->ch);
+    }
     t->q = calloc((size_t)(t->nchan * t->nvc + m->nnodes), sizeof *t->q);
     t->nbr = malloc((size_t)(m->nrouters * t->tlinks) * sizeof *t->nbr);
     t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
@@ -408,12 +433,13 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
         t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
         t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
         t->notok = calloc((size_t)(t->ntorus * (t->nvc + 1)), sizeof *t->notok);
+        t->short_since = calloc((size_t)t->ntorus, sizeof *t->short_since);
     }
     if (c->mu_request_ps > 0) {
         t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
     }
     if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router ||
-        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok)) ||
+        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend)) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
@@ -437,7 +463,6 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
             double gbs = c->link_gbs > 0 ? c->link_gbs : machine_lane_gbs(m, r, l);
             for (int k = 0; k < lanes; k++) {
                 tm_chan *ch = &t->ch[chan_id(t, r, l, k)];
-                ch->exists = 1;
                 ch->ps_per_byte = 1000.0 / gbs;
                 ch->wire_ps = c->wire_ps;
             }
@@ -445,7 +470,6 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     }
     for (int64_t n = 0; n < m->nnodes; n++) {
         tm_chan *in = &t->ch[inject_chan(t, n)], *ej = &t->ch[eject_chan(t, n)];
-        in->exists = ej->exists = 1;
         in->ps_per_byte = ej->ps_per_byte = 1000.0 / c->node_gbs;
         in->wire_ps = ej->wire_ps = c->node_wire_ps;
     }
@@ -474,12 +498,13 @@ void temu_tm_destroy(temu_tm *t)
     free(t->vc_pk);
     free(t->vc_bytes);
     free(t->notok);
+    free(t->short_since);
     free(t->mu_pend);
     free(t->q);
     free(t->nbr);
     free(t->coord);
     free(t->node_router);
-    free(t->tr);
+    free(t->tr_block);
     temu_evq_free(&t->events);
     free(t);
 }
@@ -536,12 +561,21 @@ static int32_t alloc_train(temu_tm *t)
         return i;
     }
     if (t->ntr == t->captr) {
+        /* 64-byte aligned (the train's layout) inside a block grown by
+         * realloc, which moves large blocks without copying */
         int32_t cap = t->captr ? 2 * t->captr : 1024;
-        tm_train *tr = cap > t->captr ? realloc(t->tr, (size_t)cap * sizeof *tr) : NULL;
-        if (!tr) {
+        size_t was = t->tr ? (size_t)((char *)t->tr - (char *)t->tr_block) : 0;
+        char *block =
+            cap > t->captr ? realloc(t->tr_block, (size_t)cap * sizeof *t->tr + 64) : NULL;
+        if (!block) {
             return -1;
         }
-        t->tr = tr;
+        size_t at = (64 - (uintptr_t)block % 64) % 64;
+        if (at != was) {
+            memmove(block + at, block + was, (size_t)t->ntr * sizeof *t->tr);
+        }
+        t->tr_block = block;
+        t->tr = (tm_train *)(block + at);
         t->captr = cap;
     }
     return t->ntr++;
@@ -820,7 +854,7 @@ static int waiter_vc(const temu_tm *t, const tm_waiter *w, int64_t c, uint32_t *
                      int64_t *bubble)
 {
     if (w->open) {
-        return choose_vc(t, &t->tr[t->q[w->q].head], c, lack, bubble);
+        return choose_vc(t, &t->tr[w->p], c, lack, bubble);
     }
     *bubble = w->bubble;
     if (t->q[c * t->nvc + w->vc].credit >= w->need) {
@@ -838,13 +872,13 @@ static void set_short(temu_tm *t, int64_t c, uint32_t mask)
     if (t->notok == NULL || c >= t->ntorus || mask == ch->short_mask) {
         return;
     }
-    int64_t dt = t->now - ch->short_since, *acc = &t->notok[c * (t->nvc + 1)];
+    int64_t dt = t->now - t->short_since[c], *acc = &t->notok[c * (t->nvc + 1)];
     for (int v = 0; v < t->nvc; v++) {
         acc[v] += (ch->short_mask >> v & 1u) ? dt : 0;
     }
     acc[t->nvc] += (ch->short_mask & NO_DYNAMIC) ? dt : 0;
     ch->short_mask = mask;
-    ch->short_since = t->now;
+    t->short_since[c] = t->now;
 }
 
 static void remove_waiter(tm_chan *ch, int64_t q)
@@ -936,8 +970,7 @@ static void become_head(temu_tm *t, int64_t q, int64_t head_time)
     if (tr->tail - s_out > ready) {
         ready = tr->tail - s_out;
     }
-    tr->ready = ready;
-    push(t, ready, EV_READY, (int32_t)q, 0, 0);
+    push(t, ready, EV_READY, (int32_t)q, p, tr->chan);
 }
 
 static void append(temu_tm *t, int64_t q, int32_t p)
@@ -1049,13 +1082,13 @@ static void report_hop(const temu_tm *t, const tm_train *tr, int64_t c, int vc, 
     t->hop(t->hop_ctx, &h);
 }
 
-static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
+/* Queue q's head train p starts m of its packets onto channel c now. */
+static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
 {
-    if (m < t->tr[t->q[q].head].n && split(t, q, m) != 0) {
+    if (m < t->tr[p].n && split(t, q, m) != 0) {
         return;
     }
     tm_chan *ch = &t->ch[c];
-    int32_t p = t->q[q].head;
     tm_train *tr = &t->tr[p];
     int src = is_source(t, q);
     int64_t n = tr->n, nbig = tr->nbig;
@@ -1136,9 +1169,9 @@ static void transmit(temu_tm *t, int64_t q, int64_t c, uint32_t m)
  * whole anyway).  The debt cannot deadlock: trains travel on dateline VCs,
  * whose dependencies have no cycle (the bubble rule of tokens would not
  * survive it). */
-static uint32_t train_share(const temu_tm *t, int64_t q, int64_t c, int64_t credit, int64_t bubble)
+static uint32_t train_share(const temu_tm *t, int32_t p, int64_t c, int64_t credit, int64_t bubble)
 {
-    const tm_train *tr = &t->tr[t->q[q].head];
+    const tm_train *tr = &t->tr[p];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes ||
         credit - bubble >=
             (int64_t)tr->nbig * tr->bytes + (int64_t)(tr->n - tr->nbig) * tr->small ||
@@ -1152,6 +1185,7 @@ static void try_chan(temu_tm *t, int64_t c)
 {
     tm_chan *ch = &t->ch[c];
     int64_t best = -1, best_ready = 0, best_credit = 0, best_bubble = 0;
+    int32_t best_p = -1;
     int best_vc = -1;
     uint32_t lack = 0;
     if (ch->busy_until > t->now) {
@@ -1171,6 +1205,7 @@ static void try_chan(temu_tm *t, int64_t c)
         }
         if (best < 0 || w->ready < best_ready || (w->ready == best_ready && w->q < best)) {
             best = w->q;
+            best_p = w->p;
             best_ready = w->ready;
             best_credit = cq[vc].credit;
             best_bubble = bubble;
@@ -1187,16 +1222,17 @@ static void try_chan(temu_tm *t, int64_t c)
     }
     close_stall(ch, t->now);
     set_short(t, c, 0);
-    tm_train *head = &t->tr[t->q[best].head];
+    tm_train *head = &t->tr[best_p];
     if (head->open) {
         take_route(t, best, head, c, best_vc, best_bubble);
     }
-    transmit(t, best, c, train_share(t, best, c, best_credit, best_bubble));
+    transmit(t, best, best_p, c, train_share(t, best_p, c, best_credit, best_bubble));
 }
 
-static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
+/* Queue q's head train p waits for channel ch from now (its READY). */
+static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q, int32_t p)
 {
-    const tm_train *tr = &t->tr[t->q[q].head];
+    const tm_train *tr = &t->tr[p];
     if (ch->nwait == ch->capwait) {
         int32_t cap = ch->capwait ? 2 * ch->capwait : 4;
         tm_waiter *w = realloc(ch->wait, (size_t)cap * sizeof *w);
@@ -1207,8 +1243,9 @@ static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
         ch->capwait = cap;
     }
     tm_waiter *w = &ch->wait[ch->nwait++];
-    w->ready = tr->ready;
+    w->ready = t->now;
     w->q = q;
+    w->p = p;
     w->vc = tr->vc;
     w->need = tr->bytes;
     w->open = tr->open;
@@ -1218,9 +1255,11 @@ static int add_waiter(const temu_tm *t, tm_chan *ch, int32_t q)
     return 0;
 }
 
-static void on_ready(temu_tm *t, int64_t q)
+/* READY of queue q: its head train p (the event says which, and the
+ * channel it takes next, so that neither waits for the queue's line) may
+ * leave. */
+static void on_ready(temu_tm *t, int64_t q, int32_t p, int32_t chan)
 {
-    int32_t p = t->q[q].head;
     const tm_train *tr = &t->tr[p];
     int64_t cand[TEMU_MAX_DIMS];
     int n = 1;
@@ -1230,7 +1269,7 @@ static void on_ready(temu_tm *t, int64_t q)
             up->inq_since = t->now;
         }
     }
-    cand[0] = tr->chan;
+    cand[0] = chan;
     if (tr->open) {
         /* adaptive: wait for every productive channel, tried in the order
          * of the dynamic tokens they have free (most first; ties keep the
@@ -1246,7 +1285,7 @@ static void on_ready(temu_tm *t, int64_t q)
         }
     }
     for (int i = 0; i < n; i++) {
-        if (add_waiter(t, &t->ch[cand[i]], (int32_t)q) != 0) {
+        if (add_waiter(t, &t->ch[cand[i]], (int32_t)q, p) != 0) {
             t->oom = 1; /* the packet would be lost: temu_tm_run stops */
             return;
         }
@@ -1290,7 +1329,7 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
             append(t, source_queue(t, t->tr[e.a].src_node), e.a);
             break;
         case EV_READY:
-            on_ready(t, e.a);
+            on_ready(t, e.a, e.b, e.c);
             break;
         case EV_TRY:
             t->ch[e.a].try_pending = 0;
@@ -1374,7 +1413,7 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
     if (t->notok != NULL) {
         int64_t c = chan_id(t, router, link, lane);
         out->no_dynamic_ps = t->notok[c * (t->nvc + 1) + t->nvc] +
-                             ((ch->short_mask & NO_DYNAMIC) ? t->now - ch->short_since : 0);
+                             ((ch->short_mask & NO_DYNAMIC) ? t->now - t->short_since[c] : 0);
     }
     return TEMU_OK;
 }
@@ -1397,7 +1436,7 @@ temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, in
         out->adaptive_packets += t->vc_pk[c * t->nvc + v];
         out->adaptive_bytes += t->vc_bytes[c * t->nvc + v];
         out->no_token_ps += t->notok[c * (t->nvc + 1) + v] +
-                            ((t->ch[c].short_mask >> v & 1u) ? t->now - t->ch[c].short_since : 0);
+                            ((t->ch[c].short_mask >> v & 1u) ? t->now - t->short_since[c] : 0);
     }
     return TEMU_OK;
 }
