@@ -25,7 +25,8 @@ torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 
 # --------------------------------------------- unit tests of the pure core
 if HAVE_CHECK
-TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model
+TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model \
+	tests/mpi/test_clock_owner
 check_PROGRAMS += $(TMPI_UNIT)
 TESTS += $(TMPI_UNIT)
 tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c $(TMPI_CORE)
@@ -40,6 +41,11 @@ tests_mpi_test_vt_model_SOURCES = tests/mpi/test_vt_model.c mpi/vt_model.h mpi/v
 tests_mpi_test_vt_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 tests_mpi_test_vt_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_mpi_test_vt_model_LDADD = libtorusemu.la $(CHECK_LIBS) -lm
+tests_mpi_test_clock_owner_SOURCES = tests/mpi/test_clock_owner.c mpi/clock_owner.h \
+	mpi/clock_owner.c
+tests_mpi_test_clock_owner_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_clock_owner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_clock_owner_LDADD = $(CHECK_LIBS)
 endif
 
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
