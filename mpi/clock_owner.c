@@ -19,8 +19,8 @@
  */
 static const char *const runtime_prefixes[] = {
     /* Open MPI and its plugins (mca_*, libmca_common_*), OpenSHMEM */
-    "libmpi", "libopen-pal", "libopen-rte", "libopen-orted", "liboshmem", "libompitrace",
-    "libmca_", "mca_", "ompi_",
+    "libmpi", "libopen-pal", "libopen-rte", "libopen-orted", "liboshmem", "libompitrace", "libmca_",
+    "mca_", "ompi_",
     /* process management */
     "libpmix", "pmix_", "libprrte", "libpmi", "libslurm", "libmunge",
     /* Open MPI's helpers */
@@ -48,24 +48,26 @@ int tmpi_clock_runtime_object(const char *path)
     return 0;
 }
 
+/* The wall clocks, in the order of their index. */
+static const clockid_t wall_clocks[TMPI_WALL_CLOCKS] = {CLOCK_REALTIME,
+                                                        CLOCK_MONOTONIC,
+                                                        CLOCK_MONOTONIC_RAW,
+                                                        CLOCK_REALTIME_COARSE,
+                                                        CLOCK_MONOTONIC_COARSE,
+                                                        CLOCK_BOOTTIME,
+                                                        CLOCK_TAI};
+
 int tmpi_wall_clock_index(clockid_t id)
 {
-    switch (id) {
-    case CLOCK_REALTIME:
-        return 0;
-    case CLOCK_MONOTONIC:
-        return 1;
-    case CLOCK_MONOTONIC_RAW:
-        return 2;
-    case CLOCK_REALTIME_COARSE:
-        return 3;
-    case CLOCK_MONOTONIC_COARSE:
-        return 4;
-    case CLOCK_BOOTTIME:
-        return 5;
-    case CLOCK_TAI:
-        return 6;
-    default:
-        return -1;
+    for (int i = 0; i < TMPI_WALL_CLOCKS; i++) {
+        if (wall_clocks[i] == id) {
+            return i;
+        }
     }
+    return -1;
+}
+
+clockid_t tmpi_wall_clock_id(int index)
+{
+    return wall_clocks[index];
 }

@@ -24,6 +24,8 @@ int tmpi_clock_runtime_object(const char *path);
  * alarms, per-thread and per-process clocks). */
 #define TMPI_WALL_CLOCKS 7
 int tmpi_wall_clock_index(clockid_t id);
+/* The clock of index 0..TMPI_WALL_CLOCKS-1 (0: CLOCK_REALTIME). */
+clockid_t tmpi_wall_clock_id(int index);
 
 /* A clock's value at virtual time vt_ps after MPI_Init: base_ns (the host
  * clock at the end of MPI_Init, whole microseconds) + the virtual clock

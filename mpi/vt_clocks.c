@@ -106,18 +106,16 @@ static int host_timespec_get_fallback(struct timespec *ts, int base)
 
 static int host_gettimeofday(struct timeval *tv, void *tz)
 {
-    gettimeofday_fn f = (gettimeofday_fn)next_def(&host_gtod, "gettimeofday",
-                                                  (void *)host_gettimeofday_fallback);
+    gettimeofday_fn f =
+        (gettimeofday_fn)next_def(&host_gtod, "gettimeofday", (void *)host_gettimeofday_fallback);
     return f(tv, tz);
 }
 
 /* ----------------------------------------------- the program's clocks */
 
 enum { CLOCKS_HOST, CLOCKS_VIRTUAL, CLOCKS_AFTER };
-static int clocks_mode; /* CLOCKS_*: host before MPI_Init */
-static const clockid_t wall_ids[TMPI_WALL_CLOCKS] = {
-    CLOCK_REALTIME,         CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
-    CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME,  CLOCK_TAI};
+#define REALTIME_INDEX 0 /* tmpi_wall_clock_index(CLOCK_REALTIME) */
+static int clocks_mode;  /* CLOCKS_*: host before MPI_Init */
 /* per wall clock: the host's at MPI_Init (whole us), and after
  * MPI_Finalize how far the virtual clock had run ahead of the host's */
 static int64_t base_ns[TMPI_WALL_CLOCKS], ahead_ns[TMPI_WALL_CLOCKS];
@@ -129,7 +127,7 @@ void tmpi_clocks_start(void)
         return;
     }
     for (int i = 0; i < TMPI_WALL_CLOCKS; i++) {
-        base_ns[i] = tmpi_clock_base_ns(host_ns(wall_ids[i]));
+        base_ns[i] = tmpi_clock_base_ns(host_ns(tmpi_wall_clock_id(i)));
     }
     __atomic_store_n(&clocks_mode, CLOCKS_VIRTUAL, __ATOMIC_RELEASE);
 }
@@ -142,7 +140,7 @@ void tmpi_clocks_stop(void)
     int64_t vt = tmpi_vt_now_ps();
     int ahead = 0;
     for (int i = 0; i < TMPI_WALL_CLOCKS; i++) {
-        int64_t d = tmpi_program_ns(base_ns[i], vt) - host_ns(wall_ids[i]);
+        int64_t d = tmpi_program_ns(base_ns[i], vt) - host_ns(tmpi_wall_clock_id(i));
         ahead_ns[i] = d > 0 ? d : 0;
         ahead |= d > 0;
     }
@@ -155,7 +153,7 @@ static int64_t program_ns(int mode, int i)
     if (mode == CLOCKS_VIRTUAL) {
         return tmpi_program_ns(base_ns[i], tmpi_vt_now_ps());
     }
-    return host_ns(wall_ids[i]) + ahead_ns[i];
+    return host_ns(tmpi_wall_clock_id(i)) + ahead_ns[i];
 }
 
 /* ------------------------------------------------------- whose read */
@@ -247,8 +245,7 @@ static inline int mode_for(void *ret)
 TMPI_EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
 {
     int i = tmpi_wall_clock_index(id), mode;
-    if (i >= 0 &&
-        (mode = mode_for(__builtin_return_address(0))) != CLOCKS_HOST) {
+    if (i >= 0 && (mode = mode_for(__builtin_return_address(0))) != CLOCKS_HOST) {
         int64_t ns = program_ns(mode, i);
         ts->tv_sec = (time_t)(ns / 1000000000);
         ts->tv_nsec = (long)(ns % 1000000000);
@@ -267,7 +264,7 @@ TMPI_EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
         struct timeval ignored;
         host_gettimeofday(&ignored, tz);
     }
-    int64_t us = program_ns(mode, 0) / 1000;
+    int64_t us = program_ns(mode, REALTIME_INDEX) / 1000;
     tv->tv_sec = (time_t)(us / 1000000);
     tv->tv_usec = (suseconds_t)(us % 1000000);
     return 0;
@@ -279,7 +276,7 @@ TMPI_EXPORT time_t time(time_t *t)
     if (mode == CLOCKS_HOST) {
         return ((time_fn)next_def(&host_time, "time", (void *)host_time_fallback))(t);
     }
-    time_t s = (time_t)(program_ns(mode, 0) / 1000000000);
+    time_t s = (time_t)(program_ns(mode, REALTIME_INDEX) / 1000000000);
     if (t != NULL) {
         *t = s;
     }
@@ -289,13 +286,12 @@ TMPI_EXPORT time_t time(time_t *t)
 TMPI_EXPORT int timespec_get(struct timespec *ts, int base)
 {
     int mode;
-    if (base == TIME_UTC &&
-        (mode = mode_for(__builtin_return_address(0))) != CLOCKS_HOST) {
-        int64_t ns = program_ns(mode, 0);
+    if (base == TIME_UTC && (mode = mode_for(__builtin_return_address(0))) != CLOCKS_HOST) {
+        int64_t ns = program_ns(mode, REALTIME_INDEX);
         ts->tv_sec = (time_t)(ns / 1000000000);
         ts->tv_nsec = (long)(ns % 1000000000);
         return base;
     }
     return ((timespec_get_fn)next_def(&host_tsget, "timespec_get",
-                                        (void *)host_timespec_get_fallback))(ts, base);
+                                      (void *)host_timespec_get_fallback))(ts, base);
 }

@@ -131,9 +131,9 @@ static void add_cpu_time(void)
 {
     uint64_t now = thread_cpu_ns();
     if (now > cpu_mark + read_cost_ns) {
-        __atomic_fetch_add(&clock_ps,
-                           (int64_t)llround((double)(now - cpu_mark - read_cost_ns) * ps_per_cpu_ns),
-                           __ATOMIC_RELAXED);
+        __atomic_fetch_add(
+            &clock_ps, (int64_t)llround((double)(now - cpu_mark - read_cost_ns) * ps_per_cpu_ns),
+            __ATOMIC_RELAXED);
     }
     cpu_mark = now;
 }

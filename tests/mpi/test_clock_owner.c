@@ -66,16 +66,23 @@ END_TEST
 
 START_TEST(wall_clocks)
 {
-    static const clockid_t wall[] = {CLOCK_REALTIME,        CLOCK_MONOTONIC,
-                                     CLOCK_MONOTONIC_RAW,   CLOCK_REALTIME_COARSE,
-                                     CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, CLOCK_TAI};
+    static const clockid_t wall[] = {CLOCK_REALTIME,
+                                     CLOCK_MONOTONIC,
+                                     CLOCK_MONOTONIC_RAW,
+                                     CLOCK_REALTIME_COARSE,
+                                     CLOCK_MONOTONIC_COARSE,
+                                     CLOCK_BOOTTIME,
+                                     CLOCK_TAI};
     int seen[TMPI_WALL_CLOCKS] = {0};
     for (size_t i = 0; i < sizeof wall / sizeof wall[0]; i++) {
         int k = tmpi_wall_clock_index(wall[i]);
         ck_assert_int_ge(k, 0);
         ck_assert_int_lt(k, TMPI_WALL_CLOCKS);
         ck_assert_int_eq(seen[k]++, 0); /* one index each */
+        ck_assert_int_eq(tmpi_wall_clock_id(k), wall[i]);
     }
+    /* vt_clocks.c takes gettimeofday, time and timespec_get from index 0 */
+    ck_assert_int_eq(tmpi_wall_clock_index(CLOCK_REALTIME), 0);
     /* CPU time is never changed (vtime.c measures computation with it) */
     ck_assert_int_eq(tmpi_wall_clock_index(CLOCK_PROCESS_CPUTIME_ID), -1);
     ck_assert_int_eq(tmpi_wall_clock_index(CLOCK_THREAD_CPUTIME_ID), -1);

@@ -143,7 +143,8 @@ int main(int argc, char **argv)
     MPI_Finalize();
     long long after_fin = clock_ns(CLOCK_MONOTONIC);
     if (rank == 0) {
-        printf("CLOCK_MONOTONIC across MPI_Init %s\n", after_init >= before_init ? "forward" : "BACK");
+        printf("CLOCK_MONOTONIC across MPI_Init %s\n",
+               after_init >= before_init ? "forward" : "BACK");
         printf("CLOCK_MONOTONIC across MPI_Finalize %s\n",
                after_fin >= before_fin ? "forward" : "BACK");
     }
