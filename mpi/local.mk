@@ -64,7 +64,7 @@ lib_LTLIBRARIES += libtorusemu_mpi.la
 pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
+	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
 	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
 	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
 	mpi/vt_clocks.c
@@ -114,7 +114,7 @@ check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
 	tests/mpi/vt_cpu tests/mpi/vt_congest \
-	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_clocks
+	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_clocks
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -174,6 +174,11 @@ tests_mpi_vt_incast_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_incast_LDADD = $(TMPI_MPI_LIBS) -lm
 tests_mpi_vt_incast_DEPENDENCIES =
 tests_mpi_vt_incast_LDFLAGS = -no-install
+tests_mpi_vt_sync_SOURCES = tests/mpi/vt_sync.c
+tests_mpi_vt_sync_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_sync_LDADD = $(TMPI_MPI_LIBS) -lm
+tests_mpi_vt_sync_DEPENDENCIES =
+tests_mpi_vt_sync_LDFLAGS = -no-install
 tests_mpi_vt_canary_SOURCES = tests/mpi/vt_canary.c
 tests_mpi_vt_canary_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_canary_LDADD = $(TMPI_MPI_LIBS) -lm

@@ -19,16 +19,18 @@
  * model's feed before the host's call (acct_coll.c, two passes). */
 #define RUN_COLL(NEXT, ...)                                                                        \
     tmpi_call call_ = {__VA_ARGS__};                                                               \
+    int vt_declared_ = 0; /* this call declared it (not one it is nested in) */                    \
     if (call_.blocking && tmpi_vt_online && tmpi_vt_active()) {                                    \
         call_.vt_pass = TMPI_VT_PASS_BEFORE;                                                       \
         tmpi_acct_coll(&call_);                                                                    \
         call_.vt_pass = TMPI_VT_PASS_AFTER;                                                        \
+        vt_declared_ = tmpi_vt_coll_declared();                                                    \
     }                                                                                              \
     int rc = NEXT;                                                                                 \
     if (rc == MPI_SUCCESS && (tmpi_counting() || tmpi_vt_active())) {                              \
         tmpi_acct_coll(&call_);                                                                    \
     }                                                                                              \
-    if (tmpi_vt_online && tmpi_vt_coll_declared()) {                                               \
+    if (vt_declared_) {                                                                            \
         tmpi_vt_coll_end(call_.comm);                                                              \
     }                                                                                              \
     tmpi_sync_point()

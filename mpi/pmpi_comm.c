@@ -3,8 +3,13 @@
  * Under --virtual-time each new communicator gets its hidden twin for the
  * message stamps (vtime.c) right after the call, from every member, as the
  * collective MPI_Comm_dup requires; otherwise they pass through unchanged.
+ * With the online timing model the constructors that are collective over
+ * their input communicator are declared to it (tmpi_vt_sync_begin), so a
+ * member waiting for the others does not hold the model back.
  * MPI_Comm_split_type is in pmpi_env.c; MPI_Comm_idup is not wrapped (its
  * communicator has no twin: receives on it keep the receiver's clock).
+ * MPI_Comm_create_group (collective over the group only) and the
+ * intercommunicator constructors are not declared.
  */
 #include "tmpi.h"
 
@@ -18,31 +23,39 @@
 
 TMPI_ENTRY(Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm), (comm, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
 TMPI_ENTRY(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm),
            (comm, info, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, info, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
 TMPI_ENTRY(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm),
            (comm, color, key, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, color, key, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
 TMPI_ENTRY(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm), (comm, group, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, group, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
@@ -59,16 +72,20 @@ TMPI_ENTRY(Cart_create,
             MPI_Comm *newcomm),
            (comm, ndims, dims, periods, reorder, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, ndims, dims, periods, reorder, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
 TMPI_ENTRY(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm),
            (comm, remain_dims, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, remain_dims, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
@@ -77,8 +94,10 @@ TMPI_ENTRY(Graph_create,
             MPI_Comm *newcomm),
            (comm, nnodes, index, edges, reorder, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, nnodes, index, edges, reorder, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
@@ -88,8 +107,10 @@ TMPI_ENTRY(Dist_graph_create,
             MPI_Comm *newcomm),
            (comm, n, sources, degrees, destinations, weights, info, reorder, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 
@@ -100,9 +121,11 @@ TMPI_ENTRY(Dist_graph_create_adjacent,
            (comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info,
             reorder, newcomm))
 {
+    int declared = tmpi_vt_sync_begin(comm);
     int rc = tmpi_next_(comm, indegree, sources, sourceweights, outdegree, destinations,
                         destweights, info, reorder, newcomm);
     TWIN(*newcomm);
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 

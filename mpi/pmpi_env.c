@@ -74,6 +74,7 @@ TMPI_ENTRY(Comm_split_type,
            (comm, split_type, key, info, newcomm))
 {
     static void *ompi_own;
+    int declared = tmpi_vt_sync_begin(comm);
     int rc;
     if (!(tmpi_next_ == tmpi_next_fn(&ompi_own, "PMPI_Comm_split_type") &&
           tmpi_split_by_node(comm, split_type, key, newcomm, &rc))) {
@@ -82,6 +83,7 @@ TMPI_ENTRY(Comm_split_type,
     if (rc == MPI_SUCCESS && tmpi_vt_active()) {
         tmpi_vt_comm_new(*newcomm); /* its twin for message stamps (vtime.c) */
     }
+    tmpi_vt_sync_end(comm, declared);
     return rc;
 }
 

@@ -155,6 +155,15 @@ TMPI_HIDDEN void tmpi_vt_send_done(void);
 TMPI_HIDDEN void tmpi_vt_finalize(void);
 /* A communicator was made (outermost constructor call): its hidden twin. */
 TMPI_HIDDEN void tmpi_vt_comm_new(MPI_Comm comm);
+/* Around a call that is collective over comm and moves no modelled traffic
+ * (communicator and window constructors, MPI_Win_fence, MPI_Win_free): with
+ * the online model on, the model learns the rank is in it (a blocking
+ * collective of no messages), so a member waiting in the host's MPI for the
+ * others does not hold the model back; every member leaves at the latest
+ * member's clock.  tmpi_vt_sync_begin returns whether it declared one,
+ * which tmpi_vt_sync_end takes. */
+TMPI_HIDDEN int tmpi_vt_sync_begin(MPI_Comm comm);
+TMPI_HIDDEN void tmpi_vt_sync_end(MPI_Comm comm, int declared);
 
 /* Virtual time is kept for this call (outermost of our entries). */
 static inline int tmpi_vt_active(void)

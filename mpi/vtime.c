@@ -223,9 +223,24 @@ uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency, 
 }
 
 /* Between two looks at the feed: the model usually answers within
- * microseconds, so yield the core first, then sleep. */
+ * microseconds, so yield the core first, then sleep.  Each pause also
+ * drives the host's MPI once: a rank waiting here is inside an MPI call,
+ * and another rank's one-sided operation on its window may need it to
+ * progress (Open MPI's pt2pt one-sided component, which `torusemu run`
+ * selects for windows not made by MPI_Win_allocate, serves a get or a
+ * lock at the target); without it the origin's flush waits for the target
+ * and the target for a delivery the origin's clock holds back.  An
+ * MPI_Iprobe on the twin of MPI_COMM_SELF matches nothing and runs the
+ * progress engine; it is libmpi's own, past this library's wrappers. */
 static void pause_briefly(unsigned polls)
 {
+    static void *iprobe;
+    typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
+    int flag = 0;
+    if (twin_self.h != MPI_COMM_NULL) {
+        ((iprobe_fn)tmpi_next_fn(&iprobe, "PMPI_Iprobe"))(MPI_ANY_SOURCE, MPI_ANY_TAG, twin_self.h,
+                                                          &flag, MPI_STATUS_IGNORE);
+    }
     if (polls < 256) {
         sched_yield();
     } else {
@@ -624,6 +639,22 @@ void tmpi_vt_coll_end(MPI_Comm comm)
     tmpi_vt_feed_left(feed, tmpi_g.world_rank, &l);
     pthread_mutex_unlock(&feed_lock);
     declare(TMPI_VT_RUNNING, 1, -1, 0);
+}
+
+int tmpi_vt_sync_begin(MPI_Comm comm)
+{
+    if (!tmpi_vt_online || !tmpi_vt_active() || cur.on) {
+        return 0;
+    }
+    tmpi_vt_coll_declare(comm, 0, 0, 0);
+    return cur.on;
+}
+
+void tmpi_vt_sync_end(MPI_Comm comm, int declared)
+{
+    if (declared) {
+        tmpi_vt_coll_end(comm);
+    }
 }
 
 void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps)

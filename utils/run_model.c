@@ -727,7 +727,7 @@ void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
     feed_upto(rm, INT64_MAX);
     temu_tm_run(rm->t, INT64_MAX);
     publish(rm);
-    if (rm->late > 0 || rm->lost > 0) {
+    if (rm->late > 0 || rm->lost > 0 || rm->relaxations > 0) {
         fprintf(stderr,
                 "torusemu: run: virtual time: %" PRIu64 " message(s) reached the timing model "
                 "after it had passed their send time and %" PRIu64 " delivery time(s) were "

@@ -345,6 +345,37 @@ expect_ok "canary ping-pong congested ($pp ps) >= 1.5 x isolated" \
 expect_ok "canary allreduce congested ($ar ps) >= 1.5 x isolated" \
     test "${ar:-0}" -ge $((3 * ONE_8 / 2))
 
+# Calls collective in the host's MPI that move no modelled traffic
+# (tests/mpi/vt_sync.c): rank 0 sends 8 bytes and enters the call at once,
+# rank 1 first waits for the model's delivery of the message.  Declared to
+# the model, rank 0's wait there does not hold the model back, and both
+# leave at the later clock: round j ends at j x ONE_8 on rank 0 (its own
+# clock stays 0 at --cpu-scale 0).  Undeclared, rank 0 would print 0 and
+# the launcher warn that it let a blocked rank go after 2 s.
+for mode in comm topo win wincreate; do
+    vt_run "collective without traffic: $mode" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$TM/vt_sync" "$mode"
+    same "$mode: each round joins rank 0's clock to the delivery" "round 0 $ONE_8 ps
+round 1 $((2 * ONE_8)) ps
+round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
+    expect_ok "$mode: no rank let go by the 2 s valve, no late message" \
+        sh -c "! grep -q 'virtual time:' '$TMP/err'"
+done
+# lock: rank 0's unlock needs rank 1 to make progress in the host's MPI
+# while rank 1 waits for the model (the waiting drives the host's MPI);
+# without that both wait forever (rank 0 is not blocked in a call the
+# valve knows), hence the time limit.  Every round ends in a barrier (BG/Q:
+# the clocks joined), so again j x ONE_8.
+if timeout 300 "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --virtual-time \
+    --cpu-scale 0 --quiet -- "$TM/vt_sync" lock >"$TMP/out" 2>"$TMP/err"; then
+    pass
+else
+    failed "lock: the run did not end (exit $?): $(tail -n 3 "$TMP/err")"
+fi
+same "lock: passive-target rounds, exact clocks" "round 0 $ONE_8 ps
+round 1 $((2 * ONE_8)) ps
+round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
+expect_ok "lock: no rank let go by the 2 s valve" sh -c "! grep -q 'virtual time:' '$TMP/err'"
+
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
     --cpu-scale 0 -- "$PP" 8 1 blocking
