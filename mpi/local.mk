@@ -25,7 +25,8 @@ torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 
 # --------------------------------------------- unit tests of the pure core
 if HAVE_CHECK
-TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model
+TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model \
+	tests/mpi/test_clock_owner
 check_PROGRAMS += $(TMPI_UNIT)
 TESTS += $(TMPI_UNIT)
 tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c $(TMPI_CORE)
@@ -40,6 +41,11 @@ tests_mpi_test_vt_model_SOURCES = tests/mpi/test_vt_model.c mpi/vt_model.h mpi/v
 tests_mpi_test_vt_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 tests_mpi_test_vt_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_mpi_test_vt_model_LDADD = libtorusemu.la $(CHECK_LIBS) -lm
+tests_mpi_test_clock_owner_SOURCES = tests/mpi/test_clock_owner.c mpi/clock_owner.h \
+	mpi/clock_owner.c
+tests_mpi_test_clock_owner_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_clock_owner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_clock_owner_LDADD = $(CHECK_LIBS)
 endif
 
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
@@ -61,7 +67,8 @@ libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
 	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
 	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
-	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c
+	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
+	mpi/vt_clocks.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm
@@ -108,7 +115,8 @@ check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/
 	tests/mpi/threads tests/mpi/coll_check tests/mpi/rma_ops tests/mpi/ftwin \
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
 	tests/mpi/vt_cpu tests/mpi/vt_congest \
-	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_rma
+	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_rma \
+	tests/mpi/vt_clocks
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install
@@ -183,6 +191,11 @@ tests_mpi_vt_canary_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_canary_LDADD = $(TMPI_MPI_LIBS) -lm
 tests_mpi_vt_canary_DEPENDENCIES =
 tests_mpi_vt_canary_LDFLAGS = -no-install
+tests_mpi_vt_clocks_SOURCES = tests/mpi/vt_clocks.c
+tests_mpi_vt_clocks_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_clocks_LDADD = $(TMPI_MPI_LIBS) -ldl -lm
+tests_mpi_vt_clocks_DEPENDENCIES =
+tests_mpi_vt_clocks_LDFLAGS = -no-install
 tests_mpi_ftwin_SOURCES = tests/mpi/ftwin.c
 tests_mpi_ftwin_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_ftwin_LDADD = $(TMPI_MPI_LIBS)

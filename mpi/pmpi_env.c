@@ -106,7 +106,8 @@ int PMPI_Pcontrol(const int level, ...)
 }
 
 /* MPI_Finalize: under --virtual-time this rank will send nothing more, so
- * the online timing model need not wait for its clock (vtime.c).  No
+ * the online timing model need not wait for its clock (vtime.c), and the
+ * program's own clocks tell host time again (vt_clocks.c).  No
  * argument, so not through TMPI_ENTRY. */
 typedef int (*finalize_fn)(void);
 
@@ -114,6 +115,7 @@ int MPI_Finalize(void)
 {
     static void *next;
     if (tmpi_vt_on) {
+        tmpi_clocks_stop();
         tmpi_vt_finalize();
     }
     return ((finalize_fn)tmpi_next_fn(&next, "MPI_Finalize"))();
@@ -123,6 +125,7 @@ int PMPI_Finalize(void)
 {
     static void *next;
     if (tmpi_vt_on) {
+        tmpi_clocks_stop();
         tmpi_vt_finalize();
     }
     return ((finalize_fn)tmpi_next_fn(&next, "PMPI_Finalize"))();

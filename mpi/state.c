@@ -345,6 +345,9 @@ void tmpi_start(void)
     world_info.rank = rank;
     world_info.spans_world = 1;
     tmpi_vt_start();
+    if (tmpi_vt_on) {
+        tmpi_clocks_start(); /* the program's clocks tell virtual time from here */
+    }
     tmpi_trace_start(rank);
     __atomic_store_n(&tmpi_g.session, s, __ATOMIC_RELEASE);
 }

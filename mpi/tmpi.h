@@ -22,6 +22,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "classroute.h"
 #include "coll.h"
@@ -93,6 +94,17 @@ static inline void tmpi_vt_polled(int found)
 TMPI_HIDDEN int tmpi_vt_start(void);
 /* The clock in seconds (MPI_Wtime). */
 TMPI_HIDDEN double tmpi_vt_seconds(void);
+/* The clock in picoseconds, read by the program (MPI_Wtime, its own
+ * clocks): outside MPI calls it first adds the thread's CPU time since the
+ * last call or read, as the next call's entry would. */
+TMPI_HIDDEN int64_t tmpi_vt_now_ps(void);
+/* The program's own wall clocks (vt_clocks.c): virtual from the end of
+ * MPI_Init (tmpi_clocks_start, after tmpi_vt_start) to MPI_Finalize
+ * (tmpi_clocks_stop), unless $TORUSEMU_HOST_CLOCKS is 1. */
+TMPI_HIDDEN void tmpi_clocks_start(void);
+TMPI_HIDDEN void tmpi_clocks_stop(void);
+/* The host's clock_gettime (the next definition, never ours). */
+TMPI_HIDDEN int tmpi_host_clock_gettime(clockid_t id, struct timespec *ts);
 /* A send's stamp (tmpi_acct_send).  In two steps when the buffer changes
  * during the call (MPI_Sendrecv_replace): the message's modelled latency,
  * then the stamp. */

@@ -21,7 +21,7 @@ __thread uint64_t tmpi_trace_t0 __attribute__((tls_model("initial-exec")));
 static uint64_t now_ns(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    tmpi_host_clock_gettime(CLOCK_MONOTONIC, &t); /* host time, never the program's */
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 

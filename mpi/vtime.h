@@ -10,5 +10,8 @@
 #define TMPI_VT_ENV "TORUSEMU_VIRTUAL_TIME"
 /* factor >= 0 applied to the CPU time between MPI calls (default 1) */
 #define TMPI_VT_SCALE_ENV "TORUSEMU_CPU_SCALE"
+/* "1" (`run --host-clocks`): the program's clock_gettime, gettimeofday,
+ * time and timespec_get keep host time (mpi/vt_clocks.c) */
+#define TMPI_VT_HOST_CLOCKS_ENV "TORUSEMU_HOST_CLOCKS"
 
 #endif

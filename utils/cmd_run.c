@@ -2,7 +2,7 @@
  * cmd_run.c - `torusemu run`: run an MPI program on an emulated machine.
  *
  *   torusemu run --machine=SPEC [--ranks-per-node=N] [--map=HOW] [--keep=FILE]
- *                [--trace=DIR] [--virtual-time [--cpu-scale=F]]
+ *                [--trace=DIR] [--virtual-time [--cpu-scale=F] [--host-clocks]]
  *                [--quiet] [--mpirun-arg=ARG]... [--mpirun-args="ARGS"]...
  *                -np P [--] PROGRAM [ARGS]
  *
@@ -57,6 +57,7 @@ typedef struct run_opts {
     int64_t sample_ns;  /* --sample INTERVAL, host ns (0: none) */
     int vtime;          /* --virtual-time */
     const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0) */
+    int host_clocks;       /* --host-clocks: the program's own clocks stay host time */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -92,9 +93,13 @@ static void usage(FILE *f)
                "                           DIR (DIR/traces.otf2; `torusemu replay --trace`)\n"
                "      --virtual-time       every rank keeps a virtual clock (its CPU time\n"
                "                           between MPI calls plus modelled communication);\n"
-               "                           MPI_Wtime returns it (doc/virtual-time.md)\n"
+               "                           MPI_Wtime and the program's own clock_gettime,\n"
+               "                           gettimeofday, time and timespec_get return it\n"
+               "                           (doc/virtual-time.md)\n"
                "      --cpu-scale=F        with --virtual-time: CPU time counts F times\n"
                "                           (default 1; 0: communication only)\n"
+               "      --host-clocks        with --virtual-time: only MPI_Wtime is virtual; the\n"
+               "                           program's own clock reads keep host time\n"
                "      --sample=INTERVAL    with --series: snapshot every counter every INTERVAL\n"
                "                           of host time (500ms, 2s, 1min); a live run has no\n"
                "                           virtual time\n"
@@ -180,6 +185,7 @@ enum {
     OPT_TRACE,
     OPT_VTIME,
     OPT_CPU_SCALE,
+    OPT_HOST_CLOCKS,
     OPT_ARG,
     OPT_ARGS,
     OPT_SAMPLE,
@@ -198,6 +204,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"trace", required_argument, NULL, OPT_TRACE},
                                          {"virtual-time", no_argument, NULL, OPT_VTIME},
                                          {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
+                                         {"host-clocks", no_argument, NULL, OPT_HOST_CLOCKS},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
                                          {"quiet", no_argument, NULL, 'q'},
@@ -252,6 +259,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             }
             break;
         }
+        case OPT_HOST_CLOCKS:
+            o->host_clocks = 1;
+            break;
         case OPT_SAMPLE:
             if (run_parse_interval(optarg, &o->sample_ns) != 0) {
                 return fail("--sample '%s': expected a time with a unit (min, s, ms, us, ns), "
@@ -298,6 +308,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->cpu_scale != NULL && !o->vtime) {
         return fail("--cpu-scale goes with --virtual-time");
+    }
+    if (o->host_clocks && !o->vtime) {
+        return fail("--host-clocks goes with --virtual-time");
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
@@ -676,6 +689,7 @@ int cmd_run(int argc, char **argv)
     char *x_libpath = env_with("LD_LIBRARY_PATH", libdir, 1);
     char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
     char *x_vtime = o.vtime ? env_with(TMPI_VT_ENV, "1", 0) : NULL;
+    char *x_host_clocks = o.host_clocks ? env_with(TMPI_VT_HOST_CLOCKS_ENV, "1", 0) : NULL;
     /* the online timing model (BG/P: its counters are not filled yet) */
     run_model *rm = NULL;
     char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
@@ -699,7 +713,7 @@ int cmd_run(int argc, char **argv)
     while (o.prog[nprog] != NULL) {
         nprog++;
     }
-    char **av = calloc((size_t)(24 + o.nextra + nprog), sizeof *av);
+    char **av = calloc((size_t)(26 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -722,7 +736,8 @@ int cmd_run(int argc, char **argv)
     }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload, x_libpath, x_trace, x_vtime, x_scale, x_feed};
+    char *xs[] = {x_session, x_preload, x_libpath, x_trace,
+                  x_vtime,   x_scale,   x_feed,    x_host_clocks};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -805,6 +820,7 @@ out:
     free(x_feed);
     free(x_trace);
     free(x_vtime);
+    free(x_host_clocks);
     free(x_scale);
     free(av);
     return rc;

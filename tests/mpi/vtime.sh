@@ -1,6 +1,7 @@
 #!/bin/sh
-# vtime.sh - `torusemu run --virtual-time`: MPI_Wtime (C and Fortran) is the
-# rank's virtual clock.  A ping-pong reports the latency and bandwidth of
+# vtime.sh - `torusemu run --virtual-time`: MPI_Wtime (C and Fortran) and
+# the program's own clocks (clock_gettime, gettimeofday, timespec_get,
+# Fortran SYSTEM_CLOCK) are the rank's virtual clock.  A ping-pong reports the latency and bandwidth of
 # its path as the timing model's parameters give them (derived here by
 # hand, doc/virtual-time.md), whichever way the messages are sent and
 # received; runs repeat exactly; wrong options are refused.
@@ -84,6 +85,14 @@ if [ -x "$TM/vt_wtime" ]; then
     same "Fortran MPI_WTIME" "fortran round trip $((2 * ONE_8)) ps" \
         "$(grep '^fortran round' "$TMP/out")"
     same "Fortran MPI_WTICK" "fortran tick 1.0E-12" "$(grep '^fortran tick' "$TMP/out")"
+    # SYSTEM_CLOCK (libgfortran reads clock_gettime(CLOCK_MONOTONIC): the
+    # program's own clock): the same round trip, counted from 0 ps at the
+    # end of MPI_Init, in whole counts (rounded down)
+    rate=$(sed -n 's/^fortran system_clock .* counts at \([0-9]*\) per second$/\1/p' "$TMP/out")
+    counts=$(awk -v ps=$((2 * ONE_8)) -v r="${rate:-0}" 'BEGIN { printf "%d", ps * r / 1e12 }')
+    same "Fortran SYSTEM_CLOCK" "fortran system_clock $counts counts at $rate per second" \
+        "$(grep '^fortran system_clock' "$TMP/out")"
+    expect_ok "Fortran SYSTEM_CLOCK counts the round trip ($counts at $rate/s)" test "$counts" -gt 0
 fi
 
 # Gemini (no collective network): the barrier's dissemination messages take
@@ -127,7 +136,84 @@ for f in 1 2 0.5; do
     d=$(awk -v a="$r0" -v b="$r1" -v f="$f" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1e9 * f) }')
     same "CPU x $f: the barrier joins rank 0's clock ($r0) to rank 1's ($r1)" 1 "$d"
     expect_ok "CPU x $f: rank 1's clock covers its computation" test "$r1" -ge "$virt"
+    # the program's CLOCK_MONOTONIC around the loop alone (no MPI call
+    # inside): it adds the CPU time itself, as MPI_Wtime does (ns, rounded
+    # down: 1 ns of slack below)
+    mono=$(sed -n 's/^monotonic //p' "$TMP/cpu.out")
+    mlo=$(awk -v c="$cpu" -v f="$f" 'BEGIN { printf "%.0f", c * f / 1000 - 1 }')
+    mhi=$(awk -v c="$cpu" -v f="$f" 'BEGIN { printf "%.0f", (c + 1e9) * f / 1000 }')
+    expect_ok "CPU x $f: clock_gettime measured $mono ns within [$mlo, $mhi]" \
+        sh -c "[ \"$mono\" -ge \"$mlo\" ] && [ \"$mono\" -le \"$mhi\" ]"
 done
+
+# The program's own clocks (tests/mpi/vt_clocks.c; doc/virtual-time.md,
+# "The program's own clocks"): 50 round trips of 8 bytes on the two-hop
+# path, timed with MPI_Wtime (ps), clock_gettime and timespec_get (ns) and
+# gettimeofday (us).  The clocks start at the host's at the end of MPI_Init
+# in whole microseconds and add the virtual clock rounded down to a
+# nanosecond; the loop starts at 0 ps (--cpu-scale 0), so each measures the
+# 50 x 236,400 ps = 11,820,000 ps exactly, gettimeofday rounded down to
+# 11 us.  A 20 ms nanosleep takes no virtual time (it is not computation),
+# while libevent's monotonic timer (Open MPI's helper: host time) sees at
+# least 20 ms.
+CK="$TM/vt_clocks"
+N=50
+PS=$((N * 2 * ONE_8))
+NS=$((PS / 1000))
+own_clocks="MPI_Wtime $PS ps
+CLOCK_MONOTONIC $NS ns
+CLOCK_MONOTONIC_RAW $NS ns
+CLOCK_MONOTONIC_COARSE $NS ns
+CLOCK_BOOTTIME $NS ns
+CLOCK_REALTIME $NS ns
+CLOCK_REALTIME_COARSE $NS ns
+gettimeofday $((PS / 1000000)) us
+timespec_get $NS ns
+sleep CLOCK_MONOTONIC 0 ns"
+# libevent_sleep DESC: libevent's timer saw the 20 ms nanosleep (or is absent)
+libevent_sleep() {
+    ev=$(sed -n 's/^sleep libevent \([0-9]*\) us$/\1/p' "$TMP/clk")
+    if grep -q '^libevent absent$' "$TMP/clk"; then
+        pass
+    else
+        expect_ok "$1: libevent's monotonic timer measured the sleep (${ev:-?} us >= 20000)" \
+            test "${ev:-0}" -ge 20000
+    fi
+}
+# forward DESC: CLOCK_MONOTONIC never went back across MPI_Init and MPI_Finalize
+forward() {
+    same "$1: CLOCK_MONOTONIC monotonic" "CLOCK_MONOTONIC across MPI_Init forward
+CLOCK_MONOTONIC across MPI_Finalize forward" "$(grep across "$TMP/clk")"
+}
+vt_run "own clocks" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$CK" 8 $N 20
+cp "$TMP/out" "$TMP/clk"
+same "own clocks: every wall clock measures the virtual round trips" "$own_clocks" \
+    "$(sed -n '1,10p' "$TMP/clk")"
+libevent_sleep "own clocks"
+forward "own clocks"
+# --host-clocks: MPI_Wtime alone is virtual; the program's clocks see the host
+run_mpi "own clocks, --host-clocks" "$S" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
+    --cpu-scale 0 --host-clocks --quiet -- "$CK" 8 $N 20
+cp "$TMP/out" "$TMP/clk"
+same "--host-clocks: MPI_Wtime still virtual" "MPI_Wtime $PS ps" "$(sed -n 1p "$TMP/clk")"
+slept=$(sed -n 's/^sleep CLOCK_MONOTONIC \([0-9]*\) ns$/\1/p' "$TMP/clk")
+expect_ok "--host-clocks: CLOCK_MONOTONIC measured the host's sleep (${slept:-?} ns)" \
+    test "${slept:-0}" -ge 20000000
+mono=$(sed -n 's/^CLOCK_MONOTONIC \([0-9]*\) ns$/\1/p' "$TMP/clk")
+expect_ok "--host-clocks: the host's round trips took time (${mono:-?} ns)" test "${mono:-0}" -gt 0
+libevent_sleep "--host-clocks"
+forward "--host-clocks"
+# without --virtual-time every clock is the host's
+run_mpi "own clocks, no virtual time" "$S" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --quiet -- \
+    "$CK" 8 $N 20
+cp "$TMP/out" "$TMP/clk"
+slept=$(sed -n 's/^sleep CLOCK_MONOTONIC \([0-9]*\) ns$/\1/p' "$TMP/clk")
+expect_ok "no virtual time: CLOCK_MONOTONIC measured the sleep (${slept:-?} ns)" \
+    test "${slept:-0}" -ge 20000000
+wt=$(sed -n 's/^MPI_Wtime \([0-9]*\) ps$/\1/p' "$TMP/clk")
+mono=$(sed -n 's/^CLOCK_MONOTONIC \([0-9]*\) ns$/\1/p' "$TMP/clk")
+expect_ok "no virtual time: MPI_Wtime (${wt:-?} ps) and CLOCK_MONOTONIC (${mono:-?} ns) > 0" \
+    test "${wt:-0}" -gt 0 -a "${mono:-0}" -gt 0
 
 # The online timing model (Gemini): four ranks send 64 KiB each to rank 0
 # at once.  Rank 0 sees stall counters in the store while the job still
@@ -320,6 +406,8 @@ rank 1 round 1 $((2 * ONE_8)) ps" "$(sort "$TMP/out")"
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
     --cpu-scale 0 -- "$PP" 8 1 blocking
+expect_fail "--host-clocks without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run \
+    --machine bgq:4x1x1x1x2 -np 2 --host-clocks -- "$PP" 8 1 blocking
 expect_fail "--cpu-scale -1" "expected a factor" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time \
     --cpu-scale -1 -- "$PP" 8 1 blocking
 expect_fail "--cpu-scale x" "expected a factor" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time \
