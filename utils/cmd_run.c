@@ -745,14 +745,14 @@ int cmd_run(int argc, char **argv)
     rc = launch(mpirun, av, o.series != NULL ? &rs : NULL);
     if (rm != NULL) { /* its last counters before the sampler's last snapshot */
         uint64_t nmsg;
-        int64_t end;
-        run_model_finish(rm, &nmsg, &end);
+        int64_t end, cpu;
+        run_model_finish(rm, &nmsg, &end, &cpu);
         rm = NULL;
         if (!o.quiet) {
             fprintf(stderr,
                     "torusemu: timing model online: %" PRIu64 " messages, the network idle at "
-                    "%.3f us of virtual time\n",
-                    nmsg, (double)end * 1e-6);
+                    "%.3f us of virtual time; the model thread used %.3f s of host CPU\n",
+                    nmsg, (double)end * 1e-6, (double)cpu * 1e-9);
         }
     }
     if (o.series != NULL) {
@@ -788,8 +788,8 @@ int cmd_run(int argc, char **argv)
 out:
     if (rm != NULL) { /* the job did not start: stop the model */
         uint64_t nmsg;
-        int64_t end;
-        run_model_finish(rm, &nmsg, &end);
+        int64_t end, cpu;
+        run_model_finish(rm, &nmsg, &end, &cpu);
     }
     temu_session_close(s);
     if (o.keep == NULL) {

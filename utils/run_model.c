@@ -96,6 +96,7 @@ struct run_model {
     delivery_at *dtimes; /* scratch (recv_bound) */
     size_t ncapd;
     uint64_t late, lost, relaxations;
+    int64_t thread_cpu_ns; /* the model thread's CPU time, at its end */
     /* the second smallest rank bound and the smallest's rank, of the last
      * bound() (publish_poll) */
     int64_t bound_min2;
@@ -627,6 +628,9 @@ static void *model_thread(void *arg)
             }
         }
     }
+    struct timespec cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    rm->thread_cpu_ns = (int64_t)cpu.tv_sec * 1000000000ll + cpu.tv_nsec;
     return NULL;
 }
 
@@ -718,7 +722,7 @@ fail:
     return -1;
 }
 
-void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
+void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps, int64_t *cpu_ns)
 {
     __atomic_store_n(&rm->stop, 1, __ATOMIC_RELEASE);
     pthread_join(rm->thread, NULL);
@@ -738,5 +742,6 @@ void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
     }
     *messages = rm->messages;
     *end_ps = temu_tm_now(rm->t);
+    *cpu_ns = rm->thread_cpu_ns;
     release(rm);
 }
