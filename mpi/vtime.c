@@ -42,7 +42,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -216,18 +215,6 @@ uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency, 
     return push(msg, -1, TMPI_VT_F_COLL | (model ? 0u : TMPI_VT_F_NOMODEL), latency, prefix);
 }
 
-/* Between two looks at the feed: the model usually answers within
- * microseconds, so yield the core first, then sleep. */
-static void pause_briefly(unsigned polls)
-{
-    if (polls < 256) {
-        sched_yield();
-    } else {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* The model's delivery of message seq of sender src; until it comes the
  * rank declares it waits for it (vt_feed.h, WAIT), so the model may run
  * to it.  fallback (the uncongested arrival) when its time was
@@ -236,13 +223,10 @@ static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback)
 {
     int64_t when = 0;
     int got = tmpi_vt_feed_delivery(feed, src, seq, &when), declared = 0;
-    for (unsigned polls = 0; got == 0; polls++) {
-        if (!declared) {
-            declare(TMPI_VT_WAIT, 1, src, seq);
-            declared = 1;
-        }
-        pause_briefly(polls);
-        got = tmpi_vt_feed_delivery(feed, src, seq, &when);
+    if (got == 0) {
+        declare(TMPI_VT_WAIT, 1, src, seq);
+        declared = 1;
+        got = tmpi_vt_feed_wait_delivery(feed, tmpi_g.world_rank, src, seq, &when);
     }
     if (got < 0) {
         __atomic_fetch_add(&lost_deliveries, 1, __ATOMIC_RELAXED);
@@ -572,10 +556,7 @@ static int64_t coll_exit(void)
     for (uint64_t i = 0; i < cur.count; i++) {
         uint64_t seq = cur.first + i;
         int64_t when = 0;
-        for (unsigned polls = 0; tmpi_vt_feed_delivery(feed, tmpi_g.world_rank, seq, &when) == 0;
-             polls++) {
-            pause_briefly(polls);
-        }
+        tmpi_vt_feed_wait_delivery(feed, tmpi_g.world_rank, tmpi_g.world_rank, seq, &when);
         int64_t prefix = feed->q[tmpi_g.world_rank].deliv[seq % TMPI_VT_DELIV_CAP].prefix;
         late = when - cur.clock - prefix > late ? when - cur.clock - prefix : late;
     }
