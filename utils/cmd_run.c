@@ -699,7 +699,8 @@ int cmd_run(int argc, char **argv)
     while (o.prog[nprog] != NULL) {
         nprog++;
     }
-    char **av = calloc((size_t)(24 + o.nextra + nprog), sizeof *av);
+    /* mpirun and its options (at most 25) + the extra arguments + the program + NULL */
+    char **av = calloc((size_t)(26 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -719,6 +720,15 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--mca";
         av[k++] = "osc";
         av[k++] = "sm,pt2pt";
+    }
+    /* with the online model a rank that waits in the host's MPI must
+     * leave the core to the model thread it waits for: Open MPI spins
+     * without yielding when the ranks do not outnumber the cores
+     * (doc/performance.md, "Live runs in virtual time") */
+    if (rm != NULL && getenv("OMPI_MCA_mpi_yield_when_idle") == NULL) {
+        av[k++] = "--mca";
+        av[k++] = "mpi_yield_when_idle";
+        av[k++] = "1";
     }
     av[k++] = "-np";
     av[k++] = np;
