@@ -56,7 +56,8 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/vtime.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c \
-	tests/mpi/vt_cycles.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh bench/mpi_callgrind.sh \
+	tests/mpi/vt_cycles.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh \
+	bench/bench_vtime_live.sh bench/mpi_callgrind.sh \
 	bench/mpi_setup.sh
 
 if HAVE_MPI
@@ -340,11 +341,21 @@ bench-vtime: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_vtime.sh $(builddir)
 bench-vtime-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_vtime_instr.sh $(builddir)
+# host time per message of a live virtual-time run, 2 and 16 ranks
+# (bench/bench_vtime_live.sh; doc/performance.md)
+noinst_PROGRAMS += bench/bench_vtime_live
+bench_bench_vtime_live_SOURCES = bench/bench_vtime_live.c
+bench_bench_vtime_live_CFLAGS = $(AM_CFLAGS) -O2 $(TMPI_MPI_CFLAGS)
+bench_bench_vtime_live_LDADD = $(TMPI_MPI_LIBS)
+bench_bench_vtime_live_DEPENDENCIES =
+bench_bench_vtime_live_LDFLAGS = -no-install
+bench-vtime-live: bench/bench_vtime_live$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_vtime_live.sh $(builddir)
 # the same comparison in instructions per MPI_Isend (callgrind, deterministic)
 bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr:
+bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live:
 	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr
+.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live

@@ -5,14 +5,31 @@
  * published with release stores and read with acquire loads; a rank's
  * state under a sequence lock; a delivery slot names its message
  * (seq1), written last.
+ *
+ * Waiting: a rank that waits for a delivery and the model thread with
+ * nothing to do sleep on futex words in the feed (shared between
+ * processes, so not FUTEX_PRIVATE) instead of spinning: on a host with
+ * fewer cores than ranks, spinning waiters take the core from the one who
+ * would answer them (doc/performance.md, "Live runs in virtual time").
+ * Each sleeper announces itself (asleep), then looks once more for what
+ * it waits for, then sleeps unless its futex word moved; each waker
+ * publishes first, then looks for an announced sleeper: with a full
+ * fence between the two steps on both sides (Dekker), the sleeper sees
+ * the publication or the waker sees the sleeper, so no wake-up is lost.
+ * The sleeps have a timeout, a safety net only: what a rank or the model
+ * computes never depends on when it woke.
  */
 #include "vt_feed.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +86,106 @@ void tmpi_vt_feed_unmap(tmpi_vt_feed *f)
     }
 }
 
+static void futex_wait(uint32_t *word, uint32_t seen, int64_t timeout_ns)
+{
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+    syscall(SYS_futex, word, FUTEX_WAIT, seen, &ts, NULL, 0);
+}
+
+static void futex_wake(uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void tmpi_vt_feed_wake_model(tmpi_vt_feed *f)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* what was published, then the look */
+    if (__atomic_load_n(&f->model_asleep, __ATOMIC_RELAXED) != 0 &&
+        __atomic_exchange_n(&f->model_asleep, 0, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_fetch_add(&f->model_wake, 1, __ATOMIC_SEQ_CST);
+        futex_wake(&f->model_wake);
+    }
+}
+
+void tmpi_vt_feed_model_sleep(tmpi_vt_feed *f, const uint64_t *ver, int64_t timeout_ns)
+{
+    uint32_t seen = __atomic_load_n(&f->model_wake, __ATOMIC_ACQUIRE);
+    int changed = 0;
+    __atomic_store_n(&f->model_asleep, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the announcement, then the look */
+    for (int32_t r = 0; r < f->nranks && !changed; r++) {
+        const tmpi_vt_queue *q = &f->q[r];
+        changed = __atomic_load_n(&q->ver, __ATOMIC_ACQUIRE) != ver[r] ||
+                  __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) != q->head;
+    }
+    if (!changed) {
+        futex_wait(&f->model_wake, seen, timeout_ns);
+    }
+    __atomic_store_n(&f->model_asleep, 0, __ATOMIC_RELAXED);
+}
+
+/* Looks at the feed, yielding the core in between, before a waiting rank
+ * goes to sleep: a wake-up costs two system calls and a context switch,
+ * more than the model usually takes to answer when it has a core. */
+#define WAIT_LOOKS 16
+/* A sleeping rank looks again after this long (ns) whatever happened: it
+ * also runs its MPI's progress then, which other ranks blocked in the
+ * host's MPI may need (vtime.c, host_progress), so short. */
+#define WAIT_SLEEP_NS 1000000
+
+int tmpi_vt_feed_wait_delivery(tmpi_vt_feed *f, int32_t r, int32_t src, uint64_t seq, int64_t *when,
+                               void (*between)(void))
+{
+    tmpi_vt_sleep *z = &f->q[r].sleep;
+    int got;
+    for (unsigned looks = 0; (got = tmpi_vt_feed_delivery(f, src, seq, when)) == 0; looks++) {
+        if (between != NULL) {
+            between();
+        }
+        if (looks < WAIT_LOOKS) {
+            sched_yield();
+            continue;
+        }
+        uint32_t seen = __atomic_load_n(&z->wake, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&z->src, src, __ATOMIC_RELAXED);
+        __atomic_store_n(&z->seq, seq, __ATOMIC_RELAXED);
+        if (__atomic_fetch_add(&z->asleep, 1, __ATOMIC_SEQ_CST) > 0) {
+            __atomic_store_n(&z->any, 1, __ATOMIC_SEQ_CST); /* another thread sleeps too */
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the announcement, then the look */
+        got = tmpi_vt_feed_delivery(f, src, seq, when);
+        if (got == 0) {
+            futex_wait(&z->wake, seen, WAIT_SLEEP_NS);
+        }
+        if (__atomic_sub_fetch(&z->asleep, 1, __ATOMIC_SEQ_CST) == 0) {
+            __atomic_store_n(&z->any, 0, __ATOMIC_RELAXED);
+        }
+        if (got != 0) {
+            break;
+        }
+    }
+    return got;
+}
+
+void tmpi_vt_feed_wake_ranks(tmpi_vt_feed *f)
+{
+    int64_t when;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the deliveries, then the look */
+    for (int32_t r = 0; r < f->nranks; r++) {
+        tmpi_vt_sleep *z = &f->q[r].sleep;
+        if (__atomic_load_n(&z->asleep, __ATOMIC_SEQ_CST) == 0) {
+            continue;
+        }
+        int32_t src = __atomic_load_n(&z->src, __ATOMIC_RELAXED);
+        uint64_t seq = __atomic_load_n(&z->seq, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&z->any, __ATOMIC_RELAXED) || src < 0 || src >= f->nranks ||
+            tmpi_vt_feed_delivery(f, src, seq, &when) != 0) {
+            __atomic_fetch_add(&z->wake, 1, __ATOMIC_SEQ_CST);
+            futex_wake(&z->wake);
+        }
+    }
+}
+
 uint64_t tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec)
 {
     tmpi_vt_queue *q = &f->q[r];
@@ -80,6 +197,7 @@ uint64_t tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec)
     }
     q->rec[tail % TMPI_VT_FEED_CAP] = *rec;
     __atomic_store_n(&q->tail, tail + 1, __ATOMIC_RELEASE);
+    tmpi_vt_feed_wake_model(f);
     return tail;
 }
 
@@ -96,6 +214,7 @@ void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
         __atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
     }
     __atomic_store_n(&q->ver, v + 2, __ATOMIC_RELEASE);
+    tmpi_vt_feed_wake_model(f);
 }
 
 void tmpi_vt_feed_poll_publish(tmpi_vt_feed *f, int64_t next, int64_t min, int32_t min_rank,

@@ -25,7 +25,7 @@
 #pragma GCC visibility push(hidden)
 
 #define TMPI_VT_FEED_ENV "TORUSEMU_VT_FEED"
-#define TMPI_VT_FEED_MAGIC 0x76746665656432ull /* "vtfeed2" */
+#define TMPI_VT_FEED_MAGIC 0x76746665656433ull /* "vtfeed3" */
 #define TMPI_VT_FEED_CAP 4096u                 /* records per rank queue */
 /* delivery times kept per sender: a receiver that takes a message more
  * than this many of its sender's messages later finds it overwritten and
@@ -116,6 +116,17 @@ typedef struct tmpi_vt_left {
 } tmpi_vt_left;
 #define TMPI_VT_LEFT_CAP 16u /* the last ones kept per rank */
 
+/* A rank asleep until the model delivers message seq of sender src
+ * (tmpi_vt_feed_wait_delivery): the model wakes it through its futex word
+ * `wake` when it publishes that delivery (tmpi_vt_feed_wake_ranks). */
+typedef struct tmpi_vt_sleep {
+    uint32_t wake;   /* futex word: bumped by the model to wake the rank  */
+    uint32_t asleep; /* the rank's threads asleep on it                   */
+    int32_t src;     /* what the first of them sleeps for                 */
+    uint32_t any;    /* several are: wake them at any delivery            */
+    uint64_t seq;
+} tmpi_vt_sleep;
+
 typedef struct tmpi_vt_queue {
     uint64_t ver; /* state's sequence lock                           */
     tmpi_vt_state st;
@@ -123,7 +134,7 @@ typedef struct tmpi_vt_queue {
     tmpi_vt_left left[TMPI_VT_LEFT_CAP];
     uint64_t head; /* records consumed (model)                          */
     uint64_t tail; /* records produced (rank)                           */
-    uint64_t pad[3];
+    tmpi_vt_sleep sleep;
     tmpi_vt_rec rec[TMPI_VT_FEED_CAP];
     tmpi_vt_deliv deliv[TMPI_VT_DELIV_CAP];
 } tmpi_vt_queue;
@@ -139,6 +150,10 @@ typedef struct tmpi_vt_feed {
     uint64_t poll_ver;
     int64_t poll_next, poll_min, poll_min2;
     int32_t poll_min_rank, pad3;
+    /* the model thread asleep (model_asleep 1) on its futex word
+     * model_wake until a rank changes its state or queues a message
+     * (tmpi_vt_feed_model_sleep, tmpi_vt_feed_wake_model) */
+    uint32_t model_wake, model_asleep;
     tmpi_vt_queue q[];
 } tmpi_vt_feed;
 
@@ -174,6 +189,23 @@ uint64_t tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state
 int tmpi_vt_feed_delivery(const tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t *when);
 /* Model: message seq of sender r was delivered at when. */
 void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when);
+/* Rank r: wait until the model has delivered message seq of sender src
+ * (or its slot was reused): a few looks yielding the core, then asleep
+ * until the model wakes it or WAIT_SLEEP_NS pass; between (if not NULL)
+ * runs before every look (the rank's MPI progress, vtime.c); returns
+ * tmpi_vt_feed_delivery's answer. */
+int tmpi_vt_feed_wait_delivery(tmpi_vt_feed *f, int32_t r, int32_t src, uint64_t seq, int64_t *when,
+                               void (*between)(void));
+/* Model: wake the ranks asleep for a delivery it has published. */
+void tmpi_vt_feed_wake_ranks(tmpi_vt_feed *f);
+/* Wake the model thread if it sleeps (the ranks call it after every state
+ * and record they publish; the launcher to stop it). */
+void tmpi_vt_feed_wake_model(tmpi_vt_feed *f);
+/* Model, with nothing to do: sleep until a rank changes its state or queues
+ * a message after the model last looked (the versions in ver[] and the
+ * queues' heads), or timeout_ns of host time have passed. */
+void tmpi_vt_feed_model_sleep(tmpi_vt_feed *f, const uint64_t *ver, int64_t timeout_ns);
+
 /* Rank r has left a blocking collective (written before its next state). */
 void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l);
 /* Receiver rank me: message seq of sender r is taken (no receive waits for

@@ -42,7 +42,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -289,17 +288,18 @@ uint64_t tmpi_vt_feed_coll(const temu_message *msg, int model, int64_t latency, 
     return push(msg, -1, TMPI_VT_F_COLL | (model ? 0u : TMPI_VT_F_NOMODEL), latency, prefix);
 }
 
-/* Between two looks at the feed: the model usually answers within
- * microseconds, so yield the core first, then sleep.  Each pause also
- * drives the host's MPI once: a rank waiting here is inside an MPI call,
- * and another rank's one-sided operation on its window may need it to
- * progress (Open MPI's pt2pt one-sided component, which `torusemu run`
- * selects for windows not made by MPI_Win_allocate, serves a get or a
- * lock at the target); without it the origin's flush waits for the target
- * and the target for a delivery the origin's clock holds back.  An
- * MPI_Iprobe on the twin of MPI_COMM_SELF matches nothing and runs the
- * progress engine; it is libmpi's own, past this library's wrappers. */
-static void pause_briefly(unsigned polls)
+/* Run the host's MPI once while waiting for the model (between looks at
+ * the feed, tmpi_vt_feed_wait_delivery): a rank waiting here is inside an
+ * MPI call, and other ranks may need it to progress — another rank's
+ * one-sided operation on its window (Open MPI's pt2pt one-sided
+ * component, which `torusemu run` selects for windows not made by
+ * MPI_Win_allocate, serves a get or a lock at the target), the rest of a
+ * large message it sent.  Without it the other rank waits in the host's
+ * MPI, holding the model at its clock, and this one for a delivery the
+ * model cannot reach.  An MPI_Iprobe on the twin of MPI_COMM_SELF matches
+ * nothing and runs the progress engine; it is libmpi's own, past this
+ * library's wrappers. */
+static void host_progress(void)
 {
     static void *iprobe;
     typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
@@ -307,12 +307,6 @@ static void pause_briefly(unsigned polls)
     if (twin_self.h != MPI_COMM_NULL) {
         ((iprobe_fn)tmpi_next_fn(&iprobe, "PMPI_Iprobe"))(MPI_ANY_SOURCE, MPI_ANY_TAG, twin_self.h,
                                                           &flag, MPI_STATUS_IGNORE);
-    }
-    if (polls < 256) {
-        sched_yield();
-    } else {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
     }
 }
 
@@ -324,13 +318,10 @@ static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback)
 {
     int64_t when = 0;
     int got = tmpi_vt_feed_delivery(feed, src, seq, &when), declared = 0;
-    for (unsigned polls = 0; got == 0; polls++) {
-        if (!declared) {
-            declare(TMPI_VT_WAIT, 1, src, seq);
-            declared = 1;
-        }
-        pause_briefly(polls);
-        got = tmpi_vt_feed_delivery(feed, src, seq, &when);
+    if (got == 0) {
+        declare(TMPI_VT_WAIT, 1, src, seq);
+        declared = 1;
+        got = tmpi_vt_feed_wait_delivery(feed, tmpi_g.world_rank, src, seq, &when, host_progress);
     }
     if (got < 0) {
         __atomic_fetch_add(&lost_deliveries, 1, __ATOMIC_RELAXED);
@@ -688,10 +679,8 @@ static int64_t coll_exit(void)
     for (uint64_t i = 0; i < cur.count; i++) {
         uint64_t seq = cur.first + i;
         int64_t when = 0;
-        for (unsigned polls = 0; tmpi_vt_feed_delivery(feed, tmpi_g.world_rank, seq, &when) == 0;
-             polls++) {
-            pause_briefly(polls);
-        }
+        tmpi_vt_feed_wait_delivery(feed, tmpi_g.world_rank, tmpi_g.world_rank, seq, &when,
+                                   host_progress);
         int64_t prefix = feed->q[tmpi_g.world_rank].deliv[seq % TMPI_VT_DELIV_CAP].prefix;
         late = when - cur.clock - prefix > late ? when - cur.clock - prefix : late;
     }

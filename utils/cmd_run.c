@@ -51,11 +51,11 @@ typedef struct run_opts {
     const char *spec;
     const char *map;
     const char *keep;
-    int replace;        /* --replace: --keep may replace an existing FILE */
-    const char *trace;  /* --trace DIR */
-    const char *series; /* --series FILE */
-    int64_t sample_ns;  /* --sample INTERVAL, host ns (0: none) */
-    int vtime;          /* --virtual-time */
+    int replace;           /* --replace: --keep may replace an existing FILE */
+    const char *trace;     /* --trace DIR */
+    const char *series;    /* --series FILE */
+    int64_t sample_ns;     /* --sample INTERVAL, host ns (0: none) */
+    int vtime;             /* --virtual-time */
     const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0) */
     int host_clocks;       /* --host-clocks: the program's own clocks stay host time */
     uint64_t np;
@@ -669,8 +669,8 @@ int cmd_run(int argc, char **argv)
         }
         return CLI_EXIT_USAGE;
     }
-    temu_status st = temu_session_create_ex(store, &m, &map,
-                                            o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
+    temu_status st =
+        temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
         if (tmpdir[0] != '\0') {
@@ -713,7 +713,10 @@ int cmd_run(int argc, char **argv)
     while (o.prog[nprog] != NULL) {
         nprog++;
     }
-    char **av = calloc((size_t)(26 + o.nextra + nprog), sizeof *av);
+    /* mpirun and its own options (at most 9: root, oversubscribe, two
+     * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
+     * arguments + the program + NULL */
+    char **av = calloc((size_t)(28 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -733,6 +736,15 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--mca";
         av[k++] = "osc";
         av[k++] = "sm,pt2pt";
+    }
+    /* with the online model a rank that waits in the host's MPI must
+     * leave the core to the model thread it waits for: Open MPI spins
+     * without yielding when the ranks do not outnumber the cores
+     * (doc/performance.md, "Live runs in virtual time") */
+    if (rm != NULL && getenv("OMPI_MCA_mpi_yield_when_idle") == NULL) {
+        av[k++] = "--mca";
+        av[k++] = "mpi_yield_when_idle";
+        av[k++] = "1";
     }
     av[k++] = "-np";
     av[k++] = np;
@@ -760,14 +772,14 @@ int cmd_run(int argc, char **argv)
     rc = launch(mpirun, av, o.series != NULL ? &rs : NULL);
     if (rm != NULL) { /* its last counters before the sampler's last snapshot */
         uint64_t nmsg;
-        int64_t end;
-        run_model_finish(rm, &nmsg, &end);
+        int64_t end, cpu;
+        run_model_finish(rm, &nmsg, &end, &cpu);
         rm = NULL;
         if (!o.quiet) {
             fprintf(stderr,
                     "torusemu: timing model online: %" PRIu64 " messages, the network idle at "
-                    "%.3f us of virtual time\n",
-                    nmsg, (double)end * 1e-6);
+                    "%.3f us of virtual time; the model thread used %.3f s of host CPU\n",
+                    nmsg, (double)end * 1e-6, (double)cpu * 1e-9);
         }
     }
     if (o.series != NULL) {
@@ -803,8 +815,8 @@ int cmd_run(int argc, char **argv)
 out:
     if (rm != NULL) { /* the job did not start: stop the model */
         uint64_t nmsg;
-        int64_t end;
-        run_model_finish(rm, &nmsg, &end);
+        int64_t end, cpu;
+        run_model_finish(rm, &nmsg, &end, &cpu);
     }
     temu_session_close(s);
     if (o.keep == NULL) {

@@ -37,6 +37,9 @@
 #include <unistd.h>
 
 #define PUBLISH_NS 50000000ll /* host time between two additions to the store */
+/* Idle rounds the model thread yields the core before it sleeps: a rank
+ * that wakes it pays a system call, more than a few rounds cost it. */
+#define IDLE_YIELDS 16
 
 typedef struct pending {
     tmpi_vt_rec rec;
@@ -78,7 +81,7 @@ struct run_model {
     uint64_t *ver;
     cand_list *cands;
     uint64_t *relaxed;
-    int delivered; /* a message was delivered since the last look */
+    int delivered; /* a message was delivered since the ranks were woken */
     /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
      * occupancy, message-unit pending requests), the private store's value
      * at the last look and the total already added to the session */
@@ -96,6 +99,7 @@ struct run_model {
     delivery_at *dtimes; /* scratch (recv_bound) */
     size_t ncapd;
     uint64_t late, lost, relaxations;
+    int64_t thread_cpu_ns; /* the model thread's CPU time, at its end */
     /* the second smallest rank bound and the smallest's rank, of the last
      * bound() (publish_poll) */
     int64_t bound_min2;
@@ -477,6 +481,15 @@ static void publish_poll(run_model *rm, int64_t limit, int64_t next)
     tmpi_vt_feed_poll_publish(rm->feed, next, limit, rm->bound_min_rank, rm->bound_min2);
 }
 
+/* The ranks asleep for a delivery published since the last call wake. */
+static void wake_ranks(run_model *rm)
+{
+    if (rm->delivered) {
+        rm->delivered = 0;
+        tmpi_vt_feed_wake_ranks(rm->feed);
+    }
+}
+
 /* Advance as far as the ranks allow: feed every message sent before the
  * bound and process the events before it, one event time at a time while
  * a rank's bound waits for a delivery (each delivery may lower it to its
@@ -497,6 +510,7 @@ static int advance(run_model *rm)
         }
         if (next >= limit || next == INT64_MAX) {
             publish_poll(rm, limit, next);
+            wake_ranks(rm);
             return progress;
         }
         int64_t upto = step ? next : limit - 1;
@@ -505,6 +519,7 @@ static int advance(run_model *rm)
             temu_tm_run(rm->t, upto);
             progress = 1;
         }
+        wake_ranks(rm);
     }
 }
 
@@ -624,15 +639,20 @@ static void *model_thread(void *arg)
                 relax(rm);
                 moved = now;
             }
-            /* the ranks usually answer within microseconds: yield first */
-            if (++idle < 256) {
+            /* the ranks usually answer within microseconds: yield first,
+             * then sleep until one of them publishes something (it wakes
+             * the model), at the latest at the next look at the counters */
+            if (++idle < IDLE_YIELDS) {
                 sched_yield();
             } else {
-                struct timespec ts = {0, 200000};
-                nanosleep(&ts, NULL);
+                int64_t left = PUBLISH_NS - (host_ns() - published);
+                tmpi_vt_feed_model_sleep(rm->feed, rm->ver, left > 1000000 ? left : 1000000);
             }
         }
     }
+    struct timespec cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    rm->thread_cpu_ns = (int64_t)cpu.tv_sec * 1000000000ll + cpu.tv_nsec;
     return NULL;
 }
 
@@ -724,9 +744,10 @@ fail:
     return -1;
 }
 
-void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
+void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps, int64_t *cpu_ns)
 {
     __atomic_store_n(&rm->stop, 1, __ATOMIC_RELEASE);
+    tmpi_vt_feed_wake_model(rm->feed);
     pthread_join(rm->thread, NULL);
     /* every rank has ended: whatever they queued is all there is */
     drain(rm);
@@ -744,5 +765,6 @@ void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps)
     }
     *messages = rm->messages;
     *end_ps = temu_tm_now(rm->t);
+    *cpu_ns = rm->thread_cpu_ns;
     release(rm);
 }

@@ -17,7 +17,8 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
                     char *why, size_t len);
 /* The job has ended: feed what is left, run the model to its end, add the
  * last counters, stop the thread, remove the feed file.  Messages and the
- * virtual time the model reached into *messages, *end_ps. */
-void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps);
+ * virtual time the model reached into *messages, *end_ps; the host CPU
+ * time the model thread used while the job ran into *cpu_ns (ns). */
+void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps, int64_t *cpu_ns);
 
 #endif

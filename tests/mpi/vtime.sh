@@ -403,6 +403,27 @@ rank 0 round 1 $((2 * ONE_8)) ps
 rank 1 round 0 $ONE_8 ps
 rank 1 round 1 $((2 * ONE_8)) ps" "$(sort "$TMP/out")"
 
+# Under the online model the ranks' MPI yields while it waits (it leaves the
+# core to the model thread it waits for, doc/performance.md), unless the
+# user set otherwise; without virtual time nothing is set.  The summary
+# gives the model thread's CPU time.  (mpilib.sh sets the variable for the
+# other tests.)
+YIELD='echo "yield=${OMPI_MCA_mpi_yield_when_idle:-unset}"'
+unset OMPI_MCA_mpi_yield_when_idle
+run_mpi "online model: yield in MPI's waits" "$S" gemini:4x4x4 1 --virtual-time --cpu-scale 0 \
+    -- sh -c "$YIELD"
+same "online model: mpi_yield_when_idle" "yield=1" "$(cat "$TMP/out")"
+cp "$TMP/err" "$TMP/summary"
+expect_ok "online model: the summary gives the model thread's CPU time" \
+    grep -q "the model thread used [0-9]*\.[0-9]* s of host CPU" "$TMP/summary"
+run_mpi "no virtual time: Open MPI's default" "$S" gemini:4x4x4 1 -- sh -c "$YIELD"
+same "no virtual time: mpi_yield_when_idle not set" "yield=unset" "$(cat "$TMP/out")"
+export OMPI_MCA_mpi_yield_when_idle=0
+run_mpi "online model, yield chosen by the user" "$S" gemini:4x4x4 1 --virtual-time \
+    --cpu-scale 0 -- sh -c "$YIELD"
+same "online model: the user's mpi_yield_when_idle kept" "yield=0" "$(cat "$TMP/out")"
+export OMPI_MCA_mpi_yield_when_idle=1
+
 # refusals
 expect_fail "--cpu-scale without --virtual-time" "goes with --virtual-time" "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 \
     --cpu-scale 0 -- "$PP" 8 1 blocking
