@@ -777,7 +777,7 @@ int cmd_run(int argc, char **argv)
         rm = NULL;
         if (!o.quiet) {
             fprintf(stderr,
-                    "torusemu: timing model online: %" PRIu64 " messages, the network idle at "
+                    "torusemu: timing model online: %" PRIu64 " messages, the last packet in at "
                     "%.3f us of virtual time; the model thread used %.3f s of host CPU\n",
                     nmsg, (double)end * 1e-6, (double)cpu * 1e-9);
         }

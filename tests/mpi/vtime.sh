@@ -416,6 +416,14 @@ same "online model: mpi_yield_when_idle" "yield=1" "$(cat "$TMP/out")"
 cp "$TMP/err" "$TMP/summary"
 expect_ok "online model: the summary gives the model thread's CPU time" \
     grep -q "the model thread used [0-9]*\.[0-9]* s of host CPU" "$TMP/summary"
+# the summary's last arrival: after the 5 round trips of the ping-pong
+# (5 x 2 x ONE_8), not the model clock's end-of-run sentinel (INT64_MAX ps)
+rm -f "$S"
+"$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --virtual-time --cpu-scale 0 \
+    --keep "$S" -- "$PP" 8 5 blocking >"$TMP/out" 2>"$TMP/err"
+last=$(sed -n 's/.*the last packet in at \([0-9.]*\) us.*/\1/p' "$TMP/err")
+expect_ok "summary: last packet in at ${last:-?} us, after the round trips, finite" \
+    awk -v t="${last:-0}" -v lo="$((10 * ONE_8))" 'BEGIN { exit !(t * 1e6 >= lo && t < 100) }'
 run_mpi "no virtual time: Open MPI's default" "$S" gemini:4x4x4 1 -- sh -c "$YIELD"
 same "no virtual time: mpi_yield_when_idle not set" "yield=unset" "$(cat "$TMP/out")"
 export OMPI_MCA_mpi_yield_when_idle=0
