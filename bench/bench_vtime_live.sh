@@ -26,7 +26,7 @@ median() {
 i=1
 while [ "$i" -le "$RUNS" ]; do
     for np in 2 16; do
-        "$TORUSEMU" run --machine gemini:4x4x4 -np "$np" --virtual-time --cpu-scale 0 \
+        "$TORUSEMU" run --machine gemini:4x4x4 -np "$np" --virtual-time --cpu-scale 0 --host-clocks \
             -- "$PROG" "$ITERS" >"$T/out" 2>"$T/err"
         n=$(awk '$1 == "messages" { print $2 }' "$T/out")
         awk '$1 == "host_us_per_msg" { print $2 }' "$T/out" >>"$T/$np.host"
