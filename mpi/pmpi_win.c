@@ -67,18 +67,12 @@ static MPI_Comm *group_of(MPI_Win win)
  * tmpi_vt_rma_complete). */
 static void complete_rma(MPI_Win win, int rank)
 {
-    int32_t target = -1;
-    if (!tmpi_vt_online || !tmpi_vt_active()) {
+    tmpi_win *w;
+    if (!tmpi_vt_online || !tmpi_vt_active() || (w = tmpi_win_get(win)) == NULL ||
+        rank >= w->size) {
         return;
     }
-    if (rank >= 0) {
-        tmpi_win *w = tmpi_win_get(win);
-        if (w == NULL || rank >= w->size) {
-            return;
-        }
-        target = w->world[rank];
-    }
-    tmpi_vt_rma_complete(win, target);
+    tmpi_vt_rma_complete(w, rank >= 0 ? w->world[rank] : -1);
 }
 
 /* The body of a window constructor over COMM: declared, and the window's
@@ -155,101 +149,38 @@ TMPI_ENTRY(Win_free, (MPI_Win * win), (win))
  * transactions at the origin (unlock, flush, complete) then move the
  * clock to their completion.  MPI_Win_flush_local is taken as the whole
  * completion too (a put's local completion comes earlier). */
-TMPI_ENTRY(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
-           (lock_type, rank, assert, win))
-{
-    return tmpi_next_(lock_type, rank, assert, win);
-}
-
-TMPI_ENTRY(Win_unlock, (int rank, MPI_Win win), (rank, win))
-{
-    int rc = tmpi_next_(rank, win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, rank);
+/* A synchronisation call that completes the origin's transactions to
+ * window rank RANK (-1: all of them) once the host's call has returned. */
+#define COMPLETING(NAME, PARAMS, ARGS, RANK)                                                       \
+    TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
+    {                                                                                              \
+        int rc = tmpi_next_ ARGS;                                                                  \
+        if (rc == MPI_SUCCESS) {                                                                   \
+            complete_rma(win, RANK);                                                               \
+        }                                                                                          \
+        return rc;                                                                                 \
     }
-    return rc;
-}
 
-TMPI_ENTRY(Win_lock_all, (int assert, MPI_Win win), (assert, win))
-{
-    return tmpi_next_(assert, win);
-}
+COMPLETING(Win_unlock, (int rank, MPI_Win win), (rank, win), rank)
+COMPLETING(Win_unlock_all, (MPI_Win win), (win), -1)
+COMPLETING(Win_flush, (int rank, MPI_Win win), (rank, win), rank)
+COMPLETING(Win_flush_all, (MPI_Win win), (win), -1)
+COMPLETING(Win_flush_local, (int rank, MPI_Win win), (rank, win), rank)
+COMPLETING(Win_flush_local_all, (MPI_Win win), (win), -1)
+COMPLETING(Win_complete, (MPI_Win win), (win), -1)
 
-TMPI_ENTRY(Win_unlock_all, (MPI_Win win), (win))
-{
-    int rc = tmpi_next_(win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, -1);
+/* The others pass through. */
+#define PASSING(NAME, PARAMS, ARGS)                                                                \
+    TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
+    {                                                                                              \
+        return tmpi_next_ ARGS;                                                                    \
     }
-    return rc;
-}
 
-TMPI_ENTRY(Win_flush, (int rank, MPI_Win win), (rank, win))
-{
-    int rc = tmpi_next_(rank, win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, rank);
-    }
-    return rc;
-}
-
-TMPI_ENTRY(Win_flush_all, (MPI_Win win), (win))
-{
-    int rc = tmpi_next_(win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, -1);
-    }
-    return rc;
-}
-
-TMPI_ENTRY(Win_flush_local, (int rank, MPI_Win win), (rank, win))
-{
-    int rc = tmpi_next_(rank, win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, rank);
-    }
-    return rc;
-}
-
-TMPI_ENTRY(Win_flush_local_all, (MPI_Win win), (win))
-{
-    int rc = tmpi_next_(win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, -1);
-    }
-    return rc;
-}
-
-TMPI_ENTRY(Win_sync, (MPI_Win win), (win))
-{
-    return tmpi_next_(win);
-}
-
-TMPI_ENTRY(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
-{
-    return tmpi_next_(group, assert, win);
-}
-
-TMPI_ENTRY(Win_complete, (MPI_Win win), (win))
-{
-    int rc = tmpi_next_(win);
-    if (rc == MPI_SUCCESS) {
-        complete_rma(win, -1);
-    }
-    return rc;
-}
-
-TMPI_ENTRY(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
-{
-    return tmpi_next_(group, assert, win);
-}
-
-TMPI_ENTRY(Win_wait, (MPI_Win win), (win))
-{
-    return tmpi_next_(win);
-}
-
-TMPI_ENTRY(Win_test, (MPI_Win win, int *flag), (win, flag))
-{
-    return tmpi_next_(win, flag);
-}
+PASSING(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
+        (lock_type, rank, assert, win))
+PASSING(Win_lock_all, (int assert, MPI_Win win), (assert, win))
+PASSING(Win_sync, (MPI_Win win), (win))
+PASSING(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
+PASSING(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win))
+PASSING(Win_wait, (MPI_Win win), (win))
+PASSING(Win_test, (MPI_Win win, int *flag), (win, flag))

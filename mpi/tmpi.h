@@ -290,10 +290,10 @@ TMPI_HIDDEN tmpi_win *tmpi_win_get(MPI_Win win);
  * network now: into the online model's feed, remembered on w until a
  * synchronisation call completes it (no-op without the online model). */
 TMPI_HIDDEN void tmpi_vt_rma_issue(tmpi_win *w, int32_t target, const temu_message *msg);
-/* A synchronisation call on win completes the transactions to world rank
- * target (-1: all of them): the clock moves to the latest completion the
+/* A synchronisation call on window w completes the transactions to world
+ * rank target (-1: all of them): the clock moves to the latest completion the
  * model gives them (both directions arrived). */
-TMPI_HIDDEN void tmpi_vt_rma_complete(MPI_Win win, int32_t target);
+TMPI_HIDDEN void tmpi_vt_rma_complete(tmpi_win *w, int32_t target);
 
 /* ----------------------------------------------------------- accounting */
 

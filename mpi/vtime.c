@@ -236,10 +236,9 @@ void tmpi_vt_rma_issue(tmpi_win *w, int32_t target, const temu_message *msg)
 
 static int64_t delivery(int32_t src, uint64_t seq, int64_t fallback);
 
-void tmpi_vt_rma_complete(MPI_Win win, int32_t target)
+void tmpi_vt_rma_complete(tmpi_win *w, int32_t target)
 {
-    tmpi_win *w = feed != NULL ? tmpi_win_get(win) : NULL;
-    if (w == NULL) {
+    if (feed == NULL) {
         return;
     }
     for (;;) {
