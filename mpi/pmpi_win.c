@@ -12,53 +12,34 @@
  * that complete the origin's transactions move its clock to the model's
  * completion of them, and a target's part in them (Open MPI's pt2pt
  * component needs the target to progress) comes from the target's MPI
- * calls, also while it waits for the model (vtime.c, pause_briefly).
+ * calls, also while it waits for the model (vtime.c, host_progress).
  */
 #include "tmpi.h"
 
-#include <stdlib.h>
-
-static int win_keyval = MPI_KEYVAL_INVALID;
-
-/* After a window was made over comm by every member of comm. */
+/* After a window was made over comm by every member of comm: its private
+ * duplicate (every member dups, to keep the collective matched). */
 static void remember_group(MPI_Comm comm, MPI_Win win)
 {
-    MPI_Comm *dup;
-    if (win == MPI_WIN_NULL) {
-        return;
-    }
-    if (win_keyval == MPI_KEYVAL_INVALID &&
-        PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &win_keyval, NULL) !=
-            MPI_SUCCESS) {
-        return;
-    }
-    /* every member dups, even one short of memory, to keep the collective
-     * matched; a member that cannot keep it frees it again */
-    dup = malloc(sizeof *dup);
     MPI_Comm c = MPI_COMM_NULL;
+    tmpi_win *w = tmpi_win_get(win);
     if (PMPI_Comm_dup(comm, &c) != MPI_SUCCESS) {
-        free(dup);
         return;
     }
     tmpi_vt_comm_new(c);
-    if (dup == NULL || PMPI_Win_set_attr(win, win_keyval, dup) != MPI_SUCCESS) {
+    if (w == NULL) {
         PMPI_Comm_free(&c);
-        free(dup);
         return;
     }
-    *dup = c;
+    w->group = c;
+    w->has_group = 1;
 }
 
-/* The duplicate kept on win, or NULL. */
-static MPI_Comm *group_of(MPI_Win win)
+/* The window's state when it keeps a duplicate (made under the online
+ * model) and this call keeps virtual time, else NULL. */
+static tmpi_win *with_group(MPI_Win win)
 {
-    MPI_Comm *dup = NULL;
-    int flag = 0;
-    if (win_keyval == MPI_KEYVAL_INVALID || win == MPI_WIN_NULL ||
-        PMPI_Win_get_attr(win, win_keyval, &dup, &flag) != MPI_SUCCESS || !flag) {
-        return NULL;
-    }
-    return dup;
+    tmpi_win *w = tmpi_vt_active() ? tmpi_win_get(win) : NULL;
+    return w != NULL && w->has_group ? w : NULL;
 }
 
 /* A synchronisation call on win that completes this rank's one-sided
@@ -80,7 +61,7 @@ static void complete_rma(MPI_Win win, int rank)
 #define MAKE_WINDOW(COMM, WIN, CALL)                                                               \
     int declared = tmpi_vt_sync_begin(COMM);                                                       \
     int rc = CALL;                                                                                 \
-    if (declared && rc == MPI_SUCCESS) {                                                           \
+    if (declared && rc == MPI_SUCCESS && *(WIN) != MPI_WIN_NULL) {                                 \
         remember_group(COMM, *(WIN));                                                              \
     }                                                                                              \
     tmpi_vt_sync_end(COMM, declared);                                                              \
@@ -119,25 +100,25 @@ TMPI_ENTRY(Win_fence, (int assert, MPI_Win win), (assert, win))
     /* this rank's transactions first: the members then leave at the
      * latest clock, so every target after every transaction to it */
     complete_rma(win, -1);
-    MPI_Comm *g = tmpi_vt_active() ? group_of(win) : NULL;
-    int declared = g != NULL && tmpi_vt_sync_begin(*g);
+    tmpi_win *w = with_group(win);
+    int declared = w != NULL && tmpi_vt_sync_begin(w->group);
     int rc = tmpi_next_(assert, win);
     if (declared) {
-        tmpi_vt_sync_end(*g, declared);
+        tmpi_vt_sync_end(w->group, declared);
     }
     return rc;
 }
 
 TMPI_ENTRY(Win_free, (MPI_Win * win), (win))
 {
-    MPI_Comm *g = tmpi_vt_active() ? group_of(*win) : NULL;
-    int declared = g != NULL && tmpi_vt_sync_begin(*g);
-    int rc = tmpi_next_(win);
-    if (g != NULL) {
-        tmpi_vt_sync_end(*g, declared);
+    tmpi_win *w = with_group(*win);
+    MPI_Comm g = w != NULL ? w->group : MPI_COMM_NULL;
+    int declared = w != NULL && tmpi_vt_sync_begin(g);
+    int rc = tmpi_next_(win); /* w goes with the window when it succeeds */
+    if (w != NULL) {
+        tmpi_vt_sync_end(g, declared);
         if (rc == MPI_SUCCESS) {
-            PMPI_Comm_free(g);
-            free(g);
+            PMPI_Comm_free(&g);
         }
     }
     return rc;
@@ -145,12 +126,11 @@ TMPI_ENTRY(Win_free, (MPI_Win * win), (win))
 
 /* The other synchronisation calls: wrapped so that a rank inside one
  * counts as in MPI, not computing, for the online model (whose 2 s valve
- * lets only ranks in MPI go, utils/run_model.c); those that complete
- * transactions at the origin (unlock, flush, complete) then move the
- * clock to their completion.  MPI_Win_flush_local is taken as the whole
- * completion too (a put's local completion comes earlier). */
-/* A synchronisation call that completes the origin's transactions to
- * window rank RANK (-1: all of them) once the host's call has returned. */
+ * lets only ranks in MPI go, utils/run_model.c).  Those that complete the
+ * origin's transactions to window rank RANK (-1: all of them) move the
+ * clock to their completion once the host's call has returned;
+ * MPI_Win_flush_local is taken as the whole completion too (a put's local
+ * completion comes earlier). */
 #define COMPLETING(NAME, PARAMS, ARGS, RANK)                                                       \
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \

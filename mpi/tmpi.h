@@ -283,6 +283,11 @@ typedef struct tmpi_win {
     uint64_t *rma_seq;
     int32_t *rma_target;
     size_t nrma, caprma;
+    /* made under the online model: a private duplicate of its
+     * communicator, on which its fences and its free are declared
+     * (pmpi_win.c) */
+    MPI_Comm group;
+    int has_group;
 } tmpi_win;
 TMPI_HIDDEN tmpi_win *tmpi_win_get(MPI_Win win);
 
