@@ -89,6 +89,12 @@ static void usage(FILE *f)
             "      --routing=HOW        --timing: the timing model routes Blue Gene's dynamic\n"
             "                           VCs adaptive (default) or deterministic; the link\n"
             "                           counters follow its routes (Gemini: deterministic)\n"
+            "      --train=N            --timing: up to N consecutive packets of a message move\n"
+            "                           as one unit (a packet train; default 1: every packet on\n"
+            "                           its own). Faster, coarser where trains compete\n"
+            "                           (doc/model.md, \"Packet trains\"); routes\n"
+            "                           deterministically\n"
+            "      --whole-trains       --timing, --train: a train never splits (fastest)\n"
             "      --format=F           --timing: the per-rank table as table (default), csv or\n"
             "                           json\n"
             "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
@@ -151,6 +157,8 @@ enum {
     OPT_SERIES,
     OPT_INTERVAL,
     OPT_ROUTING,
+    OPT_TRAIN,
+    OPT_WHOLE_TRAINS,
     OPT_MIX,
     OPT_FIGURES
 };
@@ -182,6 +190,8 @@ static const struct option options[] = {
     {"series", required_argument, NULL, OPT_SERIES},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"routing", required_argument, NULL, OPT_ROUTING},
+    {"train", required_argument, NULL, OPT_TRAIN},
+    {"whole-trains", no_argument, NULL, OPT_WHOLE_TRAINS},
     {"mix", required_argument, NULL, OPT_MIX},
     {"figures", required_argument, NULL, OPT_FIGURES},
     CLI_FORMAT_OPTION,
@@ -264,6 +274,18 @@ static int set_option(int opt, const char *v, replay_opts *o)
             return 0;
         }
         return fail("--routing '%s': expected deterministic or adaptive", v);
+    case OPT_TRAIN:
+        o->timing_only = 1;
+        if (parse_u64(v, REPLAY_TRAIN_MAX, &u) != 0) {
+            return fail("--train '%s': expected a number of packets from 1 to %d", v,
+                        REPLAY_TRAIN_MAX);
+        }
+        o->timing.train = (uint32_t)u;
+        return 0;
+    case OPT_WHOLE_TRAINS:
+        o->timing_only = 1;
+        o->timing.whole_trains = 1;
+        return 0;
     case CLI_OPT_FORMAT:
         o->timing_only = 1;
         return cli_parse_format(v, &o->timing.format);
@@ -321,8 +343,12 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
         return fail("--replace goes with --keep FILE");
     }
     if (o->timing_only && !o->timing.on) {
-        return fail("--compute-scale, --compute, --format, --routing, --series, --interval and "
-                    "--figures go with --timing");
+        return fail("--compute-scale, --compute, --format, --routing, --train, --whole-trains, "
+                    "--series, --interval and --figures go with --timing");
+    }
+    if (o->timing.whole_trains && o->timing.train < 2) {
+        return fail("--whole-trains goes with --train=N, N > 1 (trains of single packets cannot "
+                    "split)");
     }
     if (o->figures != NULL && o->timing.interval_ps == 0) {
         return fail("--figures DIR needs --interval T (the series' sampling interval)");

@@ -9,6 +9,10 @@
 #include "records.h"
 #include "torusemu_replay.h"
 
+/* The longest --train: 65,536 packets (BG/Q: 34 MiB, far beyond any
+ * message a pattern sends in one piece). */
+#define REPLAY_TRAIN_MAX 65536
+
 typedef struct replay_timing {
     int on;                    /* --timing                                   */
     double compute_scale;      /* --compute-scale (1)                        */
@@ -16,6 +20,8 @@ typedef struct replay_timing {
     const char *series;        /* --series FILE: snapshots of the store, or NULL */
     int64_t interval_ps;       /* --interval between them                    */
     uint32_t routing;          /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
+    uint32_t train;            /* --train: longest packet train (0 or 1: single packets) */
+    int whole_trains;          /* --whole-trains: a train never splits */
     const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
 } replay_timing;
 
