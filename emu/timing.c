@@ -27,13 +27,14 @@
  *
  * Trains (doc/model.md, "Packet trains"): a train starts when its first
  * packet could (credit for one packet); it then takes credit for all its
- * packets, which returns upstream at the mean of the packets' read-out
- * times.  If the downstream queue is not empty and the whole train does not
- * fit in the credit, the train is split: what fits goes, the rest waits as
- * a new train.  Trains travel on two dateline VCs per class, also with
- * tokens (the bubble rule keeps a ring deadlock-free only while no queue
- * holds more than its size; the VCs then share the queue's bytes).  With
- * trains of one packet every rule is the per-packet one.
+ * packets.  That credit returns upstream packet by packet as they are read
+ * out (tm_return: no event each) if the train fits its queue, else all at
+ * once at the mean of the packets' read-out times.  On Gemini trains share
+ * the ejection channel (SHARE_ONE).  If the downstream queue is not empty and the whole train does
+ * not fit in the credit, the train is split: what fits goes, the rest waits as a new train.  Trains
+ * travel on two dateline VCs per class, also with tokens (the bubble rule keeps a ring
+ * deadlock-free only while no queue holds more than its size; the VCs then share the queue's
+ * bytes).  With trains of one packet every rule is the per-packet one.
  *
  * Adaptive routing (Blue Gene dynamic VCs, single packets only: trains'
  * dateline VCs would replace the bubble rule the escape VC relies on): a
@@ -83,10 +84,20 @@ typedef struct tm_chan {
     uint32_t short_mask; /* idle: VCs (bit v; NO_DYNAMIC) waiting heads lack tokens on */
     uint8_t try_pending;
     uint8_t stalled; /* credit stall interval open */
+    uint16_t share;  /* ejection: of SHARE_ONE, the time committed until busy_until */
     /* cold: 64 bytes */
     temu_tm_lane_stats st;
     int64_t stall_since, inq_since;
 } tm_chan;
+
+/* An ejection channel's whole time, in tm_chan.share.  A train whose
+ * packets arrive slower than the node takes them (from one link, or one
+ * Gemini tile) uses the channel ser/sp of the time (ser: a packet's
+ * serialization, sp: their spacing), and trains from several links share
+ * it while their parts add up to at most the whole (rounded up), as the
+ * single packets they stand for would interleave.  A single packet, or a
+ * train at the channel's own rate, takes all of it. */
+#define SHARE_ONE 32768u
 
 /* the layout above: change it only with its comment */
 _Static_assert(sizeof(tm_chan) == 128 && offsetof(tm_chan, st) == 64,
@@ -149,6 +160,19 @@ typedef struct tm_queue {
     int64_t occ;    /* packets x ps spent in the queue (header to read-out) */
 } tm_queue;
 
+/* A train's credit coming back upstream packet by packet, as single
+ * packets' would: the first packet's at t0, then one every sp ps, without
+ * an event each (settle_return folds what is back by now into the
+ * queue's credit; a sender short of credit is woken when enough is
+ * back).  Kept for queues of trains only (train_packets > 1). */
+typedef struct tm_return {
+    int64_t t0;       /* the next packet's credit is back upstream  */
+    int64_t sp;       /* then one packet's every sp ps              */
+    int64_t woken_at; /* a wake-up already scheduled for this time  */
+    uint32_t n, nbig; /* packets still to come back; nbig of `big` bytes first */
+    uint32_t big, small;
+} tm_return;
+
 struct temu_tm {
     temu_machine m;
     temu_tm_config c;
@@ -162,6 +186,9 @@ struct temu_tm {
     int64_t nchan;  /* + injection + ejection channels */
     tm_chan *ch;
     tm_queue *q;          /* [nchan * nvc] input queues, then [nnodes] source queues */
+    tm_return *ret;       /* [nchan * nvc] trains' credit coming back (trains only) */
+    int64_t qbytes;       /* an input queue's size (per VC) */
+    int share_eject;      /* trains share ejection channels (SHARE_ONE) */
     int32_t *nbr;         /* [nrouters * tlinks] neighbour router (-1: none) */
     int32_t *coord;       /* [nrouters * ndims] router coordinates */
     int32_t *node_router; /* [nnodes] */
@@ -438,7 +465,13 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     if (c->mu_request_ps > 0) {
         t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
     }
-    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router ||
+    /* Gemini's tiles feed the ejection at an eighth of a link's rate each
+     * (doc/model.md, "Packet trains") */
+    t->share_eject = t->train > 1 && t->maxlanes > 1;
+    if (t->train > 1) {
+        t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
+    }
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || (t->train > 1 && !t->ret) ||
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend)) {
         temu_tm_destroy(t);
@@ -476,6 +509,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     /* tokens with trains: the dateline VCs share the queue's bytes */
     int64_t buffer =
         c->flow == TEMU_TM_TOKEN && t->per == 2 ? c->buffer_bytes / 2 : c->buffer_bytes;
+    t->qbytes = buffer;
     for (int64_t i = 0; i < t->nchan * t->nvc; i++) {
         /* ejection channels end at the node, which always accepts */
         t->q[i].credit = i / t->nvc >= t->ntorus + m->nnodes ? INT64_MAX / 2 : buffer;
@@ -501,6 +535,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->short_since);
     free(t->mu_pend);
     free(t->q);
+    free(t->ret);
     free(t->nbr);
     free(t->coord);
     free(t->node_router);
@@ -806,6 +841,45 @@ static int is_source(const temu_tm *t, int64_t q)
     return q >= t->nchan * t->nvc;
 }
 
+/* ------------------------------------------------- trains' credit return */
+
+/* Queue qi's credit with what its train's return stream has brought back
+ * by now. */
+static void settle_return(const temu_tm *t, int64_t qi)
+{
+    tm_return *r = t->ret != NULL ? &t->ret[qi] : NULL;
+    if (r == NULL || r->n == 0 || t->now < r->t0) {
+        return;
+    }
+    uint64_t k = r->sp > 0 ? (uint64_t)((t->now - r->t0) / r->sp) + 1 : r->n;
+    k = k < r->n ? k : r->n;
+    uint64_t kb = k < r->nbig ? k : r->nbig;
+    t->q[qi].credit += (int64_t)(kb * r->big + (k - kb) * r->small);
+    r->nbig -= (uint32_t)kb;
+    r->n -= (uint32_t)k;
+    r->t0 += (int64_t)k * r->sp;
+}
+
+/* When queue qi's credit (settled) reaches need by its return stream, or
+ * INT64_MAX if the stream does not bring enough. */
+static int64_t return_time(const temu_tm *t, int64_t qi, int64_t need)
+{
+    const tm_return *r = t->ret != NULL ? &t->ret[qi] : NULL;
+    int64_t lack = need - t->q[qi].credit;
+    if (r == NULL || r->n == 0 || lack <= 0) {
+        return INT64_MAX;
+    }
+    uint64_t k, bigs = (uint64_t)r->nbig * r->big;
+    if ((uint64_t)lack <= bigs) {
+        k = ((uint64_t)lack + r->big - 1) / r->big;
+    } else if (r->small > 0) {
+        k = r->nbig + ((uint64_t)lack - bigs + r->small - 1) / r->small;
+    } else {
+        return INT64_MAX;
+    }
+    return k <= r->n ? r->t0 + (int64_t)(k - 1) * r->sp : INT64_MAX;
+}
+
 /* ------------------------------------------------------ adaptive routing */
 
 static int chan_dim(const temu_tm *t, int64_t c)
@@ -857,6 +931,7 @@ static int waiter_vc(const temu_tm *t, const tm_waiter *w, int64_t c, uint32_t *
         return choose_vc(t, &t->tr[w->p], c, lack, bubble);
     }
     *bubble = w->bubble;
+    settle_return(t, c * t->nvc + w->vc);
     if (t->q[c * t->nvc + w->vc].credit >= w->need) {
         return (int)w->vc;
     }
@@ -1032,10 +1107,10 @@ static int split(temu_tm *t, int64_t q, uint32_t m)
  * first starts now and the last when the per-packet model would start it
  * (after its own arrival, and after the packets ahead of it were read in at
  * the input rate and sent at the output rate). */
-static int64_t out_spacing(const temu_tm *t, const tm_train *tr, int src, int64_t s_in,
+static int64_t out_spacing(const temu_tm *t, const tm_train *tr, uint32_t n, int src, int64_t s_in,
                            int64_t s_out)
 {
-    int64_t k = (int64_t)tr->n - 1;
+    int64_t k = (int64_t)n - 1;
     if (k == 0) {
         return s_out;
     }
@@ -1082,6 +1157,44 @@ static void report_hop(const temu_tm *t, const tm_train *tr, int64_t c, int vc, 
     t->hop(t->hop_ctx, &h);
 }
 
+/* The part of a channel's time (of SHARE_ONE) a train takes whose packets
+ * are each sent in ser ps, sp ps apart (sp >= ser): rounded up. */
+static uint32_t train_part(int64_t ser, int64_t sp)
+{
+    if (sp <= ser) {
+        return SHARE_ONE;
+    }
+    return (uint32_t)(((uint64_t)ser * SHARE_ONE + (uint64_t)sp - 1) / (uint64_t)sp);
+}
+
+/* Train tr's n packets leave queue q from now, sp apart: their credit
+ * comes back upstream one packet at a time from t0 (tm_return).  What an
+ * earlier train of the queue has still to give back comes back all at
+ * once, at the mean of its packets' times (the queue keeps one stream). */
+static void give_back(temu_tm *t, int64_t q, const tm_train *tr, uint32_t n, int64_t sp, int64_t t0)
+{
+    tm_return *r = &t->ret[q];
+    settle_return(t, q);
+    if (r->n > 0) {
+        int64_t rest = (int64_t)r->nbig * r->big + (int64_t)(r->n - r->nbig) * r->small;
+        push(t, r->t0 + (int64_t)(r->n - 1) * r->sp / 2, EV_CREDIT, (int32_t)(q / t->nvc),
+             (int32_t)(q % t->nvc), (int32_t)rest);
+    }
+    r->t0 = t0;
+    r->sp = sp;
+    r->woken_at = -1;
+    r->n = n;
+    r->nbig = tr->nbig < n ? tr->nbig : n;
+    r->big = tr->bytes;
+    r->small = tr->small;
+    if (t->ch[q / t->nvc].nwait > 0) {
+        /* a sender may be short of this credit already: look again when
+         * the first packet's is back */
+        r->woken_at = t0;
+        push(t, t0, EV_CREDIT, (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), 0);
+    }
+}
+
 /* Queue q's head train p starts m of its packets onto channel c now. */
 static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
 {
@@ -1100,7 +1213,7 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
      * a slower output holds at most the packet it is sending, as Gemini's
      * column buffers do); a source queue empties at its injection rate */
     int64_t readout = src ? ser : ser_of(&t->ch[q / t->nvc], tr->bytes);
-    int64_t sp = out_spacing(t, tr, src, readout, ser);
+    int64_t sp = out_spacing(t, tr, tr->n, src, readout, ser);
     int64_t last = t->now + (n - 1) * sp; /* the last packet starts */
     int vc = tr->vc;
 
@@ -1122,13 +1235,33 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
         }
         /* each packet present from its header's arrival to its read-out */
         t->q[q].occ += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
-        push(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, EV_CREDIT,
-             (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
+        if (n == 1 || t->ret == NULL || total > t->qbytes) {
+            /* a train larger than the queue went in on credit it did not
+             * have: given back packet by packet, the queue would stay below
+             * zero, and every other sender out, until nearly the whole train
+             * had left; at the mean of its packets' times the others get in
+             * halfway, nearer what interleaved single packets would do
+             * (measured, doc/model.md "Packet trains") */
+            push(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, EV_CREDIT,
+                 (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
+        } else {
+            give_back(t, q, tr, n, sp, t->now + readout + t->c.credit_ps);
+        }
     }
     if (t->hop != NULL) {
         report_hop(t, tr, c, vc, total, sp, ser);
     }
-    ch->busy_until = last + ser_small;
+    /* the part of the channel's time this train takes (ejection channels
+     * with shared trains only), added to that of trains still arriving */
+    uint32_t part =
+        n == 1 || c < t->ntorus + t->m.nnodes || !t->share_eject ? SHARE_ONE : train_part(ser, sp);
+    if (ch->busy_until <= t->now) {
+        ch->share = (uint16_t)part;
+        ch->busy_until = last + ser_small;
+    } else {
+        ch->share = (uint16_t)(ch->share + part);
+        ch->busy_until = last + ser_small > ch->busy_until ? last + ser_small : ch->busy_until;
+    }
     ch->st.packets += (uint64_t)n;
     ch->st.bytes += (uint64_t)total;
     ch->st.busy_ps += nbig * ser + (n - nbig) * ser_small;
@@ -1181,6 +1314,28 @@ static uint32_t train_share(const temu_tm *t, int32_t p, int64_t c, int64_t cred
     return (uint32_t)((credit - bubble) / tr->bytes);
 }
 
+/* Try channel c again when the trains on it have all been sent. */
+static void retry_when_free(temu_tm *t, tm_chan *ch, int64_t c)
+{
+    if (!ch->try_pending) {
+        ch->try_pending = 1;
+        push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);
+    }
+}
+
+/* The part of ejection channel c's time (train_part) the first m packets
+ * of queue q's head train p would take if they started now. */
+static uint32_t part_now(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
+{
+    const tm_train *tr = &t->tr[p];
+    if (m == 1) {
+        return SHARE_ONE;
+    }
+    int64_t ser = ser_of(&t->ch[c], tr->bytes);
+    int64_t readout = ser_of(&t->ch[q / t->nvc], tr->bytes);
+    return train_part(ser, out_spacing(t, tr, m, 0, readout, ser));
+}
+
 static void try_chan(temu_tm *t, int64_t c)
 {
     tm_chan *ch = &t->ch[c];
@@ -1188,11 +1343,11 @@ static void try_chan(temu_tm *t, int64_t c)
     int32_t best_p = -1;
     int best_vc = -1;
     uint32_t lack = 0;
-    if (ch->busy_until > t->now) {
-        if (!ch->try_pending) {
-            ch->try_pending = 1;
-            push(t, ch->busy_until, EV_TRY, (int32_t)c, 0, 0);
-        }
+    /* trains still arriving into an ejection channel's node (not idle):
+     * another may join them while their parts leave room */
+    int sending = ch->busy_until > t->now;
+    if (sending && (ch->share >= SHARE_ONE || c < t->ntorus + t->m.nnodes || !t->share_eject)) {
+        retry_when_free(t, ch, c);
         return;
     }
     const tm_queue *cq = &t->q[c * t->nvc];
@@ -1212,6 +1367,28 @@ static void try_chan(temu_tm *t, int64_t c)
             best_vc = vc;
         }
     }
+    if (best < 0 && sending) {
+        retry_when_free(t, ch, c); /* not idle: no credit stall */
+        return;
+    }
+    if (best < 0 && t->ret != NULL) {
+        /* short of credit that trains' return streams will bring: try
+         * again when the first waiter's need is back */
+        int64_t wake = INT64_MAX;
+        int wake_vc = 0;
+        for (int i = 0; i < ch->nwait; i++) {
+            int64_t at = return_time(t, c * t->nvc + ch->wait[i].vc, ch->wait[i].need);
+            if (at < wake) {
+                wake = at;
+                wake_vc = ch->wait[i].vc;
+            }
+        }
+        tm_return *r = wake < INT64_MAX ? &t->ret[c * t->nvc + wake_vc] : NULL;
+        if (r != NULL && r->woken_at != wake) {
+            r->woken_at = wake;
+            push(t, wake, EV_CREDIT, (int32_t)c, wake_vc, 0);
+        }
+    }
     if (best < 0) {
         if (ch->nwait > 0 && !ch->stalled) {
             ch->stalled = 1;
@@ -1220,13 +1397,18 @@ static void try_chan(temu_tm *t, int64_t c)
         set_short(t, c, lack);
         return;
     }
+    uint32_t m = train_share(t, best_p, c, best_credit, best_bubble);
+    if (sending && ch->share + part_now(t, best, best_p, c, m) > SHARE_ONE) {
+        retry_when_free(t, ch, c); /* the first in line does not fit beside them */
+        return;
+    }
     close_stall(ch, t->now);
     set_short(t, c, 0);
     tm_train *head = &t->tr[best_p];
     if (head->open) {
         take_route(t, best, head, c, best_vc, best_bubble);
     }
-    transmit(t, best, best_p, c, train_share(t, best_p, c, best_credit, best_bubble));
+    transmit(t, best, best_p, c, m);
 }
 
 /* Queue q's head train p waits for channel ch from now (its READY). */

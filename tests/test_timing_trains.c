@@ -133,50 +133,58 @@ END_TEST
 START_TEST(test_lone_flow_equals_per_packet)
 {
     const char *specs[] = {"bgq:4x4x4x4x2", "bgp:8x8x8"};
+    /* trains of 2 and 4 fit the dateline VC's half of a queue and give
+     * their credit back packet by packet; trains of 16 go in on credit
+     * they do not have (one queue ahead of them is empty) */
+    const uint32_t lengths[] = {2, 4, 16};
     for (int sp = 0; sp < 2; sp++) {
         temu_machine m = test_machine(specs[sp]);
         temu_tm_config c;
         temu_error err;
-        times g[2];
-        temu_tm *t[2];
         ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
         /* trains against packets on the deterministic routes: adaptively a
          * lone multi-dimension flow spreads over the productive directions
          * packet by packet, a train only where the credit splits it */
         c.routing = TEMU_TM_DETERMINISTIC;
         int64_t src = 3, dst = m.nnodes - 7;
-        for (int v = 0; v < 2; v++) {
-            t[v] = make(&m, c, v == 0 ? 1 : 16, &g[v]);
-            send(t[v], 0, src, dst, c.max_packet, 40, 0);
-            send(t[v], 0, src, dst, 96, 9, 0);
-            send(t[v], 5000000, src, dst, c.max_packet, 70, 0);
-            temu_tm_run(t[v], INT64_MAX);
-        }
-        ck_assert_int_eq(g[0].n, 119);
-        ck_assert_int_eq(g[1].n, 119);
-        for (int i = 0; i < 119; i++) {
-            ck_assert_int_eq(g[1].at[i], g[0].at[i]);
-        }
-        for (int64_t r = 0; r < m.nrouters; r++) {
-            for (int l = 0; l < 2 * m.ndims; l++) {
-                if (temu_tm_lanes(t[0], r, l) == 0) {
-                    continue;
-                }
-                temu_tm_lane_stats a = lane(t[0], r, l), b = lane(t[1], r, l);
-                ck_assert_uint_eq(b.packets, a.packets);
-                ck_assert_uint_eq(b.bytes, a.bytes);
-                ck_assert_int_eq(b.busy_ps, a.busy_ps);
-                ck_assert_int_eq(a.credit_stall_ps + a.inq_stall_ps, 0);
-                ck_assert_int_eq(b.credit_stall_ps + b.inq_stall_ps, 0);
-                int64_t oa, ob;
-                ck_assert(temu_tm_lane_occupancy(t[0], r, l, 0, 0, &oa, &err) == TEMU_OK);
-                ck_assert(temu_tm_lane_occupancy(t[1], r, l, 0, 0, &ob, &err) == TEMU_OK);
-                ck_assert_int_eq(ob, oa);
+        for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+            times g[2];
+            temu_tm *t[2];
+            for (int v = 0; v < 2; v++) {
+                t[v] = make(&m, c, v == 0 ? 1 : lengths[k], &g[v]);
+                send(t[v], 0, src, dst, c.max_packet, 40, 0);
+                send(t[v], 0, src, dst, 96, 9, 0);
+                send(t[v], 5000000, src, dst, c.max_packet, 70, 0);
+                temu_tm_run(t[v], INT64_MAX);
             }
-        }
-        for (int v = 0; v < 2; v++) {
-            free(g[v].at);
-            temu_tm_destroy(t[v]);
+            ck_assert_int_eq(g[0].n, 119);
+            ck_assert_int_eq(g[1].n, 119);
+            for (int i = 0; i < 119; i++) {
+                ck_assert_msg(g[1].at[i] == g[0].at[i], "%s trains of %u: packet %d at %lld, not %lld",
+                              specs[sp], lengths[k], i, (long long)g[1].at[i],
+                              (long long)g[0].at[i]);
+            }
+            for (int64_t r = 0; r < m.nrouters; r++) {
+                for (int l = 0; l < 2 * m.ndims; l++) {
+                    if (temu_tm_lanes(t[0], r, l) == 0) {
+                        continue;
+                    }
+                    temu_tm_lane_stats a = lane(t[0], r, l), b = lane(t[1], r, l);
+                    ck_assert_uint_eq(b.packets, a.packets);
+                    ck_assert_uint_eq(b.bytes, a.bytes);
+                    ck_assert_int_eq(b.busy_ps, a.busy_ps);
+                    ck_assert_int_eq(a.credit_stall_ps + a.inq_stall_ps, 0);
+                    ck_assert_int_eq(b.credit_stall_ps + b.inq_stall_ps, 0);
+                    int64_t oa, ob;
+                    ck_assert(temu_tm_lane_occupancy(t[0], r, l, 0, 0, &oa, &err) == TEMU_OK);
+                    ck_assert(temu_tm_lane_occupancy(t[1], r, l, 0, 0, &ob, &err) == TEMU_OK);
+                    ck_assert_int_eq(ob, oa);
+                }
+            }
+            for (int v = 0; v < 2; v++) {
+                free(g[v].at);
+                temu_tm_destroy(t[v]);
+            }
         }
     }
 }
@@ -412,8 +420,14 @@ START_TEST(test_messages_same_volume)
             if (v == 0) {
                 ref_hops = tot.packet_hops;
                 ck_assert_uint_eq(tot.train_hops, tot.packet_hops);
-            } else {
+            } else if (trains[v][1]) {
                 ck_assert_uint_lt(tot.train_hops, tot.packet_hops / 2);
+            } else {
+                /* split trains under this contention: their credit comes
+                 * back packet by packet, so a queue often has room for
+                 * part of a train only (measured: Gemini 64 %, BG/Q 7 % of
+                 * the packet-hops) */
+                ck_assert_uint_lt(tot.train_hops, tot.packet_hops * 3 / 4);
             }
             ck_assert_uint_eq(tot.packet_hops, ref_hops);
             ck_assert_uint_gt(ref_hops, 1000);

@@ -612,8 +612,8 @@ int cmd_replay(int argc, char **argv)
     temu_status st = TEMU_OK;
     if (src == 0) {
         /* a timed replay counts PEVT_NW_CYCLES in virtual time */
-        unsigned flags = (o.replace ? TEMU_CREATE_REPLACE : 0) |
-                         (o.timing.on ? TEMU_CREATE_VIRTUAL_TIME : 0);
+        unsigned flags =
+            (o.replace ? TEMU_CREATE_REPLACE : 0) | (o.timing.on ? TEMU_CREATE_VIRTUAL_TIME : 0);
         st = temu_session_create_ex(store, &m, &map, flags, &s, &err);
     }
     temu_mapping_free(&map); /* the mix's too: its jobs stay in o.mix until the end */
