@@ -259,6 +259,7 @@ static uint64_t group_sum(const uint64_t v[2], end_group g)
 typedef struct ledger_build {
     uint64_t packets[2][2];
     int n;
+    int at_once; /* no ledger wanted: every counter into the store now */
     ledger_entry e[LEDGER_MAX];
 } ledger_build;
 
@@ -269,7 +270,7 @@ static void enter(sink *s, ledger_build *lg, int64_t idx, uint64_t total, end_gr
     if (total == 0) {
         return;
     }
-    if (group_sum(lg->packets[g.dir], g) == 0) {
+    if (lg->at_once || group_sum(lg->packets[g.dir], g) == 0) {
         add(s, idx, total);
         return;
     }
@@ -299,7 +300,9 @@ temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_l
     const temu_machine *m = temu_session_machine(s);
     temu_plan p;
     temu_status st;
-    *out = NULL;
+    if (out != NULL) {
+        *out = NULL;
+    }
     sink to = {s, temu_store_armed(s)};
     temu_count_message(s, msg);
     if (m->system == TEMU_SYSTEM_BGP) {
@@ -313,6 +316,7 @@ temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_l
      * way holds one) */
     ledger_build b, *lg = &b;
     b.n = 0;
+    b.at_once = out == NULL;
     plan_packets(m, &p, b.packets);
     int64_t ends[2] = {msg->src, msg->dst};
     for (int side = 0; side < 2; side++) {
@@ -336,7 +340,7 @@ temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_l
     if (TEMU_UNLIKELY(to.armed)) {
         temu_watch_flush(s);
     }
-    if (b.n == 0) {
+    if (b.n == 0 || out == NULL) {
         return TEMU_OK;
     }
     temu_ledger *l = calloc(1, sizeof *l + (size_t)b.n * sizeof b.e[0]);

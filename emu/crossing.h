@@ -34,7 +34,10 @@ typedef struct temu_ledger temu_ledger;
 
 /* A message is sent: the store's message and byte totals now, and its
  * node counters into *out to be spread over its packets (NULL: none, as on
- * BG/P or within a node).  TEMU_ENOMEM when there is no memory for it. */
+ * BG/P or within a node).  out NULL: no time series will look, so every
+ * node counter goes into the store now (the same end-of-run counts, and no
+ * ledger, which on BG/Q is about 1 KB a message under way).  TEMU_ENOMEM
+ * when there is no memory for it. */
 temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_ledger **out,
                                 temu_error *err);
 

@@ -810,7 +810,9 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
         st = temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
     } else if (g->inject) {
         temu_message msg = message_of(v, g);
-        st = temu_crossing_begin(v->s, &msg, &g->ledger, err);
+        /* node counters spread over the packets only where snapshots
+         * will see them (a ledger per message under way); else now */
+        st = temu_crossing_begin(v->s, &msg, v->tick != NULL ? &g->ledger : NULL, err);
     }
     if (st == TEMU_OK) {
         st = send_dir(v, id, 0, t, &pk, &by, err);

@@ -105,6 +105,16 @@ band() { # machine pattern-options... low high
 band bgp:4x4x4 1.01 1.10 --pattern tornado --bytes 64K --routing=deterministic
 band gemini-tiny 1.0 1.25 --pattern transpose --bytes 64K
 
+# the node counters (BG/Q message unit and L2, Gemini NIC) of a timed
+# replay without a series go into the store as each message is sent; with
+# or without --timing the store is the same
+expect_ok "bgq-64 untimed" "$TORUSEMU" replay --machine bgq-64 --pattern tornado --bytes 64K \
+    --keep "$TMP/u.store" --quiet
+volume "$TMP/u.store" >"$TMP/u.csv"
+volume "$TMP/bgq-64-1.store" >"$TMP/t1.csv"
+grep -q -e "MU_" -e "L2" "$TMP/u.csv" && cmp -s "$TMP/u.csv" "$TMP/t1.csv" && pass ||
+    failed "bgq-64: node or link counters differ between timed and untimed replays"
+
 # a series with trains: the last snapshot is the store (vtime.sh)
 expect_ok "series with trains" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado \
     --bytes 64K --timing --train=8 --whole-trains --series "$TMP/t.tser" --interval 5us \
