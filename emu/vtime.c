@@ -96,6 +96,11 @@ typedef struct vinst {
     int32_t *out_head, *out_tail;
     int32_t *cursor; /* member -> next message to send, -1 none */
     int64_t *enter_t;
+    /* member -> the first of its receives not yet arrived and of its sends
+     * not yet done (-1: all), and the latest time of those before: a member
+     * woken by each arrival looks at each of its messages once in all */
+    int32_t *scan_in, *scan_out;
+    int64_t *seen_t;
 } vinst;
 
 typedef struct vcomm {
@@ -245,6 +250,9 @@ void temu_vt_free(temu_vt *v)
         free(in->out_tail);
         free(in->cursor);
         free(in->enter_t);
+        free(in->scan_in);
+        free(in->scan_out);
+        free(in->seen_t);
     }
     for (int32_t i = 0; i < v->ncomm; i++) {
         free(v->comm[i].calls);
@@ -551,9 +559,13 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
     in->out_tail = malloc((size_t)n * sizeof *in->out_tail);
     in->cursor = malloc((size_t)n * sizeof *in->cursor);
     in->enter_t = malloc((size_t)n * sizeof *in->enter_t);
+    in->scan_in = malloc((size_t)n * sizeof *in->scan_in);
+    in->scan_out = malloc((size_t)n * sizeof *in->scan_out);
+    in->seen_t = malloc((size_t)n * sizeof *in->seen_t);
     v->ninst++; /* freed with the others even when incomplete */
     if (in->world == NULL || in->in_head == NULL || in->out_head == NULL || in->out_tail == NULL ||
-        in->cursor == NULL || in->enter_t == NULL) {
+        in->cursor == NULL || in->enter_t == NULL || in->scan_in == NULL || in->scan_out == NULL ||
+        in->seen_t == NULL) {
         return -1;
     }
     for (int32_t i = 0; i < n; i++) {
@@ -895,6 +907,9 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
     if (in->enter_t[me] < 0) {
         in->enter_t[me] = t;
         in->cursor[me] = in->out_head[me];
+        in->scan_in[me] = in->in_head[me];
+        in->scan_out[me] = in->out_head[me];
+        in->seen_t[me] = t;
         in->last_entry = max64(in->last_entry, t);
         if (++in->entered == in->n && in->sync) {
             for (int32_t i = 0; i < in->n; i++) {
@@ -920,20 +935,21 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
         in = &v->inst[id];
         in->cursor[me] = next;
     }
-    for (int32_t j = in->in_head[me]; j >= 0; j = v->msg[j].next_in) {
+    /* an arrival time or a send's completion, once known, stays */
+    for (int32_t j = in->scan_in[me]; j >= 0; j = in->scan_in[me] = v->msg[j].next_in) {
         if (v->msg[j].arrive_t < 0) {
             return -1;
         }
-        t = max64(t, v->msg[j].arrive_t);
+        in->seen_t[me] = max64(in->seen_t[me], v->msg[j].arrive_t);
     }
-    for (int32_t j = in->out_head[me]; j >= 0; j = v->msg[j].next_out) {
+    for (int32_t j = in->scan_out[me]; j >= 0; j = in->scan_out[me] = v->msg[j].next_out) {
         int64_t d = send_done(v, j);
         if (d < 0) {
             return -1;
         }
-        t = max64(t, d);
+        in->seen_t[me] = max64(in->seen_t[me], d);
     }
-    return t;
+    return max64(t, in->seen_t[me]);
 }
 
 /* Execute rank's next operation at its clock: its clock after it, -1 if it
