@@ -188,7 +188,6 @@ struct temu_tm {
     tm_queue *q;          /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_return *ret;       /* [nchan * nvc] trains' credit coming back (trains only) */
     int64_t qbytes;       /* an input queue's size (per VC) */
-    int share_eject;      /* trains share ejection channels (SHARE_ONE) */
     int32_t *nbr;         /* [nrouters * tlinks] neighbour router (-1: none) */
     int32_t *coord;       /* [nrouters * ndims] router coordinates */
     int32_t *node_router; /* [nnodes] */
@@ -216,6 +215,14 @@ struct temu_tm {
     temu_tm_hop_fn hop; /* told of every train starting onto a channel (NULL: none) */
     void *hop_ctx;
 };
+
+/* Do trains share channel c by their parts of its time (SHARE_ONE)?  Only
+ * Gemini's ejection channels, which the eight tiles feed at an eighth of a
+ * link's rate each (doc/model.md, "Packet trains"). */
+static int shares_ejection(const temu_tm *t, int64_t c)
+{
+    return t->train > 1 && t->maxlanes > 1 && c >= t->ntorus + t->m.nnodes;
+}
 
 /* ---------------------------------------------------------------- events */
 
@@ -465,9 +472,6 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     if (c->mu_request_ps > 0) {
         t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
     }
-    /* Gemini's tiles feed the ejection at an eighth of a link's rate each
-     * (doc/model.md, "Packet trains") */
-    t->share_eject = t->train > 1 && t->maxlanes > 1;
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
@@ -845,7 +849,7 @@ static int is_source(const temu_tm *t, int64_t q)
 
 /* Queue qi's credit with what its train's return stream has brought back
  * by now. */
-static void settle_return(const temu_tm *t, int64_t qi)
+static void settle_return(temu_tm *t, int64_t qi)
 {
     tm_return *r = t->ret != NULL ? &t->ret[qi] : NULL;
     if (r == NULL || r->n == 0 || t->now < r->t0) {
@@ -924,8 +928,7 @@ static int choose_vc(const temu_tm *t, const tm_train *tr, int64_t c, uint32_t *
 /* The VC waiter w's head would take on channel c now, or -1 (then *lack
  * gains the VCs it lacks tokens on); *bubble: the room kept beyond its
  * packet.  Routed heads: their VC when the credit covers their need. */
-static int waiter_vc(const temu_tm *t, const tm_waiter *w, int64_t c, uint32_t *lack,
-                     int64_t *bubble)
+static int waiter_vc(temu_tm *t, const tm_waiter *w, int64_t c, uint32_t *lack, int64_t *bubble)
 {
     if (w->open) {
         return choose_vc(t, &t->tr[w->p], c, lack, bubble);
@@ -1253,8 +1256,7 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
     }
     /* the part of the channel's time this train takes (ejection channels
      * with shared trains only), added to that of trains still arriving */
-    uint32_t part =
-        n == 1 || c < t->ntorus + t->m.nnodes || !t->share_eject ? SHARE_ONE : train_part(ser, sp);
+    uint32_t part = n == 1 || !shares_ejection(t, c) ? SHARE_ONE : train_part(ser, sp);
     if (ch->busy_until <= t->now) {
         ch->share = (uint16_t)part;
         ch->busy_until = last + ser_small;
@@ -1346,7 +1348,7 @@ static void try_chan(temu_tm *t, int64_t c)
     /* trains still arriving into an ejection channel's node (not idle):
      * another may join them while their parts leave room */
     int sending = ch->busy_until > t->now;
-    if (sending && (ch->share >= SHARE_ONE || c < t->ntorus + t->m.nnodes || !t->share_eject)) {
+    if (sending && (ch->share >= SHARE_ONE || !shares_ejection(t, c))) {
         retry_when_free(t, ch, c);
         return;
     }

@@ -193,13 +193,12 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         if (tc.routing == TEMU_TM_ADAPTIVE) {
             /* trains travel on dateline VCs, never the escape VC's bubble
              * rule adaptive packets fall back to (doc/model.md) */
-            fprintf(stderr,
-                    "torusemu replay: --train=%u: packet trains route deterministically; %s\n",
-                    o->train,
-                    o->routing != 0 ? "not with --routing=adaptive"
-                                    : "add --routing=deterministic (this machine's timing model "
-                                      "routes adaptively by default)");
-            return 1;
+            snprintf(err.message, sizeof err.message,
+                     "--train=%u: packet trains route deterministically; %s", o->train,
+                     o->routing != 0 ? "not with --routing=adaptive"
+                                     : "add --routing=deterministic (this machine's timing model "
+                                       "routes adaptively by default)");
+            st = err.status = TEMU_EINVAL;
         }
         tc.train_packets = o->train;
         tc.train_whole = o->whole_trains ? 1 : 0;
