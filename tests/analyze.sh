@@ -231,6 +231,104 @@ expect_fail "slice beyond" "--slice 3: the input has 3 intervals (0..2)" A "$TMP
 expect_fail "bad slice" "--slice 'last' is neither an interval number" A "$TMP/s.tser" --slice last
 expect_fail "slice report alone" "--report=slice needs --slice=K" A "$TMP/s.tser" --report=slice
 
+# --- pictures that read well at any size (issue 22)
+# a stand-in gnuplot keeps every script it is given
+mkdir -p "$TMP/kept"
+cat >"$TMP/keepgp" <<EOF
+#!/bin/sh
+cp "\$1" "$TMP/kept/\$(basename "\$1")"
+out=\$(sed -n "s/^set output '\\(.*\\)'\$/\\1/p" "\$1")
+echo picture >"\$out"
+EOF
+chmod +x "$TMP/keepgp"
+# CCDF axes: router 0's X+ carries 8 tiles x 1.25e9 packets in a minute,
+# 1e10 packets per minute, drawn as 10 on an axis "x10^9"; the y axis is
+# logarithmic with ticks 10^k; Y's d-links carry nothing, all 0 over
+# 8 routers x 2 directions x 1 interval; gemini:4x2x1's Z (one router a
+# ring) has no d-link, no sample at all
+"$WRITE" "$TMP/ppm.tser" gemini:4x2x1 60000000000000 <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 2 1250000000
+EOT
+TORUSEMU_GNUPLOT="$TMP/keepgp" "$TORUSEMU" analyze "$TMP/ppm.tser" -o "$TMP/ppmfig" >/dev/null
+gp="$TMP/kept/ccdf-ppm.gp"
+expect_eq "ccdf x axis: 1e10 as 10 x10^9" "set xlabel 'packets per minute (x10^{9})'" \
+    "$(grep '^set xlabel' "$gp")"
+grep -q "index 0 using (\$1/1e9):2 with fsteps lc 1 lw 2 title 'X'" "$gp" && pass ||
+    failed "ccdf: X's values not divided by 1e9: $(grep '^plot' "$gp")"
+expect_eq "ccdf y ticks 10^k" "set format y '10^{%L}'" "$(grep '^set format y' "$gp")"
+grep -q "index 1 using (\$1/1e9):2 with points lc 2 pt 7 ps 1.5 title 'Y: all zero (16 samples)'" \
+    "$gp" && pass || failed "ccdf: Y all zero not noted: $(grep '^plot' "$gp")"
+grep -q "keyentry with lines lc 3 dt 3 title 'Z: no samples'" "$gp" && pass ||
+    failed "ccdf: Z without samples not noted: $(grep '^plot' "$gp")"
+grep -q "^set xlabel 'percent time stalled, credit (P\\\\_Ts)'$" "$TMP/kept/ccdf-pts_credit.gp" &&
+    pass || failed "ccdf: the underscore of P_Ts is not escaped for enhanced text"
+# the real pictures of the same input
+A "$TMP/ppm.tser" -o "$TMP/ppmpng" >/dev/null
+for f in ccdf-ppm ccdf-pts_credit; do
+    sig=$(od -An -tx1 -N24 "$TMP/ppmpng/$f.png" | tr -d ' \n')
+    expect_eq "$f.png: a 900 x 640 PNG" 89504e470d0a1a0a0000000d494844520000038400000280 "$sig"
+done
+
+# summary columns as wide as their widest cell: 1e19 packets per minute
+# (20 digits) on one d-link; every row's columns end where the header's do
+"$WRITE" "$TMP/wide.tser" gemini:4x2x2 60000000000000 <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 2 1250000000000000000
+EOT
+expect_ok "wide summary" A "$TMP/wide.tser"
+expect_out "wide summary: the 20-digit maximum" ' 10000000000000000000 '
+ends() { # the column each field of each line ends at, one line per line
+    awk '{ e = ""; for (i = 1; i <= length($0); i++)
+        if (substr($0, i, 1) != " " && (i == length($0) || substr($0, i + 1, 1) == " ")) e = e " " i
+        print e }' "$1"
+}
+expect_eq "wide summary: columns aligned" 1 "$(ends "$TMP/out" | sort -u | wc -l)"
+expect_eq "wide summary: 4 lines" 4 "$(wc -l <"$TMP/out")"
+
+# the feature graph stays at most about 2000 pixels wide: on gemini:4x8x8
+# every Gemini's X+ credit stall is 50 % (24e9 of 48e9 cycles a minute per
+# tile) for two minutes, 64 whole rings a minute - 64 features side by
+# side, which Graphviz drew 5,000 pixels wide, are cells of 4 lines
+{
+    echo "at 0"
+    echo "at 60000000000000"
+    r=0
+    while [ $r -lt 256 ]; do
+        echo "link $r X+ 5 24000000000"
+        r=$((r + 1))
+    done
+    echo "at 120000000000000"
+    r=0
+    while [ $r -lt 256 ]; do
+        echo "link $r X+ 5 48000000000"
+        r=$((r + 1))
+    done
+} | "$WRITE" "$TMP/rings.tser" gemini:4x8x8 60000000000000
+expect_ok "many features" A "$TMP/rings.tser" -o "$TMP/rings"
+expect_eq "many features: 128 of them" 129 "$(wc -l <"$TMP/rings/regions.csv")"
+png_size() { # WIDTH HEIGHT of a PNG, from its IHDR chunk
+    od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4,
+        $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+size=$(png_size "$TMP/rings/features.png")
+[ "${size% *}" -le 2000 ] && [ "${size% *}" -ge 600 ] && pass ||
+    failed "features.png is $size pixels: not 600 to 2000 wide"
+grep -q 'a cell per 4 lines and 1 interval' "$TMP/rings/features.dot" && pass ||
+    failed "features.dot: no cells of 4 lines"
+grep -q 'label="1: 1.00 min"' "$TMP/rings/features.dot" && pass ||
+    failed "features.dot: the time of interval 1 is not in minutes"
+grep -q ' ps' "$TMP/rings/features.dot" && failed "features.dot: raw picoseconds" || pass
+# without features the picture says why: the highest X+ credit P_Ts of
+# s.tser is Gemini 5's 75 in the second minute, under a threshold of 80
+expect_ok "no feature" A "$TMP/s.tser" --threshold=80 -o "$TMP/nofeat"
+grep -qF 'no X+ d-link reached pts_credit >= 80.\nThe highest was 75 (c1-0c0s1g0, interval 1 at 1.00 min)' \
+    "$TMP/nofeat/features.dot" && pass || failed "empty graph: no reason: $(cat "$TMP/nofeat/features.dot")"
+[ "$(png_size "$TMP/nofeat/features.png" | cut -d' ' -f2)" -ge 60 ] && pass ||
+    failed "empty features.png is too small to hold the reason"
+
 # --- bad input
 expect_fail "csv without machine" "needs --machine" A "$CSV"
 expect_fail "series with machine" "--machine applies to LDMS CSV input" \

@@ -91,6 +91,29 @@ TORUSEMU_GNUPLOT="$TMP/fakegp" "$TORUSEMU" plot "$TMP/ta.store" --compare "$TMP/
 max=$(printf '%s\n%s\n' "$stall1" "$stall2" | awk '$4 > m { m = $4 } END { print m }')
 expect_eq "one colour range" "set cbrange [0:$max]" "$(grep -o 'set cbrange.*]' "$TMP/kept.gp")"
 expect_eq "two panels" "2" "$(grep -c '^plot ' "$TMP/kept.gp")"
+expect_eq "small values: no multiplier" "cbscale = 1" "$(grep '^cbscale' "$TMP/kept.gp")"
+# large values: the colour bar's ticks are the values over a power of 1000
+# named in its label (long tick labels ran into the label in --compare):
+# 64 MiB from router 0 to 2,3,1 put millions of phits on a link
+"$TORUSEMU" create "$TMP/big1.store" --machine gemini:4x4x2 >/dev/null
+"$TORUSEMU" create "$TMP/big2.store" --machine gemini:4x4x2 >/dev/null
+"$TORUSEMU" inject "$TMP/big1.store" --src 0 --dst 2,3,1 --bytes 64M
+"$TORUSEMU" inject "$TMP/big2.store" --src 0 --dst 3,1,1 --bytes 32M
+TORUSEMU_GNUPLOT="$TMP/fakegp" "$TORUSEMU" plot "$TMP/big1.store" --compare "$TMP/big2.store" \
+    -o "$TMP/fake.png" --data "$TMP/big.csv" >/dev/null
+bigmax=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { printf "%.6g", m / 1e6 }' "$TMP/big.csv")
+[ "$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print (m >= 1e6 && m < 1e9) }' "$TMP/big.csv")" = 1 ] &&
+    pass || failed "64 MiB: the largest value is not in the millions"
+expect_eq "large values: x10^6" "cbscale = 1e6" "$(grep '^cbscale' "$TMP/kept.gp")"
+expect_eq "large values: range in millions" "set cbrange [0:$bigmax]" \
+    "$(grep -o 'set cbrange.*]' "$TMP/kept.gp")"
+expect_eq "large values: the label names the multiplier" \
+    "set cblabel 'phits arrived (VC0+VC1) (x10^{6})'" "$(grep '^set cblabel' "$TMP/kept.gp")"
+expect_eq "large values: both panels divided" 2 "$(grep -c 'using 1:2:3:4:(\$5/cbscale)' "$TMP/kept.gp")"
+# the real picture of the same
+expect_ok "large compare" "$TORUSEMU" plot "$TMP/big1.store" --compare "$TMP/big2.store" \
+    -o "$TMP/big.png"
+png_ok "large compare" "$TMP/big.png" 1800 760
 # BG/P: NO_TOKENS of the sending links; both X-Y planes of bgp-16 (Z = 0
 # and 1) hold every X and Y link, their sum is the series' total of them
 "$TORUSEMU" replay --machine bgp-16 -np 16 --pattern random --bytes 256K --timing --quiet \

@@ -9,6 +9,7 @@
 
 #include "../utils/analyze.h"
 #include "../utils/features.h"
+#include "../utils/figure.h"
 
 #include <math.h>
 
@@ -276,7 +277,7 @@ static char *dot_text(const an_features *fs, const char *title, size_t *len)
     char *text = NULL;
     FILE *f = open_memstream(&text, len);
     ck_assert_ptr_nonnull(f);
-    an_features_dot(fs, f, title);
+    an_features_dot(fs, f, title, "pbu");
     fclose(f);
     return text;
 }
@@ -349,14 +350,23 @@ START_TEST(test_features_torus)
     size_t len;
     char *text = dot_text(&fs, "title \"quoted\"", &len);
     ck_assert_ptr_nonnull(strstr(text, "digraph congestion {"));
-    ck_assert_ptr_nonnull(strstr(text, "label=\"title \\\"quoted\\\"\""));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"title \\\"quoted\\\"\\na vertex per feature"));
+    ck_assert_ptr_nonnull(strstr(text, "size=\"20,75\""));
     ck_assert_ptr_nonnull(strstr(text, "f0 -> f3;"));
     ck_assert_ptr_nonnull(strstr(text, "f3 -> f5;"));
-    ck_assert_ptr_nonnull(strstr(text, "{ rank=same; t2; f5; }"));
-    ck_assert_ptr_nonnull(strstr(text, "t3 [shape=point, style=invis];"));
-    /* severity colours: yellow (hue 1/6) at the threshold, red at 100 */
-    ck_assert_ptr_nonnull(strstr(text, "f2 [label=\"2\\n1\\n40\", width=0.48, fillcolor=\"0.167"));
-    ck_assert_ptr_nonnull(strstr(text, "f5 [label=\"5\\n8\\n55\", width=1.04, fillcolor=\"0.125"));
+    ck_assert_ptr_nonnull(strstr(text, "{ rank=same; r2; f5; }"));
+    /* rows: intervals 0, 1, 2, the skipped 3 as a row without features,
+     * 4, 5; times 100 ... 600 ps, steps of 100 ps */
+    ck_assert_ptr_nonnull(strstr(text, "r3 [shape=plaintext, style=\"\", fixedsize=false, "
+                                       "fontsize=11, fontcolor=gray45, label=\"3: no feature\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"0: 100 ps\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"5: 600 ps\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "{ rank=same; r5; f7; }"));
+    ck_assert_ptr_null(strstr(text, "r6"));
+    /* severity colours: yellow (hue 1/6) at the threshold, red at 100;
+     * width 0.5 inch plus 0.3 for the whole ring */
+    ck_assert_ptr_nonnull(strstr(text, "f2 [label=\"2\\n1\\n40\", width=0.54, fillcolor=\"0.167"));
+    ck_assert_ptr_nonnull(strstr(text, "f5 [label=\"5\\n8\\n55\", width=0.80, fillcolor=\"0.125"));
     ck_assert_int_eq(text[len - 2], '}');
     free(text);
     an_features_free(&fs);
@@ -378,16 +388,177 @@ START_TEST(test_features_mesh_and_empty)
     ck_assert_int_eq(fs.f[0].extent, 1);
     ck_assert_int_eq(fs.f[1].first, router_x(&m, 7, 1));
     an_features_free(&fs);
-    /* nothing hot: a graph that says so */
+    /* nothing hot: a graph that says why - the highest value seen (router
+     * 5 at 7.5, interval 1 at 2 us) against the threshold */
     ck_assert_int_eq(an_features_init(&fs, &m, 0, 10.0), 0);
     clear(&m, value);
     ck_assert_int_eq(an_features_step(&fs, 0, 0, value), 0);
+    value[5] = 7.5;
+    ck_assert_int_eq(an_features_step(&fs, 1, 2000000, value), 0);
     ck_assert_uint_eq(fs.n, 0);
     size_t len;
     char *text = dot_text(&fs, "t", &len);
-    ck_assert_ptr_nonnull(strstr(text, "no d-link at or above the threshold"));
+    char name[64], want[400];
+    temu_router_name(&m, 5, name, sizeof name);
+    snprintf(want, sizeof want,
+             "label=\"No congestion feature: in 2 intervals no X- d-link reached pbu >= 10.\\n"
+             "The highest was 7.5 (%s, interval 1 at 2.00 us).\\n",
+             name);
+    ck_assert_ptr_nonnull(strstr(text, want));
+    ck_assert_int_eq(text[len - 2], '}');
     free(text);
     an_features_free(&fs);
+    /* no figure at all (every router unsampled) */
+    ck_assert_int_eq(an_features_init(&fs, &m, 0, 10.0), 0);
+    for (int r = 0; r < 16; r++) {
+        value[r] = NAN;
+    }
+    ck_assert_int_eq(an_features_step(&fs, 0, 0, value), 0);
+    text = dot_text(&fs, "t", &len);
+    ck_assert_ptr_nonnull(strstr(text, "in 1 interval no X- d-link had a pbu figure"));
+    free(text);
+    an_features_free(&fs);
+}
+END_TEST
+
+START_TEST(test_features_aggregated)
+{
+    /* gemini:4x8x8 watched in X: 64 lines; every line's router x = 1 hot
+     * in intervals 0 and 1 - 64 features a row, more than AN_GRAPH_COLS
+     * side by side: cells of ceil(64 / 18) = 4 lines, 16 columns, each
+     * holding 4 features; the evolution is an edge from each cell of row 0
+     * to the one below */
+    temu_machine m = test_machine("gemini:4x8x8");
+    an_features fs;
+    double value[256];
+    ck_assert_int_eq(an_features_init(&fs, &m, 1, 40.0), 0);
+    ck_assert_int_eq(fs.nlines, 64);
+    for (int k = 0; k < 2; k++) {
+        for (int r = 0; r < 256; r++) {
+            int32_t c[TEMU_MAX_DIMS];
+            temu_router_coords(&m, r, c);
+            value[r] = c[0] == 1 ? 60.0 + r % 4 : 0.0;
+        }
+        ck_assert_int_eq(an_features_step(&fs, k, 1000000LL * (k + 1), value), 0);
+    }
+    ck_assert_uint_eq(fs.n, 128);
+    ck_assert_int_eq(fs.f[5].line, 5);
+    size_t len;
+    char *text = dot_text(&fs, "t", &len);
+    ck_assert_ptr_nonnull(strstr(text, "128 features, too many to draw one by one: a cell per 4 "
+                                       "lines and 1 interval"));
+    ck_assert_ptr_null(strstr(text, " f0 ")); /* no vertex per feature */
+    /* the first cell: lines 0-3 (y,z = 0,0 ... 0,3), 4 features, max 63;
+     * 4 routers of 4 x 4 router-intervals: width 0.5 + 0.3 / 4 */
+    ck_assert_ptr_nonnull(strstr(text, "h0 [shape=plaintext, style=\"\", fixedsize=false, "
+                                       "fontsize=9, label=\"0,0\\n0,3\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "c0_0 [label=\"4\\n63\", width=0.57,"));
+    ck_assert_ptr_nonnull(strstr(text, "h15 [")); /* 16 columns */
+    ck_assert_ptr_null(strstr(text, "h16 ["));
+    ck_assert_ptr_nonnull(strstr(text, "c0_15 -> c1_15 [weight=100];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"0: 1.00 us\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"1: 2.00 us\"];"));
+    free(text);
+    an_features_free(&fs);
+}
+END_TEST
+
+START_TEST(test_features_binned)
+{
+    /* 150 intervals of 1 ms, router x = 0 of line 0 hot in each: more rows
+     * than AN_GRAPH_ROWS (60), so intervals go in bins of ceil(150 / 60)
+     * = 3, 50 rows; interval 70 is cool, yet its bin (69-71) has
+     * features; 90-95 are cool: bins 90-92 and 93-95 make one row */
+    temu_machine m = test_machine("gemini:8x2x1");
+    an_features fs;
+    double value[16];
+    ck_assert_int_eq(an_features_init(&fs, &m, 1, 40.0), 0);
+    for (int k = 0; k < 150; k++) {
+        clear(&m, value);
+        if (k != 70 && (k < 90 || k > 95)) {
+            hot(&m, value, 0, (int[]){0}, 1, 50);
+        }
+        ck_assert_int_eq(an_features_step(&fs, k, 1000000000LL * k, value), 0);
+    }
+    size_t len;
+    char *text = dot_text(&fs, "t", &len);
+    ck_assert_ptr_nonnull(strstr(text, "a cell per 1 line and 3 intervals"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"0-2: 0 ms - 2 ms\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"69-71: 69 ms - 71 ms\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"90-95: no feature\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "label=\"147-149: 147 ms - 149 ms\"];"));
+    ck_assert_ptr_nonnull(strstr(text, "r48 [")); /* 50 bins, 2 merged */
+    ck_assert_ptr_null(strstr(text, "r49 ["));
+    /* line 0's cell of bin 0 holds 3 features, continued in the next bin;
+     * the cell before the cool bins ends there */
+    ck_assert_ptr_nonnull(strstr(text, "c0_0 [label=\"3\\n50\""));
+    ck_assert_ptr_nonnull(strstr(text, "c0_0 -> c1_0 [weight=100];"));
+    ck_assert_ptr_nonnull(strstr(text, "c29_0 -> c30_0 [weight=100, style=invis];"));
+    free(text);
+    an_features_free(&fs);
+}
+END_TEST
+
+START_TEST(test_figure_scale)
+{
+    /* tick labels stay at most 5 digits; above, a power of 1000 */
+    ck_assert_int_eq(fig_scale_of(99999).exp, 0);
+    ck_assert_int_eq(fig_scale_of(100).exp, 0);
+    ck_assert_int_eq(fig_scale_of(1e5).exp, 3);
+    ck_assert_int_eq(fig_scale_of(999999).exp, 3);
+    ck_assert_int_eq(fig_scale_of(1e6).exp, 6);
+    ck_assert_int_eq(fig_scale_of(1e10).exp, 9); /* 10 (x10^9) */
+    ck_assert_int_eq(fig_scale_of(2.05e10).exp, 9);
+    ck_assert_int_eq(fig_scale_of(1e12).exp, 12);
+    ck_assert_int_eq(fig_scale_of(18446744073709551615.0).exp, 18);
+    ck_assert_int_eq(fig_scale_of(NAN).exp, 0);
+    ck_assert(fig_scale_of(1e10).divisor == 1e9);
+    char buf[64];
+    fig_scale s = fig_scale_of(1e10);
+    fig_scale_suffix(&s, buf, sizeof buf);
+    ck_assert_str_eq(buf, " (x10^{9})");
+    s = fig_scale_of(5);
+    fig_scale_suffix(&s, buf, sizeof buf);
+    ck_assert_str_eq(buf, "");
+    fig_enhanced("P_bu {x} it's", buf, sizeof buf);
+    ck_assert_str_eq(buf, "P\\_bu \\{x\\} it''s");
+    fig_enhanced("a_b_c", buf, 5); /* cut, never an escape without its character */
+    ck_assert_str_eq(buf, "a\\_");
+}
+END_TEST
+
+START_TEST(test_figure_time)
+{
+    char buf[64];
+    /* a timed replay: 5 us snapshots, the last at 27.5 us */
+    fig_time u = fig_time_of(27527249, 5000000);
+    ck_assert_str_eq(u.unit, "us");
+    fig_time_text(&u, 27527249, buf, sizeof buf);
+    ck_assert_str_eq(buf, "27.5 us");
+    fig_time_text(&u, 5000000, buf, sizeof buf);
+    ck_assert_str_eq(buf, "5.0 us");
+    /* LDMS minutes: 1 s and 61 s after the start */
+    u = fig_time_of(61000000000000LL, 60000000000000LL);
+    ck_assert_str_eq(u.unit, "min");
+    fig_time_text(&u, 61000000000000LL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1.02 min");
+    /* a day of minutes: no decimals */
+    u = fig_time_of(1439 * 60000000000000LL, 60000000000000LL);
+    fig_time_text(&u, 1439 * 60000000000000LL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1439 min");
+    /* a step finer than 3 digits show: 1.5 ms apart near 2 s */
+    u = fig_time_of(2000000000000LL, 1500000000LL);
+    ck_assert_str_eq(u.unit, "s");
+    ck_assert_int_eq(u.decimals, 3);
+    fig_time_text(&u, 1997000000000LL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1.997 s");
+    u = fig_time_of(999, 0);
+    ck_assert_str_eq(u.unit, "ps");
+    u = fig_time_of(1000, 0);
+    ck_assert_str_eq(u.unit, "ns");
+    u = fig_time_of(0, 0);
+    fig_time_text(&u, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "0 ps");
 }
 END_TEST
 
@@ -401,6 +572,10 @@ int main(void)
     tcase_add_test(tc, test_ccdf);
     tcase_add_test(tc, test_features_torus);
     tcase_add_test(tc, test_features_mesh_and_empty);
+    tcase_add_test(tc, test_features_aggregated);
+    tcase_add_test(tc, test_features_binned);
+    tcase_add_test(tc, test_figure_scale);
+    tcase_add_test(tc, test_figure_time);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

@@ -18,6 +18,7 @@
 #include "analyze_source.h"
 #include "cli.h"
 #include "features.h"
+#include "figure.h"
 #include "records.h"
 
 #include <errno.h>
@@ -77,8 +78,11 @@ static const char *const dim_label[AN_DIMS] = {"X", "Y", "Z"};
 
 /* ------------------------------------------------------------ tables */
 
-/* A table in any --format: cli_rec for CSV and JSON, fixed-width columns
- * (the cell is never cut) for the table form. */
+/* A table in any --format: cli_rec for CSV and JSON; for the table form
+ * either fixed-width columns printed as they come (width given: the long
+ * links and ccdf tables, whose cells are never cut but may shift a
+ * column), or, for the short reports (width NULL), every cell kept and the
+ * table printed at the end with each column as wide as its widest cell. */
 typedef struct table {
     cli_rec rec;
     FILE *f;
@@ -86,25 +90,56 @@ typedef struct table {
     const char *const *cols;
     const int *width;
     int ncols, cell;
+    char *text; /* kept cells, each ending in '\0', ncols per row */
+    size_t len, cap;
+    int wide[CLI_REC_MAX_COLS]; /* widest cell of each column */
+    int failed;                 /* out of memory keeping a cell */
 } table;
+
+static int table_keeps(const table *t)
+{
+    return t->format == CLI_FORMAT_TABLE && t->width == NULL;
+}
 
 static void table_begin(table *t, FILE *f, cli_format format, const char *const *cols,
                         const int *width, int ncols)
 {
+    memset(t, 0, sizeof *t);
     t->f = f;
     t->format = format;
     t->cols = cols;
     t->width = width;
     t->ncols = ncols;
-    t->cell = 0;
     if (format != CLI_FORMAT_TABLE) {
         cli_rec_begin(&t->rec, f, format, cols, ncols);
         return;
     }
     for (int i = 0; i < ncols; i++) {
-        fprintf(f, "%s%*s", i ? " " : "", width[i], cols[i]);
+        t->wide[i] = (int)strlen(cols[i]);
+        if (width != NULL) {
+            fprintf(f, "%s%*s", i ? " " : "", width[i], cols[i]);
+        }
     }
-    fputc('\n', f);
+    if (width != NULL) {
+        fputc('\n', f);
+    }
+}
+
+/* Keep one cell of a table printed at its end. */
+static void table_keep(table *t, const char *text)
+{
+    size_t n = strlen(text) + 1;
+    while (t->len + n > t->cap && !t->failed) {
+        t->failed = an_reserve((void **)&t->text, &t->cap, t->cap, 1, 4096) != 0;
+    }
+    if (t->failed) {
+        return;
+    }
+    memcpy(t->text + t->len, text, n);
+    t->len += n;
+    if ((int)n - 1 > t->wide[t->cell]) {
+        t->wide[t->cell] = (int)n - 1;
+    }
 }
 
 static void table_cell(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -118,6 +153,8 @@ static void table_cell(table *t, const char *fmt, ...)
     va_end(ap);
     if (t->format != CLI_FORMAT_TABLE) {
         cli_rec_cell(&t->rec, "%s", buf);
+    } else if (t->cell < t->ncols && table_keeps(t)) {
+        table_keep(t, buf);
     } else if (t->cell < t->ncols) {
         fprintf(t->f, "%s%*s", t->cell ? " " : "", t->width[t->cell], buf);
     }
@@ -148,17 +185,36 @@ static void table_row(table *t)
 {
     if (t->format != CLI_FORMAT_TABLE) {
         cli_rec_row(&t->rec);
+    } else if (table_keeps(t)) {
+        for (; t->cell < t->ncols; t->cell++) {
+            table_keep(t, ""); /* a short row: empty cells */
+        }
     } else {
         fputc('\n', t->f);
     }
     t->cell = 0;
 }
 
-static void table_end(table *t)
+/* End the table: print a kept one.  0, or -1 when a cell could not be
+ * kept (out of memory; nothing printed). */
+static int table_end(table *t)
 {
     if (t->format != CLI_FORMAT_TABLE) {
         cli_rec_end(&t->rec);
+    } else if (table_keeps(t) && !t->failed) {
+        for (int i = 0; i < t->ncols; i++) {
+            fprintf(t->f, "%s%*s", i ? " " : "", t->wide[i], t->cols[i]);
+        }
+        fputc('\n', t->f);
+        for (size_t at = 0, i = 0; at < t->len; at += strlen(t->text + at) + 1, i++) {
+            int c = (int)(i % (size_t)t->ncols);
+            fprintf(t->f, "%s%*s%s", c ? " " : "", t->wide[c], t->text + at,
+                    c == t->ncols - 1 ? "\n" : "");
+        }
     }
+    free(t->text);
+    t->text = NULL;
+    return t->failed ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ the run */
@@ -188,7 +244,7 @@ typedef struct analysis {
 static const char *const link_cols[] = {
     "interval",       "start_ps", "end_ps",  "router", "gemini", "coord",   "dir",       "tiles",
     "bandwidth_gbps", "bytes",    "packets", "ppm",    "pbu",    "pts_inq", "pts_credit"};
-static const int link_width[] = {8, 16, 16, 6, 12, 8, 3, 5, 14, 12, 10, 12, 9, 9, 10};
+static const int link_width[] = {8, 16, 16, 6, 12, 8, 3, 5, 14, 12, 10, 18, 9, 9, 10};
 
 static void coord_text(const temu_machine *m, int64_t r, char *buf, size_t len)
 {
@@ -320,7 +376,7 @@ static int run(an_source *src, analysis *a)
 
 /* ------------------------------------------------------------ reports */
 
-static void report_summary(analysis *a, FILE *f, cli_format format)
+static int report_summary(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"dim",
                                        "samples",
@@ -335,9 +391,8 @@ static void report_summary(analysis *a, FILE *f, cli_format format)
                                        "pts_credit_mean",
                                        "pts_credit_max",
                                        "pts_credit_over10"};
-    static const int width[] = {3, 8, 12, 12, 9, 9, 9, 12, 11, 14, 15, 14, 17};
     table t;
-    table_begin(&t, f, format, cols, width, 13);
+    table_begin(&t, f, format, cols, NULL, 13);
     for (int d = 0; d < AN_DIMS; d++) {
         const an_values *v = a->stats.values[d];
         table_cell(&t, "%c", dim_names[d]);
@@ -355,15 +410,14 @@ static void report_summary(analysis *a, FILE *f, cli_format format)
         table_num(&t, an_values_over(&v[AN_PTS_CREDIT], 10));
         table_row(&t);
     }
-    table_end(&t);
+    return table_end(&t);
 }
 
-static void report_correlation(analysis *a, FILE *f, cli_format format)
+static int report_correlation(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"dim", "samples", "credit", "inq"};
-    static const int width[] = {3, 8, 9, 9};
     table t;
-    table_begin(&t, f, format, cols, width, 4);
+    table_begin(&t, f, format, cols, NULL, 4);
     for (int d = 0; d < AN_DIMS; d++) {
         table_cell(&t, "%c", dim_names[d]);
         table_cell(&t, "%" PRIu64, a->stats.samples[d]);
@@ -371,7 +425,7 @@ static void report_correlation(analysis *a, FILE *f, cli_format format)
         table_num(&t, an_corr_value(&a->stats.inq[d]));
         table_row(&t);
     }
-    table_end(&t);
+    return table_end(&t);
 }
 
 typedef struct ccdf_ctx {
@@ -397,10 +451,10 @@ static void ccdf_point(void *p, double value, size_t count, size_t total)
     }
 }
 
-static void report_ccdf(analysis *a, FILE *f, cli_format format)
+static int report_ccdf(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"dim", "metric", "value", "count", "total", "ccdf"};
-    static const int width[] = {3, 13, 14, 9, 9, 9};
+    static const int width[] = {3, 13, 20, 9, 9, 9}; /* printed as they come: ppm can be long */
     table t;
     table_begin(&t, f, format, cols, width, 6);
     for (int k = 0; k < AN_METRICS; k++) {
@@ -413,19 +467,18 @@ static void report_ccdf(analysis *a, FILE *f, cli_format format)
         ccdf_ctx c = {&t, NULL, "all", an_node_metric_names[k]};
         an_ccdf(&a->stats.nodes[k], ccdf_point, &c);
     }
-    table_end(&t);
+    return table_end(&t);
 }
 
-static void report_regions(analysis *a, FILE *f, cli_format format)
+static int report_regions(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"feature", "interval", "start_ps",   "dir",
                                        "router",  "gemini",   "coord",      "extent",
                                        "ring",    "max",      "max_router", "from"};
-    static const int width[] = {7, 8, 16, 3, 6, 12, 8, 6, 4, 9, 10, 12};
     const an_features *fs = &a->features;
     table t;
     size_t e = 0;
-    table_begin(&t, f, format, cols, width, 12);
+    table_begin(&t, f, format, cols, NULL, 12);
     for (size_t i = 0; i < fs->n; i++) {
         const an_feature *x = &fs->f[i];
         char name[64], coord[64], from[CLI_REC_CELL];
@@ -451,17 +504,16 @@ static void report_regions(analysis *a, FILE *f, cli_format format)
         table_cell(&t, "%s", format == CLI_FORMAT_TABLE && from[0] == '\0' ? "-" : from);
         table_row(&t);
     }
-    table_end(&t);
+    return table_end(&t);
 }
 
-static void report_nodes(analysis *a, FILE *f, cli_format format)
+static int report_nodes(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"interval",      "start_ps",        "end_ps",
                                        "nodes",         "injection_bytes", "ingestion_bytes",
                                        "injection_bpm", "ingestion_bpm"};
-    static const int width[] = {8, 16, 16, 6, 16, 16, 16, 16};
     table t;
-    table_begin(&t, f, format, cols, width, 8);
+    table_begin(&t, f, format, cols, NULL, 8);
     for (size_t i = 0; i < a->nnodes; i++) {
         const struct node_row *n = &a->nodes[i];
         table_cell(&t, "%zu", i);
@@ -474,7 +526,7 @@ static void report_nodes(analysis *a, FILE *f, cli_format format)
         table_num(&t, n->x.in_bpm);
         table_row(&t);
     }
-    table_end(&t);
+    return table_end(&t);
 }
 
 static const char *const slice_cols[] = {"interval", "start_ps", "end_ps", "router", "gemini", "x",
@@ -482,11 +534,10 @@ static const char *const slice_cols[] = {"interval", "start_ps", "end_ps", "rout
 
 /* The kept slice: a row per router, its value empty (JSON null, "-") when
  * it has no figure (a mesh edge, or no sample at either end). */
-static void report_slice(analysis *a, FILE *f, cli_format format)
+static int report_slice(analysis *a, FILE *f, cli_format format)
 {
-    static const int width[] = {8, 16, 16, 6, 12, 3, 3, 3, 3, 10, 9};
     table t;
-    table_begin(&t, f, format, slice_cols, width, 11);
+    table_begin(&t, f, format, slice_cols, NULL, 11);
     for (int64_t r = 0; r < a->m->nrouters; r++) {
         char name[64];
         int32_t c[TEMU_MAX_DIMS];
@@ -505,32 +556,27 @@ static void report_slice(analysis *a, FILE *f, cli_format format)
         table_num(&t, a->slice_value[r]);
         table_row(&t);
     }
-    table_end(&t);
+    return table_end(&t);
 }
 
-static void report(analysis *a, int which, FILE *f, cli_format format)
+/* Print report `which`; 0, or -1 out of memory. */
+static int report(analysis *a, int which, FILE *f, cli_format format)
 {
     switch (which) {
     case REP_NODES:
-        report_nodes(a, f, format);
-        break;
+        return report_nodes(a, f, format);
     case REP_SUMMARY:
-        report_summary(a, f, format);
-        break;
+        return report_summary(a, f, format);
     case REP_CCDF:
-        report_ccdf(a, f, format);
-        break;
+        return report_ccdf(a, f, format);
     case REP_CORR:
-        report_correlation(a, f, format);
-        break;
+        return report_correlation(a, f, format);
     case REP_REGIONS:
-        report_regions(a, f, format);
-        break;
+        return report_regions(a, f, format);
     case REP_SLICE:
-        report_slice(a, f, format);
-        break;
+        return report_slice(a, f, format);
     default:
-        break; /* links are written while reading */
+        return 0; /* links are written while reading */
     }
 }
 
@@ -570,39 +616,70 @@ static int gnuplot_finish(int rc, int draw, FILE *fd, FILE *fs, const char *data
     return rc;
 }
 
-/* DIR/ccdf-STEM.png through gnuplot: a step line per curve with data. */
+/* The plot element of curve i (gnuplot colour i + 1, whatever is left
+ * out): a step line; a point at (0, 1) and "all 0" in the key when every
+ * value is 0 (a step line of one point draws nothing); only a key entry
+ * when it has no samples. */
+static void ccdf_element(FILE *fs, FILE *fd, const char *data, const fig_scale *sc, const curve *c,
+                         int i, int *block)
+{
+    char using[64];
+    size_t total = an_values_total(c->v);
+    if (total == 0) {
+        fprintf(fs, "keyentry with lines lc %d dt 3 title '%s: no samples'", i + 1, c->label);
+        return;
+    }
+    ccdf_ctx x = {NULL, fd, NULL, NULL};
+    an_ccdf(c->v, ccdf_point, &x);
+    fprintf(fd, "\n\n");
+    snprintf(using, sizeof using, sc->exp ? "($1/1e%d):2" : "1:2", sc->exp);
+    if (an_values_max(c->v) == 0) {
+        fprintf(fs,
+                "'%s' index %d using %s with points lc %d pt 7 ps 1.5 title '%s: all zero (%zu "
+                "samples)'",
+                data, *block, using, i + 1, c->label, total);
+    } else {
+        fprintf(fs, "'%s' index %d using %s with fsteps lc %d lw 2 title '%s'", data, *block, using,
+                i + 1, c->label);
+    }
+    (*block)++;
+}
+
+/* DIR/ccdf-STEM.png through gnuplot: a curve per dimension (or node
+ * metric).  The y axis is logarithmic with ticks 10^k; the x axis shows
+ * values divided by a power of 1000 named in its label, so that its tick
+ * labels stay short (figure.h). */
 static int plot_ccdf(const char *dir, const char *stem, const char *what, const char *per,
                      const char *title, curve *cv, int n)
 {
-    char data[4200], script[4200], png[4200];
+    char data[4200], script[4200], png[4200], xlabel[300], suffix[32];
     snprintf(data, sizeof data, "%s/ccdf-%s.dat", dir, stem);
     snprintf(script, sizeof script, "%s/ccdf-%s.gp", dir, stem);
     snprintf(png, sizeof png, "%s/ccdf-%s.png", dir, stem);
     FILE *fd = fopen(data, "w"), *fs = fopen(script, "w");
-    int rc = 0, block = 0, zero = 1;
+    int rc = 0, block = 0;
+    double max = 0;
     for (int i = 0; i < n; i++) {
-        zero &= !(an_values_max(cv[i].v) > 0); /* gnuplot needs an x range then */
+        double m = an_values_max(cv[i].v); /* NAN without samples */
+        max = m > max ? m : max;
     }
+    fig_scale sc = fig_scale_of(max);
+    fig_scale_suffix(&sc, suffix, sizeof suffix);
+    fig_enhanced(what, xlabel, sizeof xlabel);
     if (fd == NULL || fs == NULL) {
         rc = cli_fail("analyze: cannot write in %s: %s", dir, strerror(errno));
     } else {
         fprintf(fs,
                 "set terminal pngcairo size 900,640\nset output '%s'\n"
                 "set title \"%s\\nCCDF of %s per %s\" noenhanced\n"
-                "set xlabel '%s' noenhanced\nset ylabel 'P(value >= x)'\n"
-                "set logscale y\nset yrange [*:1.2]\nset key top right\nset grid\n%s"
+                "set xlabel '%s%s'\nset ylabel 'P(value >= x)'\n"
+                "set logscale y\nset format y '10^{%%L}'\nset format x '%%g'\n"
+                "set yrange [*:1.2]\nset key top right\nset grid\n%s"
                 "plot ",
-                png, title, what, per, what, zero ? "set xrange [0:1]\n" : "");
+                png, title, what, per, xlabel, suffix, max > 0 ? "" : "set xrange [0:1]\n");
         for (int i = 0; i < n; i++) {
-            if (an_values_total(cv[i].v) == 0) {
-                continue;
-            }
-            ccdf_ctx c = {NULL, fd, NULL, NULL};
-            an_ccdf(cv[i].v, ccdf_point, &c);
-            fprintf(fd, "\n\n");
-            fprintf(fs, "%s'%s' index %d using 1:2 with fsteps lw 2 title '%s'", block ? ", " : "",
-                    data, block, cv[i].label);
-            block++;
+            fprintf(fs, "%s", i ? ", " : "");
+            ccdf_element(fs, fd, data, &sc, &cv[i], i, &block);
         }
         fprintf(fs, "\n");
     }
@@ -629,6 +706,10 @@ static int plot_slice(const analysis *a, const char *dir, const char *title)
     FILE *fd = fopen(data, "w"), *fs = fopen(script, "w");
     int rc = 0;
     int64_t points = 0;
+    char from[48], to[48]; /* the interval in a unit chosen by its end and length */
+    fig_time unit = fig_time_of(a->slice_end, a->slice_end - a->slice_start);
+    fig_time_text(&unit, a->slice_start, from, sizeof from);
+    fig_time_text(&unit, a->slice_end, to, sizeof to);
     if (fd == NULL || fs == NULL) {
         rc = cli_fail("analyze: cannot write in %s: %s", dir, strerror(errno));
     } else {
@@ -643,8 +724,7 @@ static int plot_slice(const analysis *a, const char *dir, const char *title)
         }
         fprintf(fs,
                 "set terminal pngcairo size 1000,800\nset output '%s'\n"
-                "set title \"%s\\n%s d-links, %s: interval %d (%" PRId64 " to %" PRId64
-                " ps)\" noenhanced\n"
+                "set title \"%s\\n%s d-links, %s: interval %d (%s to %s)\" noenhanced\n"
                 "set xlabel 'X'\nset ylabel 'Y'\nset zlabel 'Z'\n"
                 "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\nset zrange [-0.5:%g]\n"
                 "set xtics 0,%d\nset ytics 0,%d\nset ztics 0,%d\n"
@@ -654,9 +734,8 @@ static int plot_slice(const analysis *a, const char *dir, const char *title)
                 "splot '%s' using 1:2:3:($4 > 0 ? 2 : 0.6):4 with points pt 7 ps variable "
                 "lc palette notitle\n",
                 png, title, temu_link_name(m, a->features.dir), metric_titles[a->feature_metric],
-                a->slice_interval, a->slice_start, a->slice_end, m->size[0] - 0.5, m->size[1] - 0.5,
-                m->size[2] - 0.5, tic_step(m->size[0]), tic_step(m->size[1]), tic_step(m->size[2]),
-                data);
+                a->slice_interval, from, to, m->size[0] - 0.5, m->size[1] - 0.5, m->size[2] - 0.5,
+                tic_step(m->size[0]), tic_step(m->size[1]), tic_step(m->size[2]), data);
     }
     if (rc == 0 && points == 0) {
         rc = cli_fail("analyze: interval %d has no %s figure of any Gemini to draw",
@@ -674,14 +753,15 @@ static int write_file(analysis *a, const char *dir, const char *name, int which,
     if (f == NULL) {
         return cli_fail("analyze: cannot write '%s': %s", path, strerror(errno));
     }
-    if (which >= 0) {
-        report(a, which, f, CLI_FORMAT_CSV);
-    } else {
+    if (which >= 0 && report(a, which, f, CLI_FORMAT_CSV) != 0) {
+        fclose(f);
+        return cli_fail("analyze: out of memory writing '%s'", path);
+    } else if (which < 0) {
         char full[400]; /* what the features are */
         snprintf(full, sizeof full, "%s: congestion features, %s %s >= %g", title,
                  temu_link_name(a->m, a->features.dir), an_metric_names[a->feature_metric],
                  a->features.threshold);
-        an_features_dot(&a->features, f, full);
+        an_features_dot(&a->features, f, full, an_metric_names[a->feature_metric]);
     }
     if (fclose(f) != 0) {
         return cli_fail("analyze: cannot write '%s': %s", path, strerror(errno));
@@ -924,7 +1004,8 @@ int cmd_analyze(int argc, char **argv)
             printf("%s\n", lpath);
             rc = write_dir(&a, o.outdir, o.png, title);
         } else {
-            report(&a, o.report, stdout, o.format);
+            rc = report(&a, o.report, stdout, o.format) != 0 ? cli_fail("analyze: out of memory")
+                                                             : 0;
         }
     }
     an_features_free(&a.features);

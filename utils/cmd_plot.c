@@ -41,6 +41,7 @@
  * `gnuplot` on the PATH.
  */
 #include "cli.h"
+#include "figure.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -227,7 +228,7 @@ static void plane_panel(FILE *f, const temu_machine *m, int da, int db, const ch
             "set xrange [-0.7:%g]\nset yrange [-0.7:%g]\n"
             "set xtics 1\nset ytics 1\nset size ratio -1\n"
             "set palette defined (0 '#d0d0d0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
-            "plot '%s' using 1:2:3:4:5 with vectors head filled size 0.08,20 lw 3 "
+            "plot '%s' using 1:2:3:4:($5/cbscale) with vectors head filled size 0.08,20 lw 3 "
             "lc palette notitle\n",
             title, temu_link_name(m, TEMU_LINK_PLUS(da)), temu_link_name(m, TEMU_LINK_PLUS(db)),
             m->size[da] - 0.3, m->size[db] - 0.3, data);
@@ -253,7 +254,7 @@ static void tile_panel(FILE *f, const char *data, const char *title)
             "set xlabel 'tile column'\nset ylabel 'tile row'\n"
             "set xrange [-0.5:7.5]\nset yrange [5.5:-0.5]\nset xtics 1\nset ytics 1\n"
             "set palette defined (0 '#f0f0f0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
-            "plot '%s' using 1:2:3 with image notitle, "
+            "plot '%s' using 1:2:($3/cbscale) with image notitle, "
             "'' using 1:2:(sprintf('%%s\\n%%d', stringcolumn(4), int($3))) with labels notitle\n",
             title, data);
 }
@@ -373,7 +374,7 @@ static void whole_panel(FILE *f, const temu_machine *m, const char *data, const 
             "unset ylabel\nunset xtics\nunset ytics\nunset border\n"
             "set xrange [%g:%g]\nset yrange [%g:-0.5]\nset size ratio -1\n"
             "set palette defined (0 '#d0d0d0', 1 '#2060c0', 2 '#f0c000', 3 '#d02000')\n"
-            "plot '%s' using 1:2:(0.45):(0.45):3 with boxxyerror fs solid 1.0 noborder "
+            "plot '%s' using 1:2:(0.45):(0.45):($3/cbscale) with boxxyerror fs solid 1.0 noborder "
             "lc palette notitle\n",
             title, dn[0], dn[1], m->ndims, dn, m->ndims == 5 ? -5.0 : -0.5, w.width + 0.5, w.height,
             data);
@@ -496,6 +497,26 @@ static int write_panel(plot_out *o, const temu_session *s, const char *store, co
     return 0;
 }
 
+/* The colour scale, written where the script reserved room for it once
+ * the largest value of all panels is known: values are drawn divided by
+ * cbscale, a power of 1000 named in the label, so that the colour bar's
+ * tick labels stay short and clear of its label (figure.h). */
+static void colour_scale(FILE *fs, long at, const temu_machine *m, int stall, uint64_t max)
+{
+    char label[128], suffix[32];
+    fig_scale sc = fig_scale_of((double)max);
+    fig_scale_suffix(&sc, suffix, sizeof suffix);
+    fig_enhanced(measure(m, stall), label, sizeof label);
+    fseek(fs, at, SEEK_SET);
+    if (sc.exp == 0) {
+        fprintf(fs, "cbscale = 1\nset cbrange [0:%" PRIu64 "]", max > 0 ? max : 1);
+    } else {
+        fprintf(fs, "cbscale = 1e%d\nset cbrange [0:%.6g]", sc.exp, (double)max / sc.divisor);
+    }
+    fprintf(fs, "\nset cblabel '%s%s'\n", label, suffix); /* spaces follow */
+    fseek(fs, 0, SEEK_END);
+}
+
 /* The picture: the gnuplot script of one or two panels with one colour
  * scale, run in a private temporary directory removed afterwards. */
 static int draw(temu_session *const *ss, const char *const *stores, int npanels, FILE *csv,
@@ -519,20 +540,17 @@ static int draw(temu_session *const *ss, const char *const *stores, int npanels,
             whole_pixels(m, &wpx, &hpx);
         }
         fprintf(fs, "set terminal pngcairo size %d,%d\nset output '%s'\n", wpx * npanels, hpx, png);
-        fprintf(fs, "set cblabel '%s'\n", measure(m, stall));
         if (npanels > 1) {
             fprintf(fs, "set multiplot layout 1,%d\n", npanels);
         }
         long cbpos = ftell(fs);
-        fprintf(fs, "%-40s\n", ""); /* the colour range, filled in below */
+        fprintf(fs, "%-200s\n", ""); /* the colour scale, filled in below */
         for (int i = 0; i < npanels && rc == 0; i++) {
             plot_out o = {NULL, csv, i + 1, stall, 0};
             rc = write_panel(&o, ss[i], stores[i], dir, fs, v);
             max = o.max > max ? o.max : max;
         }
-        fseek(fs, cbpos, SEEK_SET);
-        fprintf(fs, "set cbrange [0:%" PRIu64 "]", max > 0 ? max : 1);
-        fseek(fs, 0, SEEK_END);
+        colour_scale(fs, cbpos, m, stall, max);
         if (npanels > 1) {
             fprintf(fs, "unset multiplot\n");
         }
