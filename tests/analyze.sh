@@ -292,20 +292,18 @@ expect_eq "wide summary: 4 lines" 4 "$(wc -l <"$TMP/out")"
 # every Gemini's X+ credit stall is 50 % (24e9 of 48e9 cycles a minute per
 # tile) for two minutes, 64 whole rings a minute - 64 features side by
 # side, which Graphviz drew 5,000 pixels wide, are cells of 4 lines
+every_xplus() { # T CYCLES: a snapshot at T ps, every Gemini's X+ tiles at CYCLES
+    echo "at $1"
+    r=0
+    while [ $r -lt 256 ]; do
+        echo "link $r X+ 5 $2"
+        r=$((r + 1))
+    done
+}
 {
     echo "at 0"
-    echo "at 60000000000000"
-    r=0
-    while [ $r -lt 256 ]; do
-        echo "link $r X+ 5 24000000000"
-        r=$((r + 1))
-    done
-    echo "at 120000000000000"
-    r=0
-    while [ $r -lt 256 ]; do
-        echo "link $r X+ 5 48000000000"
-        r=$((r + 1))
-    done
+    every_xplus 60000000000000 24000000000
+    every_xplus 120000000000000 48000000000
 } | "$WRITE" "$TMP/rings.tser" gemini:4x8x8 60000000000000
 expect_ok "many features" A "$TMP/rings.tser" -o "$TMP/rings"
 expect_eq "many features: 128 of them" 129 "$(wc -l <"$TMP/rings/regions.csv")"

@@ -3,7 +3,8 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # --help on every command
-for c in machine route interconnect create inject dump reset demo replay plot series analyze; do
+for c in machine route interconnect create inject dump reset demo replay plot series analyze \
+    stalls; do
     expect_ok "$c --help" "$TORUSEMU" "$c" --help
     expect_out "$c --help" "^Usage: torusemu $c"
 done

@@ -72,7 +72,7 @@ fi
 # man pages, one per command
 for page in torusemu torusemu-machine torusemu-route torusemu-interconnect torusemu-create \
     torusemu-inject torusemu-dump torusemu-reset torusemu-demo torusemu-run torusemu-plot \
-    torusemu-series torusemu-analyze; do
+    torusemu-series torusemu-analyze torusemu-stalls; do
     if [ -f "$mandir/man1/$page.1" ]; then
         expect_ok "man $page" sh -c "MANWIDTH=80 man -l '$mandir/man1/$page.1' 2>/dev/null"
         expect_out "man $page NAME" "^ +$page +- +[a-z]"

@@ -22,6 +22,7 @@ static const cli_command commands[] = {
     {"plot", cmd_plot, "draw a store's per-link traffic as a PNG picture"},
     {"series", cmd_series, "print a time-series file of counter snapshots"},
     {"analyze", cmd_analyze, "link-level analysis of a time series: P_bu, P_Ts, CCDFs, regions"},
+    {"stalls", cmd_stalls, "stall counters by link dimension of one or two stores (table, PNG)"},
 };
 
 static void usage(FILE *f)
