@@ -315,6 +315,23 @@ fail:
  * 64 ranks = 3.1 million lines) with room for comments. */
 #define MAP_FILE_MAX (64u << 20)
 
+/* A NUL byte at nul in the text of map file path: refused with its line
+ * and column (the parser would take it for the end of the file). */
+static temu_status nul_fail(const char *path, const char *text, const char *nul, temu_error *err)
+{
+    long line = 1;
+    const char *start = text;
+    for (const char *p = text; p < nul; p++) {
+        if (*p == '\n') {
+            line++;
+            start = p + 1;
+        }
+    }
+    return temu_fail(err, TEMU_EINVAL,
+                     "map file '%s', line %ld: a NUL byte (column %ld): not a text file", path,
+                     line, (long)(nul - start) + 1);
+}
+
 static temu_status read_file(const char *path, char **text, temu_error *err)
 {
     struct stat st;
@@ -364,9 +381,11 @@ static temu_status read_file(const char *path, char **text, temu_error *err)
         }
     }
     buf[len] = '\0';
-    if (strlen(buf) != len) {
+    const char *nul = memchr(buf, '\0', len);
+    if (nul != NULL) {
+        temu_status bad = nul_fail(path, buf, nul, err);
         free(buf);
-        return temu_fail(err, TEMU_EINVAL, "map file '%s' contains a NUL byte", path);
+        return bad;
     }
     *text = buf;
     return TEMU_OK;

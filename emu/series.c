@@ -133,7 +133,8 @@ temu_status temu_series_create_machine(const char *path, const temu_machine *m, 
     put_le(h + 32, (uint64_t)clock, 4);
     put_le(h + 36, speclen, 4);
     memcpy(h + HEADER_FIXED, m->name, speclen);
-    if (fwrite(h, 1, HEADER_FIXED + speclen, w->f) != HEADER_FIXED + speclen) {
+    errno = 0;
+    if (fwrite(h, 1, HEADER_FIXED + speclen, w->f) != HEADER_FIXED + speclen || fflush(w->f) != 0) {
         temu_status st = write_fail(w, err, "write the header");
         temu_series_close(w, NULL);
         return st;
@@ -176,14 +177,19 @@ static int reserve(temu_series *w, size_t used, size_t more)
     return 0;
 }
 
-/* Write one record: tag, varint length, payload (w->buf[0..len)). */
+/* Write one record: tag, varint length, payload (w->buf[0..len)), and
+ * hand it to the kernel at once: a writer killed later (SIGKILL, a crash)
+ * leaves every record written so far in the file, and one killed while
+ * writing loses only that record (doc/series.md).  One write(2) per
+ * snapshot costs nothing next to reading the store. */
 static temu_status put_record(temu_series *w, int tag, size_t len, temu_error *err)
 {
     uint8_t head[1 + VARINT_MAX];
     head[0] = (uint8_t)tag;
     int n = 1 + put_varint(head + 1, len);
     errno = 0;
-    if (fwrite(head, 1, (size_t)n, w->f) != (size_t)n || fwrite(w->buf, 1, len, w->f) != len) {
+    if (fwrite(head, 1, (size_t)n, w->f) != (size_t)n || fwrite(w->buf, 1, len, w->f) != len ||
+        fflush(w->f) != 0) {
         return write_fail(w, err, "write a record");
     }
     return TEMU_OK;
@@ -295,11 +301,21 @@ struct temu_series_reader {
     uint64_t offset; /* bytes read from the file so far (for messages) */
     uint64_t *values;
     uint64_t *changed; /* indices changed by the last snapshot */
+    uint64_t *delta;   /* their changes, applied once the record is whole */
     uint64_t changed_cap;
     uint64_t snapshots;
     int64_t last_ps;
     int done;     /* 1 after the end record or the end of the file */
     int complete; /* 1 when the end record was read */
+};
+
+/* What reading a varint or a record found besides a value. */
+enum {
+    READ_OK = 0,
+    READ_CUT = -1,   /* the file ends here: a writer that did not finish */
+    READ_SHORT = -2, /* the record ends here */
+    READ_LONG = -3,  /* more than 10 bytes or above 2^64 */
+    READ_IO = -4     /* the read itself failed */
 };
 
 static temu_status read_fail(temu_series_reader *r, temu_error *err, const char *fmt, ...)
@@ -321,20 +337,19 @@ static temu_status read_fail(temu_series_reader *r, temu_error *err, const char 
 static int record_byte(temu_series_reader *r, uint64_t *left)
 {
     if (*left == 0) {
-        return -2; /* the record ends here */
+        return READ_SHORT;
     }
     int c = getc(r->f);
     if (c == EOF) {
-        return -1;
+        return ferror(r->f) ? READ_IO : READ_CUT;
     }
     r->offset++;
     (*left)--;
     return c;
 }
 
-/* A varint of the current record (left = UINT64_MAX outside records).
- * 0, or -1 at the end of the file, -2 at the end of the record, -3 when
- * longer than 10 bytes or above 2^64. */
+/* A varint of the current record (left = UINT64_MAX outside records):
+ * READ_OK or what stopped it. */
 static int read_varint(temu_series_reader *r, uint64_t *left, uint64_t *v)
 {
     *v = 0;
@@ -344,22 +359,33 @@ static int read_varint(temu_series_reader *r, uint64_t *left, uint64_t *v)
             return c;
         }
         if (i == VARINT_MAX - 1 && c > 1) {
-            return -3;
+            return READ_LONG;
         }
         *v |= (uint64_t)(c & 0x7f) << (7 * i);
         if (!(c & 0x80)) {
-            return 0;
+            return READ_OK;
         }
     }
-    return -3;
+    return READ_LONG;
 }
 
-static temu_status varint_fail(temu_series_reader *r, temu_error *err, int rc, const char *what)
+/* A varint that could not be read: 0 when the file was cut short there
+ * (its last record is incomplete: what came before stands, and reading
+ * ends), else the error. */
+static int varint_fail(temu_series_reader *r, temu_error *err, int rc, const char *what)
 {
+    if (rc == READ_CUT) {
+        r->done = 1;
+        return 0;
+    }
+    if (rc == READ_IO) {
+        r->done = 1;
+        return temu_fail(err, TEMU_EIO, "series '%s', byte %llu: cannot read: %s", r->name,
+                         (unsigned long long)r->offset, strerror(errno ? errno : EIO));
+    }
     return read_fail(r, err, "%s: %s", what,
-                     rc == -1   ? "the file ends inside a record (truncated)"
-                     : rc == -2 ? "the record ends too early"
-                                : "malformed number (more than 64 bits)");
+                     rc == READ_SHORT ? "the record ends too early"
+                                      : "malformed number (more than 64 bits)");
 }
 
 static temu_status read_header(temu_series_reader *r, temu_error *err)
@@ -492,13 +518,36 @@ int temu_series_complete(const temu_series_reader *r)
     return r->complete;
 }
 
-/* The body of a snapshot record of `left` bytes. */
-static temu_status read_snapshot(temu_series_reader *r, uint64_t left, int64_t *t_ps,
-                                 uint64_t *nchanged, temu_error *err)
+/* Room for the n changes of one snapshot; 0, or -1 out of memory. */
+static int reserve_changes(temu_series_reader *r, uint64_t n)
+{
+    if (n <= r->changed_cap) {
+        return 0;
+    }
+    uint64_t *c = realloc(r->changed, (size_t)n * sizeof *c);
+    if (c != NULL) {
+        r->changed = c;
+    }
+    uint64_t *d = realloc(r->delta, (size_t)n * sizeof *d);
+    if (d != NULL) {
+        r->delta = d;
+    }
+    if (c == NULL || d == NULL) {
+        return -1;
+    }
+    r->changed_cap = n;
+    return 0;
+}
+
+/* The body of a snapshot record of `left` bytes: 1 when read whole (the
+ * values then hold it), 0 when the file ends inside it (the values keep
+ * the previous snapshot), or a negative temu_status. */
+static int read_snapshot(temu_series_reader *r, uint64_t left, int64_t *t_ps, uint64_t *nchanged,
+                         temu_error *err)
 {
     uint64_t step, n, index = 0;
     int rc;
-    if ((rc = read_varint(r, &left, &step)) != 0) {
+    if ((rc = read_varint(r, &left, &step)) != READ_OK) {
         return varint_fail(r, err, rc, "snapshot time");
     }
     if (r->snapshots > 0 && step == 0) {
@@ -509,7 +558,7 @@ static temu_status read_snapshot(temu_series_reader *r, uint64_t left, int64_t *
     if (step > (uint64_t)INT64_MAX - base) {
         return read_fail(r, err, "snapshot time beyond 2^63 ps");
     }
-    if ((rc = read_varint(r, &left, &n)) != 0) {
+    if ((rc = read_varint(r, &left, &n)) != READ_OK) {
         return varint_fail(r, err, rc, "count of changed counters");
     }
     if (n > r->ncounters) {
@@ -520,20 +569,17 @@ static temu_status read_snapshot(temu_series_reader *r, uint64_t left, int64_t *
         return read_fail(r, err, "%llu changed counters in a record of %llu bytes",
                          (unsigned long long)n, (unsigned long long)left);
     }
-    if (n > r->changed_cap) {
-        uint64_t *p = realloc(r->changed, (size_t)n * sizeof *p);
-        if (p == NULL) {
-            return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory", r->name);
-        }
-        r->changed = p;
-        r->changed_cap = n;
+    if (reserve_changes(r, n) != 0) {
+        r->done = 1;
+        return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory for %llu changes", r->name,
+                         (unsigned long long)n);
     }
     for (uint64_t k = 0; k < n; k++) {
         uint64_t gap, z;
-        if ((rc = read_varint(r, &left, &gap)) != 0) {
+        if ((rc = read_varint(r, &left, &gap)) != READ_OK) {
             return varint_fail(r, err, rc, "counter index");
         }
-        if ((rc = read_varint(r, &left, &z)) != 0) {
+        if ((rc = read_varint(r, &left, &z)) != READ_OK) {
             return varint_fail(r, err, rc, "counter change");
         }
         /* the first index is absolute, the next ones follow it */
@@ -546,67 +592,89 @@ static temu_status read_snapshot(temu_series_reader *r, uint64_t left, int64_t *
             return read_fail(r, err, "counter index %llu beyond the %llu counters",
                              (unsigned long long)index, (unsigned long long)r->ncounters);
         }
-        r->values[index] += unzigzag(z);
         r->changed[k] = index;
+        r->delta[k] = unzigzag(z);
     }
     if (left != 0) {
         return read_fail(r, err, "%llu bytes left over at the end of a snapshot record",
                          (unsigned long long)left);
     }
+    for (uint64_t k = 0; k < n; k++) {
+        r->values[r->changed[k]] += r->delta[k];
+    }
     r->last_ps = (int64_t)(base + step);
     r->snapshots++;
     *t_ps = r->last_ps;
     *nchanged = n;
-    return TEMU_OK;
+    return 1;
+}
+
+/* The body of the end record of `len` bytes: 0 (the file is complete, or
+ * was cut inside the record), or a negative temu_status. */
+static int read_end(temu_series_reader *r, uint64_t len, temu_error *err)
+{
+    uint64_t count;
+    int rc = read_varint(r, &len, &count);
+    if (rc != READ_OK) {
+        return varint_fail(r, err, rc, "end record");
+    }
+    if (len != 0 || count != r->snapshots) {
+        return read_fail(r, err, "the end record counts %llu snapshots, the file holds %llu",
+                         (unsigned long long)count, (unsigned long long)r->snapshots);
+    }
+    if (getc(r->f) != EOF) {
+        return read_fail(r, err, "data after the end record");
+    }
+    r->done = r->complete = 1;
+    return 0;
+}
+
+/* The value array, allocated at the first read: 0, or a negative
+ * temu_status. */
+static int alloc_values(temu_series_reader *r, temu_error *err)
+{
+    if (r->values != NULL) {
+        return 0;
+    }
+    size_t k = r->ncounters ? (size_t)r->ncounters : 1;
+    r->values = calloc(k, sizeof *r->values);
+    if (r->values == NULL) {
+        r->done = 1;
+        return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory for %llu counters", r->name,
+                         (unsigned long long)r->ncounters);
+    }
+    return 0;
 }
 
 int temu_series_next_changes(temu_series_reader *r, int64_t *t_ps, const uint64_t **values,
                              const uint64_t **changed, uint64_t *nchanged, temu_error *err)
 {
-    uint64_t len, count, all = UINT64_MAX, n = 0;
+    uint64_t len, all = UINT64_MAX, n = 0;
     if (r->done) {
         return 0;
     }
-    if (r->values == NULL) {
-        size_t k = r->ncounters ? (size_t)r->ncounters : 1;
-        r->values = calloc(k, sizeof *r->values);
-        if (r->values == NULL) {
-            r->done = 1;
-            return temu_fail(err, TEMU_ENOMEM, "series '%s': out of memory for %llu counters",
-                             r->name, (unsigned long long)r->ncounters);
-        }
+    int rc = alloc_values(r, err);
+    if (rc != 0) {
+        return rc;
     }
     int tag = getc(r->f);
     if (tag == EOF) {
-        r->done = 1; /* cut short after a whole record: what was written is good */
-        return 0;
+        /* cut short after a whole record: what was written is good */
+        return varint_fail(r, err, ferror(r->f) ? READ_IO : READ_CUT, "record");
+    }
+    if (tag != TAG_SNAPSHOT && tag != TAG_END) {
+        return read_fail(r, err, "unknown record type 0x%02x", (unsigned)tag);
     }
     r->offset++;
-    int rc = read_varint(r, &all, &len);
-    if (rc != 0) {
+    if ((rc = read_varint(r, &all, &len)) != READ_OK) {
         return varint_fail(r, err, rc, "record length");
     }
     if (tag == TAG_END) {
-        if ((rc = read_varint(r, &len, &count)) != 0) {
-            return varint_fail(r, err, rc, "end record");
-        }
-        if (len != 0 || count != r->snapshots) {
-            return read_fail(r, err, "the end record counts %llu snapshots, the file holds %llu",
-                             (unsigned long long)count, (unsigned long long)r->snapshots);
-        }
-        if (getc(r->f) != EOF) {
-            return read_fail(r, err, "data after the end record");
-        }
-        r->done = r->complete = 1;
-        return 0;
+        return read_end(r, len, err);
     }
-    if (tag != TAG_SNAPSHOT) {
-        r->offset--;
-        return read_fail(r, err, "unknown record type 0x%02x", (unsigned)tag);
-    }
-    temu_status st = read_snapshot(r, len, t_ps, &n, err);
-    if (st != TEMU_OK) {
-        return st;
+    rc = read_snapshot(r, len, t_ps, &n, err);
+    if (rc != 1) {
+        return rc;
     }
     *values = r->values;
     if (changed != NULL) {
@@ -631,5 +699,6 @@ void temu_series_reader_close(temu_series_reader *r)
     }
     free(r->values);
     free(r->changed);
+    free(r->delta);
     free(r);
 }

@@ -52,7 +52,7 @@ fuzz_replay_series_file_SOURCES = fuzz/series_file.c fuzz/replay.c fuzz/fuzz.h
 fuzz_replay_series_file_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"series_file"'
 fuzz_replay_series_file_LDADD = libtorusemu.la
 # the LDMS CSV reader of `torusemu analyze` lives with the tool (utils/)
-FUZZ_LDMS_C = utils/analyze.c utils/analyze_source.c
+FUZZ_LDMS_C = utils/analyze.c utils/analyze_source.c utils/text_reader.c
 fuzz_replay_ldms_csv_SOURCES = fuzz/ldms_csv.c fuzz/replay.c fuzz/fuzz.h $(FUZZ_LDMS_C)
 fuzz_replay_ldms_csv_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"ldms_csv"'
 fuzz_replay_ldms_csv_LDADD = libtorusemu.la -lm

@@ -37,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
         FUZZ_CHECK(rc == 0 || err.message[0] != '\0');
-        FUZZ_CHECK(rc <= 0 || temu_series_complete(r) == 0);
+        /* reading stops for good, an end said complete only at rc 0 */
+        FUZZ_CHECK(temu_series_next(r, &t, &v, &err) == 0);
+        FUZZ_CHECK(rc == 0 || temu_series_complete(r) == 0);
     }
     temu_series_reader_close(r);
     return 0;

@@ -19,8 +19,11 @@
  *                counter a varint index gap and a zigzag varint of the
  *                change since the previous snapshot (mod 2^64)
  *            'E' end: varint number of snapshots; nothing may follow
- * A file without its end record (a writer that did not finish) is read up
- * to its last whole snapshot; temu_series_complete() tells which.
+ * The writer hands each record to the kernel as it writes it, so a killed
+ * run loses at most the snapshot it was writing.  A file without its end
+ * record (a writer that did not finish), cut anywhere after its header,
+ * is read up to its last whole snapshot; temu_series_complete() tells
+ * which.
  */
 #ifndef TORUSEMU_SERIES_H
 #define TORUSEMU_SERIES_H
@@ -60,7 +63,8 @@ temu_status temu_series_create_machine(const char *path, const temu_machine *m, 
                                        temu_series_clock clock, temu_series **out, temu_error *err);
 
 /* Record every counter of the session at time t_ps (>= 0, greater than the
- * previous snapshot's time). */
+ * previous snapshot's time).  The snapshot is in the file (flushed) when
+ * this returns. */
 temu_status temu_series_snapshot(temu_series *w, int64_t t_ps, temu_error *err);
 /* Record the given values (temu_machine_counter_count entries) at t_ps. */
 temu_status temu_series_write_values(temu_series *w, int64_t t_ps, const uint64_t *values,
@@ -91,18 +95,21 @@ temu_series_clock temu_series_clock_of(const temu_series_reader *r);
 /*
  * Read the next snapshot: 1 with *t_ps its time and *values the counters
  * (temu_series_counter_count entries, valid until the next call), 0 after
- * the last snapshot, or a negative temu_status with err filled when the
- * file is damaged.  The first call allocates the value array (8 bytes per
- * counter).  If changed is not NULL, *changed receives the indices of the
- * counters that changed since the previous snapshot and *nchanged their
- * number (valid until the next call).
+ * the last whole snapshot (also when the file ends inside the next record:
+ * a writer that did not finish; see temu_series_complete), or a negative
+ * temu_status with err filled when the file is damaged.  The first call
+ * allocates the value array (8 bytes per counter).  If changed is not
+ * NULL, *changed receives the indices of the counters that changed since
+ * the previous snapshot and *nchanged their number (valid until the next
+ * call).
  */
 int temu_series_next(temu_series_reader *r, int64_t *t_ps, const uint64_t **values,
                      temu_error *err);
 int temu_series_next_changes(temu_series_reader *r, int64_t *t_ps, const uint64_t **values,
                              const uint64_t **changed, uint64_t *nchanged, temu_error *err);
 /* After temu_series_next returned 0: 1 when the file ended with its end
- * record, 0 when it was cut short (a writer that did not finish). */
+ * record, 0 when it was cut short, between records or inside one (a
+ * writer that did not finish). */
 int temu_series_complete(const temu_series_reader *r);
 void temu_series_reader_close(temu_series_reader *r);
 

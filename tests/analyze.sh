@@ -121,7 +121,94 @@ link 0 X+ 2 1000
 EOT
 expect_ok "incomplete series" A "$TMP/cut.tser" --report=links --format=csv
 expect_out "incomplete series" '^0,0,60000000000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,0,8000,8000,0,0,0$'
-grep -q "the series has no end record" "$TMP/err" && pass || failed "incomplete: no warning"
+grep -qx "torusemu: analyze: $TMP/cut.tser is incomplete (no end record: its writer did not finish): read 2 snapshots, up to the last whole one" \
+    "$TMP/err" && pass || failed "incomplete: no warning: $(cat "$TMP/err")"
+# ... also when it ends inside a record (a writer killed while writing):
+# the third snapshot lost its last byte
+"$WRITE" "$TMP/cut3.tser" gemini:4x2x2 60000000000000 incomplete <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 2 1000
+at 120000000000000
+link 0 X+ 2 3000
+EOT
+head -c $(($(wc -c <"$TMP/cut3.tser") - 1)) "$TMP/cut3.tser" >"$TMP/cut.tser"
+expect_ok "series cut in a record" A "$TMP/cut.tser" --report=links --format=json
+expect_eq "series cut in a record: one interval" "[|96|]" \
+    "$(head -n 1 "$TMP/out")|$(grep -c '"interval": 0' "$TMP/out")|$(tail -n 1 "$TMP/out")"
+grep -q "cut.tser is incomplete .*: read 2 snapshots, up to the last whole one" "$TMP/err" &&
+    pass || failed "series cut in a record: no warning: $(cat "$TMP/err")"
+
+# --- counters that restart (a node reboot) or rise more than a d-link can
+# do: left out, said, and counted (tests/fixtures/analyze/README.md)
+RB="$top_srcdir/tests/fixtures/ldms/gemini-4x2x2-reboot.csv"
+expect_ok "reboot summary" A "$RB" -m gemini:4x2x2 --format=csv
+same "reboot summary" "$GOLD/reboot-summary.csv" "$TMP/out"
+sed "s|$RB|RB|" "$TMP/err" >"$TMP/got"
+cat >"$TMP/want" <<'EOT'
+torusemu: analyze: RB:9: node 1 (Gemini c0-0c0s0g0): X+_traffic went down from 140625001000 B to 5000 B: the counter restarted (a reboot resets gpcdr's counters); that interval is left out for it
+torusemu: analyze: RB:9: node 1 (Gemini c0-0c0s0g0): X+_packets went down from 8010 to 20: the counter restarted (a reboot resets gpcdr's counters); that interval is left out for it
+torusemu: analyze: RB:9: node 1 (Gemini c0-0c0s0g0): X+_inq_stall went down from 240000000000 ns to 0 ns: the counter restarted (a reboot resets gpcdr's counters); that interval is left out for it
+torusemu: analyze: RB:9: node 1 (Gemini c0-0c0s0g0): X+_credit_stall went down from 120000000000 ns to 0 ns: the counter restarted (a reboot resets gpcdr's counters); that interval is left out for it
+torusemu: analyze: RB:10: node 5 (Gemini c0-0c0s0g1): Y+_traffic rose by 562500000000 B in 60 s: P_bu 200 %, more than the d-link can carry; that interval is left out for it
+torusemu: analyze: RB:10: node 5 (Gemini c0-0c0s0g1): Y+_inq_stall rose by 480000000000000 ns in 60 s: P_Ts 200000 %, more than the d-link can stall; that interval is left out for it
+torusemu: analyze: RB:9: node 1 (Gemini c0-0c0s0g0): totaloutput_optA went down from 2000000000 B to 10 B: the counter restarted (a reboot resets gpcdr's counters); that interval is left out for it
+torusemu: analyze: RB: in all 5 counter resets and 2 values above 100 % left out of the figures
+EOT
+same "reboot warnings" "$TMP/want" "$TMP/got"
+expect_ok "reboot nodes" A "$RB" -m gemini:4x2x2 --report=nodes --format=csv
+same "reboot nodes" "$GOLD/reboot-nodes.csv" "$TMP/out"
+expect_ok "reboot links" A "$RB" -m gemini:4x2x2 --report=links --format=csv
+expect_out "reboot links: X+ left out" '^1,61000100000000,121000100000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,,,,,,$'
+expect_out "reboot links: Y+ partly" '^1,60999900000000,120999900000000,2,c0-0c0s0g1,0 1 0,Y\+,4,4.6875,,1000,1000,,,25$'
+expect_out "reboot links: node 1 again" '^2,121000100000000,181000100000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,140625000000,4000,4000,25,10,25$'
+expect_ok "reboot ccdf" A "$RB" -m gemini:4x2x2 --report=ccdf --format=csv
+printf '%s\n' 'X,pbu,0,11,11,1' 'X,pbu,25,2,11,0.181818' >"$TMP/want"
+grep '^X,pbu,' "$TMP/out" >"$TMP/got"
+same "reboot ccdf X pbu" "$TMP/want" "$TMP/got"
+expect_ok "reboot correlation" A "$RB" -m gemini:4x2x2 --report=correlation --format=csv
+expect_out "reboot correlation: Y inq undefined" '^Y,12,[^,]*,$'
+# in a series: a store zeroed between two snapshots (torusemu reset);
+# Gemini 0's X+ tiles held 1000 phits each (8 x 3 x 1000 bytes), then 10
+"$WRITE" "$TMP/reset.tser" gemini:4x2x2 60000000000000 <<'EOT'
+at 0
+at 60000000000000
+link 0 X+ 0 1000
+at 120000000000000
+link 0 X+ 0 10
+EOT
+expect_ok "series reset" A "$TMP/reset.tser" --format=csv
+expect_eq "series reset: warning" "torusemu: analyze: $TMP/reset.tser, snapshot 2: Gemini c0-0c0s0g0: X+_traffic went down from 24000 B to 240 B: the counter restarted (the store was zeroed, as torusemu reset does); that interval is left out for it" \
+    "$(head -n 1 "$TMP/err")"
+expect_out "series reset: counted" '^X,64,0,0,0,0\.000004,0,0,0,0,0,0,0,1,0$'
+# stall counters of a long uptime: their ns x 1000 pass 2^64 ps between
+# the two samples, which is no restart (P_Ts 50: 240e9 ns of 8 x 60 s)
+{
+    head -1 "$CSV"
+    for k in 0 1; do
+        v=$((18446744073709000 + k * 240000000000))
+        echo "$((1483228800 + 60 * k)).000100, 100, nid00001, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, $v, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 48, 48, 24, 24, 48, 48, 0, 0"
+    done
+} >"$TMP/uptime.csv"
+expect_ok "long uptime" A "$TMP/uptime.csv" -m gemini:4x2x2 --report=links --format=csv
+expect_out "long uptime" '^0,1000100000000,61000100000000,0,c0-0c0s0g0,0 0 0,X\+,8,9.375,0,0,0,0,50,0$'
+expect_eq "long uptime: no warning" "" "$(cat "$TMP/err")"
+# more than 20 warnings: the rest are counted.  Gemini 0's X+ counters
+# fall from 100 to 0 in every other of 12 minutes: 4 counters x 6 restarts
+k=0
+{
+    head -1 "$CSV"
+    while [ $k -le 12 ]; do
+        v=$((k % 2 * 100))
+        echo "$((1483228800 + 60 * k)).000100, 100, nid00001, 1, 0, $v, 0, 0, 0, 0, 0, $v, 0, 0, 0, 0, 0, $v, 0, 0, 0, 0, 0, $v, 0, 0, 0, 0, 0, 48, 48, 24, 24, 48, 48, 0, 0"
+        k=$((k + 1))
+    done
+} >"$TMP/flap.csv"
+expect_ok "many resets" A "$TMP/flap.csv" -m gemini:4x2x2 --format=csv
+expect_eq "many resets: 20 shown" 20 "$(grep -c 'went down' "$TMP/err")"
+grep -qx "torusemu: analyze: $TMP/flap.csv: in all 24 counter resets and 0 values above 100 % left out of the figures (4 warnings not shown)" \
+    "$TMP/err" && pass || failed "many resets: total: $(tail -n 1 "$TMP/err")"
+expect_out "many resets: X" '^X,24,.*,24,0$'
 
 # stalls from the timing model: a hot spot (every node of a 4x2x2 Gemini
 # torus puts 64 KiB to node 0 at once), run until the network is empty.
@@ -354,6 +441,15 @@ expect_fail "bad number" "X+_traffic '1x0' is not a whole number" A "$TMP/num.cs
 expect_fail "bad time" "Time '1483228800.5x' is not seconds" A "$TMP/time.csv" -m gemini:4x2x2
 { head -1 "$CSV"; sed -n '2s/, [0-9]*$//p' "$CSV"; } >"$TMP/short.csv"
 expect_fail "short row" ":2: 36 fields, the header has 37" A "$TMP/short.csv" -m gemini:4x2x2
+# a NUL byte would end its line there: a NUL for the newline after line
+# 5 silently dropped line 6 (node 1's second sample)
+{ head -4 "$CSV"; sed -n 5p "$CSV" | tr -d '\n'; printf '\000'; tail -n +6 "$CSV"; } >"$TMP/nul.csv"
+expect_eq "NUL byte: one line less" 8 "$(wc -l <"$TMP/nul.csv" | tr -d ' ')"
+expect_fail "NUL byte" "nul.csv:5: a NUL byte (column 194): not a text file" \
+    A "$TMP/nul.csv" -m gemini:4x2x2
+printf '#Time, component\000_id\n' >"$TMP/nulhead.csv"
+expect_fail "NUL byte in the header" "nulhead.csv:1: a NUL byte (column 17): not a text file" \
+    A "$TMP/nulhead.csv" -m gemini:4x2x2
 printf 'hello\n' >"$TMP/x.csv"
 expect_fail "no header" "not an LDMS CSV file" A "$TMP/x.csv" -m gemini:4x2x2
 expect_fail "bad report" "--report 'all' is not one of" A "$CSV" -m gemini:4x2x2 --report=all

@@ -233,6 +233,10 @@ long=$(awk 'BEGIN { while (length(s) < 4100) s = s "m"; print s }')
 bad "map path too long" "bad.mix:1: map=mmmm.*: the path is longer than" "random ranks=2 map=$long"
 bad "pattern's own check" "bad.mix:1: halo: --grid XxYxZ must hold the 4 ranks" "halo ranks=4 grid=2x2x2"
 bad "no job" "bad.mix: no job" "# nothing" ""
+# a NUL byte would end its line there and drop the rest (here: the nodes)
+printf 'random ranks=2 at=0\nrandom ranks=2\000 nodes=8-9\nrandom ranks=2 at=4\n' >"$TMP/nul.mix"
+expect_fail "NUL byte" "nul.mix:2: a NUL byte (column 15): not a text file" "$TORUSEMU" replay \
+    --machine "$M" --mix "$TMP/nul.mix"
 expect_fail "missing file" "nothere.mix: No such file" "$TORUSEMU" replay --machine "$M" \
     --mix "$TMP/nothere.mix"
 expect_fail "-np with a mix" "go in the mix file" "$TORUSEMU" replay --machine "$M" \

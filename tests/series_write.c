@@ -2,7 +2,7 @@
  * series_write.c - write a time-series file with chosen counter values,
  * for the shell tests of `torusemu series` and `torusemu analyze`.
  *
- *   series_write OUT SPEC INTERVAL_PS [incomplete] < SCRIPT
+ *   series_write OUT SPEC INTERVAL_PS [incomplete|kill] < SCRIPT
  *
  * SCRIPT lines (blank lines and # comments ignored):
  *   at T                        start the snapshot at T ps (the previous
@@ -12,10 +12,13 @@
  *   link ROUTER LINK CTR VALUE  every tile of a Gemini link (a name: X+)
  *                               gets VALUE of counter CTR
  * Values stay from one snapshot to the next until set again.  With
- * "incomplete" the file is left without its end record.
+ * "incomplete" the file is left without its end record; with "kill" the
+ * program kills itself with SIGKILL after the last snapshot, flushing
+ * nothing: the file holds what the writer itself put in it.
  */
 #include "torusemu_series.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +35,7 @@ int main(int argc, char **argv)
     temu_series *w;
     char line[512];
     if (argc < 4) {
-        return fail("usage: series_write OUT SPEC INTERVAL_PS [incomplete] < SCRIPT", NULL);
+        return fail("usage: series_write OUT SPEC INTERVAL_PS [incomplete|kill] < SCRIPT", NULL);
     }
     if (temu_machine_parse(argv[2], &m, &err) != TEMU_OK) {
         return fail("machine", err.message);
@@ -80,6 +83,9 @@ int main(int argc, char **argv)
         return fail("snapshot", err.message);
     }
     free(v);
+    if (argc > 4 && strcmp(argv[4], "kill") == 0) {
+        raise(SIGKILL); /* as a run killed outright: no exit handlers, no stdio flush */
+    }
     if (argc > 4 && strcmp(argv[4], "incomplete") == 0) {
         /* leave without the end record, like a writer that was killed */
         fflush(NULL);

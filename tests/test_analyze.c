@@ -29,6 +29,7 @@ static void frames(const temu_machine *m, an_frame *a, an_frame *b, int64_t t0, 
               b->node_seen);
     a->time_ps = t0;
     b->time_ps = t1;
+    a->stall_unit_ps = b->stall_unit_ps = 1; /* stalls in ps */
     for (size_t r = 0; r < n; r++) {
         a->t_ps[r] = t0;
         b->t_ps[r] = t1;
@@ -65,8 +66,8 @@ START_TEST(test_dlink_metrics)
     l1->packets = 5 + 8000;
     /* 8 tiles x 60 s = 480 s of tile time; inq 240 s stalled -> 50 %,
      * credit 120 s -> 25 % (eqs. 1-2) */
-    l1->inq_ps = 240000000000000ull;
-    l1->credit_ps = 120000000000000ull;
+    l1->inq = 240000000000000ull;
+    l1->credit = 120000000000000ull;
     ck_assert_int_eq(an_dlink_metrics(&m, 0, 1, &a, &b, &x), 0);
     ck_assert_int_eq(x.tiles, 8);
     ck_assert(x.bandwidth == 9.375);
@@ -86,12 +87,9 @@ START_TEST(test_dlink_metrics)
     ck_assert(x.bandwidth == 9.375);
     ck_assert_int_eq(an_dlink_metrics(&m, 2, 3, &a, &b, &x), 0);
     ck_assert(x.bandwidth == 4.6875);
-    /* counters that wrapped: differences modulo 2^64, as LDMS takes them */
-    a.links[5 * AN_DIRS + 0].packets = UINT64_MAX - 9;
-    b.links[5 * AN_DIRS + 0].packets = 50;
-    ck_assert_int_eq(an_dlink_metrics(&m, 5, 0, &a, &b, &x), 0);
-    ck_assert_uint_eq(x.packets, 60);
     /* half a minute: rates double */
+    a.links[5 * AN_DIRS + 0].packets = 10;
+    b.links[5 * AN_DIRS + 0].packets = 70;
     b.t_ps[5] = MINUTE_PS + MINUTE_PS / 2;
     ck_assert_int_eq(an_dlink_metrics(&m, 5, 0, &a, &b, &x), 0);
     ck_assert(x.ppm == 120.0);
@@ -116,6 +114,80 @@ START_TEST(test_dlink_metrics)
 }
 END_TEST
 
+START_TEST(test_dlink_check)
+{
+    /* router 0's X+ over one minute: 8 tiles of 9.375 GB/s in all carry
+     * 562.5e9 bytes, plus a phit (3 bytes) per tile under way = 562500000024;
+     * the tiles stall at most 8 x (60 s + one 1250 ps cycle) */
+    temu_machine m = test_machine("gemini:4x2x2");
+    an_frame a, b;
+    an_metrics x;
+    unsigned reset, over;
+    frames(&m, &a, &b, MINUTE_PS, 2 * MINUTE_PS);
+    an_link *l0 = &a.links[0 * AN_DIRS + 1], *l1 = &b.links[0 * AN_DIRS + 1];
+    *l0 = (an_link){.bytes = 100, .packets = 5, .inq = 7, .credit = 9};
+    *l1 = (an_link){.bytes = 100 + 562500000024ull,
+                    .packets = 5,
+                    .inq = 7 + 480000000010000ull,
+                    .credit = 9 + 480000000010000ull};
+    ck_assert_int_eq(an_dlink_check(&m, 0, 1, &a, &b, &x, &reset, &over), 0);
+    ck_assert_uint_eq(reset, 0);
+    ck_assert_uint_eq(over, 0); /* at the bounds: kept */
+    ck_assert_uint_eq(x.bytes, 562500000024ull);
+    l1->bytes++;
+    l1->credit++;
+    ck_assert_int_eq(an_dlink_check(&m, 0, 1, &a, &b, &x, &reset, &over), 0);
+    ck_assert_uint_eq(reset, 0);
+    ck_assert_uint_eq(over, AN_BIT(AN_TRAFFIC) | AN_BIT(AN_CREDIT));
+    l1->inq++;
+    ck_assert_int_eq(an_dlink_check(&m, 0, 1, &a, &b, &x, &reset, &over), 0);
+    ck_assert_uint_eq(over, AN_BIT(AN_TRAFFIC) | AN_BIT(AN_INQ) | AN_BIT(AN_CREDIT));
+    /* a counter that went down restarted (a reboot): a reset, never a
+     * difference modulo 2^64 nor a leap */
+    l1->packets = 4;
+    l1->bytes = 99;
+    ck_assert_int_eq(an_dlink_check(&m, 0, 1, &a, &b, &x, &reset, &over), 0);
+    ck_assert_uint_eq(reset, AN_BIT(AN_PACKETS) | AN_BIT(AN_TRAFFIC));
+    ck_assert_uint_eq(over, AN_BIT(AN_INQ) | AN_BIT(AN_CREDIT));
+    /* what is dropped gives no figure: NAN, its count 0 */
+    l1->reset = reset;
+    l1->over = over;
+    ck_assert_int_eq(an_dlink_metrics(&m, 0, 1, &a, &b, &x), 0);
+    ck_assert(isnan(x.pbu) && isnan(x.ppm) && isnan(x.pts_inq) && isnan(x.pts_credit));
+    ck_assert_uint_eq(x.bytes, 0);
+    ck_assert_uint_eq(x.packets, 0);
+    ck_assert_uint_eq(x.reset, reset);
+    ck_assert_uint_eq(x.over, over);
+    /* only the credit stall dropped: the rest stand */
+    *l1 = (an_link){.bytes = 100 + 5625000000ull, .packets = 6, .inq = 7, .credit = 0};
+    l1->reset = AN_BIT(AN_CREDIT);
+    ck_assert_int_eq(an_dlink_metrics(&m, 0, 1, &a, &b, &x), 0);
+    ck_assert(x.pbu == 1.0 && x.ppm == 1.0 && x.pts_inq == 0.0 && isnan(x.pts_credit));
+    /* into the statistics: the figures that stand, and the counts */
+    an_stats st;
+    memset(&st, 0, sizeof st);
+    ck_assert_int_eq(an_stats_add(&st, 1, &x), 0);
+    ck_assert_uint_eq(st.samples[0], 1);
+    ck_assert_uint_eq(st.resets[0], 1);
+    ck_assert_uint_eq(st.over[0], 0);
+    ck_assert_uint_eq(an_values_total(&st.values[0][AN_PBU]), 1);
+    ck_assert_uint_eq(an_values_total(&st.values[0][AN_PTS_CREDIT]), 0);
+    ck_assert(st.inq[0].n == 1 && st.credit[0].n == 0); /* a correlation point needs both */
+    x.over = AN_BIT(AN_TRAFFIC) | AN_BIT(AN_INQ);
+    x.reset = 0;
+    x.pbu = x.pts_inq = NAN;
+    ck_assert_int_eq(an_stats_add(&st, 0, &x), 0);
+    ck_assert_uint_eq(st.over[0], 2);
+    ck_assert_uint_eq(an_values_total(&st.values[0][AN_PBU]), 1);
+    ck_assert_uint_eq(an_values_total(&st.values[0][AN_PPM]), 2);
+    an_stats_free(&st);
+    /* no interval: -1 */
+    b.t_ps[0] = a.t_ps[0];
+    ck_assert_int_eq(an_dlink_check(&m, 0, 1, &a, &b, &x, &reset, &over), -1);
+    frames_free(&a, &b);
+}
+END_TEST
+
 START_TEST(test_nodes)
 {
     /* seed 004 Fig. 3: all nodes' traffic per interval; only nodes sampled
@@ -127,20 +199,23 @@ START_TEST(test_nodes)
     memset(&st, 0, sizeof st);
     frames(&m, &a, &b, MINUTE_PS, MINUTE_PS + MINUTE_PS / 2);
     a.node_seen[3] = b.node_seen[3] = 1;
-    a.nic[3] = (an_nic){100, UINT64_MAX}; /* ingestion wraps: 1 + 9 */
-    b.nic[3] = (an_nic){1100, 9};
+    a.nic[3] = (an_nic){100, 1, 0};
+    b.nic[3] = (an_nic){1100, 11, 0};
     a.node_seen[4] = 1; /* no second sample: left out */
-    a.nic[4] = (an_nic){0, 0};
-    b.nic[4] = (an_nic){5000, 5000};
+    a.nic[4] = (an_nic){0, 0, 0};
+    b.nic[4] = (an_nic){5000, 5000, 0};
     b.node_seen[5] = 1; /* no first sample */
-    b.nic[5] = (an_nic){7000, 7000};
+    b.nic[5] = (an_nic){7000, 7000, 0};
+    a.node_seen[6] = b.node_seen[6] = 1; /* its ingestion counter restarted */
+    a.nic[6] = (an_nic){100, UINT64_MAX, 0};
+    b.nic[6] = (an_nic){200, 9, AN_NIC_IN};
     ck_assert_int_eq(an_nodes_interval(&m, &a, &b, &x), 0);
-    ck_assert_int_eq(x.nodes, 1);
-    ck_assert_uint_eq(x.out, 1000);
+    ck_assert_int_eq(x.nodes, 2);
+    ck_assert_uint_eq(x.out, 1100);
     ck_assert_uint_eq(x.in, 10);
-    ck_assert(x.out_bpm == 2000.0 && x.in_bpm == 20.0);
+    ck_assert(x.out_bpm == 2200.0 && x.in_bpm == 20.0);
     ck_assert_int_eq(an_stats_add_nodes(&st, &x), 0);
-    ck_assert(an_values_max(&st.nodes[AN_INJECTION]) == 2000.0);
+    ck_assert(an_values_max(&st.nodes[AN_INJECTION]) == 2200.0);
     ck_assert(an_values_max(&st.nodes[AN_INGESTION]) == 20.0);
     an_stats_free(&st);
     b.time_ps = a.time_ps;
@@ -236,6 +311,9 @@ START_TEST(test_ccdf)
     an_values_free(&v);
     ck_assert(isnan(an_values_mean(&v)) && isnan(an_values_max(&v)) &&
               isnan(an_values_over(&v, 0)));
+    memset(&p, 0, sizeof p);
+    an_ccdf(&v, collect, &p); /* no array at all (UBSan: no qsort of NULL) */
+    ck_assert_int_eq(p.n, 0);
     /* stats: one sample per dimension goes to every metric's values */
     an_stats s;
     memset(&s, 0, sizeof s);
@@ -567,6 +645,7 @@ int main(void)
     Suite *s = suite_create("analyze");
     TCase *tc = tcase_create("analyze");
     tcase_add_test(tc, test_dlink_metrics);
+    tcase_add_test(tc, test_dlink_check);
     tcase_add_test(tc, test_nodes);
     tcase_add_test(tc, test_correlation);
     tcase_add_test(tc, test_ccdf);

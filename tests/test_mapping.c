@@ -188,6 +188,16 @@ START_TEST(test_map_file_on_disk)
     ck_assert_int_eq(temu_mapping_build(&m, 2, 1, path, &map, &err), TEMU_OK);
     ck_assert_int_eq(map.slot[0].node, 15);
     temu_mapping_free(&map);
+    /* a NUL byte would end the text there: refused with its line and column */
+    static const char nul[] = "3 1 1 0\n0 0\0 0 0\n";
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(nul, 1, sizeof nul - 1, f), sizeof nul - 1);
+    fclose(f);
+    ck_assert_int_eq(temu_mapping_build(&m, 2, 1, path, &map, &err), TEMU_EINVAL);
+    ck_assert_msg(strstr(err.message, "', line 2: a NUL byte (column 4): not a text file") != NULL,
+                  "%s", err.message);
+    ck_assert_ptr_nonnull(strstr(err.message, path));
     unlink(path);
     ck_assert_int_eq(temu_mapping_build(&m, 2, 1, path, &map, &err), TEMU_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "cannot open map file"));

@@ -13,7 +13,15 @@
 const char *const an_metric_names[AN_METRICS] = {"ppm", "pbu", "pts_inq", "pts_credit"};
 const char *const an_node_metric_names[AN_NODE_METRICS] = {"injection_bpm", "ingestion_bpm"};
 
-int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_frame *a,
+const char *const an_counter_names[AN_COUNTERS] = {"traffic", "packets", "inq_stall",
+                                                   "credit_stall"};
+
+#define PHIT_BYTES 3      /* a Gemini phit */
+#define PS_PER_CYCLE 1250 /* a cycle of the 800 MHz router clock */
+
+/* The figures from the counters' differences modulo 2^64, whatever they
+ * are. */
+static int dlink_raw(const temu_machine *m, int64_t router, int dir, const an_frame *a,
                      const an_frame *b, an_metrics *out)
 {
     int tiles[TEMU_GEMINI_TILES];
@@ -24,7 +32,7 @@ int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_fr
     const an_link *x = &a->links[router * AN_DIRS + dir], *y = &b->links[router * AN_DIRS + dir];
     double dt = (double)(tb - ta);
     out->dt_ps = tb - ta;
-    out->bytes = y->bytes - x->bytes; /* modulo 2^64, as LDMS */
+    out->bytes = y->bytes - x->bytes;
     out->packets = y->packets - x->packets;
     out->tiles = temu_gemini_link_tiles(dir, tiles);
     out->bandwidth = temu_gemini_link_bandwidth(m, router, dir);
@@ -33,8 +41,69 @@ int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_fr
     /* eq. 3: 100 (bytes / T_i) / (BW_t-link N_t-links); GB/s = 1e9 B/s = 1e-3 B/ps */
     out->pbu = 100.0 * (double)out->bytes / (out->bandwidth * 1e-3 * dt);
     /* eqs. 1-2: stall time summed over the tiles / (tiles x T_i), in percent */
-    out->pts_inq = 100.0 * (double)(y->inq_ps - x->inq_ps) / (out->tiles * dt);
-    out->pts_credit = 100.0 * (double)(y->credit_ps - x->credit_ps) / (out->tiles * dt);
+    double unit = (double)b->stall_unit_ps;
+    out->pts_inq = 100.0 * (double)(y->inq - x->inq) * unit / (out->tiles * dt);
+    out->pts_credit = 100.0 * (double)(y->credit - x->credit) * unit / (out->tiles * dt);
+    out->reset = out->over = 0;
+    return 0;
+}
+
+int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_frame *a,
+                     const an_frame *b, an_metrics *out)
+{
+    if (dlink_raw(m, router, dir, a, b, out) != 0) {
+        return -1;
+    }
+    const an_link *y = &b->links[router * AN_DIRS + dir];
+    unsigned gone = y->reset | y->over;
+    out->reset = y->reset;
+    out->over = y->over;
+    if (gone & AN_BIT(AN_TRAFFIC)) {
+        out->bytes = 0;
+        out->pbu = NAN;
+    }
+    if (gone & AN_BIT(AN_PACKETS)) {
+        out->packets = 0;
+        out->ppm = NAN;
+    }
+    if (gone & AN_BIT(AN_INQ)) {
+        out->pts_inq = NAN;
+    }
+    if (gone & AN_BIT(AN_CREDIT)) {
+        out->pts_credit = NAN;
+    }
+    return 0;
+}
+
+int an_dlink_check(const temu_machine *m, int64_t router, int dir, const an_frame *a,
+                   const an_frame *b, an_metrics *raw, unsigned *reset, unsigned *over)
+{
+    *reset = *over = 0;
+    if (dlink_raw(m, router, dir, a, b, raw) != 0) {
+        return -1;
+    }
+    const an_link *x = &a->links[router * AN_DIRS + dir], *y = &b->links[router * AN_DIRS + dir];
+    const uint64_t before[AN_COUNTERS] = {x->bytes, x->packets, x->inq, x->credit};
+    const uint64_t after[AN_COUNTERS] = {y->bytes, y->packets, y->inq, y->credit};
+    for (int c = 0; c < AN_COUNTERS; c++) {
+        *reset |= after[c] < before[c] ? AN_BIT(c) : 0;
+    }
+    /* what the d-link can do in the interval, plus a unit per tile under
+     * way at the sample: bytes at its bandwidth (1e-3 B/ps per GB/s), stall
+     * time on each tile (ps) */
+    double dt = (double)raw->dt_ps, unit = (double)b->stall_unit_ps;
+    double max_bytes = raw->bandwidth * 1e-3 * dt + PHIT_BYTES * raw->tiles;
+    double max_stall = raw->tiles * (dt + PS_PER_CYCLE);
+    if ((double)(after[AN_TRAFFIC] - before[AN_TRAFFIC]) > max_bytes) {
+        *over |= AN_BIT(AN_TRAFFIC);
+    }
+    if ((double)(after[AN_INQ] - before[AN_INQ]) * unit > max_stall) {
+        *over |= AN_BIT(AN_INQ);
+    }
+    if ((double)(after[AN_CREDIT] - before[AN_CREDIT]) * unit > max_stall) {
+        *over |= AN_BIT(AN_CREDIT);
+    }
+    *over &= ~*reset; /* a counter that went down is a reset, not a leap */
     return 0;
 }
 
@@ -46,9 +115,10 @@ int an_nodes_interval(const temu_machine *m, const an_frame *a, const an_frame *
     }
     for (int64_t n = 0; n < m->nnodes; n++) {
         if (a->node_seen[n] && b->node_seen[n]) {
+            unsigned reset = b->nic[n].reset;
             out->nodes++;
-            out->out += b->nic[n].out - a->nic[n].out; /* modulo 2^64 */
-            out->in += b->nic[n].in - a->nic[n].in;
+            out->out += reset & AN_NIC_OUT ? 0 : b->nic[n].out - a->nic[n].out;
+            out->in += reset & AN_NIC_IN ? 0 : b->nic[n].in - a->nic[n].in;
         }
     }
     double dt = (double)(b->time_ps - a->time_ps);
@@ -170,7 +240,9 @@ void an_ccdf(an_values *a, void (*point)(void *ctx, double value, size_t count, 
              void *ctx)
 {
     size_t total = an_values_total(a), i = 0;
-    qsort(a->v, a->n, sizeof *a->v, cmp_double);
+    if (a->n > 0) { /* an empty list has no array: qsort must not get NULL */
+        qsort(a->v, a->n, sizeof *a->v, cmp_double);
+    }
     /* below zero: the zeros are among the values >= each of them */
     for (; i < a->n && a->v[i] < 0; i++) {
         if (i == 0 || a->v[i] != a->v[i - 1]) {
@@ -187,17 +259,34 @@ void an_ccdf(an_values *a, void (*point)(void *ctx, double value, size_t count, 
     }
 }
 
+/* Set bits of a counter mask. */
+static unsigned bits(unsigned mask)
+{
+    unsigned n = 0;
+    for (; mask != 0; mask &= mask - 1) {
+        n++;
+    }
+    return n;
+}
+
 int an_stats_add(an_stats *s, int dir, const an_metrics *x)
 {
     int dim = dir / 2;
     for (int k = 0; k < AN_METRICS; k++) {
-        if (an_values_add(&s->values[dim][k], an_metric(x, k)) != 0) {
+        double v = an_metric(x, k);
+        if (!isnan(v) && an_values_add(&s->values[dim][k], v) != 0) {
             return -1;
         }
     }
-    an_corr_add(&s->credit[dim], x->pbu, x->pts_credit);
-    an_corr_add(&s->inq[dim], x->pbu, x->pts_inq);
+    if (!isnan(x->pbu) && !isnan(x->pts_credit)) {
+        an_corr_add(&s->credit[dim], x->pbu, x->pts_credit);
+    }
+    if (!isnan(x->pbu) && !isnan(x->pts_inq)) {
+        an_corr_add(&s->inq[dim], x->pbu, x->pts_inq);
+    }
     s->samples[dim]++;
+    s->resets[dim] += bits(x->reset);
+    s->over[dim] += bits(x->over);
     return 0;
 }
 

@@ -24,12 +24,23 @@
 #define AN_DIRS 6 /* X-, X+, Y-, Y+, Z-, Z+ (temu link numbers 0..5) */
 #define AN_DIMS 3 /* X, Y, Z */
 
+/* The counters of a d-link, in gpcdr's names (<DIR>_traffic ...), and
+ * the bit of each in an_link.dropped. */
+enum { AN_TRAFFIC = 0, AN_PACKETS, AN_INQ, AN_CREDIT, AN_COUNTERS };
+extern const char *const an_counter_names[AN_COUNTERS]; /* "traffic", ... */
+#define AN_BIT(counter) (1u << (counter))
+
 /* Cumulative counters of one d-link, as gpcdr reports them. */
 typedef struct an_link {
     uint64_t bytes;     /* traffic: 3 bytes per phit, VC0 + VC1          */
     uint64_t packets;   /* packets, VC0 + VC1                             */
-    uint64_t inq_ps;    /* inq stall summed over the tiles, in ps         */
-    uint64_t credit_ps; /* credit stall summed over the tiles, in ps      */
+    uint64_t inq;       /* inq stall summed over the tiles, in the frame's
+                           stall units (as the input counts: no overflow) */
+    uint64_t credit;    /* credit stall, the same                         */
+    /* AN_BIT()s of the counters with no figure for the interval ending at
+     * this sample, and why (an_dlink_check): restarted, or above what the
+     * d-link can do */
+    unsigned reset, over;
 } an_link;
 
 /* Cumulative NIC traffic of one node, as gpcdr's nic metric set gives it
@@ -37,15 +48,19 @@ typedef struct an_link {
  * network and bytes it took from it, 16 per flit less a header flit per
  * packet. */
 typedef struct an_nic {
-    uint64_t out; /* totaloutput_optA */
-    uint64_t in;  /* totalinput       */
+    uint64_t out;   /* totaloutput_optA */
+    uint64_t in;    /* totalinput       */
+    unsigned reset; /* AN_NIC_OUT, AN_NIC_IN: restarted since the last sample */
 } an_nic;
+#define AN_NIC_OUT 1u
+#define AN_NIC_IN 2u
 
 /* One sample of every d-link: links[router * AN_DIRS + dir]; t_ps[router]
  * the time the router was sampled (-1: no sample of it at this time);
  * nic[node] sampled when node_seen[node]. */
 typedef struct an_frame {
-    int64_t time_ps; /* the sample's nominal time */
+    int64_t time_ps;       /* the sample's nominal time */
+    int64_t stall_unit_ps; /* a stall unit of an_link: 1000 (LDMS ns), 1250 (cycles) */
     int64_t *t_ps;
     an_link *links;
     an_nic *nic;
@@ -60,7 +75,8 @@ typedef struct an_nodes {
     uint64_t out, in;
     double out_bpm, in_bpm;
 } an_nodes;
-/* 0, or -1 when b is not later than a. */
+/* A node whose counter restarted (AN_NIC_OUT or AN_NIC_IN in b's reset)
+ * is left out of that sum.  0, or -1 when b is not later than a. */
 int an_nodes_interval(const temu_machine *m, const an_frame *a, const an_frame *b, an_nodes *out);
 
 /* Figures of one d-link over one interval. */
@@ -73,14 +89,28 @@ typedef struct an_metrics {
     double pbu;              /* percent bandwidth used, eq. 3 */
     double pts_inq;          /* percent time stalled, inq, eqs. 1-2 */
     double pts_credit;       /* percent time stalled, credit */
+    unsigned reset, over;    /* AN_BIT()s of the counters dropped, and why */
 } an_metrics;
 
 /* The figures of d-link (router, dir) between samples a and b (b later).
- * Counter differences are taken modulo 2^64, as LDMS takes them.
- * Returns 0, or -1 when the router lacks a sample in a or b or b is not
- * later than a. */
+ * A figure whose counter is dropped in b (an_link.reset or .over) is NAN,
+ * and its bytes or packets 0.  Returns 0, or -1 when the router lacks a
+ * sample in a or b or b is not later than a. */
 int an_dlink_metrics(const temu_machine *m, int64_t router, int dir, const an_frame *a,
                      const an_frame *b, an_metrics *out);
+
+/* The counters of d-link (router, dir) that can give no figure between
+ * samples a and b, as AN_BIT()s: in *reset those that went down (a
+ * restart: a node reboot zeroes gpcdr's counters; a 64-bit counter
+ * cannot wrap in a lifetime), in *over those that rose by more than the
+ * d-link can do in the interval - traffic above its bandwidth, a stall
+ * above its tiles' time - beyond the one unit per tile a sample can
+ * catch under way (a phit of 3 bytes, a router cycle of 1250 ps;
+ * doc/series.md).  raw gets the figures as an_dlink_metrics gives them
+ * when nothing is dropped (differences modulo 2^64).  Returns as
+ * an_dlink_metrics. */
+int an_dlink_check(const temu_machine *m, int64_t router, int dir, const an_frame *a,
+                   const an_frame *b, an_metrics *raw, unsigned *reset, unsigned *over);
 
 /* Make room for one more item in a growing array: *items holds n items
  * of `size` bytes in room for *cap; doubles the room (from `first`) when
@@ -127,9 +157,14 @@ typedef struct an_stats {
     an_corr credit[AN_DIMS]; /* P_bu against credit P_Ts (Table I) */
     an_corr inq[AN_DIMS];    /* P_bu against inq P_Ts              */
     uint64_t samples[AN_DIMS];
+    uint64_t resets[AN_DIMS];         /* d-link counters dropped: restarted       */
+    uint64_t over[AN_DIMS];           /* d-link counters dropped: above 100 %     */
     an_values nodes[AN_NODE_METRICS]; /* one value per interval */
 } an_stats;
-int an_stats_add(an_stats *s, int dir, const an_metrics *x); /* 0, or -1 out of memory */
+/* The figures of x that are not NAN (a dropped counter's) go into the
+ * CCDF values; a correlation point needs both of its figures.  0, or -1
+ * out of memory. */
+int an_stats_add(an_stats *s, int dir, const an_metrics *x);
 int an_stats_add_nodes(an_stats *s, const an_nodes *x);      /* the same */
 void an_stats_free(an_stats *s);
 

@@ -19,14 +19,18 @@ const temu_machine *an_source_machine(const an_source *s);
 /* "series" or "ldms-csv" */
 const char *an_source_kind(const an_source *s);
 /* The next sample into f (an_frame_alloc'd for the machine): 1, 0 after
- * the last, -1 with the reason in why. */
+ * the last, -1 with the reason in why.  Each sample is checked against
+ * the previous one (an_dlink_check): a counter that went down (restarted)
+ * or rose by more than its d-link can do has its reset or over bit set in
+ * f, so that it gives no figure for the interval, and a warning on stderr
+ * names the file, line (or snapshot), node, Gemini and counter (the first
+ * 20; the rest are counted).  After the last sample, stderr gets the
+ * number of counters left out and, for a series cut short, how many
+ * snapshots were read. */
 int an_source_next(an_source *s, an_frame *f, char *why, size_t len);
 /* 1 when the input has the nodes' NIC traffic (a series always; an LDMS
  * file with the totaloutput_optA and totalinput columns). */
 int an_source_has_nic(const an_source *s);
-/* After the last sample: 0 when a series file lacked its end record (a
- * writer that did not finish), else 1. */
-int an_source_complete(const an_source *s);
 void an_source_close(an_source *s);
 
 /* A frame for every router of m (0, or -1 out of memory) and its release. */

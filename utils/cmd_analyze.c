@@ -181,6 +181,16 @@ static void table_num(table *t, double v)
     table_cell(t, "%s", strcmp(buf, "-0") == 0 ? "0" : buf);
 }
 
+/* A count, or an empty cell (null in JSON) when `none`. */
+static void table_count(table *t, uint64_t v, int none)
+{
+    if (none) {
+        table_num(t, NAN);
+    } else {
+        table_cell(t, "%" PRIu64, v);
+    }
+}
+
 static void table_row(table *t)
 {
     if (t->format != CLI_FORMAT_TABLE) {
@@ -273,8 +283,8 @@ static void link_row(analysis *a, int32_t k, const an_frame *fa, const an_frame 
     table_cell(t, "%s", temu_link_name(a->m, dir));
     table_cell(t, "%d", x->tiles);
     table_num(t, x->bandwidth);
-    table_cell(t, "%" PRIu64, x->bytes);
-    table_cell(t, "%" PRIu64, x->packets);
+    table_count(t, x->bytes, isnan(x->pbu)); /* empty when left out */
+    table_count(t, x->packets, isnan(x->ppm));
     table_num(t, x->ppm);
     table_num(t, x->pbu);
     table_num(t, x->pts_inq);
@@ -360,9 +370,6 @@ static int run(an_source *src, analysis *a)
         rc = cli_fail("analyze: %s", why);
     } else if (got == -2) {
         rc = cli_fail("analyze: out of memory");
-    } else if (!an_source_complete(src)) {
-        fprintf(stderr, "torusemu: analyze: the series has no end record (its writer did not "
-                        "finish): read up to its last whole snapshot\n");
     }
     if (rc == 0 && got >= 0 && a->intervals == 0) {
         rc = cli_fail("analyze: %s holds fewer than two samples: no interval to analyse",
@@ -390,9 +397,11 @@ static int report_summary(analysis *a, FILE *f, cli_format format)
                                        "pts_inq_over10",
                                        "pts_credit_mean",
                                        "pts_credit_max",
-                                       "pts_credit_over10"};
+                                       "pts_credit_over10",
+                                       "resets",
+                                       "over100"};
     table t;
-    table_begin(&t, f, format, cols, NULL, 13);
+    table_begin(&t, f, format, cols, NULL, 15);
     for (int d = 0; d < AN_DIMS; d++) {
         const an_values *v = a->stats.values[d];
         table_cell(&t, "%c", dim_names[d]);
@@ -408,6 +417,8 @@ static int report_summary(analysis *a, FILE *f, cli_format format)
         table_num(&t, an_values_mean(&v[AN_PTS_CREDIT]));
         table_num(&t, an_values_max(&v[AN_PTS_CREDIT]));
         table_num(&t, an_values_over(&v[AN_PTS_CREDIT], 10));
+        table_cell(&t, "%" PRIu64, a->stats.resets[d]); /* counters left out (an_dlink_check) */
+        table_cell(&t, "%" PRIu64, a->stats.over[d]);
         table_row(&t);
     }
     return table_end(&t);

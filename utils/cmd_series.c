@@ -157,9 +157,11 @@ int cmd_series(int argc, char **argv)
             cli_rec_row(&o.rec);
             cli_rec_end(&o.rec);
         }
-        if (o.format != CLI_FORMAT_TABLE && !temu_series_complete(r)) {
-            fprintf(stderr, "torusemu: series %s has no end record: the writer did not finish\n",
-                    path);
+        if (!temu_series_complete(r)) {
+            fprintf(stderr,
+                    "torusemu: series %s is incomplete (no end record: its writer did not "
+                    "finish): read %" PRIu64 " snapshots, up to the last whole one\n",
+                    path, snap);
         }
         rc = 0;
     }

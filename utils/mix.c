@@ -13,6 +13,7 @@
 #define _GNU_SOURCE 1
 #include "mix.h"
 #include "pattern_params.h"
+#include "text_reader.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -343,25 +344,25 @@ int mix_read(const char *path, const temu_machine *m, mix *out, char *why, size_
         return -1;
     }
     rd.owner = calloc((size_t)m->nnodes, sizeof *rd.owner);
-    char *buf = NULL;
-    size_t cap = 0;
-    int rc = rd.owner == NULL ? failf(&rd, "out of memory") : 0;
-    while (rc == 0 && getline(&buf, &cap, f) != -1) {
-        rd.line++;
+    text_reader in;
+    text_reader_init(&in, f, path);
+    int rc = rd.owner == NULL ? failf(&rd, "out of memory") : 0, got = 0;
+    while (rc == 0 && (got = text_reader_next(&in, why, len)) == 1) {
+        char *buf = in.line;
+        rd.line = (int)in.lineno;
         buf[strcspn(buf, "#")] = '\0'; /* a comment, whole line or after the job */
         size_t skip = strspn(buf, " \t\r\n");
         if (buf[skip] != '\0') {
             rc = job(&rd, buf + skip);
         }
     }
-    if (rc == 0 && ferror(f)) {
-        snprintf(why, len, "%s: cannot read: %s", path, strerror(errno));
-        rc = -1;
+    if (rc == 0 && got < 0) {
+        rc = -1; /* a NUL byte or a read error, said in why */
     } else if (rc == 0 && out->njobs == 0) {
         snprintf(why, len, "%s: no job (one a line: PATTERN ranks=P [KEY=VALUE]...)", path);
         rc = -1;
     }
-    free(buf);
+    text_reader_free(&in);
     fclose(f);
     free(rd.owner);
     if (rc == 0) {

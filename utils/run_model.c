@@ -300,7 +300,7 @@ static void feed_one(run_model *rm, const pending *p)
 static int feed_upto(run_model *rm, int64_t upto)
 {
     size_t n = 0, k = 0;
-    if (!rm->sorted) {
+    if (!rm->sorted && rm->npend > 0) { /* qsort must not get NULL, even for 0 items */
         qsort(rm->pend, rm->npend, sizeof *rm->pend, cmp_pending);
         rm->sorted = 1;
     }
@@ -356,7 +356,9 @@ static int64_t recv_bound(run_model *rm, int32_t r, const tmpi_vt_want *want)
         }
     }
     l->n = k;
-    qsort(rm->dtimes, nd, sizeof *rm->dtimes, cmp_delivered);
+    if (nd > 0) { /* dtimes is NULL until the first delivery */
+        qsort(rm->dtimes, nd, sizeof *rm->dtimes, cmp_delivered);
+    }
     int64_t b = INT64_MIN;
     for (int w = 0; w < TMPI_VT_WANTS && want[w].n > 0; w++) {
         uint32_t seen = 0;
