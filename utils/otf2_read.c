@@ -1196,6 +1196,38 @@ static void anchor_path(const char *in, char *out, size_t len)
     }
 }
 
+/* Whether the archive at path (DIR/traces.otf2) is a directory a failed
+ * `torusemu run --trace` left (DIR/traces.incomplete): then err says so
+ * with the reason the run wrote there. */
+static int incomplete_trace(const char *path, temu_error *err)
+{
+    char dir[4096], marker[4200], why[300] = "";
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+    } else {
+        snprintf(dir, sizeof dir, ".");
+    }
+    snprintf(marker, sizeof marker, "%s/" TEMU_OTF2_INCOMPLETE, dir);
+    FILE *f = fopen(marker, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(why, sizeof why, f) == NULL) {
+        why[0] = '\0';
+    }
+    fclose(f);
+    why[strcspn(why, "\n")] = '\0';
+    for (char *p = why; *p != '\0'; p++) { /* printable text */
+        *p = (unsigned char)*p < ' ' ? '?' : *p;
+    }
+    fail_err(err, TEMU_EINVAL,
+             "%s: an incomplete trace of a failed run (torusemu run --trace), no archive: %s", dir,
+             why[0] != '\0' ? why : "no reason given");
+    return 1;
+}
+
 /* OTF2's own error reports stay quiet: a missing optional file (local
  * definitions of a serial writer) is no error here, and real failures are
  * reported by the calls' return codes with the archive's name. */
@@ -1218,6 +1250,9 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
     uint64_t n = 0;
     anchor_path(anchor, path, sizeof path);
     struct stat st;
+    if (incomplete_trace(path, c->err)) {
+        return NULL;
+    }
     if (stat(path, &st) != 0) {
         fail_err(c->err, TEMU_EIO, "no OTF2 archive at %s (no %s)", anchor, path);
         return NULL;
