@@ -19,6 +19,12 @@
  *     8 bytes to rank 1 at ticks 10 and 60 (MpiSend, stamped when the call
  *     began: 50 us of computation between them), rank 1 receives both
  *     (MpiRecv, stamped when they returned, at ticks 15 and 65)
+ *   otf2_foreign DIR --gaps far | back
+ *     the same, but rank 0's second send is at tick 10^13 + 7 (115 days:
+ *     beyond virtual time's 64-bit picoseconds) and rank 1's second
+ *     receive 5 ticks later, or (back) rank 0's second send is at tick 12,
+ *     before its first: OTF2 refuses to write that, so the tick of the
+ *     record is patched in the event file afterwards
  *   otf2_foreign DIR --coll CASE [--huge-ids]
  *     instead, a crafted archive with torusemu attributes (the form `torusemu
  *     run --trace` writes): 8 ranks each record one collective on
@@ -106,14 +112,47 @@ static void linear_events(archive *w, OTF2_EvtWriter *ev, int r)
     }
 }
 
+/* --gaps: the second send's tick (default 60 after an offset of 7). */
+static uint64_t gaps_second = 7 + 60;
+
+/* --gaps back: the timestamp `from` of rank 0's events (a timestamp
+ * marker byte 5, then 8 bytes little endian, OTF2_Buffer.h) set to `to`. */
+static int gaps_patch(const char *dir, uint64_t from, uint64_t to)
+{
+    char path[4096];
+    unsigned char buf[4096], want[9] = {5};
+    snprintf(path, sizeof path, "%s/traces/0.evt", dir);
+    FILE *f = fopen(path, "r+b");
+    size_t n = f != NULL ? fread(buf, 1, sizeof buf, f) : 0;
+    for (int i = 0; i < 8; i++) {
+        want[1 + i] = (unsigned char)(from >> 8 * i);
+    }
+    for (size_t at = 0; at + 9 <= n; at++) {
+        if (memcmp(buf + at, want, 9) == 0) {
+            for (int i = 0; i < 8; i++) {
+                buf[at + 1 + i] = (unsigned char)(to >> 8 * i);
+            }
+            rewind(f);
+            fwrite(buf, 1, n, f);
+            return fclose(f) == 0 ? 0 : 1;
+        }
+    }
+    fprintf(stderr, "otf2_foreign: no timestamp %" PRIu64 " in %s\n", from, path);
+    if (f != NULL) {
+        fclose(f);
+    }
+    return 1;
+}
+
 /* Rank r's events of --gaps (ticks of 1 us from an offset of 7). */
 static void gaps_events(archive *w, OTF2_EvtWriter *ev, int r)
 {
-    for (int k = 0; k < 2; k++) {
+    for (uint64_t k = 0; k < 2; k++) {
+        uint64_t send = k == 0 ? 7 + 10 : gaps_second;
         if (r == 0) {
-            OTF2_EvtWriter_MpiSend(ev, NULL, 7 + 10 + 50 * (uint64_t)k, 1, w->base, 0, 8);
+            OTF2_EvtWriter_MpiSend(ev, NULL, send, 1, w->base, 0, 8);
         } else {
-            OTF2_EvtWriter_MpiRecv(ev, NULL, 7 + 15 + 50 * (uint64_t)k, 0, w->base, 0, 8);
+            OTF2_EvtWriter_MpiRecv(ev, NULL, (send > 7 + 15 ? send : 7 + 15) + 5, 0, w->base, 0, 8);
         }
     }
 }
@@ -332,9 +371,16 @@ int main(int argc, char **argv)
         archive w = {atoi(argv[3]), linear_events, 1000000000u, 0, 0, NULL, {NULL}, 0};
         return write_world(argv[1], &w);
     }
-    if (argc == 3 && strcmp(argv[2], "--gaps") == 0) {
+    if ((argc == 3 ||
+         (argc == 4 && (strcmp(argv[3], "far") == 0 || strcmp(argv[3], "back") == 0))) &&
+        strcmp(argv[2], "--gaps") == 0) {
         archive w = {2, gaps_events, 1000000u, 7, 0, NULL, {NULL}, 0};
-        return write_world(argv[1], &w);
+        int back = argc == 4 && strcmp(argv[3], "back") == 0;
+        if (argc == 4 && !back) {
+            gaps_second = UINT64_C(10000000000000) + 7;
+        }
+        int rc = write_world(argv[1], &w);
+        return rc == 0 && back ? gaps_patch(argv[1], 7 + 60, 7 + 5) : rc;
     }
     if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--huge-ids") == 0)) &&
         strcmp(argv[2], "--coll") == 0) {
@@ -342,7 +388,7 @@ int main(int argc, char **argv)
     }
     if (argc < 2) {
         fprintf(stderr, "usage: otf2_foreign DIR [--unsupported | --unmatched | --linear N | "
-                        "--gaps | --coll CASE [--huge-ids]]\n");
+                        "--gaps [far | back] | --coll CASE [--huge-ids]]\n");
         return 2;
     }
     int unsupported = argc > 2 && strcmp(argv[2], "--unsupported") == 0;

@@ -86,4 +86,32 @@ else # a sanitizer's shadow memory needs more address space than that
         --keep "$TMP/h.store"
 fi
 expect_ok "the same messages" "$CHECK" expect "$TMP/h.store" "$TMP/h.expect"
+
+# virtual time counts picoseconds in 64 bits (found by fuzz/otf2_archive:
+# 1.9e16 ns x 1000 overflowed): a record beyond 106 days, or earlier than
+# its rank's one before, is refused in a timed replay; counting ignores time
+expect_ok "write a record 115 days on" "$W" "$TMP/far" --gaps far
+expect_fail "beyond virtual time refused" "OTF2 trace: rank 0 has a record at tick \
+10000000000007, 1e+07 s after the first tick: virtual time reaches 107 days" \
+    "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/far" --timing
+expect_ok "counted whatever its time" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/far"
+expect_ok "write a record back in time" "$W" "$TMP/back" --gaps back
+expect_fail "going back refused" "OTF2 trace: rank 0 has a record at tick 12 after one at tick \
+17 (a location's records go forward in time)" \
+    "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/back" --timing
+
+# an anchor file announcing 2^32 - 1 properties in 70 bytes (found by
+# fuzz/otf2_archive): OTF2 would reserve 64 GiB and take half a minute
+# before refusing it; the reader refuses it first, naming the count
+mkdir "$TMP/a" && cp -R "$TMP/nb/traces" "$TMP/nb/traces.def" "$TMP/a/"
+{
+    printf '\003\102OTF2\000\003\002\003\000\002'            # byte order, magic, versions
+    printf '\000\000\020\000\000\000\000\000\000\000\100\000\000\000\000\000' # chunk sizes
+    printf '\001\001\010\000\000\000\000\000\000\000\030\000\000\000\000\000\000\000'
+    printf '\000\000\000\377\377\377\377'   # machine, creator, description; properties
+    printf '\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\002'
+} >"$TMP/a/traces.otf2"
+expect_fail "a property count the anchor cannot hold" \
+    "not an OTF2 archive (its anchor announces 4294967295 properties in 70 bytes)" \
+    "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/a"
 finish

@@ -71,7 +71,9 @@ typedef struct ctx {
     int32_t *nb;
     size_t nb_cap;
     uint64_t resolution, offset; /* clock: ticks per second, the first tick */
-    int64_t *coll_begin;         /* world rank -> its collective's begin (ns), -1 */
+    /* virtual time only: world rank -> */
+    int64_t *coll_begin;       /* its collective's begin (ns), -1 */
+    OTF2_TimeStamp *last_tick; /* the time of its last record */
 } ctx;
 
 static temu_status fail_err(temu_error *err, temu_status st, const char *fmt, ...)
@@ -506,27 +508,61 @@ static void tick(ctx *c)
     }
 }
 
-/* Trace time t in nanoseconds since the archive's first tick. */
-static int64_t ns_of(const ctx *c, OTF2_TimeStamp t)
+/* Virtual time counts picoseconds in 64 bits: a trace spans at most this
+ * many nanoseconds (106 days). */
+#define TRACE_NS_MAX (INT64_MAX / 1000)
+
+/* World rank w's record at trace time t in nanoseconds since the archive's
+ * first tick into *ns; 0, or -1 after stop() when t is earlier than w's
+ * record before (OTF2 keeps a location's records in time order) or later
+ * than virtual time reaches.  Used with virtual time only. */
+static int ns_of(ctx *c, int32_t w, OTF2_TimeStamp t, int64_t *ns)
 {
     uint64_t d = t > c->offset ? t - c->offset : 0;
-    if (c->resolution == 0 || c->resolution == 1000000000u) {
-        return (int64_t)d;
+    long double x = (long double)d;
+    if (c->resolution != 0 && c->resolution != 1000000000u) {
+        x = x * 1e9L / (long double)c->resolution;
     }
-    return (int64_t)((long double)d * 1e9L / (long double)c->resolution);
+    if (t < c->last_tick[w]) {
+        stop(c, TEMU_EINVAL,
+             "OTF2 trace: rank %d has a record at tick %" PRIu64 " after one at tick %" PRIu64
+             " (a location's records go forward in time)",
+             w, t, c->last_tick[w]);
+        return -1;
+    }
+    if (x > (long double)TRACE_NS_MAX) {
+        stop(c, TEMU_EINVAL,
+             "OTF2 trace: rank %d has a record at tick %" PRIu64 ", %.3Lg s after the first "
+             "tick: virtual time reaches %.0f days",
+             w, t, x * 1e-9L, (double)TRACE_NS_MAX * 1e-9 / 86400);
+        return -1;
+    }
+    c->last_tick[w] = t;
+    *ns = (int64_t)x;
+    return 0;
 }
 
-/* The stamps of loc's next operation (ns; -1 unknown) for virtual time:
- * what a record's time is, the begin or the end of its call, follows the
- * table in doc/replay.md. */
-static int stamp(ctx *c, OTF2_LocationRef loc, int64_t begin, int64_t end)
+/* The stamps of world rank w's next operation (ns; -1 unknown) for
+ * virtual time: what a record's time is, the begin or the end of its
+ * call, follows the table in doc/replay.md. */
+static int stamp_ns(ctx *c, int32_t w, int64_t begin, int64_t end)
+{
+    c->st = temu_replay_trace_time(c->r, w, begin, end, c->err);
+    return c->st == TEMU_OK ? 0 : -1;
+}
+
+/* Loc's record at tick t, the begin of its call (begin 1) or its end. */
+static int stamp(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t, int begin)
 {
     int32_t w = rank_of(c, loc);
+    int64_t ns;
     if (w < 0 || temu_replay_vtime(c->r) == NULL) {
         return 0;
     }
-    c->st = temu_replay_trace_time(c->r, w, begin, end, c->err);
-    return c->st == TEMU_OK ? 0 : -1;
+    if (ns_of(c, w, t, &ns) != 0) {
+        return -1;
+    }
+    return stamp_ns(c, w, begin ? ns : -1, begin ? -1 : ns);
 }
 
 /* The value of known attribute `slot` in list al and its type; 0 if absent. */
@@ -586,7 +622,7 @@ static OTF2_CallbackCode send_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
     int32_t me;
     uint64_t addr = 0, uncounted = 0;
     rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL || stamp(c, loc, ns_of(c, t), -1) != 0) {
+    if (rc == NULL || stamp(c, loc, t, 1) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
@@ -623,7 +659,7 @@ static OTF2_CallbackCode recv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
     ctx *c = u;
     int32_t me;
     rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL || stamp(c, loc, -1, ns_of(c, t)) != 0) {
+    if (rc == NULL || stamp(c, loc, t, 0) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     c->st = temu_replay_irecv(c->r, rc->id, me, (int32_t)sender, (int32_t)tag, len, req, c->err);
@@ -657,10 +693,10 @@ static OTF2_CallbackCode request(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
         return OTF2_CALLBACK_SUCCESS;
     }
     if (post) {
-        if (stamp(c, loc, ns_of(c, t), -1) == 0) {
+        if (stamp(c, loc, t, 1) == 0) {
             c->st = temu_replay_irecv_post(c->r, w, req, c->err);
         }
-    } else if (stamp(c, loc, -1, ns_of(c, t)) == 0) {
+    } else if (stamp(c, loc, t, 0) == 0) {
         c->st = temu_replay_wait(c->r, w, req, c->err);
     }
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
@@ -691,7 +727,7 @@ static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t, OTF
                     win);
     }
     rcomm *rc = caller(c, loc, *wcomm, &me);
-    if (rc == NULL || stamp(c, loc, ns_of(c, t), -1) != 0) {
+    if (rc == NULL || stamp(c, loc, t, 1) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
@@ -1041,11 +1077,14 @@ static OTF2_CallbackCode ev_coll(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     memset(&k, 0, sizeof k);
     rcomm *rc = caller(c, loc, comm, &me);
     int32_t w = rank_of(c, loc);
-    if (rc == NULL ||
-        stamp(c, loc, c->coll_begin != NULL ? c->coll_begin[w] : -1, ns_of(c, t)) != 0) {
+    int64_t end;
+    if (rc == NULL) {
         return OTF2_CALLBACK_INTERRUPT;
     }
-    if (c->coll_begin != NULL) {
+    if (c->coll_begin != NULL) { /* virtual time */
+        if (ns_of(c, w, t, &end) != 0 || stamp_ns(c, w, c->coll_begin[w], end) != 0) {
+            return OTF2_CALLBACK_INTERRUPT;
+        }
         c->coll_begin[w] = -1;
     }
     coll_rec rec = {op, w, t, rc->n};
@@ -1086,8 +1125,8 @@ static OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, v
     ctx *c = u;
     int32_t w = rank_of(c, loc);
     (void)al;
-    if (w >= 0 && c->coll_begin != NULL) {
-        c->coll_begin[w] = ns_of(c, t);
+    if (w >= 0 && c->coll_begin != NULL && ns_of(c, w, t, &c->coll_begin[w]) != 0) {
+        return OTF2_CALLBACK_INTERRUPT;
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -1177,6 +1216,7 @@ static void ctx_free(ctx *c)
     idtab_free(&c->comms);
     idtab_free(&c->wins);
     free(c->coll_begin);
+    free(c->last_tick);
     free(c->loc_ids);
     free(c->loc_sorted);
     free(c->list);
@@ -1243,6 +1283,68 @@ static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char
     return code;
 }
 
+/* Offset of the byte after the NUL-terminated string at `at` in b (n
+ * bytes), or n when it does not end. */
+static size_t anchor_skip_string(const unsigned char *b, size_t n, size_t at)
+{
+    const unsigned char *nul = at < n ? memchr(b + at, '\0', n - at) : NULL;
+    return nul != NULL ? (size_t)(nul - b) + 1 : n;
+}
+
+/*
+ * The property count of the anchor file (b, n bytes) against its size.
+ * OTF2 (3.0.2) trusts that count: a corrupt anchor announcing 2^32
+ * properties made it reserve 64 GiB and spend half a minute before it
+ * said "not an OTF2 archive".  The layout of anchor formats 2 and 3
+ * (OTF2_AnchorFile.c, OTF2_Buffer.h): a chunk-header byte, the byte
+ * order (0x42 little endian, 0x23 big endian),
+ * "OTF2\0", the anchor format, 38 bytes of fixed fields, three strings
+ * (machine, creator, description), a 32-bit property count, then two
+ * strings per property.  Anything else is left to OTF2.  0 if plausible,
+ * else -1 with err set.
+ */
+static int anchor_check(const char *path, const unsigned char *b, size_t n, temu_error *err)
+{
+    size_t at = 8 + 38;
+    int little = n >= at && b[1] == 0x42;
+    if (n < at || (!little && b[1] != 0x23) || memcmp(b + 2, "OTF2", 5) != 0 || b[7] < 2) {
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        at = anchor_skip_string(b, n, at);
+    }
+    if (n - at < 4) {
+        return 0;
+    }
+    const unsigned char *p = b + at;
+    uint32_t props = little
+                         ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]
+                         : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    if (props > (n - at - 4) / 2) {
+        fail_err(err, TEMU_EINVAL,
+                 "%s: not an OTF2 archive (its anchor announces %" PRIu32
+                 " properties in %zu bytes)",
+                 path, props, n);
+        return -1;
+    }
+    return 0;
+}
+
+/* The anchor file at path checked before OTF2 reads it (anchor_check);
+ * one above 64 KiB (ours take 200 bytes) is left to OTF2. */
+static int anchor_ok(const char *path, temu_error *err)
+{
+    unsigned char b[1 << 16];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return 1; /* OTF2 says why */
+    }
+    size_t n = fread(b, 1, sizeof b, f);
+    int whole = feof(f) != 0;
+    fclose(f);
+    return !whole || anchor_check(path, b, n, err) == 0;
+}
+
 /* Open the archive and read its global definitions into c. */
 static OTF2_Reader *open_defs(const char *anchor, ctx *c)
 {
@@ -1255,6 +1357,9 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
     }
     if (stat(path, &st) != 0) {
         fail_err(c->err, TEMU_EIO, "no OTF2 archive at %s (no %s)", anchor, path);
+        return NULL;
+    }
+    if (!anchor_ok(path, c->err)) {
         return NULL;
     }
     OTF2_Error_RegisterCallback(quiet, NULL);
@@ -1334,8 +1439,10 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
     }
     free(receives);
     if (st == TEMU_OK && temu_replay_vtime(r) != NULL) {
-        size_t bytes = ((size_t)c.nranks + 1) * sizeof *c.coll_begin;
-        if ((c.coll_begin = malloc(bytes)) == NULL) {
+        size_t bytes = ((size_t)c.nranks + 1) * (sizeof *c.coll_begin + sizeof *c.last_tick);
+        c.coll_begin = malloc(((size_t)c.nranks + 1) * sizeof *c.coll_begin);
+        c.last_tick = calloc((size_t)c.nranks + 1, sizeof *c.last_tick);
+        if (c.coll_begin == NULL || c.last_tick == NULL) {
             st =
                 fail_err(err, TEMU_ENOMEM, "out of memory: %zu bytes for the ranks' clocks", bytes);
         }
