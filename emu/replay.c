@@ -87,7 +87,8 @@ temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *e
     if (r == NULL || (r->match = temu_match_new()) == NULL ||
         (r->comms = calloc(1, sizeof *r->comms)) == NULL) {
         temu_replay_free(r);
-        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (%zu bytes and matching queues)",
+                         sizeof *r + sizeof *r->comms);
     }
     r->s = s;
     r->m = temu_session_machine(s);
@@ -150,7 +151,8 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
         }
         rcomm *grown = realloc(r->comms, (size_t)ncap * sizeof *grown);
         if (grown == NULL) {
-            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory: %zu bytes for communicators",
+                             (size_t)ncap * sizeof *grown);
         }
         memset(grown + r->ncomms, 0, (size_t)(ncap - r->ncomms) * sizeof *grown);
         r->comms = grown;
@@ -159,7 +161,9 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
     rcomm *c = &r->comms[id];
     c->world = malloc((size_t)n * sizeof *c->world);
     if (c->world == NULL) {
-        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+        return temu_fail(err, TEMU_ENOMEM,
+                         "replay: out of memory: %zu bytes for communicator %d's members",
+                         (size_t)n * sizeof *c->world, id);
     }
     memcpy(c->world, members, (size_t)n * sizeof *members);
     c->n = n;
@@ -581,7 +585,9 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
         (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
          k.op == TMPI_ALLREDUCE)) {
         if (!comm_nodes(r, c)) {
-            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+            return temu_fail(err, TEMU_ENOMEM,
+                             "replay: out of memory: %zu bytes for communicator %d's nodes",
+                             (size_t)c->n * sizeof *c->nodes, comm);
         }
         env.box = c->box;
     }

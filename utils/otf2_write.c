@@ -314,7 +314,8 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             if (c.id >= nlocal) {
                 uint32_t *grown = realloc(local, (size_t)(c.id + 1) * sizeof *grown);
                 if (grown == NULL) {
-                    rc = fail(w, "out of memory");
+                    rc = fail(w, "out of memory: %zu bytes for rank %d's communicators",
+                              (size_t)(c.id + 1) * sizeof *grown, rank);
                     break;
                 }
                 local = grown;
@@ -454,7 +455,8 @@ static int otf2_write(const char *dir, int32_t nranks, char *msg, size_t len)
     if (events == NULL || world == NULL) {
         free(events);
         free(world);
-        return fail(&w, "out of memory");
+        return fail(&w, "out of memory: %zu bytes for %d ranks",
+                    ((size_t)nranks + 1) * (sizeof *events + sizeof *world), nranks);
     }
     /* communicator 0 is the world, whatever the files define */
     for (int32_t r = 0; r < nranks; r++) {
