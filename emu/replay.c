@@ -61,6 +61,22 @@ const char *temu_coll_op_name(int op)
     return op >= 0 && op < TEMU_COLL_OPS ? tmpi_coll_op_name((tmpi_coll_op)op) : NULL;
 }
 
+int temu_coll_op_lists(int op)
+{
+    switch (op) {
+    case TEMU_COLL_SCATTERV:
+    case TEMU_COLL_ALLGATHERV:
+    case TEMU_COLL_ALLTOALLV:
+    case TEMU_COLL_REDUCE_SCATTER:
+        return TEMU_COLL_LISTS_RANKS;
+    case TEMU_COLL_NEIGHBOR_ALLGATHER:
+    case TEMU_COLL_NEIGHBOR_ALLTOALL:
+        return TEMU_COLL_LISTS_NEIGHBORS;
+    default:
+        return op >= 0 && op < TEMU_COLL_OPS ? TEMU_COLL_LISTS_NONE : -1;
+    }
+}
+
 temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *err)
 {
     *out = NULL;
@@ -71,7 +87,8 @@ temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *e
     if (r == NULL || (r->match = temu_match_new()) == NULL ||
         (r->comms = calloc(1, sizeof *r->comms)) == NULL) {
         temu_replay_free(r);
-        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (%zu bytes and matching queues)",
+                         sizeof *r + sizeof *r->comms);
     }
     r->s = s;
     r->m = temu_session_machine(s);
@@ -134,7 +151,8 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
         }
         rcomm *grown = realloc(r->comms, (size_t)ncap * sizeof *grown);
         if (grown == NULL) {
-            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory: %zu bytes for communicators",
+                             (size_t)ncap * sizeof *grown);
         }
         memset(grown + r->ncomms, 0, (size_t)(ncap - r->ncomms) * sizeof *grown);
         r->comms = grown;
@@ -143,7 +161,9 @@ temu_status temu_replay_comm(temu_replay *r, int32_t id, int32_t n, const int32_
     rcomm *c = &r->comms[id];
     c->world = malloc((size_t)n * sizeof *c->world);
     if (c->world == NULL) {
-        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+        return temu_fail(err, TEMU_ENOMEM,
+                         "replay: out of memory: %zu bytes for communicator %d's members",
+                         (size_t)n * sizeof *c->world, id);
     }
     memcpy(c->world, members, (size_t)n * sizeof *members);
     c->n = n;
@@ -464,17 +484,52 @@ static void emit(void *ctx, const tmpi_msg *m)
     }
 }
 
-temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
-                                   const temu_replay_coll *rc, temu_error *err)
+/* The lists of rank me's collective rc against its operation and
+ * communicator c (id comm): what coll.c reads must be there. */
+static temu_status coll_lists_check(const rcomm *c, int32_t comm, int32_t me,
+                                    const temu_replay_coll *rc, temu_error *err)
 {
-    rcomm *c = comm_get(r, comm);
-    tmpi_coll k;
-    tmpi_coll_env env;
-    if (c == NULL) {
-        return temu_fail(err, TEMU_ERANGE, "replay: collective on communicator %d, not defined",
+    const char *name = temu_coll_op_name(rc->op);
+    int lists = temu_coll_op_lists(rc->op);
+    if (lists != TEMU_COLL_LISTS_NEIGHBORS && (rc->nnb != 0 || rc->nb != NULL)) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "replay: %s by rank %d of communicator %d: nb/nnb given, but %s has no "
+                         "neighbours",
+                         name, me, comm, name);
+    }
+    if (rc->nnb < 0 || (rc->nnb > 0 && rc->nb == NULL)) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "replay: %s by rank %d of communicator %d: nnb is %d with %s nb", name, me,
+                         comm, rc->nnb, rc->nb == NULL ? "no" : "a list");
+    }
+    for (int32_t i = 0; i < rc->nnb; i++) {
+        if (rc->nb[i] < -1 || rc->nb[i] >= c->n) {
+            return temu_fail(err, TEMU_ERANGE,
+                             "replay: %s by rank %d of communicator %d: out-neighbour nb[%d] is "
+                             "%d, outside -1..%d (-1: none)",
+                             name, me, comm, i, rc->nb[i], c->n - 1);
+        }
+    }
+    if (lists == TEMU_COLL_LISTS_NONE && rc->blocks != NULL) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "replay: %s by rank %d of communicator %d: blocks given, but %s takes "
+                         "one size (bytes)",
+                         name, me, comm, name);
+    }
+    if (rc->offs != NULL && rc->blocks == NULL) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "replay: %s by rank %d of communicator %d: offs without blocks", name, me,
                          comm);
     }
-    if (rc->op < 0 || rc->op >= TEMU_COLL_OPS) {
+    return TEMU_OK;
+}
+
+/* Rank me's collective rc on communicator c (id comm) before it is
+ * decomposed. */
+static temu_status coll_check(const rcomm *c, int32_t comm, int32_t me, const temu_replay_coll *rc,
+                              temu_error *err)
+{
+    if (temu_coll_op_lists(rc->op) < 0) {
         return temu_fail(err, TEMU_EINVAL, "replay: unknown collective operation %d", rc->op);
     }
     if (me < 0 || me >= c->n) {
@@ -487,6 +542,23 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     if (rooted && (rc->root < 0 || rc->root >= c->n)) {
         return temu_fail(err, TEMU_ERANGE, "replay: %s with root %d on communicator %d (size %d)",
                          temu_coll_op_name(rc->op), rc->root, comm, c->n);
+    }
+    return coll_lists_check(c, comm, me, rc, err);
+}
+
+temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
+                                   const temu_replay_coll *rc, temu_error *err)
+{
+    rcomm *c = comm_get(r, comm);
+    tmpi_coll k;
+    tmpi_coll_env env;
+    if (c == NULL) {
+        return temu_fail(err, TEMU_ERANGE, "replay: collective on communicator %d, not defined",
+                         comm);
+    }
+    temu_status st = coll_check(c, comm, me, rc, err);
+    if (st != TEMU_OK) {
+        return st;
     }
     r->st.colls++;
     if (c->n <= 1) {
@@ -513,7 +585,9 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
         (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
          k.op == TMPI_ALLREDUCE)) {
         if (!comm_nodes(r, c)) {
-            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory");
+            return temu_fail(err, TEMU_ENOMEM,
+                             "replay: out of memory: %zu bytes for communicator %d's nodes",
+                             (size_t)c->n * sizeof *c->nodes, comm);
         }
         env.box = c->box;
     }
@@ -521,9 +595,8 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     if (r->vt != NULL) {
         /* off the torus (class routes, BG/P's collective network): the
          * members only wait for each other */
-        temu_status st =
-            temu_vt_coll_enter(r->vt, comm, c->n, me, world_of(c, me),
-                               k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
+        st = temu_vt_coll_enter(r->vt, comm, c->n, me, world_of(c, me),
+                                k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
         if (st != TEMU_OK) {
             return st;
         }

@@ -9,7 +9,8 @@
 #                its corpus; new inputs go to fuzz/work/NAME in the build
 #                tree, crashes to fuzz/work/NAME-crash-*.  Longer:
 #                make fuzz FUZZ_SECONDS=600
-FUZZ_TARGETS = machine_spec map_file link_name event_name store_attach series_file ldms_csv
+FUZZ_TARGETS = machine_spec map_file link_name event_name store_attach series_file ldms_csv \
+	otf2_archive
 FUZZ_SECONDS = 10
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -32,7 +33,8 @@ $(FUZZ_TABLES): components/tables.stamp
 
 # (listed in full: automake must see the program names)
 FUZZ_REPLAY = fuzz/replay_machine_spec fuzz/replay_map_file fuzz/replay_link_name \
-	fuzz/replay_event_name fuzz/replay_store_attach fuzz/replay_series_file fuzz/replay_ldms_csv
+	fuzz/replay_event_name fuzz/replay_store_attach fuzz/replay_series_file fuzz/replay_ldms_csv \
+	fuzz/replay_otf2_archive
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 fuzz_replay_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/emu
@@ -56,6 +58,18 @@ FUZZ_LDMS_C = utils/analyze.c utils/analyze_source.c utils/text_reader.c
 fuzz_replay_ldms_csv_SOURCES = fuzz/ldms_csv.c fuzz/replay.c fuzz/fuzz.h $(FUZZ_LDMS_C)
 fuzz_replay_ldms_csv_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"ldms_csv"'
 fuzz_replay_ldms_csv_LDADD = libtorusemu.la -lm
+# the OTF2 reader of `torusemu replay --trace` lives with the tool (utils/);
+# otf2_pack packs an archive directory into one input (its seeds)
+FUZZ_OTF2_C = utils/otf2_read.c utils/otf2_write.c
+# the OTF2 library (not ours) reserves tables of the sizes a crafted anchor
+# file states -- GiB it never touches, or that malloc refuses -- so only
+# what is really used counts (-rss_limit_mb)
+FUZZ_OTF2_RUN_FLAGS = -malloc_limit_mb=65536
+fuzz_replay_otf2_archive_SOURCES = fuzz/otf2_archive.c fuzz/replay.c fuzz/fuzz.h $(FUZZ_OTF2_C)
+fuzz_replay_otf2_archive_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"otf2_archive"'
+fuzz_replay_otf2_archive_LDADD = libtorusemu.la $(OTF2_LIBS)
+check_PROGRAMS += fuzz/otf2_pack
+fuzz_otf2_pack_SOURCES = fuzz/otf2_pack.c
 fuzz_replay_event_name_SOURCES = fuzz/event_name.c fuzz/replay.c fuzz/fuzz.h \
 	components/common/torus_table.c
 nodist_fuzz_replay_event_name_SOURCES = $(FUZZ_TABLES)
@@ -69,12 +83,16 @@ fuzz: components/tables.stamp
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC) (build-aux/setup.sh installs it)" >&2; exit 1; }
 	@$(MKDIR_P) fuzz/work
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	    extra=""; \
+	    extra=""; runflags=""; \
 	    if [ $$t = event_name ]; then \
 	        extra="$(FUZZ_TABLE_FLAGS) $(top_srcdir)/components/common/torus_table.c $(FUZZ_TABLES)"; \
 	    fi; \
 	    if [ $$t = ldms_csv ]; then \
 	        extra="$(addprefix $(top_srcdir)/,$(FUZZ_LDMS_C))"; \
+	    fi; \
+	    if [ $$t = otf2_archive ]; then \
+	        extra="$(addprefix $(top_srcdir)/,$(FUZZ_OTF2_C)) $(OTF2_LIBS)"; \
+	        runflags="$(FUZZ_OTF2_RUN_FLAGS)"; \
 	    fi; \
 	    echo "fuzz: building $$t"; \
 	    $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -I$(top_srcdir)/include -I$(top_srcdir)/emu \
@@ -82,7 +100,7 @@ fuzz: components/tables.stamp
 	        -o fuzz/libfuzzer_$$t $(top_srcdir)/fuzz/$$t.c $(FUZZ_LIBRARY_C) $$extra -lm; \
 	    $(MKDIR_P) fuzz/work/$$t; \
 	    echo "fuzz: running $$t for $(FUZZ_SECONDS) s"; \
-	    ./fuzz/libfuzzer_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+	    ./fuzz/libfuzzer_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 $$runflags \
 	        -print_final_stats=1 -artifact_prefix=fuzz/work/$$t- \
 	        fuzz/work/$$t $(top_srcdir)/fuzz/corpus/$$t 2>fuzz/work/$$t.log || \
 	        { tail -40 fuzz/work/$$t.log >&2; echo "fuzz: $$t FAILED (log: fuzz/work/$$t.log)" >&2; exit 1; }; \

@@ -155,7 +155,7 @@ typedef struct temu_replay_coll {
     int32_t commutative;
     uint64_t bytes;
     uint64_t elem;
-    const uint64_t *blocks; /* n entries, or NULL               */
+    const uint64_t *blocks; /* n or nnb entries (temu_coll_op_lists), or NULL */
     int32_t nnb;            /* neighbour collectives: out-degree */
     const int32_t *nb;      /* out-neighbours (communicator ranks, -1 = none) */
     /* What a live run's trace adds (all zero otherwise): the element
@@ -169,10 +169,27 @@ typedef struct temu_replay_coll {
     int32_t recv_ready;
 } temu_replay_coll;
 
+/* The lists a collective takes (temu_coll_op_lists):
+ *   NONE        one size: bytes
+ *   RANKS       blocks (and offs): one entry per communicator rank, or NULL
+ *               (every block is bytes)
+ *   NEIGHBORS   nb: nnb out-neighbours; blocks (and offs): nnb entries, or
+ *               NULL (every block is bytes) */
+#define TEMU_COLL_LISTS_NONE 0
+#define TEMU_COLL_LISTS_RANKS 1
+#define TEMU_COLL_LISTS_NEIGHBORS 2
+/* Which lists collective op takes; -1 for an unknown op. */
+int temu_coll_op_lists(int op);
+
 /* Rank `me` (communicator rank) calls collective c on communicator comm:
  * the messages `me` sends in the live layer's algorithm are injected.  Every
  * member must call it, as in MPI; the BG/Q class-route ones are injected
- * whole at rank 0's call. */
+ * whole at rank 0's call.  Refused (TEMU_EINVAL or TEMU_ERANGE, naming the
+ * field) are: an unknown op, me or a root outside the communicator, nb or
+ * nnb on an operation without neighbours, nnb < 0 or nb NULL with nnb > 0,
+ * an out-neighbour outside -1..n-1 (-1: MPI_PROC_NULL), blocks on an
+ * operation of one size, offs without blocks.  The lengths of blocks and
+ * offs cannot be seen here: they must be those of temu_coll_op_lists. */
 temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
                                    const temu_replay_coll *c, temu_error *err);
 

@@ -194,6 +194,87 @@ START_TEST(gatherv_on_subcomm)
 }
 END_TEST
 
+/* Every list of a collective is checked against its operation and the
+ * communicator before anything is decomposed (issue 22: one block for an
+ * alltoallv of 4 ranks was read 3 past its end): refused calls name the
+ * field and inject nothing; MPI_PROC_NULL (-1) neighbours send nothing. */
+static void refused(temu_replay *r, const temu_replay_coll *c, temu_status want, const char *msg)
+{
+    temu_error err;
+    err.message[0] = '\0';
+    ck_assert_int_eq(temu_replay_collective(r, 1, 2, c, &err), want);
+    ck_assert_msg(strstr(err.message, msg) != NULL, "'%s' lacks '%s'", err.message, msg);
+}
+
+START_TEST(collective_lists_checked)
+{
+    temu_session *s = store("gemini:2x2x2", 8, 1), *ref = store("gemini:2x2x2", 8, 1);
+    temu_replay *r = replay(s);
+    temu_error err;
+    temu_replay_stats st;
+    int32_t members[4] = {6, 4, 2, 0};
+    const int32_t one[1] = {1}, nb[3] = {3, -1, 1}, far[1] = {4}, below[1] = {-2};
+    const uint64_t blocks[3] = {10, 20, 30};
+    ck_assert_int_eq(temu_replay_comm(r, 1, 4, members, &err), TEMU_OK);
+    temu_replay_coll c = {
+        .op = TEMU_COLL_ALLTOALLV, .blocking = 1, .nnb = 1, .nb = one, .blocks = blocks};
+    refused(r, &c, TEMU_EINVAL,
+            "alltoallv by rank 2 of communicator 1: nb/nnb given, but "
+            "alltoallv has no neighbours");
+    c = (temu_replay_coll){.op = TEMU_COLL_NEIGHBOR_ALLTOALL, .nnb = 1, .nb = far};
+    refused(r, &c, TEMU_ERANGE, "out-neighbour nb[0] is 4, outside -1..3 (-1: none)");
+    c.nb = below;
+    refused(r, &c, TEMU_ERANGE, "out-neighbour nb[0] is -2, outside -1..3");
+    c = (temu_replay_coll){.op = TEMU_COLL_NEIGHBOR_ALLGATHER, .nnb = -1};
+    refused(r, &c, TEMU_EINVAL, "nnb is -1 with no nb");
+    c.nnb = 2;
+    refused(r, &c, TEMU_EINVAL, "nnb is 2 with no nb");
+    c = (temu_replay_coll){.op = TEMU_COLL_BCAST, .bytes = 64, .blocks = blocks};
+    refused(r, &c, TEMU_EINVAL, "blocks given, but bcast takes one size (bytes)");
+    c = (temu_replay_coll){.op = TEMU_COLL_ALLTOALLV, .bytes = 64, .offs = blocks};
+    refused(r, &c, TEMU_EINVAL, "alltoallv by rank 2 of communicator 1: offs without blocks");
+    c = (temu_replay_coll){.op = TEMU_COLL_OPS};
+    refused(r, &c, TEMU_EINVAL, "unknown collective operation 17");
+    temu_replay_get_stats(r, &st);
+    ck_assert_uint_eq(st.colls, 0);
+    ck_assert_uint_eq(temu_session_messages(s), 0);
+
+    /* communicator rank 2 (world 2) to ranks 3 and 1 (worlds 0 and 4) */
+    c = (temu_replay_coll){.op = TEMU_COLL_NEIGHBOR_ALLTOALL, .nnb = 3, .nb = nb, .blocks = blocks};
+    ck_assert_msg(temu_replay_collective(r, 1, 2, &c, &err) == TEMU_OK, "%s", err.message);
+    direct(ref, 2, 0, 10, TEMU_KIND_P2P);
+    direct(ref, 2, 4, 30, TEMU_KIND_P2P);
+    same_counters(s, ref);
+    temu_replay_get_stats(r, &st);
+    ck_assert_uint_eq(st.colls, 1);
+    temu_replay_free(r);
+    temu_session_close(s);
+    temu_session_close(ref);
+}
+END_TEST
+
+/* Which lists each operation takes (temu_coll_op_lists). */
+START_TEST(collective_op_lists)
+{
+    int ranks = 0, neighbors = 0, none = 0;
+    for (int op = 0; op < TEMU_COLL_OPS; op++) {
+        int l = temu_coll_op_lists(op);
+        ranks += l == TEMU_COLL_LISTS_RANKS;
+        neighbors += l == TEMU_COLL_LISTS_NEIGHBORS;
+        none += l == TEMU_COLL_LISTS_NONE;
+    }
+    ck_assert_int_eq(ranks, 4);
+    ck_assert_int_eq(neighbors, 2);
+    ck_assert_int_eq(none, 11);
+    ck_assert_int_eq(temu_coll_op_lists(TEMU_COLL_ALLTOALLV), TEMU_COLL_LISTS_RANKS);
+    ck_assert_int_eq(temu_coll_op_lists(TEMU_COLL_SCATTERV), TEMU_COLL_LISTS_RANKS);
+    ck_assert_int_eq(temu_coll_op_lists(TEMU_COLL_GATHERV), TEMU_COLL_LISTS_NONE);
+    ck_assert_int_eq(temu_coll_op_lists(TEMU_COLL_NEIGHBOR_ALLGATHER), TEMU_COLL_LISTS_NEIGHBORS);
+    ck_assert_int_eq(temu_coll_op_lists(-1), -1);
+    ck_assert_int_eq(temu_coll_op_lists(TEMU_COLL_OPS), -1);
+}
+END_TEST
+
 static uint64_t node_vc_sent(const temu_session *s, int64_t node, int vc)
 {
     const temu_machine *m = temu_session_machine(s);
@@ -237,6 +318,8 @@ static Suite *suite(void)
     tcase_add_test(tc, alltoall_is_every_pair);
     tcase_add_test(tc, gatherv_on_subcomm);
     tcase_add_test(tc, bgq_barrier_on_class_route);
+    tcase_add_test(tc, collective_lists_checked);
+    tcase_add_test(tc, collective_op_lists);
     suite_add_tcase(s, tc);
     return s;
 }

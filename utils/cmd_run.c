@@ -802,7 +802,7 @@ int cmd_run(int argc, char **argv)
     }
     if (trace[0]) {
         char msg[512];
-        if (temu_otf2_write(trace, (int32_t)o.np, msg, sizeof msg) != 0) {
+        if (temu_otf2_finish(trace, (int32_t)o.np, rc, msg, sizeof msg) != 0) {
             fprintf(stderr, "torusemu: run: no trace written: %s\n", msg);
             rc = rc != 0 ? rc : CLI_EXIT_USAGE;
         } else if (!o.quiet) {

@@ -9,6 +9,7 @@
 
 #include <otf2/otf2.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,47 +18,40 @@
 #include <sys/stat.h>
 
 typedef struct group {
-    int defined;
     OTF2_GroupType type;
     uint32_t n;
     uint64_t *members;
 } group;
 
 typedef struct rcomm {
-    int defined;
     uint32_t group;
     int32_t id; /* replay communicator, -1 until set up    */
     int32_t n;
     int32_t *rank; /* world rank -> communicator rank, -1 outside */
 } rcomm;
 
-/* A table indexed by a definition id, grown on demand. */
-#define GROW(arr, cap, idx)                                                                        \
-    do {                                                                                           \
-        if ((idx) >= (cap)) {                                                                      \
-            size_t ncap_ = (idx) + 16;                                                             \
-            void *g_ = realloc((arr), ncap_ * sizeof *(arr));                                      \
-            if (g_ == NULL) {                                                                      \
-                return OTF2_CALLBACK_INTERRUPT;                                                    \
-            }                                                                                      \
-            (arr) = g_;                                                                            \
-            memset((arr) + (cap), 0, (ncap_ - (cap)) * sizeof *(arr));                             \
-            (cap) = ncap_;                                                                         \
-        }                                                                                          \
-    } while (0)
+/*
+ * Definitions keyed by their OTF2 reference: the entries in definition
+ * order and an open-addressing hash (linear probing) from reference to
+ * entry.  Memory follows the definitions present, never the largest
+ * reference: a crafted 32-bit id must not ask for gigabytes.
+ */
+typedef struct idtab {
+    size_t esize;   /* bytes per entry                           */
+    size_t n, cap;  /* entries held and allocated                */
+    uint64_t *ids;  /* reference of each entry                   */
+    char *e;        /* the entries, esize bytes each, zeroed when added */
+    uint32_t *slot; /* entry index + 1, 0 free; nslot a power of 2 */
+    size_t nslot;
+} idtab;
 
 typedef struct ctx {
     temu_replay *r;
-    char **strings;
-    size_t nstrings;
-    int *attr_slot; /* OTF2 attribute id -> A_*, -1 */
-    size_t nattrs;
-    group *groups;
-    size_t ngroups;
-    rcomm *comms;
-    size_t ncomms;
-    uint32_t *win_comm;
-    size_t nwins;
+    idtab strings;     /* char *                                   */
+    idtab attrs;       /* int: TEMU_OTF2_A_*, -1 for another's      */
+    idtab groups;      /* group (MPI paradigm only)                */
+    idtab comms;       /* rcomm                                    */
+    idtab wins;        /* uint32_t: the window's communicator      */
     uint64_t *loc_ids; /* location ids in definition order */
     size_t nlocs, locs_cap;
     struct loc_entry {
@@ -70,10 +64,16 @@ typedef struct ctx {
     void *pctx;
     temu_status st;
     temu_error *err;
-    uint64_t *blocks, *offs; /* scratch for collectives */
+    int64_t *list; /* scratch for a list attribute */
+    size_t list_cap;
+    uint64_t *blocks, *offs; /* a collective's lists */
+    size_t blocks_cap, offs_cap;
     int32_t *nb;
+    size_t nb_cap;
     uint64_t resolution, offset; /* clock: ticks per second, the first tick */
-    int64_t *coll_begin;         /* world rank -> its collective's begin (ns), -1 */
+    /* virtual time only: world rank -> */
+    int64_t *coll_begin;       /* its collective's begin (ns), -1 */
+    OTF2_TimeStamp *last_tick; /* the time of its last record */
 } ctx;
 
 static temu_status fail_err(temu_error *err, temu_status st, const char *fmt, ...)
@@ -105,14 +105,143 @@ static OTF2_CallbackCode stop(ctx *c, temu_status st, const char *fmt, ...)
     return OTF2_CALLBACK_INTERRUPT;
 }
 
+/* An allocation of `bytes` for `what` failed: say so and stop reading. */
+static OTF2_CallbackCode oom(ctx *c, size_t bytes, const char *what)
+{
+    return stop(c, TEMU_ENOMEM, "out of memory: %zu bytes for %s", bytes, what);
+}
+
+/* Room for n + 1 entries of esize bytes in *arr, *cap entries now (the
+ * capacity doubles); 0, or -1 after oom(). */
+static int grow(ctx *c, void *arr, size_t *cap, size_t n, size_t esize, const char *what)
+{
+    void **a = arr;
+    if (n < *cap) {
+        return 0;
+    }
+    size_t ncap = *cap > 8 ? 2 * *cap : 16;
+    while (ncap <= n) {
+        ncap *= 2;
+    }
+    void *g = ncap <= SIZE_MAX / esize ? realloc(*a, ncap * esize) : NULL;
+    if (g == NULL) {
+        oom(c, ncap <= SIZE_MAX / esize ? ncap * esize : SIZE_MAX, what);
+        return -1;
+    }
+    *a = g;
+    *cap = ncap;
+    return 0;
+}
+
+/* Fibonacci hashing: the high bits of id times 2^64 / phi. */
+static size_t idtab_hash(uint64_t id, size_t nslot)
+{
+    return (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (nslot - 1);
+}
+
+/* The entry of reference id, or NULL. */
+static void *idtab_find(const idtab *t, uint64_t id)
+{
+    if (t->nslot == 0) {
+        return NULL;
+    }
+    for (size_t h = idtab_hash(id, t->nslot);; h = (h + 1) & (t->nslot - 1)) {
+        uint32_t i = t->slot[h];
+        if (i == 0) {
+            return NULL;
+        }
+        if (t->ids[i - 1] == id) {
+            return t->e + (size_t)(i - 1) * t->esize;
+        }
+    }
+}
+
+/* Twice the hash slots (kept at most half full); 0, or -1 after oom(). */
+static int idtab_rehash(ctx *c, idtab *t, const char *what)
+{
+    size_t nslot = t->nslot ? 2 * t->nslot : 32;
+    uint32_t *slot = calloc(nslot, sizeof *slot);
+    if (slot == NULL) {
+        oom(c, nslot * sizeof *slot, what);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        size_t h = idtab_hash(t->ids[i], nslot);
+        while (slot[h] != 0) {
+            h = (h + 1) & (nslot - 1);
+        }
+        slot[h] = (uint32_t)(i + 1);
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = nslot;
+    return 0;
+}
+
+/* The entry of reference id: the one defined before (a redefinition
+ * replaces it; the caller frees what it held) or a new zeroed one.  NULL
+ * after oom(). */
+static void *idtab_add(ctx *c, idtab *t, uint64_t id, const char *what)
+{
+    char *e = idtab_find(t, id);
+    if (e != NULL) {
+        return e;
+    }
+    size_t ecap = t->cap; /* ids and entries grow alike */
+    if (t->n >= UINT32_MAX - 1) {
+        oom(c, SIZE_MAX, what);
+        return NULL;
+    }
+    if (grow(c, &t->ids, &ecap, t->n, sizeof *t->ids, what) != 0 ||
+        grow(c, &t->e, &t->cap, t->n, t->esize, what) != 0 ||
+        (2 * (t->n + 1) > t->nslot && idtab_rehash(c, t, what) != 0)) {
+        return NULL;
+    }
+    size_t h = idtab_hash(id, t->nslot);
+    while (t->slot[h] != 0) {
+        h = (h + 1) & (t->nslot - 1);
+    }
+    t->slot[h] = (uint32_t)(t->n + 1);
+    t->ids[t->n] = id;
+    e = t->e + t->n * t->esize;
+    memset(e, 0, t->esize);
+    t->n++;
+    return e;
+}
+
+/* Entry i in definition order. */
+static void *idtab_at(const idtab *t, size_t i)
+{
+    return t->e + i * t->esize;
+}
+
+static void idtab_free(idtab *t)
+{
+    free(t->ids);
+    free(t->e);
+    free(t->slot);
+}
+
+/* The string of reference id, or NULL. */
+static const char *string_of(const ctx *c, uint64_t id)
+{
+    char *const *s = idtab_find(&c->strings, id);
+    return s != NULL ? *s : NULL;
+}
+
 /* --------------------------------------------------------- definitions */
 
 static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *s)
 {
     ctx *c = u;
-    GROW(c->strings, c->nstrings, (size_t)self);
-    free(c->strings[self]);
-    c->strings[self] = strdup(s);
+    char **e = idtab_add(c, &c->strings, self, "string definitions");
+    if (e == NULL) {
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    free(*e);
+    if ((*e = strdup(s)) == NULL) {
+        return oom(c, strlen(s) + 1, "a string definition");
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -122,15 +251,15 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
     ctx *c = u;
     (void)desc;
     (void)type;
-    size_t old = c->nattrs;
-    GROW(c->attr_slot, c->nattrs, (size_t)self);
-    for (size_t i = old; i < c->nattrs; i++) {
-        c->attr_slot[i] = -1;
+    int *slot = idtab_add(c, &c->attrs, self, "attribute definitions");
+    if (slot == NULL) {
+        return OTF2_CALLBACK_INTERRUPT;
     }
-    c->attr_slot[self] = -1;
-    for (int i = 0; i < TEMU_OTF2_ATTRS && name < c->nstrings && c->strings[name] != NULL; i++) {
-        if (strcmp(c->strings[name], temu_otf2_attr_names[i]) == 0) {
-            c->attr_slot[self] = i;
+    *slot = -1;
+    const char *s = string_of(c, name);
+    for (int i = 0; i < TEMU_OTF2_ATTRS && s != NULL; i++) {
+        if (strcmp(s, temu_otf2_attr_names[i]) == 0) {
+            *slot = i;
         }
     }
     return OTF2_CALLBACK_SUCCESS;
@@ -155,7 +284,10 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     (void)name;
     (void)type;
     (void)lg;
-    GROW(c->loc_ids, c->locs_cap, c->nlocs);
+    if (grow(c, &c->loc_ids, &c->locs_cap, c->nlocs, sizeof *c->loc_ids, "location definitions") !=
+        0) {
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     c->loc_ids[c->nlocs++] = self;
     c->total += nevents;
     return OTF2_CALLBACK_SUCCESS;
@@ -171,16 +303,19 @@ static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef n
     if (paradigm != OTF2_PARADIGM_MPI) {
         return OTF2_CALLBACK_SUCCESS;
     }
-    GROW(c->groups, c->ngroups, (size_t)self);
-    group *g = &c->groups[self];
-    g->members = malloc(((size_t)n + 1) * sizeof *g->members);
-    if (g->members == NULL) {
+    group *g = idtab_add(c, &c->groups, self, "group definitions");
+    if (g == NULL) {
         return OTF2_CALLBACK_INTERRUPT;
+    }
+    free(g->members);
+    size_t bytes = ((size_t)n + 1) * sizeof *g->members;
+    g->n = 0;
+    if ((g->members = malloc(bytes)) == NULL) {
+        return oom(c, bytes, "the members of a group");
     }
     memcpy(g->members, members, (size_t)n * sizeof *members);
     g->n = n;
     g->type = type;
-    g->defined = 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -191,10 +326,12 @@ static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef nam
     (void)name;
     (void)parent;
     (void)flags;
-    GROW(c->comms, c->ncomms, (size_t)self);
-    c->comms[self].defined = 1;
-    c->comms[self].group = grp;
-    c->comms[self].id = -1;
+    rcomm *rc = idtab_add(c, &c->comms, self, "communicator definitions");
+    if (rc == NULL) {
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    rc->group = grp;
+    rc->id = -1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -204,12 +341,11 @@ static OTF2_CallbackCode def_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef na
     ctx *c = u;
     (void)name;
     (void)flags;
-    size_t old = c->nwins;
-    GROW(c->win_comm, c->nwins, (size_t)self);
-    for (size_t i = old; i < c->nwins; i++) {
-        c->win_comm[i] = UINT32_MAX;
+    uint32_t *w = idtab_add(c, &c->wins, self, "window definitions");
+    if (w == NULL) {
+        return OTF2_CALLBACK_INTERRUPT;
     }
-    c->win_comm[self] = comm;
+    *w = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -239,15 +375,21 @@ static size_t find_loc(const ctx *c, uint64_t id)
 static temu_status rank_locations(ctx *c)
 {
     const group *locs = NULL;
-    for (size_t i = 0; i < c->ngroups; i++) {
-        if (c->groups[i].defined && c->groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
-            locs = &c->groups[i];
+    for (size_t i = 0; i < c->groups.n; i++) {
+        const group *g = idtab_at(&c->groups, i);
+        if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+            locs = g;
         }
     }
-    c->nranks = locs != NULL ? (int32_t)locs->n : (int32_t)c->nlocs;
-    c->loc_sorted = malloc((c->nlocs + 1) * sizeof *c->loc_sorted);
-    if (c->loc_sorted == NULL) {
-        return fail_err(c->err, TEMU_ENOMEM, "out of memory");
+    size_t n = locs != NULL ? locs->n : c->nlocs;
+    if (n > INT32_MAX) {
+        return fail_err(c->err, TEMU_EINVAL, "OTF2 trace: %zu MPI ranks (at most %d)", n,
+                        INT32_MAX);
+    }
+    c->nranks = (int32_t)n;
+    size_t bytes = (c->nlocs + 1) * sizeof *c->loc_sorted;
+    if ((c->loc_sorted = malloc(bytes)) == NULL) {
+        return fail_err(c->err, TEMU_ENOMEM, "out of memory: %zu bytes for the locations", bytes);
     }
     for (size_t i = 0; i < c->nlocs; i++) {
         c->loc_sorted[i].id = c->loc_ids[i];
@@ -273,44 +415,63 @@ static int32_t rank_of(const ctx *c, OTF2_LocationRef loc)
     return i < c->nlocs ? c->loc_sorted[i].rank : -1;
 }
 
-/* The replay communicator of OTF2 communicator k, set up on first use. */
-static rcomm *comm_get(ctx *c, OTF2_CommRef k)
+/* rc's members (group g) as world ranks into members and rc->rank; 0,
+ * or -1 after stop() for a rank outside the trace or listed twice. */
+static int comm_members(ctx *c, OTF2_CommRef k, rcomm *rc, const group *g, int32_t *members)
 {
-    if (k >= c->ncomms || !c->comms[k].defined) {
-        stop(c, TEMU_EINVAL, "OTF2 trace: event on communicator %u, which is not defined", k);
-        return NULL;
-    }
-    rcomm *rc = &c->comms[k];
-    if (rc->id >= 0) {
-        return rc;
-    }
-    const group *g = rc->group < c->ngroups ? &c->groups[rc->group] : NULL;
-    if (g == NULL || !g->defined || g->type != OTF2_GROUP_TYPE_COMM_GROUP) {
-        stop(c, TEMU_EINVAL,
-             "OTF2 trace: communicator %u has no MPI group of type COMM_GROUP (unsupported)", k);
-        return NULL;
-    }
-    int32_t *members = malloc(((size_t)g->n + 1) * sizeof *members);
-    rc->rank = malloc(((size_t)c->nranks + 1) * sizeof *rc->rank);
-    if (members == NULL || rc->rank == NULL) {
-        free(members);
-        stop(c, TEMU_ENOMEM, "out of memory");
-        return NULL;
-    }
-    int world = (int32_t)g->n == c->nranks;
     for (int32_t i = 0; i < c->nranks; i++) {
         rc->rank[i] = -1;
     }
     for (uint32_t i = 0; i < g->n; i++) {
         if (g->members[i] >= (uint64_t)c->nranks) {
-            free(members);
             stop(c, TEMU_EINVAL, "OTF2 trace: communicator %u names rank %" PRIu64 " of %d", k,
                  g->members[i], c->nranks);
-            return NULL;
+            return -1;
         }
         members[i] = (int32_t)g->members[i];
+        if (rc->rank[members[i]] >= 0) {
+            stop(c, TEMU_EINVAL, "OTF2 trace: communicator %u lists rank %d twice", k, members[i]);
+            return -1;
+        }
         rc->rank[members[i]] = (int32_t)i;
-        world = world && members[i] == (int32_t)i;
+    }
+    return 0;
+}
+
+/* The replay communicator of OTF2 communicator k, set up on first use. */
+static rcomm *comm_get(ctx *c, OTF2_CommRef k)
+{
+    rcomm *rc = idtab_find(&c->comms, k);
+    if (rc == NULL) {
+        stop(c, TEMU_EINVAL, "OTF2 trace: event on communicator %u, which is not defined", k);
+        return NULL;
+    }
+    if (rc->id >= 0) {
+        return rc;
+    }
+    const group *g = idtab_find(&c->groups, rc->group);
+    if (g == NULL || g->type != OTF2_GROUP_TYPE_COMM_GROUP) {
+        stop(c, TEMU_EINVAL,
+             "OTF2 trace: communicator %u has no MPI group of type COMM_GROUP (unsupported)", k);
+        return NULL;
+    }
+    size_t mbytes = ((size_t)g->n + 1) * sizeof(int32_t);
+    size_t rbytes = ((size_t)c->nranks + 1) * sizeof *rc->rank;
+    int32_t *members = malloc(mbytes);
+    free(rc->rank);
+    rc->rank = malloc(rbytes);
+    if (members == NULL || rc->rank == NULL) {
+        free(members);
+        oom(c, mbytes + rbytes, "a communicator's members");
+        return NULL;
+    }
+    if (comm_members(c, k, rc, g, members) != 0) {
+        free(members);
+        return NULL;
+    }
+    int world = (int32_t)g->n == c->nranks;
+    for (uint32_t i = 0; world && i < g->n; i++) {
+        world = members[i] == (int32_t)i;
     }
     rc->n = (int32_t)g->n;
     if (world) {
@@ -347,56 +508,109 @@ static void tick(ctx *c)
     }
 }
 
-/* Trace time t in nanoseconds since the archive's first tick. */
-static int64_t ns_of(const ctx *c, OTF2_TimeStamp t)
+/* Virtual time counts picoseconds in 64 bits: a trace spans at most this
+ * many nanoseconds (106 days). */
+#define TRACE_NS_MAX (INT64_MAX / 1000)
+
+/* World rank w's record at trace time t in nanoseconds since the archive's
+ * first tick into *ns; 0, or -1 after stop() when t is earlier than w's
+ * record before (OTF2 keeps a location's records in time order) or later
+ * than virtual time reaches.  Used with virtual time only. */
+static int ns_of(ctx *c, int32_t w, OTF2_TimeStamp t, int64_t *ns)
 {
     uint64_t d = t > c->offset ? t - c->offset : 0;
-    if (c->resolution == 0 || c->resolution == 1000000000u) {
-        return (int64_t)d;
+    long double x = (long double)d;
+    if (c->resolution != 0 && c->resolution != 1000000000u) {
+        x = x * 1e9L / (long double)c->resolution;
     }
-    return (int64_t)((long double)d * 1e9L / (long double)c->resolution);
+    if (t < c->last_tick[w]) {
+        stop(c, TEMU_EINVAL,
+             "OTF2 trace: rank %d has a record at tick %" PRIu64 " after one at tick %" PRIu64
+             " (a location's records go forward in time)",
+             w, t, c->last_tick[w]);
+        return -1;
+    }
+    if (x > (long double)TRACE_NS_MAX) {
+        stop(c, TEMU_EINVAL,
+             "OTF2 trace: rank %d has a record at tick %" PRIu64 ", %.3Lg s after the first "
+             "tick: virtual time reaches %.0f days",
+             w, t, x * 1e-9L, (double)TRACE_NS_MAX * 1e-9 / 86400);
+        return -1;
+    }
+    c->last_tick[w] = t;
+    *ns = (int64_t)x;
+    return 0;
 }
 
-/* The stamps of loc's next operation (ns; -1 unknown) for virtual time:
- * what a record's time is, the begin or the end of its call, follows the
- * table in doc/replay.md. */
-static int stamp(ctx *c, OTF2_LocationRef loc, int64_t begin, int64_t end)
+/* The stamps of world rank w's next operation (ns; -1 unknown) for
+ * virtual time: what a record's time is, the begin or the end of its
+ * call, follows the table in doc/replay.md. */
+static int stamp_ns(ctx *c, int32_t w, int64_t begin, int64_t end)
 {
-    int32_t w = rank_of(c, loc);
-    if (w < 0 || temu_replay_vtime(c->r) == NULL) {
-        return 0;
-    }
     c->st = temu_replay_trace_time(c->r, w, begin, end, c->err);
     return c->st == TEMU_OK ? 0 : -1;
 }
 
-/* Value of known attribute `slot` in list, if present. */
-static int attr_u64(const ctx *c, OTF2_AttributeList *al, int slot, uint64_t *out)
+/* Loc's record at tick t, the begin of its call (begin 1) or its end. */
+static int stamp(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t, int begin)
+{
+    int32_t w = rank_of(c, loc);
+    int64_t ns;
+    if (w < 0 || temu_replay_vtime(c->r) == NULL) {
+        return 0;
+    }
+    if (ns_of(c, w, t, &ns) != 0) {
+        return -1;
+    }
+    return stamp_ns(c, w, begin ? ns : -1, begin ? -1 : ns);
+}
+
+/* The value of known attribute `slot` in list al and its type; 0 if absent. */
+static int attr_find(const ctx *c, OTF2_AttributeList *al, int slot, OTF2_Type *type,
+                     OTF2_AttributeValue *v)
 {
     uint32_t n = al != NULL ? OTF2_AttributeList_GetNumberOfElements(al) : 0;
     for (uint32_t i = 0; i < n; i++) {
         OTF2_AttributeRef id;
-        OTF2_Type type;
-        OTF2_AttributeValue v;
-        if (OTF2_AttributeList_GetAttributeByIndex(al, i, &id, &type, &v) != OTF2_SUCCESS ||
-            id >= c->nattrs || c->attr_slot[id] != slot) {
-            continue;
-        }
-        switch (type) {
-        case OTF2_TYPE_UINT64:
-            *out = v.uint64;
+        const int *known;
+        if (OTF2_AttributeList_GetAttributeByIndex(al, i, &id, type, v) == OTF2_SUCCESS &&
+            (known = idtab_find(&c->attrs, id)) != NULL && *known == slot) {
             return 1;
-        case OTF2_TYPE_UINT32:
-            *out = v.uint32;
-            return 1;
-        case OTF2_TYPE_STRING:
-            *out = v.stringRef;
-            return 1;
-        default:
-            return 0;
         }
     }
     return 0;
+}
+
+/* Integer value of known attribute `slot`, if present as one. */
+static int attr_u64(const ctx *c, OTF2_AttributeList *al, int slot, uint64_t *out)
+{
+    OTF2_Type type;
+    OTF2_AttributeValue v;
+    if (!attr_find(c, al, slot, &type, &v)) {
+        return 0;
+    }
+    if (type == OTF2_TYPE_UINT64) {
+        *out = v.uint64;
+        return 1;
+    }
+    if (type == OTF2_TYPE_UINT32) {
+        *out = v.uint32;
+        return 1;
+    }
+    return 0;
+}
+
+/* String of known attribute `slot`: 0 if absent, else 1 with *out the
+ * string, or NULL when the value is not a defined string. */
+static int attr_string(const ctx *c, OTF2_AttributeList *al, int slot, const char **out)
+{
+    OTF2_Type type;
+    OTF2_AttributeValue v;
+    if (!attr_find(c, al, slot, &type, &v)) {
+        return 0;
+    }
+    *out = type == OTF2_TYPE_STRING ? string_of(c, v.stringRef) : NULL;
+    return 1;
 }
 
 /* A send (req 0: blocking), stamped when its call began. */
@@ -408,7 +622,7 @@ static OTF2_CallbackCode send_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
     int32_t me;
     uint64_t addr = 0, uncounted = 0;
     rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL || stamp(c, loc, ns_of(c, t), -1) != 0) {
+    if (rc == NULL || stamp(c, loc, t, 1) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
@@ -445,7 +659,7 @@ static OTF2_CallbackCode recv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
     ctx *c = u;
     int32_t me;
     rcomm *rc = caller(c, loc, comm, &me);
-    if (rc == NULL || stamp(c, loc, -1, ns_of(c, t)) != 0) {
+    if (rc == NULL || stamp(c, loc, t, 0) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     c->st = temu_replay_irecv(c->r, rc->id, me, (int32_t)sender, (int32_t)tag, len, req, c->err);
@@ -479,10 +693,10 @@ static OTF2_CallbackCode request(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
         return OTF2_CALLBACK_SUCCESS;
     }
     if (post) {
-        if (stamp(c, loc, ns_of(c, t), -1) == 0) {
+        if (stamp(c, loc, t, 1) == 0) {
             c->st = temu_replay_irecv_post(c->r, w, req, c->err);
         }
-    } else if (stamp(c, loc, -1, ns_of(c, t)) == 0) {
+    } else if (stamp(c, loc, t, 0) == 0) {
         c->st = temu_replay_wait(c->r, w, req, c->err);
     }
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
@@ -507,12 +721,13 @@ static OTF2_CallbackCode rma(ctx *c, OTF2_LocationRef loc, OTF2_TimeStamp t, OTF
 {
     int32_t me;
     uint64_t addr = 0;
-    if (win >= c->nwins || c->win_comm[win] == UINT32_MAX) {
+    const uint32_t *wcomm = idtab_find(&c->wins, win);
+    if (wcomm == NULL) {
         return stop(c, TEMU_EINVAL, "OTF2 trace: one-sided operation on window %u, not defined",
                     win);
     }
-    rcomm *rc = caller(c, loc, c->win_comm[win], &me);
-    if (rc == NULL || stamp(c, loc, ns_of(c, t), -1) != 0) {
+    rcomm *rc = caller(c, loc, *wcomm, &me);
+    if (rc == NULL || stamp(c, loc, t, 1) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     attr_u64(c, al, TEMU_OTF2_A_ADDRESS, &addr);
@@ -556,39 +771,190 @@ static OTF2_CallbackCode ev_atomic(OTF2_LocationRef loc, OTF2_TimeStamp t, void 
     return rc;
 }
 
-/* A list attribute ("1 2 3") into out (n entries expected). */
-static int parse_list(const ctx *c, uint64_t ref, int32_t n, int64_t *out)
+/* The collective record being read, for messages. */
+typedef struct coll_rec {
+    OTF2_CollectiveOp otf2_op;
+    int32_t rank;     /* world rank */
+    OTF2_TimeStamp t; /* trace ticks */
+    int32_t n;        /* communicator size */
+} coll_rec;
+
+static const char *otf2_op_name(OTF2_CollectiveOp op);
+
+/* Refuse collective record rec, saying why ("OTF2 trace:
+ * MpiCollectiveEnd(ALLTOALLV) of rank 3 at tick 1001: ..."). */
+static OTF2_CallbackCode coll_refuse(ctx *c, const coll_rec *rec, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static OTF2_CallbackCode coll_refuse(ctx *c, const coll_rec *rec, const char *fmt, ...)
 {
-    const char *s = ref < c->nstrings ? c->strings[ref] : NULL;
-    for (int32_t i = 0; s != NULL && i < n; i++) {
-        char *end;
-        out[i] = strtoll(s, &end, 10);
-        if (end == s) {
-            return 0;
-        }
-        s = end;
-    }
-    return s != NULL;
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return stop(c, TEMU_EINVAL,
+                "OTF2 trace: MpiCollectiveEnd(%s) of rank %d at tick %" PRIu64 ": %s",
+                otf2_op_name(rec->otf2_op), rec->rank, rec->t, why);
 }
 
-/* A list of n byte counts into *buf (grown); 0 if malformed. */
-static int u64_list(const ctx *c, uint64_t ref, int32_t n, uint64_t **buf)
+/* One entry of a list at *p: a decimal integer followed by the end or by
+ * one space and the next entry; 0 if *p holds none. */
+static int list_next(const char **p, int64_t *v)
 {
-    uint64_t *b = realloc(*buf, ((size_t)n + 1) * sizeof *b);
-    if (b == NULL) {
+    const char *s = *p;
+    char *end;
+    int digit = s[0] >= '0' && s[0] <= '9';
+    if (!digit && !(s[0] == '-' && s[1] >= '0' && s[1] <= '9')) {
         return 0;
     }
-    *buf = b;
-    return parse_list(c, ref, n, (int64_t *)b);
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || (*end != ' ' && *end != '\0') || (*end == ' ' && end[1] == '\0')) {
+        return 0;
+    }
+    *v = x;
+    *p = *end == ' ' ? end + 1 : end;
+    return 1;
 }
 
-/* The live layer's description from torusemu:* attributes; 0 if absent. */
-static int exact_coll(ctx *c, OTF2_AttributeList *al, const rcomm *rc, temu_replay_coll *k,
-                      OTF2_CallbackCode *code)
+/* The entries of list attribute `attr` (string s) into c->list: their
+ * count, or -1 after coll_refuse() (or oom()). */
+static int64_t list_read(ctx *c, const coll_rec *rec, int attr, const char *s)
 {
-    uint64_t op, v, ref;
+    const char *name = temu_otf2_attr_names[attr];
+    if (s == NULL) {
+        coll_refuse(c, rec, "%s is not a defined string", name);
+        return -1;
+    }
+    size_t n = *s != '\0';
+    for (const char *p = s; *p != '\0'; p++) {
+        n += *p == ' ';
+    }
+    if (grow(c, &c->list, &c->list_cap, n, sizeof *c->list, "a list attribute") != 0) {
+        return -1;
+    }
+    const char *p = s;
+    for (size_t i = 0; i < n; i++) {
+        if (!list_next(&p, &c->list[i])) {
+            coll_refuse(c, rec, "%s is not a list of integers one space apart: \"%.40s\"", name, s);
+            return -1;
+        }
+    }
+    if (n > INT32_MAX) {
+        coll_refuse(c, rec, "%s has %zu entries (at most %d)", name, n, INT32_MAX);
+        return -1;
+    }
+    return (int64_t)n;
+}
+
+/* torusemu:neighbors (string s) into c->nb: the out-degree, or -1 after
+ * coll_refuse(). */
+static int64_t coll_neighbors(ctx *c, const coll_rec *rec, int32_t op, const char *s)
+{
+    const char *name = temu_coll_op_name(op);
+    if (temu_coll_op_lists(op) != TEMU_COLL_LISTS_NEIGHBORS) {
+        coll_refuse(c, rec, "%s on %s, which has no neighbours", TEMU_OTF2_ATTR_NEIGHBORS, name);
+        return -1;
+    }
+    int64_t n = list_read(c, rec, TEMU_OTF2_A_NEIGHBORS, s);
+    if (n < 0 || grow(c, &c->nb, &c->nb_cap, (size_t)n, sizeof *c->nb, "a neighbour list") != 0) {
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (c->list[i] < -1 || c->list[i] >= rec->n) {
+            coll_refuse(c, rec,
+                        "%s entry %" PRId64 " is %" PRId64 ", outside -1..%d (a communicator of %d "
+                        "ranks; -1: none)",
+                        TEMU_OTF2_ATTR_NEIGHBORS, i, c->list[i], rec->n - 1, rec->n);
+            return -1;
+        }
+        c->nb[i] = (int32_t)c->list[i];
+    }
+    return n;
+}
+
+/* List attribute `attr` (string s) of byte counts, `want` entries (what
+ * `where` says), into *buf; 0, or -1 after coll_refuse(). */
+static int coll_sizes(ctx *c, const coll_rec *rec, int attr, const char *s, int64_t want,
+                      const char *where, uint64_t **buf, size_t *cap)
+{
+    const char *name = temu_otf2_attr_names[attr];
+    int64_t n = list_read(c, rec, attr, s);
+    if (n < 0) {
+        return -1;
+    }
+    if (n != want) {
+        coll_refuse(c, rec, "%s has %" PRId64 " entries where %s takes %" PRId64, name, n, where,
+                    want);
+        return -1;
+    }
+    if (grow(c, buf, cap, (size_t)n, sizeof **buf, "a list of sizes") != 0) {
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (c->list[i] < 0) {
+            coll_refuse(c, rec, "%s entry %" PRId64 " is %" PRId64 ", not a byte count", name, i,
+                        c->list[i]);
+            return -1;
+        }
+        (*buf)[i] = (uint64_t)c->list[i];
+    }
+    return 0;
+}
+
+/* torusemu:blocks and torusemu:offs of k against its operation: one entry
+ * per rank or per out-neighbour (temu_coll_op_lists), or none. */
+static void coll_blocks(ctx *c, OTF2_AttributeList *al, const coll_rec *rec, temu_replay_coll *k)
+{
+    const char *name = temu_coll_op_name(k->op), *blocks = NULL, *offs = NULL;
+    int lists = temu_coll_op_lists(k->op);
+    int has_blocks = attr_string(c, al, TEMU_OTF2_A_BLOCKS, &blocks);
+    int has_offs = attr_string(c, al, TEMU_OTF2_A_OFFS, &offs);
+    char where[160];
+    if (has_offs && !has_blocks) {
+        coll_refuse(c, rec, "%s without %s", TEMU_OTF2_ATTR_OFFS, TEMU_OTF2_ATTR_BLOCKS);
+        return;
+    }
+    if (!has_blocks) {
+        return;
+    }
+    if (lists == TEMU_COLL_LISTS_NONE) {
+        coll_refuse(c, rec, "%s on %s, which takes one size (%s)", TEMU_OTF2_ATTR_BLOCKS, name,
+                    TEMU_OTF2_ATTR_BYTES);
+        return;
+    }
+    int64_t want = lists == TEMU_COLL_LISTS_NEIGHBORS ? k->nnb : rec->n;
+    if (lists == TEMU_COLL_LISTS_NEIGHBORS) {
+        snprintf(where, sizeof where, "%s with %d out-neighbours (%s)", name, k->nnb,
+                 TEMU_OTF2_ATTR_NEIGHBORS);
+    } else {
+        snprintf(where, sizeof where, "%s on a communicator of %d ranks", name, rec->n);
+    }
+    if (coll_sizes(c, rec, TEMU_OTF2_A_BLOCKS, blocks, want, where, &c->blocks, &c->blocks_cap) !=
+        0) {
+        return;
+    }
+    k->blocks = c->blocks;
+    if (has_offs &&
+        coll_sizes(c, rec, TEMU_OTF2_A_OFFS, offs, want, where, &c->offs, &c->offs_cap) == 0) {
+        k->offs = c->offs;
+    }
+}
+
+/* The live layer's description from torusemu:* attributes, its lists
+ * checked against the operation and the communicator; 0 if absent, 1 if
+ * present (c->st says whether it was refused). */
+static int exact_coll(ctx *c, OTF2_AttributeList *al, const coll_rec *rec, temu_replay_coll *k)
+{
+    uint64_t op, v;
+    const char *nb = NULL;
     if (!attr_u64(c, al, TEMU_OTF2_A_OP, &op)) {
         return 0;
+    }
+    if (op >= TEMU_COLL_OPS) {
+        coll_refuse(c, rec, "%s is %" PRIu64 ", not a collective torusemu knows (0..%d)",
+                    TEMU_OTF2_ATTR_OP, op, TEMU_COLL_OPS - 1);
+        return 1;
     }
     k->op = (int32_t)op;
     attr_u64(c, al, TEMU_OTF2_A_BYTES, &k->bytes);
@@ -602,46 +968,15 @@ static int exact_coll(ctx *c, OTF2_AttributeList *al, const rcomm *rc, temu_repl
         k->hw_op = (v & 4) != 0;
         k->recv_ready = (v & 8) != 0;
     }
-    int32_t nnb = 0;
-    if (attr_u64(c, al, TEMU_OTF2_A_NEIGHBORS, &ref)) {
-        const char *s = ref < c->nstrings ? c->strings[ref] : NULL;
-        for (const char *p = s; p != NULL && *p; p++) {
-            nnb += *p == ' ';
-        }
-        nnb += s != NULL && *s != '\0';
-        int64_t *tmp = malloc(((size_t)nnb + 1) * sizeof *tmp);
-        int32_t *nb = realloc(c->nb, ((size_t)nnb + 1) * sizeof *nb);
-        if (tmp == NULL || nb == NULL || !parse_list(c, ref, nnb, tmp)) {
-            free(tmp);
-            if (nb != NULL) {
-                c->nb = nb;
-            }
-            *code = stop(c, TEMU_EINVAL, "OTF2 trace: malformed %s", TEMU_OTF2_ATTR_NEIGHBORS);
+    if (attr_string(c, al, TEMU_OTF2_A_NEIGHBORS, &nb)) {
+        int64_t nnb = coll_neighbors(c, rec, k->op, nb);
+        if (nnb < 0) {
             return 1;
         }
-        c->nb = nb;
-        for (int32_t i = 0; i < nnb; i++) {
-            nb[i] = (int32_t)tmp[i];
-        }
-        free(tmp);
-        k->nnb = nnb;
-        k->nb = nb;
+        k->nnb = (int32_t)nnb;
+        k->nb = c->nb;
     }
-    int32_t nblocks = k->nb != NULL || nnb > 0 ? nnb : rc->n;
-    if (attr_u64(c, al, TEMU_OTF2_A_BLOCKS, &ref)) {
-        if (!u64_list(c, ref, nblocks, &c->blocks)) {
-            *code = stop(c, TEMU_EINVAL, "OTF2 trace: malformed %s", TEMU_OTF2_ATTR_BLOCKS);
-            return 1;
-        }
-        k->blocks = c->blocks;
-        if (attr_u64(c, al, TEMU_OTF2_A_OFFS, &ref)) {
-            if (!u64_list(c, ref, nblocks, &c->offs)) {
-                *code = stop(c, TEMU_EINVAL, "OTF2 trace: malformed %s", TEMU_OTF2_ATTR_OFFS);
-                return 1;
-            }
-            k->offs = c->offs;
-        }
-    }
+    coll_blocks(c, al, rec, k);
     return 1;
 }
 
@@ -739,21 +1074,24 @@ static OTF2_CallbackCode ev_coll(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     ctx *c = u;
     int32_t me;
     temu_replay_coll k;
-    OTF2_CallbackCode code = OTF2_CALLBACK_SUCCESS;
     memset(&k, 0, sizeof k);
     rcomm *rc = caller(c, loc, comm, &me);
     int32_t w = rank_of(c, loc);
-    if (rc == NULL ||
-        stamp(c, loc, c->coll_begin != NULL ? c->coll_begin[w] : -1, ns_of(c, t)) != 0) {
+    int64_t end;
+    if (rc == NULL) {
         return OTF2_CALLBACK_INTERRUPT;
     }
-    if (c->coll_begin != NULL) {
+    if (c->coll_begin != NULL) { /* virtual time */
+        if (ns_of(c, w, t, &end) != 0 || stamp_ns(c, w, c->coll_begin[w], end) != 0) {
+            return OTF2_CALLBACK_INTERRUPT;
+        }
         c->coll_begin[w] = -1;
     }
+    coll_rec rec = {op, w, t, rc->n};
     k.root = root == OTF2_UNDEFINED_UINT32 ? 0 : (int32_t)root;
-    if (exact_coll(c, al, rc, &k, &code)) {
-        if (code != OTF2_CALLBACK_SUCCESS) {
-            return code;
+    if (exact_coll(c, al, &rec, &k)) {
+        if (c->st != TEMU_OK) {
+            return OTF2_CALLBACK_INTERRUPT;
         }
     } else {
         int how = foreign_coll(c, op, rc->n, sent, rcvd, &k);
@@ -770,6 +1108,13 @@ static OTF2_CallbackCode ev_coll(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     }
     c->st = temu_replay_collective(c->r, rc->id, me, &k, c->err);
     tick(c);
+    if (c->st != TEMU_OK && c->err != NULL) { /* name the record */
+        char why[sizeof c->err->message];
+        temu_status st = c->st;
+        snprintf(why, sizeof why, "%s", c->err->message);
+        coll_refuse(c, &rec, "%s", why);
+        c->st = c->err->status = st;
+    }
     return c->st == TEMU_OK ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
 }
 
@@ -780,8 +1125,8 @@ static OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, v
     ctx *c = u;
     int32_t w = rank_of(c, loc);
     (void)al;
-    if (w >= 0 && c->coll_begin != NULL) {
-        c->coll_begin[w] = ns_of(c, t);
+    if (w >= 0 && c->coll_begin != NULL && ns_of(c, w, t, &c->coll_begin[w]) != 0) {
+        return OTF2_CALLBACK_INTERRUPT;
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -842,25 +1187,39 @@ static OTF2_CallbackCode ev_io(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u,
 
 /* ------------------------------------------------------------ the reader */
 
+/* An empty context reporting to err. */
+static void ctx_init(ctx *c, temu_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->err = err;
+    c->strings.esize = sizeof(char *);
+    c->attrs.esize = sizeof(int);
+    c->groups.esize = sizeof(group);
+    c->comms.esize = sizeof(rcomm);
+    c->wins.esize = sizeof(uint32_t);
+}
+
 static void ctx_free(ctx *c)
 {
-    for (size_t i = 0; i < c->nstrings; i++) {
-        free(c->strings[i]);
+    for (size_t i = 0; i < c->strings.n; i++) {
+        free(*(char **)idtab_at(&c->strings, i));
     }
-    for (size_t i = 0; i < c->ngroups; i++) {
-        free(c->groups[i].members);
+    for (size_t i = 0; i < c->groups.n; i++) {
+        free(((group *)idtab_at(&c->groups, i))->members);
     }
-    for (size_t i = 0; i < c->ncomms; i++) {
-        free(c->comms[i].rank);
+    for (size_t i = 0; i < c->comms.n; i++) {
+        free(((rcomm *)idtab_at(&c->comms, i))->rank);
     }
-    free(c->strings);
+    idtab_free(&c->strings);
+    idtab_free(&c->attrs);
+    idtab_free(&c->groups);
+    idtab_free(&c->comms);
+    idtab_free(&c->wins);
     free(c->coll_begin);
-    free(c->attr_slot);
-    free(c->groups);
-    free(c->comms);
-    free(c->win_comm);
+    free(c->last_tick);
     free(c->loc_ids);
     free(c->loc_sorted);
+    free(c->list);
     free(c->blocks);
     free(c->offs);
     free(c->nb);
@@ -875,6 +1234,38 @@ static void anchor_path(const char *in, char *out, size_t len)
     } else {
         snprintf(out, len, "%s", in);
     }
+}
+
+/* Whether the archive at path (DIR/traces.otf2) is a directory a failed
+ * `torusemu run --trace` left (DIR/traces.incomplete): then err says so
+ * with the reason the run wrote there. */
+static int incomplete_trace(const char *path, temu_error *err)
+{
+    char dir[4096], marker[4200], why[300] = "";
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+    } else {
+        snprintf(dir, sizeof dir, ".");
+    }
+    snprintf(marker, sizeof marker, "%s/" TEMU_OTF2_INCOMPLETE, dir);
+    FILE *f = fopen(marker, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(why, sizeof why, f) == NULL) {
+        why[0] = '\0';
+    }
+    fclose(f);
+    why[strcspn(why, "\n")] = '\0';
+    for (char *p = why; *p != '\0'; p++) { /* printable text */
+        *p = (unsigned char)*p < ' ' ? '?' : *p;
+    }
+    fail_err(err, TEMU_EINVAL,
+             "%s: an incomplete trace of a failed run (torusemu run --trace), no archive: %s", dir,
+             why[0] != '\0' ? why : "no reason given");
+    return 1;
 }
 
 /* OTF2's own error reports stay quiet: a missing optional file (local
@@ -892,6 +1283,68 @@ static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char
     return code;
 }
 
+/* Offset of the byte after the NUL-terminated string at `at` in b (n
+ * bytes), or n when it does not end. */
+static size_t anchor_skip_string(const unsigned char *b, size_t n, size_t at)
+{
+    const unsigned char *nul = at < n ? memchr(b + at, '\0', n - at) : NULL;
+    return nul != NULL ? (size_t)(nul - b) + 1 : n;
+}
+
+/*
+ * The property count of the anchor file (b, n bytes) against its size.
+ * OTF2 (3.0.2) trusts that count: a corrupt anchor announcing 2^32
+ * properties made it reserve 64 GiB and spend half a minute before it
+ * said "not an OTF2 archive".  The layout of anchor formats 2 and 3
+ * (OTF2_AnchorFile.c, OTF2_Buffer.h): a chunk-header byte, the byte
+ * order (0x42 little endian, 0x23 big endian),
+ * "OTF2\0", the anchor format, 38 bytes of fixed fields, three strings
+ * (machine, creator, description), a 32-bit property count, then two
+ * strings per property.  Anything else is left to OTF2.  0 if plausible,
+ * else -1 with err set.
+ */
+static int anchor_check(const char *path, const unsigned char *b, size_t n, temu_error *err)
+{
+    size_t at = 8 + 38;
+    int little = n >= at && b[1] == 0x42;
+    if (n < at || (!little && b[1] != 0x23) || memcmp(b + 2, "OTF2", 5) != 0 || b[7] < 2) {
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        at = anchor_skip_string(b, n, at);
+    }
+    if (n - at < 4) {
+        return 0;
+    }
+    const unsigned char *p = b + at;
+    uint32_t props = little
+                         ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]
+                         : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    if (props > (n - at - 4) / 2) {
+        fail_err(err, TEMU_EINVAL,
+                 "%s: not an OTF2 archive (its anchor announces %" PRIu32
+                 " properties in %zu bytes)",
+                 path, props, n);
+        return -1;
+    }
+    return 0;
+}
+
+/* The anchor file at path checked before OTF2 reads it (anchor_check);
+ * one above 64 KiB (ours take 200 bytes) is left to OTF2. */
+static int anchor_ok(const char *path, temu_error *err)
+{
+    unsigned char b[1 << 16];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return 1; /* OTF2 says why */
+    }
+    size_t n = fread(b, 1, sizeof b, f);
+    int whole = feof(f) != 0;
+    fclose(f);
+    return !whole || anchor_check(path, b, n, err) == 0;
+}
+
 /* Open the archive and read its global definitions into c. */
 static OTF2_Reader *open_defs(const char *anchor, ctx *c)
 {
@@ -899,8 +1352,14 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
     uint64_t n = 0;
     anchor_path(anchor, path, sizeof path);
     struct stat st;
+    if (incomplete_trace(path, c->err)) {
+        return NULL;
+    }
     if (stat(path, &st) != 0) {
         fail_err(c->err, TEMU_EIO, "no OTF2 archive at %s (no %s)", anchor, path);
+        return NULL;
+    }
+    if (!anchor_ok(path, c->err)) {
         return NULL;
     }
     OTF2_Error_RegisterCallback(quiet, NULL);
@@ -929,8 +1388,8 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
     OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    if (e != OTF2_SUCCESS || rank_locations(c) != TEMU_OK) {
-        if (e != OTF2_SUCCESS) {
+    if (c->st != TEMU_OK || e != OTF2_SUCCESS || rank_locations(c) != TEMU_OK) {
+        if (c->st == TEMU_OK && e != OTF2_SUCCESS) { /* else a callback said why */
             fail_err(c->err, TEMU_EIO, "%s: reading the definitions failed: %s", path,
                      OTF2_Error_GetDescription(e));
         }
@@ -943,8 +1402,7 @@ static OTF2_Reader *open_defs(const char *anchor, ctx *c)
 int32_t temu_otf2_ranks(const char *anchor, temu_error *err)
 {
     ctx c;
-    memset(&c, 0, sizeof c);
-    c.err = err;
+    ctx_init(&c, err);
     OTF2_Reader *rd = open_defs(anchor, &c);
     int32_t n = rd != NULL ? c.nranks : -1;
     if (rd != NULL) {
@@ -958,9 +1416,8 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
                              void *pctx, temu_error *err)
 {
     ctx c;
-    memset(&c, 0, sizeof c);
+    ctx_init(&c, err);
     c.r = r;
-    c.err = err;
     c.progress = progress;
     c.pctx = pctx;
     OTF2_Reader *rd = open_defs(anchor, &c);
@@ -982,9 +1439,12 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
     }
     free(receives);
     if (st == TEMU_OK && temu_replay_vtime(r) != NULL) {
-        c.coll_begin = malloc((size_t)c.nranks * sizeof *c.coll_begin);
-        if (c.coll_begin == NULL) {
-            st = fail_err(err, TEMU_ENOMEM, "out of memory");
+        size_t bytes = ((size_t)c.nranks + 1) * (sizeof *c.coll_begin + sizeof *c.last_tick);
+        c.coll_begin = malloc(((size_t)c.nranks + 1) * sizeof *c.coll_begin);
+        c.last_tick = calloc((size_t)c.nranks + 1, sizeof *c.last_tick);
+        if (c.coll_begin == NULL || c.last_tick == NULL) {
+            st =
+                fail_err(err, TEMU_ENOMEM, "out of memory: %zu bytes for the ranks' clocks", bytes);
         }
         for (int32_t i = 0; c.coll_begin != NULL && i < c.nranks; i++) {
             c.coll_begin[i] = -1;

@@ -17,8 +17,9 @@
 #define TEMU_OTF2_ATTR_BYTES "torusemu:bytes"
 #define TEMU_OTF2_ATTR_COUNT "torusemu:count"
 #define TEMU_OTF2_ATTR_ELEM "torusemu:elem"
-#define TEMU_OTF2_ATTR_FLAGS "torusemu:flags" /* 1 commutative, 2 blocking, 4 hw_op, 8 recv_ready  \
-                                               */
+#define TEMU_OTF2_ATTR_FLAGS                                                                       \
+    "torusemu:flags" /* 1 commutative, 2 blocking, 4 hw_op, 8 recv_ready                           \
+                      */
 #define TEMU_OTF2_ATTR_SEND_BASE "torusemu:send_base"
 #define TEMU_OTF2_ATTR_RECV_BASE "torusemu:recv_base"
 #define TEMU_OTF2_ATTR_BLOCKS "torusemu:blocks"       /* "b0 b1 ..." */
@@ -50,10 +51,17 @@ extern const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS];
  * not ("no": the live layer counts at the sender and records only sends). */
 #define TEMU_OTF2_PROP_RECEIVES "TORUSEMU::RECEIVES"
 
-/* Turn the raw per-rank files of DIR (mpi/trace_format.h) of a run of
- * nranks ranks into the OTF2 archive DIR/traces.otf2 and remove them.
- * Returns 0, or -1 with a reason in msg. */
-int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len);
+/* The file a run whose trace could not be written leaves in DIR instead
+ * of an archive (its first line says why; doc/replay.md). */
+#define TEMU_OTF2_INCOMPLETE "traces.incomplete"
+
+/* End `torusemu run --trace DIR` of nranks ranks whose launcher exits
+ * with run_status: the raw per-rank files of DIR (mpi/trace_format.h)
+ * turned into the OTF2 archive DIR/traces.otf2 when the run succeeded and
+ * they convert, else no archive -- the raw files and any part of an archive are
+ * removed and DIR/traces.incomplete says why.  0, or -1 with the reason in
+ * msg. */
+int temu_otf2_finish(const char *dir, int32_t nranks, int run_status, char *msg, size_t len);
 
 /* Replay the OTF2 archive `anchor` (DIR/traces.otf2, or DIR) into r; its
  * ranks must be the replay's.  progress may be NULL. */

@@ -28,9 +28,10 @@
 #include <unistd.h>
 
 const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS] = {
-    TEMU_OTF2_ATTR_OP,    TEMU_OTF2_ATTR_BYTES,     TEMU_OTF2_ATTR_COUNT,     TEMU_OTF2_ATTR_ELEM,
-    TEMU_OTF2_ATTR_FLAGS, TEMU_OTF2_ATTR_SEND_BASE, TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS,
-    TEMU_OTF2_ATTR_OFFS,  TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS, TEMU_OTF2_ATTR_UNCOUNTED,
+    TEMU_OTF2_ATTR_OP,        TEMU_OTF2_ATTR_BYTES,   TEMU_OTF2_ATTR_COUNT,
+    TEMU_OTF2_ATTR_ELEM,      TEMU_OTF2_ATTR_FLAGS,   TEMU_OTF2_ATTR_SEND_BASE,
+    TEMU_OTF2_ATTR_RECV_BASE, TEMU_OTF2_ATTR_BLOCKS,  TEMU_OTF2_ATTR_OFFS,
+    TEMU_OTF2_ATTR_NEIGHBORS, TEMU_OTF2_ATTR_ADDRESS, TEMU_OTF2_ATTR_UNCOUNTED,
 };
 
 const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS] = {
@@ -313,7 +314,8 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             if (c.id >= nlocal) {
                 uint32_t *grown = realloc(local, (size_t)(c.id + 1) * sizeof *grown);
                 if (grown == NULL) {
-                    rc = fail(w, "out of memory");
+                    rc = fail(w, "out of memory: %zu bytes for rank %d's communicators",
+                              (size_t)(c.id + 1) * sizeof *grown, rank);
                     break;
                 }
                 local = grown;
@@ -437,7 +439,10 @@ static void write_defs(writer *w, int32_t nranks, const uint64_t *events)
     OTF2_GlobalDefWriter_WriteRmaWin(g, 0, S_WINDOW, 0, OTF2_RMA_WIN_FLAG_NONE);
 }
 
-int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len)
+/* The raw per-rank files of DIR of a run of nranks ranks into the OTF2
+ * archive DIR/traces.otf2, each removed once written; 0, or -1 with a
+ * reason in msg. */
+static int otf2_write(const char *dir, int32_t nranks, char *msg, size_t len)
 {
     writer w;
     memset(&w, 0, sizeof w);
@@ -450,7 +455,8 @@ int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len)
     if (events == NULL || world == NULL) {
         free(events);
         free(world);
-        return fail(&w, "out of memory");
+        return fail(&w, "out of memory: %zu bytes for %d ranks",
+                    ((size_t)nranks + 1) * (sizeof *events + sizeof *world), nranks);
     }
     /* communicator 0 is the world, whatever the files define */
     for (int32_t r = 0; r < nranks; r++) {
@@ -501,4 +507,66 @@ int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len)
     free(w.strings);
     free(events);
     return rc;
+}
+
+/* Remove from dir the raw files of nranks ranks and what an archive of
+ * theirs holds: only files this code writes, never others in dir. */
+static void trace_files_remove(const char *dir, int32_t nranks)
+{
+    static const char *const per_rank[] = {"%s/rank.%d.raw", "%s/traces/%d.evt",
+                                           "%s/traces/%d.def"};
+    static const char *const archive[] = {"%s/traces.otf2", "%s/traces.def"};
+    char path[4096];
+    for (int32_t r = 0; r < nranks; r++) {
+        for (size_t i = 0; i < sizeof per_rank / sizeof per_rank[0]; i++) {
+            snprintf(path, sizeof path, per_rank[i], dir, r);
+            unlink(path);
+        }
+    }
+    for (size_t i = 0; i < sizeof archive / sizeof archive[0]; i++) {
+        snprintf(path, sizeof path, archive[i], dir);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/traces", dir);
+    rmdir(path);
+}
+
+/* DIR/traces.incomplete: why (its first line) and what it means. */
+static void incomplete_mark(const char *dir, int32_t nranks, const char *why)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/" TEMU_OTF2_INCOMPLETE, dir);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        return; /* the message on stderr still says why */
+    }
+    fprintf(f,
+            "%s\n\n"
+            "This directory holds no OTF2 trace: `torusemu run --trace` of %d ranks wrote\n"
+            "no archive here (the line above says why).  The ranks' raw records and any\n"
+            "part of an archive were removed.  A new `torusemu run --trace` into this\n"
+            "directory replaces this file.\n",
+            why, nranks);
+    fclose(f);
+}
+
+int temu_otf2_finish(const char *dir, int32_t nranks, int run_status, char *msg, size_t len)
+{
+    char why[512];
+    /* a launcher killed while converting leaves this much */
+    incomplete_mark(dir, nranks, "the conversion into OTF2 did not finish");
+    if (run_status != 0) {
+        snprintf(why, sizeof why,
+                 "the run failed (exit status %d): its ranks' records may be cut short",
+                 run_status);
+    } else if (otf2_write(dir, nranks, why, sizeof why) == 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/" TEMU_OTF2_INCOMPLETE, dir);
+        unlink(path);
+        return 0;
+    }
+    trace_files_remove(dir, nranks);
+    incomplete_mark(dir, nranks, why);
+    snprintf(msg, len, "%s (%s/" TEMU_OTF2_INCOMPLETE " says so)", why, dir);
+    return -1;
 }

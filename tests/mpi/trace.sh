@@ -69,4 +69,24 @@ expect_fail "trace dir in use" "already holds an OTF2 archive" \
     "$TORUSEMU" run --machine nodeboard -np 2 --trace "$TMP/t1" -- "$EX/sonar"
 expect_fail "pattern and trace" "exclude each other" \
     "$TORUSEMU" replay --machine nodeboard --trace "$TMP/t1" --pattern fft
+
+# a run whose trace cannot be written leaves no half archive and no raw
+# files (issue 22): only traces.incomplete saying why, which replay names
+incomplete="an incomplete trace of a failed run (torusemu run --trace), no archive:"
+expect_fail "a rank fails" "no trace written: the run failed (exit status 3)" \
+    "$TORUSEMU" run --machine gemini-tiny -np 4 --trace "$TMP/dead" -- "$TM/fail" 3
+expect_eq "only the marker left" "traces.incomplete" "$(ls -A "$TMP/dead")"
+expect_fail "replay says what it is" "$TMP/dead: $incomplete the run failed (exit status 3)" \
+    "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/dead"
+# rank 1's records vanish: rank 0 is in the archive when the writer stops
+expect_fail "a rank's records missing" "no trace written: no trace of rank 1 in $TMP/lose" \
+    "$TORUSEMU" run --machine gemini-tiny -np 4 --trace "$TMP/lose" -- "$TM/fail" 0 --lose-trace 1
+expect_eq "the half archive removed" "traces.incomplete" "$(ls -A "$TMP/lose")"
+expect_fail "replay says so" "$TMP/lose: $incomplete no trace of rank 1" \
+    "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/lose/traces.otf2"
+# the directory takes a new trace, which replaces the marker
+run_mpi "trace into it again" "$TMP/again.store" gemini-tiny 4 --trace "$TMP/dead" -- "$TM/fail" 0
+expect_eq "an archive, no marker" "traces traces.def traces.otf2" "$(ls "$TMP/dead" | tr '\n' ' ' |
+    sed 's/ $//')"
+expect_ok "which replays" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/dead" --quiet
 finish
