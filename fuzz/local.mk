@@ -63,7 +63,8 @@ fuzz_replay_event_name_CPPFLAGS = $(fuzz_replay_cppflags) $(FUZZ_TABLE_FLAGS) \
 	-DFUZZ_NAME='"event_name"'
 
 # ------------------------------------------------------------ make fuzz
-FUZZ_LIBRARY_C = $(addprefix $(top_srcdir)/,$(filter %.c,$(libtorusemu_la_SOURCES)))
+FUZZ_LIBRARY_C = $(addprefix $(top_srcdir)/,$(filter %.c,$(libtorusemu_la_SOURCES) \
+	$(coll_libtoruscoll_la_SOURCES)))
 
 fuzz: components/tables.stamp
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC) (build-aux/setup.sh installs it)" >&2; exit 1; }
@@ -78,7 +79,7 @@ fuzz: components/tables.stamp
 	    fi; \
 	    echo "fuzz: building $$t"; \
 	    $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -I$(top_srcdir)/include -I$(top_srcdir)/emu \
-	        -I$(top_srcdir)/mpi \
+	        $(TCOLL_CPPFLAGS) \
 	        -o fuzz/libfuzzer_$$t $(top_srcdir)/fuzz/$$t.c $(FUZZ_LIBRARY_C) $$extra -lm; \
 	    $(MKDIR_P) fuzz/work/$$t; \
 	    echo "fuzz: running $$t for $(FUZZ_SECONDS) s"; \

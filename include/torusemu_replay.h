@@ -7,8 +7,8 @@
  * them -- and adds to a session store exactly what a live run (`torusemu
  * run`, the MPI interposition layer) of the same operations would have
  * added: sends are injected by their sender, collectives are decomposed by
- * the live layer's own code (mpi/coll.c, BG/Q class routes in
- * mpi/classroute.c).  Receives are matched to sends by (communicator,
+ * the code the live layer uses too (coll/coll.c, BG/Q class routes in
+ * coll/classroute.c).  Receives are matched to sends by (communicator,
  * source, tag) in hashed queues, so a replay also checks that the stream is
  * complete; matching costs O(1) per message.
  *
@@ -20,6 +20,7 @@
 #define TORUSEMU_REPLAY_H
 
 #include "torusemu.h"
+#include "torusemu_coll.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,35 +109,10 @@ temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_
 temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
                                uint64_t bytes, temu_kind kind, uint64_t addr, temu_error *err);
 
-/* Collective operations; the values are the live layer's (mpi/coll.h). */
-typedef enum temu_coll_op {
-    TEMU_COLL_BARRIER = 0,
-    TEMU_COLL_BCAST,
-    TEMU_COLL_GATHER,
-    TEMU_COLL_GATHERV,
-    TEMU_COLL_SCATTER,
-    TEMU_COLL_SCATTERV,
-    TEMU_COLL_ALLGATHER,
-    TEMU_COLL_ALLGATHERV,
-    TEMU_COLL_ALLTOALL,
-    TEMU_COLL_ALLTOALLV,
-    TEMU_COLL_REDUCE,
-    TEMU_COLL_ALLREDUCE,
-    TEMU_COLL_REDUCE_SCATTER,
-    TEMU_COLL_SCAN,
-    TEMU_COLL_EXSCAN,
-    TEMU_COLL_NEIGHBOR_ALLGATHER,
-    TEMU_COLL_NEIGHBOR_ALLTOALL,
-    TEMU_COLL_OPS
-} temu_coll_op;
-
-/* "alltoall", ...; NULL for an unknown value. */
-const char *temu_coll_op_name(int op);
-
 /*
- * One rank's view of a collective call, with the sizes in bytes the live
- * layer takes from that rank's arguments (mpi/coll.h documents each
- * operation):
+ * One rank's view of a collective call (op: a temu_coll_op of
+ * torusemu_coll.h), with the sizes in bytes the live layer takes from that
+ * rank's arguments (coll/coll.h documents each operation):
  *   bcast, reduce, allreduce, scan, exscan   bytes = the whole buffer
  *   gather, scatter, allgather, alltoall,
  *   neighbour collectives                    bytes = one block
