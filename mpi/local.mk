@@ -17,8 +17,9 @@ TMPI_MPI_LIBS := $(shell $(MPICC) $(TMPI_SHOWME):link 2>/dev/null)
 # `torusemu run` lives in utils/cmd_run.c; it needs mpirun's path and where
 # the interposition library is installed.
 # --virtual-time: the online timing model beside the job (utils/run_model.c)
-torusemu_SOURCES += utils/run_model.c utils/run_model.h mpi/vt_feed.c mpi/vt_feed.h
-torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
+# (the launcher-rank protocol, environment and feed: protocol/local.mk)
+torusemu_SOURCES += utils/run_model.c utils/run_model.h
+torusemu_CPPFLAGS = $(AM_CPPFLAGS) $(TPROTO_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 	-DTEMU_RUN_LIBDIR='"$(libdir)"'
 
 # ------------------------------- unit tests of the pure core and coll/
@@ -64,14 +65,15 @@ lib_LTLIBRARIES += libtorusemu_mpi.la
 pkgconfig_DATA += torusemu-mpi.pc
 libtorusemu_mpi_la_SOURCES = mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
-	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
-	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
+	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c \
+	mpi/vt_model.h mpi/vt_model.c mpi/rank_vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
+	mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
 	mpi/vt_clocks.c
-libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(TCOLL_CPPFLAGS)
+libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(TCOLL_CPPFLAGS) $(TPROTO_CPPFLAGS)
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
-libtorusemu_mpi_la_LIBADD = coll/libtoruscoll.la libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm
-libtorusemu_mpi_la_DEPENDENCIES = coll/libtoruscoll.la libtorusemu.la
+libtorusemu_mpi_la_LIBADD = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la \
+	$(TMPI_MPI_LIBS) -ldl -lpthread -lm
+libtorusemu_mpi_la_DEPENDENCIES = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la
 libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 
 # ------------------------------------------------------------- examples

@@ -50,7 +50,7 @@ extern const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS];
  * not ("no": the live layer counts at the sender and records only sends). */
 #define TEMU_OTF2_PROP_RECEIVES "TORUSEMU::RECEIVES"
 
-/* Turn the raw per-rank files of DIR (mpi/trace_format.h) of a run of
+/* Turn the raw per-rank files of DIR (protocol/trace_format.h) of a run of
  * nranks ranks into the OTF2 archive DIR/traces.otf2 and remove them.
  * Returns 0, or -1 with a reason in msg. */
 int temu_otf2_write(const char *dir, int32_t nranks, char *msg, size_t len);

@@ -1,6 +1,6 @@
 /*
  * otf2_write.c - the raw per-rank trace files of a live run (written by the
- * MPI layer, mpi/trace_format.h) into one OTF2 archive, by one process
+ * MPI layer, protocol/trace_format.h) into one OTF2 archive, by one process
  * after the run (OTF2's serial collectives: every location is written
  * here).  Point-to-point sends are MpiSend or MpiIsend (and
  * MpiIsendComplete), receives MpiRecv or MpiIrecvRequest and MpiIrecv, on
@@ -15,7 +15,7 @@
 #include "otf2_trace.h"
 
 #include "torusemu_coll.h"
-#include "../mpi/trace_format.h"
+#include "trace_format.h"
 
 #include <otf2/otf2.h>
 
