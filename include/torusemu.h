@@ -60,6 +60,13 @@ typedef struct temu_error {
 /* Short name of a status code ("invalid input", ...). */
 const char *temu_status_name(temu_status status);
 
+/* Record a failure: when err is not NULL, its status and the reason
+ * formatted from fmt; returns status.  The library's own functions report
+ * through it, and so may code built on the library (the workload
+ * generators of `torusemu replay`). */
+temu_status temu_fail(temu_error *err, temu_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ------------------------------------------------------------------------ */
 /* Machine description                                                      */
 /* ------------------------------------------------------------------------ */

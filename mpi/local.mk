@@ -19,7 +19,7 @@ TMPI_MPI_LIBS := $(shell $(MPICC) $(TMPI_SHOWME):link 2>/dev/null)
 # --virtual-time: the online timing model beside the job (utils/run_model.c)
 # (the launcher-rank protocol, environment and feed: protocol/local.mk)
 torusemu_SOURCES += utils/run_model.c utils/run_model.h
-torusemu_CPPFLAGS = $(AM_CPPFLAGS) $(TPROTO_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
+torusemu_CPPFLAGS = $(AM_CPPFLAGS) $(TPROTO_CPPFLAGS) $(TWORKLOAD_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 	-DTEMU_RUN_LIBDIR='"$(libdir)"'
 
 # ------------------------------- unit tests of the pure core and coll/
