@@ -2,9 +2,10 @@
  * trace_format.h - the launcher-rank protocol's trace files: the raw
  * per-rank records the MPI layer writes under `torusemu run --trace DIR`
  * (mpi/trace.c; the directory comes in TMPI_TRACE_ENV, run_env.h), which
- * the launcher turns into one OTF2 archive (utils/otf2_write.c).  Host byte order: written and read
- * on the same machine.  Each file DIR/rank.<world rank>.raw is a sequence
- * of records: a tmpi_trace_head, then `len` bytes of the body below.
+ * the launcher turns into one OTF2 archive (utils/otf2_write.c).  Host
+ * byte order: written and read on the same machine.  Each file
+ * DIR/rank.<world rank>.raw is a sequence of records: a tmpi_trace_head,
+ * then `len` bytes of the body below.
  */
 #ifndef TMPI_TRACE_FORMAT_H
 #define TMPI_TRACE_FORMAT_H

@@ -1,7 +1,7 @@
 /*
  * vt_feed.c - the online model's shared-memory feed (vt_feed.h).
- * Single producer per queue (the rank; its threads serialise in rank_vtime.c),
- * single consumer (the launcher's model thread): head and tail are
+ * Single producer per queue (the rank; its threads serialise in
+ * mpi/rank_vtime.c), single consumer (the launcher's model thread): head and tail are
  * published with release stores and read with acquire loads; a rank's
  * state under a sequence lock; a delivery slot names its message
  * (seq1), written last.
