@@ -15,8 +15,9 @@
 #     belongs to the directory of its first source file.
 # Exit 0 and a one-line summary when the graph has no cycle; exit 1 naming
 # the directories of a cycle, each edge with the line that makes it.  -v
-# also lists every edge.  Files of the build (_build*, a directory holding
-# config.status) and PAPI's tree (papi/) are not read.
+# also lists every edge.  Builds are not read: top directories starting
+# with _ (_build*, distcheck's _inst), one holding config.status, and
+# PAPI's tree (papi/).
 set -eu
 verbose=0
 if [ "${1:-}" = -v ]; then
@@ -32,7 +33,7 @@ dirs=""
 for d in */; do
     d=${d%/}
     case $d in
-    _build* | papi | autom4te.cache) continue ;;
+    _* | papi | autom4te.cache) continue ;;
     esac
     [ -f "$d/config.status" ] || dirs="$dirs $d"
 done
