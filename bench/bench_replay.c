@@ -12,6 +12,7 @@
  */
 #include "torusemu.h"
 #include "torusemu_replay.h"
+#include "workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>

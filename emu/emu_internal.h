@@ -27,10 +27,6 @@
 #define TEMU_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TEMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Record a failure: sets err (if any) and returns status. */
-temu_status temu_fail(temu_error *err, temu_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* ---------------------------------------------------------------- store */
 
 #define TEMU_STORE_MAGIC "TORUSEMU"

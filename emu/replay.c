@@ -3,11 +3,12 @@
  * session store, as a live run would have counted them (doc/replay.md).
  *
  * Sends are injected by their sender, once, at the send -- what the MPI
- * layer does (mpi/account.c).  Collectives go through the live layer's own
- * decomposition (mpi/coll.c: tmpi_coll_choose, tmpi_coll_sends) and BG/Q
- * class routes (mpi/classroute.c), compiled into this library, so a replay
- * and a live run cannot disagree on an algorithm.  Receives only complete
- * the bookkeeping: they are matched to sends in hashed queues (match.c).
+ * layer does (mpi/account.c).  Collectives go through the decomposition the
+ * live layer uses too (the collective library coll/: coll.c's
+ * tmpi_coll_choose and tmpi_coll_sends, BG/Q class routes in classroute.c),
+ * so a replay and a live run cannot disagree on an algorithm.  Receives
+ * only complete the bookkeeping: they are matched to sends in hashed
+ * queues (match.c).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
@@ -20,13 +21,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-_Static_assert((int)TEMU_COLL_BARRIER == (int)TMPI_BARRIER &&
-                   (int)TEMU_COLL_ALLTOALLV == (int)TMPI_ALLTOALLV &&
-                   (int)TEMU_COLL_REDUCE_SCATTER == (int)TMPI_REDUCE_SCATTER &&
-                   (int)TEMU_COLL_NEIGHBOR_ALLTOALL == (int)TMPI_NEIGHBOR_ALLTOALL &&
-                   (int)TEMU_COLL_OPS == (int)TMPI_COLL_OPS,
-               "temu_coll_op mirrors tmpi_coll_op");
 
 /* Communicator ids above this are refused (the table is indexed by id). */
 #define MAX_COMM_ID (1 << 24)

@@ -43,28 +43,3 @@ int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes,
     *free_ps = start + (int64_t)ceil((double)wire_bytes * 1000.0 / node_gbs - 1e-6);
     return *free_ps;
 }
-
-double temu_vt_mean(const double *x, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) {
-        s += x[i];
-    }
-    return n > 0 ? s / (double)n : 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double temu_vt_quantile(double *x, size_t n, double q)
-{
-    if (n == 0) {
-        return 0;
-    }
-    qsort(x, n, sizeof *x, cmp_double);
-    size_t k = (size_t)ceil(q * (double)n - 1e-9);
-    return x[k > 0 ? k - 1 : 0];
-}

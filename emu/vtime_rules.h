@@ -1,8 +1,8 @@
 /*
  * vtime_rules.h - the arithmetic of ranks in virtual time (vtime_rules.c):
- * compute gaps, the eager rule, a node's injection serialization and
- * sample statistics.  Pure functions of their arguments; the engine that
- * applies them over the timing model is vtime.c.  Private to libtorusemu.
+ * compute gaps, the eager rule and a node's injection serialization.
+ * Pure functions of their arguments; the engine that applies them over
+ * the timing model is vtime.c.  Private to libtorusemu.
  */
 #ifndef TEMU_VTIME_RULES_H
 #define TEMU_VTIME_RULES_H
@@ -28,10 +28,5 @@ int temu_vt_eager(const temu_machine *m, temu_kind kind, uint64_t bytes);
  * after the ones before (*free_ps: when it is free) at node_gbs GB/s.
  * Returns when the last byte has left and moves *free_ps there. */
 int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes, double node_gbs);
-
-/* Mean and the q-quantile (0 < q <= 1, nearest rank: the smallest sample
- * with at least q of the samples at or below it) of n samples; sorts x. */
-double temu_vt_mean(const double *x, size_t n);
-double temu_vt_quantile(double *x, size_t n, double q);
 
 #endif

@@ -66,7 +66,8 @@ FUZZ_OTF2_C = utils/otf2_read.c utils/otf2_write.c
 # what is really used counts (-rss_limit_mb)
 FUZZ_OTF2_RUN_FLAGS = -malloc_limit_mb=65536
 fuzz_replay_otf2_archive_SOURCES = fuzz/otf2_archive.c fuzz/replay.c fuzz/fuzz.h $(FUZZ_OTF2_C)
-fuzz_replay_otf2_archive_CPPFLAGS = $(fuzz_replay_cppflags) -DFUZZ_NAME='"otf2_archive"'
+fuzz_replay_otf2_archive_CPPFLAGS = $(fuzz_replay_cppflags) $(TPROTO_CPPFLAGS) \
+	-DFUZZ_NAME='"otf2_archive"'
 fuzz_replay_otf2_archive_LDADD = libtorusemu.la $(OTF2_LIBS)
 check_PROGRAMS += fuzz/otf2_pack
 fuzz_otf2_pack_SOURCES = fuzz/otf2_pack.c
@@ -77,7 +78,8 @@ fuzz_replay_event_name_CPPFLAGS = $(fuzz_replay_cppflags) $(FUZZ_TABLE_FLAGS) \
 	-DFUZZ_NAME='"event_name"'
 
 # ------------------------------------------------------------ make fuzz
-FUZZ_LIBRARY_C = $(addprefix $(top_srcdir)/,$(filter %.c,$(libtorusemu_la_SOURCES)))
+FUZZ_LIBRARY_C = $(addprefix $(top_srcdir)/,$(filter %.c,$(libtorusemu_la_SOURCES) \
+	$(coll_libtoruscoll_la_SOURCES)))
 
 fuzz: components/tables.stamp
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC) (build-aux/setup.sh installs it)" >&2; exit 1; }
@@ -96,7 +98,7 @@ fuzz: components/tables.stamp
 	    fi; \
 	    echo "fuzz: building $$t"; \
 	    $(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -I$(top_srcdir)/include -I$(top_srcdir)/emu \
-	        -I$(top_srcdir)/mpi \
+	        $(TCOLL_CPPFLAGS) $(TPROTO_CPPFLAGS) \
 	        -o fuzz/libfuzzer_$$t $(top_srcdir)/fuzz/$$t.c $(FUZZ_LIBRARY_C) $$extra -lm; \
 	    $(MKDIR_P) fuzz/work/$$t; \
 	    echo "fuzz: running $$t for $(FUZZ_SECONDS) s"; \

@@ -60,6 +60,13 @@ typedef struct temu_error {
 /* Short name of a status code ("invalid input", ...). */
 const char *temu_status_name(temu_status status);
 
+/* Record a failure: when err is not NULL, its status and the reason
+ * formatted from fmt; returns status.  The library's own functions report
+ * through it, and so may code built on the library (the workload
+ * generators of `torusemu replay`). */
+temu_status temu_fail(temu_error *err, temu_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ------------------------------------------------------------------------ */
 /* Machine description                                                      */
 /* ------------------------------------------------------------------------ */
@@ -494,7 +501,7 @@ temu_status temu_session_register_rank(temu_session *s, int32_t rank, temu_error
 #define TEMU_RANK_ENV "TORUSEMU_RANK"
 #define TEMU_NODE_ENV "TORUSEMU_NODE"
 /* int64_t TEMU_VT_CLOCK_SYMBOL(void), exported by the MPI layer
- * (libtorusemu_mpi, mpi/vtime.c): the calling rank's virtual clock in ps
+ * (libtorusemu_mpi, mpi/rank_vtime.c): the calling rank's virtual clock in ps
  * under `torusemu run --virtual-time`, -1 without it.  Looked up by name
  * (dlsym), since only MPI programs under `torusemu run` load the layer. */
 #define TEMU_VT_CLOCK_SYMBOL "torusemu_vt_clock_ps"

@@ -7,8 +7,8 @@
  * them -- and adds to a session store exactly what a live run (`torusemu
  * run`, the MPI interposition layer) of the same operations would have
  * added: sends are injected by their sender, collectives are decomposed by
- * the live layer's own code (mpi/coll.c, BG/Q class routes in
- * mpi/classroute.c).  Receives are matched to sends by (communicator,
+ * the code the live layer uses too (coll/coll.c, BG/Q class routes in
+ * coll/classroute.c).  Receives are matched to sends by (communicator,
  * source, tag) in hashed queues, so a replay also checks that the stream is
  * complete; matching costs O(1) per message.
  *
@@ -20,6 +20,7 @@
 #define TORUSEMU_REPLAY_H
 
 #include "torusemu.h"
+#include "torusemu_coll.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,35 +109,10 @@ temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_
 temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
                                uint64_t bytes, temu_kind kind, uint64_t addr, temu_error *err);
 
-/* Collective operations; the values are the live layer's (mpi/coll.h). */
-typedef enum temu_coll_op {
-    TEMU_COLL_BARRIER = 0,
-    TEMU_COLL_BCAST,
-    TEMU_COLL_GATHER,
-    TEMU_COLL_GATHERV,
-    TEMU_COLL_SCATTER,
-    TEMU_COLL_SCATTERV,
-    TEMU_COLL_ALLGATHER,
-    TEMU_COLL_ALLGATHERV,
-    TEMU_COLL_ALLTOALL,
-    TEMU_COLL_ALLTOALLV,
-    TEMU_COLL_REDUCE,
-    TEMU_COLL_ALLREDUCE,
-    TEMU_COLL_REDUCE_SCATTER,
-    TEMU_COLL_SCAN,
-    TEMU_COLL_EXSCAN,
-    TEMU_COLL_NEIGHBOR_ALLGATHER,
-    TEMU_COLL_NEIGHBOR_ALLTOALL,
-    TEMU_COLL_OPS
-} temu_coll_op;
-
-/* "alltoall", ...; NULL for an unknown value. */
-const char *temu_coll_op_name(int op);
-
 /*
- * One rank's view of a collective call, with the sizes in bytes the live
- * layer takes from that rank's arguments (mpi/coll.h documents each
- * operation):
+ * One rank's view of a collective call (op: a temu_coll_op of
+ * torusemu_coll.h), with the sizes in bytes the live layer takes from that
+ * rank's arguments (coll/coll.h documents each operation):
  *   bcast, reduce, allreduce, scan, exscan   bytes = the whole buffer
  *   gather, scatter, allgather, alltoall,
  *   neighbour collectives                    bytes = one block
@@ -209,64 +185,9 @@ void temu_replay_get_stats(const temu_replay *r, temu_replay_stats *st);
  * receive is left without its partner. */
 temu_status temu_replay_finish(temu_replay *r, temu_error *err);
 
-/* ------------------------------------------------------------------------ */
-/* Built-in patterns (emu/pattern.c; doc/replay.md gives each one's source)  */
-/* ------------------------------------------------------------------------ */
-
-typedef enum temu_pattern_kind {
-    TEMU_PATTERN_FFT = 0,   /* 2-D-grid 3-D FFT transposes (seed 003 section 4)   */
-    TEMU_PATTERN_HALO,      /* MiniGhost 3-D halo exchange (seed 000 section VI)  */
-    TEMU_PATTERN_GPCNET,    /* GPCNeT congestors and canaries (seed 002 section 3) */
-    TEMU_PATTERN_RANDOM,    /* uniform random destinations                       */
-    TEMU_PATTERN_TRANSPOSE, /* (i, j) -> (j, i) on a square rank grid            */
-    TEMU_PATTERN_TORNADO,   /* r -> r + ceil(P/2) - 1                            */
-    TEMU_PATTERN_BISECTION, /* r <-> r + P/2                                     */
-    TEMU_PATTERN_NEIGHBOR,  /* +-1 in every dimension of a periodic rank grid     */
-    TEMU_PATTERNS
-} temu_pattern_kind;
-
-/* Parameters; zero means the pattern's default (doc/replay.md). */
-typedef struct temu_pattern {
-    int32_t kind;
-    int32_t grid[3];    /* fft: A x B (row size, rows); halo, neighbor: X x Y x Z */
-    int32_t block[3];   /* halo: ranks numbered in bricks of this shape (MiniGhost's remap) */
-    int32_t phase;      /* fft: 1 = first all-to-all, 2 = second, 0 = both */
-    int32_t vars;       /* halo: variables per cell (default 20)           */
-    int32_t steps;      /* repetitions (default 1)                         */
-    uint64_t size;      /* fft: points per dimension; halo: cells per rank per dimension */
-    uint64_t bytes;     /* synthetic: bytes per message (4096); gpcnet timed: BW canary (128K) */
-    double fraction;    /* gpcnet: share of ranks that are canaries (default 0.2) */
-    uint64_t seed;      /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
-    int64_t compute_ps; /* virtual time: each rank computes this long before each step (0) */
-    /* The ranks it runs on (a job of a concurrent mix, doc/replay.md "Job
-     * mixes"): world ranks first_rank .. first_rank + nranks - 1 play the
-     * pattern's ranks 0 .. nranks - 1.  nranks 0: every rank of the session. */
-    int32_t first_rank, nranks;
-} temu_pattern;
-
-/* "fft", ...; NULL for an unknown kind.  Parse a name: -1 if unknown. */
-const char *temu_pattern_name(int kind);
-int temu_pattern_parse_name(const char *name);
-
 /* Called now and then with operations done and the total (for progress
- * output); may be NULL. */
+ * output of a long replay: an OTF2 trace, a workload); may be NULL. */
 typedef void (*temu_progress_fn)(void *ctx, uint64_t done, uint64_t total);
-
-/* Replay pattern p over every rank of the replay's session (or its
- * first_rank, nranks share: other ranks are not touched).  Every send is
- * followed by its receive, so the stream is complete.  Bad parameters
- * (a grid that does not hold the session's ranks, a size that does not
- * divide, ...) give TEMU_EINVAL naming them. */
-temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
-                                void *ctx, temu_error *err);
-
-/* Replay pattern p into session s on nthreads threads (1..64), each with
- * its own replay over a share of the ranks (contiguous blocks of rows, planes, ranks), all
- * adding to the same store; the counts do not depend on nthreads.  Every
- * share is finished (temu_replay_finish); stats are the sums. */
-temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthreads,
-                             temu_progress_fn progress, void *ctx, temu_replay_stats *stats,
-                             temu_error *err);
 
 #ifdef __cplusplus
 }

@@ -145,30 +145,6 @@ uint64_t temu_vt_messages(const temu_vt *v);
  * run counts every link crossing itself, adaptively routed ones included). */
 temu_tm *temu_vt_model(temu_vt *v);
 
-/* ---- GPCNeT's Congestion Impact (emu/gpcnet_impact.c, doc/replay.md) ---- */
-
-typedef struct temu_gpcnet_result {
-    int32_t canaries, congestors; /* ranks                                    */
-    int32_t iters;                /* iterations of each canary test           */
-    int32_t rounds;               /* congestor rounds of the congested run    */
-    /* [0 isolated, 1 congested][0 mean, 1 99th percentile (bandwidth: the
-     * value 99 % of the samples reach)] */
-    double lat_us[2][2];       /* P2P Lat, microseconds                    */
-    double bw_mibs[2][2];      /* P2P BW+Sync, MiB/s per rank              */
-    double allreduce_us[2][2]; /* 8-byte allreduce, microseconds           */
-    /* eq. 1, [0 mean, 1 99th percentile] */
-    double impact_lat[2], impact_bw[2], impact_allreduce[2];
-} temu_gpcnet_result;
-
-/* Run GPCNeT's canary tests on session s's ranks (roles, fraction and seed
- * of pattern p, p->steps iterations each) in virtual time, alone and with
- * the congestors (congestors 0: alone twice); tc NULL: the machine's
- * parameters.  The store ends with the counts of the second run; *keep
- * (may be NULL) receives its timing run, to free with temu_vt_free. */
-temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
-                               int congestors, temu_gpcnet_result *out, temu_vt **keep,
-                               temu_error *err);
-
 #ifdef __cplusplus
 }
 #endif

@@ -12,31 +12,30 @@
 TMPI_SHOWME = --showme
 TMPI_MPI_CFLAGS := $(shell $(MPICC) $(TMPI_SHOWME):compile 2>/dev/null)
 TMPI_MPI_LIBS := $(shell $(MPICC) $(TMPI_SHOWME):link 2>/dev/null)
-# the pure core: collective decompositions and BG/Q class routes
-TMPI_CORE = mpi/coll.h mpi/coll.c mpi/classroute.h mpi/classroute.c
 
 # ------------------------------------------------------------ the launcher
 # `torusemu run` lives in utils/cmd_run.c; it needs mpirun's path and where
 # the interposition library is installed.
 # --virtual-time: the online timing model beside the job (utils/run_model.c)
-torusemu_SOURCES += utils/run_model.c utils/run_model.h mpi/vt_feed.c mpi/vt_feed.h
-torusemu_CPPFLAGS = $(AM_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
+# (the launcher-rank protocol, environment and feed: protocol/local.mk)
+torusemu_SOURCES += utils/run_model.c utils/run_model.h
+torusemu_CPPFLAGS = $(AM_CPPFLAGS) $(TPROTO_CPPFLAGS) $(TWORKLOAD_CPPFLAGS) -DTEMU_RUN_MPIRUN='"$(MPIRUN)"' \
 	-DTEMU_RUN_LIBDIR='"$(libdir)"'
 
-# --------------------------------------------- unit tests of the pure core
+# ------------------------------- unit tests of the pure core and coll/
 if HAVE_CHECK
 TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model \
 	tests/mpi/test_clock_owner
 check_PROGRAMS += $(TMPI_UNIT)
 TESTS += $(TMPI_UNIT)
-tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c $(TMPI_CORE)
-tests_mpi_test_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c
+tests_mpi_test_coll_CPPFLAGS = $(AM_CPPFLAGS) $(TCOLL_CPPFLAGS)
 tests_mpi_test_coll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_mpi_test_coll_LDADD = libtorusemu.la $(CHECK_LIBS)
-tests_mpi_test_classroute_SOURCES = tests/mpi/test_classroute.c $(TMPI_CORE)
-tests_mpi_test_classroute_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_coll_LDADD = coll/libtoruscoll.la libtorusemu.la $(CHECK_LIBS)
+tests_mpi_test_classroute_SOURCES = tests/mpi/test_classroute.c
+tests_mpi_test_classroute_CPPFLAGS = $(AM_CPPFLAGS) $(TCOLL_CPPFLAGS)
 tests_mpi_test_classroute_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_mpi_test_classroute_LDADD = libtorusemu.la $(CHECK_LIBS)
+tests_mpi_test_classroute_LDADD = coll/libtoruscoll.la libtorusemu.la $(CHECK_LIBS)
 tests_mpi_test_vt_model_SOURCES = tests/mpi/test_vt_model.c mpi/vt_model.h mpi/vt_model.c
 tests_mpi_test_vt_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 tests_mpi_test_vt_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -64,23 +63,24 @@ if HAVE_MPI
 # -------------------------------------------------- interposition library
 lib_LTLIBRARIES += libtorusemu_mpi.la
 pkgconfig_DATA += torusemu-mpi.pc
-libtorusemu_mpi_la_SOURCES = $(TMPI_CORE) mpi/tmpi.h mpi/state.c mpi/account.c \
+libtorusemu_mpi_la_SOURCES = mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/acct_coll.c mpi/persist.c mpi/pmpi_env.c mpi/pmpi_p2p.c mpi/pmpi_coll.c \
-	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c mpi/trace_format.h \
-	mpi/vt_model.h mpi/vt_model.c mpi/vtime.h mpi/vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
-	mpi/vt_feed.h mpi/vt_feed.c mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
+	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c \
+	mpi/vt_model.h mpi/vt_model.c mpi/rank_vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
+	mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
 	mpi/vt_clocks.c
-libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(TCOLL_CPPFLAGS) $(TPROTO_CPPFLAGS)
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
-libtorusemu_mpi_la_LIBADD = libtorusemu.la $(TMPI_MPI_LIBS) -ldl -lpthread -lm
-libtorusemu_mpi_la_DEPENDENCIES = libtorusemu.la
+libtorusemu_mpi_la_LIBADD = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la \
+	$(TMPI_MPI_LIBS) -ldl -lpthread -lm
+libtorusemu_mpi_la_DEPENDENCIES = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la
 libtorusemu_mpi_la_LDFLAGS = -version-info 0:0:0
 
 # ------------------------------------------------------------- examples
 # Ordinary MPI programs (they count nothing themselves); sonar and the map
 # writers also read the store through libtorusemu.  -no-install: real
 # executables, no libtool wrapper scripts for mpirun to start.
-TMPI_PROG_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples -I$(top_srcdir)/mpi
+TMPI_PROG_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples
 TMPI_PROG_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
 TMPI_PROG_LDADD = libtorusemu.la $(TMPI_MPI_LIBS)
 noinst_PROGRAMS += examples/sonar examples/rowa2a examples/stencil27 examples/app
@@ -141,11 +141,11 @@ tests_mpi_threads_CFLAGS = $(TMPI_PROG_CFLAGS) -pthread
 tests_mpi_threads_LDADD = $(TMPI_MPI_LIBS) -lpthread
 tests_mpi_threads_DEPENDENCIES =
 tests_mpi_threads_LDFLAGS = -no-install
-tests_mpi_coll_check_SOURCES = tests/mpi/coll_check.c $(TMPI_CORE)
-tests_mpi_coll_check_CPPFLAGS = $(TMPI_PROG_CPPFLAGS)
+tests_mpi_coll_check_SOURCES = tests/mpi/coll_check.c
+tests_mpi_coll_check_CPPFLAGS = $(TMPI_PROG_CPPFLAGS) $(TCOLL_CPPFLAGS)
 tests_mpi_coll_check_CFLAGS = $(TMPI_PROG_CFLAGS)
-tests_mpi_coll_check_LDADD = $(TMPI_PROG_LDADD)
-tests_mpi_coll_check_DEPENDENCIES = libtorusemu.la
+tests_mpi_coll_check_LDADD = coll/libtoruscoll.la $(TMPI_PROG_LDADD)
+tests_mpi_coll_check_DEPENDENCIES = coll/libtoruscoll.la libtorusemu.la
 tests_mpi_coll_check_LDFLAGS = -no-install
 tests_mpi_rma_ops_SOURCES = tests/mpi/rma_ops.c
 tests_mpi_rma_ops_CFLAGS = $(TMPI_PROG_CFLAGS)

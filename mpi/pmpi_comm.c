@@ -1,7 +1,7 @@
 /*
  * pmpi_comm.c - communicator constructors (MPI_X and PMPI_X, tmpi.h).
  * Under --virtual-time each new communicator gets its hidden twin for the
- * message stamps (vtime.c) right after the call, from every member, as the
+ * message stamps (rank_vtime.c) right after the call, from every member, as the
  * collective MPI_Comm_dup requires; otherwise they pass through unchanged.
  * With the online timing model the constructors that are collective over
  * their input communicator are declared to it (tmpi_vt_sync_begin), so a

@@ -81,7 +81,7 @@ TMPI_ENTRY(Comm_split_type,
         rc = tmpi_next_(comm, split_type, key, info, newcomm);
     }
     if (rc == MPI_SUCCESS && tmpi_vt_active()) {
-        tmpi_vt_comm_new(*newcomm); /* its twin for message stamps (vtime.c) */
+        tmpi_vt_comm_new(*newcomm); /* its twin for message stamps (rank_vtime.c) */
     }
     tmpi_vt_sync_end(comm, declared);
     return rc;
@@ -106,7 +106,7 @@ int PMPI_Pcontrol(const int level, ...)
 }
 
 /* MPI_Finalize: under --virtual-time this rank will send nothing more, so
- * the online timing model need not wait for its clock (vtime.c), and the
+ * the online timing model need not wait for its clock (rank_vtime.c), and the
  * program's own clocks tell host time again (vt_clocks.c).  No
  * argument, so not through TMPI_ENTRY. */
 typedef int (*finalize_fn)(void);

@@ -3,7 +3,7 @@
  * receives (MPI_Mrecv, MPI_Imrecv) under --virtual-time: a matched
  * message's receive names no communicator, so the probe's is remembered
  * by message handle until the receive, which then takes the message's
- * stamp like any receive (vtime.c).  Otherwise they pass through.  A
+ * stamp like any receive (rank_vtime.c).  Otherwise they pass through.  A
  * probe that finds nothing (MPI_Improbe, MPI_Iprobe) is a poll: it lets the
  * online model run on (tmpi_vt_polled).
  */

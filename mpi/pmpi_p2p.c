@@ -21,7 +21,7 @@
  * sends count alike; the trace follows a request to its completion.  Under
  * the online model a blocking one (BLOCKING 1) is counted before the host's
  * call, so the model need not wait for a rank the host's MPI blocks, and
- * from the eager limit up completes at its delivery (vtime.c). */
+ * from the eager limit up completes at its delivery (rank_vtime.c). */
 #define SEND_WRAPPER(NAME, PARAMS, ARGS, REQ, BLOCKING)                                            \
     TMPI_ENTRY(NAME, PARAMS, ARGS)                                                                 \
     {                                                                                              \

@@ -3,7 +3,7 @@
  * run --trace` and `--virtual-time` (the sender counts, account.c): under
  * a trace each receive is written when it completes, with the source, tag
  * and size of its status, so a replay matches it to its send; under
- * virtual time its stamp is taken (vtime.c).  Otherwise every entry is the
+ * virtual time its stamp is taken (rank_vtime.c).  Otherwise every entry is the
  * next definition behind one predictable branch (tmpi_following()).
  */
 #include "tmpi.h"

@@ -1,6 +1,6 @@
 /*
  * pmpi_time.c - MPI_Wtime and MPI_Wtick (and their PMPI_ names): under
- * --virtual-time the rank's virtual clock (vtime.c), which counts
+ * --virtual-time the rank's virtual clock (rank_vtime.c), which counts
  * picoseconds; otherwise the next definition's.  Open MPI's Fortran
  * MPI_WTIME and MPI_WTICK (mpif.h, `use mpi`, `use mpi_f08`) call
  * PMPI_Wtime and PMPI_Wtick through the dynamic linker (`nm -D

@@ -12,7 +12,7 @@
  * that complete the origin's transactions move its clock to the model's
  * completion of them, and a target's part in them (Open MPI's pt2pt
  * component needs the target to progress) comes from the target's MPI
- * calls, also while it waits for the model (vtime.c, host_progress).
+ * calls, also while it waits for the model (rank_vtime.c, host_progress).
  */
 #include "tmpi.h"
 
@@ -44,7 +44,7 @@ static tmpi_win *with_group(MPI_Win win)
 
 /* A synchronisation call on win that completes this rank's one-sided
  * transactions to window rank `rank` (-1: all): with the online model the
- * clock moves to the latest completion the model gives them (vtime.c,
+ * clock moves to the latest completion the model gives them (rank_vtime.c,
  * tmpi_vt_rma_complete). */
 static void complete_rma(MPI_Win win, int rank)
 {

@@ -71,7 +71,7 @@ extern TMPI_HIDDEN __thread uint64_t tmpi_trace_t0 __attribute__((tls_model("ini
 extern TMPI_HIDDEN FILE *tmpi_trace_file;
 TMPI_HIDDEN void tmpi_trace_enter(void);
 
-/* --virtual-time (vtime.c): per-rank virtual clocks.  tmpi_vt_on is set
+/* --virtual-time (rank_vtime.c): per-rank virtual clocks.  tmpi_vt_on is set
  * once at MPI_Init.  The outermost entry of a call adds the thread's CPU
  * time since the last call returned (tmpi_vt_enter) and marks its end
  * (tmpi_vt_leave). */
@@ -82,7 +82,7 @@ TMPI_HIDDEN void tmpi_vt_leave(void);
  * in torusemu.h): ps, -1 without virtual time. */
 TMPI_EXPORT int64_t torusemu_vt_clock_ps(void);
 /* A poll (MPI_Test*, MPI_Iprobe, MPI_Improbe) found nothing; the call's
- * return lets the online model run on (vtime.c, tmpi_vt_leave). */
+ * return lets the online model run on (rank_vtime.c, tmpi_vt_leave). */
 TMPI_HIDDEN void tmpi_vt_poll_failed(void);
 static inline void tmpi_vt_polled(int found)
 {
@@ -279,7 +279,7 @@ typedef struct tmpi_win {
     int32_t *world;
     /* one-sided transactions issued under the online model and not yet
      * completed by a synchronisation call: feed sequence numbers and their
-     * targets' world ranks (vtime.c, tmpi_vt_rma_*) */
+     * targets' world ranks (rank_vtime.c, tmpi_vt_rma_*) */
     uint64_t *rma_seq;
     int32_t *rma_target;
     size_t nrma, caprma;

@@ -6,6 +6,7 @@
  * run counted (doc/replay.md).  Off (one load per counted call) unless
  * $TORUSEMU_TRACE names a directory.
  */
+#include "run_env.h"
 #include "tmpi.h"
 #include "trace_format.h"
 

@@ -1,7 +1,7 @@
 /*
  * trace_req.c - under `torusemu run --trace` or `--virtual-time`, the
  * non-blocking requests whose completion the trace records (and, for
- * receives, whose stamp the virtual clock takes, vtime.c): a non-blocking send (its
+ * receives, whose stamp the virtual clock takes, rank_vtime.c): a non-blocking send (its
  * MpiIsendComplete), a non-blocking receive (its MpiIrecv, with the source,
  * tag and size of the status it completes with) and a persistent receive
  * (one MpiIrecvRequest per MPI_Start).  Keyed by the request handle.  Only
@@ -19,7 +19,7 @@ typedef struct treq {
     int kind;      /* TMPI_TREQ_*                                   */
     MPI_Comm comm; /* of a receive                                  */
     uint64_t id;   /* the trace's request id; 0: persistent, not started */
-    void *state;   /* TMPI_TREQ_ICOLL: its virtual-time exchange (vtime.c) */
+    void *state;   /* TMPI_TREQ_ICOLL: its virtual-time exchange (rank_vtime.c) */
     int32_t src;   /* a receive's source (world rank), -1: any or unknown */
 } treq;
 
@@ -122,7 +122,7 @@ void tmpi_treq_done(MPI_Request h, const MPI_Status *st)
             tmpi_trace_recv(t.comm, st, t.id);
         }
         if (tmpi_vt_on) {
-            tmpi_vt_recv(t.comm, st); /* the message's stamp (vtime.c) */
+            tmpi_vt_recv(t.comm, st); /* the message's stamp (rank_vtime.c) */
         }
     }
 }

@@ -12,7 +12,7 @@
  * every clock stays monotonic, CLOCK_REALTIME stays near the date.  Reads
  * made by the MPI runtime and its helpers keep host time: Open MPI's
  * progress engine and libevent's timers depend on it.  CPU-time clocks are
- * never changed (vtime.c measures computation with them).
+ * never changed (rank_vtime.c measures computation with them).
  *
  * Whose read it is: the caller's return address, looked up in a table of
  * shared objects' address ranges, each classified once by its file name
@@ -27,8 +27,8 @@
  */
 #define _GNU_SOURCE 1
 #include "clock_owner.h"
+#include "run_env.h"
 #include "tmpi.h"
-#include "vtime.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -7,6 +7,7 @@
  */
 #include "testutil.h"
 #include "torusemu_replay.h"
+#include "workload.h"
 
 /* Replay p on a fresh store; returns the store, checks the stream matched. */
 static temu_session *run(const char *spec, int32_t nranks, int32_t rpn, const char *how,

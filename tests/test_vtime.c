@@ -17,6 +17,7 @@
 #include "torusemu_replay.h"
 #include "torusemu_timing.h"
 #include "torusemu_vtime.h"
+#include "workload.h"
 
 #include <stdint.h>
 

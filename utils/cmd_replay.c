@@ -21,6 +21,7 @@
 #include "torusemu_timing.h"
 
 #include "torusemu_replay.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <inttypes.h>

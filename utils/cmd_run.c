@@ -19,9 +19,7 @@
 #include "run_model.h"
 #include "run_sample.h"
 
-#include "../mpi/trace_format.h"
-#include "../mpi/vt_feed.h"
-#include "../mpi/vtime.h"
+#include "run_env.h"
 
 #include <errno.h>
 #include <fcntl.h>

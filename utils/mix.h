@@ -12,6 +12,7 @@
 #define TORUSEMU_MIX_H
 
 #include "torusemu_replay.h"
+#include "workload.h"
 
 #include <stddef.h>
 

@@ -56,7 +56,7 @@ extern const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS];
 #define TEMU_OTF2_INCOMPLETE "traces.incomplete"
 
 /* End `torusemu run --trace DIR` of nranks ranks whose launcher exits
- * with run_status: the raw per-rank files of DIR (mpi/trace_format.h)
+ * with run_status: the raw per-rank files of DIR (protocol/trace_format.h)
  * turned into the OTF2 archive DIR/traces.otf2 when the run succeeded and
  * they convert, else no archive -- the raw files and any part of an archive are
  * removed and DIR/traces.incomplete says why.  0, or -1 with the reason in

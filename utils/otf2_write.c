@@ -1,6 +1,6 @@
 /*
  * otf2_write.c - the raw per-rank trace files of a live run (written by the
- * MPI layer, mpi/trace_format.h) into one OTF2 archive, by one process
+ * MPI layer, protocol/trace_format.h) into one OTF2 archive, by one process
  * after the run (OTF2's serial collectives: every location is written
  * here).  Point-to-point sends are MpiSend or MpiIsend (and
  * MpiIsendComplete), receives MpiRecv or MpiIrecvRequest and MpiIrecv, on
@@ -14,8 +14,8 @@
  */
 #include "otf2_trace.h"
 
-#include "../mpi/coll.h"
-#include "../mpi/trace_format.h"
+#include "torusemu_coll.h"
+#include "trace_format.h"
 
 #include <otf2/otf2.h>
 
@@ -35,7 +35,7 @@ const char *const temu_otf2_attr_names[TEMU_OTF2_ATTRS] = {
 };
 
 const char *const temu_otf2_attr_descs[TEMU_OTF2_ATTRS] = {
-    "collective as the torusemu MPI layer names it (mpi/coll.h)",
+    "collective as the torusemu MPI layer names it (coll/coll.h)",
     "bytes: buffer or block, as the layer took them",
     "reduction element count",
     "reduction element size in bytes",
@@ -62,26 +62,26 @@ static OTF2_Type attr_type(int i)
  * closest, with the exact operation in torusemu:op). */
 static OTF2_CollectiveOp otf2_op(int op)
 {
-    static const OTF2_CollectiveOp map[TMPI_COLL_OPS] = {
-        [TMPI_BARRIER] = OTF2_COLLECTIVE_OP_BARRIER,
-        [TMPI_BCAST] = OTF2_COLLECTIVE_OP_BCAST,
-        [TMPI_GATHER] = OTF2_COLLECTIVE_OP_GATHER,
-        [TMPI_GATHERV] = OTF2_COLLECTIVE_OP_GATHERV,
-        [TMPI_SCATTER] = OTF2_COLLECTIVE_OP_SCATTER,
-        [TMPI_SCATTERV] = OTF2_COLLECTIVE_OP_SCATTERV,
-        [TMPI_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
-        [TMPI_ALLGATHERV] = OTF2_COLLECTIVE_OP_ALLGATHERV,
-        [TMPI_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
-        [TMPI_ALLTOALLV] = OTF2_COLLECTIVE_OP_ALLTOALLV,
-        [TMPI_REDUCE] = OTF2_COLLECTIVE_OP_REDUCE,
-        [TMPI_ALLREDUCE] = OTF2_COLLECTIVE_OP_ALLREDUCE,
-        [TMPI_REDUCE_SCATTER] = OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
-        [TMPI_SCAN] = OTF2_COLLECTIVE_OP_SCAN,
-        [TMPI_EXSCAN] = OTF2_COLLECTIVE_OP_EXSCAN,
-        [TMPI_NEIGHBOR_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
-        [TMPI_NEIGHBOR_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
+    static const OTF2_CollectiveOp map[TEMU_COLL_OPS] = {
+        [TEMU_COLL_BARRIER] = OTF2_COLLECTIVE_OP_BARRIER,
+        [TEMU_COLL_BCAST] = OTF2_COLLECTIVE_OP_BCAST,
+        [TEMU_COLL_GATHER] = OTF2_COLLECTIVE_OP_GATHER,
+        [TEMU_COLL_GATHERV] = OTF2_COLLECTIVE_OP_GATHERV,
+        [TEMU_COLL_SCATTER] = OTF2_COLLECTIVE_OP_SCATTER,
+        [TEMU_COLL_SCATTERV] = OTF2_COLLECTIVE_OP_SCATTERV,
+        [TEMU_COLL_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
+        [TEMU_COLL_ALLGATHERV] = OTF2_COLLECTIVE_OP_ALLGATHERV,
+        [TEMU_COLL_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
+        [TEMU_COLL_ALLTOALLV] = OTF2_COLLECTIVE_OP_ALLTOALLV,
+        [TEMU_COLL_REDUCE] = OTF2_COLLECTIVE_OP_REDUCE,
+        [TEMU_COLL_ALLREDUCE] = OTF2_COLLECTIVE_OP_ALLREDUCE,
+        [TEMU_COLL_REDUCE_SCATTER] = OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+        [TEMU_COLL_SCAN] = OTF2_COLLECTIVE_OP_SCAN,
+        [TEMU_COLL_EXSCAN] = OTF2_COLLECTIVE_OP_EXSCAN,
+        [TEMU_COLL_NEIGHBOR_ALLGATHER] = OTF2_COLLECTIVE_OP_ALLGATHER,
+        [TEMU_COLL_NEIGHBOR_ALLTOALL] = OTF2_COLLECTIVE_OP_ALLTOALL,
     };
-    return op >= 0 && op < TMPI_COLL_OPS ? map[op] : OTF2_COLLECTIVE_OP_BARRIER;
+    return op >= 0 && op < TEMU_COLL_OPS ? map[op] : OTF2_COLLECTIVE_OP_BARRIER;
 }
 
 /* Communicators of the whole run, one per distinct member list. */
@@ -358,8 +358,8 @@ static int write_rank(writer *w, const char *dir, int32_t rank, uint64_t *events
             }
             /* sizes as Score-P records them: totals over the members */
             uint64_t all = (uint64_t)n * c.bytes;
-            int a2a = c.op == TMPI_ALLTOALL || c.op == TMPI_ALLGATHER;
-            uint64_t sent = a2a ? all : c.op == TMPI_BCAST ? (c.me == c.root ? all : 0) : c.bytes;
+            int a2a = c.op == TEMU_COLL_ALLTOALL || c.op == TEMU_COLL_ALLGATHER;
+            uint64_t sent = a2a ? all : c.op == TEMU_COLL_BCAST ? (c.me == c.root ? all : 0) : c.bytes;
             uint64_t rcvd = a2a ? all : c.bytes;
             OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, tb);
             OTF2_EvtWriter_MpiCollectiveEnd(ev, al, t, otf2_op(c.op), comm, (uint32_t)c.root, sent,

@@ -7,6 +7,7 @@
 #define TORUSEMU_PATTERN_PARAMS_H
 
 #include "torusemu_replay.h"
+#include "workload.h"
 
 #include <stddef.h>
 

@@ -8,6 +8,7 @@
 
 #include "records.h"
 #include "torusemu_replay.h"
+#include "workload.h"
 
 /* The longest --train: 65,536 packets (BG/Q: 34 MiB, far beyond any
  * message a pattern sends in one piece). */

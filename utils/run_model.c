@@ -24,7 +24,7 @@
 #define _GNU_SOURCE 1
 #include "run_model.h"
 
-#include "../mpi/vt_feed.h"
+#include "vt_feed.h"
 #include "torusemu_timing.h"
 
 #include <inttypes.h>
@@ -374,7 +374,7 @@ static int64_t recv_bound(run_model *rm, int32_t r, const tmpi_vt_want *want)
     return b == INT64_MIN ? INT64_MAX : b;
 }
 
-/* Exit of a member of a blocking collective (vtime.c, coll_exit: the same
+/* Exit of a member of a blocking collective (mpi/rank_vtime.c, coll_exit: the same
  * rule): its clock + its messages' chain, later by the most any of its
  * messages was delivered after the chain would have it there; INT64_MAX
  * while one of them is in the network. */

@@ -1,7 +1,7 @@
 /*
  * run_model.h - `torusemu run --virtual-time`: the timing model running
  * beside the job, fed by the ranks through the shared-memory feed
- * (mpi/vt_feed.h), adding its stall and occupancy counters to the session
+ * (protocol/vt_feed.h), adding its stall and occupancy counters to the session
  * store while the job runs (doc/virtual-time.md, "Online model").
  */
 #ifndef TEMU_RUN_MODEL_H

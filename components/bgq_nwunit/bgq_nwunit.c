@@ -28,7 +28,7 @@
  * its mask (the emulator keeps one counter per link, kind and VC).
  * PEVT_NW_CYCLES counts the 500 MHz network clock (2 ns a cycle) of
  *   - the rank's virtual clock in an MPI program under `torusemu run
- *     --virtual-time` (the MPI layer's TEMU_VT_CLOCK_SYMBOL);
+ *     --virtual-time` (the backend's rank_clock_ps);
  *   - else, in a store whose clock is virtual (made by `torusemu replay
  *     --timing`), the node's cycle counter the timed replay advances;
  *   - else host time (CLOCK_MONOTONIC).
@@ -44,7 +44,6 @@
 #include "torus_node.h"
 #include "torusemu.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -346,38 +345,14 @@ static int nw_attach(torus_component *c, torus_control *ctl, const torus_place *
     return rc;
 }
 
-typedef int64_t (*nw_vclock_fn)(void);
-
-/* The MPI layer's clock function, looked up once: the layer is loaded
- * (preloaded by `torusemu run`) before any PAPI call, or not at all. */
-static nw_vclock_fn vclock_lookup(void)
-{
-    static int looked;
-    static nw_vclock_fn fn;
-    nw_vclock_fn f;
-    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-        void *sym = dlsym(RTLD_DEFAULT, TEMU_VT_CLOCK_SYMBOL);
-        memcpy(&f, &sym, sizeof f); /* object to function pointer (POSIX dlsym) */
-        __atomic_store_n(&fn, f, __ATOMIC_RELAXED);
-        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
-    }
-    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
-}
-
-/* The MPI layer's virtual clock when this process is a rank of a `torusemu
- * run --virtual-time` job, else NULL (no layer loaded, or no virtual time). */
-static nw_vclock_fn rank_vclock(void)
-{
-    nw_vclock_fn f = vclock_lookup();
-    return f != NULL && f() >= 0 ? f : NULL;
-}
-
-/* PEVT_NW_CYCLES: the rank's virtual clock, the store's virtual network
- * clock, or host time, in that order of preference. */
-static int nw_cycles_source(const torus_place *pl, int64_t coef, torus_build *b)
+/* PEVT_NW_CYCLES: the rank's virtual clock (the backend's, when this
+ * process is a rank of a `torusemu run --virtual-time` job), the store's
+ * virtual network clock, or host time, in that order of preference. */
+static int nw_cycles_source(const torus_component *c, const torus_place *pl, int64_t coef,
+                            torus_build *b)
 {
     torus_hwref ref = {TORUS_UNIT_BGQ_NW_CYCLES, pl->node, 0, 0, 0};
-    if (rank_vclock() != NULL) {
+    if (c->ops->rank_clock_ps(c->be) >= 0) {
         return torus_build_host(b, NW_SOURCE_VCLOCK, coef);
     }
     if (pl->virtual_clock) {
@@ -393,7 +368,6 @@ static int nw_resolve(const torus_component *c, const torus_place *pl, const tor
     torus_hwref ref = {TORUS_UNIT_BGQ_NW, pl->node, 0, 0, 0};
     int rc = TORUS_OK;
 
-    (void)c;
     switch (ev->klass) {
     case BGQ_NWUNIT_CLASS_SEND:
         ref.b = TEMU_BGQ_NW_SENT_CHUNKS;
@@ -405,7 +379,7 @@ static int nw_resolve(const torus_component *c, const torus_place *pl, const tor
         ref.b = TEMU_BGQ_NW_RECV_FIFO;
         break;
     default:
-        return nw_cycles_source(pl, coef, b);
+        return nw_cycles_source(c, pl, coef, b);
     }
     for (int l = 0; l < TEMU_BGQ_LINKS && rc == TORUS_OK; l++) {
         if (!(links & (1u << l))) {
@@ -428,11 +402,9 @@ static int nw_resolve(const torus_component *c, const torus_place *pl, const tor
 static uint64_t nw_host_read(const torus_component *c, int source)
 {
     struct timespec ts;
-    nw_vclock_fn vclock = vclock_lookup();
     int64_t ps;
-    (void)c;
     if (source == NW_SOURCE_VCLOCK) {
-        ps = vclock != NULL ? vclock() : -1;
+        ps = c->ops->rank_clock_ps(c->be);
         return ps > 0 ? (uint64_t)(ps / TEMU_BGQ_NW_CYCLE_PS) : 0;
     }
     if (source != NW_SOURCE_CYCLES || clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {

@@ -93,6 +93,11 @@ typedef struct torus_backend_ops {
      * shared by every process that reads the same machine), or NULL when
      * the node is not on the machine.  Used only through torus_node.h. */
     uint64_t *(*node_words)(torus_backend *b, int64_t node);
+    /* The calling process's own network clock in picoseconds when it keeps
+     * one -- a rank of a `torusemu run --virtual-time` job: its virtual
+     * clock -- else -1.  Components reach clocks other than host time only
+     * here. */
+    int64_t (*rank_clock_ps)(const torus_backend *b);
 } torus_backend_ops;
 
 /* The emulator's counter store: $TORUSEMU_SESSION, or a private idle

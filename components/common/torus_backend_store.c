@@ -10,11 +10,17 @@
  *   unset                   a private, zeroed store of a default machine of
  *                           the component's system: an idle machine whose
  *                           counters read 0.
+ * The rank's virtual clock (rank_clock_ps) is the MPI layer's, found by
+ * name in the process (TEMU_VT_CLOCK_SYMBOL, include/torusemu.h).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* RTLD_DEFAULT */
+#endif
 #include "torus_backend.h"
 #include "torus_table.h"
 #include "torusemu.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +233,34 @@ static uint64_t *store_node_words(torus_backend *b, int64_t node)
     return temu_node_words(b->s, node);
 }
 
+typedef int64_t (*store_clock_fn)(void);
+
+/* The MPI layer's clock function, looked up once: the layer is loaded
+ * (preloaded by `torusemu run`) before any PAPI call, or not at all. */
+static store_clock_fn store_clock_lookup(void)
+{
+    static int looked;
+    static store_clock_fn fn;
+    store_clock_fn f;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        void *sym = dlsym(RTLD_DEFAULT, TEMU_VT_CLOCK_SYMBOL);
+        memcpy(&f, &sym, sizeof f); /* object to function pointer (POSIX dlsym) */
+        __atomic_store_n(&fn, f, __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
+}
+
+/* The rank's virtual clock (ps) when the process is a rank of a `torusemu
+ * run --virtual-time` job; -1 when no layer is loaded or it keeps no
+ * virtual time (the layer's function answers -1 then). */
+static int64_t store_rank_clock(const torus_backend *b)
+{
+    store_clock_fn f = store_clock_lookup();
+    (void)b;
+    return f != NULL ? f() : -1;
+}
+
 const torus_backend_ops torus_backend_store = {
     .name = "store",
     .open = store_open,
@@ -241,6 +275,7 @@ const torus_backend_ops torus_backend_store = {
     .take_overflow = store_take,
     .messages = store_messages,
     .node_words = store_node_words,
+    .rank_clock_ps = store_rank_clock,
 };
 
 const torus_backend_ops *torus_backend_default(void)

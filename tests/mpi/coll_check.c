@@ -64,7 +64,7 @@ static void wait_if(int blocking, MPI_Request *req)
 /* --------------------------------------------------------- the case */
 
 /* What one case called, for the expectation (sizes in bytes, doc of
- * tmpi_coll in mpi/coll.h). */
+ * tmpi_coll in coll/coll.h). */
 typedef struct expect {
     tmpi_coll_op op;
     int blocking;

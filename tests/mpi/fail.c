@@ -9,7 +9,7 @@
  *     but the launcher finds a rank's records missing half-way through
  *     writing the archive (tests/mpi/trace.sh)
  */
-#include "../../mpi/trace_format.h"
+#include "../../protocol/run_env.h"
 
 #include <mpi.h>
 

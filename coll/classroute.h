@@ -11,7 +11,8 @@
  * member (down).  Deterministic dimension-ordered routes to one node form a
  * tree, so every link of the union carries the data exactly once.
  *
- * Private to the papi-torus MPI layer and its tests.
+ * Part of the collective library (coll/, libtoruscoll): used by the MPI
+ * layer and the replay engine.  Not installed.
  */
 #ifndef TMPI_CLASSROUTE_H
 #define TMPI_CLASSROUTE_H
@@ -20,8 +21,8 @@
 
 #include "coll.h"
 
-/* Not exported from a shared library that compiles this module in (the
- * emulator library carries it for its replay engine, doc/replay.md). */
+/* Not exported from a shared library that links this library in (each of
+ * libtorusemu and libtorusemu_mpi carries its own copy). */
 #pragma GCC visibility push(hidden)
 
 /* Links of the class-route tree over `nodes` (node ids; duplicates

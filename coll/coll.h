@@ -8,37 +8,43 @@
  * process, so nothing is counted twice.  The algorithms, their size
  * thresholds and sources are listed in doc/mpi.md.
  *
- * Private to the papi-torus MPI layer and its tests.
+ * The collective library (coll/, libtoruscoll): used by the MPI layer
+ * (mpi/acct_coll.c) and the replay engine (emu/replay.c) alike, so a replay
+ * and a live run cannot disagree on an algorithm.  Not installed.
  */
 #ifndef TMPI_COLL_H
 #define TMPI_COLL_H
 
+#include "torusemu_coll.h"
+
 #include <stdint.h>
 
-/* Not exported from a shared library that compiles this module in (the
- * emulator library carries it for its replay engine, doc/replay.md). */
+/* Not exported from a shared library that links this library in (each of
+ * libtorusemu and libtorusemu_mpi carries its own copy). */
 #pragma GCC visibility push(hidden)
 
-typedef enum tmpi_coll_op {
-    TMPI_BARRIER = 0,
-    TMPI_BCAST,
-    TMPI_GATHER,
-    TMPI_GATHERV,
-    TMPI_SCATTER,
-    TMPI_SCATTERV,
-    TMPI_ALLGATHER,
-    TMPI_ALLGATHERV,
-    TMPI_ALLTOALL,
-    TMPI_ALLTOALLV, /* also MPI_Alltoallw: per-destination sizes */
-    TMPI_REDUCE,
-    TMPI_ALLREDUCE,
-    TMPI_REDUCE_SCATTER, /* also MPI_Reduce_scatter_block */
-    TMPI_SCAN,
-    TMPI_EXSCAN,
-    TMPI_NEIGHBOR_ALLGATHER, /* also ..._allgatherv: one block to each neighbour */
-    TMPI_NEIGHBOR_ALLTOALL,  /* also ..._alltoallv/w: block i to neighbour i */
-    TMPI_COLL_OPS
-} tmpi_coll_op;
+/* The operations are the one list of include/torusemu_coll.h; the
+ * decomposition keeps the shorter names it had when it lived in the MPI
+ * layer (these are names of temu_coll_op's values, not a second list). */
+typedef temu_coll_op tmpi_coll_op;
+#define TMPI_BARRIER TEMU_COLL_BARRIER
+#define TMPI_BCAST TEMU_COLL_BCAST
+#define TMPI_GATHER TEMU_COLL_GATHER
+#define TMPI_GATHERV TEMU_COLL_GATHERV
+#define TMPI_SCATTER TEMU_COLL_SCATTER
+#define TMPI_SCATTERV TEMU_COLL_SCATTERV
+#define TMPI_ALLGATHER TEMU_COLL_ALLGATHER
+#define TMPI_ALLGATHERV TEMU_COLL_ALLGATHERV
+#define TMPI_ALLTOALL TEMU_COLL_ALLTOALL
+#define TMPI_ALLTOALLV TEMU_COLL_ALLTOALLV
+#define TMPI_REDUCE TEMU_COLL_REDUCE
+#define TMPI_ALLREDUCE TEMU_COLL_ALLREDUCE
+#define TMPI_REDUCE_SCATTER TEMU_COLL_REDUCE_SCATTER
+#define TMPI_SCAN TEMU_COLL_SCAN
+#define TMPI_EXSCAN TEMU_COLL_EXSCAN
+#define TMPI_NEIGHBOR_ALLGATHER TEMU_COLL_NEIGHBOR_ALLGATHER
+#define TMPI_NEIGHBOR_ALLTOALL TEMU_COLL_NEIGHBOR_ALLTOALL
+#define TMPI_COLL_OPS TEMU_COLL_OPS
 
 typedef enum tmpi_algo {
     TMPI_ALGO_NONE = 0,           /* nothing on the network (1 rank)                   */
@@ -54,7 +60,7 @@ typedef enum tmpi_algo {
     TMPI_ALGO_PAIRWISE,           /* alltoall(v,w), reduce_scatter: one message per pair */
     TMPI_ALGO_RABENSEIFNER,       /* allreduce: recursive halving + doubling            */
     TMPI_ALGO_NEIGHBOR,           /* neighbourhood collectives: one message per neighbour */
-    TMPI_ALGO_CLASSROUTE,         /* BG/Q collective class route (mpi/classroute.c)     */
+    TMPI_ALGO_CLASSROUTE,         /* BG/Q collective class route (coll/classroute.c)    */
     TMPI_ALGO_COLLNET,            /* BG/P collective / global-interrupt network: no torus traffic */
     TMPI_ALGOS
 } tmpi_algo;

@@ -1,7 +1,7 @@
 /*
  * gpcnet.h - GPCNeT's roles and congestors, shared by the gpcnet pattern
  * (pattern.c) and its congestion impact (gpcnet_impact.c).  Private to
- * libtorusemu.
+ * the workload library (workload/).
  */
 #ifndef TEMU_GPCNET_H
 #define TEMU_GPCNET_H

@@ -1,7 +1,7 @@
 /*
  * vt_feed.c - the online model's shared-memory feed (vt_feed.h).
- * Single producer per queue (the rank; its threads serialise in vtime.c),
- * single consumer (the launcher's model thread): head and tail are
+ * Single producer per queue (the rank; its threads serialise in
+ * mpi/rank_vtime.c), single consumer (the launcher's model thread): head and tail are
  * published with release stores and read with acquire loads; a rank's
  * state under a sequence lock; a delivery slot names its message
  * (seq1), written last.
@@ -130,7 +130,7 @@ void tmpi_vt_feed_model_sleep(tmpi_vt_feed *f, const uint64_t *ver, int64_t time
 #define WAIT_LOOKS 16
 /* A sleeping rank looks again after this long (ns) whatever happened: it
  * also runs its MPI's progress then, which other ranks blocked in the
- * host's MPI may need (vtime.c, host_progress), so short. */
+ * host's MPI may need (rank_vtime.c, host_progress), so short. */
 #define WAIT_SLEEP_NS 1000000
 
 int tmpi_vt_feed_wait_delivery(tmpi_vt_feed *f, int32_t r, int32_t src, uint64_t seq, int64_t *when,

@@ -1,5 +1,5 @@
 /*
- * vtime.c - `torusemu run --virtual-time`: a virtual clock per rank
+ * rank_vtime.c - `torusemu run --virtual-time`: a virtual clock per rank
  * (doc/virtual-time.md).
  *
  * The clock (picoseconds, from 0 at the end of MPI_Init) advances by
@@ -34,7 +34,7 @@
  * communicator is (MPI_Init for MPI_COMM_WORLD and MPI_COMM_SELF,
  * pmpi_comm.c for the others), collectively, as MPI requires.
  */
-#include "vtime.h"
+#include "run_env.h"
 #include "tmpi.h"
 #include "vt_feed.h"
 #include "vt_model.h"

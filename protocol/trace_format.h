@@ -1,16 +1,16 @@
 /*
- * trace_format.h - the raw per-rank records the MPI layer writes under
- * `torusemu run --trace DIR` (mpi/trace.c), which the launcher turns into
- * one OTF2 archive (utils/otf2_write.c).  Host byte order: written and read
- * on the same machine.  Each file DIR/rank.<world rank>.raw is a sequence
- * of records: a tmpi_trace_head, then `len` bytes of the body below.
+ * trace_format.h - the launcher-rank protocol's trace files: the raw
+ * per-rank records the MPI layer writes under `torusemu run --trace DIR`
+ * (mpi/trace.c; the directory comes in TMPI_TRACE_ENV, run_env.h), which
+ * the launcher turns into one OTF2 archive (utils/otf2_write.c).  Host
+ * byte order: written and read on the same machine.  Each file
+ * DIR/rank.<world rank>.raw is a sequence of records: a tmpi_trace_head,
+ * then `len` bytes of the body below.
  */
 #ifndef TMPI_TRACE_FORMAT_H
 #define TMPI_TRACE_FORMAT_H
 
 #include <stdint.h>
-
-#define TMPI_TRACE_ENV "TORUSEMU_TRACE" /* the directory, set by `torusemu run` */
 
 enum tmpi_trace_type {
     TMPI_TRACE_SEND = 1,      /* tmpi_trace_send                          */
@@ -75,11 +75,11 @@ typedef struct tmpi_trace_comm_rec {
 } tmpi_trace_comm_rec;
 
 /* One rank's collective call exactly as the layer described it to
- * mpi/coll.c (tmpi_coll and tmpi_coll_env), with where its data lay. */
+ * coll/coll.c (tmpi_coll and tmpi_coll_env), with where its data lay. */
 typedef struct tmpi_trace_coll_rec {
     int32_t comm; /* tmpi_trace_comm id               */
     int32_t me;   /* the caller's communicator rank   */
-    int32_t op;   /* tmpi_coll_op                     */
+    int32_t op;   /* temu_coll_op (torusemu_coll.h)   */
     int32_t root;
     int32_t commutative, blocking, hw_op, recv_ready;
     int32_t nblocks, has_offs, nnb, pad;

@@ -1,14 +1,13 @@
 /*
  * pattern.c - built-in communication patterns for the replay engine.
  * Each generator is a loop over ranks issuing what every rank of the
- * modelled program would call; doc/replay.md documents the parameters and
- * where each pattern comes from.
+ * modelled program would call, through the public replay API; doc/replay.md
+ * documents the parameters and where each pattern comes from.
  */
-#define TEMU_BUILDING_LIBRARY 1
-#include "emu_internal.h"
 #include "gpcnet.h"
 #include "torusemu_replay.h"
 #include "torusemu_vtime.h"
+#include "workload.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -1,14 +1,14 @@
 /*
- * vt_feed.h - the online timing model's feed (doc/virtual-time.md,
- * "Online model"): a shared-memory file the launcher creates
- * ($TORUSEMU_VT_FEED) holding, per rank,
+ * vt_feed.h - the launcher-rank protocol's online timing model feed
+ * (doc/virtual-time.md, "Online model"): a shared-memory file the launcher
+ * creates (named in TMPI_VT_FEED_ENV, run_env.h) holding, per rank,
  *   - a queue of the messages it put on the network with their virtual
  *     send times (rank -> model); a message's sequence number is its index
  *     in its sender's queue;
  *   - the rank's state: what it may still send (rank -> model, below);
  *   - a ring of delivery times of its messages, indexed by sequence number
  *     (model -> ranks): a receiver looks its message up there.
- * The ranks (mpi/vtime.c) produce; the launcher's model thread
+ * The ranks (mpi/rank_vtime.c) produce; the launcher's model thread
  * (utils/run_model.c) consumes, feeding the timing model every message in
  * (time, rank, order) order and never past what a rank may still send, so
  * what the model computes does not depend on how the host scheduled the
@@ -24,7 +24,6 @@
 
 #pragma GCC visibility push(hidden)
 
-#define TMPI_VT_FEED_ENV "TORUSEMU_VT_FEED"
 #define TMPI_VT_FEED_MAGIC 0x76746665656433ull /* "vtfeed3" */
 #define TMPI_VT_FEED_CAP 4096u                 /* records per rank queue */
 /* delivery times kept per sender: a receiver that takes a message more
@@ -143,7 +142,7 @@ typedef struct tmpi_vt_feed {
     uint64_t magic;
     int32_t nranks;
     int32_t pad;
-    uint64_t next_comm; /* communicator ids handed out (vtime.c) */
+    uint64_t next_comm; /* communicator ids handed out (rank_vtime.c) */
     /* where the model waits, for polling ranks (model -> ranks, under
      * the sequence lock poll_ver): the next time it would run and the two
      * smallest rank bounds, the smallest's rank */
@@ -192,7 +191,7 @@ void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when
 /* Rank r: wait until the model has delivered message seq of sender src
  * (or its slot was reused): a few looks yielding the core, then asleep
  * until the model wakes it or WAIT_SLEEP_NS pass; between (if not NULL)
- * runs before every look (the rank's MPI progress, vtime.c); returns
+ * runs before every look (the rank's MPI progress, rank_vtime.c); returns
  * tmpi_vt_feed_delivery's answer. */
 int tmpi_vt_feed_wait_delivery(tmpi_vt_feed *f, int32_t r, int32_t src, uint64_t seq, int64_t *when,
                                void (*between)(void));

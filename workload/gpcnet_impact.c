@@ -22,12 +22,11 @@
  * many rounds until the busy congestor that finished first did so after
  * the last canary (deterministic).
  */
-#define TEMU_BUILDING_LIBRARY 1
-#include "emu_internal.h"
 #include "gpcnet.h"
 #include "torusemu_vtime.h"
-#include "vtime_rules.h"
+#include "workload.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,10 +172,38 @@ static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, t
     return st;
 }
 
+/* Mean of n samples (0 when there are none). */
+static double sample_mean(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        s += x[i];
+    }
+    return n > 0 ? s / (double)n : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile (0 < q <= 1) of n samples by nearest rank: the smallest
+ * sample with at least q of the samples at or below it; sorts x. */
+static double sample_quantile(double *x, size_t n, double q)
+{
+    if (n == 0) {
+        return 0;
+    }
+    qsort(x, n, sizeof *x, cmp_double);
+    size_t k = (size_t)ceil(q * (double)n - 1e-9);
+    return x[k > 0 ? k - 1 : 0];
+}
+
 static void stats(double *x, size_t n, double *mean, double *p99)
 {
-    *mean = temu_vt_mean(x, n);
-    *p99 = temu_vt_quantile(x, n, 0.99);
+    *mean = sample_mean(x, n);
+    *p99 = sample_quantile(x, n, 0.99);
 }
 
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
@@ -255,8 +282,8 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
         for (int c = 0; c < 2; c++) {
             stats(buf[c][0], ns, &out->lat_us[c][0], &out->lat_us[c][1]);
             /* bandwidth's tail is the low side: 99 % of the samples at or above */
-            out->bw_mibs[c][0] = temu_vt_mean(buf[c][1], ns);
-            out->bw_mibs[c][1] = temu_vt_quantile(buf[c][1], ns, 0.01);
+            out->bw_mibs[c][0] = sample_mean(buf[c][1], ns);
+            out->bw_mibs[c][1] = sample_quantile(buf[c][1], ns, 0.01);
             stats(buf[c][2], ns, &out->allreduce_us[c][0], &out->allreduce_us[c][1]);
         }
         for (int q = 0; q < 2; q++) {
