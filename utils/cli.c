@@ -337,20 +337,6 @@ void cli_traffic_summary(const temu_session *s, const char *kept)
     }
 }
 
-int cli_temp_dir(char *dir, size_t len, const char *what)
-{
-    const char *base = getenv("TMPDIR");
-    if (base == NULL || *base == '\0') {
-        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    }
-    int w = snprintf(dir, len, "%s/torusemu-%s.XXXXXX", base, what);
-    if (w < 0 || (size_t)w >= len) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return mkdtemp(dir) != NULL ? 0 : -1;
-}
-
 int cli_absolute_path(const char *p, char *out, size_t len)
 {
     char cwd[PATH_MAX];
@@ -365,22 +351,6 @@ int cli_absolute_path(const char *p, char *out, size_t len)
     if (w < 0 || (size_t)w >= len) {
         errno = ENAMETOOLONG;
         return -1;
-    }
-    return 0;
-}
-
-int cli_store_path(const char *what, const char *keep, char *store, char *tmpdir, size_t len)
-{
-    tmpdir[0] = '\0';
-    if (keep != NULL) {
-        if (cli_absolute_path(keep, store, len) != 0) {
-            return cli_fail("%s: cannot resolve '%s': %s", what, keep, strerror(errno));
-        }
-    } else if (cli_temp_dir(tmpdir, len, what) != 0) {
-        return cli_fail("%s: cannot make a private directory for the store: %s", what,
-                        strerror(errno));
-    } else {
-        snprintf(store, len, "%s/session.store", tmpdir);
     }
     return 0;
 }

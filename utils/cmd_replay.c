@@ -621,7 +621,7 @@ int cmd_replay(int argc, char **argv)
     if (src != 0 || st != TEMU_OK) {
         mix_free(&o.mix);
         if (src == 0 && tmpdir[0] != '\0') {
-            rmdir(tmpdir);
+            cli_temp_dir_remove(tmpdir);
         }
         return src != 0 ? src : cli_fail_err(&err);
     }
@@ -635,7 +635,7 @@ int cmd_replay(int argc, char **argv)
         unlink(store);
     }
     if (tmpdir[0] != '\0') {
-        rmdir(tmpdir);
+        cli_temp_dir_remove(tmpdir);
     }
     if (rc == 0 && o.figures != NULL) {
         rc = analyze_figures(&o);
