@@ -83,11 +83,20 @@ int cli_parse_uint(const char *s, uint64_t *out);
  * the result overflows 64 bits.
  */
 int cli_parse_size(const char *s, uint64_t *out);
+/* cli_parse_size of s, from min to max bytes: 0, or -1 with the reason in
+ * why, the limits stated ("5368709120 bytes, above the largest size,
+ * 4294967295 bytes (4 GiB - 1)"); the caller names the option and value. */
+int cli_parse_size_range(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *why,
+                         size_t len);
 
 /* "1min", "60s", "1.5ms", "500us", "20ns", "7ps" (a decimal number and a
  * unit) into picoseconds; 0 on success, -1 when malformed, not positive
  * or too large.  replay --compute/--interval, run --sample. */
 int cli_parse_time_ps(const char *s, int64_t *ps);
+/* What cli_parse_time_ps takes, for messages: "expected " CLI_TIME_EXPECTED
+ * (9e18 ps, the largest, is 104 days). */
+#define CLI_TIME_EXPECTED                                                                          \
+    "a positive time with a unit (min, s, ms, us, ns, ps), from 1ps to 9e6s (104 days)"
 
 /* A node given as an id ("17") or coordinates ("1,0,2"; on Gemini
  * "1,0,2,1" is the second node of that Gemini).  Prints the reason and

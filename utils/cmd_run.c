@@ -228,12 +228,13 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             break;
         case 'n':
             if (parse_count(optarg, &o->np) != 0) {
-                return fail("-np '%s': expected a positive number of ranks", optarg);
+                return fail("-np '%s': expected a number of ranks from 1 to %d", optarg, INT32_MAX);
             }
             break;
         case OPT_RPN:
             if (parse_count(optarg, &o->rpn) != 0) {
-                return fail("--ranks-per-node '%s': expected a positive integer", optarg);
+                return fail("--ranks-per-node '%s': expected an integer from 1 to %d", optarg,
+                            INT32_MAX);
             }
             break;
         case OPT_MAP:

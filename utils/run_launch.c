@@ -60,8 +60,8 @@ static void forward_signal(int sig)
 
 /* The copy of a terminal's input into mpirun's standard input. */
 typedef struct relay {
-    int on;       /* a thread copies                          */
-    int in, out;  /* the pipe: mpirun reads in, the thread writes out */
+    int on;      /* a thread copies                          */
+    int in, out; /* the pipe: mpirun reads in, the thread writes out */
     pthread_t thread;
 } relay;
 
