@@ -20,17 +20,6 @@
 LONG="--machine midplane --ranks-per-node 16 --pattern random --steps 100000 --threads 2"
 LONG_TIMED="--machine gemini-tiny --pattern gpcnet --timing --steps 4"
 
-# poll N CMD...: until CMD succeeds, at most N tenths of a second
-poll() {
-    n=$1
-    shift
-    i=0
-    while ! "$@" && [ $i -lt "$n" ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    "$@"
-}
 progressed() { grep -q "rank operations\|virtual time" "$TMP/err"; }
 # before each job: an empty TMPDIR, and no stderr of the last job (the
 # shell truncates it for a background job only when that job starts, maybe

@@ -360,6 +360,19 @@ static uint64_t *all_counters(const temu_session *s)
     return v;
 }
 
+/* A MiniGhost halo on 16 ranks (4x2x2), 6^3 cells, 2 variables, 2 steps. */
+static void small_halo(temu_pattern *p)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = TEMU_PATTERN_HALO;
+    p->grid[0] = 4;
+    p->grid[1] = 2;
+    p->grid[2] = 2;
+    p->size = 6;
+    p->vars = 2;
+    p->steps = 2;
+}
+
 /* The volume counts of a pattern are the same with ranks in virtual time
  * (before the model's counters are added), counter for counter; they are
  * counted as the ranks send in virtual time, not when the replay reads
@@ -368,14 +381,7 @@ START_TEST(test_volume_unchanged)
 {
     const char *specs[] = {"gemini:2x2x2", "bgq:2x2x2x2x2", "bgp:4x2x2"};
     temu_pattern p;
-    memset(&p, 0, sizeof p);
-    p.kind = TEMU_PATTERN_HALO;
-    p.grid[0] = 4;
-    p.grid[1] = 2;
-    p.grid[2] = 2;
-    p.size = 6;
-    p.vars = 2;
-    p.steps = 2;
+    small_halo(&p);
     for (int i = 0; i < 3; i++) {
         temu_session *a = test_mapped_store(specs[i], 16, 1, NULL);
         temu_session *b = test_mapped_store(specs[i], 16, 1, NULL);
@@ -657,14 +663,7 @@ static temu_vt *halo_run(temu_session *s, const temu_vt_watch *watch)
     temu_error err;
     temu_replay *r;
     temu_vt *vt;
-    memset(&p, 0, sizeof p);
-    p.kind = TEMU_PATTERN_HALO;
-    p.grid[0] = 4;
-    p.grid[1] = 2;
-    p.grid[2] = 2;
-    p.size = 6;
-    p.vars = 2;
-    p.steps = 2;
+    small_halo(&p);
     ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
     temu_vt_set_post_all(vt, 1);
     temu_vt_set_watch(vt, watch);

@@ -14,17 +14,6 @@
 
 HOLD="$TM/hold"
 
-# poll N CMD...: until CMD succeeds, at most N tenths of a second
-poll() {
-    n=$1
-    shift
-    i=0
-    while ! "$@" && [ $i -lt "$n" ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    "$@"
-}
 # alive PID: the process exists and is not a zombie
 alive() {
     [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*[ZX]' "/proc/$1/status" 2>/dev/null
