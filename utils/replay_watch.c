@@ -26,6 +26,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -65,6 +66,7 @@ static struct {
     char store[PATH_MAX], tmpdir[PATH_MAX];
     volatile sig_atomic_t store_on; /* store names the file to remove */
     int installed[NGUARDED];
+    sigset_t guarded_set;
     struct sigaction old[NGUARDED];
     char names[NGUARDED][48];
     stack_t alt;
@@ -200,6 +202,7 @@ static void guard(void)
     for (int i = 0; i < NGUARDED; i++) {
         sigaddset(&sa.sa_mask, guarded[i]); /* one handler at a time */
     }
+    w.guarded_set = sa.sa_mask;
     for (int i = 0; i < NGUARDED; i++) {
         w.installed[i] = 0;
         snprintf(w.names[i], sizeof w.names[i], "%s", strsignal(guarded[i]));
@@ -247,21 +250,48 @@ static int line_due(double t)
     return w.show && (w.every_call || (t >= FIRST_LINE_S && t - w.last_line >= LINE_GAP_S));
 }
 
+/* Where the replay is, for the handlers. */
+typedef struct where {
+    int kind; /* AT_OPS, AT_RUN */
+    int64_t ps;
+    uint64_t events, done, total;
+} where;
+
+static void publish(const where *x)
+{
+    atomic_store_explicit(&at_ps, x->ps, memory_order_relaxed);
+    atomic_store_explicit(&at_events, x->events, memory_order_relaxed);
+    atomic_store_explicit(&at_done, x->done, memory_order_relaxed);
+    atomic_store_explicit(&at_total, x->total, memory_order_relaxed);
+    atomic_store_explicit(&at_kind, x->kind, memory_order_relaxed);
+}
+
+/* Publish x and print line s with the guarded signals blocked: a handler
+ * then says the figures of the last line printed, never of one it cut
+ * short or that never came. */
+static void publish_print(const where *x, const char *s)
+{
+    sigset_t before;
+    pthread_sigmask(SIG_BLOCK, &w.guarded_set, &before);
+    publish(x);
+    line_print(s);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
 void replay_watch_ops(void *ctx, uint64_t done, uint64_t total)
 {
+    where x = {AT_OPS, 0, 0, done, total};
+    char s[160];
     (void)ctx;
-    atomic_store_explicit(&at_done, done, memory_order_relaxed);
-    atomic_store_explicit(&at_total, total, memory_order_relaxed);
-    atomic_store_explicit(&at_kind, AT_OPS, memory_order_relaxed);
     double t = w.show ? seconds_since(&w.start) : 0;
     if (total == 0 || !line_due(t)) {
+        publish(&x);
         return;
     }
-    char s[160];
     w.last_line = t;
     snprintf(s, sizeof s, "%3" PRIu64 "%% (%" PRIu64 " of %" PRIu64 " rank operations)",
              percent(done, total), done, total);
-    line_print(s);
+    publish_print(&x, s);
 }
 
 /* "about 12 s left": the packets still to deliver at the rate so far in
@@ -285,13 +315,10 @@ static void left_estimate(char *buf, size_t len, const temu_vt_progress *p, doub
 
 static void on_progress(void *ctx, const temu_vt_progress *p)
 {
+    where x = {AT_RUN, p->now_ps, p->events, p->ops_done, p->ops_total};
     (void)ctx;
-    atomic_store_explicit(&at_ps, p->now_ps, memory_order_relaxed);
-    atomic_store_explicit(&at_events, p->events, memory_order_relaxed);
-    atomic_store_explicit(&at_done, p->ops_done, memory_order_relaxed);
-    atomic_store_explicit(&at_total, p->ops_total, memory_order_relaxed);
-    atomic_store_explicit(&at_kind, AT_RUN, memory_order_relaxed);
     if (!w.show) {
+        publish(&x);
         return;
     }
     double t = seconds_since(&w.start);
@@ -301,6 +328,7 @@ static void on_progress(void *ctx, const temu_vt_progress *p)
         w.last_events_t = t;
     }
     if (!line_due(t)) {
+        publish(&x);
         return;
     }
     double dt = t - w.last_events_t;
@@ -320,7 +348,7 @@ static void on_progress(void *ctx, const temu_vt_progress *p)
     w.last_line = t;
     w.last_events = p->events;
     w.last_events_t = t;
-    line_print(s);
+    publish_print(&x, s);
 }
 
 static void on_phase(void *ctx, const char *what)
