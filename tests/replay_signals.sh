@@ -110,9 +110,15 @@ TMPDIR="$TMP/tmpdir" TORUSEMU_PROGRESS_EVERY=1 "$TORUSEMU" replay $LONG --thread
     >"$TMP/out" 2>"$TMP/err" &
 live=$!
 poll 1200 progressed || failed "SIGKILL: the live replay shows no progress"
+# and one not marked (an older torusemu's, or one being made): it stays
+mkdir -m 0700 "$TMP/tmpdir/torusemu-run.unmarked"
+: >"$TMP/tmpdir/torusemu-run.unmarked/session.store"
 expect_ok "the next replay" env TMPDIR="$TMP/tmpdir" "$TORUSEMU" replay --machine gemini-tiny \
     --pattern tornado --quiet
 [ ! -e "$stale" ] && pass || failed "SIGKILL: the next replay left the stale store $stale"
+[ -e "$TMP/tmpdir/torusemu-run.unmarked/session.store" ] && pass ||
+    failed "SIGKILL: an unmarked directory was removed"
+rm -r "$TMP/tmpdir/torusemu-run.unmarked"
 n=$(ls -d "$TMP"/tmpdir/torusemu-replay.*/session.store 2>/dev/null | wc -l)
 expect_eq "SIGKILL: the live replay's store kept" 1 "$n"
 kill -TERM $live

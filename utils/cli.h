@@ -112,13 +112,14 @@ void cli_traffic_summary(const temu_session *s, const char *kept);
 /* A private directory for a temporary store of command `what` (mkdtemp:
  * mode 0700, a fresh name no other user can have prepared) in $TMPDIR when
  * set, else /dev/shm (memory) when writable, else /tmp; 0 and dir filled,
- * or -1 (errno set).  The directory is locked while this process lives;
- * those of killed processes found there are removed first
- * (utils/tempdir.c). */
+ * or -1 (errno set).  The directory is locked while this process lives and
+ * marked so (mode 01700); those of killed processes found there are
+ * removed first (utils/tempdir.c). */
 int cli_temp_dir(char *dir, size_t len, const char *what);
 /* Remove a directory of cli_temp_dir once the caller has removed its own
  * files in it, and let its lock go; -1 when it could not be removed (the
- * next cli_temp_dir in its base removes it).  Async-signal-safe. */
+ * next cli_temp_dir in its base removes it).  Async-signal-safe.  (A plain
+ * rmdir removes it too; the lock then goes when the process ends.) */
 int cli_temp_dir_remove(const char *dir);
 /* p made absolute against the working directory; -1 (errno set) on failure. */
 int cli_absolute_path(const char *p, char *out, size_t len);

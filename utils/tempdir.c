@@ -12,10 +12,12 @@
  * and differ between pid namespaces sharing /dev/shm): the owner holds an
  * exclusive flock(2) on the directory for as long as it lives (the kernel
  * drops it when the process dies, however it dies) and, once it holds it,
- * creates the marker file OWNER_FILE (its pid inside, for people).  A
- * directory whose lock is free and that holds the marker is stale; one
- * without the marker is left alone (a directory being made right now, or
- * one of an older torusemu that did not lock).
+ * marks the directory with the sticky bit (mode 01700: for a directory
+ * only its owner may delete from anyway, the bit changes nothing else, and
+ * the directory stays empty, so a plain rmdir removes it).  A marked
+ * directory whose lock is free is stale; an unmarked one is left alone (a
+ * directory being made right now, or one of an older torusemu that did
+ * not lock).
  */
 #define _GNU_SOURCE 1
 #include "cli.h"
@@ -31,8 +33,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OWNER_FILE "owner"
 #define PREFIX "torusemu-"
+/* the mode of a directory its owner has locked */
+#define MARKED_MODE 01700
 /* at most this many directories held at once (run: the store's and the
  * timing model's feed) */
 #define MAX_HELD 8
@@ -42,20 +45,6 @@ static struct held {
     char path[PATH_MAX];
     int fd; /* -1: free entry */
 } held[MAX_HELD] = {[0 ... MAX_HELD - 1] = {"", -1}};
-
-/* dir + "/" + name into out without snprintf (async-signal-safe: the
- * signal handlers of replay remove their directory); -1 when too long. */
-static int path_join(char *out, size_t len, const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    if (a + 1 + b + 1 > len) {
-        return -1;
-    }
-    memcpy(out, dir, a);
-    out[a] = '/';
-    memcpy(out + a + 1, name, b + 1);
-    return 0;
-}
 
 /* The base of the temporary directories: $TMPDIR, else /dev/shm (memory)
  * when writable, else /tmp. */
@@ -91,8 +80,8 @@ static void stale_remove(int bfd, const char *name, int fd)
     unlinkat(bfd, name, AT_REMOVEDIR);
 }
 
-/* Entry `name` of base: when it is a stale directory of ours (this user's,
- * mode 0700, lock free, marker present), remove it. */
+/* Entry `name` of base: when it is a stale directory of ours (lock free,
+ * then this user's and marked), remove it. */
 static void stale_check(int bfd, const char *name)
 {
     struct stat st;
@@ -100,9 +89,9 @@ static void stale_check(int bfd, const char *name)
     if (fd < 0) {
         return;
     }
-    if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 07777) == 0700 &&
-        flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        fstatat(fd, OWNER_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+    /* the mode only once the lock is ours: an owner marks after locking */
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+        (st.st_mode & 07777) == MARKED_MODE) {
         stale_remove(bfd, name, fd);
     }
     close(fd); /* drops the lock */
@@ -128,23 +117,22 @@ static void stale_sweep(const char *base)
     }
 }
 
-/* Hold the fresh directory dir: its lock, then the marker.  0, or -1 with
+/* Hold the fresh directory dir: its lock, then the mark.  0, or -1 with
  * errno set. */
 static int hold(const char *dir)
 {
-    char marker[PATH_MAX];
     int slot = 0;
     while (slot < MAX_HELD && held[slot].fd >= 0) {
         slot++;
     }
-    if (slot == MAX_HELD || path_join(marker, sizeof marker, dir, OWNER_FILE) != 0) {
-        errno = slot == MAX_HELD ? EMFILE : ENAMETOOLONG;
+    if (slot == MAX_HELD) {
+        errno = EMFILE;
         return -1;
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    /* blocking: a sweeper that took the lock first sees no marker and
-     * lets go at once */
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+    /* blocking: a sweeper that took the lock first sees no mark and lets
+     * go at once */
+    if (fd < 0 || flock(fd, LOCK_EX) != 0 || fchmod(fd, MARKED_MODE) != 0) {
         int e = errno;
         if (fd >= 0) {
             close(fd);
@@ -152,15 +140,6 @@ static int hold(const char *dir)
         errno = e;
         return -1;
     }
-    int mfd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (mfd < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    dprintf(mfd, "%ld\n", (long)getpid());
-    close(mfd);
     snprintf(held[slot].path, sizeof held[slot].path, "%s", dir);
     held[slot].fd = fd;
     return 0;
@@ -189,11 +168,7 @@ int cli_temp_dir(char *dir, size_t len, const char *what)
 
 int cli_temp_dir_remove(const char *dir)
 {
-    char marker[PATH_MAX];
     int rc = 0;
-    if (path_join(marker, sizeof marker, dir, OWNER_FILE) == 0) {
-        unlink(marker);
-    }
     if (rmdir(dir) != 0) {
         rc = -1; /* left to the next run's sweep */
     }
@@ -216,7 +191,7 @@ int cli_store_path(const char *what, const char *keep, char *store, char *tmpdir
     } else if (cli_temp_dir(tmpdir, len, what) != 0) {
         return cli_fail("%s: cannot make a private directory for the store: %s", what,
                         strerror(errno));
-    } else if (path_join(store, len, tmpdir, "session.store") != 0) {
+    } else if ((size_t)snprintf(store, len, "%s/session.store", tmpdir) >= len) {
         cli_temp_dir_remove(tmpdir);
         return cli_fail("%s: the store's path in '%s' is too long", what, tmpdir);
     }
