@@ -6,12 +6,14 @@
  * on its hot path, no clock); we read the host clock only then, and print
  * at most twice a second, from the first second on, when stderr is a
  * terminal: virtual time reached, the timing model's events and their rate
- * over the last interval, the share of the ranks' operations executed, and
- * what is left estimated as (operations to go) x (host time so far) /
- * (operations done): uneven where operations differ in cost (a collective
- * of a thousand ranks is one operation per member), but never fed by
- * anything but the run itself.  An untimed replay shows the share of its
- * rank operations replayed.
+ * over the last interval, the share of the packets delivered, and what is
+ * left estimated as (packets to come) x (host time of this run so far) /
+ * (packets delivered).  The packets to come are the engine's extrapolation
+ * (temu_vt_progress): the cost of a run is its packets' hops, which
+ * operations do not measure (one wait-all of a pattern's step is one
+ * operation and most of its time).  Congestion that builds up later makes
+ * the estimate optimistic.  An untimed replay shows the share of its rank
+ * operations replayed.
  *
  * Interruption.  The handlers of the signals that would end the process
  * say where the replay was (as of the last progress count), remove the
