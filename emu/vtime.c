@@ -156,6 +156,14 @@ struct temu_vt {
     held_hop *held; /* crossings of trains still to count (snapshots only) */
     int32_t nheld, capheld;
     int64_t nw_ps; /* virtual time the store's network cycles have counted to */
+    /* progress (temu_vt_set_watch) */
+    temu_vt_watch watch;
+    uint64_t watch_left; /* steps to the next call; counts down */
+    uint64_t steps, ops_recorded, ops_done;
+    uint64_t pk_sent[2], pk_delivered; /* packets: [direction] sent, delivered */
+    /* payload bytes of the messages recorded, started, arrived (their
+     * replies sent): the packets still to come are extrapolated from them */
+    uint64_t pay_recorded, pay_started, pay_arrived;
 };
 
 /* ------------------------------------------------------------ growth */
@@ -198,6 +206,7 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
     v->m = temu_session_machine(s);
     v->nranks = temu_session_nranks(s);
     v->scale = 1.0;
+    v->watch_left = UINT64_MAX; /* no watch */
     if (v->nranks <= 0) {
         st = temu_fail(err, TEMU_EINVAL, "virtual time: the session has no rank mapping");
     } else if (tc != NULL) {
@@ -304,6 +313,43 @@ temu_status temu_vt_set_tick(temu_vt *v, int64_t interval_ps, temu_vt_tick_fn fn
     return TEMU_OK;
 }
 
+void temu_vt_set_watch(temu_vt *v, const temu_vt_watch *w)
+{
+    memset(&v->watch, 0, sizeof v->watch);
+    if (w != NULL && w->every > 0 && w->progress != NULL) {
+        v->watch = *w;
+    }
+    v->watch_left = v->watch.every > 0 ? v->watch.every : UINT64_MAX;
+}
+
+/* Packets still to come for the payload bytes of `all` not yet in `seen`,
+ * at `packets` per `seen` bytes (a progress estimate). */
+static uint64_t extrapolate(uint64_t packets, uint64_t seen, uint64_t all)
+{
+    if (seen == 0 || all <= seen) {
+        return 0;
+    }
+    return (uint64_t)((long double)packets / (long double)seen * (long double)(all - seen));
+}
+
+/* The watch's progress call at virtual time t. */
+static void watch_call(temu_vt *v, int64_t t)
+{
+    temu_tm_totals tot;
+    temu_tm_totals_get(v->tm, &tot);
+    temu_vt_progress p = {t,
+                          v->steps,
+                          tot.events,
+                          v->ops_done,
+                          v->ops_recorded,
+                          v->pk_delivered,
+                          v->pk_sent[0] + v->pk_sent[1] +
+                              extrapolate(v->pk_sent[0], v->pay_started, v->pay_recorded) +
+                              extrapolate(v->pk_sent[1], v->pay_arrived, v->pay_recorded)};
+    v->watch_left = v->watch.every;
+    v->watch.progress(v->watch.ctx, &p);
+}
+
 /* ------------------------------------------------------------ recording */
 
 static temu_status check_rank(const temu_vt *v, int32_t rank, temu_error *err)
@@ -323,6 +369,7 @@ static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int
         return oom(err);
     }
     r->ops[r->nops++] = (vop){type, a, x};
+    v->ops_recorded++;
     return TEMU_OK;
 }
 
@@ -344,6 +391,7 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->eager = (int8_t)temu_vt_eager(v->m, kind, bytes);
     g->payload = payload;
     g->inject = (int8_t)(inject != 0);
+    v->pay_recorded += bytes;
     return v->nmsg++;
 }
 
@@ -717,6 +765,7 @@ static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delive
     vmsg *g = &v->msg[tag >> 1];
     (void)created;
     (void)delivered;
+    v->pk_delivered++;
     if (--g->left == 0) {
         if (GROW(v->done_list, v->ndone, v->capdone) != 0) {
             v->oom = 1;
@@ -736,6 +785,7 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
     temu_status st = temu_tm_send_message_dir(
         v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir, packets, bytes, err);
     g->left = *packets;
+    v->pk_sent[dir] += *packets;
     return st;
 }
 
@@ -747,6 +797,7 @@ static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_erro
     if (dir == 0) {
         uint64_t pk = 0, by = 0;
         g->arrive_t = t;
+        v->pay_arrived += g->bytes;
         wake(v, g->dst, t);
         /* the replies leave when the request has arrived (a message's
          * granularity: doc/replay.md) */
@@ -817,6 +868,7 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
         return TEMU_OK;
     }
     g->started = 1;
+    v->pay_started += g->bytes;
     temu_status st = TEMU_OK;
     if (g->inject && v->s->readonly) {
         st = temu_fail(err, TEMU_EINVAL, "cannot inject into a session attached read-only");
@@ -1025,6 +1077,7 @@ static temu_status step(temu_vt *v, int32_t rank, int64_t t, temu_error *err)
         }
         r->pc++;
         r->done_ops++;
+        v->ops_done++;
         if (next != r->clock) {
             r->clock = next;
             schedule(v, rank, next);
@@ -1114,6 +1167,10 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
         int64_t tr = v->nheap > 0 ? v->heap[0].t : INT64_MAX;
         if (tn == INT64_MAX && tr == INT64_MAX) {
             break;
+        }
+        v->steps++;
+        if (--v->watch_left == 0) {
+            watch_call(v, tn < tr ? tn : tr);
         }
         st = ticks_until(v, tn < tr ? tn : tr, err);
         if (st != TEMU_OK) {

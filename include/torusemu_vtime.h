@@ -126,6 +126,36 @@ typedef temu_status (*temu_vt_tick_fn)(void *ctx, temu_vt *v, int64_t t_ps, temu
 temu_status temu_vt_set_tick(temu_vt *v, int64_t interval_ps, temu_vt_tick_fn fn, void *ctx,
                              temu_error *err);
 
+/* Where a run is, for a progress display: the engine's loop calls the
+ * watch's progress function every `every` steps (a step: one rank's
+ * operations up to its next wait, or the network's events at one
+ * instant), so a display costs one counter per step; results do not
+ * depend on it. */
+typedef struct temu_vt_progress {
+    int64_t now_ps;             /* virtual time reached                              */
+    uint64_t steps;             /* steps of the engine's loop so far                 */
+    uint64_t events;            /* events the timing model has processed             */
+    uint64_t ops_done;          /* rank operations executed (temu_vt_rank_stats.ops) */
+    uint64_t ops_total;         /* rank operations recorded                          */
+    uint64_t packets_delivered; /* packets (trains: each packet) delivered   */
+    /* packets the whole run will deliver, extrapolated: those sent so far,
+     * plus for the payload bytes not yet sent as many packets per byte as
+     * so far, and for the messages not yet arrived as many replies per
+     * byte as those that have.  Exact once every message has arrived. */
+    uint64_t packets_expected;
+} temu_vt_progress;
+typedef void (*temu_vt_progress_fn)(void *ctx, const temu_vt_progress *p);
+typedef struct temu_vt_watch {
+    uint64_t every;               /* steps between calls (0: no calls)        */
+    temu_vt_progress_fn progress; /* may be NULL                              */
+    /* temu_gpcnet_impact: called before each of its runs with what it is
+     * ("isolated canaries", ...); may be NULL */
+    void (*phase)(void *ctx, const char *what);
+    void *ctx;
+} temu_vt_watch;
+/* Watch v's run (w copied; NULL: no more watching). */
+void temu_vt_set_watch(temu_vt *v, const temu_vt_watch *w);
+
 typedef struct temu_vt_rank_stats {
     int64_t end_ps;     /* the rank's clock after its last operation       */
     int64_t compute_ps; /* of which computing                              */

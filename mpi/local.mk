@@ -50,7 +50,7 @@ endif
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rowa2a.sh tests/mpi/stencil.sh tests/mpi/names.sh tests/mpi/coll.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
-	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh \
+	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh tests/mpi/run_kill.sh \
 	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh \
 	tests/mpi/vtime.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
@@ -117,7 +117,12 @@ check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
 	tests/mpi/vt_cpu tests/mpi/vt_congest \
 	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_rma \
-	tests/mpi/vt_clocks
+	tests/mpi/vt_clocks tests/mpi/hold
+tests_mpi_hold_SOURCES = tests/mpi/hold.c
+tests_mpi_hold_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_hold_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_hold_DEPENDENCIES =
+tests_mpi_hold_LDFLAGS = -no-install
 tests_mpi_tmpi_check_SOURCES = tests/mpi/tmpi_check.c
 tests_mpi_tmpi_check_LDADD = libtorusemu.la
 tests_mpi_tmpi_check_LDFLAGS = -no-install

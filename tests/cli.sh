@@ -40,9 +40,15 @@ for pair in 1024:2 100:1 100k:200 100K:200 100KiB:200 100kB:196 100KB:196 \
     got=$(size_packets "$sz")
     [ "$got" = "$want" ] && pass || failed "--bytes=$sz: $got packets, want $want"
 done
-expect_fail "size with a fraction" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes 1.5K
-expect_fail "unknown suffix" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes 1T
-expect_fail "size overflow" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes 99999999999G
+expect_fail "size with a fraction" "expected a size such as 4096" "$TORUSEMU" route midplane 0 1 --bytes 1.5K
+expect_fail "unknown suffix" "expected a size such as 4096" "$TORUSEMU" route midplane 0 1 --bytes 1T
+expect_fail "size overflow" "--bytes '99999999999G': more than 2^64 - 1 bytes, above the largest size, 281474976710656 bytes (256 TiB)" \
+    "$TORUSEMU" route midplane 0 1 --bytes 99999999999G
+# the limit is stated: the largest message the model takes, 2^48 bytes
+expect_fail "size above the largest message" "--bytes '281474976710657': 281474976710657 bytes, above the largest size, 281474976710656 bytes (256 TiB)" \
+    "$TORUSEMU" route midplane 0 1 --bytes 281474976710657
+expect_fail "malformed size states the range" "from 0 to 281474976710656 bytes (256 TiB)" \
+    "$TORUSEMU" route midplane 0 1 --bytes lots
 # --opt=value and --opt value give the same counts
 "$TORUSEMU" route gemini:8x2x2 0 3,0,0 --bytes=64K --kind=put --payload=zero >"$TMP/eq" &&
     "$TORUSEMU" route gemini:8x2x2 0 3,0,0 --bytes 64K --kind put --payload zero >"$TMP/sp" &&
@@ -75,7 +81,7 @@ expect_ok "route bgq" "$TORUSEMU" route midplane 0 2,0,0,0,0 --bytes 16K
 expect_out "bgq chunks" "A\+ +0 546 0 0 0 0 0 \| 0 33 0 0 0 0 0"
 expect_fail "route bad node" "outside 0..3" "$TORUSEMU" route midplane 0 9,0,0,0,0
 expect_fail "route bad kind" "use p2p" "$TORUSEMU" route midplane 0 1 --bytes 8 --kind send
-expect_fail "route bad bytes" "expected a byte count" "$TORUSEMU" route midplane 0 1 --bytes lots
+expect_fail "route bad bytes" "expected a size such as 4096" "$TORUSEMU" route midplane 0 1 --bytes lots
 expect_fail "route missing args" "expected SPEC SRC DST" "$TORUSEMU" route midplane 0
 
 # interconnect

@@ -36,3 +36,16 @@ finish() {
     echo "$npass passed, $nfail failed"
     [ "$nfail" -eq 0 ]
 }
+# poll N CMD...: run CMD until it succeeds, at most N tenths of a second
+# (a bounded wait for something another process does; its status is
+# CMD's last one)
+poll() {
+    _poll_n=$1
+    shift
+    _poll_i=0
+    while ! "$@" && [ $_poll_i -lt "$_poll_n" ]; do
+        sleep 0.1
+        _poll_i=$((_poll_i + 1))
+    done
+    "$@"
+}

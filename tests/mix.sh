@@ -195,7 +195,7 @@ bad "unknown key" "bad.mix:1: unknown key 'rank'" "random rank=4"
 bad "key twice" "bad.mix:1: bytes given twice" "random ranks=4 bytes=1K bytes=2K"
 bad "no ranks" "bad.mix:1: ranks=P missing" "random bytes=1K"
 bad "not KEY=VALUE" "bad.mix:1: 'bytes': expected KEY=VALUE" "random ranks=4 bytes"
-bad "bad ranks" "bad.mix:1: ranks '0': expected a positive integer" "random ranks=0"
+bad "bad ranks" "bad.mix:1: ranks '0': expected an integer from 1 to 2147483647" "random ranks=0"
 bad "bad parameter" "bad.mix:1: grid '2x': expected AxB or XxYxZ" "halo ranks=8 grid=2x"
 bad "negative seed" "bad.mix:1: seed '-1': expected an integer from 0 to 2^64 - 1" "random ranks=4 seed=-1"
 expect_fail "--seed -1" "--seed '-1': expected an integer from 0" "$TORUSEMU" replay --machine "$M" \

@@ -21,8 +21,12 @@ expect_out "store names the machine" "machine bgq:4x4x4x4x2  ranks 8192  message
 expect_ok "fft one row per node" "$TORUSEMU" replay --machine midplane --ranks-per-node 16 \
     --map TABCDE --pattern fft --grid 16x512 --size 512 --phase 1
 if grep -q "busiest link: none" "$TMP/err"; then pass; else failed "TABCDE: $(cat "$TMP/err")"; fi
-# no --keep: the temporary store is gone
-if ls "${TMPDIR:-/dev/shm}"/torusemu-replay-* >/dev/null 2>&1; then failed "temporary store left"; else pass; fi
+# no --keep: the temporary store is gone (in a TMPDIR of its own: others'
+# replays may be running in /dev/shm)
+mkdir "$TMP/tmpdir"
+expect_ok "fft temporary store" env TMPDIR="$TMP/tmpdir" "$TORUSEMU" replay --machine midplane \
+    --pattern tornado
+expect_eq "temporary store left" "" "$(ls -A "$TMP/tmpdir")"
 
 # a small pattern with a hand count: tornado on an 8-node ring, r -> r+3,
 # 8 messages of 512 B, 3 hops x 17 chunks each -> busiest link 3 x 17
@@ -30,8 +34,38 @@ expect_ok "tornado" "$TORUSEMU" replay --machine=bgq:8x1x1x1x1 --pattern=tornado
 if grep -q "16 messages, 8192 bytes" "$TMP/err" && grep -q "102 32-byte chunks" "$TMP/err"; then pass; else failed "tornado: $(cat "$TMP/err")"; fi
 expect_ok "quiet" "$TORUSEMU" replay --machine bgq:8x1x1x1x1 --pattern tornado --quiet
 if [ -s "$TMP/err" ]; then failed "--quiet printed: $(cat "$TMP/err")"; else pass; fi
-expect_ok "-np" "$TORUSEMU" replay --machine gemini-tiny -np 20 --ranks-per-node 2 --pattern gpcnet
+# --quiet prints no progress either, even asked for at every count (a
+# replay of any length: TORUSEMU_PROGRESS_EVERY does not wait for the
+# first second); without --quiet the same replay shows its 100 %
+expect_ok "progress" env TORUSEMU_PROGRESS_EVERY=1 "$TORUSEMU" replay --machine bgq:8x1x1x1x1 \
+    --pattern tornado
+grep -q "^torusemu replay: 100% (8 of 8 rank operations)$" "$TMP/err" && pass ||
+    failed "no progress line: $(cat "$TMP/err")"
+for timing in "" --timing; do
+    expect_ok "quiet $timing" env TORUSEMU_PROGRESS_EVERY=1 "$TORUSEMU" replay \
+        --machine bgq:8x1x1x1x1 --pattern tornado --quiet $timing
+    expect_eq "--quiet $timing: stderr" "" "$(cat "$TMP/err")"
+done
+
+# the summary counts what was replayed, and agrees with the store.  GPCNeT
+# on 8 nodes: 2 canaries, 6 congestors (all-to-all 1, incast 2, PUT 2, GET
+# 1: one send and one PUT or GET per round), 32 rounds in the congested
+# run, whose counts the store holds.  Canaries: 2 x 2 neighbours x (1 + 8)
+# sends, a barrier and an allreduce each (4 calls, 2 messages each).
+# Sends 36 + 32 = 68, one-sided 32, messages 68 + 32 + 4 = 104; bytes
+# 4 x 8 + 32 x 4096 (bandwidth canary, --bytes 4K) + 32 x 4096 (sends)
+# + 32 x 4096 (PUT, GET) + 2 x 8 (allreduce) = 393264.
+expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:2x2x1 --pattern gpcnet --timing \
+    --bytes 4K
+expect_out "gpcnet runs" "32 congestor rounds; 3 timing runs \(the store holds the last\)"
 expect_out_err() { if grep -Eq -- "$2" "$TMP/err"; then pass; else failed "$1: stderr lacks '$2'"; fi; }
+expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 68 sends, 32 one-sided operations, 4 collective calls \(104 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 104 messages, 393264 bytes of MPI payload injected"
+# untimed: one pass of every role; the same agreement
+expect_ok "tornado counts" "$TORUSEMU" replay --machine=bgq:8x1x1x1x1 --pattern=tornado --steps 2
+expect_out_err "tornado replayed" "^torusemu: replayed 16 sends, 0 one-sided operations, 0 collective calls \(16 messages\)"
+expect_out_err "tornado injected" "^torusemu: 16 messages, "
+expect_ok "-np" "$TORUSEMU" replay --machine gemini-tiny -np 20 --ranks-per-node 2 --pattern gpcnet
 expect_out_err "gpcnet summary" "20 ranks on gemini:2x2x2 \(gemini-tiny\), 2 per node; pattern gpcnet"
 
 # errors name the problem
@@ -45,4 +79,21 @@ expect_fail "bad map" "random:" "$TORUSEMU" replay --machine nodeboard --map ran
 expect_fail "unknown option" "unknown option" "$TORUSEMU" replay --machine nodeboard --pattern tornado --frob
 expect_fail "bad fraction" "--fraction '1.5'" "$TORUSEMU" replay --machine nodeboard --pattern gpcnet --fraction 1.5
 expect_fail "bad block" "does not tile" "$TORUSEMU" replay --machine nodeboard --pattern halo --grid 4x4x2 --block 3x1x1
+# a value out of range states the range
+expect_fail "bytes above 4 GiB" "--bytes '5G': 5368709120 bytes, above the largest size, 4294967295 bytes (4 GiB - 1)" \
+    "$TORUSEMU" replay --machine nodeboard --pattern random --bytes 5G
+expect_fail "bytes 0" "--bytes '0': 0 bytes, below the smallest size, 1 byte" \
+    "$TORUSEMU" replay --machine nodeboard --pattern random --bytes 0
+expect_fail "bytes malformed" "--bytes '1.5K': expected a size such as 4096, 64K or 1MiB (.*), from 1 to 4294967295 bytes (4 GiB - 1)" \
+    "$TORUSEMU" replay --machine nodeboard --pattern random --bytes 1.5K
+expect_fail "size above" "--size '1000001': expected an integer from 1 to 1000000" \
+    "$TORUSEMU" replay --machine nodeboard --pattern halo --size 1000001
+expect_fail "vars above" "--vars '100001': expected an integer from 1 to 100000" \
+    "$TORUSEMU" replay --machine nodeboard --pattern halo --vars 100001
+expect_fail "-np above" "-np '2147483648': expected a number of ranks from 1 to 2147483647" \
+    "$TORUSEMU" replay --machine nodeboard -np 2147483648 --pattern tornado
+expect_fail "rpn 0" "--ranks-per-node '0': expected an integer from 1 to 2147483647" \
+    "$TORUSEMU" replay --machine nodeboard --ranks-per-node 0 --pattern tornado
+expect_fail "interval above" "--interval '1e7s': expected a positive time with a unit (min, s, ms, us, ns, ps), from 1ps to 9e6s (104 days)" \
+    "$TORUSEMU" replay --machine nodeboard --pattern tornado --timing --series "$TMP/s" --interval 1e7s
 finish

@@ -361,6 +361,19 @@ static uint64_t *all_counters(const temu_session *s)
     return v;
 }
 
+/* A MiniGhost halo on 16 ranks (4x2x2), 6^3 cells, 2 variables, 2 steps. */
+static void small_halo(temu_pattern *p)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = TEMU_PATTERN_HALO;
+    p->grid[0] = 4;
+    p->grid[1] = 2;
+    p->grid[2] = 2;
+    p->size = 6;
+    p->vars = 2;
+    p->steps = 2;
+}
+
 /* The volume counts of a pattern are the same with ranks in virtual time
  * (before the model's counters are added), counter for counter; they are
  * counted as the ranks send in virtual time, not when the replay reads
@@ -369,14 +382,7 @@ START_TEST(test_volume_unchanged)
 {
     const char *specs[] = {"gemini:2x2x2", "bgq:2x2x2x2x2", "bgp:4x2x2"};
     temu_pattern p;
-    memset(&p, 0, sizeof p);
-    p.kind = TEMU_PATTERN_HALO;
-    p.grid[0] = 4;
-    p.grid[1] = 2;
-    p.grid[2] = 2;
-    p.size = 6;
-    p.vars = 2;
-    p.steps = 2;
+    small_halo(&p);
     for (int i = 0; i < 3; i++) {
         temu_session *a = test_mapped_store(specs[i], 16, 1, NULL);
         temu_session *b = test_mapped_store(specs[i], 16, 1, NULL);
@@ -603,7 +609,8 @@ START_TEST(test_gpcnet_impact)
     p.kind = TEMU_PATTERN_GPCNET;
     p.steps = 2;
     p.bytes = 4096;
-    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, &g, NULL, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, NULL, &g, NULL, &err) == TEMU_OK, "%s",
+                  err.message);
     ck_assert_int_eq(g.canaries, 3);
     ck_assert_int_eq(g.congestors, 13);
     ck_assert_int_gt(g.rounds, 0);
@@ -612,13 +619,133 @@ START_TEST(test_gpcnet_impact)
         ck_assert_msg(g.impact_bw[q] > 1.1, "bandwidth impact %g", g.impact_bw[q]);
         ck_assert_msg(g.impact_allreduce[q] > 1.1, "allreduce impact %g", g.impact_allreduce[q]);
     }
-    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 0, &g, NULL, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 0, NULL, &g, NULL, &err) == TEMU_OK, "%s",
+                  err.message);
     for (int q = 0; q < 2; q++) {
         ck_assert(g.impact_lat[q] == 1.0);
         ck_assert(g.impact_bw[q] == 1.0);
         ck_assert(g.impact_allreduce[q] == 1.0);
     }
     ck_assert(g.lat_us[0][0] > 0);
+    temu_session_close(s);
+}
+END_TEST
+
+/* What a watch saw: its calls and the last progress. */
+typedef struct seen {
+    uint64_t calls, last_steps;
+    int steps_step_by_every, time_forward;
+    temu_vt_progress last;
+    int phases;
+} seen;
+
+static void seen_progress(void *ctx, const temu_vt_progress *p)
+{
+    seen *w = ctx;
+    /* every call 7 steps after the one before; virtual time never back */
+    w->steps_step_by_every &= p->steps == w->last_steps + 7;
+    w->time_forward &= w->calls == 0 || p->now_ps >= w->last.now_ps;
+    w->last_steps = p->steps;
+    w->last = *p;
+    w->calls++;
+}
+
+static void seen_phase(void *ctx, const char *what)
+{
+    seen *w = ctx;
+    (void)what;
+    w->phases++;
+}
+
+/* One halo pattern in virtual time on 16 Gemini ranks, watched or not. */
+static temu_vt *halo_run(temu_session *s, const temu_vt_watch *watch)
+{
+    temu_pattern p;
+    temu_error err;
+    temu_replay *r;
+    temu_vt *vt;
+    small_halo(&p);
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    temu_vt_set_post_all(vt, 1);
+    temu_vt_set_watch(vt, watch);
+    ck_assert(temu_replay_create(s, &r, &err) == TEMU_OK);
+    temu_replay_set_vtime(r, vt);
+    ck_assert(temu_pattern_replay(r, &p, NULL, NULL, &err) == TEMU_OK);
+    ck_assert(temu_replay_finish(r, &err) == TEMU_OK);
+    ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
+    temu_replay_free(r);
+    return vt;
+}
+
+/* A watched run: called every 7 steps, virtual time forward, no more
+ * operations done than recorded nor packets delivered than expected, the
+ * operations recorded those executed by the end; and the results are those
+ * of a run not watched (the same runtime, every rank's end, every
+ * counter). */
+START_TEST(test_watch)
+{
+    temu_session *a = test_mapped_store("gemini:2x2x2", 16, 1, NULL);
+    temu_session *b = test_mapped_store("gemini:2x2x2", 16, 1, NULL);
+    seen w = {0, 0, 1, 1, {0}, 0};
+    temu_vt_watch watch = {7, seen_progress, seen_phase, &w};
+    temu_vt *va = halo_run(a, NULL), *vb = halo_run(b, &watch);
+    ck_assert_uint_gt(w.calls, 10);
+    ck_assert(w.steps_step_by_every);
+    ck_assert(w.time_forward);
+    /* the network may outlast the ranks (replies) */
+    ck_assert_int_le(w.last.now_ps, temu_tm_now(temu_vt_model(vb)));
+    ck_assert_uint_le(w.last.ops_done, w.last.ops_total);
+    ck_assert_uint_le(w.last.packets_delivered, w.last.packets_expected);
+    ck_assert_uint_gt(w.last.events, 0);
+    uint64_t ops = 0;
+    for (int32_t i = 0; i < temu_vt_nranks(vb); i++) {
+        temu_vt_rank_stats ra, rb;
+        temu_vt_rank_get(va, i, &ra);
+        temu_vt_rank_get(vb, i, &rb);
+        ck_assert_int_eq(ra.end_ps, rb.end_ps);
+        ops += rb.ops;
+    }
+    ck_assert_uint_eq(w.last.ops_total, ops); /* recorded = executed by the end */
+    ck_assert_int_eq(temu_vt_runtime(va), temu_vt_runtime(vb));
+    uint64_t *ca = all_counters(a), *cb = all_counters(b);
+    for (uint64_t k = 0; k < temu_counter_count(a); k++) {
+        ck_assert_uint_eq(ca[k], cb[k]);
+    }
+    ck_assert_int_eq(w.phases, 0); /* only gpcnet names its runs */
+    free(ca);
+    free(cb);
+    temu_vt_free(va);
+    temu_vt_free(vb);
+    temu_session_close(a);
+    temu_session_close(b);
+}
+END_TEST
+
+/* GPCNeT's runs are watched and named; the result says how many and what
+ * the last replayed. */
+START_TEST(test_gpcnet_watch)
+{
+    temu_session *s = test_mapped_store("gemini:2x2x1", 8, 1, NULL);
+    temu_pattern p;
+    temu_gpcnet_result g;
+    temu_error err;
+    seen w = {0, 0, 1, 1, {0}, 0};
+    temu_vt_watch watch = {7, seen_progress, seen_phase, &w};
+    memset(&p, 0, sizeof p);
+    p.kind = TEMU_PATTERN_GPCNET;
+    p.steps = 1;
+    p.bytes = 4096;
+    ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, &watch, &g, NULL, &err) == TEMU_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(g.runs, 3); /* isolated, 2 rounds alone, 32 rounds with the canaries */
+    ck_assert_int_eq(w.phases, g.runs);
+    ck_assert_int_eq(g.rounds, 32);
+    ck_assert_uint_gt(w.calls, 0);
+    /* 2 canaries x 2 neighbours x (1 + 8) + 32 rounds x 1 (tests/replay.sh) */
+    ck_assert_uint_eq(g.replayed.sends, 68);
+    ck_assert_uint_eq(g.replayed.rma, 32);
+    ck_assert_uint_eq(g.replayed.colls, 4);
+    ck_assert_uint_eq(g.replayed.messages, temu_session_messages(s));
     temu_session_close(s);
 }
 END_TEST
@@ -642,6 +769,8 @@ int main(void)
     tcase_add_test(tc, test_bgq_fifo_occupancy);
     tcase_add_test(tc, test_incremental_flush);
     tcase_add_test(tc, test_gpcnet_impact);
+    tcase_add_test(tc, test_watch);
+    tcase_add_test(tc, test_gpcnet_watch);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

@@ -138,12 +138,14 @@ static const size_suffix suffixes[] = {
     {"KB", 1000ull},        {"MB", 1000000ull},   {"GB", 1000000000ull},
 };
 
-int cli_parse_size(const char *s, uint64_t *out)
+/* cli_parse_size, telling a malformed size (-1) from one above 2^64 - 1
+ * (-2). */
+static int parse_size(const char *s, uint64_t *out)
 {
     char *end;
     unsigned long long v;
     if (leading_uint(s, &v, &end) != 0) {
-        return -1;
+        return s != NULL && *s >= '0' && *s <= '9' && errno == ERANGE ? -2 : -1;
     }
     if (*end == '\0') {
         *out = v;
@@ -152,13 +154,73 @@ int cli_parse_size(const char *s, uint64_t *out)
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         if (strcmp(end, suffixes[i].text) == 0) {
             if (v > UINT64_MAX / suffixes[i].factor) {
-                return -1;
+                return -2;
             }
             *out = (uint64_t)v * suffixes[i].factor;
             return 0;
         }
     }
     return -1;
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    return parse_size(s, out) == 0 ? 0 : -1;
+}
+
+/* v as the binary multiple it is ("4 GiB", "256 TiB"), else "" */
+static void size_words(uint64_t v, char *buf, size_t len)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    buf[0] = '\0';
+    for (int u = 5; u >= 0; u--) {
+        uint64_t f = 1024ull << (10 * u);
+        if (v >= f && v % f == 0) {
+            snprintf(buf, len, "%" PRIu64 " %s", v / f, units[u]);
+            return;
+        }
+    }
+}
+
+/* "4294967295 bytes (4 GiB - 1)", "281474976710656 bytes (256 TiB)" */
+static void size_limit(uint64_t max, char *buf, size_t len)
+{
+    char w[32];
+    size_words(max, w, sizeof w);
+    if (w[0] != '\0') {
+        snprintf(buf, len, "%" PRIu64 " bytes (%s)", max, w);
+        return;
+    }
+    if (max < UINT64_MAX) {
+        size_words(max + 1, w, sizeof w);
+    }
+    snprintf(buf, len, w[0] ? "%" PRIu64 " bytes (%s - 1)" : "%" PRIu64 " bytes", max, w);
+}
+
+int cli_parse_size_range(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *why,
+                         size_t len)
+{
+    char lim[64];
+    int rc = parse_size(s, out);
+    size_limit(max, lim, sizeof lim);
+    if (rc == -1) {
+        snprintf(why, len,
+                 "expected a size such as 4096, 64K or 1MiB (K, M, G: binary multiples; kB, "
+                 "MB, GB: decimal), from %" PRIu64 " to %s",
+                 min, lim);
+    } else if (rc == -2 || *out > max) {
+        char v[32] = "more than 2^64 - 1";
+        if (rc == 0) {
+            snprintf(v, sizeof v, "%" PRIu64, *out);
+        }
+        snprintf(why, len, "%s bytes, above the largest size, %s", v, lim);
+        rc = -1;
+    } else if (*out < min) {
+        snprintf(why, len, "%" PRIu64 " bytes, below the smallest size, %" PRIu64 " byte%s", *out,
+                 min, min == 1 ? "" : "s");
+        rc = -1;
+    }
+    return rc;
 }
 
 int cli_parse_time_ps(const char *s, int64_t *ps)
@@ -337,20 +399,6 @@ void cli_traffic_summary(const temu_session *s, const char *kept)
     }
 }
 
-int cli_temp_dir(char *dir, size_t len, const char *what)
-{
-    const char *base = getenv("TMPDIR");
-    if (base == NULL || *base == '\0') {
-        base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    }
-    int w = snprintf(dir, len, "%s/torusemu-%s.XXXXXX", base, what);
-    if (w < 0 || (size_t)w >= len) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return mkdtemp(dir) != NULL ? 0 : -1;
-}
-
 int cli_absolute_path(const char *p, char *out, size_t len)
 {
     char cwd[PATH_MAX];
@@ -365,22 +413,6 @@ int cli_absolute_path(const char *p, char *out, size_t len)
     if (w < 0 || (size_t)w >= len) {
         errno = ENAMETOOLONG;
         return -1;
-    }
-    return 0;
-}
-
-int cli_store_path(const char *what, const char *keep, char *store, char *tmpdir, size_t len)
-{
-    tmpdir[0] = '\0';
-    if (keep != NULL) {
-        if (cli_absolute_path(keep, store, len) != 0) {
-            return cli_fail("%s: cannot resolve '%s': %s", what, keep, strerror(errno));
-        }
-    } else if (cli_temp_dir(tmpdir, len, what) != 0) {
-        return cli_fail("%s: cannot make a private directory for the store: %s", what,
-                        strerror(errno));
-    } else {
-        snprintf(store, len, "%s/session.store", tmpdir);
     }
     return 0;
 }

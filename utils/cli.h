@@ -84,11 +84,20 @@ int cli_parse_uint(const char *s, uint64_t *out);
  * the result overflows 64 bits.
  */
 int cli_parse_size(const char *s, uint64_t *out);
+/* cli_parse_size of s, from min to max bytes: 0, or -1 with the reason in
+ * why, the limits stated ("5368709120 bytes, above the largest size,
+ * 4294967295 bytes (4 GiB - 1)"); the caller names the option and value. */
+int cli_parse_size_range(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *why,
+                         size_t len);
 
 /* "1min", "60s", "1.5ms", "500us", "20ns", "7ps" (a decimal number and a
  * unit) into picoseconds; 0 on success, -1 when malformed, not positive
  * or too large.  replay --compute/--interval, run --sample. */
 int cli_parse_time_ps(const char *s, int64_t *ps);
+/* What cli_parse_time_ps takes, for messages: "expected " CLI_TIME_EXPECTED
+ * (9e18 ps, the largest, is 104 days). */
+#define CLI_TIME_EXPECTED                                                                          \
+    "a positive time with a unit (min, s, ms, us, ns, ps), from 1ps to 9e6s (104 days)"
 
 /* A node given as an id ("17") or coordinates ("1,0,2"; on Gemini
  * "1,0,2,1" is the second node of that Gemini).  Prints the reason and
@@ -104,8 +113,15 @@ void cli_traffic_summary(const temu_session *s, const char *kept);
 /* A private directory for a temporary store of command `what` (mkdtemp:
  * mode 0700, a fresh name no other user can have prepared) in $TMPDIR when
  * set, else /dev/shm (memory) when writable, else /tmp; 0 and dir filled,
- * or -1 (errno set). */
+ * or -1 (errno set).  The directory is locked while this process lives and
+ * marked so (mode 01700); those of killed processes found there are
+ * removed first (utils/tempdir.c). */
 int cli_temp_dir(char *dir, size_t len, const char *what);
+/* Remove a directory of cli_temp_dir once the caller has removed its own
+ * files in it, and let its lock go; -1 when it could not be removed (the
+ * next cli_temp_dir in its base removes it).  Async-signal-safe.  (A plain
+ * rmdir removes it too; the lock then goes when the process ends.) */
+int cli_temp_dir_remove(const char *dir);
 /* p made absolute against the working directory; -1 (errno set) on failure. */
 int cli_absolute_path(const char *p, char *out, size_t len);
 /* Where command `what` (run, replay) puts its store: keep made absolute

@@ -60,11 +60,13 @@ int cmd_create(int argc, char **argv)
             spec = optarg;
         } else if (c == 'r') {
             if (cli_parse_uint(optarg, &ranks) != 0 || ranks == 0 || ranks > INT32_MAX) {
-                return cli_fail("--ranks '%s': expected a positive integer", optarg);
+                return cli_fail("--ranks '%s': expected an integer from 1 to %d", optarg,
+                                INT32_MAX);
             }
         } else if (c == 'n') {
             if (cli_parse_uint(optarg, &rpn) != 0 || rpn == 0 || rpn > 1024) {
-                return cli_fail("--ranks-per-node '%s': expected 1..1024", optarg);
+                return cli_fail("--ranks-per-node '%s': expected an integer from 1 to 1024",
+                                optarg);
             }
         } else if (c == OPT_REPLACE) {
             flags |= TEMU_CREATE_REPLACE;

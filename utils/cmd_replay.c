@@ -18,6 +18,7 @@
 #include "otf2_trace.h"
 #include "pattern_params.h"
 #include "replay_timing.h"
+#include "replay_watch.h"
 #include "torusemu_timing.h"
 
 #include "torusemu_replay.h"
@@ -104,7 +105,8 @@ static void usage(FILE *f)
             "      --figures=DIR        --timing, --interval, Gemini: then `torusemu analyze\n"
             "                           -o DIR` of the series (seed 004's figures as CSV and\n"
             "                           PNG; the series is DIR/replay.tser without --series)\n"
-            "  -q, --quiet              no summary\n"
+            "  -q, --quiet              nothing but errors and results (no summary, no\n"
+            "                           progress line)\n"
             "  -h, --help               print this help and exit\n"
             "      --version            print the version and exit\n"
             "\n"
@@ -264,9 +266,7 @@ static int set_option(int opt, const char *v, replay_opts *o)
     case OPT_INTERVAL:
         o->timing_only = 1;
         return cli_parse_time_ps(v, &o->timing.interval_ps) != 0
-                   ? fail("--interval '%s': expected a positive time with a unit (min, s, ms, us, "
-                          "ns, ps)",
-                          v)
+                   ? fail("--interval '%s': expected " CLI_TIME_EXPECTED, v)
                    : 0;
     case OPT_ROUTING:
         o->timing_only = 1;
@@ -306,12 +306,12 @@ static int set_option(int opt, const char *v, replay_opts *o)
     case OPT_RPN:
         o->np_given = 1;
         return parse_u64(v, INT32_MAX, &o->rpn)
-                   ? fail("--ranks-per-node '%s': expected a positive integer", v)
+                   ? fail("--ranks-per-node '%s': expected an integer from 1 to %d", v, INT32_MAX)
                    : 0;
     case OPT_NP:
         o->np_given = 1;
         return parse_u64(v, INT32_MAX, &o->np)
-                   ? fail("-np '%s': expected a positive number of ranks", v)
+                   ? fail("-np '%s': expected a number of ranks from 1 to %d", v, INT32_MAX)
                    : 0;
     default:
         return pattern_option(opt, v, o);
@@ -377,14 +377,6 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     return 0;
 }
 
-/* ------------------------------------------------------------ progress */
-
-typedef struct progress {
-    struct timespec start;
-    double last;
-    int shown;
-} progress;
-
 static double seconds_since(const struct timespec *t0)
 {
     struct timespec t;
@@ -392,31 +384,17 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-/* A percentage on stderr for replays longer than a second, twice a second. */
-static void show_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    progress *pr = ctx;
-    double t = seconds_since(&pr->start);
-    if (t < 1.0 || t - pr->last < 0.5 || total == 0) {
-        return;
-    }
-    pr->last = t;
-    pr->shown = 1;
-    fprintf(stderr, "\rtorusemu replay: %3.0f%% (%" PRIu64 " of %" PRIu64 " rank operations)",
-            100.0 * (double)done / (double)total, done, total);
-}
-
 /* ------------------------------------------------------------ the command */
 
 /* The mix's jobs one after the other (each on its ranks, with threads). */
-static temu_status run_mix(temu_session *s, const replay_opts *o, progress *pr,
-                           temu_replay_stats *rs, temu_error *err)
+static temu_status run_mix(temu_session *s, const replay_opts *o, temu_replay_stats *rs,
+                           temu_error *err)
 {
     temu_status st = TEMU_OK;
     memset(rs, 0, sizeof *rs);
     for (int i = 0; i < o->mix.njobs && st == TEMU_OK; i++) {
         temu_replay_stats one = {0}; /* partial counts are added on failure too */
-        st = temu_pattern_run(s, &o->mix.job[i].p, o->threads, show_progress, pr, &one, err);
+        st = temu_pattern_run(s, &o->mix.job[i].p, o->threads, replay_watch_ops, NULL, &one, err);
         if (st != TEMU_OK) {
             char at[PATH_MAX + 16];
             mix_label(o->mixfile, &o->mix.job[i], at, sizeof at);
@@ -465,9 +443,9 @@ static int replay_into(temu_session *s, const replay_opts *o)
     temu_replay *r = NULL;
     temu_error err;
     temu_replay_stats rs = {0};
-    progress pr = {{0, 0}, 0, 0};
+    struct timespec start;
     temu_status st;
-    clock_gettime(CLOCK_MONOTONIC, &pr.start);
+    clock_gettime(CLOCK_MONOTONIC, &start);
     if (o->timing.on) { /* one stream in virtual time */
         int rc = timed(s, o, &rs);
         if (rc != 0) {
@@ -475,13 +453,13 @@ static int replay_into(temu_session *s, const replay_opts *o)
         }
         st = TEMU_OK;
     } else if (o->mixfile != NULL) { /* jobs one after the other, counts the same */
-        st = run_mix(s, o, &pr, &rs, &err);
+        st = run_mix(s, o, &rs, &err);
     } else if (o->trace == NULL) { /* patterns: a share of the ranks per thread */
-        st = temu_pattern_run(s, &o->pattern, o->threads, show_progress, &pr, &rs, &err);
+        st = temu_pattern_run(s, &o->pattern, o->threads, replay_watch_ops, NULL, &rs, &err);
     } else { /* a trace is one ordered stream */
         st = temu_replay_create(s, &r, &err);
         if (st == TEMU_OK) {
-            st = temu_otf2_replay(o->trace, r, show_progress, &pr, &err);
+            st = temu_otf2_replay(o->trace, r, replay_watch_ops, NULL, &err);
         }
         if (st == TEMU_OK) {
             st = temu_replay_finish(r, &err);
@@ -491,9 +469,7 @@ static int replay_into(temu_session *s, const replay_opts *o)
         }
         temu_replay_free(r);
     }
-    if (pr.shown) {
-        fputc('\n', stderr);
-    }
+    replay_watch_break();
     if (st != TEMU_OK) {
         fprintf(stderr, "torusemu replay: %s\n", err.message);
         return 1;
@@ -509,10 +485,13 @@ static int replay_into(temu_session *s, const replay_opts *o)
                 o->trace != NULL     ? o->trace
                 : o->mixfile != NULL ? o->mixfile
                                      : o->pattern_name);
+        /* gpcnet: the last of its timing runs, whose counts the store holds */
+        int gpcnet = o->timing.on && o->pattern.kind == TEMU_PATTERN_GPCNET && o->mixfile == NULL;
         fprintf(stderr,
-                "torusemu: replayed %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
-                " collective calls in %.2f s\n",
-                rs.sends, rs.rma, rs.colls, seconds_since(&pr.start));
+                "torusemu: %s %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
+                " collective calls (%" PRIu64 " messages) in %.2f s\n",
+                gpcnet ? "the congested run replayed" : "replayed", rs.sends, rs.rma, rs.colls,
+                rs.messages, seconds_since(&start));
     }
     return 0;
 }
@@ -612,6 +591,9 @@ int cmd_replay(int argc, char **argv)
     int src = cli_store_path("replay", o.keep, store, tmpdir, sizeof store);
     temu_status st = TEMU_OK;
     if (src == 0) {
+        /* a signal from now on removes a temporary store and its
+         * directory; a --keep FILE only once it is ours (below) */
+        replay_watch_begin(o.keep == NULL ? store : NULL, tmpdir, o.quiet);
         /* a timed replay counts PEVT_NW_CYCLES in virtual time */
         unsigned flags =
             (o.replace ? TEMU_CREATE_REPLACE : 0) | (o.timing.on ? TEMU_CREATE_VIRTUAL_TIME : 0);
@@ -622,11 +604,20 @@ int cmd_replay(int argc, char **argv)
     if (src != 0 || st != TEMU_OK) {
         mix_free(&o.mix);
         if (src == 0 && tmpdir[0] != '\0') {
-            rmdir(tmpdir);
+            cli_temp_dir_remove(tmpdir);
+        }
+        if (src == 0) {
+            replay_watch_end();
         }
         return src != 0 ? src : cli_fail_err(&err);
     }
+    if (o.keep != NULL) {
+        replay_watch_store(store); /* half a replay is no result: removed as on an error */
+    }
     rc = replay_into(s, &o);
+    if (rc == 0 && o.keep != NULL) {
+        replay_watch_store(NULL); /* complete: kept from now on */
+    }
     mix_free(&o.mix);
     if (rc == 0 && !o.quiet) {
         cli_traffic_summary(s, o.keep != NULL ? store : NULL);
@@ -636,8 +627,9 @@ int cmd_replay(int argc, char **argv)
         unlink(store);
     }
     if (tmpdir[0] != '\0') {
-        rmdir(tmpdir);
+        cli_temp_dir_remove(tmpdir);
     }
+    replay_watch_end();
     if (rc == 0 && o.figures != NULL) {
         rc = analyze_figures(&o);
     }

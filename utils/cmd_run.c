@@ -16,6 +16,7 @@
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "run_launch.h"
 #include "run_model.h"
 #include "run_sample.h"
 
@@ -225,12 +226,13 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             break;
         case 'n':
             if (parse_count(optarg, &o->np) != 0) {
-                return fail("-np '%s': expected a positive number of ranks", optarg);
+                return fail("-np '%s': expected a number of ranks from 1 to %d", optarg, INT32_MAX);
             }
             break;
         case OPT_RPN:
             if (parse_count(optarg, &o->rpn) != 0) {
-                return fail("--ranks-per-node '%s': expected a positive integer", optarg);
+                return fail("--ranks-per-node '%s': expected an integer from 1 to %d", optarg,
+                            INT32_MAX);
             }
             break;
         case OPT_MAP:
@@ -472,29 +474,6 @@ static void summary(const temu_session *s, const run_opts *o, int status, const 
 
 /* ------------------------------------------------------------ running */
 
-/* Signals that end the job: forwarded to mpirun (which takes its ranks
- * down), then the launcher cleans up and reports them.  SIGINT and SIGTERM
- * come from users and batch systems, SIGHUP from a closed terminal or ssh,
- * SIGQUIT from Ctrl-\. */
-static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-#define NFORWARDED ((int)(sizeof forwarded / sizeof forwarded[0]))
-
-static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t got_signal; /* first signal forwarded, 0 if none */
-static int job_signal;                   /* signal the job ended by, 0 if none */
-
-static void forward_signal(int sig)
-{
-    if (got_signal == 0) {
-        got_signal = sig;
-    }
-    /* mpirun takes its ranks down on SIGHUP, SIGINT and SIGTERM, but dies
-     * at once on SIGQUIT and leaves them running: ask it to terminate */
-    if (child_pid > 0) {
-        kill((pid_t)child_pid, sig == SIGQUIT ? SIGTERM : sig);
-    }
-}
-
 /* Append "NAME=value[:old]" for -x, the old value from our environment. */
 static char *env_with(const char *name, const char *value, int prepend)
 {
@@ -508,96 +487,6 @@ static char *env_with(const char *name, const char *value, int prepend)
         out = NULL;
     }
     return out;
-}
-
-/*
- * Run mpirun; returns the job's exit status, or -1 with a message when
- * mpirun could not be started.  A signal that killed mpirun, or one we
- * received and forwarded, is reported as "killed by signal N" and returned
- * as 128 + N, as a shell reports it.
- */
-static int launch(const char *mpirun, char **argv, run_sampler *rs)
-{
-    int pipefd[2];
-    struct sigaction sa, old[NFORWARDED];
-    sigset_t block, saved;
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-        fail("cannot create a pipe: %s", strerror(errno));
-        return -1;
-    }
-    /* handlers in place before the child exists, so no signal falls
-     * between fork and knowing its pid */
-    sigemptyset(&block);
-    for (int i = 0; i < NFORWARDED; i++) {
-        sigaddset(&block, forwarded[i]);
-    }
-    sigprocmask(SIG_BLOCK, &block, &saved);
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < NFORWARDED; i++) {
-        sigaction(forwarded[i], &sa, &old[i]);
-    }
-    got_signal = 0;
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* default dispositions, not the inherited ones: a launcher started
-         * in the background by a script ignores SIGINT and SIGQUIT, and
-         * mpirun keeps ignoring what it inherits ignored, so the signals
-         * forwarded to it would be lost */
-        for (int i = 0; i < NFORWARDED; i++) {
-            signal(forwarded[i], SIG_DFL);
-        }
-        sigprocmask(SIG_SETMASK, &saved, NULL);
-        close(pipefd[0]);
-        execv(mpirun, argv);
-        int e = errno;
-        if (write(pipefd[1], &e, sizeof e) < 0) {
-            _exit(127);
-        }
-        _exit(127);
-    }
-    child_pid = pid > 0 ? pid : 0;
-    sigprocmask(SIG_SETMASK, &saved, NULL);
-    close(pipefd[1]);
-    int e = 0, status = 0;
-    ssize_t got = -1;
-    if (pid > 0) {
-        do {
-            got = read(pipefd[0], &e, sizeof e);
-        } while (got < 0 && errno == EINTR);
-        if (rs != NULL) {
-            run_sampler_wait(rs, pid, &status);
-        } else {
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-            }
-        }
-    } else {
-        e = errno;
-    }
-    close(pipefd[0]);
-    child_pid = 0;
-    for (int i = 0; i < NFORWARDED; i++) {
-        sigaction(forwarded[i], &old[i], NULL);
-    }
-    if (pid < 0) {
-        fail("cannot fork: %s", strerror(e));
-        return -1;
-    }
-    if (got == (ssize_t)sizeof e) {
-        fail("cannot execute mpirun '%s': %s", mpirun, strerror(e));
-        return -1;
-    }
-    /* mpirun exits 1 after a SIGTERM and 0 after a SIGQUIT it forwarded:
-     * the signal we received is what ended the job */
-    int sig = got_signal != 0 ? got_signal : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    job_signal = sig;
-    if (sig != 0) {
-        fprintf(stderr, "torusemu run: the job was killed by signal %d (%s)\n", sig,
-                strsignal(sig));
-        return 128 + sig;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 /* --trace DIR: made if missing (its parent must exist), refused when it
@@ -663,7 +552,7 @@ int cmd_run(int argc, char **argv)
     if (o.trace != NULL && prepare_trace_dir(o.trace, trace, sizeof trace) != 0) {
         temu_mapping_free(&map);
         if (tmpdir[0] != '\0') {
-            rmdir(tmpdir);
+            cli_temp_dir_remove(tmpdir);
         }
         return CLI_EXIT_USAGE;
     }
@@ -672,7 +561,7 @@ int cmd_run(int argc, char **argv)
     temu_mapping_free(&map);
     if (st != TEMU_OK) {
         if (tmpdir[0] != '\0') {
-            rmdir(tmpdir);
+            cli_temp_dir_remove(tmpdir);
         }
         return fail("%s", err.message);
     }
@@ -767,7 +656,8 @@ int cmd_run(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto out;
     }
-    rc = launch(mpirun, av, o.series != NULL ? &rs : NULL);
+    int job_signal = 0;
+    rc = run_launch(av, o.series != NULL ? &rs : NULL, &job_signal);
     if (rm != NULL) { /* its last counters before the sampler's last snapshot */
         uint64_t nmsg;
         int64_t end, cpu;
@@ -819,13 +709,13 @@ out:
     temu_session_close(s);
     if (o.keep == NULL) {
         unlink(store);
-        rmdir(tmpdir);
+        cli_temp_dir_remove(tmpdir);
     }
     free(x_session);
     free(x_preload);
     free(x_libpath);
     if (feeddir[0] != '\0') {
-        rmdir(feeddir);
+        cli_temp_dir_remove(feeddir);
     }
     free(x_feed);
     free(x_trace);

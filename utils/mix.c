@@ -79,12 +79,12 @@ static int set_key(reader *rd, const char *key, const char *v, job_line *j)
     if (strcmp(key, "ranks") == 0 || strcmp(key, "ranks-per-node") == 0) {
         int64_t *dst = strcmp(key, "ranks") == 0 ? &j->ranks : &j->rpn;
         return number(v, INT32_MAX, dst) != 0 || *dst == 0
-                   ? failf(rd, "%s '%s': expected a positive integer", key, v)
+                   ? failf(rd, "%s '%s': expected an integer from 1 to %d", key, v, INT32_MAX)
                    : 0;
     }
     if (strcmp(key, "at") == 0) {
         return number(v, INT32_MAX, &j->at) != 0
-                   ? failf(rd, "at '%s': expected a node number (0, 1, ...)", v)
+                   ? failf(rd, "at '%s': expected a node number from 0 to %d", v, INT32_MAX)
                    : 0;
     }
     if (strcmp(key, "nodes") == 0 || strcmp(key, "map") == 0) {

@@ -14,12 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A positive integer up to max (`size`: K, M, G and the other suffixes of
- * cli_parse_size allowed); -1 if not. */
-static int positive(const char *s, uint64_t max, uint64_t *out, int size)
+/* A positive integer up to max; -1 if not. */
+static int positive(const char *s, uint64_t max, uint64_t *out)
 {
-    int bad = size ? cli_parse_size(s, out) : cli_parse_uint(s, out);
-    return bad != 0 || *out == 0 || *out > max ? -1 : 0;
+    return cli_parse_uint(s, out) != 0 || *out == 0 || *out > max ? -1 : 0;
 }
 
 /* "AxB" or "AxBxC" into up to 3 positive dimensions; -1 if malformed. */
@@ -65,17 +63,23 @@ int pattern_param(const char *name, const char *v, temu_pattern *p, char *why, s
         return shape(v, p->block) ? bad(why, len, name, v, "XxYxZ") : 0;
     }
     if (strcmp(name, "size") == 0) {
-        return positive(v, 1000000, &p->size, 0) ? bad(why, len, name, v, "a positive integer") : 0;
+        return positive(v, 1000000, &p->size)
+                   ? bad(why, len, name, v, "an integer from 1 to 1000000")
+                   : 0;
     }
     if (strcmp(name, "bytes") == 0) {
-        return positive(v, UINT32_MAX, &p->bytes, 1)
-                   ? bad(why, len, name, v, "a positive size (K, M, G allowed)")
-                   : 0;
+        char r[256];
+        if (cli_parse_size_range(v, 1, UINT32_MAX, &p->bytes, r, sizeof r) != 0) {
+            snprintf(why, len, "%s '%s': %s", name, v, r);
+            return -1;
+        }
+        return 0;
     }
     if (strcmp(name, "vars") == 0 || strcmp(name, "steps") == 0) {
         int vars = name[0] == 'v';
-        if (positive(v, vars ? 100000 : 1000000, &u, 0) != 0) {
-            return bad(why, len, name, v, vars ? "a positive integer" : "1..1000000");
+        if (positive(v, vars ? 100000 : 1000000, &u) != 0) {
+            return bad(why, len, name, v,
+                       vars ? "an integer from 1 to 100000" : "an integer from 1 to 1000000");
         }
         *(vars ? &p->vars : &p->steps) = (int32_t)u;
         return 0;
@@ -103,9 +107,8 @@ int pattern_param(const char *name, const char *v, temu_pattern *p, char *why, s
                    : 0;
     }
     if (strcmp(name, "compute") == 0) {
-        return cli_parse_time_ps(v, &p->compute_ps) != 0
-                   ? bad(why, len, name, v, "a positive time with a unit (min, s, ms, us, ns, ps)")
-                   : 0;
+        return cli_parse_time_ps(v, &p->compute_ps) != 0 ? bad(why, len, name, v, CLI_TIME_EXPECTED)
+                                                         : 0;
     }
     return 1;
 }

@@ -9,6 +9,7 @@
 #include "replay_timing.h"
 #include "cli.h"
 #include "otf2_trace.h"
+#include "replay_watch.h"
 
 #include "torusemu_series.h"
 #include "torusemu_vtime.h"
@@ -87,8 +88,8 @@ static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
     FILE *f = format == CLI_FORMAT_TABLE ? stdout : stderr;
     fprintf(f,
             "GPCNeT: %d canary ranks, %d congestor ranks, %d iterations per test, %d congestor "
-            "rounds\n",
-            g->canaries, g->congestors, g->iters, g->rounds);
+            "rounds; %d timing runs (the store holds the last)\n",
+            g->canaries, g->congestors, g->iters, g->rounds, g->runs);
     static const char *const cols[] = {"test",        "isolated_mean", "congested_mean",
                                        "impact_mean", "isolated_p99",  "congested_p99",
                                        "impact_p99"};
@@ -154,11 +155,11 @@ static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const
     if (st == TEMU_OK) {
         temu_replay_set_vtime(r, vt);
         if (trace != NULL) {
-            st = temu_otf2_replay(trace, r, NULL, NULL, err);
+            st = temu_otf2_replay(trace, r, replay_watch_ops, NULL, err);
         } else {
             temu_vt_set_post_all(vt, 1);
             for (int i = 0; i < np && st == TEMU_OK; i++) {
-                st = temu_pattern_replay(r, &p[i], NULL, NULL, err);
+                st = temu_pattern_replay(r, &p[i], replay_watch_ops, NULL, err);
                 if (st != TEMU_OK && labels != NULL) {
                     cli_err_prefix(err, labels[i]);
                 }
@@ -210,8 +211,10 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         /* reported below */
     } else if (trace == NULL && np == 1 && p->kind == TEMU_PATTERN_GPCNET && p->nranks == 0) {
         temu_gpcnet_result g;
-        st = temu_gpcnet_impact(s, p, &tc, 1, &g, &vt, &err);
+        st = temu_gpcnet_impact(s, p, &tc, 1, replay_watch_vt(), &g, &vt, &err);
+        replay_watch_break();
         if (st == TEMU_OK) {
+            *stats = g.replayed; /* the congested run's: the store's counts */
             report_gpcnet(&g, o->format);
         }
     } else {
@@ -229,7 +232,9 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
             st = record(s, vt, trace, p, np, o->labels, stats, &err);
         }
         if (st == TEMU_OK) {
+            temu_vt_set_watch(vt, replay_watch_vt());
             st = temu_vt_run(vt, &err);
+            replay_watch_break();
         }
         if (st == TEMU_OK) {
             report(s, vt, o->format);

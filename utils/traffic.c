@@ -11,8 +11,9 @@ int traffic_option(int c, const char *arg, traffic_opts *o)
 {
     switch (c) {
     case TRAFFIC_OPT_BYTES:
-        if (cli_parse_size(arg, &o->bytes) != 0) {
-            return cli_fail("--bytes '%s': expected a byte count such as 4096, 64K or 1MiB", arg);
+        char why[256];
+        if (cli_parse_size_range(arg, 0, TEMU_MAX_MESSAGE_BYTES, &o->bytes, why, sizeof why) != 0) {
+            return cli_fail("--bytes '%s': %s", arg, why);
         }
         o->have_bytes = 1;
         return 1;

@@ -27,6 +27,7 @@
 #include "workload.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,12 @@ typedef struct run_ctx {
     int32_t n, nc, first[5];
     int32_t *perm;
     int32_t iters;
-    uint64_t bw_bytes;  /* the bandwidth canary's messages                */
-    int64_t canary_end; /* last canary's end in the latest run (ps)       */
-    int64_t round_ps;   /* a congestor round's time when run alone (ps)   */
+    uint64_t bw_bytes;          /* the bandwidth canary's messages                */
+    int64_t canary_end;         /* last canary's end in the latest run (ps)       */
+    int64_t round_ps;           /* a congestor round's time when run alone (ps)   */
+    const temu_vt_watch *watch; /* each run's, or NULL                    */
+    int32_t runs;               /* runs made                              */
+    temu_replay_stats replayed; /* what the latest run replayed           */
 } run_ctx;
 
 /* The canaries' three tests, each `iters` iterations between marks. */
@@ -111,15 +115,34 @@ static void samples(temu_vt *vt, const run_ctx *x, double **out)
 /* One run, with `rounds` congestor rounds (0: isolated) and the canaries
  * (out NULL: without them); *covered: the congestors outlasted the
  * canaries. */
+/* Tell the watch what the next run is. */
+static void run_phase(const run_ctx *x, int32_t rounds, int canaries)
+{
+    char what[96];
+    if (x->watch == NULL || x->watch->phase == NULL) {
+        return;
+    }
+    if (rounds == 0) {
+        snprintf(what, sizeof what, "isolated canaries");
+    } else {
+        snprintf(what, sizeof what, "%s%d congestor rounds", canaries ? "canaries with " : "",
+                 rounds);
+    }
+    x->watch->phase(x->watch->ctx, what);
+}
+
 static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, temu_vt **keep,
                        temu_error *err)
 {
     temu_vt *vt = NULL;
     temu_replay *r = NULL;
     temu_session_zero(x->s);
+    run_phase(x, rounds, out != NULL);
+    x->runs++;
     temu_status st = temu_vt_create(x->s, x->tc, &vt, err);
     if (st == TEMU_OK) {
         temu_vt_set_post_all(vt, 1);
+        temu_vt_set_watch(vt, x->watch);
         st = temu_replay_create(x->s, &r, err);
     }
     int32_t comm = 0;
@@ -139,6 +162,9 @@ static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, t
     }
     if (st == TEMU_OK) {
         st = temu_replay_finish(r, err);
+    }
+    if (r != NULL) {
+        temu_replay_get_stats(r, &x->replayed);
     }
     if (st == TEMU_OK) {
         st = temu_vt_run(vt, err);
@@ -207,8 +233,8 @@ static void stats(double *x, size_t n, double *mean, double *p99)
 }
 
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
-                               int congestors, temu_gpcnet_result *out, temu_vt **keep,
-                               temu_error *err)
+                               int congestors, const temu_vt_watch *watch, temu_gpcnet_result *out,
+                               temu_vt **keep, temu_error *err)
 {
     run_ctx x;
     double *buf[2][3] = {{NULL}};
@@ -218,6 +244,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     x.s = s;
     x.p = p;
     x.tc = tc;
+    x.watch = watch;
     x.n = temu_session_nranks(s);
     x.iters = p->steps > 0 ? p->steps : 1;
     x.bw_bytes = p->bytes > 0 ? p->bytes : GPC_BW_BYTES;
@@ -279,6 +306,8 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
         out->congestors = x.n - x.nc;
         out->iters = x.iters;
         out->rounds = rounds;
+        out->runs = x.runs;
+        out->replayed = x.replayed;
         for (int c = 0; c < 2; c++) {
             stats(buf[c][0], ns, &out->lat_us[c][0], &out->lat_us[c][1]);
             /* bandwidth's tail is the low side: 99 % of the samples at or above */

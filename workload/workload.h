@@ -83,15 +83,18 @@ typedef struct temu_gpcnet_result {
     double allreduce_us[2][2]; /* 8-byte allreduce, microseconds           */
     /* eq. 1, [0 mean, 1 99th percentile] */
     double impact_lat[2], impact_bw[2], impact_allreduce[2];
+    int32_t runs;               /* timing runs made (isolated, rounds tried, congested) */
+    temu_replay_stats replayed; /* what the last run (the store's counts) replayed      */
 } temu_gpcnet_result;
 
 /* Run GPCNeT's canary tests on session s's ranks (roles, fraction and seed
  * of pattern p, p->steps iterations each) in virtual time, alone and with
  * the congestors (congestors 0: alone twice); tc NULL: the machine's
- * parameters.  The store ends with the counts of the second run; *keep
- * (may be NULL) receives its timing run, to free with temu_vt_free. */
+ * parameters; watch (may be NULL): every timing run is watched with it.
+ * The store ends with the counts of the last run (the congested one);
+ * *keep (may be NULL) receives its timing run, to free with temu_vt_free. */
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
-                               int congestors, temu_gpcnet_result *out, temu_vt **keep,
-                               temu_error *err);
+                               int congestors, const temu_vt_watch *watch, temu_gpcnet_result *out,
+                               temu_vt **keep, temu_error *err);
 
 #endif

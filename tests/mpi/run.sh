@@ -13,7 +13,7 @@ expect_out "help lists run" "^  run +run an MPI program"
 expect_fail "run without arguments" "^Usage: torusemu run" "$TORUSEMU" run
 expect_fail "no machine" "missing --machine SPEC" "$TORUSEMU" run -np 2 -- /bin/true
 expect_fail "no -np" "missing -np P" "$TORUSEMU" run --machine midplane -- /bin/true
-expect_fail "bad -np" "-np 'two': expected a positive number" \
+expect_fail "bad -np" "-np 'two': expected a number of ranks from 1 to 2147483647" \
     "$TORUSEMU" run --machine midplane -np two -- /bin/true
 expect_fail "no program" "missing the program" "$TORUSEMU" run --machine midplane -np 2
 expect_fail "nothing after --" "no program after '--'" "$TORUSEMU" run --machine midplane -np 2 --

@@ -43,8 +43,9 @@ for case in "HUP 1" "INT 2" "QUIT 3" "TERM 15"; do
         continue
     fi
     # while running: the store is in a private directory of a fresh name
+    # (0700, and the sticky bit: locked by its owner, doc/store.md)
     dir=$(ls -d "$TMP"/tmpdir/torusemu-run.* 2>/dev/null)
-    [ -n "$dir" ] && [ "$(stat -c %a "$dir")" = 700 ] && [ -f "$dir/session.store" ] && pass ||
+    [ -n "$dir" ] && [ "$(stat -c %a "$dir")" = 1700 ] && [ -f "$dir/session.store" ] && pass ||
         failed "SIG$name: no private store directory: $(ls -la "$TMP/tmpdir")"
     kill -"$name" $launcher
     wait $launcher
