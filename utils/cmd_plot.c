@@ -570,7 +570,7 @@ static int draw(temu_session *const *ss, const char *const *stores, int npanels,
         unlink(path);
     }
     unlink(spath);
-    rmdir(dir);
+    cli_temp_dir_remove(dir);
     return rc;
 }
 

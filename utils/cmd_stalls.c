@@ -362,7 +362,7 @@ static int draw_figure(const stall_table *t, const char *png)
     }
     unlink(data);
     unlink(script);
-    rmdir(dir);
+    cli_temp_dir_remove(dir);
     return rc;
 }
 
