@@ -222,26 +222,31 @@ static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const t
     }
 }
 
-/* Inlined three times below with constant sinks: the copy for an
- * unwatched store carries no per-update watch test at all, the recording
- * copy touches no counter. */
-static TEMU_ALWAYS_INLINE void apply_system(sink *k, const temu_machine *m, const temu_message *msg,
-                                            const temu_plan *p)
-{
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        apply_gemini(k, m, msg, p);
-        break;
-    case TEMU_SYSTEM_BGQ:
-        apply_bgq(k, m, msg, p);
-        break;
-    case TEMU_SYSTEM_BGP:
-        apply_bgp(k, m, msg, p);
-        break;
-    default:
-        break;
-    }
-}
+/* Each family's counter placement (family.h, temu_apply_ops), compiled
+ * three times with constant sinks: the copy for an unwatched store carries
+ * no per-update watch test at all, the recording copy touches no counter. */
+#define APPLY_OPS(family)                                                                          \
+    static void family##_store(temu_session *s, const temu_message *msg, const temu_plan *p)      \
+    {                                                                                              \
+        sink k = {s, 0, NULL};                                                                     \
+        apply_##family(&k, &s->machine, msg, p);                                                   \
+    }                                                                                              \
+    static void family##_watched(temu_session *s, const temu_message *msg, const temu_plan *p)    \
+    {                                                                                              \
+        sink k = {s, 1, NULL};                                                                     \
+        apply_##family(&k, &s->machine, msg, p);                                                   \
+    }                                                                                              \
+    static void family##_record(temu_session *s, temu_memo_entry *e, const temu_message *msg,     \
+                                const temu_plan *p)                                                \
+    {                                                                                              \
+        sink k = {s, 0, e};                                                                        \
+        apply_##family(&k, &s->machine, msg, p);                                                   \
+    }                                                                                              \
+    const temu_apply_ops temu_apply_##family = {family##_store, family##_watched, family##_record}
+
+APPLY_OPS(gemini);
+APPLY_OPS(bgq);
+APPLY_OPS(bgp);
 
 void temu_count_message(temu_session *s, const temu_message *msg)
 {
@@ -251,7 +256,6 @@ void temu_count_message(temu_session *s, const temu_message *msg)
 
 void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
 {
-    const temu_machine *m = &s->machine;
     if (TEMU_UNLIKELY(s->readonly)) {
         return;
     }
@@ -261,11 +265,9 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
         return;
     }
     if (TEMU_LIKELY(!armed)) {
-        sink k = {s, 0, NULL};
-        apply_system(&k, m, msg, p);
+        s->family->apply->store(s, msg, p);
     } else {
-        sink k = {s, 1, NULL};
-        apply_system(&k, m, msg, p);
+        s->family->apply->watched(s, msg, p);
         temu_watch_flush(s); /* slow watches signal after the whole message landed */
     }
 }
@@ -295,7 +297,7 @@ static const temu_memo_entry *memo_lookup(temu_session *s, const temu_message *m
     uint64_t key;
     temu_plan plan;
     const temu_machine *m = &s->machine;
-    if (!temu_plan_payload_key(m, msg, &key)) {
+    if (!temu_plan_payload_key(s->family, m, msg, &key)) {
         return NULL;
     }
     temu_memo_entry *e = temu_memo_slot(s->serial, msg, key);
@@ -317,8 +319,7 @@ static const temu_memo_entry *memo_lookup(temu_session *s, const temu_message *m
     e->kind = (int32_t)msg->kind;
     e->n = 0;
     if (!plan.local) {
-        sink k = {s, 0, e};
-        apply_system(&k, m, msg, &plan);
+        s->family->apply->record(s, e, msg, &plan);
     }
     return e->n >= 0 ? e : NULL;
 }
@@ -371,7 +372,7 @@ temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind, co
     const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
     temu_plan p;
     temu_status rc;
-    if (m->system != TEMU_SYSTEM_BGQ) {
+    if (s->family->info.collnet != TEMU_COLLNET_CLASS_ROUTES) {
         return temu_fail(err, TEMU_EINVAL, "tree traffic exists only on Blue Gene/Q machines");
     }
     if (s->readonly) {

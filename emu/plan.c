@@ -197,12 +197,14 @@ static void gemini_control(temu_plan *plan, const temu_machine *m, int dir)
  *     then FIN (dst->src).
  *   otherwise: RTS, CTS (dst->src), data PUTs by the BTE, FIN (src->dst).
  */
-static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
+void temu_plan_gemini(const temu_family *f, const temu_machine *m, const temu_message *msg,
+                      temu_plan *plan)
 {
     const temu_protocol *pr = &m->protocol;
     const unsigned char *data = msg->payload;
     int bte = msg->bytes >= pr->bte_threshold;
 
+    (void)f;
     plan->gemini_slot_base = (uint32_t)((msg->src + msg->dst) % TEMU_SLOTS);
     switch (msg->kind) {
     case TEMU_KIND_PUT:
@@ -238,29 +240,23 @@ static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_pla
 
 /* ------------------------------------------------------------- Blue Gene */
 
-/* BG/Q: a packet is a 32-byte header chunk plus up to 512 bytes of payload
- * in 32-byte chunks (BG/Q driver, doc/references.md).  A message of b bytes is
- * max(1, ceil(b/512)) packets and packets + ceil(b/32) chunks. */
-#define BGQ_MAX_PAYLOAD 512u
-/* BG/P: packets of up to 256 bytes in 32-byte chunks; our model gives each
- * a 16-byte header (8-byte hardware + 8-byte DMA header), leaving 240 bytes
- * of payload (doc/model.md). */
-#define BGP_HEADER 16u
-#define BGP_MAX_PACKET 256u
+/* The message unit's payload per packet in its counts (BG/Q: 512 bytes,
+ * BG/Q driver, doc/references.md).  A BG/P plan carries these counts too;
+ * nothing reads them there. */
+#define MU_MAX_PAYLOAD 512u
 
-static void bg_packets(const temu_machine *m, temu_plan *plan, int dir, int vc, uint64_t bytes,
-                       uint64_t *npk_out)
+/* Packets and chunks of `bytes` in the family's packet format (family.h,
+ * temu_bg_format): max(1, ceil(b / payload)) packets, each a header and its
+ * payload in chunks (BG/Q: a 32-byte header chunk + up to 512 bytes; BG/P:
+ * a 16-byte header + up to 240 bytes in packets of 8 chunks). */
+static void bg_packets(const temu_bg_format *fmt, temu_plan *plan, int dir, int vc,
+                       uint64_t bytes, uint64_t *npk_out)
 {
-    uint64_t npk, chunks;
-    if (m->system == TEMU_SYSTEM_BGQ) {
-        npk = bytes == 0 ? 1 : ceil_div(bytes, BGQ_MAX_PAYLOAD);
-        chunks = npk + ceil_div(bytes, 32);
-    } else {
-        uint64_t per = BGP_MAX_PACKET - BGP_HEADER;
-        npk = bytes == 0 ? 1 : ceil_div(bytes, per);
-        uint64_t last = bytes - (npk - 1) * per;
-        chunks = (npk - 1) * (BGP_MAX_PACKET / 32) + ceil_div(BGP_HEADER + last, 32);
-    }
+    uint64_t per = fmt->max_packet - fmt->header;
+    uint64_t npk = bytes == 0 ? 1 : ceil_div(bytes, per);
+    uint64_t last = bytes - (npk - 1) * per;
+    uint64_t chunks =
+        (npk - 1) * (fmt->max_packet / fmt->chunk) + ceil_div(fmt->header + last, fmt->chunk);
     plan->packets[dir][vc] += npk;
     plan->chunks[dir][vc] += chunks;
     if (npk_out != NULL) {
@@ -269,9 +265,10 @@ static void bg_packets(const temu_machine *m, temu_plan *plan, int dir, int vc, 
 }
 
 /* A single small packet with `payload` bytes (RTS, remote-get descriptor). */
-static void bg_control(const temu_machine *m, temu_plan *plan, int dir, int vc, uint64_t payload)
+static void bg_control(const temu_bg_format *fmt, temu_plan *plan, int dir, int vc,
+                       uint64_t payload)
 {
-    bg_packets(m, plan, dir, vc, payload, NULL);
+    bg_packets(fmt, plan, dir, vc, payload, NULL);
 }
 
 /*
@@ -298,11 +295,11 @@ static void mu_packet_io(temu_plan *plan, int side, uint64_t p, uint64_t count, 
  * node) and received by the other side as `rcv`. */
 static void mu_message(temu_plan *plan, int side, uint64_t bytes, uint64_t npk, int rcv)
 {
-    uint64_t last = bytes - (npk - 1) * BGQ_MAX_PAYLOAD;
+    uint64_t last = bytes - (npk - 1) * MU_MAX_PAYLOAD;
     plan->mu[side][TEMU_MU_MSG_INJ] += 1;
     plan->mu[side][TEMU_MU_PKT_INJ] += npk - 1; /* first packet not counted */
     plan->mu[1 - side][rcv] += npk;
-    mu_packet_io(plan, side, BGQ_MAX_PAYLOAD, npk - 1, rcv);
+    mu_packet_io(plan, side, MU_MAX_PAYLOAD, npk - 1, rcv);
     mu_packet_io(plan, side, last, 1, rcv);
 }
 
@@ -346,9 +343,6 @@ static int dims_differ(const temu_machine *m, int64_t a, int64_t b)
     return n;
 }
 
-/* BG/P virtual channels in the plan: 0 VCD0, 1 VCD1, 2 VCBN, 3 VCBP. */
-enum { BGP_VCD0 = 0, BGP_VCBN = 2 };
-
 /*
  * Blue Gene protocols (doc/model.md):
  *   eager (bytes < eager_limit) and collectives: memory-FIFO packets
@@ -357,48 +351,43 @@ enum { BGP_VCD0 = 0, BGP_VCBN = 2 };
  *     receiver, a remote-get packet (64-byte descriptor on BG/Q, 32 on
  *     BG/P) back to the sender, then the data as put packets.
  *   put: put packets; get: a remote-get packet, then put packets back.
- * Bulk data (rendezvous and RMA) is labelled dynamic: BG/Q when larger
- * than 64 KiB and the nodes differ in more than one dimension (PAMI's rule,
- * BG/Q driver, doc/references.md); BG/P always.  It still follows the
- * deterministic path (the model has no adaptive routing).
+ * Bulk data (rendezvous and RMA) is labelled dynamic by the family's rule
+ * (temu_bg_format: BG/Q when larger than 64 KiB and the nodes differ in
+ * more than one dimension, PAMI's rule, BG/Q driver, doc/references.md;
+ * BG/P always).  The volume model still counts it on the deterministic
+ * path (the timing model routes it adaptively).
  */
-static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
+void temu_plan_bluegene(const temu_family *f, const temu_machine *m, const temu_message *msg,
+                        temu_plan *plan)
 {
-    int bgq = m->system == TEMU_SYSTEM_BGQ;
-    int det = bgq ? TEMU_BGQ_VC_USER_ESCAPE : BGP_VCBN;
-    int dyn;
+    const temu_bg_format *fmt = f->bg;
+    int det = fmt->vc_det;
+    int dyn = det;
     uint64_t npk = 0;
-    uint32_t rget = bgq ? 64 : 32;
+    uint32_t rget = fmt->rget;
 
-    if (bgq) {
-        dyn = msg->bytes > 65536 && dims_differ(m, msg->src, msg->dst) > 1
-                  ? TEMU_BGQ_VC_USER_DYNAMIC
-                  : TEMU_BGQ_VC_USER_ESCAPE;
-    } else {
-        dyn = BGP_VCD0;
+    if (msg->bytes >= fmt->dynamic_from &&
+        (fmt->dynamic_dims == 0 || dims_differ(m, msg->src, msg->dst) >= fmt->dynamic_dims)) {
+        dyn = fmt->vc_dynamic;
     }
     switch (msg->kind) {
     case TEMU_KIND_COLL_WORLD:
     case TEMU_KIND_COLL_SUB: {
-        int vc = det;
-        if (bgq) {
-            vc = msg->kind == TEMU_KIND_COLL_WORLD ? TEMU_BGQ_VC_COLL_WORLD
-                                                   : TEMU_BGQ_VC_COLL_SUBCOMM;
-        }
-        bg_packets(m, plan, 0, vc, msg->bytes, &npk);
+        int vc = msg->kind == TEMU_KIND_COLL_WORLD ? fmt->vc_coll_world : fmt->vc_coll_sub;
+        bg_packets(fmt, plan, 0, vc, msg->bytes, &npk);
         mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
         l2_transfer(plan, 0, msg->payload, msg->bytes);
         return;
     }
     case TEMU_KIND_PUT:
-        bg_packets(m, plan, 0, dyn, msg->bytes, &npk);
+        bg_packets(fmt, plan, 0, dyn, msg->bytes, &npk);
         mu_message(plan, 0, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
         l2_transfer(plan, 0, msg->payload, msg->bytes);
         return;
     case TEMU_KIND_GET:
-        bg_control(m, plan, 0, det, rget);
+        bg_control(fmt, plan, 0, det, rget);
         mu_message(plan, 0, rget, 1, TEMU_MU_RGET_PKT_RCV);
-        bg_packets(m, plan, 1, dyn, msg->bytes, &npk);
+        bg_packets(fmt, plan, 1, dyn, msg->bytes, &npk);
         mu_message(plan, 1, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
         l2_transfer(plan, 1, msg->payload, msg->bytes);
         return;
@@ -406,16 +395,16 @@ static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_p
         break;
     }
     if (msg->bytes < m->protocol.eager_limit) {
-        bg_packets(m, plan, 0, det, msg->bytes, &npk);
+        bg_packets(fmt, plan, 0, det, msg->bytes, &npk);
         mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
         l2_transfer(plan, 0, msg->payload, msg->bytes);
         return;
     }
-    bg_control(m, plan, 0, det, 32); /* request to send */
+    bg_control(fmt, plan, 0, det, 32); /* request to send */
     mu_message(plan, 0, 32, 1, TEMU_MU_FIFO_PKT_RCV);
-    bg_control(m, plan, 1, det, rget); /* remote get back to the sender */
+    bg_control(fmt, plan, 1, det, rget); /* remote get back to the sender */
     mu_message(plan, 1, rget, 1, TEMU_MU_RGET_PKT_RCV);
-    bg_packets(m, plan, 0, dyn, msg->bytes, &npk); /* data, injected by the sender's MU */
+    bg_packets(fmt, plan, 0, dyn, msg->bytes, &npk); /* data, injected by the sender's MU */
     mu_message(plan, 0, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
     l2_transfer(plan, 0, msg->payload, msg->bytes);
 }
@@ -427,8 +416,12 @@ static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_p
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
                               temu_error *err)
 {
+    const temu_family *f = temu_machine_family(m);
     memset(plan, 0, sizeof *plan);
     plan->system = m->system;
+    if (f == NULL) {
+        return temu_fail(err, TEMU_EINVAL, "machine of unknown system %d", (int)m->system);
+    }
     if (msg->src < 0 || msg->src >= m->nnodes || msg->dst < 0 || msg->dst >= m->nnodes) {
         return temu_fail(err, TEMU_ERANGE, "message between nodes %lld and %lld: the machine has "
                                            "nodes 0..%lld",
@@ -449,10 +442,6 @@ temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, te
     if ((msg->kind == TEMU_KIND_PUT || msg->kind == TEMU_KIND_GET) && msg->bytes == 0) {
         return TEMU_OK; /* an empty RMA operation moves nothing */
     }
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        gemini_plan(m, msg, plan);
-    } else {
-        bluegene_plan(m, msg, plan);
-    }
+    f->plan(f, m, msg, plan);
     return TEMU_OK;
 }

@@ -1,0 +1,181 @@
+/*
+ * family.h - one descriptor per machine family, private to libtorusemu.
+ *
+ * Everything the model knows of a family of machines - Cray Gemini, IBM
+ * Blue Gene/P, IBM Blue Gene/Q - sits in one const struct temu_family:
+ * its constants (link names, packet format, clocks, link and tile rates,
+ * virtual channels, buffer sizes, the timing model's figures) and its
+ * functions (routing order, node names, packetization, where counts land
+ * in the store, how its store is laid out).  The rest of the library, the
+ * MPI layer, the tools and the components read the descriptor of their
+ * machine instead of testing which system it is, as libpfm4 keeps each PMU
+ * in one pfmlib_pmu_t.  The public part (temu_family_info, torusemu.h) is
+ * the descriptor's first member: temu_family_info_get() hands it out.
+ *
+ * Files: family.c (the lookup, what families share: Blue Gene location
+ * names, the generic accessors), family_gemini.c, family_bgp.c,
+ * family_bgq.c (one descriptor each).  Shared machinery stays where it
+ * was: plan.c packetizes (Gemini transactions, Blue Gene packets, both
+ * driven by the descriptor's data), inject.c places a plan's counts along
+ * the routes (its apply functions are the descriptor's `apply`), gemini.c
+ * holds the Gemini chip (tile map, media, interconnect file).
+ *
+ * Adding a fourth family (say a Cray Aries dragonfly, or a Tofu torus):
+ *   1. a value of temu_system (torusemu.h) and its slot in temu_families[]
+ *      (family.c);
+ *   2. emu/family_NAME.c with one `const temu_family temu_family_NAME`:
+ *      the public info (names, base machine, link names, spec options,
+ *      units, clocks, rates), the timing model's figures (`timing`), and
+ *      its functions - a packetizer (plan; a Blue Gene-like torus may reuse
+ *      temu_plan_bluegene with its own temu_bg_format), counter placement
+ *      (apply, layout, sections, describe_counter, read_link,
+ *      stall_counters), names (name_node, name_router, describe) and, if
+ *      its routing order is not X, Y, Z..., order_dims;
+ *   3. its tables: the counter enums and sizes (torusemu.h, like
+ *      temu_bgq_counter), a section of temu_layout, the PAPI event tables
+ *      of its components (components/NAME/NAME.events) and its presets
+ *      (machine.c);
+ *   4. emu/family_NAME.c in libtorusemu_la_SOURCES (Makefile.am) and a
+ *      row in tests/test_family.c.
+ * Nothing else tests the system: a function that needs to know something
+ * of a family gets it from here.
+ */
+#ifndef TEMU_FAMILY_H
+#define TEMU_FAMILY_H
+
+#ifndef TEMU_BUILDING_LIBRARY
+#error "family.h is private to libtorusemu"
+#endif
+
+#include "torusemu.h"
+#include "torusemu_timing.h"
+
+struct temu_layout;
+struct temu_memo_entry;
+
+/* Blue Gene packets and virtual channels (plan.c, temu_plan_bluegene).  A
+ * packet is `header` bytes of header and up to max_packet - header of
+ * payload, in chunks of `chunk` bytes; a message of b bytes is max(1,
+ * ceil(b / payload)) packets, all full but the last. */
+typedef struct temu_bg_format {
+    uint32_t header;     /* bytes of header per packet                        */
+    uint32_t max_packet; /* bytes of the largest packet, header included       */
+    uint32_t chunk;      /* bytes of a chunk                                   */
+    uint32_t rget;       /* payload of a remote-get packet (its descriptor)    */
+    int32_t vc_det;      /* the deterministic (bubble, escape) VC              */
+    int32_t vc_dynamic;  /* the VC of bulk data when it is routed dynamically  */
+    int32_t vc_coll_world; /* collective traffic on MPI_COMM_WORLD             */
+    int32_t vc_coll_sub;   /* on a sub-communicator                            */
+    /* bulk data (rendezvous and RMA) is labelled dynamic from dynamic_from
+     * bytes on between nodes that differ in at least dynamic_dims
+     * dimensions, else deterministic */
+    uint64_t dynamic_from;
+    int32_t dynamic_dims;
+} temu_bg_format;
+
+/* A plan's counts applied along its routes (inject.c): into the store with
+ * no watch armed, into the store with watches (each update tested), or
+ * recorded into a memo entry without touching the store. */
+typedef struct temu_apply_ops {
+    void (*store)(temu_session *s, const temu_message *msg, const temu_plan *p);
+    void (*watched)(temu_session *s, const temu_message *msg, const temu_plan *p);
+    void (*record)(temu_session *s, struct temu_memo_entry *e, const temu_message *msg,
+                   const temu_plan *p);
+} temu_apply_ops;
+
+/* Sections of a family's counter store (temu_layout). */
+enum {
+    TEMU_SECTION_GEMINI_TILES = 1u << 0,
+    TEMU_SECTION_GEMINI_NIC = 1u << 1,
+    TEMU_SECTION_BGP_TORUS = 1u << 2,
+    TEMU_SECTION_BGQ_NW = 1u << 3,
+    TEMU_SECTION_BGQ_MU = 1u << 4,
+    TEMU_SECTION_BGQ_L2 = 1u << 5,
+    TEMU_SECTION_BGQ_CNK = 1u << 6,      /* node and hardware-thread counters */
+    TEMU_SECTION_BGQ_NW_CYCLES = 1u << 7 /* virtual network cycles            */
+};
+
+typedef struct temu_family temu_family;
+
+struct temu_family {
+    temu_family_info info; /* first: temu_family_info_get returns it */
+
+    /* ---- machine description (machine.c) */
+    /* set m->dim_order, the deterministic routing order; NULL: 0, 1, 2 ... */
+    void (*order_dims)(temu_machine *m);
+    int (*name_node)(const temu_machine *m, int64_t node, char *buf, size_t len);
+    int (*name_router)(const temu_machine *m, int64_t router, char *buf, size_t len);
+    /* the lines of `torusemu machine` after "routing" */
+    void (*describe)(const temu_machine *m, FILE *f);
+    /* Blue Gene location names: the midplane's shape (nodes per dimension) */
+    const int32_t *midplane;
+
+    /* ---- packetization (plan.c): fill plan (zeroed, src != dst) */
+    void (*plan)(const temu_family *f, const temu_machine *m, const temu_message *msg,
+                 temu_plan *plan);
+    const temu_bg_format *bg; /* Blue Gene packets and VCs; NULL on Gemini */
+
+    /* ---- counter placement (store.c, inject.c) */
+    uint32_t sections; /* TEMU_SECTION_* bits */
+    /* set the section bases of out (all -1 before) and out->total */
+    void (*layout)(const temu_machine *m, struct temu_layout *out);
+    const temu_apply_ops *apply;
+    /* name of counter idx (0 <= idx < l->total) */
+    int (*describe_counter)(const temu_machine *m, const struct temu_layout *l, int64_t idx,
+                            char *buf, size_t len);
+    /* temu_link_read: one link's traffic or stall counters */
+    uint64_t (*read_link)(const temu_session *s, int64_t router, int link,
+                          temu_link_measure what);
+    /* temu_stall_counters */
+    int64_t (*stall_counters)(const temu_machine *m, int64_t *idx);
+
+    /* ---- timing model (torusemu_timing.h) */
+    /* temu_tm_config_default's figures (doc/model.md, "Timing model") */
+    temu_tm_config timing;
+    /* lanes of torus link `link`; NULL: one */
+    int (*lanes)(int link);
+    /* GB/s of a lane of the link leaving router through link; NULL:
+     * info.lane_gbs everywhere */
+    double (*link_lane_gbs)(const temu_machine *m, int64_t router, int link);
+};
+
+extern const temu_family temu_family_gemini;
+extern const temu_family temu_family_bgp;
+extern const temu_family temu_family_bgq;
+
+/* Descriptors by temu_system; [0] is NULL. */
+#define TEMU_FAMILIES 3
+extern const temu_family *const temu_families[TEMU_FAMILIES + 1];
+
+/* The descriptor of `system`, NULL when there is none. */
+static inline const temu_family *temu_family_of(int32_t system)
+{
+    return system > 0 && system <= TEMU_FAMILIES ? temu_families[system] : NULL;
+}
+
+/* The family of a machine (every parsed or checked machine has one). */
+static inline const temu_family *temu_machine_family(const temu_machine *m)
+{
+    return temu_family_of(m->system);
+}
+
+/* The descriptor whose info.name is the `len` characters at name, or NULL. */
+const temu_family *temu_family_by_name(const char *name, size_t len);
+
+/* What the families share (family.c). */
+/* Blue Gene location string of a node (every node is its own router), from
+ * the family's midplane shape. */
+int temu_bluegene_location(const temu_machine *m, int64_t node, char *buf, size_t len);
+
+/* Packetizers (plan.c). */
+void temu_plan_gemini(const temu_family *f, const temu_machine *m, const temu_message *msg,
+                      temu_plan *plan);
+void temu_plan_bluegene(const temu_family *f, const temu_machine *m, const temu_message *msg,
+                        temu_plan *plan);
+
+/* Counter placement of each family (inject.c). */
+extern const temu_apply_ops temu_apply_gemini;
+extern const temu_apply_ops temu_apply_bgp;
+extern const temu_apply_ops temu_apply_bgq;
+
+#endif /* TEMU_FAMILY_H */
