@@ -58,12 +58,12 @@ struct temu_memo_entry;
  * payload, in chunks of `chunk` bytes; a message of b bytes is max(1,
  * ceil(b / payload)) packets, all full but the last. */
 typedef struct temu_bg_format {
-    uint32_t header;     /* bytes of header per packet                        */
-    uint32_t max_packet; /* bytes of the largest packet, header included       */
-    uint32_t chunk;      /* bytes of a chunk                                   */
-    uint32_t rget;       /* payload of a remote-get packet (its descriptor)    */
-    int32_t vc_det;      /* the deterministic (bubble, escape) VC              */
-    int32_t vc_dynamic;  /* the VC of bulk data when it is routed dynamically  */
+    uint32_t header;       /* bytes of header per packet                        */
+    uint32_t max_packet;   /* bytes of the largest packet, header included       */
+    uint32_t chunk;        /* bytes of a chunk                                   */
+    uint32_t rget;         /* payload of a remote-get packet (its descriptor)    */
+    int32_t vc_det;        /* the deterministic (bubble, escape) VC              */
+    int32_t vc_dynamic;    /* the VC of bulk data when it is routed dynamically  */
     int32_t vc_coll_world; /* collective traffic on MPI_COMM_WORLD             */
     int32_t vc_coll_sub;   /* on a sub-communicator                            */
     /* bulk data (rendezvous and RMA) is labelled dynamic from dynamic_from
@@ -124,8 +124,7 @@ struct temu_family {
     int (*describe_counter)(const temu_machine *m, const struct temu_layout *l, int64_t idx,
                             char *buf, size_t len);
     /* temu_link_read: one link's traffic or stall counters */
-    uint64_t (*read_link)(const temu_session *s, int64_t router, int link,
-                          temu_link_measure what);
+    uint64_t (*read_link)(const temu_session *s, int64_t router, int link, temu_link_measure what);
     /* temu_stall_counters */
     int64_t (*stall_counters)(const temu_machine *m, int64_t *idx);
 

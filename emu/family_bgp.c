@@ -27,8 +27,9 @@ static const int32_t midplane[] = {8, 8, 8};
 
 static void describe(const temu_machine *m, FILE *f)
 {
-    fprintf(f, "packets    32-byte chunks, up to 256 bytes (16-byte header)\n"
-               "protocol   eager < %u B, rendezvous by remote get above\n",
+    fprintf(f,
+            "packets    32-byte chunks, up to 256 bytes (16-byte header)\n"
+            "protocol   eager < %u B, rendezvous by remote get above\n",
             m->protocol.eager_limit);
 }
 
@@ -42,10 +43,10 @@ static void layout(const temu_machine *m, temu_layout *out)
 static int describe_counter(const temu_machine *m, const temu_layout *l, int64_t idx, char *buf,
                             size_t len)
 {
-    static const char *bgp_ctr[] = {"PACKETS",       "32BCHUNKS",      "VCD0_32BCHUNKS",
-                                    "VCD1_32BCHUNKS", "VCBN_32BCHUNKS", "VCBP_32BCHUNKS",
-                                    "TOKEN_ACK_PACKETS", "ACKS",       "NO_TOKENS",
-                                    "NO_VCD0_TOKENS", "NO_VCBN_TOKENS", "NO_VCBP_TOKENS"};
+    static const char *bgp_ctr[] = {"PACKETS",           "32BCHUNKS",      "VCD0_32BCHUNKS",
+                                    "VCD1_32BCHUNKS",    "VCBN_32BCHUNKS", "VCBP_32BCHUNKS",
+                                    "TOKEN_ACK_PACKETS", "ACKS",           "NO_TOKENS",
+                                    "NO_VCD0_TOKENS",    "NO_VCBN_TOKENS", "NO_VCBP_TOKENS"};
     char where[96];
     int64_t node = idx / (m->nlinks * TEMU_BGP_COUNTERS);
     int link = (int)(idx / TEMU_BGP_COUNTERS % m->nlinks);

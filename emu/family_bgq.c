@@ -52,9 +52,10 @@ static void order_dims(temu_machine *m)
 
 static void describe(const temu_machine *m, FILE *f)
 {
-    fprintf(f, "bandwidth  2 GB/s per link and direction, 500 MHz network clock\n"
-               "packets    32-byte header + 0..512 bytes payload in 32-byte chunks\n"
-               "protocol   eager < %u B, rendezvous by remote get above\n",
+    fprintf(f,
+            "bandwidth  2 GB/s per link and direction, 500 MHz network clock\n"
+            "packets    32-byte header + 0..512 bytes payload in 32-byte chunks\n"
+            "protocol   eager < %u B, rendezvous by remote get above\n",
             m->protocol.eager_limit);
 }
 
@@ -261,5 +262,4 @@ const temu_family temu_family_bgq = {
         },
 };
 
-_Static_assert(sizeof link_names / sizeof link_names[0] == TEMU_BGQ_LINKS,
-               "a name per BG/Q link");
+_Static_assert(sizeof link_names / sizeof link_names[0] == TEMU_BGQ_LINKS, "a name per BG/Q link");

@@ -70,13 +70,13 @@ static void layout(const temu_machine *m, temu_layout *out)
 static int describe_counter(const temu_machine *m, const temu_layout *l, int64_t idx, char *buf,
                             size_t len)
 {
-    static const char *tile_ctr[] = {"VC0_PHITS", "VC1_PHITS",  "VC0_PKTS",
+    static const char *tile_ctr[] = {"VC0_PHITS", "VC1_PHITS", "VC0_PKTS",
                                      "VC1_PKTS",  "INQ_STALL", "CREDIT_STALL"};
     static const char *nic_ctr[] = {
-        "ORB_VC0_PKTS",  "ORB_VC0_FLITS",  "ORB_VC1_PKTS",  "ORB_VC1_FLITS",
-        "RAT_HEADER_FLITS_VC0", "RAT_DATA_FLITS_VC0", "NPT_PKTS", "NPT_FLITS",
-        "TARB_FMA_PKTS", "TARB_FMA_FLITS", "TARB_BTE_PKTS", "TARB_BTE_FLITS",
-        "TARB_OUT_PKTS", "TARB_OUT_FLITS", "reserved14", "reserved15"};
+        "ORB_VC0_PKTS",         "ORB_VC0_FLITS",      "ORB_VC1_PKTS",  "ORB_VC1_FLITS",
+        "RAT_HEADER_FLITS_VC0", "RAT_DATA_FLITS_VC0", "NPT_PKTS",      "NPT_FLITS",
+        "TARB_FMA_PKTS",        "TARB_FMA_FLITS",     "TARB_BTE_PKTS", "TARB_BTE_FLITS",
+        "TARB_OUT_PKTS",        "TARB_OUT_FLITS",     "reserved14",    "reserved15"};
     char where[96];
     if (idx < l->gemini_nic) {
         int64_t r = idx / (TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS);
@@ -153,7 +153,8 @@ const temu_family temu_family_gemini = {
                      * (Pedretti 2013 section V.D).  The PUT->GET switch lies
                      * between 4 KB and 8 KB, GET->BTE PUT between 256 KB and
                      * 512 KB (same section). */
-                    .protocol = {.mpi_header = 48, .eager_limit = 8192,
+                    .protocol = {.mpi_header = 48,
+                                 .eager_limit = 8192,
                                  .bte_threshold = 512 * 1024},
                 },
             .dims = "XYZ",
@@ -207,7 +208,7 @@ const temu_family temu_family_gemini = {
             .classes = 2,                   /* request VC0, response VC1 */
             .flow = TEMU_TM_CREDIT,
             .node_gbs = 4 * 1.30, /* a NIC's half of the 8 host tiles */
-            .train_packets = 1, /* single packets (doc/model.md, "Packet trains") */
+            .train_packets = 1,   /* single packets (doc/model.md, "Packet trains") */
             .routing = TEMU_TM_DETERMINISTIC,
         },
     .lanes = lanes,

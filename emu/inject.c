@@ -226,17 +226,17 @@ static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const t
  * three times with constant sinks: the copy for an unwatched store carries
  * no per-update watch test at all, the recording copy touches no counter. */
 #define APPLY_OPS(family)                                                                          \
-    static void family##_store(temu_session *s, const temu_message *msg, const temu_plan *p)      \
+    static void family##_store(temu_session *s, const temu_message *msg, const temu_plan *p)       \
     {                                                                                              \
         sink k = {s, 0, NULL};                                                                     \
         apply_##family(&k, &s->machine, msg, p);                                                   \
     }                                                                                              \
-    static void family##_watched(temu_session *s, const temu_message *msg, const temu_plan *p)    \
+    static void family##_watched(temu_session *s, const temu_message *msg, const temu_plan *p)     \
     {                                                                                              \
         sink k = {s, 1, NULL};                                                                     \
         apply_##family(&k, &s->machine, msg, p);                                                   \
     }                                                                                              \
-    static void family##_record(temu_session *s, temu_memo_entry *e, const temu_message *msg,     \
+    static void family##_record(temu_session *s, temu_memo_entry *e, const temu_message *msg,      \
                                 const temu_plan *p)                                                \
     {                                                                                              \
         sink k = {s, 0, e};                                                                        \

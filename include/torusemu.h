@@ -177,74 +177,74 @@ int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t le
 
 /* What the counts of a message read of its payload (temu_message.payload). */
 typedef enum temu_payload_use {
-    TEMU_PAYLOAD_UNUSED = 0,  /* nothing: pass NULL (BG/P)                       */
+    TEMU_PAYLOAD_UNUSED = 0,  /* nothing: pass NULL (BG/P) */
     TEMU_PAYLOAD_ADDRESS = 1, /* the address only: the L2 slice of each line (BG/Q) */
     TEMU_PAYLOAD_BYTES = 2    /* the bytes: runs of 0 or 1 bits compress (Gemini) */
 } temu_payload_use;
 
 /* The network the machine's MPI ran collectives on besides the torus. */
 typedef enum temu_collnet {
-    TEMU_COLLNET_NONE = 0,        /* none: collectives are messages (Gemini)          */
-    TEMU_COLLNET_WORLD = 1,       /* a collective network for MPI_COMM_WORLD (BG/P)   */
-    TEMU_COLLNET_CLASS_ROUTES = 2 /* class routes on the torus: the world and any   */
-                                  /* rectangular block of nodes (BG/Q)               */
+    TEMU_COLLNET_NONE = 0,        /* none: collectives are messages (Gemini) */
+    TEMU_COLLNET_WORLD = 1,       /* a collective network for MPI_COMM_WORLD (BG/P) */
+    TEMU_COLLNET_CLASS_ROUTES = 2 /* class routes on the torus: the world and any */
+                                  /* rectangular block of nodes (BG/Q) */
 } temu_collnet;
 
 /* Spec options a family takes besides cores= and eager= (spec_options). */
-#define TEMU_SPEC_TORUS 0x1u  /* torus=DIGITS: wrap links per dimension        */
-#define TEMU_SPEC_BTE 0x2u    /* bte=B: protocol.bte_threshold                  */
-#define TEMU_SPEC_HEADER 0x4u /* header=B: protocol.mpi_header (0..64)          */
+#define TEMU_SPEC_TORUS 0x1u  /* torus=DIGITS: wrap links per dimension */
+#define TEMU_SPEC_BTE 0x2u    /* bte=B: protocol.bte_threshold */
+#define TEMU_SPEC_HEADER 0x4u /* header=B: protocol.mpi_header (0..64) */
 
 typedef struct temu_family_info {
-    int32_t system;            /* temu_system                                        */
-    const char *name;          /* SYSTEM of a spec, temu_system_name: "gemini"      */
-    const char *title;         /* "Cray XE/XK Gemini, 3-D torus"                     */
+    int32_t system;    /* temu_system */
+    const char *name;  /* SYSTEM of a spec, temu_system_name: "gemini" */
+    const char *title; /* "Cray XE/XK Gemini, 3-D torus" */
     /* what every machine of the family starts from before its spec's shape
      * and options: ndims, nodes_per_router, cores_per_node,
      * threads_per_core, nlinks and the protocol thresholds */
     temu_machine base;
-    const char *dims;          /* dimension letters, "XYZ" or "ABCDE"               */
-    const char *shape_form;    /* the shape in a spec, "XxYxZ"                       */
-    const char *map_columns;   /* a map file line before T, "X Y Z N" (doc/mapping.md) */
-    const char *default_order; /* default rank placement as a dimension order    */
-                               /* ("ABCDET"); NULL: node order, and placement by   */
-                               /* letters is refused (Gemini)                     */
-    int32_t rightmost_fastest; /* in such an order the rightmost letter varies     */
-                               /* fastest (BG/Q), else the leftmost (BG/P)        */
-    int32_t rpn_power_of_two;  /* ranks per node must be a power of two (BG/Q)     */
+    const char *dims;              /* dimension letters, "XYZ" or "ABCDE" */
+    const char *shape_form;        /* the shape in a spec, "XxYxZ" */
+    const char *map_columns;       /* a map file line before T, "X Y Z N" (doc/mapping.md) */
+    const char *default_order;     /* default rank placement as a dimension order */
+                                   /* ("ABCDET"); NULL: node order, and placement by */
+                                   /* letters is refused (Gemini) */
+    int32_t rightmost_fastest;     /* in such an order the rightmost letter varies */
+                                   /* fastest (BG/Q), else the leftmost (BG/P) */
+    int32_t rpn_power_of_two;      /* ranks per node must be a power of two (BG/Q) */
     const char *const *link_names; /* base.nlinks names: torus links, the extra port */
-    const char *link_alias;    /* another name of the extra port ("host"), or NULL  */
-    uint32_t spec_options;     /* TEMU_SPEC_* bits                                   */
-    const char *idle_preset;   /* the machine components read with no session      */
+    const char *link_alias;        /* another name of the extra port ("host"), or NULL */
+    uint32_t spec_options;         /* TEMU_SPEC_* bits */
+    const char *idle_preset;       /* the machine components read with no session */
     /* Gemini router tiles (0 on Blue Gene): tile = row * tile_cols + column */
     int32_t tiles, tile_rows, tile_cols, tile_counters;
     /* traffic */
     uint32_t unit_bytes;     /* bytes of the unit link counters count: 3 (phit), 32 (chunk) */
-    const char *unit_name;   /* "phits", "32-byte chunks"                          */
-    uint32_t packet_header;  /* Blue Gene: header bytes of every packet; Gemini 0   */
-                             /* (transactions, temu_gemini_put_request_phits)     */
-    uint32_t max_packet;     /* largest packet on a link, bytes with its header    */
-    uint32_t vcs;            /* virtual channels the link counters tell apart      */
-    int32_t counts_arrivals; /* link traffic is counted where it arrives (Gemini   */
-                             /* tiles), else on the link it leaves by             */
+    const char *unit_name;   /* "phits", "32-byte chunks" */
+    uint32_t packet_header;  /* Blue Gene: header bytes of every packet; Gemini 0 */
+                             /* (transactions, temu_gemini_put_request_phits) */
+    uint32_t max_packet;     /* largest packet on a link, bytes with its header */
+    uint32_t vcs;            /* virtual channels the link counters tell apart */
+    int32_t counts_arrivals; /* link traffic is counted where it arrives (Gemini */
+                             /* tiles), else on the link it leaves by */
     int32_t stall_toward;    /* the link stall counter belongs to the receiving end */
-    uint32_t payload;        /* temu_payload_use                                   */
-    uint32_t collnet;        /* temu_collnet                                       */
+    uint32_t payload;        /* temu_payload_use */
+    uint32_t collnet;        /* temu_collnet */
     int32_t bruck_alltoall;  /* its MPI sent short all-to-alls by Bruck's algorithm */
     int32_t live_timing;     /* `torusemu run --virtual-time` runs the timing model */
-                             /* beside the ranks (BG/P: not yet, doc/vtime.md)     */
+                             /* beside the ranks (BG/P: not yet, doc/virtual-time.md) */
     /* clocks in Hz */
-    uint64_t router_hz; /* what link stall counters count: Gemini router 800 MHz,   */
-                        /* BG/P 850 MHz (the torus runs at the core clock), BG/Q    */
-                        /* network 500 MHz                                          */
+    uint64_t router_hz; /* what link stall counters count: Gemini router 800 MHz, */
+                        /* BG/P 850 MHz (the torus runs at the core clock), BG/Q */
+                        /* network 500 MHz */
     uint64_t core_hz;   /* processor: BG/P 850 MHz, BG/Q A2 1.6 GHz; 0: the host's */
-    uint64_t mu_hz;     /* BG/Q message unit 800 MHz; 0: no message unit            */
+    uint64_t mu_hz;     /* BG/Q message unit 800 MHz; 0: no message unit */
     /* links */
-    int32_t max_lanes;  /* lanes (channels) of the widest link: Gemini 8 tiles      */
-    double lane_gbs;    /* GB/s of a lane per direction; 0: by medium (Gemini)      */
+    int32_t max_lanes; /* lanes (channels) of the widest link: Gemini 8 tiles */
+    double lane_gbs;   /* GB/s of a lane per direction; 0: by medium (Gemini) */
     /* what tools print of the link counters (plot titles) */
-    const char *volume_measure; /* "phits arrived (VC0+VC1)"                        */
-    const char *stall_measure;  /* "inq + credit stall cycles (800 MHz)"            */
+    const char *volume_measure; /* "phits arrived (VC0+VC1)" */
+    const char *stall_measure;  /* "inq + credit stall cycles (800 MHz)" */
 } temu_family_info;
 
 /* The descriptor of a system (temu_system), NULL for none. */

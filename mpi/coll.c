@@ -174,7 +174,8 @@ tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c)
         return total < TMPI_ALLGATHER_SHORT ? TMPI_ALGO_BRUCK : TMPI_ALGO_RING;
     }
     case TMPI_ALLTOALL:
-        if (env->bruck_alltoall && c->bytes <= TMPI_ALLTOALL_SHORT && n >= TMPI_ALLTOALL_MIN_PROCS) {
+        if (env->bruck_alltoall && c->bytes <= TMPI_ALLTOALL_SHORT &&
+            n >= TMPI_ALLTOALL_MIN_PROCS) {
             return TMPI_ALGO_BRUCK;
         }
         return TMPI_ALGO_PAIRWISE;

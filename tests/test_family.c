@@ -162,8 +162,8 @@ START_TEST(test_link_read)
             }
         } else if (temu_idx_bgq_nw(&m, 0, 0, 0, 0) >= 0) {
             for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                want += temu_counter_read(
-                    s, temu_idx_bgq_nw(&m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
+                want +=
+                    temu_counter_read(s, temu_idx_bgq_nw(&m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
             }
         } else {
             want = temu_counter_read(s, temu_idx_bgp(&m, r, l, TEMU_BGP_CHUNKS));
