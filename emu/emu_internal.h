@@ -28,6 +28,12 @@
 #define TEMU_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TEMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* a / b rounded up, without the a + b - 1 that wraps near 2^64 */
+static inline uint64_t temu_ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
 /* Record a failure: sets err (if any) and returns status. */
 temu_status temu_fail(temu_error *err, temu_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -118,6 +124,7 @@ struct temu_session {
     temu_watch_slot *watches;
     uint8_t *watch_bits;
     uint64_t *node_words;
+    int64_t gemini_nic_base; /* counter index of node 0's Gemini NIC section */
     int64_t bgq_mu_base; /* counter index of node 0's MU section (layout) */
     int64_t bgq_l2_base; /* counter index of node 0's L2 section          */
     temu_slot *mapping;

@@ -15,8 +15,10 @@
  * Files: family.c (the lookup, what families share: Blue Gene location
  * names, the generic accessors), family_gemini.c, family_bgp.c,
  * family_bgq.c (one descriptor each).  Shared machinery stays where it
- * was: plan.c packetizes (Gemini transactions, Blue Gene packets, both
- * driven by the descriptor's data), inject.c places a plan's counts along
+ * was: plan.c packetizes Gemini transactions and counts the Blue Gene
+ * message unit and L2, plan_bluegene.h makes the Blue Gene packets of a
+ * family's format (each Blue Gene family instantiates it with its format
+ * as constants), inject.c places a plan's counts along
  * the routes (its apply functions are the descriptor's `apply`), gemini.c
  * holds the Gemini chip (tile map, media, interconnect file).
  *
@@ -26,8 +28,9 @@
  *   2. emu/family_NAME.c with one `const temu_family temu_family_NAME`:
  *      the public info (names, base machine, link names, spec options,
  *      units, clocks, rates), the timing model's figures (`timing`), and
- *      its functions - a packetizer (plan; a Blue Gene-like torus may reuse
- *      temu_plan_bluegene with its own temu_bg_format), counter placement
+ *      its functions - a packetizer (plan; a Blue Gene-like torus may
+ *      instantiate temu_plan_bluegene, plan_bluegene.h, with its own
+ *      temu_bg_format), counter placement
  *      (apply, layout, sections, describe_counter, read_link,
  *      stall_counters), names (name_node, name_router, describe) and, if
  *      its routing order is not X, Y, Z..., order_dims;
@@ -53,7 +56,12 @@
 struct temu_layout;
 struct temu_memo_entry;
 
-/* Blue Gene packets and virtual channels (plan.c, temu_plan_bluegene).  A
+/* Not exported from the shared library: the descriptors are reached through
+ * temu_family_info_get, and hidden symbols are addressed directly (no GOT
+ * load on the counter-index and injection paths). */
+#define TEMU_FAMILY_HIDDEN __attribute__((visibility("hidden")))
+
+/* Blue Gene packets and virtual channels (plan_bluegene.h).  A
  * packet is `header` bytes of header and up to max_packet - header of
  * payload, in chunks of `chunk` bytes; a message of b bytes is max(1,
  * ceil(b / payload)) packets, all full but the last. */
@@ -110,10 +118,11 @@ struct temu_family {
     /* Blue Gene location names: the midplane's shape (nodes per dimension) */
     const int32_t *midplane;
 
-    /* ---- packetization (plan.c): fill plan (zeroed, src != dst) */
+    /* ---- packetization: fill plan (zeroed, src != dst); Gemini
+     * temu_plan_gemini (plan.c), Blue Gene temu_plan_bluegene
+     * (plan_bluegene.h) with the family's temu_bg_format */
     void (*plan)(const temu_family *f, const temu_machine *m, const temu_message *msg,
                  temu_plan *plan);
-    const temu_bg_format *bg; /* Blue Gene packets and VCs; NULL on Gemini */
 
     /* ---- counter placement (store.c, inject.c) */
     uint32_t sections; /* TEMU_SECTION_* bits */
@@ -138,18 +147,26 @@ struct temu_family {
     double (*link_lane_gbs)(const temu_machine *m, int64_t router, int link);
 };
 
-extern const temu_family temu_family_gemini;
-extern const temu_family temu_family_bgp;
-extern const temu_family temu_family_bgq;
+extern TEMU_FAMILY_HIDDEN const temu_family temu_family_gemini;
+extern TEMU_FAMILY_HIDDEN const temu_family temu_family_bgp;
+extern TEMU_FAMILY_HIDDEN const temu_family temu_family_bgq;
 
-/* Descriptors by temu_system; [0] is NULL. */
+/* Descriptors by temu_system; [0] is NULL, the others never are. */
 #define TEMU_FAMILIES 3
-extern const temu_family *const temu_families[TEMU_FAMILIES + 1];
+extern TEMU_FAMILY_HIDDEN const temu_family *const temu_families[TEMU_FAMILIES + 1];
 
 /* The descriptor of `system`, NULL when there is none. */
 static inline const temu_family *temu_family_of(int32_t system)
 {
-    return system > 0 && system <= TEMU_FAMILIES ? temu_families[system] : NULL;
+    return (uint32_t)system - 1u < TEMU_FAMILIES ? temu_families[system] : NULL;
+}
+
+/* 1 when the store of a machine of `system` has the sections `section`
+ * (TEMU_SECTION_*): the counter-index functions' check, one table load. */
+static inline int temu_family_has(int32_t system, uint32_t section)
+{
+    return (uint32_t)system - 1u < TEMU_FAMILIES &&
+           (temu_families[system]->sections & section) == section;
 }
 
 /* The family of a machine (every parsed or checked machine has one). */
@@ -159,22 +176,21 @@ static inline const temu_family *temu_machine_family(const temu_machine *m)
 }
 
 /* The descriptor whose info.name is the `len` characters at name, or NULL. */
-const temu_family *temu_family_by_name(const char *name, size_t len);
+TEMU_FAMILY_HIDDEN const temu_family *temu_family_by_name(const char *name, size_t len);
 
 /* What the families share (family.c). */
 /* Blue Gene location string of a node (every node is its own router), from
  * the family's midplane shape. */
-int temu_bluegene_location(const temu_machine *m, int64_t node, char *buf, size_t len);
+TEMU_FAMILY_HIDDEN int temu_bluegene_location(const temu_machine *m, int64_t node, char *buf,
+                                              size_t len);
 
-/* Packetizers (plan.c). */
-void temu_plan_gemini(const temu_family *f, const temu_machine *m, const temu_message *msg,
-                      temu_plan *plan);
-void temu_plan_bluegene(const temu_family *f, const temu_machine *m, const temu_message *msg,
-                        temu_plan *plan);
+/* The Gemini packetizer (plan.c). */
+TEMU_FAMILY_HIDDEN void temu_plan_gemini(const temu_family *f, const temu_machine *m,
+                                         const temu_message *msg, temu_plan *plan);
 
 /* Counter placement of each family (inject.c). */
-extern const temu_apply_ops temu_apply_gemini;
-extern const temu_apply_ops temu_apply_bgp;
-extern const temu_apply_ops temu_apply_bgq;
+extern TEMU_FAMILY_HIDDEN const temu_apply_ops temu_apply_gemini;
+extern TEMU_FAMILY_HIDDEN const temu_apply_ops temu_apply_bgp;
+extern TEMU_FAMILY_HIDDEN const temu_apply_ops temu_apply_bgq;
 
 #endif /* TEMU_FAMILY_H */

@@ -5,6 +5,7 @@
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
+#include "plan_bluegene.h"
 
 /* Packets of up to 256 bytes in 32-byte chunks; our model gives each a
  * 16-byte header (8-byte hardware + 8-byte DMA header), leaving 240 bytes
@@ -37,7 +38,7 @@ static void describe(const temu_machine *m, FILE *f)
 static void layout(const temu_machine *m, temu_layout *out)
 {
     out->bgp_torus = 0;
-    out->total = m->nnodes * m->nlinks * TEMU_BGP_COUNTERS;
+    out->total = m->nnodes * TEMU_BGP_LINKS * TEMU_BGP_COUNTERS;
 }
 
 static int describe_counter(const temu_machine *m, const temu_layout *l, int64_t idx, char *buf,
@@ -48,8 +49,8 @@ static int describe_counter(const temu_machine *m, const temu_layout *l, int64_t
                                     "TOKEN_ACK_PACKETS", "ACKS",           "NO_TOKENS",
                                     "NO_VCD0_TOKENS",    "NO_VCBN_TOKENS", "NO_VCBP_TOKENS"};
     char where[96];
-    int64_t node = idx / (m->nlinks * TEMU_BGP_COUNTERS);
-    int link = (int)(idx / TEMU_BGP_COUNTERS % m->nlinks);
+    int64_t node = idx / (TEMU_BGP_LINKS * TEMU_BGP_COUNTERS);
+    int link = (int)(idx / TEMU_BGP_COUNTERS % TEMU_BGP_LINKS);
     (void)l;
     temu_node_name(m, node, where, sizeof where);
     return snprintf(buf, len, "%s %s %s", where, temu_link_name(m, link),
@@ -68,7 +69,7 @@ static int64_t stall_counters(const temu_machine *m, int64_t *idx)
 {
     int64_t n = 0;
     for (int64_t node = 0; node < m->nnodes; node++) {
-        for (int l = 0; l < m->nlinks; l++) {
+        for (int l = 0; l < TEMU_BGP_LINKS; l++) {
             for (int c = TEMU_BGP_NO_TOKENS; c <= TEMU_BGP_NO_VCBP_TOKENS; c++, n++) {
                 if (idx != NULL) {
                     idx[n] = temu_idx_bgp(m, node, l, c);
@@ -94,6 +95,13 @@ static const temu_bg_format format = {
     .dynamic_dims = 0,
 };
 
+/* The Blue Gene packetizer with this family's format as constants. */
+static void plan(const temu_family *f, const temu_machine *m, const temu_message *msg, temu_plan *p)
+{
+    (void)f;
+    temu_plan_bluegene(&format, m, msg, p);
+}
+
 const temu_family temu_family_bgp = {
     .info =
         {
@@ -108,7 +116,7 @@ const temu_family temu_family_bgp = {
                     .nodes_per_router = 1,
                     .cores_per_node = 4,
                     .threads_per_core = 1,
-                    .nlinks = 6,
+                    .nlinks = TEMU_BGP_LINKS,
                     /* Rendezvous from 1200 bytes up: the BG/P MPI (DCMF)
                      * default eager cutoff; our choice, configurable
                      * (doc/model.md). */
@@ -144,8 +152,7 @@ const temu_family temu_family_bgp = {
     .name_router = temu_bluegene_location,
     .describe = describe,
     .midplane = midplane,
-    .plan = temu_plan_bluegene,
-    .bg = &format,
+    .plan = plan,
     .sections = TEMU_SECTION_BGP_TORUS,
     .layout = layout,
     .apply = &temu_apply_bgp,
@@ -171,4 +178,4 @@ const temu_family temu_family_bgp = {
         },
 };
 
-_Static_assert(sizeof link_names / sizeof link_names[0] == 6, "a name per BG/P link");
+_Static_assert(sizeof link_names / sizeof link_names[0] == TEMU_BGP_LINKS, "a name per BG/P link");

@@ -7,6 +7,7 @@
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
+#include "plan_bluegene.h"
 
 /* A packet is a 32-byte header chunk plus up to 512 bytes of payload in
  * 32-byte chunks (BG/Q driver, doc/references.md). */
@@ -175,6 +176,13 @@ static const temu_bg_format format = {
     .dynamic_dims = 2,
 };
 
+/* The Blue Gene packetizer with this family's format as constants. */
+static void plan(const temu_family *f, const temu_machine *m, const temu_message *msg, temu_plan *p)
+{
+    (void)f;
+    temu_plan_bluegene(&format, m, msg, p);
+}
+
 const temu_family temu_family_bgq = {
     .info =
         {
@@ -228,8 +236,7 @@ const temu_family temu_family_bgq = {
     .name_router = temu_bluegene_location,
     .describe = describe,
     .midplane = midplane,
-    .plan = temu_plan_bluegene,
-    .bg = &format,
+    .plan = plan,
     .sections = TEMU_SECTION_BGQ_NW | TEMU_SECTION_BGQ_MU | TEMU_SECTION_BGQ_L2 |
                 TEMU_SECTION_BGQ_CNK | TEMU_SECTION_BGQ_NW_CYCLES,
     .layout = layout,

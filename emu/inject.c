@@ -149,7 +149,7 @@ static TEMU_ALWAYS_INLINE void apply_gemini(sink *k, const temu_machine *m, cons
     }
     for (int side = 0; side < 2; side++) {
         int64_t node = side == 0 ? msg->src : msg->dst;
-        int64_t idx = temu_idx_gemini_nic(m, node, 0);
+        int64_t idx = k->s->gemini_nic_base + node * TEMU_NIC_COUNTERS;
         for (int c = 0; c < TEMU_NIC_COUNTERS; c++) {
             put(k, idx + c, p->nic[side][c]);
         }
@@ -209,8 +209,9 @@ static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const t
         }
         int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
         for (int h = 0; h < n; h++) {
-            int64_t out = temu_idx_bgp(m, hops[h].from, hops[h].link, 0);
-            int64_t back = temu_idx_bgp(m, hops[h].to, hops[h].in_link, 0);
+            /* temu_idx_bgp of counter 0, the section at the start of the store */
+            int64_t out = (hops[h].from * TEMU_BGP_LINKS + hops[h].link) * TEMU_BGP_COUNTERS;
+            int64_t back = (hops[h].to * TEMU_BGP_LINKS + hops[h].in_link) * TEMU_BGP_COUNTERS;
             put(k, out + TEMU_BGP_PACKETS, packets);
             put(k, out + TEMU_BGP_CHUNKS, chunks);
             for (int vc = 0; vc < 4; vc++) {
@@ -240,7 +241,9 @@ static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const t
                                 const temu_plan *p)                                                \
     {                                                                                              \
         sink k = {s, 0, e};                                                                        \
-        apply_##family(&k, &s->machine, msg, p);                                                   \
+        if (e != NULL) { /* known to the compiler: no store update in this copy */                 \
+            apply_##family(&k, &s->machine, msg, p);                                               \
+        }                                                                                          \
     }                                                                                              \
     const temu_apply_ops temu_apply_##family = {family##_store, family##_watched, family##_record}
 

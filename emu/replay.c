@@ -238,7 +238,7 @@ static temu_status post(temu_replay *r, int side, int32_t comm, int32_t src, int
  * it would read bytes a replay does not have. */
 static const void *address(const temu_replay *r, uint64_t addr)
 {
-    return temu_machine_family(r->m)->info.payload == TEMU_PAYLOAD_ADDRESS
+    return r->s->family->info.payload == TEMU_PAYLOAD_ADDRESS
                ? (const void *)(uintptr_t)addr
                : NULL;
 }

@@ -60,14 +60,13 @@ uint64_t temu_machine_counter_count(const temu_machine *m)
 /* 1 when m's store has the section (TEMU_SECTION_*) */
 static inline int has(const temu_machine *m, uint32_t section)
 {
-    const temu_family *f = temu_machine_family(m);
-    return f != NULL && (f->sections & section) != 0;
+    return temu_family_has(m->system, section);
 }
 
 int64_t temu_idx_gemini_tile(const temu_machine *m, int64_t router, int tile, int counter)
 {
-    if (!has(m, TEMU_SECTION_GEMINI_TILES) || !IN(router, m->nrouters) ||
-        !IN(tile, TEMU_GEMINI_TILES) || !IN(counter, TEMU_GEMINI_TILE_COUNTERS)) {
+    if (!IN(router, m->nrouters) || !IN(tile, TEMU_GEMINI_TILES) ||
+        !IN(counter, TEMU_GEMINI_TILE_COUNTERS) || !has(m, TEMU_SECTION_GEMINI_TILES)) {
         return -1;
     }
     return (router * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS + counter;
@@ -75,8 +74,8 @@ int64_t temu_idx_gemini_tile(const temu_machine *m, int64_t router, int tile, in
 
 int64_t temu_idx_gemini_nic(const temu_machine *m, int64_t node, int counter)
 {
-    if (!has(m, TEMU_SECTION_GEMINI_NIC) || !IN(node, m->nnodes) ||
-        !IN(counter, TEMU_NIC_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(counter, TEMU_NIC_COUNTERS) ||
+        !has(m, TEMU_SECTION_GEMINI_NIC)) {
         return -1;
     }
     return m->nrouters * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS +
@@ -85,17 +84,17 @@ int64_t temu_idx_gemini_nic(const temu_machine *m, int64_t node, int counter)
 
 int64_t temu_idx_bgp(const temu_machine *m, int64_t node, int link, int counter)
 {
-    if (!has(m, TEMU_SECTION_BGP_TORUS) || !IN(node, m->nnodes) || !IN(link, m->nlinks) ||
-        !IN(counter, TEMU_BGP_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(link, TEMU_BGP_LINKS) || !IN(counter, TEMU_BGP_COUNTERS) ||
+        !has(m, TEMU_SECTION_BGP_TORUS)) {
         return -1;
     }
-    return (node * m->nlinks + link) * TEMU_BGP_COUNTERS + counter;
+    return (node * TEMU_BGP_LINKS + link) * TEMU_BGP_COUNTERS + counter;
 }
 
 int64_t temu_idx_bgq_nw(const temu_machine *m, int64_t node, int link, int kind, int vc)
 {
-    if (!has(m, TEMU_SECTION_BGQ_NW) || !IN(node, m->nnodes) || !IN(link, TEMU_BGQ_LINKS) ||
-        !IN(kind, TEMU_BGQ_NW_KINDS) || !IN(vc, TEMU_BGQ_VCS)) {
+    if (!IN(node, m->nnodes) || !IN(link, TEMU_BGQ_LINKS) || !IN(kind, TEMU_BGQ_NW_KINDS) ||
+        !IN(vc, TEMU_BGQ_VCS) || !has(m, TEMU_SECTION_BGQ_NW)) {
         return -1;
     }
     return ((node * TEMU_BGQ_LINKS + link) * TEMU_BGQ_NW_KINDS + kind) * TEMU_BGQ_VCS + vc;
@@ -104,8 +103,8 @@ int64_t temu_idx_bgq_nw(const temu_machine *m, int64_t node, int link, int kind,
 int64_t temu_idx_bgq_mu(const temu_machine *m, int64_t node, int sram_index)
 {
     temu_layout l;
-    if (!has(m, TEMU_SECTION_BGQ_MU) || !IN(node, m->nnodes) ||
-        !IN(sram_index, TEMU_BGQ_MU_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(sram_index, TEMU_BGQ_MU_COUNTERS) ||
+        !has(m, TEMU_SECTION_BGQ_MU)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -115,8 +114,8 @@ int64_t temu_idx_bgq_mu(const temu_machine *m, int64_t node, int sram_index)
 int64_t temu_idx_bgq_l2(const temu_machine *m, int64_t node, int slice, int counter)
 {
     temu_layout l;
-    if (!has(m, TEMU_SECTION_BGQ_L2) || !IN(node, m->nnodes) || !IN(slice, TEMU_BGQ_L2_SLICES) ||
-        !IN(counter, TEMU_BGQ_L2_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(slice, TEMU_BGQ_L2_SLICES) ||
+        !IN(counter, TEMU_BGQ_L2_COUNTERS) || !has(m, TEMU_SECTION_BGQ_L2)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -126,8 +125,8 @@ int64_t temu_idx_bgq_l2(const temu_machine *m, int64_t node, int slice, int coun
 int64_t temu_idx_bgq_cnk_node(const temu_machine *m, int64_t node, int counter)
 {
     temu_layout l;
-    if (!has(m, TEMU_SECTION_BGQ_CNK) || !IN(node, m->nnodes) ||
-        !IN(counter, TEMU_BGQ_CNK_NODE_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(counter, TEMU_BGQ_CNK_NODE_COUNTERS) ||
+        !has(m, TEMU_SECTION_BGQ_CNK)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -137,8 +136,8 @@ int64_t temu_idx_bgq_cnk_node(const temu_machine *m, int64_t node, int counter)
 int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, int counter)
 {
     temu_layout l;
-    if (!has(m, TEMU_SECTION_BGQ_CNK) || !IN(node, m->nnodes) ||
-        !IN(hwthread, TEMU_BGQ_HWTHREADS) || !IN(counter, TEMU_BGQ_CNK_HWT_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(hwthread, TEMU_BGQ_HWTHREADS) ||
+        !IN(counter, TEMU_BGQ_CNK_HWT_COUNTERS) || !has(m, TEMU_SECTION_BGQ_CNK)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -149,7 +148,7 @@ int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, 
 int64_t temu_idx_bgq_nw_cycles(const temu_machine *m, int64_t node)
 {
     temu_layout l;
-    if (!has(m, TEMU_SECTION_BGQ_NW_CYCLES) || !IN(node, m->nnodes)) {
+    if (!IN(node, m->nnodes) || !has(m, TEMU_SECTION_BGQ_NW_CYCLES)) {
         return -1;
     }
     temu_layout_compute(m, &l);

@@ -97,6 +97,7 @@ static void session_bind(temu_session *s, void *base, size_t bytes, const temu_s
     s->machine = h->machine;
     s->family = temu_machine_family(&s->machine); /* a checked machine has one */
     temu_layout_compute(&s->machine, &l);
+    s->gemini_nic_base = l.gemini_nic;
     s->bgq_mu_base = l.bgq_mu;
     s->bgq_l2_base = l.bgq_l2;
     s->ncounters = h->ncounters;

@@ -330,6 +330,7 @@ enum temu_gemini_nic_counter {
 /* ------------------------------------------------------------------------ */
 
 /* BG/P per node and torus direction (links 0..5 in temu numbering). */
+#define TEMU_BGP_LINKS 6 /* X-, X+, Y-, Y+, Z-, Z+ */
 enum temu_bgp_counter {
     TEMU_BGP_PACKETS = 0,       /* packets sent (UPC mode 0)                 */
     TEMU_BGP_CHUNKS,            /* 32-byte chunks sent (mode 0)              */
