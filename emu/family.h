@@ -13,35 +13,37 @@
  * the descriptor's first member: temu_family_info_get() hands it out.
  *
  * Files: family.c (the lookup, what families share: Blue Gene location
- * names, the generic accessors), family_gemini.c, family_bgp.c,
+ * names, the public accessors), family_gemini.c, family_bgp.c,
  * family_bgq.c (one descriptor each).  Shared machinery stays where it
- * was: plan.c packetizes Gemini transactions and counts the Blue Gene
- * message unit and L2, plan_bluegene.h makes the Blue Gene packets of a
- * family's format (each Blue Gene family instantiates it with its format
- * as constants), inject.c places a plan's counts along
- * the routes (its apply functions are the descriptor's `apply`), gemini.c
- * holds the Gemini chip (tile map, media, interconnect file).
+ * was: plan.c packetizes Gemini transactions; plan_bluegene.h makes the
+ * Blue Gene packets, message-unit and L2 counts of a family's packet
+ * format (each Blue Gene family instantiates it with its format as
+ * constants); inject.c places a plan's counts along the routes (its
+ * APPLY_OPS copies are the descriptors' `apply`); gemini.c holds the Gemini
+ * chip (tile map, media, interconnect file).
  *
  * Adding a fourth family (say a Cray Aries dragonfly, or a Tofu torus):
  *   1. a value of temu_system (torusemu.h) and its slot in temu_families[]
  *      (family.c);
  *   2. emu/family_NAME.c with one `const temu_family temu_family_NAME`:
  *      the public info (names, base machine, link names, spec options,
- *      units, clocks, rates), the timing model's figures (`timing`), and
- *      its functions - a packetizer (plan; a Blue Gene-like torus may
- *      instantiate temu_plan_bluegene, plan_bluegene.h, with its own
- *      temu_bg_format), counter placement
- *      (apply, layout, sections, describe_counter, read_link,
- *      stall_counters), names (name_node, name_router, describe) and, if
- *      its routing order is not X, Y, Z..., order_dims;
+ *      units, clocks, rates), the timing model's figures (`timing`,
+ *      `lanes`, `link_lane_gbs`), and its functions: a packetizer (`plan`;
+ *      a Blue Gene-like torus instantiates temu_plan_bluegene with its own
+ *      temu_bg_format), counter placement (`apply`: APPLY_OPS(NAME) in
+ *      inject.c over an apply_NAME; `layout`, `sections`,
+ *      `describe_counter`, `read_link`, `stall_counters`), names
+ *      (`name_node`, `name_router`, `describe`) and, if its routing order
+ *      is not X, Y, Z..., `order_dims`;
  *   3. its tables: the counter enums and sizes (torusemu.h, like
- *      temu_bgq_counter), a section of temu_layout, the PAPI event tables
- *      of its components (components/NAME/NAME.events) and its presets
- *      (machine.c);
+ *      temu_bgq_counter) and its temu_idx_* functions, a section of
+ *      temu_layout, the PAPI event tables of its components
+ *      (components/NAME/NAME.events) and its presets (machine.c);
  *   4. emu/family_NAME.c in libtorusemu_la_SOURCES (Makefile.am) and a
  *      row in tests/test_family.c.
- * Nothing else tests the system: a function that needs to know something
- * of a family gets it from here.
+ * The volume model, the store, replay, the MPI layer, the tools and the
+ * components test no system (but where a stored system is compared with
+ * the one expected): what they need to know of a family they read here.
  */
 #ifndef TEMU_FAMILY_H
 #define TEMU_FAMILY_H
