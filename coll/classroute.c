@@ -115,7 +115,8 @@ void tmpi_classroute_inject(temu_session *s, const temu_hop *edges, int nedges, 
                             int32_t ninj, const int64_t *rcv, int32_t nrcv, uint64_t bytes,
                             temu_kind kind)
 {
-    if (temu_session_machine(s)->system == TEMU_SYSTEM_BGQ) {
+    if (temu_family_info_get(temu_session_machine(s)->system)->collnet ==
+        TEMU_COLLNET_CLASS_ROUTES) {
         temu_inject_tree(s, bytes, kind, edges, nedges, inj, ninj, rcv, nrcv, NULL);
     }
 }

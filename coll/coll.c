@@ -17,9 +17,9 @@
 
 #include <stddef.h>
 
-/* temu_system values (include/torusemu.h), repeated to keep this file free
+/* temu_collnet values (include/torusemu.h), repeated to keep this file free
  * of the emulator header. */
-enum { SYS_GEMINI = 1, SYS_BGP = 2, SYS_BGQ = 3 };
+enum { COLLNET_WORLD = 1, COLLNET_CLASS_ROUTES = 2 };
 
 static int is_pof2(int32_t n)
 {
@@ -123,10 +123,10 @@ static tmpi_algo collective_network(const tmpi_coll_env *env, const tmpi_coll *c
     if (!env->blocking || !(rooted_data || (reduction && env->hw_op))) {
         return TMPI_ALGO_NONE;
     }
-    if (env->system == SYS_BGQ && (env->spans_world || env->box)) {
+    if (env->collnet == COLLNET_CLASS_ROUTES && (env->spans_world || env->box)) {
         return TMPI_ALGO_CLASSROUTE;
     }
-    if (env->system == SYS_BGP && env->spans_world) {
+    if (env->collnet == COLLNET_WORLD && env->spans_world) {
         return TMPI_ALGO_COLLNET;
     }
     return TMPI_ALGO_NONE;
@@ -135,7 +135,6 @@ static tmpi_algo collective_network(const tmpi_coll_env *env, const tmpi_coll *c
 tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c)
 {
     int32_t n = c->n;
-    int bluegene = env->system == SYS_BGP || env->system == SYS_BGQ;
     if (n <= 1) {
         return TMPI_ALGO_NONE;
     }
@@ -175,7 +174,8 @@ tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c)
         return total < TMPI_ALLGATHER_SHORT ? TMPI_ALGO_BRUCK : TMPI_ALGO_RING;
     }
     case TMPI_ALLTOALL:
-        if (!bluegene && c->bytes <= TMPI_ALLTOALL_SHORT && n >= TMPI_ALLTOALL_MIN_PROCS) {
+        if (env->bruck_alltoall && c->bytes <= TMPI_ALLTOALL_SHORT &&
+            n >= TMPI_ALLTOALL_MIN_PROCS) {
             return TMPI_ALGO_BRUCK;
         }
         return TMPI_ALGO_PAIRWISE;

@@ -123,11 +123,12 @@ typedef struct tmpi_coll {
 
 /* What the algorithm choice depends on besides the call itself. */
 typedef struct tmpi_coll_env {
-    int32_t system;      /* temu_system                                       */
-    int32_t blocking;    /* 0 for MPI_I* (never on a collective network)      */
-    int32_t spans_world; /* the communicator holds every rank of the job      */
-    int32_t box;         /* BG/Q: its nodes form a rectangular block          */
-    int32_t hw_op;       /* reduction: predefined op on a predefined type     */
+    int32_t collnet;        /* the machine's temu_collnet (temu_family_info)     */
+    int32_t blocking;       /* 0 for MPI_I* (never on a collective network)      */
+    int32_t spans_world;    /* the communicator holds every rank of the job      */
+    int32_t box;            /* BG/Q: its nodes form a rectangular block          */
+    int32_t hw_op;          /* reduction: predefined op on a predefined type     */
+    int32_t bruck_alltoall; /* the machine's MPI: Bruck's all-to-all when short */
 } tmpi_coll_env;
 
 /* Algorithm the emulated machine's MPI used (doc/mpi.md has the table). */

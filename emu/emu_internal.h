@@ -9,6 +9,7 @@
 #error "emu_internal.h is private to libtorusemu"
 #endif
 
+#include "family.h"
 #include "torusemu.h"
 
 #include <stdarg.h>
@@ -26,6 +27,12 @@
 
 #define TEMU_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TEMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* a / b rounded up, without the a + b - 1 that wraps near 2^64 */
+static inline uint64_t temu_ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
 
 /* ---------------------------------------------------------------- store */
 
@@ -103,6 +110,7 @@ struct temu_session {
     /* checked at attach and fixed for the session's life: never re-read
      * from the file, which any writer may change (store_file.c) */
     temu_machine machine;
+    const temu_family *family; /* the machine's descriptor (family.h) */
     uint64_t ncounters;
     int32_t nranks;
     int32_t ranks_per_node;
@@ -112,6 +120,7 @@ struct temu_session {
     temu_watch_slot *watches;
     uint8_t *watch_bits;
     uint64_t *node_words;
+    int64_t gemini_nic_base; /* counter index of node 0's Gemini NIC section */
     int64_t bgq_mu_base; /* counter index of node 0's MU section (layout) */
     int64_t bgq_l2_base; /* counter index of node 0's L2 section          */
     temu_slot *mapping;
@@ -193,19 +202,21 @@ typedef struct temu_memo_entry {
 #define MEMO_BYTES 4096u
 
 /*
- * What the plan of msg reads of its payload, as a key (memo.c):
- *   BG/P     nothing (its counts do not depend on the bytes);
- *   BG/Q     the address, only through the L2 lines of the sending side
- *            (l2_lines: the first line's slice (a / 128) mod 16 and the
- *            number of lines);
- *   Gemini   the uniformity of every 64-byte block gemini_stream_add scans;
- *            kept only when it scans at most one block: an eager message
- *            whose header and data fit one transaction (a header > 0 means
- *            no scan at all), a PUT or GET of at most 64 bytes.
+ * What the plan of msg reads of its payload, as a key (memo.c), by the
+ * family's use of the payload (temu_family_info.payload):
+ *   unused   nothing (BG/P: its counts do not depend on the bytes);
+ *   address  only through the L2 lines of the sending side (BG/Q l2_lines:
+ *            the first line's slice (a / 128) mod 16 and the number of
+ *            lines);
+ *   bytes    the uniformity of every 64-byte block gemini_stream_add scans
+ *            (Gemini); kept only when it scans at most one block: an eager
+ *            message whose header and data fit one transaction (a header > 0
+ *            means no scan at all), a PUT or GET of at most 64 bytes.
  * Returns 0 when the message is not worth keeping or the plan would read
  * more; then it is planned as usual.
  */
-static inline int temu_plan_payload_key(const temu_machine *m, const temu_message *msg, uint64_t *key)
+static inline int temu_plan_payload_key(const temu_family *f, const temu_machine *m,
+                                        const temu_message *msg, uint64_t *key)
 {
     const unsigned char *data = msg->payload;
     *key = 0;
@@ -214,10 +225,10 @@ static inline int temu_plan_payload_key(const temu_machine *m, const temu_messag
     if (msg->bytes > MEMO_BYTES) {
         return 0;
     }
-    if (data == NULL || m->system == TEMU_SYSTEM_BGP) {
+    if (data == NULL || f->info.payload == TEMU_PAYLOAD_UNUSED) {
         return 1;
     }
-    if (m->system == TEMU_SYSTEM_BGQ) {
+    if (f->info.payload == TEMU_PAYLOAD_ADDRESS) {
         /* l2_lines reads the first line's slice and the number of lines */
         uint64_t a = (uint64_t)(uintptr_t)data;
         uint64_t lines = msg->bytes == 0 ? 0 : (a + msg->bytes - 1) / 128 - a / 128 + 1;

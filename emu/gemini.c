@@ -188,7 +188,7 @@ static int cable_number(int dim)
 temu_status temu_gemini_write_interconnect(const temu_machine *m, FILE *f, temu_error *err)
 {
     static const char dimc[] = "xyz";
-    if (m->system != TEMU_SYSTEM_GEMINI) {
+    if (temu_machine_family(m)->info.tiles == 0) { /* a router of tiles: Gemini */
         return temu_fail(err, TEMU_EINVAL,
                          "interconnect files exist only for Gemini machines, not %s",
                          temu_system_name(m->system));

@@ -149,7 +149,7 @@ static TEMU_ALWAYS_INLINE void apply_gemini(sink *k, const temu_machine *m, cons
     }
     for (int side = 0; side < 2; side++) {
         int64_t node = side == 0 ? msg->src : msg->dst;
-        int64_t idx = temu_idx_gemini_nic(m, node, 0);
+        int64_t idx = k->s->gemini_nic_base + node * TEMU_NIC_COUNTERS;
         for (int c = 0; c < TEMU_NIC_COUNTERS; c++) {
             put(k, idx + c, p->nic[side][c]);
         }
@@ -209,8 +209,9 @@ static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const t
         }
         int n = temu_route(m, ends[dir], ends[1 - dir], hops, TEMU_MAX_HOPS);
         for (int h = 0; h < n; h++) {
-            int64_t out = temu_idx_bgp(m, hops[h].from, hops[h].link, 0);
-            int64_t back = temu_idx_bgp(m, hops[h].to, hops[h].in_link, 0);
+            /* temu_idx_bgp of counter 0, the section at the start of the store */
+            int64_t out = (hops[h].from * TEMU_BGP_LINKS + hops[h].link) * TEMU_BGP_COUNTERS;
+            int64_t back = (hops[h].to * TEMU_BGP_LINKS + hops[h].in_link) * TEMU_BGP_COUNTERS;
             put(k, out + TEMU_BGP_PACKETS, packets);
             put(k, out + TEMU_BGP_CHUNKS, chunks);
             for (int vc = 0; vc < 4; vc++) {
@@ -222,26 +223,33 @@ static TEMU_ALWAYS_INLINE void apply_bgp(sink *k, const temu_machine *m, const t
     }
 }
 
-/* Inlined three times below with constant sinks: the copy for an
- * unwatched store carries no per-update watch test at all, the recording
- * copy touches no counter. */
-static TEMU_ALWAYS_INLINE void apply_system(sink *k, const temu_machine *m, const temu_message *msg,
-                                            const temu_plan *p)
-{
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        apply_gemini(k, m, msg, p);
-        break;
-    case TEMU_SYSTEM_BGQ:
-        apply_bgq(k, m, msg, p);
-        break;
-    case TEMU_SYSTEM_BGP:
-        apply_bgp(k, m, msg, p);
-        break;
-    default:
-        break;
-    }
-}
+/* Each family's counter placement (family.h, temu_apply_ops), compiled
+ * three times with constant sinks: the copy for an unwatched store carries
+ * no per-update watch test at all, the recording copy touches no counter. */
+#define APPLY_OPS(family)                                                                          \
+    static void family##_store(temu_session *s, const temu_message *msg, const temu_plan *p)       \
+    {                                                                                              \
+        sink k = {s, 0, NULL};                                                                     \
+        apply_##family(&k, &s->machine, msg, p);                                                   \
+    }                                                                                              \
+    static void family##_watched(temu_session *s, const temu_message *msg, const temu_plan *p)     \
+    {                                                                                              \
+        sink k = {s, 1, NULL};                                                                     \
+        apply_##family(&k, &s->machine, msg, p);                                                   \
+    }                                                                                              \
+    static void family##_record(temu_session *s, temu_memo_entry *e, const temu_message *msg,      \
+                                const temu_plan *p)                                                \
+    {                                                                                              \
+        sink k = {s, 0, e};                                                                        \
+        if (e != NULL) { /* known to the compiler: no store update in this copy */                 \
+            apply_##family(&k, &s->machine, msg, p);                                               \
+        }                                                                                          \
+    }                                                                                              \
+    const temu_apply_ops temu_apply_##family = {family##_store, family##_watched, family##_record}
+
+APPLY_OPS(gemini);
+APPLY_OPS(bgq);
+APPLY_OPS(bgp);
 
 void temu_count_message(temu_session *s, const temu_message *msg)
 {
@@ -251,7 +259,6 @@ void temu_count_message(temu_session *s, const temu_message *msg)
 
 void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *p)
 {
-    const temu_machine *m = &s->machine;
     if (TEMU_UNLIKELY(s->readonly)) {
         return;
     }
@@ -261,11 +268,9 @@ void temu_apply_plan(temu_session *s, const temu_message *msg, const temu_plan *
         return;
     }
     if (TEMU_LIKELY(!armed)) {
-        sink k = {s, 0, NULL};
-        apply_system(&k, m, msg, p);
+        s->family->apply->store(s, msg, p);
     } else {
-        sink k = {s, 1, NULL};
-        apply_system(&k, m, msg, p);
+        s->family->apply->watched(s, msg, p);
         temu_watch_flush(s); /* slow watches signal after the whole message landed */
     }
 }
@@ -295,7 +300,7 @@ static const temu_memo_entry *memo_lookup(temu_session *s, const temu_message *m
     uint64_t key;
     temu_plan plan;
     const temu_machine *m = &s->machine;
-    if (!temu_plan_payload_key(m, msg, &key)) {
+    if (!temu_plan_payload_key(s->family, m, msg, &key)) {
         return NULL;
     }
     temu_memo_entry *e = temu_memo_slot(s->serial, msg, key);
@@ -317,8 +322,7 @@ static const temu_memo_entry *memo_lookup(temu_session *s, const temu_message *m
     e->kind = (int32_t)msg->kind;
     e->n = 0;
     if (!plan.local) {
-        sink k = {s, 0, e};
-        apply_system(&k, m, msg, &plan);
+        s->family->apply->record(s, e, msg, &plan);
     }
     return e->n >= 0 ? e : NULL;
 }
@@ -371,7 +375,7 @@ temu_status temu_inject_tree(temu_session *s, uint64_t bytes, temu_kind kind, co
     const int64_t per_link = TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
     temu_plan p;
     temu_status rc;
-    if (m->system != TEMU_SYSTEM_BGQ) {
+    if (s->family->info.collnet != TEMU_COLLNET_CLASS_ROUTES) {
         return temu_fail(err, TEMU_EINVAL, "tree traffic exists only on Blue Gene/Q machines");
     }
     if (s->readonly) {

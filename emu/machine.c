@@ -53,35 +53,10 @@ static const preset presets[] = {
     {"mira", "bgq:8x12x16x16x2", "BG/Q Mira (ANL), 49,152 nodes"},
 };
 
-static const char *system_dims(int32_t system)
-{
-    return system == TEMU_SYSTEM_BGQ ? "ABCDE" : "XYZ";
-}
-
 const char *temu_system_name(int32_t system)
 {
-    switch (system) {
-    case TEMU_SYSTEM_GEMINI:
-        return "gemini";
-    case TEMU_SYSTEM_BGP:
-        return "bgp";
-    case TEMU_SYSTEM_BGQ:
-        return "bgq";
-    }
-    return "unknown";
-}
-
-static const char *system_long_name(int32_t system)
-{
-    switch (system) {
-    case TEMU_SYSTEM_GEMINI:
-        return "Cray XE/XK Gemini, 3-D torus";
-    case TEMU_SYSTEM_BGP:
-        return "IBM Blue Gene/P, 3-D torus";
-    case TEMU_SYSTEM_BGQ:
-        return "IBM Blue Gene/Q, 5-D torus";
-    }
-    return "unknown";
+    const temu_family *f = temu_family_of(system);
+    return f != NULL ? f->info.name : "unknown";
 }
 
 void temu_machine_list_presets(FILE *f)
@@ -101,67 +76,6 @@ static const preset *find_preset(const char *name, size_t len)
     return NULL;
 }
 
-/* Defaults every system starts from before options are applied. */
-static void set_system_defaults(temu_machine *m, int32_t system)
-{
-    memset(m, 0, sizeof *m);
-    m->system = system;
-    switch (system) {
-    case TEMU_SYSTEM_GEMINI:
-        m->ndims = 3;
-        m->nodes_per_router = 2; /* 2 nodes per Gemini (Pedretti 2013, abstract) */
-        m->cores_per_node = 16;
-        m->threads_per_core = 1;
-        m->nlinks = 7; /* X-,X+,Y-,Y+,Z-,Z+, host */
-        /* MPI envelope of 48 bytes: with it a 1..16-byte message fills one
-         * 64-byte PUT and 32 bytes need two (Pedretti 2013 section V.D).  The
-         * PUT->GET switch lies between 4 KB and 8 KB, GET->BTE PUT between
-         * 256 KB and 512 KB (same section). */
-        m->protocol.mpi_header = 48;
-        m->protocol.eager_limit = 8192;
-        m->protocol.bte_threshold = 512 * 1024;
-        break;
-    case TEMU_SYSTEM_BGP:
-        m->ndims = 3;
-        m->nodes_per_router = 1;
-        m->cores_per_node = 4;
-        m->threads_per_core = 1;
-        m->nlinks = 6;
-        /* Rendezvous from 1200 bytes up: the BG/P MPI (DCMF) default eager
-         * cutoff; our choice, configurable (doc/model.md). */
-        m->protocol.eager_limit = 1200;
-        break;
-    case TEMU_SYSTEM_BGQ:
-        m->ndims = 5;
-        m->nodes_per_router = 1;
-        m->cores_per_node = 16;
-        m->threads_per_core = 4;
-        m->nlinks = 11; /* A-..E+ and the I/O link */
-        /* Eager below 4097 bytes: the __BGQ__ build of MPICH/PAMID
-         * (BG/Q driver, doc/references.md, mpidi_platform.h). */
-        m->protocol.eager_limit = 4097;
-        break;
-    default:
-        break;
-    }
-    for (int d = 0; d < TEMU_MAX_DIMS; d++) {
-        m->torus[d] = d < m->ndims ? 1 : 0;
-    }
-}
-
-static int parse_system(const char *s, size_t len)
-{
-    if (len == 6 && strncmp(s, "gemini", 6) == 0) {
-        return TEMU_SYSTEM_GEMINI;
-    }
-    if (len == 3 && strncmp(s, "bgp", 3) == 0) {
-        return TEMU_SYSTEM_BGP;
-    }
-    if (len == 3 && strncmp(s, "bgq", 3) == 0) {
-        return TEMU_SYSTEM_BGQ;
-    }
-    return 0;
-}
 
 /* Parse a decimal number occupying exactly [s, s+len). */
 static int parse_uint(const char *s, size_t len, long long max, long long *out)
@@ -208,7 +122,7 @@ static temu_status parse_shape(const char *spec, const char *s, size_t len, temu
         return temu_fail(err, TEMU_EINVAL,
                          "machine spec '%s': %s needs %d dimensions (%s), got %d", spec,
                          temu_system_name(m->system), m->ndims,
-                         m->ndims == 5 ? "AxBxCxDxE" : "XxYxZ", n);
+                         temu_machine_family(m)->info.shape_form, n);
     }
     return TEMU_OK;
 }
@@ -225,9 +139,10 @@ static temu_status apply_option(const char *spec, const char *s, size_t len, tem
     const char *v = eq + 1;
     size_t vlen = len - klen - 1;
     long long num = 0;
+    uint32_t options = temu_machine_family(m)->info.spec_options;
 
     if (klen == 5 && strncmp(s, "torus", 5) == 0) {
-        if (m->system == TEMU_SYSTEM_GEMINI) {
+        if (!(options & TEMU_SPEC_TORUS)) { /* only Gemini (full tori) */
             return temu_fail(err, TEMU_EINVAL,
                              "machine spec '%s': Gemini systems are full tori; 'torus=' is not "
                              "accepted",
@@ -260,9 +175,9 @@ static temu_status apply_option(const char *spec, const char *s, size_t len, tem
         m->cores_per_node = (int32_t)num;
     } else if (klen == 5 && strncmp(s, "eager", 5) == 0) {
         m->protocol.eager_limit = (uint32_t)num;
-    } else if (klen == 3 && strncmp(s, "bte", 3) == 0 && m->system == TEMU_SYSTEM_GEMINI) {
+    } else if (klen == 3 && strncmp(s, "bte", 3) == 0 && (options & TEMU_SPEC_BTE)) {
         m->protocol.bte_threshold = (uint32_t)num;
-    } else if (klen == 6 && strncmp(s, "header", 6) == 0 && m->system == TEMU_SYSTEM_GEMINI) {
+    } else if (klen == 6 && strncmp(s, "header", 6) == 0 && (options & TEMU_SPEC_HEADER)) {
         if (num > TEMU_GEMINI_MAX_TRANSACTION) {
             return temu_fail(err, TEMU_EINVAL, "machine spec '%s': header must be 0..64 bytes",
                              spec);
@@ -276,33 +191,18 @@ static temu_status apply_option(const char *spec, const char *s, size_t len, tem
 }
 
 /*
- * Deterministic routing order.  Gemini and BG/P: X, Y, Z (Pedretti 2013 V.C).
- * BG/Q: longest dimension first, where a torus dimension of n nodes counts
- * n/2 and a mesh dimension n; ties go to the mesh, then to the lower
- * dimension (BG/Q driver, doc/references.md, fw_nd.c).  Lengths are compared
- * doubled so n/2 stays exact.
+ * Deterministic routing order: X, Y, Z on Gemini and BG/P (Pedretti 2013
+ * V.C), unless the family orders its dimensions otherwise (BG/Q: longest
+ * first, family_bgq.c).
  */
 static void compute_dim_order(temu_machine *m)
 {
+    const temu_family *f = temu_machine_family(m);
     for (int d = 0; d < m->ndims; d++) {
         m->dim_order[d] = d;
     }
-    if (m->system != TEMU_SYSTEM_BGQ) {
-        return;
-    }
-    for (int i = 1; i < m->ndims; i++) {
-        for (int j = i; j > 0; j--) {
-            int a = m->dim_order[j - 1], b = m->dim_order[j];
-            int la = m->torus[a] ? m->size[a] : 2 * m->size[a];
-            int lb = m->torus[b] ? m->size[b] : 2 * m->size[b];
-            int b_first = lb > la || (lb == la && !m->torus[b] && m->torus[a]) ||
-                          (lb == la && m->torus[b] == m->torus[a] && b < a);
-            if (!b_first) {
-                break;
-            }
-            m->dim_order[j - 1] = b;
-            m->dim_order[j] = a;
-        }
+    if (f->order_dims != NULL) {
+        f->order_dims(m);
     }
 }
 
@@ -323,8 +223,8 @@ static temu_status parse_spec(const char *spec, const char *s, temu_machine *out
         }
         st = parse_spec(spec, p->spec, out, p->name, depth + 1, err);
     } else {
-        int system = parse_system(s, (size_t)(colon - s));
-        if (system == 0) {
+        const temu_family *fam = temu_family_by_name(s, (size_t)(colon - s));
+        if (fam == NULL) {
             return temu_fail(err, TEMU_EINVAL,
                              "machine spec '%s': unknown system '%.*s' (gemini, bgp or bgq)", spec,
                              (int)(colon - s), s);
@@ -336,20 +236,19 @@ static temu_status parse_spec(const char *spec, const char *s, temu_machine *out
             char name[TEMU_NAME_MAX];
             const preset *p = NULL;
             if (shape_len + 5 < sizeof name) {
-                snprintf(name, sizeof name, "%s-%.*s", temu_system_name(system), (int)shape_len,
-                         shape);
+                snprintf(name, sizeof name, "%s-%.*s", fam->info.name, (int)shape_len, shape);
                 p = find_preset(name, strlen(name));
             }
             if (p == NULL) {
                 p = find_preset(shape, shape_len);
             }
-            if (p == NULL || depth > 0 || strncmp(p->spec, temu_system_name(system), 3) != 0) {
+            if (p == NULL || depth > 0 || strncmp(p->spec, fam->info.name, 3) != 0) {
                 return temu_fail(err, TEMU_EINVAL, "machine spec '%s': no %s preset '%.*s'", spec,
-                                 temu_system_name(system), (int)shape_len, shape);
+                                 fam->info.name, (int)shape_len, shape);
             }
             st = parse_spec(spec, p->spec, out, p->name, depth + 1, err);
         } else {
-            set_system_defaults(out, system);
+            *out = fam->info.base; /* the family's defaults, before the options */
             st = parse_shape(spec, shape, shape_len, out, err);
             if (st == TEMU_OK && preset_name != NULL) {
                 snprintf(out->preset, sizeof out->preset, "%s", preset_name);
@@ -438,15 +337,10 @@ void temu_router_coords(const temu_machine *m, int64_t router, int32_t *coord)
 
 const char *temu_link_name(const temu_machine *m, int link)
 {
-    static const char *xyz[] = {"X-", "X+", "Y-", "Y+", "Z-", "Z+"};
-    static const char *abcde[] = {"A-", "A+", "B-", "B+", "C-", "C+", "D-", "D+", "E-", "E+"};
     if (link < 0 || link >= m->nlinks) {
         return "?";
     }
-    if (link == 2 * m->ndims) {
-        return m->system == TEMU_SYSTEM_GEMINI ? "HH" : "IO";
-    }
-    return m->system == TEMU_SYSTEM_BGQ ? abcde[link] : xyz[link];
+    return temu_machine_family(m)->info.link_names[link];
 }
 
 int temu_link_parse(const temu_machine *m, const char *name)
@@ -456,7 +350,8 @@ int temu_link_parse(const temu_machine *m, const char *name)
             return l;
         }
     }
-    if (m->system == TEMU_SYSTEM_GEMINI && strcmp(name, "host") == 0) {
+    const char *alias = temu_machine_family(m)->info.link_alias;
+    if (alias != NULL && strcmp(name, alias) == 0) {
         return 2 * m->ndims;
     }
     return -1;
@@ -485,61 +380,12 @@ int64_t temu_link_neighbor(const temu_machine *m, int64_t router, int link)
     return temu_router_index(m, c);
 }
 
-/*
- * Cray cname from Gemini coordinates, following the geometry implied by
- * Cielo's interconnect file (lanl/PPT machine configurations, "Physical
- * naming"): cabinet column = x, cabinet row = y/2, the two Geminis of a
- * blade are Y neighbours (g = y%2), cage = z/8, slot = z%8, nodes n0,n1 on
- * g0 and n2,n3 on g1.  Real systems fold the X order; we do not.
- */
-static int gemini_cname(const temu_machine *m, int64_t router, int node_in_router, char *buf,
-                        size_t len)
-{
-    int32_t c[TEMU_MAX_DIMS];
-    temu_router_coords(m, router, c);
-    int g = c[1] % 2;
-    if (node_in_router < 0) {
-        return snprintf(buf, len, "c%d-%dc%ds%dg%d", c[0], c[1] / 2, c[2] / 8, c[2] % 8, g);
-    }
-    return snprintf(buf, len, "c%d-%dc%ds%dn%d", c[0], c[1] / 2, c[2] / 8, c[2] % 8,
-                    2 * g + node_in_router);
-}
-
-/*
- * Blue Gene location strings R<row><col>-M<m>-N<board>-J<card>.  Midplanes
- * are numbered over the coordinates divided by the midplane shape (BG/Q
- * 4x4x4x4x2, BG/P 8x8x8), two per rack, 16 racks per row; inside a
- * midplane the node's linear index gives the node board (32 nodes) and
- * compute card.  A deterministic naming, not IBM's cabling.
- */
-static int bluegene_location(const temu_machine *m, int64_t node, char *buf, size_t len)
-{
-    static const int32_t bgq_mid[] = {4, 4, 4, 4, 2};
-    static const int32_t bgp_mid[] = {8, 8, 8};
-    const int32_t *mid = m->system == TEMU_SYSTEM_BGQ ? bgq_mid : bgp_mid;
-    int32_t c[TEMU_MAX_DIMS];
-    int64_t midplane = 0, local = 0;
-    temu_router_coords(m, node, c);
-    for (int d = 0; d < m->ndims; d++) {
-        int32_t per = mid[d] < m->size[d] ? mid[d] : m->size[d];
-        int32_t count = (m->size[d] + per - 1) / per;
-        midplane = midplane * count + c[d] / per;
-        local = local * per + c[d] % per;
-    }
-    int64_t rack = midplane / 2;
-    return snprintf(buf, len, "R%X%X-M%d-N%02d-J%02d", (int)((rack / 16) % 16), (int)(rack % 16),
-                    (int)(midplane % 2), (int)(local / 32), (int)(local % 32));
-}
-
 int temu_node_name(const temu_machine *m, int64_t node, char *buf, size_t len)
 {
     if (node < 0 || node >= m->nnodes) {
         return snprintf(buf, len, "?");
     }
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        return gemini_cname(m, node / 2, (int)(node % 2), buf, len);
-    }
-    return bluegene_location(m, node, buf, len);
+    return temu_machine_family(m)->name_node(m, node, buf, len);
 }
 
 int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t len)
@@ -547,20 +393,18 @@ int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t le
     if (router < 0 || router >= m->nrouters) {
         return snprintf(buf, len, "?");
     }
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        return gemini_cname(m, router, -1, buf, len);
-    }
-    return bluegene_location(m, router, buf, len);
+    return temu_machine_family(m)->name_router(m, router, buf, len);
 }
 
 void temu_machine_describe(const temu_machine *m, FILE *f)
 {
-    const char *letters = system_dims(m->system);
+    const temu_family *fam = temu_machine_family(m);
+    const char *letters = fam->info.dims;
     fprintf(f, "machine    %s", m->name);
     if (m->preset[0] != '\0') {
         fprintf(f, " (preset %s)", m->preset);
     }
-    fprintf(f, "\nsystem     %s\nshape     ", system_long_name(m->system));
+    fprintf(f, "\nsystem     %s\nshape     ", fam->info.title);
     for (int d = 0; d < m->ndims; d++) {
         fprintf(f, " %c=%d%s", letters[d], m->size[d], m->torus[d] ? "" : "(mesh)");
     }
@@ -576,28 +420,5 @@ void temu_machine_describe(const temu_machine *m, FILE *f)
         fprintf(f, " %c", letters[m->dim_order[d]]);
     }
     fprintf(f, "; shortest direction, ties go +\n");
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        fprintf(f,
-                "tiles      48 per Gemini (40 network + 8 host); X and Z links 8 tiles, Y 4\n"
-                "bandwidth  X 9.38 GB/s (cable); Y 9.38 (mezzanine) / 4.69 (cable); Z 15.00 "
-                "(backplane) / 9.38 (cable every 8th); host 10.40\n"
-                "protocol   MPI header %u B; PUT eager < %u B; GET rendezvous < %u B; BTE PUT "
-                "above\n",
-                m->protocol.mpi_header, m->protocol.eager_limit, m->protocol.bte_threshold);
-        break;
-    case TEMU_SYSTEM_BGP:
-        fprintf(f, "packets    32-byte chunks, up to 256 bytes (16-byte header)\n"
-                   "protocol   eager < %u B, rendezvous by remote get above\n",
-                m->protocol.eager_limit);
-        break;
-    case TEMU_SYSTEM_BGQ:
-        fprintf(f, "bandwidth  2 GB/s per link and direction, 500 MHz network clock\n"
-                   "packets    32-byte header + 0..512 bytes payload in 32-byte chunks\n"
-                   "protocol   eager < %u B, rendezvous by remote get above\n",
-                m->protocol.eager_limit);
-        break;
-    default:
-        break;
-    }
+    fam->describe(m, f);
 }

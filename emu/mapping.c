@@ -31,7 +31,7 @@ void temu_mapping_free(temu_mapping *map)
 
 static const char *letters_of(const temu_machine *m)
 {
-    return m->system == TEMU_SYSTEM_BGQ ? "ABCDE" : "XYZ";
+    return temu_machine_family(m)->info.dims;
 }
 
 static temu_status check_sizes(const temu_machine *m, int32_t nranks, int32_t rpn,
@@ -47,7 +47,7 @@ static temu_status check_sizes(const temu_machine *m, int32_t nranks, int32_t rp
                          "%d ranks per node: a %s node has %d hardware threads (1..%d allowed)",
                          rpn, temu_system_name(m->system), hw, hw);
     }
-    if (m->system == TEMU_SYSTEM_BGQ && (rpn & (rpn - 1)) != 0) {
+    if (temu_machine_family(m)->info.rpn_power_of_two && (rpn & (rpn - 1)) != 0) {
         return temu_fail(err, TEMU_EINVAL,
                          "%d ranks per node: BG/Q runs 1, 2, 4, 8, 16, 32 or 64 per node", rpn);
     }
@@ -100,10 +100,9 @@ static void place_by_order(const temu_machine *m, const char *order, int rightmo
 
 static void place_default(const temu_machine *m, int32_t rpn, temu_mapping *out)
 {
-    if (m->system == TEMU_SYSTEM_BGQ) {
-        place_by_order(m, "ABCDET", 1, rpn, out);
-    } else if (m->system == TEMU_SYSTEM_BGP) {
-        place_by_order(m, "XYZT", 0, rpn, out);
+    const temu_family_info *fam = &temu_machine_family(m)->info;
+    if (fam->default_order != NULL) {
+        place_by_order(m, fam->default_order, fam->rightmost_fastest, rpn, out);
     } else {
         for (int32_t r = 0; r < out->nranks; r++) {
             out->slot[r].node = r / rpn;
@@ -201,7 +200,7 @@ temu_status temu_mapping_parse_text(const temu_machine *m, int32_t nranks, int32
                                     temu_error *err)
 {
     const char *letters = letters_of(m);
-    int ncols = m->ndims + (m->system == TEMU_SYSTEM_GEMINI ? 1 : 0) + 1;
+    int ncols = m->ndims + (m->nodes_per_router > 1 ? 1 : 0) + 1; /* N: node in router */
     int64_t nslots = m->nnodes * rpn;
     unsigned char *used = NULL;
     int32_t rank = 0;
@@ -245,9 +244,9 @@ temu_status temu_mapping_parse_text(const temu_machine *m, int32_t nranks, int32
         }
         if (nv != ncols) {
             rc = temu_fail(err, TEMU_EINVAL,
-                           "map file '%s', line %d: expected %d numbers (%s%s T), found %s%d",
-                           name, line, ncols, m->system == TEMU_SYSTEM_BGQ ? "A B C D E" : "X Y Z",
-                           m->system == TEMU_SYSTEM_GEMINI ? " N" : "", nv > ncols ? "more than " : "",
+                           "map file '%s', line %d: expected %d numbers (%s T), found %s%d",
+                           name, line, ncols, temu_machine_family(m)->info.map_columns,
+                           nv > ncols ? "more than " : "",
                            nv > ncols ? ncols : nv);
             goto fail;
         }
@@ -268,7 +267,7 @@ temu_status temu_mapping_parse_text(const temu_machine *m, int32_t nranks, int32
             coord[d] = (int32_t)v[d];
         }
         int64_t node = temu_router_index(m, coord) * m->nodes_per_router;
-        if (m->system == TEMU_SYSTEM_GEMINI) {
+        if (m->nodes_per_router > 1) {
             long n = v[m->ndims];
             if (n < 0 || n > 1) {
                 rc = temu_fail(err, TEMU_ERANGE,
@@ -417,7 +416,8 @@ temu_status temu_mapping_build(const temu_machine *m, int32_t nranks, int32_t rp
                          "mapping '%s' is not a permutation of %sT (each letter once)", how,
                          letters_of(m));
     }
-    if (how != NULL && is_permutation(m, how) && m->system == TEMU_SYSTEM_GEMINI) {
+    if (how != NULL && is_permutation(m, how) &&
+        temu_machine_family(m)->info.default_order == NULL) {
         return temu_fail(err, TEMU_EINVAL,
                          "Gemini machines take the sequential order, random:SEED or a map file, "
                          "not '%s'",
@@ -432,7 +432,7 @@ temu_status temu_mapping_build(const temu_machine *m, int32_t nranks, int32_t rp
     } else if (strncmp(how, "random:", 7) == 0) {
         rc = place_random(m, how + 7, rpn, out, err);
     } else {
-        place_by_order(m, how, m->system == TEMU_SYSTEM_BGQ, rpn, out);
+        place_by_order(m, how, temu_machine_family(m)->info.rightmost_fastest, rpn, out);
     }
     if (rc != TEMU_OK) {
         temu_mapping_free(out);

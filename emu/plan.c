@@ -75,12 +75,6 @@ int temu_payload_is_uniform(const void *p, size_t len)
 
 /* ------------------------------------------------------------------ Gemini */
 
-/* a / b rounded up, without the a + b - 1 that wraps near 2^64 */
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
-
 typedef struct gemini_stream {
     int req_dir;      /* route direction of the requests (0 src->dst)   */
     int is_get;       /* GET transactions, else PUT                     */
@@ -148,7 +142,7 @@ static void gemini_stream_add(temu_plan *plan, const gemini_stream *s)
     if (total == 0) {
         return;
     }
-    uint64_t n = ceil_div(total, tx);
+    uint64_t n = temu_ceil_div(total, tx);
     uint64_t last = n - 1;
     uint32_t last_payload = (uint32_t)(total - last * tx);
     uint64_t compressed[TEMU_SLOTS] = {0};
@@ -176,7 +170,7 @@ static void gemini_stream_add(temu_plan *plan, const gemini_stream *s)
         last_compressed = temu_payload_is_uniform(s->data + (last * tx - s->header), last_payload);
     }
     gemini_transaction(plan, s, (int)(last % TEMU_SLOTS), 1, last_payload, last_compressed);
-    gemini_nic(plan, s, n, last * (tx / 16) + ceil_div(last_payload, 16));
+    gemini_nic(plan, s, n, last * (tx / 16) + temu_ceil_div(last_payload, 16));
 }
 
 static void gemini_control(temu_plan *plan, const temu_machine *m, int dir)
@@ -197,12 +191,14 @@ static void gemini_control(temu_plan *plan, const temu_machine *m, int dir)
  *     then FIN (dst->src).
  *   otherwise: RTS, CTS (dst->src), data PUTs by the BTE, FIN (src->dst).
  */
-static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
+void temu_plan_gemini(const temu_family *f, const temu_machine *m, const temu_message *msg,
+                      temu_plan *plan)
 {
     const temu_protocol *pr = &m->protocol;
     const unsigned char *data = msg->payload;
     int bte = msg->bytes >= pr->bte_threshold;
 
+    (void)f;
     plan->gemini_slot_base = (uint32_t)((msg->src + msg->dst) % TEMU_SLOTS);
     switch (msg->kind) {
     case TEMU_KIND_PUT:
@@ -238,197 +234,22 @@ static void gemini_plan(const temu_machine *m, const temu_message *msg, temu_pla
 
 /* ------------------------------------------------------------- Blue Gene */
 
-/* BG/Q: a packet is a 32-byte header chunk plus up to 512 bytes of payload
- * in 32-byte chunks (BG/Q driver, doc/references.md).  A message of b bytes is
- * max(1, ceil(b/512)) packets and packets + ceil(b/32) chunks. */
-#define BGQ_MAX_PAYLOAD 512u
-/* BG/P: packets of up to 256 bytes in 32-byte chunks; our model gives each
- * a 16-byte header (8-byte hardware + 8-byte DMA header), leaving 240 bytes
- * of payload (doc/model.md). */
-#define BGP_HEADER 16u
-#define BGP_MAX_PACKET 256u
-
-static void bg_packets(const temu_machine *m, temu_plan *plan, int dir, int vc, uint64_t bytes,
-                       uint64_t *npk_out)
-{
-    uint64_t npk, chunks;
-    if (m->system == TEMU_SYSTEM_BGQ) {
-        npk = bytes == 0 ? 1 : ceil_div(bytes, BGQ_MAX_PAYLOAD);
-        chunks = npk + ceil_div(bytes, 32);
-    } else {
-        uint64_t per = BGP_MAX_PACKET - BGP_HEADER;
-        npk = bytes == 0 ? 1 : ceil_div(bytes, per);
-        uint64_t last = bytes - (npk - 1) * per;
-        chunks = (npk - 1) * (BGP_MAX_PACKET / 32) + ceil_div(BGP_HEADER + last, 32);
-    }
-    plan->packets[dir][vc] += npk;
-    plan->chunks[dir][vc] += chunks;
-    if (npk_out != NULL) {
-        *npk_out = npk;
-    }
-}
-
-/* A single small packet with `payload` bytes (RTS, remote-get descriptor). */
-static void bg_control(const temu_machine *m, temu_plan *plan, int dir, int vc, uint64_t payload)
-{
-    bg_packets(m, plan, dir, vc, payload, NULL);
-}
-
-/*
- * Message-unit memory traffic of one packet carrying p payload bytes
- * (our model, doc/model.md; all through master port 0):
- *  - injection reads the payload in 128-byte requests, the tail r = p mod
- *    128 in one request of 32, 64 or 128 bytes (the smallest that holds it);
- *  - reception writes 16-byte quantities: the whole packet (32-byte header +
- *    payload) into a memory FIFO; only the payload for a direct put, and
- *    only the descriptor of a remote get (into the remote injection FIFO).
- */
-static void mu_packet_io(temu_plan *plan, int side, uint64_t p, uint64_t count, int rcv)
-{
-    uint64_t tail = p % 128;
-    uint64_t *in = plan->mu[side], *out = plan->mu[1 - side];
-    in[TEMU_MU_PORT0_128B_RD] += count * (p / 128 + (tail > 64));
-    in[TEMU_MU_PORT0_64B_RD] += count * (tail > 32 && tail <= 64);
-    in[TEMU_MU_PORT0_32B_RD] += count * (tail > 0 && tail <= 32);
-    out[TEMU_MU_PORT0_16B_WRT] += count * ceil_div((rcv == TEMU_MU_FIFO_PKT_RCV ? 32 : 0) + p, 16);
-}
-
-/* Message-unit bookkeeping for one BG/Q message of `bytes` in npk packets
- * (512-byte payloads, the last shorter) injected by `side` (0 = source
- * node) and received by the other side as `rcv`. */
-static void mu_message(temu_plan *plan, int side, uint64_t bytes, uint64_t npk, int rcv)
-{
-    uint64_t last = bytes - (npk - 1) * BGQ_MAX_PAYLOAD;
-    plan->mu[side][TEMU_MU_MSG_INJ] += 1;
-    plan->mu[side][TEMU_MU_PKT_INJ] += npk - 1; /* first packet not counted */
-    plan->mu[1 - side][rcv] += npk;
-    mu_packet_io(plan, side, BGQ_MAX_PAYLOAD, npk - 1, rcv);
-    mu_packet_io(plan, side, last, 1, rcv);
-}
-
-/*
- * L2 lines the message unit reads (sender) and writes (receiver) for the
- * data of a message.  The line at address a belongs to slice (a / 128) mod
- * 16, so consecutive lines go to consecutive slices (McCraw 2013 section 3.2:
- * "consecutive memory lines are mapped to separate slices").  The sender's
- * lines start at its payload address when known, else at slice 0; the
- * receiver's buffer address is not known at injection and starts at slice 0.
- * Page-granular address randomization does not change (a / 128) mod 16.
- */
-static void l2_lines(temu_plan *plan, int side, const void *addr, uint64_t bytes)
-{
-    uint64_t first = addr != NULL ? (uint64_t)(uintptr_t)addr / 128 : 0;
-    uint64_t last = addr != NULL ? ((uint64_t)(uintptr_t)addr + bytes - 1) / 128
-                                 : ceil_div(bytes, 128) - 1;
-    uint64_t lines = bytes == 0 ? 0 : last - first + 1;
-    for (uint64_t k = 0; k < TEMU_BGQ_L2_SLICES && k < lines; k++) {
-        plan->l2_hits[side][(first + k) % TEMU_BGQ_L2_SLICES] +=
-            (lines - k + TEMU_BGQ_L2_SLICES - 1) / TEMU_BGQ_L2_SLICES;
-    }
-}
-
-static void l2_transfer(temu_plan *plan, int from, const void *addr, uint64_t bytes)
-{
-    l2_lines(plan, from, addr, bytes);
-    l2_lines(plan, 1 - from, NULL, bytes);
-}
-
-/* Number of dimensions in which two nodes differ. */
-static int dims_differ(const temu_machine *m, int64_t a, int64_t b)
-{
-    int32_t ca[TEMU_MAX_DIMS], cb[TEMU_MAX_DIMS];
-    int n = 0;
-    temu_router_coords(m, a, ca);
-    temu_router_coords(m, b, cb);
-    for (int d = 0; d < m->ndims; d++) {
-        n += ca[d] != cb[d];
-    }
-    return n;
-}
-
-/* BG/P virtual channels in the plan: 0 VCD0, 1 VCD1, 2 VCBN, 3 VCBP. */
-enum { BGP_VCD0 = 0, BGP_VCBN = 2 };
-
-/*
- * Blue Gene protocols (doc/model.md):
- *   eager (bytes < eager_limit) and collectives: memory-FIFO packets
- *     source -> destination, deterministically routed.
- *   rendezvous: a request-to-send packet (32-byte payload) to the
- *     receiver, a remote-get packet (64-byte descriptor on BG/Q, 32 on
- *     BG/P) back to the sender, then the data as put packets.
- *   put: put packets; get: a remote-get packet, then put packets back.
- * Bulk data (rendezvous and RMA) is labelled dynamic: BG/Q when larger
- * than 64 KiB and the nodes differ in more than one dimension (PAMI's rule,
- * BG/Q driver, doc/references.md); BG/P always.  It still follows the
- * deterministic path (the model has no adaptive routing).
- */
-static void bluegene_plan(const temu_machine *m, const temu_message *msg, temu_plan *plan)
-{
-    int bgq = m->system == TEMU_SYSTEM_BGQ;
-    int det = bgq ? TEMU_BGQ_VC_USER_ESCAPE : BGP_VCBN;
-    int dyn;
-    uint64_t npk = 0;
-    uint32_t rget = bgq ? 64 : 32;
-
-    if (bgq) {
-        dyn = msg->bytes > 65536 && dims_differ(m, msg->src, msg->dst) > 1
-                  ? TEMU_BGQ_VC_USER_DYNAMIC
-                  : TEMU_BGQ_VC_USER_ESCAPE;
-    } else {
-        dyn = BGP_VCD0;
-    }
-    switch (msg->kind) {
-    case TEMU_KIND_COLL_WORLD:
-    case TEMU_KIND_COLL_SUB: {
-        int vc = det;
-        if (bgq) {
-            vc = msg->kind == TEMU_KIND_COLL_WORLD ? TEMU_BGQ_VC_COLL_WORLD
-                                                   : TEMU_BGQ_VC_COLL_SUBCOMM;
-        }
-        bg_packets(m, plan, 0, vc, msg->bytes, &npk);
-        mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
-        l2_transfer(plan, 0, msg->payload, msg->bytes);
-        return;
-    }
-    case TEMU_KIND_PUT:
-        bg_packets(m, plan, 0, dyn, msg->bytes, &npk);
-        mu_message(plan, 0, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
-        l2_transfer(plan, 0, msg->payload, msg->bytes);
-        return;
-    case TEMU_KIND_GET:
-        bg_control(m, plan, 0, det, rget);
-        mu_message(plan, 0, rget, 1, TEMU_MU_RGET_PKT_RCV);
-        bg_packets(m, plan, 1, dyn, msg->bytes, &npk);
-        mu_message(plan, 1, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
-        l2_transfer(plan, 1, msg->payload, msg->bytes);
-        return;
-    case TEMU_KIND_P2P:
-        break;
-    }
-    if (msg->bytes < m->protocol.eager_limit) {
-        bg_packets(m, plan, 0, det, msg->bytes, &npk);
-        mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
-        l2_transfer(plan, 0, msg->payload, msg->bytes);
-        return;
-    }
-    bg_control(m, plan, 0, det, 32); /* request to send */
-    mu_message(plan, 0, 32, 1, TEMU_MU_FIFO_PKT_RCV);
-    bg_control(m, plan, 1, det, rget); /* remote get back to the sender */
-    mu_message(plan, 1, rget, 1, TEMU_MU_RGET_PKT_RCV);
-    bg_packets(m, plan, 0, dyn, msg->bytes, &npk); /* data, injected by the sender's MU */
-    mu_message(plan, 0, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
-    l2_transfer(plan, 0, msg->payload, msg->bytes);
-}
+/* plan_bluegene.h, instantiated by each Blue Gene family with its packet
+ * format (family_bgp.c, family_bgq.c). */
 
 /* The memo key of a message (what its plan reads of the payload) is
  * temu_plan_payload_key in emu_internal.h, inlined into the injection
- * path; it follows l2_lines and gemini_stream_add above. */
+ * path; it follows l2_lines (plan_bluegene.h) and gemini_stream_add above. */
 
 temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, temu_plan *plan,
                               temu_error *err)
 {
+    const temu_family *f = temu_machine_family(m);
     memset(plan, 0, sizeof *plan);
     plan->system = m->system;
+    if (f == NULL) {
+        return temu_fail(err, TEMU_EINVAL, "machine of unknown system %d", (int)m->system);
+    }
     if (msg->src < 0 || msg->src >= m->nnodes || msg->dst < 0 || msg->dst >= m->nnodes) {
         return temu_fail(err, TEMU_ERANGE, "message between nodes %lld and %lld: the machine has "
                                            "nodes 0..%lld",
@@ -449,10 +270,6 @@ temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, te
     if ((msg->kind == TEMU_KIND_PUT || msg->kind == TEMU_KIND_GET) && msg->bytes == 0) {
         return TEMU_OK; /* an empty RMA operation moves nothing */
     }
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        gemini_plan(m, msg, plan);
-    } else {
-        bluegene_plan(m, msg, plan);
-    }
+    f->plan(f, m, msg, plan);
     return TEMU_OK;
 }

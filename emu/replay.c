@@ -252,7 +252,9 @@ static temu_status post(temu_replay *r, int side, int32_t comm, int32_t src, int
  * it would read bytes a replay does not have. */
 static const void *address(const temu_replay *r, uint64_t addr)
 {
-    return r->m->system == TEMU_SYSTEM_BGQ ? (const void *)(uintptr_t)addr : NULL;
+    return r->s->family->info.payload == TEMU_PAYLOAD_ADDRESS
+               ? (const void *)(uintptr_t)addr
+               : NULL;
 }
 
 temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
@@ -571,11 +573,12 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     k.offs = rc->offs;
     k.nnb = rc->nnb;
     k.nb = rc->nb;
-    env.system = r->m->system;
+    env.collnet = (int32_t)temu_machine_family(r->m)->info.collnet;
+    env.bruck_alltoall = temu_machine_family(r->m)->info.bruck_alltoall;
     env.blocking = rc->blocking;
     env.spans_world = c->spans_world;
     env.hw_op = rc->hw_op;
-    if (r->m->system == TEMU_SYSTEM_BGQ && !c->spans_world && rc->blocking &&
+    if (env.collnet == TEMU_COLLNET_CLASS_ROUTES && !c->spans_world && rc->blocking &&
         (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
          k.op == TMPI_ALLREDUCE)) {
         if (!comm_nodes(r, c)) {

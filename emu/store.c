@@ -34,41 +34,16 @@ static uint64_t round_page(uint64_t v)
     return (v + PAGE - 1) / PAGE * PAGE;
 }
 
+/* Sections of a family's store: its descriptor lays them out (family.h). */
 void temu_layout_compute(const temu_machine *m, temu_layout *out)
 {
-    int64_t next = 0;
+    const temu_family *f = temu_machine_family(m);
     memset(out, 0, sizeof *out);
     out->gemini_tiles = out->gemini_nic = out->bgp_torus = out->bgq_nw = -1;
     out->bgq_mu = out->bgq_l2 = out->bgq_cnk_node = out->bgq_cnk_hwt = out->bgq_nw_cycles = -1;
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        out->gemini_tiles = next;
-        next += m->nrouters * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS;
-        out->gemini_nic = next;
-        next += m->nnodes * TEMU_NIC_COUNTERS;
-        break;
-    case TEMU_SYSTEM_BGP:
-        out->bgp_torus = next;
-        next += m->nnodes * 6 * TEMU_BGP_COUNTERS;
-        break;
-    case TEMU_SYSTEM_BGQ:
-        out->bgq_nw = next;
-        next += m->nnodes * TEMU_BGQ_LINKS * TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
-        out->bgq_mu = next;
-        next += m->nnodes * TEMU_BGQ_MU_COUNTERS;
-        out->bgq_l2 = next;
-        next += m->nnodes * TEMU_BGQ_L2_SLICES * TEMU_BGQ_L2_COUNTERS;
-        out->bgq_cnk_node = next;
-        next += m->nnodes * TEMU_BGQ_CNK_NODE_COUNTERS;
-        out->bgq_cnk_hwt = next;
-        next += m->nnodes * TEMU_BGQ_HWTHREADS * TEMU_BGQ_CNK_HWT_COUNTERS;
-        out->bgq_nw_cycles = next;
-        next += m->nnodes;
-        break;
-    default:
-        break;
+    if (f != NULL) {
+        f->layout(m, out);
     }
-    out->total = next;
 }
 
 uint64_t temu_machine_counter_count(const temu_machine *m)
@@ -82,10 +57,16 @@ uint64_t temu_machine_counter_count(const temu_machine *m)
 
 #define IN(v, n) ((v) >= 0 && (v) < (n))
 
+/* 1 when m's store has the section (TEMU_SECTION_*) */
+static inline int has(const temu_machine *m, uint32_t section)
+{
+    return temu_family_has(m->system, section);
+}
+
 int64_t temu_idx_gemini_tile(const temu_machine *m, int64_t router, int tile, int counter)
 {
-    if (m->system != TEMU_SYSTEM_GEMINI || !IN(router, m->nrouters) ||
-        !IN(tile, TEMU_GEMINI_TILES) || !IN(counter, TEMU_GEMINI_TILE_COUNTERS)) {
+    if (!IN(router, m->nrouters) || !IN(tile, TEMU_GEMINI_TILES) ||
+        !IN(counter, TEMU_GEMINI_TILE_COUNTERS) || !has(m, TEMU_SECTION_GEMINI_TILES)) {
         return -1;
     }
     return (router * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS + counter;
@@ -93,8 +74,8 @@ int64_t temu_idx_gemini_tile(const temu_machine *m, int64_t router, int tile, in
 
 int64_t temu_idx_gemini_nic(const temu_machine *m, int64_t node, int counter)
 {
-    if (m->system != TEMU_SYSTEM_GEMINI || !IN(node, m->nnodes) ||
-        !IN(counter, TEMU_NIC_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(counter, TEMU_NIC_COUNTERS) ||
+        !has(m, TEMU_SECTION_GEMINI_NIC)) {
         return -1;
     }
     return m->nrouters * TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS +
@@ -103,17 +84,17 @@ int64_t temu_idx_gemini_nic(const temu_machine *m, int64_t node, int counter)
 
 int64_t temu_idx_bgp(const temu_machine *m, int64_t node, int link, int counter)
 {
-    if (m->system != TEMU_SYSTEM_BGP || !IN(node, m->nnodes) || !IN(link, 6) ||
-        !IN(counter, TEMU_BGP_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(link, TEMU_BGP_LINKS) || !IN(counter, TEMU_BGP_COUNTERS) ||
+        !has(m, TEMU_SECTION_BGP_TORUS)) {
         return -1;
     }
-    return (node * 6 + link) * TEMU_BGP_COUNTERS + counter;
+    return (node * TEMU_BGP_LINKS + link) * TEMU_BGP_COUNTERS + counter;
 }
 
 int64_t temu_idx_bgq_nw(const temu_machine *m, int64_t node, int link, int kind, int vc)
 {
-    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes) || !IN(link, TEMU_BGQ_LINKS) ||
-        !IN(kind, TEMU_BGQ_NW_KINDS) || !IN(vc, TEMU_BGQ_VCS)) {
+    if (!IN(node, m->nnodes) || !IN(link, TEMU_BGQ_LINKS) || !IN(kind, TEMU_BGQ_NW_KINDS) ||
+        !IN(vc, TEMU_BGQ_VCS) || !has(m, TEMU_SECTION_BGQ_NW)) {
         return -1;
     }
     return ((node * TEMU_BGQ_LINKS + link) * TEMU_BGQ_NW_KINDS + kind) * TEMU_BGQ_VCS + vc;
@@ -122,8 +103,8 @@ int64_t temu_idx_bgq_nw(const temu_machine *m, int64_t node, int link, int kind,
 int64_t temu_idx_bgq_mu(const temu_machine *m, int64_t node, int sram_index)
 {
     temu_layout l;
-    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes) ||
-        !IN(sram_index, TEMU_BGQ_MU_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(sram_index, TEMU_BGQ_MU_COUNTERS) ||
+        !has(m, TEMU_SECTION_BGQ_MU)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -133,8 +114,8 @@ int64_t temu_idx_bgq_mu(const temu_machine *m, int64_t node, int sram_index)
 int64_t temu_idx_bgq_l2(const temu_machine *m, int64_t node, int slice, int counter)
 {
     temu_layout l;
-    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes) || !IN(slice, TEMU_BGQ_L2_SLICES) ||
-        !IN(counter, TEMU_BGQ_L2_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(slice, TEMU_BGQ_L2_SLICES) ||
+        !IN(counter, TEMU_BGQ_L2_COUNTERS) || !has(m, TEMU_SECTION_BGQ_L2)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -144,8 +125,8 @@ int64_t temu_idx_bgq_l2(const temu_machine *m, int64_t node, int slice, int coun
 int64_t temu_idx_bgq_cnk_node(const temu_machine *m, int64_t node, int counter)
 {
     temu_layout l;
-    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes) ||
-        !IN(counter, TEMU_BGQ_CNK_NODE_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(counter, TEMU_BGQ_CNK_NODE_COUNTERS) ||
+        !has(m, TEMU_SECTION_BGQ_CNK)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -155,8 +136,8 @@ int64_t temu_idx_bgq_cnk_node(const temu_machine *m, int64_t node, int counter)
 int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, int counter)
 {
     temu_layout l;
-    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes) ||
-        !IN(hwthread, TEMU_BGQ_HWTHREADS) || !IN(counter, TEMU_BGQ_CNK_HWT_COUNTERS)) {
+    if (!IN(node, m->nnodes) || !IN(hwthread, TEMU_BGQ_HWTHREADS) ||
+        !IN(counter, TEMU_BGQ_CNK_HWT_COUNTERS) || !has(m, TEMU_SECTION_BGQ_CNK)) {
         return -1;
     }
     temu_layout_compute(m, &l);
@@ -167,25 +148,26 @@ int64_t temu_idx_bgq_cnk_hwt(const temu_machine *m, int64_t node, int hwthread, 
 int64_t temu_idx_bgq_nw_cycles(const temu_machine *m, int64_t node)
 {
     temu_layout l;
-    if (m->system != TEMU_SYSTEM_BGQ || !IN(node, m->nnodes)) {
+    if (!IN(node, m->nnodes) || !has(m, TEMU_SECTION_BGQ_NW_CYCLES)) {
         return -1;
     }
     temu_layout_compute(m, &l);
     return l.bgq_nw_cycles + node;
 }
 
-/* Cycles are counted as the network clock's edges pass: a counter started
- * at t0 and read at t1 holds floor(t1 / 2 ns) - floor(t0 / 2 ns), and any
- * sequence of advances adds up to one advance over the whole span. */
+/* Cycles of the network clock (the family's router_hz: 500 MHz) are
+ * counted as its edges pass: a counter started at t0 and read at t1 holds
+ * floor(t1 / 2 ns) - floor(t0 / 2 ns), and any sequence of advances adds up
+ * to one advance over the whole span. */
 void temu_bgq_nw_cycles_advance(temu_session *s, int64_t from_ps, int64_t to_ps)
 {
     const temu_machine *m = &s->machine;
     int64_t base = temu_idx_bgq_nw_cycles(m, 0);
-    uint64_t cycles;
+    uint64_t hz = s->family->info.router_hz, cycles;
     if (!s->virtual_time || s->readonly || base < 0 || from_ps < 0 || to_ps <= from_ps) {
         return;
     }
-    cycles = (uint64_t)(to_ps / TEMU_BGQ_NW_CYCLE_PS - from_ps / TEMU_BGQ_NW_CYCLE_PS);
+    cycles = temu_clock_cycles(hz, to_ps) - temu_clock_cycles(hz, from_ps);
     for (int64_t node = 0; node < m->nnodes && cycles > 0; node++) {
         temu_counter_add(s, base + node, cycles);
     }
@@ -335,80 +317,10 @@ int temu_session_readonly(const temu_session *s)
 
 int temu_counter_describe(const temu_machine *m, int64_t idx, char *buf, size_t len)
 {
-    static const char *tile_ctr[] = {"VC0_PHITS", "VC1_PHITS",  "VC0_PKTS",
-                                     "VC1_PKTS",  "INQ_STALL", "CREDIT_STALL"};
-    static const char *nic_ctr[] = {
-        "ORB_VC0_PKTS",  "ORB_VC0_FLITS",  "ORB_VC1_PKTS",  "ORB_VC1_FLITS",
-        "RAT_HEADER_FLITS_VC0", "RAT_DATA_FLITS_VC0", "NPT_PKTS", "NPT_FLITS",
-        "TARB_FMA_PKTS", "TARB_FMA_FLITS", "TARB_BTE_PKTS", "TARB_BTE_FLITS",
-        "TARB_OUT_PKTS", "TARB_OUT_FLITS", "reserved14", "reserved15"};
-    static const char *bgp_ctr[] = {"PACKETS",       "32BCHUNKS",      "VCD0_32BCHUNKS",
-                                    "VCD1_32BCHUNKS", "VCBN_32BCHUNKS", "VCBP_32BCHUNKS",
-                                    "TOKEN_ACK_PACKETS", "ACKS",       "NO_TOKENS",
-                                    "NO_VCD0_TOKENS", "NO_VCBN_TOKENS", "NO_VCBP_TOKENS"};
-    static const char *nw_kind[] = {"SENT_CHUNKS", "RECV_PACKETS", "RECV_FIFO"};
     temu_layout l;
-    char where[96];
-
     temu_layout_compute(m, &l);
     if (idx < 0 || idx >= l.total) {
         return snprintf(buf, len, "counter %lld (out of range)", (long long)idx);
     }
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        if (idx < l.gemini_nic) {
-            int64_t r = idx / (TEMU_GEMINI_TILES * TEMU_GEMINI_TILE_COUNTERS);
-            int tile = (int)(idx / TEMU_GEMINI_TILE_COUNTERS % TEMU_GEMINI_TILES);
-            temu_router_name(m, r, where, sizeof where);
-            return snprintf(buf, len, "%s tile %d (l%d%d, %s) %s", where, tile, tile / 8, tile % 8,
-                            temu_link_name(m, temu_gemini_tile_link(tile)),
-                            tile_ctr[idx % TEMU_GEMINI_TILE_COUNTERS]);
-        }
-        int64_t rel = idx - l.gemini_nic;
-        temu_node_name(m, rel / TEMU_NIC_COUNTERS, where, sizeof where);
-        return snprintf(buf, len, "%s NIC %s", where, nic_ctr[rel % TEMU_NIC_COUNTERS]);
-    }
-    if (m->system == TEMU_SYSTEM_BGP) {
-        int64_t node = idx / (6 * TEMU_BGP_COUNTERS);
-        int link = (int)(idx / TEMU_BGP_COUNTERS % 6);
-        temu_node_name(m, node, where, sizeof where);
-        return snprintf(buf, len, "%s %s %s", where, temu_link_name(m, link),
-                        bgp_ctr[idx % TEMU_BGP_COUNTERS]);
-    }
-    if (idx < l.bgq_mu) {
-        int64_t per_node = TEMU_BGQ_LINKS * TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS;
-        int64_t node = idx / per_node;
-        int link = (int)(idx % per_node / (TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS));
-        int kind = (int)(idx % (TEMU_BGQ_NW_KINDS * TEMU_BGQ_VCS) / TEMU_BGQ_VCS);
-        temu_node_name(m, node, where, sizeof where);
-        return snprintf(buf, len, "%s %s %s VC%d", where, temu_link_name(m, link), nw_kind[kind],
-                        (int)(idx % TEMU_BGQ_VCS));
-    }
-    if (idx < l.bgq_l2) {
-        int64_t rel = idx - l.bgq_mu;
-        temu_node_name(m, rel / TEMU_BGQ_MU_COUNTERS, where, sizeof where);
-        return snprintf(buf, len, "%s MU sram %d", where, (int)(rel % TEMU_BGQ_MU_COUNTERS));
-    }
-    if (idx < l.bgq_cnk_node) {
-        int64_t rel = idx - l.bgq_l2;
-        int64_t per = TEMU_BGQ_L2_SLICES * TEMU_BGQ_L2_COUNTERS;
-        temu_node_name(m, rel / per, where, sizeof where);
-        return snprintf(buf, len, "%s L2 slice %d counter %d", where,
-                        (int)(rel % per / TEMU_BGQ_L2_COUNTERS), (int)(rel % TEMU_BGQ_L2_COUNTERS));
-    }
-    if (idx < l.bgq_cnk_hwt) {
-        int64_t rel = idx - l.bgq_cnk_node;
-        temu_node_name(m, rel / TEMU_BGQ_CNK_NODE_COUNTERS, where, sizeof where);
-        return snprintf(buf, len, "%s CNK node counter %d", where,
-                        (int)(rel % TEMU_BGQ_CNK_NODE_COUNTERS));
-    }
-    if (idx >= l.bgq_nw_cycles) {
-        temu_node_name(m, idx - l.bgq_nw_cycles, where, sizeof where);
-        return snprintf(buf, len, "%s NW cycles", where);
-    }
-    int64_t rel = idx - l.bgq_cnk_hwt;
-    int64_t per = TEMU_BGQ_HWTHREADS * TEMU_BGQ_CNK_HWT_COUNTERS;
-    temu_node_name(m, rel / per, where, sizeof where);
-    return snprintf(buf, len, "%s CNK hwthread %d counter %d", where,
-                    (int)(rel % per / TEMU_BGQ_CNK_HWT_COUNTERS),
-                    (int)(rel % TEMU_BGQ_CNK_HWT_COUNTERS));
+    return temu_machine_family(m)->describe_counter(m, &l, idx, buf, len);
 }

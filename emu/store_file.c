@@ -77,6 +77,14 @@ static int store_layout(const temu_machine *m, int32_t nranks, store_offsets *o)
     return bad || off > (uint64_t)INT64_MAX || off > (uint64_t)SIZE_MAX ? -1 : 0;
 }
 
+/* A machine no family describes (not made by temu_machine_parse) has no
+ * store. */
+static temu_status unknown_system(const temu_machine *m, temu_error *err)
+{
+    return temu_fail(err, TEMU_EINVAL, "machine '%.*s': system %d is not gemini, bgp or bgq",
+                     (int)strnlen(m->name, sizeof m->name), m->name, (int)m->system);
+}
+
 /* Point the session at the sections of a mapped store, using the checked
  * header copy h (never the live header in the file). */
 static void session_bind(temu_session *s, void *base, size_t bytes, const temu_store_header *h)
@@ -87,7 +95,9 @@ static void session_bind(temu_session *s, void *base, size_t bytes, const temu_s
     s->serial = temu_memo_serial();
     s->map_bytes = bytes;
     s->machine = h->machine;
+    s->family = temu_machine_family(&s->machine); /* a checked machine has one */
     temu_layout_compute(&s->machine, &l);
+    s->gemini_nic_base = l.gemini_nic;
     s->bgq_mu_base = l.bgq_mu;
     s->bgq_l2_base = l.bgq_l2;
     s->ncounters = h->ncounters;
@@ -199,6 +209,9 @@ temu_status temu_session_create_ex(const char *path, const temu_machine *m,
     if (flags & ~(TEMU_CREATE_REPLACE | TEMU_CREATE_GROUP | TEMU_CREATE_VIRTUAL_TIME)) {
         return temu_fail(err, TEMU_EINVAL, "unknown session creation flags 0x%x", flags);
     }
+    if (temu_machine_family(m) == NULL) {
+        return unknown_system(m, err);
+    }
     if (store_layout(m, nranks, &o) != 0) {
         return temu_fail(err, TEMU_EINVAL, "a store of %s with %d ranks is too large to map",
                          m->name, nranks);
@@ -279,6 +292,9 @@ temu_status temu_session_create_private(const temu_machine *m, temu_session **ou
     void *base;
 
     *out = NULL;
+    if (temu_machine_family(m) == NULL) {
+        return unknown_system(m, err);
+    }
     if (store_layout(m, 0, &o) != 0) {
         return temu_fail(err, TEMU_EINVAL, "a store of %s is too large to map", m->name);
     }
@@ -330,16 +346,15 @@ static int machine_check(const temu_machine *h, temu_machine *out)
         bad |= h->size[d] != m.size[d] || h->torus[d] != m.torus[d] ||
                h->dim_order[d] != m.dim_order[d];
     }
-    /* options the spec may set: cores=, eager=, and on Gemini bte=, header= */
+    /* options the spec may set: cores=, eager=, and where the family takes
+     * them (Gemini) bte=, header= */
+    uint32_t options = temu_machine_family(&m)->info.spec_options;
     bad |= h->cores_per_node < 1 || h->cores_per_node > 1024 ||
            h->protocol.eager_limit > (1u << 31);
-    if (m.system == TEMU_SYSTEM_GEMINI) {
-        bad |= h->protocol.bte_threshold > (1u << 31) ||
-               h->protocol.mpi_header > TEMU_GEMINI_MAX_TRANSACTION;
-    } else {
-        bad |= h->protocol.bte_threshold != m.protocol.bte_threshold ||
-               h->protocol.mpi_header != m.protocol.mpi_header;
-    }
+    bad |= (options & TEMU_SPEC_BTE) ? h->protocol.bte_threshold > (1u << 31)
+                                     : h->protocol.bte_threshold != m.protocol.bte_threshold;
+    bad |= (options & TEMU_SPEC_HEADER) ? h->protocol.mpi_header > TEMU_GEMINI_MAX_TRANSACTION
+                                        : h->protocol.mpi_header != m.protocol.mpi_header;
     if (!bad && h->preset[0] != '\0') {
         temu_machine p;
         bad = temu_machine_parse(h->preset, &p, NULL) != TEMU_OK || strcmp(p.name, m.name) != 0;

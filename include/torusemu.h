@@ -170,6 +170,105 @@ int temu_node_name(const temu_machine *m, int64_t node, char *buf, size_t len);
 int temu_router_name(const temu_machine *m, int64_t router, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------ */
+/* Machine families                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What the model knows of each family of machines (Gemini, BG/P, BG/Q), as
+ * data: one read-only descriptor per family, kept in the library beside the
+ * family's functions (emu/family.h explains how to add a family).  Tools,
+ * the MPI layer and the components ask the descriptor of their machine
+ * (temu_family_info_get(m->system)) what they need, rather than testing
+ * which system it is.
+ */
+
+/* What the counts of a message read of its payload (temu_message.payload). */
+typedef enum temu_payload_use {
+    TEMU_PAYLOAD_UNUSED = 0,  /* nothing: pass NULL (BG/P) */
+    TEMU_PAYLOAD_ADDRESS = 1, /* the address only: the L2 slice of each line (BG/Q) */
+    TEMU_PAYLOAD_BYTES = 2    /* the bytes: runs of 0 or 1 bits compress (Gemini) */
+} temu_payload_use;
+
+/* The network the machine's MPI ran collectives on besides the torus. */
+typedef enum temu_collnet {
+    TEMU_COLLNET_NONE = 0,        /* none: collectives are messages (Gemini) */
+    TEMU_COLLNET_WORLD = 1,       /* a collective network for MPI_COMM_WORLD (BG/P) */
+    TEMU_COLLNET_CLASS_ROUTES = 2 /* class routes on the torus: the world and any */
+                                  /* rectangular block of nodes (BG/Q) */
+} temu_collnet;
+
+/* Spec options a family takes besides cores= and eager= (spec_options). */
+#define TEMU_SPEC_TORUS 0x1u  /* torus=DIGITS: wrap links per dimension */
+#define TEMU_SPEC_BTE 0x2u    /* bte=B: protocol.bte_threshold */
+#define TEMU_SPEC_HEADER 0x4u /* header=B: protocol.mpi_header (0..64) */
+
+typedef struct temu_family_info {
+    int32_t system;    /* temu_system */
+    const char *name;  /* SYSTEM of a spec, temu_system_name: "gemini" */
+    const char *title; /* "Cray XE/XK Gemini, 3-D torus" */
+    /* what every machine of the family starts from before its spec's shape
+     * and options: ndims, nodes_per_router, cores_per_node,
+     * threads_per_core, nlinks and the protocol thresholds */
+    temu_machine base;
+    const char *dims;              /* dimension letters, "XYZ" or "ABCDE" */
+    const char *shape_form;        /* the shape in a spec, "XxYxZ" */
+    const char *map_columns;       /* a map file line before T, "X Y Z N" (doc/mapping.md) */
+    const char *default_order;     /* default rank placement as a dimension order */
+                                   /* ("ABCDET"); NULL: node order, and placement by */
+                                   /* letters is refused (Gemini) */
+    int32_t rightmost_fastest;     /* in such an order the rightmost letter varies */
+                                   /* fastest (BG/Q), else the leftmost (BG/P) */
+    int32_t rpn_power_of_two;      /* ranks per node must be a power of two (BG/Q) */
+    const char *const *link_names; /* base.nlinks names: torus links, the extra port */
+    const char *link_alias;        /* another name of the extra port ("host"), or NULL */
+    uint32_t spec_options;         /* TEMU_SPEC_* bits */
+    const char *idle_preset;       /* the machine components read with no session */
+    /* Gemini router tiles (0 on Blue Gene): tile = row * tile_cols + column */
+    int32_t tiles, tile_rows, tile_cols, tile_counters;
+    /* traffic */
+    uint32_t unit_bytes;     /* bytes of the unit link counters count: 3 (phit), 32 (chunk) */
+    const char *unit_name;   /* "phits", "32-byte chunks" */
+    uint32_t packet_header;  /* Blue Gene: header bytes of every packet; Gemini 0 */
+                             /* (transactions, temu_gemini_put_request_phits) */
+    uint32_t max_packet;     /* largest packet on a link, bytes with its header */
+    uint32_t vcs;            /* virtual channels the link counters tell apart */
+    int32_t counts_arrivals; /* link traffic is counted where it arrives (Gemini */
+                             /* tiles), else on the link it leaves by */
+    int32_t stall_toward;    /* the link stall counter belongs to the receiving end */
+    uint32_t payload;        /* temu_payload_use */
+    uint32_t collnet;        /* temu_collnet */
+    int32_t bruck_alltoall;  /* its MPI sent short all-to-alls by Bruck's algorithm */
+    int32_t live_timing;     /* `torusemu run --virtual-time` runs the timing model */
+                             /* beside the ranks (BG/P: not yet, doc/virtual-time.md) */
+    /* clocks in Hz */
+    uint64_t router_hz; /* what link stall counters count: Gemini router 800 MHz, */
+                        /* BG/P 850 MHz (the torus runs at the core clock), BG/Q */
+                        /* network 500 MHz */
+    uint64_t core_hz;   /* processor: BG/P 850 MHz, BG/Q A2 1.6 GHz; 0: the host's */
+    uint64_t mu_hz;     /* BG/Q message unit 800 MHz; 0: no message unit */
+    /* links */
+    int32_t max_lanes; /* lanes (channels) of the widest link: Gemini 8 tiles */
+    double lane_gbs;   /* GB/s of a lane per direction; 0: by medium (Gemini) */
+    /* what tools print of the link counters (plot titles) */
+    const char *volume_measure; /* "phits arrived (VC0+VC1)" */
+    const char *stall_measure;  /* "inq + credit stall cycles (800 MHz)" */
+} temu_family_info;
+
+/* The descriptor of a system (temu_system), NULL for none. */
+const temu_family_info *temu_family_info_get(int32_t system);
+
+/* Whole cycles of a clock of hz Hz in ps picoseconds (ps >= 0): floor(ps x
+ * hz / 10^12), exact. */
+uint64_t temu_clock_cycles(uint64_t hz, int64_t ps);
+
+/* Lanes of link `link` of any router (Gemini: the tiles of the direction;
+ * Blue Gene 1); 0 for a link the machine does not have. */
+int temu_link_lanes(const temu_machine *m, int link);
+/* Bandwidth of one lane of the link leaving `router` through `link`, GB/s
+ * per direction (Gemini: the tile rate of the link's medium). */
+double temu_link_lane_gbs(const temu_machine *m, int64_t router, int link);
+
+/* ------------------------------------------------------------------------ */
 /* Gemini tiles                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -238,6 +337,7 @@ enum temu_gemini_nic_counter {
 /* ------------------------------------------------------------------------ */
 
 /* BG/P per node and torus direction (links 0..5 in temu numbering). */
+#define TEMU_BGP_LINKS 6 /* X-, X+, Y-, Y+, Z-, Z+ */
 enum temu_bgp_counter {
     TEMU_BGP_PACKETS = 0,       /* packets sent (UPC mode 0)                 */
     TEMU_BGP_CHUNKS,            /* 32-byte chunks sent (mode 0)              */
@@ -664,6 +764,21 @@ uint64_t *temu_node_words(temu_session *s, int64_t node);
 
 /* Name of counter idx, e.g. "gemini(0,0,1) tile 26 (l32, Z-) VC0_PHITS". */
 int temu_counter_describe(const temu_machine *m, int64_t idx, char *buf, size_t len);
+
+/* What link `link` of `router` carried, read from the store in the
+ * family's units: TEMU_LINK_TRAFFIC the units counted for the link
+ * (temu_family_info.unit_name; Gemini: phits arriving at `router` through
+ * the link's tiles, VC0 + VC1; Blue Gene: sent on the link, all VCs),
+ * TEMU_LINK_STALL its stall counter from the timing model
+ * (temu_family_info.stall_measure; Gemini: INQ_STALL + CREDIT_STALL of the
+ * link's tiles; BG/Q: the receive-FIFO occupancy of all VCs; BG/P:
+ * NO_TOKENS).  0 for a link the machine does not have. */
+typedef enum temu_link_measure { TEMU_LINK_TRAFFIC = 0, TEMU_LINK_STALL = 1 } temu_link_measure;
+uint64_t temu_link_read(const temu_session *s, int64_t router, int link, temu_link_measure what);
+
+/* The counters temu_tm_add_stall_counters adds to (torusemu_timing.h):
+ * writes their indices into idx unless idx is NULL, returns how many. */
+int64_t temu_stall_counters(const temu_machine *m, int64_t *idx);
 
 #ifdef __cplusplus
 }

@@ -415,10 +415,11 @@ void tmpi_acct_coll(const tmpi_call *call)
         goto done;
     }
 
-    env.system = tmpi_g.system;
+    env.collnet = (int32_t)tmpi_g.fam->collnet;
+    env.bruck_alltoall = tmpi_g.fam->bruck_alltoall;
     env.blocking = call->blocking;
     env.spans_world = c->spans_world;
-    if (tmpi_g.system == TEMU_SYSTEM_BGQ && !c->spans_world && call->blocking &&
+    if (env.collnet == TEMU_COLLNET_CLASS_ROUTES && !c->spans_world && call->blocking &&
         (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
          k.op == TMPI_ALLREDUCE) &&
         tmpi_comm_nodes(c)) {

@@ -555,7 +555,7 @@ int64_t tmpi_vt_message_latency(const temu_message *msg)
 {
     int64_t lat = 0;
     int32_t tag = 1;
-    if (tmpi_g.system == TEMU_SYSTEM_GEMINI && msg->payload != NULL) {
+    if (tmpi_g.fam->payload == TEMU_PAYLOAD_BYTES && msg->payload != NULL) {
         tag = msg->bytes <= TEMU_GEMINI_MAX_TRANSACTION
                   ? 2 + temu_payload_is_uniform(msg->payload, (size_t)msg->bytes)
                   : 0;

@@ -333,11 +333,11 @@ void tmpi_start(void)
     }
     tmpi_types_init();
     tmpi_g.m = temu_session_machine(s);
-    tmpi_g.system = tmpi_g.m->system;
+    tmpi_g.fam = temu_family_info_get(tmpi_g.m->system);
     tmpi_g.node = slot.node;
     /* compression (Gemini) and L2 slices (BG/Q) read the payload; BG/P
      * counts do not depend on it */
-    tmpi_g.want_payload = tmpi_g.system != TEMU_SYSTEM_BGP;
+    tmpi_g.want_payload = tmpi_g.fam->payload != TEMU_PAYLOAD_UNUSED;
     temu_identity_set(tmpi_g.m, rank, slot.node, slot.t);
 
     comm_init_common(&world_info);

@@ -34,7 +34,7 @@
 typedef struct tmpi_state {
     temu_session *session; /* NULL: nothing is counted              */
     const temu_machine *m;
-    int32_t system;
+    const temu_family_info *fam; /* what the machine's family is (torusemu.h) */
     int32_t world_rank, world_size;
     int64_t node;         /* this rank's emulated node             */
     int64_t *rank_node;   /* node of every world rank (from the session's

@@ -730,7 +730,7 @@ int an_source_open(const char *path, const char *spec, an_source **out, char *wh
             rc = fail(why, len, "--machine: %s", err.message);
         }
     }
-    if (rc == 0 && s->machine.system != TEMU_SYSTEM_GEMINI) {
+    if (rc == 0 && temu_family_info_get(s->machine.system)->tiles == 0) {
         rc = fail(why, len,
                   "%s is a %s machine: link-level analysis reads Gemini d-links (tiles, gpcdr)",
                   s->machine.name, temu_system_name(s->machine.system));

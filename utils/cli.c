@@ -270,7 +270,7 @@ int cli_parse_node(const temu_machine *m, const char *s, int64_t *node)
         c[n++] = (int32_t)v;
         p = *end == ',' ? end + 1 : end;
     }
-    int extra = m->system == TEMU_SYSTEM_GEMINI ? 1 : 0;
+    int extra = m->nodes_per_router > 1 ? 1 : 0; /* the node on its router */
     if (*p != '\0' || (n != m->ndims && n != m->ndims + extra)) {
         return cli_fail("node '%s': %s needs %d coordinates%s", s, temu_system_name(m->system),
                         m->ndims, extra ? " (plus an optional node 0/1 of the Gemini)" : "");
@@ -321,45 +321,27 @@ typedef struct busiest {
 } busiest;
 
 /* The network link (host and I/O links excluded) that carried the most
- * bytes: Gemini tile phits arriving (3 bytes each, Pedretti 2013), Blue Gene
- * 32-byte chunks sent. */
+ * bytes: the units its counters show (Gemini tile phits arriving, 3 bytes
+ * each, Pedretti 2013; Blue Gene 32-byte chunks sent). */
 static busiest find_busiest(const temu_session *s)
 {
     const temu_machine *m = temu_session_machine(s);
+    const temu_family_info *fam = temu_family_info_get(m->system);
     busiest b = {0, 0, -1, -1, -1};
     for (int64_t r = 0; r < m->nrouters; r++) {
         for (int l = 0; l < 2 * m->ndims; l++) {
-            uint64_t units = 0, bytes;
             int64_t nb = temu_link_neighbor(m, r, l);
             if (nb < 0) {
                 continue;
             }
-            if (m->system == TEMU_SYSTEM_GEMINI) {
-                int tiles[TEMU_GEMINI_TILES];
-                int nt = temu_gemini_link_tiles(l, tiles);
-                for (int i = 0; i < nt; i++) {
-                    units += temu_counter_read(
-                        s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC0_PHITS));
-                    units += temu_counter_read(
-                        s, temu_idx_gemini_tile(m, r, tiles[i], TEMU_TILE_VC1_PHITS));
-                }
-                bytes = units * 3;
-            } else if (m->system == TEMU_SYSTEM_BGQ) {
-                for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                    units +=
-                        temu_counter_read(s, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc));
-                }
-                bytes = units * 32;
-            } else {
-                units = temu_counter_read(s, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS));
-                bytes = units * 32;
-            }
+            uint64_t units = temu_link_read(s, r, l, TEMU_LINK_TRAFFIC);
+            uint64_t bytes = units * fam->unit_bytes;
             if (bytes > b.bytes) {
                 b.bytes = bytes;
                 b.units = units;
-                /* Gemini counts arrivals: the link runs from the neighbour
-                 * across `l` into r, leaving the neighbour through l ^ 1 */
-                if (m->system == TEMU_SYSTEM_GEMINI) {
+                /* counted where it arrives (Gemini): the link runs from the
+                 * neighbour across `l` into r, leaving it through l ^ 1 */
+                if (fam->counts_arrivals) {
                     b.from = nb;
                     b.to = r;
                     b.link = l ^ 1;
@@ -392,7 +374,7 @@ void cli_traffic_summary(const temu_session *s, const char *kept)
         fprintf(stderr,
                 "torusemu: busiest link: %s %s -> %s, %" PRIu64 " bytes (%s, %" PRIu64 " %s)\n", a,
                 temu_link_name(m, b.link), c, b.bytes, h, b.units,
-                m->system == TEMU_SYSTEM_GEMINI ? "phits" : "32-byte chunks");
+                temu_family_info_get(m->system)->unit_name);
     }
     if (kept != NULL) {
         fprintf(stderr, "torusemu: counters kept in %s (torusemu dump %s)\n", kept, kept);

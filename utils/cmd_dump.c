@@ -264,16 +264,10 @@ int cmd_dump(int argc, char **argv)
     }
     printf("# session %s  machine %s  ranks %d  messages %" PRIu64 "  bytes %" PRIu64 "\n", store,
            m->name, temu_session_nranks(s), temu_session_messages(s), temu_session_bytes(s));
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
+    if (dump_per_router(m)) {
         dump_gemini(s, &f);
-        break;
-    case TEMU_SYSTEM_BGQ:
-        dump_nodes(s, &f, dump_bgq_node);
-        break;
-    default:
-        dump_nodes(s, &f, dump_bgp_node);
-        break;
+    } else {
+        dump_nodes(s, &f, dump_has_bgq_nw(m) ? dump_bgq_node : dump_bgp_node);
     }
     temu_session_close(s);
     return 0;

@@ -150,7 +150,7 @@ int cmd_machine(int argc, char **argv)
     if (temu_machine_parse(argv[optind], &m, &err) != TEMU_OK) {
         return cli_fail_err(&err);
     }
-    if (tiles && m.system != TEMU_SYSTEM_GEMINI) {
+    if (tiles && temu_family_info_get(m.system)->tiles == 0) {
         return cli_fail("--tiles applies to Gemini machines only");
     }
     if (format != CLI_FORMAT_TABLE) {

@@ -93,14 +93,8 @@ static void usage(FILE *f)
 /* The measure of each system and metric (stall = 1), for the titles. */
 static const char *measure(const temu_machine *m, int stall)
 {
-    if (stall) {
-        return m->system == TEMU_SYSTEM_GEMINI ? "inq + credit stall cycles (800 MHz)"
-               : m->system == TEMU_SYSTEM_BGQ  ? "receive-FIFO occupancy (all VCs)"
-                                               : "NO_TOKENS cycles (850 MHz)";
-    }
-    return m->system == TEMU_SYSTEM_GEMINI ? "phits arrived (VC0+VC1)"
-           : m->system == TEMU_SYSTEM_BGQ  ? "32-byte chunks sent (all VCs)"
-                                           : "32-byte chunks sent";
+    const temu_family_info *fam = temu_family_info_get(m->system);
+    return stall ? fam->stall_measure : fam->volume_measure;
 }
 
 /* The value of Gemini tile t of router r: phits arrived (VC0 + VC1) or the
@@ -119,31 +113,15 @@ static uint64_t tile_value(const temu_session *s, int64_t r, int t, int stall)
  * tokens for sending). */
 static uint64_t link_value(const temu_session *s, int64_t r, int l, int stall, int *toward)
 {
-    const temu_machine *m = temu_session_machine(s);
-    uint64_t v = 0;
-    *toward = m->system == TEMU_SYSTEM_GEMINI || (stall && m->system == TEMU_SYSTEM_BGQ);
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        int tiles[TEMU_GEMINI_TILES], n = temu_gemini_link_tiles(l, tiles);
-        for (int i = 0; i < n; i++) {
-            v += tile_value(s, r, tiles[i], stall);
-        }
-    } else if (m->system == TEMU_SYSTEM_BGQ) {
-        int kind = stall ? TEMU_BGQ_NW_RECV_FIFO : TEMU_BGQ_NW_SENT_CHUNKS;
-        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-            v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, kind, vc));
-        }
-    } else {
-        v = temu_counter_read(s,
-                              temu_idx_bgp(m, r, l, stall ? TEMU_BGP_NO_TOKENS : TEMU_BGP_CHUNKS));
-    }
-    return v;
+    const temu_family_info *fam = temu_family_info_get(temu_session_machine(s)->system);
+    *toward = stall ? fam->stall_toward : fam->counts_arrivals;
+    return temu_link_read(s, r, l, stall ? TEMU_LINK_STALL : TEMU_LINK_TRAFFIC);
 }
 
 /* The dimension named by letter or number ("X", "c", "2"), or -1. */
 static int parse_dim(const temu_machine *m, const char *s, size_t len)
 {
-    static const char gem[] = "XYZ", bgq[] = "ABCDE";
-    const char *names = m->system == TEMU_SYSTEM_BGQ ? bgq : gem;
+    const char *names = temu_family_info_get(m->system)->dims;
     if (len != 1) {
         return -1;
     }
@@ -343,7 +321,7 @@ static void whole_data(plot_out *o, const temu_session *s)
 static void whole_panel(FILE *f, const temu_machine *m, const char *data, const char *title)
 {
     whole_layout w = whole_layout_of(m);
-    const char *dn = m->system == TEMU_SYSTEM_BGQ ? "ABCDE" : "XYZ";
+    const char *dn = temu_family_info_get(m->system)->dims;
     int32_t c[TEMU_MAX_DIMS] = {0};
     int tag = 1;
     fprintf(f, "unset label\n");
@@ -643,7 +621,7 @@ int cmd_plot(int argc, char **argv)
     } else if (whole && (tiles != NULL || dims != NULL || at_s != NULL)) {
         rc = cli_fail("plot: --whole-machine draws every link: it takes no --tiles, --dims "
                       "or --at");
-    } else if (tiles != NULL && m->system != TEMU_SYSTEM_GEMINI) {
+    } else if (tiles != NULL && temu_family_info_get(m->system)->tiles == 0) {
         rc = cli_fail("plot: --tiles applies to Gemini machines only, not %s", m->name);
     } else if (tiles != NULL && strchr(tiles, ',') == NULL) {
         uint64_t id; /* a plain number names a router here */

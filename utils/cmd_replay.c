@@ -537,7 +537,7 @@ static int build_mapping(replay_opts *o, const temu_machine *m, temu_mapping *ma
  * it; path receives it.  0, or the exit code after saying why. */
 static int figures_dir(replay_opts *o, const temu_machine *m, char *path, size_t len)
 {
-    if (m->system != TEMU_SYSTEM_GEMINI) {
+    if (temu_family_info_get(m->system)->tiles == 0) {
         return fail("--figures: seed 004's figures are of Gemini d-links; %s is a %s machine",
                     o->spec, temu_system_name(m->system));
     }

@@ -61,7 +61,7 @@ static void print_route(const temu_machine *m, const char *title, int64_t src, i
         printf(" -> ");
         cli_print_coords(m, hops[h].to, stdout);
         printf("  %-2s", temu_link_name(m, hops[h].link));
-        if (m->system == TEMU_SYSTEM_GEMINI) {
+        if (temu_family_info_get(m->system)->tiles > 0) { /* links of tiles and media */
             temu_medium md = temu_gemini_link_medium(m, hops[h].from, hops[h].link);
             printf("  %-9s %6.2f GB/s", temu_medium_name(md),
                    temu_gemini_link_bandwidth(m, hops[h].from, hops[h].link));
@@ -81,8 +81,12 @@ static void print_route_counts(const temu_session *s, const char *title, int64_t
     temu_hop hops[TEMU_MAX_HOPS];
     int64_t rs = temu_node_router(m, src), rd = temu_node_router(m, dst);
     int n = temu_route(m, rs, rd, hops, TEMU_MAX_HOPS);
+    /* the counters the store has: Gemini tiles, BG/Q network-unit counters
+     * per VC, or BG/P torus counters */
+    int per_tile = temu_family_info_get(m->system)->tiles > 0;
+    int nw = temu_idx_bgq_nw(m, 0, 0, TEMU_BGQ_NW_SENT_CHUNKS, 0) >= 0;
     printf("%s\n", title);
-    if (m->system == TEMU_SYSTEM_GEMINI) {
+    if (per_tile) {
         printf("  %-28s %12s %12s %10s %10s\n", "arriving at (link tiles)", "VC0_PHITS",
                "VC1_PHITS", "VC0_PKTS", "VC1_PKTS");
         for (int h = -1; h < n; h++) {
@@ -103,7 +107,7 @@ static void print_route_counts(const temu_session *s, const char *title, int64_t
         }
         return;
     }
-    if (m->system == TEMU_SYSTEM_BGQ) {
+    if (nw) {
         printf("  %-18s %-4s %s\n", "sent by", "link",
                "32B chunks sent per VC 0..6 | packets "
                "received at the far end per VC 0..6");
@@ -116,7 +120,7 @@ static void print_route_counts(const temu_session *s, const char *title, int64_t
         char name[64];
         temu_node_name(m, hops[h].from, name, sizeof name);
         printf("  %-18s %-4s", name, temu_link_name(m, hops[h].link));
-        if (m->system == TEMU_SYSTEM_BGQ) {
+        if (nw) {
             for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
                 printf(" %" PRIu64,
                        temu_counter_read(s, temu_idx_bgq_nw(m, hops[h].from, hops[h].link,
@@ -175,7 +179,7 @@ static void route_records(const temu_machine *m, int64_t src, int64_t dst, cli_f
             }
             cli_rec_cell(&r, "%s", temu_link_name(m, hops[h].link));
             cli_rec_cell(&r, "%s", temu_link_name(m, hops[h].in_link));
-            if (m->system == TEMU_SYSTEM_GEMINI) {
+            if (temu_family_info_get(m->system)->tiles > 0) { /* medium and tiles */
                 int t[TEMU_GEMINI_TILES];
                 cli_rec_cell(
                     &r, "%s",

@@ -581,7 +581,7 @@ int cmd_run(int argc, char **argv)
     run_model *rm = NULL;
     char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
     char *x_feed = NULL;
-    if (o.vtime && m.system != TEMU_SYSTEM_BGP) {
+    if (o.vtime && temu_family_info_get(m.system)->live_timing) {
         if (cli_temp_dir(feeddir, sizeof feeddir, "run") != 0) {
             feeddir[0] = '\0';
             fprintf(stderr, "torusemu: run: no online timing model: %s\n", strerror(errno));

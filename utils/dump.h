@@ -22,6 +22,18 @@ extern const char *const dump_gemini_nic_names[DUMP_GEMINI_NIC];
 extern const char *const dump_bgq_mu_names[DUMP_BGQ_MU];
 
 int dump_any_nonzero(const uint64_t *v, int n);
+
+/* Which rows a store's counters make: per router (Gemini tiles and NICs),
+ * else per node, with the BG/Q network-unit counters or the BG/P torus
+ * counters. */
+static inline int dump_per_router(const temu_machine *m)
+{
+    return temu_family_info_get(m->system)->tiles > 0;
+}
+static inline int dump_has_bgq_nw(const temu_machine *m)
+{
+    return temu_idx_bgq_nw(m, 0, 0, TEMU_BGQ_NW_SENT_CHUNKS, 0) >= 0;
+}
 /* BG/P: read the TEMU_BGP_COUNTERS counters of link l of node into v;
  * 1 when the filter keeps that row. */
 int dump_bgp_row(const temu_session *s, const dump_filter *f, int64_t node, int l, uint64_t *v);

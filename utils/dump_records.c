@@ -51,8 +51,7 @@ static void emit_row(cli_rec *r, const temu_machine *m, const dump_filter *f, co
     if (!f->all && !dump_any_nonzero(v, n)) {
         return;
     }
-    temu_router_coords(m, m->system == TEMU_SYSTEM_GEMINI ? k->unit : temu_node_router(m, k->unit),
-                       c);
+    temu_router_coords(m, k->unit, c); /* a router, or a node that is its own router */
     for (int d = 0; d < m->ndims && at < sizeof coord; d++) {
         at += (size_t)snprintf(coord + at, sizeof coord - at, "%s%d", d ? " " : "", c[d]);
     }
@@ -199,7 +198,7 @@ void dump_records(const temu_session *s, const dump_filter *f, cli_format format
                temu_session_nranks(s), temu_session_messages(s), temu_session_bytes(s));
     }
     cli_rec_begin(&r, stdout, format, columns, 7);
-    if (m->system == TEMU_SYSTEM_GEMINI) {
+    if (dump_per_router(m)) {
         gemini_records(&r, s, f);
     } else {
         for (int64_t node = 0; node < m->nnodes; node++) {
@@ -208,7 +207,7 @@ void dump_records(const temu_session *s, const dump_filter *f, cli_format format
                 continue;
             }
             temu_node_name(m, node, name, sizeof name);
-            if (m->system == TEMU_SYSTEM_BGQ) {
+            if (dump_has_bgq_nw(m)) {
                 bgq_records(&r, s, f, node, name);
             } else {
                 bgp_records(&r, s, f, node, name);

@@ -563,30 +563,14 @@ static void publish(run_model *rm)
 static int list_counters(run_model *rm)
 {
     const temu_machine *m = rm->m;
-    uint64_t n = m->system == TEMU_SYSTEM_GEMINI
-                     ? (uint64_t)m->nrouters * TEMU_GEMINI_TILES * 2
-                     : (uint64_t)m->nnodes * (2 * m->ndims * TEMU_BGQ_VCS + 2);
+    uint64_t n = (uint64_t)temu_stall_counters(m, NULL);
     rm->idx = calloc(n + 1, sizeof *rm->idx);
     rm->seen = calloc(n + 1, sizeof *rm->seen);
     rm->last = calloc(n + 1, sizeof *rm->last);
     if (rm->idx == NULL || rm->seen == NULL || rm->last == NULL) {
         return -1;
     }
-    for (int64_t r = 0; m->system == TEMU_SYSTEM_GEMINI && r < m->nrouters; r++) {
-        for (int t = 0; t < TEMU_GEMINI_TILES; t++) {
-            rm->idx[rm->ncounters++] = temu_idx_gemini_tile(m, r, t, TEMU_TILE_INQ_STALL);
-            rm->idx[rm->ncounters++] = temu_idx_gemini_tile(m, r, t, TEMU_TILE_CREDIT_STALL);
-        }
-    }
-    for (int64_t nd = 0; m->system == TEMU_SYSTEM_BGQ && nd < m->nnodes; nd++) {
-        for (int l = 0; l < 2 * m->ndims; l++) {
-            for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-                rm->idx[rm->ncounters++] = temu_idx_bgq_nw(m, nd, l, TEMU_BGQ_NW_RECV_FIFO, vc);
-            }
-        }
-        rm->idx[rm->ncounters++] = temu_idx_bgq_mu(m, nd, TEMU_MU_PORT0_PEND_RD);
-        rm->idx[rm->ncounters++] = temu_idx_bgq_mu(m, nd, TEMU_MU_PORT0_PEND_WRT);
-    }
+    rm->ncounters = (uint64_t)temu_stall_counters(m, rm->idx);
     return 0;
 }
 

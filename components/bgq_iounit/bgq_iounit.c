@@ -27,8 +27,8 @@ static int io_resolve(const torus_component *c, const torus_place *pl, const tor
     return torus_build_counter(b, &ref, coef);
 }
 
-#define IO_SLOW_OVERFLOW_NS 500 /* 800 cycles at 1.6 GHz (McCraw 2013 section 3.1) */
-#define IO_KEY 0x200            /* node-wide threshold keys: 0x200 + SRAM index */
+#define IO_SLOW_OVERFLOW_CYCLES 800 /* of the A2 clock (McCraw 2013 section 3.1) */
+#define IO_KEY 0x200                /* node-wide threshold keys: 0x200 + SRAM index */
 
 /* The node-wide threshold of a base event is its SRAM counter's. */
 static int64_t io_overflow_key(const torus_component *c, const torus_pick *p)
@@ -48,7 +48,7 @@ static torus_component bgq_iounit = {
     .num_cntrs = TEMU_BGQ_MU_COUNTERS, /* UPC_C I/O SRAM entries */
     .resolve = io_resolve,
     .overflow_key = io_overflow_key,
-    .overflow_delay_ns = IO_SLOW_OVERFLOW_NS,
+    .overflow_delay_cycles = IO_SLOW_OVERFLOW_CYCLES,
 };
 
 TORUS_COMPONENT_VECTOR(bgq_iounit, bgq_iounit);

@@ -46,8 +46,8 @@ enum l2_mode { L2_NONE = 0, L2_COMBINED = 1, L2_SLICED = 2, L2_SWITCHING = 3 };
 static const char *const mode_names[] = {"no", "combined", "sliced",
                                          "combined and sliced (time-sliced by a multiplexed set)"};
 
-#define L2_SLOW_OVERFLOW_NS 500 /* 800 cycles at 1.6 GHz (McCraw 2013 section 3.1) */
-#define L2_KEY 0x100            /* node-wide threshold keys: 0x100 + combined counter */
+#define L2_SLOW_OVERFLOW_CYCLES 800 /* of the A2 clock (McCraw 2013 section 3.1) */
+#define L2_KEY 0x100                /* node-wide threshold keys: 0x100 + combined counter */
 
 /* What an event set claimed, kept in torus_control.priv. */
 typedef struct l2_set {
@@ -181,7 +181,7 @@ static torus_component bgq_l2unit = {
     .attach = l2_attach,
     .release = l2_release,
     .overflow_key = l2_overflow_key,
-    .overflow_delay_ns = L2_SLOW_OVERFLOW_NS,
+    .overflow_delay_cycles = L2_SLOW_OVERFLOW_CYCLES,
 };
 
 TORUS_COMPONENT_VECTOR(bgq_l2unit, bgq_l2unit);

@@ -48,18 +48,29 @@
 #include <string.h>
 #include <time.h>
 
-#define NW_ALL_LINKS 0x7ffu       /* bit = link 0 (A-) .. 10 (I/O)             */
-#define NW_TORUS_LINKS 0x3ffu     /* links 0..9                                 */
 #define NW_ALL_VCS 0x7f           /* mask bit 0x40 >> VC (upc_nw.h)             */
 #define NW_SEND_COUNTERS 4        /* counters 0-3 of every link                 */
-#define NW_CLOCK_HZ 500000000ull  /* network clock, full rate (BG/Q driver) */
 #define NW_SOURCE_CYCLES 0        /* host source: network cycles from the clock  */
 #define NW_SOURCE_VCLOCK 1        /* host source: cycles of the rank's virtual clock */
 #define NW_SWITCHING (1ull << 40) /* claim value: masks time-sliced by one set   */
 
-/* UPC_NW link numbering (BG/Q driver), = temu link numbers on BG/Q. */
-static const char *const link_names[TEMU_BGQ_LINKS] = {"A-", "A+", "B-", "B+", "C-", "C+",
-                                                       "D-", "D+", "E-", "E+", "IO"};
+/* The machine: UPC_NW link numbering (BG/Q driver) is the family's link
+ * numbering, its names the family's; the network clock is its router_hz. */
+static const temu_family_info *nw_family(void)
+{
+    return temu_family_info_get(TEMU_SYSTEM_BGQ);
+}
+
+/* Link masks: bit = link 0 (A-) .. 10 (I/O); the torus links 0..9. */
+static unsigned nw_all_links(void)
+{
+    return (1u << nw_family()->base.nlinks) - 1;
+}
+
+static unsigned nw_torus_links(void)
+{
+    return (1u << 2 * nw_family()->base.ndims) - 1;
+}
 
 /* Link selections of the :link qualifier after the 11 single links. */
 enum nw_link_choice { NW_SEL_A = 11, NW_SEL_TORUS = 16, NW_SEL_ALL = 17 };
@@ -96,16 +107,16 @@ static unsigned link_mask(const torus_qvals *q)
 {
     int64_t v;
     if (!torus_qset(q, BGQ_NWUNIT_Q_LINK)) {
-        return NW_ALL_LINKS;
+        return nw_all_links();
     }
     v = q->v[BGQ_NWUNIT_Q_LINK];
-    if (v < TEMU_BGQ_LINKS) {
+    if (v < nw_family()->base.nlinks) {
         return 1u << v;
     }
     if (v < NW_SEL_TORUS) {
         return 3u << (2 * (v - NW_SEL_A)); /* both directions of a dimension */
     }
-    return v == NW_SEL_TORUS ? NW_TORUS_LINKS : NW_ALL_LINKS;
+    return v == NW_SEL_TORUS ? nw_torus_links() : nw_all_links();
 }
 
 /* VC mask of a base event: its own, or the :vc qualifier of an attribute
@@ -335,7 +346,8 @@ static int nw_attach(torus_component *c, torus_control *ctl, const torus_place *
         snprintf(why, len,
                  "bgq_nwunit: link %s of node %lld is controlled by an event set of pid %d (%s); "
                  "this set needs %s",
-                 link_names[link[failed]], (long long)st->node, (int)seen.owner_pid, held, mine);
+                 nw_family()->link_names[link[failed]], (long long)st->node, (int)seen.owner_pid,
+                 held, mine);
     } else if (st->words != NULL) {
         snprintf(why, len, "bgq_nwunit: %s", detail);
     }
@@ -396,22 +408,23 @@ static int nw_resolve(const torus_component *c, const torus_place *pl, const tor
     return rc;
 }
 
-/* Network cycles at 500 MHz (2 ns a cycle): of the rank's virtual clock
- * (whole cycles its clock has passed, as temu_bgq_nw_cycles_advance counts
- * them), or of CLOCK_MONOTONIC nanoseconds. */
+/* Network cycles at the network clock (500 MHz, 2 ns a cycle): of the
+ * rank's virtual clock (whole cycles its clock has passed, as
+ * temu_bgq_nw_cycles_advance counts them), or of CLOCK_MONOTONIC
+ * nanoseconds. */
 static uint64_t nw_host_read(const torus_component *c, int source)
 {
     struct timespec ts;
+    uint64_t hz = nw_family()->router_hz;
     int64_t ps;
     if (source == NW_SOURCE_VCLOCK) {
         ps = c->ops->rank_clock_ps(c->be);
-        return ps > 0 ? (uint64_t)(ps / TEMU_BGQ_NW_CYCLE_PS) : 0;
+        return ps > 0 ? temu_clock_cycles(hz, ps) : 0;
     }
     if (source != NW_SOURCE_CYCLES || clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
         return 0;
     }
-    return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) /
-           (1000000000ull / NW_CLOCK_HZ);
+    return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / (1000000000ull / hz);
 }
 
 static torus_component bgq_nwunit = {

@@ -33,17 +33,12 @@ struct torus_backend {
 };
 
 /* Idle machines when no session is configured: a real machine of each
- * system (the store is sparse, so its size costs nothing). */
+ * family, its idle_preset (the store is sparse, so its size costs
+ * nothing). */
 static const char *idle_machine(int system)
 {
-    switch (system) {
-    case TEMU_SYSTEM_GEMINI:
-        return "cielo";
-    case TEMU_SYSTEM_BGP:
-        return "bgp-midplane";
-    default:
-        return "midplane";
-    }
+    const temu_family_info *f = temu_family_info_get(system);
+    return f != NULL ? f->idle_preset : "midplane";
 }
 
 static int store_open(int system, torus_backend **out, char *why, size_t len)
@@ -65,7 +60,7 @@ static int store_open(int system, torus_backend **out, char *why, size_t len)
         if (temu_session_attach_env(&s, &err) != TEMU_OK) {
             snprintf(why, len, "%s", err.message);
             rc = TORUS_ESYS;
-        } else if (temu_session_machine(s)->system != system) {
+        } else if (temu_session_machine(s)->system != system) { /* counts of another unit */
             snprintf(why, len, "%s=%s is a %s machine (%s); this component counts %s hardware",
                      TEMU_SESSION_ENV, path, temu_system_name(temu_session_machine(s)->system),
                      temu_session_machine(s)->name, temu_system_name(system));

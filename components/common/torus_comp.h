@@ -120,8 +120,11 @@ struct torus_component {
      * threshold per hardware counter for the whole node), or -1 when the
      * event's threshold is its own.  May be NULL. */
     int64_t (*overflow_key)(const torus_component *c, const torus_pick *p);
-    /* "Slow" overflow detection delay of the unit in ns (BG/Q L2, I/O);
-     * 0 = the signal leaves as the crossing happens. */
+    /* "Slow" overflow detection delay of the unit in cycles of its
+     * machine's processor clock (BG/Q L2, I/O); 0 = the signal leaves as
+     * the crossing happens. */
+    uint32_t overflow_delay_cycles;
+    /* runtime: that delay in ns (torus_register) */
     uint32_t overflow_delay_ns;
 
     /* runtime, owned by torus_comp.c */

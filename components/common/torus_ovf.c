@@ -52,6 +52,11 @@ void torus_register(torus_component *c)
             return;
         }
     }
+    if (c->overflow_delay_cycles != 0) {
+        /* at the family's processor clock (BG/Q 1.6 GHz: 800 cycles = 500 ns) */
+        uint64_t hz = temu_family_info_get(c->system)->core_hz;
+        c->overflow_delay_ns = (uint32_t)((uint64_t)c->overflow_delay_cycles * 1000000000ull / hz);
+    }
     /* a test may stretch the slow units' detection delay to see it */
     if (env != NULL && c->overflow_delay_ns != 0) {
         unsigned long v = strtoul(env, NULL, 10);

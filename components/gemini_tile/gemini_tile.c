@@ -47,8 +47,9 @@ static int gemini_alias(const torus_component *c, const char *name, unsigned *co
         used < 0 || name[used] != '\0') {
         return TORUS_ENOEVNT;
     }
-    if (row >= TEMU_GEMINI_TILE_ROWS || col >= TEMU_GEMINI_TILE_COLS ||
-        k >= TEMU_GEMINI_TILE_COUNTERS || tile_event(c->table, k) < 0) {
+    const temu_family_info *fam = temu_family_info_get(c->system);
+    if (row >= fam->tile_rows || col >= fam->tile_cols || k >= fam->tile_counters ||
+        tile_event(c->table, k) < 0) {
         return TORUS_ENOEVNT;
     }
     memset(&q, 0, sizeof q);
@@ -63,9 +64,9 @@ static int gemini_resolve(const torus_component *c, const torus_place *pl,
                           torus_build *b)
 {
     torus_hwref ref = {TORUS_UNIT_GEMINI_TILE, pl->router, 0, (int)ev->arg[0], 0};
+    const temu_family_info *fam = temu_family_info_get(c->system);
     int tiles[TEMU_GEMINI_TILES], ntiles = 0, rc = TORUS_OK;
 
-    (void)c;
     if (ev->klass == GEMINI_TILE_CLASS_NIC) {
         ref.unit = TORUS_UNIT_GEMINI_NIC;
         ref.where = pl->node;
@@ -74,12 +75,11 @@ static int gemini_resolve(const torus_component *c, const torus_place *pl,
         return torus_build_counter(b, &ref, coef);
     }
     if (torus_qset(q, GEMINI_TILE_Q_N)) {
-        tiles[ntiles++] =
-            (int)(q->v[GEMINI_TILE_Q_N] * TEMU_GEMINI_TILE_COLS + q->v[GEMINI_TILE_Q_M]);
+        tiles[ntiles++] = (int)(q->v[GEMINI_TILE_Q_N] * fam->tile_cols + q->v[GEMINI_TILE_Q_M]);
     } else if (torus_qset(q, GEMINI_TILE_Q_LINK)) {
         ntiles = temu_gemini_link_tiles((int)q->v[GEMINI_TILE_Q_LINK], tiles);
     } else {
-        for (int t = 0; t < TEMU_GEMINI_TILES; t++) {
+        for (int t = 0; t < fam->tiles; t++) {
             tiles[ntiles++] = t;
         }
     }

@@ -838,8 +838,9 @@ static void build_expected(temu_session *p, MPI_Comm comm, const expect *e)
             nn++;
         }
     }
-    tmpi_coll_env env = {M->system, e->blocking, n == wsize, tmpi_nodes_form_box(M, nodes, nn),
-                         e->hw_op};
+    const temu_family_info *fam = temu_family_info_get(M->system);
+    tmpi_coll_env env = {(int32_t)fam->collnet, e->blocking,  n == wsize,
+                         tmpi_nodes_form_box(M, nodes, nn), e->hw_op, fam->bruck_alltoall};
     for (int q = 0; q < n; q++) {
         tmpi_coll c;
         uint64_t blocks[64];

@@ -5,6 +5,7 @@
  * choice per system and size.
  */
 #include "coll.h"
+#include "torusemu.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -426,7 +427,8 @@ END_TEST
 static tmpi_algo choose(int system, int blocking, int world, int box, int hw, tmpi_coll_op op,
                         int n, uint64_t bytes, uint64_t count, int commutative)
 {
-    tmpi_coll_env env = {system, blocking, world, box, hw};
+    const temu_family_info *fam = temu_family_info_get(system);
+    tmpi_coll_env env = {(int32_t)fam->collnet, blocking, world, box, hw, fam->bruck_alltoall};
     tmpi_coll c = make(op, TMPI_ALGO_NONE, n, 0, bytes);
     c.count = count;
     c.commutative = commutative;
