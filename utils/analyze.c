@@ -170,7 +170,10 @@ void an_ccdf(an_values *a, void (*point)(void *ctx, double value, size_t count, 
              void *ctx)
 {
     size_t total = an_values_total(a), i = 0;
-    qsort(a->v, a->n, sizeof *a->v, cmp_double);
+    /* all zeros: no array (qsort's base must not be NULL, even for 0) */
+    if (a->n > 0) {
+        qsort(a->v, a->n, sizeof *a->v, cmp_double);
+    }
     /* below zero: the zeros are among the values >= each of them */
     for (; i < a->n && a->v[i] < 0; i++) {
         if (i == 0 || a->v[i] != a->v[i - 1]) {
