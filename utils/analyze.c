@@ -170,8 +170,7 @@ void an_ccdf(an_values *a, void (*point)(void *ctx, double value, size_t count, 
              void *ctx)
 {
     size_t total = an_values_total(a), i = 0;
-    /* all zeros: no array (qsort's base must not be NULL, even for 0) */
-    if (a->n > 0) {
+    if (a->n > 0) { /* an empty list has no array: qsort must not get NULL */
         qsort(a->v, a->n, sizeof *a->v, cmp_double);
     }
     /* below zero: the zeros are among the values >= each of them */
