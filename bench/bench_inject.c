@@ -158,8 +158,9 @@ static void bench_scan(void)
         sink += uniform;
     }
     double gbs = n / median(t, RUNS);
-    printf("scan    64-byte blocks over 64 MiB: %.2f GB/s (median of %d)  (target >= %.0f GB/s: %s)\n",
-           gbs, RUNS, TARGET_SCAN_GBS, bench_verdict(gbs >= TARGET_SCAN_GBS));
+    printf(
+        "scan    64-byte blocks over 64 MiB: %.2f GB/s (median of %d)  (target >= %.0f GB/s: %s)\n",
+        gbs, RUNS, TARGET_SCAN_GBS, bench_verdict(gbs >= TARGET_SCAN_GBS));
 
     /* whole-message planning with payload: 1 MiB random PUT */
     temu_machine m;

@@ -124,8 +124,8 @@ static int bench_case(const bcase *c, int *missed)
         /* the target is for 2 threads */
         const char *verdict = nth < 2 ? "" : t[1] < c->target_s ? "  met" : "  MISSED";
         printf("%-50s %3d %8.3f %8.3f %7.1f %11llu %13llu %14.3g%s\n", c->name, nth, t[1], cpu[1],
-               c->target_s, (unsigned long long)msgs, (unsigned long long)hops,
-               (double)hops / t[1], verdict);
+               c->target_s, (unsigned long long)msgs, (unsigned long long)hops, (double)hops / t[1],
+               verdict);
         fflush(stdout);
         *missed = nth == 2 && t[1] >= c->target_s;
     }
