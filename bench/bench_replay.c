@@ -14,7 +14,8 @@
  * wall-time targets.  The exit status is 1 only when a replay fails.
  *
  * usage: bench_replay [CASE [TARGET_S]]  one case (midplane, mira,
- * bluewaters), TARGET_S replacing its target (tests/bench.sh)
+ * bluewaters), TARGET_S (seconds) replacing its target
+ * (tests/bench_targets.sh)
  */
 #include "torusemu.h"
 #include "torusemu_replay.h"
@@ -157,15 +158,21 @@ int main(int argc, char **argv)
     const size_t ncases = sizeof cases / sizeof cases[0];
     const char *only = argc > 1 ? argv[1] : NULL;
     int known = only == NULL;
+    char *end = NULL;
+    double target = argc > 2 ? strtod(argv[2], &end) : 0;
     for (size_t i = 0; i < ncases; i++) {
         known |= only != NULL && strcmp(only, cases[i].key) == 0;
-        if (argc > 2) {
-            cases[i].target_s = atof(argv[2]);
-        }
     }
     if (argc > 3 || !known) {
         fprintf(stderr, "usage: bench_replay [midplane|mira|bluewaters [TARGET_S]]\n");
         return 2;
+    }
+    if (argc > 2 && (end == argv[2] || *end != '\0' || !(target >= 0))) {
+        fprintf(stderr, "bench_replay: target '%s': expected seconds, a number >= 0\n", argv[2]);
+        return 2;
+    }
+    for (size_t i = 0; argc > 2 && i < ncases; i++) {
+        cases[i].target_s = target;
     }
     double load[3] = {0, 0, 0};
     if (getloadavg(load, 3) > 0) {

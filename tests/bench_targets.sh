@@ -18,4 +18,6 @@ expect_out "the summary counts it" '^targets \(wall time on 2 threads\): 1 met, 
 expect_fail "a replay that cannot run" "cannot create session store" \
     env TMPDIR="$TMP/no-such-dir" "$BR" midplane
 expect_fail "an unknown case" "usage: bench_replay" "$BR" no-such-case
+expect_fail "a target that is not a number" "bench_replay: target '1s': expected seconds, a number >= 0" \
+    "$BR" midplane 1s
 finish
