@@ -3,7 +3,9 @@
  *
  * Targets (issue: emulated machine core): one injection of a 1 KiB message
  * over 5 hops below 1 us (payload scan excluded); payload scan at 5 GB/s
- * or more.  Each figure is the median of 7 runs.
+ * or more.  Each figure is the median of 7 runs.  A target missed is
+ * printed (MISSED), not an error: the exit status is 1 only when the
+ * benchmark cannot run.
  */
 #include "torusemu.h"
 
@@ -14,6 +16,9 @@
 #include <time.h>
 
 #define RUNS 7
+/* the targets: ns per 1 KiB injection over 5 hops, GB/s of payload scan */
+#define TARGET_INJECT_NS 1000.0
+#define TARGET_SCAN_GBS 5.0
 
 static double now_ns(void)
 {
@@ -26,6 +31,12 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* the word a figure against its target gets */
+static const char *bench_verdict(int met)
+{
+    return met ? "met" : "MISSED";
 }
 
 static double median(double *v, int n)
@@ -66,9 +77,14 @@ static double bench_injection_w(const char *spec, const int32_t *dst_coord, uint
     }
     int hops = temu_route_distance(&m, 0, temu_node_router(&m, msg.dst));
     double med = median(t, RUNS);
-    printf("inject  %-22s %6llu B %-5s %d hops%s: %8.1f ns/message\n", spec,
+    printf("inject  %-22s %6llu B %-5s %d hops%s: %8.1f ns/message", spec,
            (unsigned long long)bytes, temu_kind_name(kind), hops,
            watch_elsewhere ? " (a watch armed elsewhere)" : "", med);
+    /* the target is for a plain 1 KiB point-to-point message over 5 hops */
+    if (bytes == 1024 && kind == TEMU_KIND_P2P && hops == 5 && !watch_elsewhere) {
+        printf("  (target < %.0f ns: %s)", TARGET_INJECT_NS, bench_verdict(med < TARGET_INJECT_NS));
+    }
+    printf("\n");
     temu_session_close(s);
     return med;
 }
@@ -141,8 +157,10 @@ static void bench_scan(void)
         t[r] = now_ns() - t0;
         sink += uniform;
     }
-    printf("scan    64-byte blocks over 64 MiB: %.2f GB/s (median of %d)\n", n / median(t, RUNS),
-           RUNS);
+    double gbs = n / median(t, RUNS);
+    printf(
+        "scan    64-byte blocks over 64 MiB: %.2f GB/s (median of %d)  (target >= %.0f GB/s: %s)\n",
+        gbs, RUNS, TARGET_SCAN_GBS, bench_verdict(gbs >= TARGET_SCAN_GBS));
 
     /* whole-message planning with payload: 1 MiB random PUT */
     temu_machine m;

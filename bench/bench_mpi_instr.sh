@@ -28,9 +28,7 @@ CFG=gem "$TORUSEMU" run --quiet --machine gemini-small --map "$T/gem.map" -np 2 
 # per_isend CFG: inclusive instructions per call of the MPI_Isend entry
 # the program calls (libmpi's MPI_Isend is an alias of PMPI_Isend)
 per_isend() {
-    callgrind_annotate --inclusive=yes --threshold=100 "$T/$1.0" 2>/dev/null |
-        awk -v n="$((WINDOWS * 64))" '
-            /:P?MPI_Isend \[/ && !done { gsub(",", "", $1); print $1 / n; done = 1 }'
+    cg_per_call "$T/$1.0" 'P?MPI_Isend' "$((WINDOWS * 64))"
 }
 b=$(per_isend base)
 o=$(per_isend mon)

@@ -29,10 +29,7 @@ run() {
 }
 # incl FILE NAME: inclusive instructions of function NAME per message
 incl() {
-    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-        awk -v f="$2" -v n="$((WINDOWS * 64))" '
-            $0 ~ (":" f " \\[") && !done { gsub(",", "", $1); print $1 / n; done = 1 }
-            END { if (!done) print 0 }'
+    cg_per_call "$1" "$2" "$((WINDOWS * 64))"
 }
 for m in bgq gem; do
     machine=midplane

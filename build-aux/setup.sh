@@ -11,7 +11,7 @@ BUILD=${1:-_build}
 
 PACKAGES="build-essential autoconf automake libtool pkg-config check
 libopenmpi-dev openmpi-bin gfortran libpfm4-dev dpkg-dev help2man patchelf gnuplot-nox graphviz
-libopen-trace-format2-dev otf2-tools"
+libopen-trace-format2-dev otf2-tools valgrind"
 # `make fuzz` (fuzz/local.mk) needs clang and its libFuzzer runtime
 if [ "${2:-}" = fuzz ]; then
     PACKAGES="$PACKAGES clang libclang-rt-14-dev"

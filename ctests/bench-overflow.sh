@@ -25,14 +25,29 @@ fi
 valgrind --tool=callgrind --callgrind-out-file="$T/cg.out" "$BENCH" inject-only "$N" \
     >"$T/cg.log" 2>&1 || { tail -n 5 "$T/cg.log"; exit 1; }
 callgrind_annotate --auto=yes "$T/cg.out" >"$T/cg.txt" 2>/dev/null
-# Ir of a source line (first column, thousands separators dropped)
+# ir LINE [ZERO_OK]: Ir of a source line (first column, thousands
+# separators dropped).  A line not in the annotated sources (renamed, or the
+# sources not those of the build) is refused, and so is one that ran no
+# instruction unless ZERO_OK: its 0 would read as "free".  The per-update
+# test may be 0: the unwatched copy is meant to have none.
 ir() {
-    grep -F -- "$1" "$T/cg.txt" | head -n 1 | awk '{gsub(",", "", $1); print ($1 ~ /^[0-9]+$/) ? $1 : 0}'
+    hit=$(grep -F -- "$1" "$T/cg.txt" | head -n 1)
+    if [ -z "$hit" ]; then
+        echo "bench-overflow: the source line '$1' is not in callgrind's annotation" >&2
+        exit 1
+    fi
+    v=$(echo "$hit" | awk '{gsub(",", "", $1); print ($1 ~ /^[0-9]+$/) ? $1 : 0}')
+    if [ "$v" -eq 0 ] && [ -z "${2:-}" ]; then
+        echo "bench-overflow: the source line '$1' ran no instruction in callgrind's annotation" >&2
+        exit 1
+    fi
+    echo "$v"
 }
-load=$(ir "return __atomic_load_n(&s->hdr->armed")
-branch=$(ir "if (TEMU_LIKELY(!armed))")
-per_update=$(ir "if (TEMU_UNLIKELY(armed) && (s->watch_bits")
+load=$(ir "return __atomic_load_n(&s->hdr->armed") || exit 1
+branch=$(ir "if (TEMU_LIKELY(!armed))") || exit 1
+per_update=$(ir "if (TEMU_UNLIKELY(armed) && (s->watch_bits" zero-ok) || exit 1
 total=$(grep -E "PROGRAM TOTALS|^[0-9,]+ +\(100" "$T/cg.txt" | head -n 1 | awk '{gsub(",", "", $1); print $1}')
+[ -n "$total" ] && [ "$total" -gt 0 ] || { echo "bench-overflow: no program total in callgrind's annotation" >&2; exit 1; }
 awk -v n="$N" -v l="${load:-0}" -v b="${branch:-0}" -v u="${per_update:-0}" -v t="${total:-0}" 'BEGIN {
     printf "callgrind  %d injections (1 KiB, 5 hops, BG/Q), nothing armed:\n", n
     printf "callgrind  instructions per injection, all:            %8.1f\n", t / n

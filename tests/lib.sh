@@ -11,16 +11,23 @@ nfail=0
 pass() { npass=$((npass + 1)); }
 failed() { nfail=$((nfail + 1)); echo "FAIL: $*" >&2; }
 
+# san_report: the last command's stderr holds an UndefinedBehaviorSanitizer
+# report (`make check-sanitize`: UBSan's fatal reports ignore log_path, and
+# one from a command expected to fail must not pass)
+san_report() { grep -q ': runtime error: ' "$TMP/err"; }
 # expect_ok DESC CMD... : command must exit 0; its stdout goes to $TMP/out
 expect_ok() {
     desc=$1; shift
-    if "$@" >"$TMP/out" 2>"$TMP/err"; then pass; else failed "$desc (exit $?): $(cat "$TMP/err")"; fi
+    if "$@" >"$TMP/out" 2>"$TMP/err"; then
+        if san_report; then failed "$desc: sanitizer report: $(cat "$TMP/err")"; else pass; fi
+    else failed "$desc (exit $?): $(cat "$TMP/err")"; fi
 }
 # expect_fail DESC PATTERN CMD... : command must exit nonzero with PATTERN on stderr
 expect_fail() {
     desc=$1; pat=$2; shift 2
     if "$@" >"$TMP/out" 2>"$TMP/err"; then
         failed "$desc: succeeded but should fail"
+    elif san_report; then failed "$desc: sanitizer report: $(cat "$TMP/err")"
     elif grep -q -- "$pat" "$TMP/err"; then pass
     else failed "$desc: stderr lacks '$pat': $(cat "$TMP/err")"; fi
 }

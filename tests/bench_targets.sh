@@ -1,0 +1,23 @@
+#!/bin/sh
+# bench_targets.sh - a benchmark that misses a wall-time target reports it
+# (MISSED) and exits 0, since a loaded host misses such targets; it fails
+# only when it cannot run (bench/bench_replay.c, `make bench-replay`; one
+# small case, with its target replaced).
+. "${top_srcdir:-.}/tests/lib.sh"
+BR="$top_builddir/bench/bench_replay"
+
+# a target of 0 s cannot be met
+expect_ok "a missed target is not an error" "$BR" midplane 0
+expect_out "the 2-thread row says MISSED" '^seed 003 .* 2 +[0-9.]+ .*  MISSED$'
+expect_out "the summary counts it" '^targets \(wall time on 2 threads\): 0 met, 1 MISSED'
+# one of 10^6 s always is
+expect_ok "a target met" "$BR" midplane 1000000
+expect_out "the 2-thread row says met" '^seed 003 .* 2 +[0-9.]+ .*  met$'
+expect_out "the summary counts it" '^targets \(wall time on 2 threads\): 1 met, 0 MISSED$'
+# real failures: the store cannot be created; an unknown case
+expect_fail "a replay that cannot run" "cannot create session store" \
+    env TMPDIR="$TMP/no-such-dir" "$BR" midplane
+expect_fail "an unknown case" "usage: bench_replay" "$BR" no-such-case
+expect_fail "a target that is not a number" "bench_replay: target '1s': expected seconds, a number >= 0" \
+    "$BR" midplane 1s
+finish
