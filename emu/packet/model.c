@@ -1,9 +1,10 @@
 /*
  * model.c - the packet model as a whole: its creation (channels, queues,
  * the machine's neighbours and coordinates), what its users ask of its
- * shape and state.
+ * shape and state, and its ops table (emu/model.h).
  */
 #define TEMU_BUILDING_LIBRARY 1
+#include "../model.h"
 #include "flow.h"
 #include "packet.h"
 
@@ -203,3 +204,69 @@ uint32_t temu_tm_adaptive_classes(const temu_tm *t)
 {
     return t->c.routing == TEMU_TM_ADAPTIVE ? t->c.dynamic_vcs : 0;
 }
+
+/* ------------------------------------------------------- the ops table */
+
+static temu_status ops_create(const temu_machine *m, const temu_tm_config *c, void **out,
+                              temu_error *err)
+{
+    temu_tm *t = NULL;
+    temu_status st = temu_tm_create(m, c, &t, err);
+    *out = t;
+    return st;
+}
+
+static void ops_destroy(void *model)
+{
+    temu_tm_destroy(model);
+}
+
+static void ops_set_delivery(void *model, temu_tm_delivery_fn fn, void *ctx)
+{
+    temu_tm_set_delivery(model, fn, ctx);
+}
+
+static void ops_set_hop(void *model, temu_tm_hop_fn fn, void *ctx)
+{
+    temu_tm_set_hop(model, fn, ctx);
+}
+
+static temu_status ops_inject(void *model, int64_t when_ps, const temu_machine *m,
+                              const temu_message *msg, int dir, uint64_t tag, uint64_t *units,
+                              uint64_t *bytes, temu_error *err)
+{
+    return temu_tm_send_message_dir(model, when_ps, m, msg, dir, tag, units, bytes, err);
+}
+
+static int64_t ops_advance(void *model, int64_t until_ps)
+{
+    return temu_tm_run(model, until_ps);
+}
+
+static int64_t ops_next_event(const void *model)
+{
+    return temu_tm_next_event(model);
+}
+
+static int64_t ops_now(const void *model)
+{
+    return temu_tm_now(model);
+}
+
+static temu_status ops_check(const void *model, temu_error *err)
+{
+    return temu_tm_check(model, err);
+}
+
+/* The links are counted as packets cross (crossing.c): the model adds its
+ * stall and occupancy counters only. */
+static temu_status ops_counters(const void *model, temu_tm_flushed *flushed, temu_session *s,
+                                temu_error *err)
+{
+    return temu_tm_stall_counters_flush(model, flushed, s, err);
+}
+
+const temu_model_ops temu_model_packet = {
+    "packet",    ops_create,     ops_destroy, ops_set_delivery, ops_set_hop,  ops_inject,
+    ops_advance, ops_next_event, ops_now,     ops_check,        ops_counters,
+};

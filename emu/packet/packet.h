@@ -1,6 +1,7 @@
 /*
  * packet.h - the packet-level timing model's state, shared by its parts.
- * Private to libtorusemu (the model's interface is torusemu_timing.h).
+ * Private to libtorusemu (the model's interface is torusemu_timing.h;
+ * virtual time reaches it through its ops table, emu/model.h).
  *
  * The model is cut as BookSim2 cuts a router (router, allocator and
  * arbiter, routing function apart), one job per file:
@@ -18,7 +19,7 @@
  *   router.c             the router: what each event does, stage by stage
  *   params.c             parameters: each machine's defaults and link
  *                        rates, checks of a configuration
- *   model.c              creation and accessors
+ *   model.c              creation, accessors, the ops table (emu/model.h)
  * Functions on the per-event path that another part calls are static
  * inline in that part's header: the split adds no call on that path
  * (doc/performance.md, "The timing model in parts").
