@@ -15,7 +15,9 @@
  * model - plugs in beside it: its own directory (emu/flow/, ...) with its
  * own ops table, chosen where virtual time creates its model
  * (temu_vt_create).  It reads the same parameters (temu_tm_config: rates,
- * latencies, buffer sizes) and does not touch emu/packet/.
+ * latencies, buffer sizes; the machine's link rules through
+ * temu_tm_link_lanes, temu_tm_link_lane_gbs and temu_tm_ser_ps) and does
+ * not touch emu/packet/.
  *
  * What a level promises:
  *   - inject: one direction of a message (dir 0: the source's packets, 1:

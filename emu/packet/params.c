@@ -1,8 +1,12 @@
 /*
  * params.c - the packet model's parameters: each machine's defaults, the
- * checks a configuration must pass, and the rates of its links.
+ * checks a configuration must pass, and the rules of its links.  The link
+ * rules (lanes, a lane's GB/s, serialization) are also the live run's
+ * (mpi/vt_model.c times one message by them): temu_tm_link_lanes,
+ * temu_tm_link_lane_gbs and temu_tm_ser_ps give them out.
  */
 #define TEMU_BUILDING_LIBRARY 1
+#include "channel.h"
 #include "packet.h"
 
 #include <math.h>
@@ -29,6 +33,22 @@ static double machine_lane_gbs(const temu_machine *m, int64_t router, int link)
 double tm_params_lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t router, int link)
 {
     return c->link_gbs > 0 ? c->link_gbs : machine_lane_gbs(m, router, link);
+}
+
+int temu_tm_link_lanes(const temu_machine *m, int link)
+{
+    return tm_params_lanes(m, link);
+}
+
+double temu_tm_link_lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t router,
+                             int link)
+{
+    return tm_params_lane_gbs(m, c, router, link);
+}
+
+int64_t temu_tm_ser_ps(double gbs, uint32_t bytes)
+{
+    return tm_ser_ps(1000.0 / gbs, bytes);
 }
 
 temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err)
