@@ -36,7 +36,9 @@ void tm_flow_settle(temu_tm *t, int64_t qi)
     r->t0 += (int64_t)k * r->sp;
 }
 
-int64_t tm_flow_return_time(const temu_tm *t, int64_t qi, int64_t need)
+/* When queue qi's credit (settled) reaches need by its return stream, or
+ * INT64_MAX if the stream does not bring enough. */
+static int64_t return_time(const temu_tm *t, int64_t qi, int64_t need)
 {
     const tm_return *r = t->ret != NULL ? &t->ret[qi] : NULL;
     int64_t lack = need - t->q[qi].credit;
@@ -87,7 +89,7 @@ void tm_flow_wake(temu_tm *t, const tm_chan *ch, int64_t c)
     int64_t wake = INT64_MAX;
     int wake_vc = 0;
     for (int i = 0; i < ch->nwait; i++) {
-        int64_t at = tm_flow_return_time(t, c * t->nvc + ch->wait[i].vc, ch->wait[i].need);
+        int64_t at = return_time(t, c * t->nvc + ch->wait[i].vc, ch->wait[i].need);
         if (at < wake) {
             wake = at;
             wake_vc = ch->wait[i].vc;

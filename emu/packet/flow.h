@@ -24,10 +24,6 @@ void tm_flow_init(temu_tm *t);
  * by now. */
 void tm_flow_settle(temu_tm *t, int64_t qi);
 
-/* When queue qi's credit (settled) reaches need by its return stream, or
- * INT64_MAX if the stream does not bring enough. */
-int64_t tm_flow_return_time(const temu_tm *t, int64_t qi, int64_t need);
-
 /* Train tr's n packets leave queue q from now, sp apart: their credit
  * comes back upstream one packet at a time from t0 (tm_return). */
 void tm_flow_give_back(temu_tm *t, int64_t q, const tm_train *tr, uint32_t n, int64_t sp,
