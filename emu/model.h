@@ -34,6 +34,8 @@
  *     hop function as it crosses (temu_tm_hop; crossing.c counts it).
  *   - counters: add the model's own counters (stalls, occupancy) to the
  *     store, since the last flush through `flushed`.
+ *   - totals: what the model has done so far (events processed,
+ *     packet-hops; a progress report's figures).
  *   - check: TEMU_ENOMEM if the model lost work for want of memory.
  * Results are deterministic: equal inputs, equal outputs on every host.
  */
@@ -57,6 +59,7 @@ typedef struct temu_model_ops {
     int64_t (*advance)(void *model, int64_t until_ps);
     int64_t (*next_event)(const void *model);
     int64_t (*now)(const void *model);
+    void (*totals)(const void *model, temu_tm_totals *out);
     temu_status (*check)(const void *model, temu_error *err);
     temu_status (*counters)(const void *model, temu_tm_flushed *flushed, temu_session *s,
                             temu_error *err);

@@ -253,6 +253,11 @@ static int64_t ops_now(const void *model)
     return temu_tm_now(model);
 }
 
+static void ops_totals(const void *model, temu_tm_totals *out)
+{
+    temu_tm_totals_get(model, out);
+}
+
 static temu_status ops_check(const void *model, temu_error *err)
 {
     return temu_tm_check(model, err);
@@ -267,6 +272,16 @@ static temu_status ops_counters(const void *model, temu_tm_flushed *flushed, tem
 }
 
 const temu_model_ops temu_model_packet = {
-    "packet",    ops_create,     ops_destroy, ops_set_delivery, ops_set_hop,  ops_inject,
-    ops_advance, ops_next_event, ops_now,     ops_check,        ops_counters,
+    .name = "packet",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .set_delivery = ops_set_delivery,
+    .set_hop = ops_set_hop,
+    .inject = ops_inject,
+    .advance = ops_advance,
+    .next_event = ops_next_event,
+    .now = ops_now,
+    .totals = ops_totals,
+    .check = ops_check,
+    .counters = ops_counters,
 };
