@@ -4,7 +4,7 @@
  * train, the one that goes: among the waiting heads with enough credit
  * on their VC, the one ready first (then the lower queue id), first come,
  * first served.  An adaptive head waits at every productive channel at
- * once and chooses its VC when a channel would take it (route.h); once
+ * once and chooses its VC when a channel would take it (routing.h); once
  * it goes, it is withdrawn from the others.  Static inline where every
  * event asks.  Private to the packet model.
  */
@@ -13,7 +13,7 @@
 
 #include "flow.h"
 #include "packet.h"
-#include "route.h"
+#include "routing.h"
 #include "stats.h"
 
 #pragma GCC visibility push(hidden)

@@ -3,7 +3,7 @@
  * space as its sending side knows it, in bytes (credits on Gemini, tokens
  * on Blue Gene), taken when a train starts towards the queue and given
  * back credit_ps after its packets are read out of it.  Deadlock freedom:
- * credits use two dateline VCs per class (route.c picks the VC); tokens
+ * credits use two dateline VCs per class (routing.c picks the VC); tokens
  * with single packets one VC per class and the bubble rule (a packet
  * entering a ring needs room for one more maximal packet); trains use
  * dateline VCs with tokens too.  Private to the packet model.

@@ -9,7 +9,7 @@
  *   channel.h            channels: serialization, ejection sharing
  *   flow.h, flow.c       flow control: credits and tokens, the bubble
  *                        rule, trains' credit coming back
- *   route.h, route.c     routing functions: deterministic (dimension
+ *   routing.h, routing.c routing functions: deterministic (dimension
  *                        order, dateline VCs), adaptive (Blue Gene
  *                        dynamic VCs, escape VC)
  *   arbiter.h, arbiter.c heads waiting for a channel, and which one goes

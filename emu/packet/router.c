@@ -10,7 +10,7 @@
  *             and not so early that its tail would be overtaken on a faster
  *             channel (become_head).
  *   route     READY: the routing function gives the channels the head may
- *             take (route.h: its next channel; an adaptive head still
+ *             take (routing.h: its next channel; an adaptive head still
  *             choosing, every productive one); it waits at each of them
  *             (arbiter.h), and its queue's input stall opens (stats.h).
  *   allocate  TRY (the channel is free, or an ejection channel's trains
@@ -25,7 +25,7 @@
  *             queue's space goes back upstream (flow.h), the channel is
  *             busy until its last packet is sent, the downstream queue's
  *             credit is taken, the routing function moves the train on
- *             (route.h) and it enters the next queue; the queue's next
+ *             (routing.h) and it enters the next queue; the queue's next
  *             head may leave once this train is read out.
  *   deliver   DELIVER: the last tail reached the destination node.
  *
@@ -40,7 +40,7 @@
 #include "channel.h"
 #include "event.h"
 #include "flow.h"
-#include "route.h"
+#include "routing.h"
 #include "stats.h"
 #include "train.h"
 

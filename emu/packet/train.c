@@ -5,7 +5,7 @@
 #define TEMU_BUILDING_LIBRARY 1
 #include "train.h"
 #include "event.h"
-#include "route.h"
+#include "routing.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
- * route.c - the adaptive routing function's VC choice (route.h).
+ * routing.c - the adaptive routing function's VC choice (routing.h).
  */
 #define TEMU_BUILDING_LIBRARY 1
-#include "route.h"
+#include "routing.h"
 
 /* The dynamic VC with the most tokens (ties: the lower), else on the
  * deterministic channel the escape VC, entering an escape ring (and

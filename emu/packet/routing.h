@@ -1,11 +1,11 @@
 /*
- * route.h - routing functions of the packet model: which channel and VC a
+ * routing.h - routing functions of the packet model: which channel and VC a
  * train takes next, router by router (no stored path).  Static inline:
- * every hop asks (the VC choice of an adaptive train is route.c's).
+ * every hop asks (the VC choice of an adaptive train is routing.c's).
  * Private to the packet model.
  *
  * Deterministic: the machine's dimension order (temu_route's path,
- * route.c in emu/), the lane lane_key mod the link's lanes; with two VCs
+ * emu/route.c), the lane lane_key mod the link's lanes; with two VCs
  * per class (credits, or trains) a dimension whose hops use the wrap link
  * travels on the class's second VC for all its hops, the others on the
  * first (BookSim's dim_order_torus rule, deadlock-free on every ring).
@@ -19,8 +19,8 @@
  * the deterministic one on the escape VC with the bubble rule, does
  * (tm_route_choose_vc).
  */
-#ifndef TEMU_PACKET_ROUTE_H
-#define TEMU_PACKET_ROUTE_H
+#ifndef TEMU_PACKET_ROUTING_H
+#define TEMU_PACKET_ROUTING_H
 
 #include "packet.h"
 
@@ -29,7 +29,7 @@
 /* The VC adaptive train tr (still choosing) would take on channel c now,
  * or -1; then *lack gains the VCs whose tokens were too few for one packet
  * and NO_DYNAMIC.  *bubble: the extra room the bubble rule asks for
- * (route.c). */
+ * (routing.c). */
 int tm_route_choose_vc(const temu_tm *t, const tm_train *tr, int64_t c, uint32_t *lack,
                        int64_t *bubble);
 
