@@ -12,7 +12,9 @@
 #   - is built into a target that compiles a file of the other (a _SOURCES
 #     list of Makefile.am or a */local.mk naming it), or links a library
 #     built from the other (_LIBADD, _LDADD naming its .la).  A target
-#     belongs to the directory of its first source file.
+#     belongs to the directory of its first source file; the files it
+#     compiles from a subdirectory of that directory (emu/packet/ in
+#     libtorusemu) are parts of it, not a layer it depends on.
 # Exit 0 and a one-line summary when the graph has no cycle; exit 1 naming
 # the directories of a cycle, each edge with the line that makes it.  -v
 # also lists every edge.  Builds are not read: top directories starting
@@ -131,7 +133,11 @@ END {
         tgt = v; sub(/_SOURCES$/, "", tgt)
         n = split(expand(val[v], 0), w, /[ \t]+/)
         for (i = 1; i <= n; i++) {
-            if (w[i] ~ /\.c$/) edge(home[tgt], dirof(w[i]), src_at[v] ": " tgt " compiles " w[i])
+            # a library compiling the files of its own subdirectory
+            # (emu/packet/ in libtorusemu) owns them: a part, not a layer
+            if (w[i] ~ /\.c$/ && index(dirof(w[i]), home[tgt] "/") != 1) {
+                edge(home[tgt], dirof(w[i]), src_at[v] ": " tgt " compiles " w[i])
+            }
         }
     }
     for (v in lib_at) {

@@ -302,7 +302,7 @@ static inline uint64_t temu_even_share(uint64_t total, uint64_t all, uint64_t fi
     return q * n + (end - begin);
 }
 
-/* temu_tm_send_even (timing.c) for timing_bridge.c, with the BG/Q message
+/* temu_tm_send_even (emu/packet/train.c) for timing_bridge.c, with the BG/Q message
  * unit's memory requests of these packets: mu_reads payload reads at the
  * source, mu_writes stores at the destination, spread evenly over the
  * packets (doc/model.md, "Message-unit pending requests"). */

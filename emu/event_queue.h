@@ -13,9 +13,10 @@
 #include <stdint.h>
 
 typedef struct temu_event {
-    int64_t t;    /* ps, >= 0 and >= the time of the last event popped */
-    int32_t type; /* the user's: what happens */
-    int32_t a, b, c;
+    int64_t t;       /* ps, >= 0 and >= the time of the last event popped */
+    int32_t type;    /* the user's: what happens */
+    int32_t a, b, c; /* the user's arguments, moved whole, never read here (the
+                      * packet model types them: emu/packet/event.h) */
 } temu_event;
 
 /* The far part: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster

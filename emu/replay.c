@@ -9,10 +9,13 @@
  * so a replay and a live run cannot disagree on an algorithm.  Receives
  * only complete the bookkeeping: they are matched to sends in hashed
  * queues (match.c).
+ * Whether a message is counted as it is read or the ranks run in virtual
+ * time is the replay's mode (replay_mode.h: counting or timed).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
 #include "match.h"
+#include "replay_mode.h"
 #include "torusemu_replay.h"
 #include "torusemu_vtime.h"
 
@@ -47,7 +50,8 @@ struct temu_replay {
     temu_match *match;
     int sends_only; /* temu_replay_sends_only */
     temu_replay_stats st;
-    temu_vt *vt; /* temu_replay_set_vtime: each rank's program too */
+    temu_vt *vt;                  /* temu_replay_set_vtime: each rank's program too */
+    const temu_replay_mode *mode; /* counting, or timed with vt */
 };
 
 const char *temu_coll_op_name(int op)
@@ -85,6 +89,7 @@ temu_status temu_replay_create(temu_session *s, temu_replay **out, temu_error *e
                          sizeof *r + sizeof *r->comms);
     }
     r->s = s;
+    r->mode = &temu_replay_counting;
     r->m = temu_session_machine(s);
     r->nranks = temu_session_nranks(s);
     r->ncomms = 1;
@@ -266,6 +271,7 @@ temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t 
 void temu_replay_set_vtime(temu_replay *r, temu_vt *vt)
 {
     r->vt = vt;
+    r->mode = vt != NULL ? &temu_replay_timed : &temu_replay_counting;
 }
 
 temu_vt *temu_replay_vtime(const temu_replay *r)
@@ -273,17 +279,14 @@ temu_vt *temu_replay_vtime(const temu_replay *r)
     return r->vt;
 }
 
-/* The program of virtual time gets point-to-point operation p (send or
- * receive). */
+/* The rank's program gets point-to-point operation p (send or receive;
+ * the timed mode's). */
 static temu_status vt_p2p(temu_replay *r, int send, int32_t comm, int32_t src, int32_t dst,
                           int32_t tag, int32_t ws, int32_t wd, uint64_t bytes, uint64_t req,
                           uint64_t addr, int inject, temu_error *err)
 {
-    if (r->vt == NULL) {
-        return TEMU_OK;
-    }
     temu_vt_p2p p = {comm, src, dst, tag, ws, wd, bytes, req, addr, inject};
-    return send ? temu_vt_send(r->vt, &p, err) : temu_vt_recv(r->vt, &p, err);
+    return send ? r->mode->send(r->vt, &p, err) : r->mode->recv(r->vt, &p, err);
 }
 
 temu_status temu_replay_send_at(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
@@ -300,9 +303,8 @@ temu_status temu_replay_isend(temu_replay *r, int32_t comm, int32_t src, int32_t
     if (st == TEMU_OK && bytes == TEMU_REPLAY_ANY_SIZE) {
         st = temu_fail(err, TEMU_EINVAL, "replay: a send needs its size");
     }
-    /* with virtual time the message is counted when its rank sends it */
-    if (st == TEMU_OK && r->vt == NULL) {
-        st = temu_inject_ranks(r->s, ws, wd, bytes, address(r, addr), TEMU_KIND_P2P, err);
+    if (st == TEMU_OK) {
+        st = r->mode->message(r->s, ws, wd, bytes, address(r, addr), TEMU_KIND_P2P, err);
     }
     if (st == TEMU_OK) {
         r->st.sends++;
@@ -362,21 +364,20 @@ static temu_status world_rank_ok(const temu_replay *r, int32_t rank, temu_error 
 temu_status temu_replay_irecv_post(temu_replay *r, int32_t rank, uint64_t req, temu_error *err)
 {
     temu_status st = world_rank_ok(r, rank, err);
-    return st == TEMU_OK && r->vt != NULL ? temu_vt_recv_post(r->vt, rank, req, err) : st;
+    return st == TEMU_OK ? r->mode->recv_post(r->vt, rank, req, err) : st;
 }
 
 temu_status temu_replay_wait(temu_replay *r, int32_t rank, uint64_t req, temu_error *err)
 {
     temu_status st = world_rank_ok(r, rank, err);
-    return st == TEMU_OK && r->vt != NULL ? temu_vt_wait(r->vt, rank, req, err) : st;
+    return st == TEMU_OK ? r->mode->wait(r->vt, rank, req, err) : st;
 }
 
 temu_status temu_replay_trace_time(temu_replay *r, int32_t rank, int64_t begin_ns, int64_t end_ns,
                                    temu_error *err)
 {
     temu_status st = world_rank_ok(r, rank, err);
-    return st == TEMU_OK && r->vt != NULL ? temu_vt_trace_time(r->vt, rank, begin_ns, end_ns, err)
-                                          : st;
+    return st == TEMU_OK ? r->mode->trace_time(r->vt, rank, begin_ns, end_ns, err) : st;
 }
 
 temu_status temu_replay_rma(temu_replay *r, int32_t comm, int32_t origin, int32_t target,
@@ -394,16 +395,14 @@ temu_status temu_replay_rma_at(temu_replay *r, int32_t comm, int32_t origin, int
                          temu_kind_name(kind));
     }
     temu_status st = peers(r, comm, origin, target, &wo, &wt, "one-sided operation", err);
-    if (st == TEMU_OK && r->vt == NULL) {
-        st = temu_inject_ranks(r->s, wo, wt, bytes, address(r, addr), kind, err);
+    if (st == TEMU_OK) {
+        st = r->mode->message(r->s, wo, wt, bytes, address(r, addr), kind, err);
     }
     if (st == TEMU_OK) {
         r->st.rma++;
         r->st.messages++;
-        if (r->vt != NULL) {
-            st = temu_vt_rma(r->vt, wo, wt, bytes, kind, (uint64_t)(uintptr_t)address(r, addr), 1,
-                             err);
-        }
+        st =
+            r->mode->rma(r->vt, wo, wt, bytes, kind, (uint64_t)(uintptr_t)address(r, addr), 1, err);
     }
     return st;
 }
@@ -471,12 +470,11 @@ static void emit(void *ctx, const tmpi_msg *m)
         addr = e->rc->recv_base + m->off;
     }
     e->r->st.messages++;
-    if (e->r->vt == NULL) {
-        e->st = temu_inject_ranks(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
-                                  e->err);
-    } else { /* counted when sent in virtual time */
-        e->st = temu_vt_coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round,
-                                 (uint64_t)(uintptr_t)address(e->r, addr), e->err);
+    e->st = e->r->mode->message(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
+                                e->err);
+    if (e->st == TEMU_OK) {
+        e->st = e->r->mode->coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round,
+                                     (uint64_t)(uintptr_t)address(e->r, addr), e->err);
     }
 }
 
@@ -589,14 +587,12 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
         env.box = c->box;
     }
     k.algo = tmpi_coll_choose(&env, &k);
-    if (r->vt != NULL) {
-        /* off the torus (class routes, BG/P's collective network): the
-         * members only wait for each other */
-        st = temu_vt_coll_enter(r->vt, comm, c->n, me, world_of(c, me),
-                                k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
-        if (st != TEMU_OK) {
-            return st;
-        }
+    /* off the torus (class routes, BG/P's collective network): the
+     * members only wait for each other */
+    st = r->mode->coll_enter(r->vt, comm, c->n, me, world_of(c, me),
+                             k.algo == TMPI_ALGO_CLASSROUTE || k.algo == TMPI_ALGO_COLLNET, err);
+    if (st != TEMU_OK) {
+        return st;
     }
     if (k.algo == TMPI_ALGO_CLASSROUTE) {
         if (me != 0) {

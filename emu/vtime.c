@@ -5,11 +5,13 @@
  * Recording builds one operation list per rank and matches receives to
  * sends (match.c, MPI's non-overtaking order).  temu_vt_run then executes
  * the lists as a conservative discrete-event simulation on top of the
- * timing model's own: the rank heap holds runnable ranks by their clock,
- * the model is stepped to its next event whenever that comes first (ties:
- * the network first, then the lower rank), and a rank that must wait
- * leaves the heap until a delivery wakes it.  The rules of each operation
- * (eager limit, injection, gaps) are in vtime_rules.c.
+ * timing model's own, which it reaches only through the model level's
+ * ops table (emu/model.h; today the packet model, emu/packet/): the rank
+ * heap holds runnable ranks by their clock, the model is stepped to its
+ * next event whenever that comes first (ties: the network first, then
+ * the lower rank), and a rank that must wait leaves the heap until a
+ * delivery wakes it.  The rules of each operation (eager limit,
+ * injection, gaps) are in vtime_rules.c.
  *
  * A message's counters go into the store as its packets cross (crossing.c,
  * told of every crossing by the model's hop function): a series snapshot
@@ -21,6 +23,7 @@
 #include "crossing.h"
 #include "emu_internal.h"
 #include "match.h"
+#include "model.h"
 #include "torusemu_vtime.h"
 #include "vtime_rules.h"
 
@@ -127,7 +130,8 @@ struct temu_vt {
     temu_session *s;
     const temu_machine *m;
     temu_tm_config tc;
-    temu_tm *tm;
+    const temu_model_ops *net; /* the model level the messages cross (emu/model.h) */
+    void *model;
     int32_t nranks;
     vrank *rk;
     vmsg *msg;
@@ -203,6 +207,7 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         return oom(err);
     }
     v->s = s;
+    v->net = &temu_model_packet;
     v->m = temu_session_machine(s);
     v->nranks = temu_session_nranks(s);
     v->scale = 1.0;
@@ -215,7 +220,7 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         st = temu_tm_config_default(v->m, &v->tc, err);
     }
     if (st == TEMU_OK) {
-        st = temu_tm_create(v->m, &v->tc, &v->tm, err);
+        st = v->net->create(v->m, &v->tc, &v->model, err);
     }
     if (st == TEMU_OK) {
         v->rk = calloc((size_t)v->nranks, sizeof *v->rk);
@@ -281,7 +286,7 @@ void temu_vt_free(temu_vt *v)
     free(v->done_list);
     free(v->held);
     temu_match_free(v->match);
-    temu_tm_destroy(v->tm);
+    v->net->destroy(v->model);
     free(v);
 }
 
@@ -336,7 +341,7 @@ static uint64_t extrapolate(uint64_t packets, uint64_t seen, uint64_t all)
 static void watch_call(temu_vt *v, int64_t t)
 {
     temu_tm_totals tot;
-    temu_tm_totals_get(v->tm, &tot);
+    v->net->totals(v->model, &tot);
     temu_vt_progress p = {t,
                           v->steps,
                           tot.events,
@@ -782,8 +787,8 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
     vmsg *g = &v->msg[id];
     temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes,
                        (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
-    temu_status st = temu_tm_send_message_dir(
-        v->tm, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir, packets, bytes, err);
+    temu_status st = v->net->inject(v->model, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir,
+                                    packets, bytes, err);
     g->left = *packets;
     v->pk_sent[dir] += *packets;
     return st;
@@ -1111,7 +1116,7 @@ static temu_status ticks_until(temu_vt *v, int64_t t, temu_error *err)
 {
     temu_status st = TEMU_OK;
     while (v->tick != NULL && st == TEMU_OK && v->next_tick < t) {
-        temu_tm_run(v->tm, v->next_tick);
+        v->net->advance(v->model, v->next_tick);
         release_held(v, v->next_tick);
         network_clock_to(v, v->next_tick);
         st = v->tick(v->tick_ctx, v, v->next_tick, err);
@@ -1157,13 +1162,13 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
                              me, in->comm, in->call + 1, in->callers, in->n);
         }
     }
-    temu_tm_set_delivery(v->tm, on_delivery, v);
-    temu_tm_set_hop(v->tm, on_hop, v);
+    v->net->set_delivery(v->model, on_delivery, v);
+    v->net->set_hop(v->model, on_hop, v);
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);
     }
     while (st == TEMU_OK) {
-        int64_t tn = temu_tm_next_event(v->tm);
+        int64_t tn = v->net->next_event(v->model);
         int64_t tr = v->nheap > 0 ? v->heap[0].t : INT64_MAX;
         if (tn == INT64_MAX && tr == INT64_MAX) {
             break;
@@ -1177,8 +1182,8 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
             break;
         }
         if (tn <= tr) {
-            temu_tm_run(v->tm, tn);
-            st = temu_tm_check(v->tm, err);
+            v->net->advance(v->model, tn);
+            st = v->net->check(v->model, err);
             if (v->oom) {
                 st = oom(err);
             }
@@ -1196,7 +1201,7 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
         st = stuck(v, err);
     }
     /* the run ends when its last rank does, or its last packet if later */
-    int64_t end = max64(temu_vt_runtime(v), temu_tm_now(v->tm));
+    int64_t end = max64(temu_vt_runtime(v), v->net->now(v->model));
     if (st == TEMU_OK && v->tick != NULL) {
         st = ticks_until(v, end, err);
         release_held(v, INT64_MAX); /* every packet has started by the end */
@@ -1255,5 +1260,11 @@ uint64_t temu_vt_messages(const temu_vt *v)
 
 temu_tm *temu_vt_model(temu_vt *v)
 {
-    return v->tm;
+    return v->net == &temu_model_packet ? v->model : NULL;
+}
+
+temu_status temu_vt_counters_flush(const temu_vt *v, temu_tm_flushed *f, temu_session *s,
+                                   temu_error *err)
+{
+    return v->net->counters(v->model, f, s, err);
 }

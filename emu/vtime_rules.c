@@ -39,7 +39,7 @@ int64_t temu_vt_inject_done(int64_t *free_ps, int64_t t_ps, uint64_t wire_bytes,
         return t_ps;
     }
     /* GB/s = bytes per ns: 1000 / gbs picoseconds per byte, rounded up as
-     * the timing model's serialization (emu/timing.c) */
+     * the timing model's serialization (emu/packet/channel.h) */
     *free_ps = start + (int64_t)ceil((double)wire_bytes * 1000.0 / node_gbs - 1e-6);
     return *free_ps;
 }

@@ -171,9 +171,16 @@ int64_t temu_vt_runtime(const temu_vt *v);
 const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n);
 /* Messages that crossed the network, and their packets. */
 uint64_t temu_vt_messages(const temu_vt *v);
-/* The timing model (its stall counters: temu_tm_stall_counters_flush; the
- * run counts every link crossing itself, adaptively routed ones included). */
+/* The packet timing model (its stall counters: temu_tm_stall_counters_flush;
+ * the run counts every link crossing itself, adaptively routed ones
+ * included); NULL if the run's model level is another. */
 temu_tm *temu_vt_model(temu_vt *v);
+/* Add the counters the model keeps itself (stalls, occupancy: not the
+ * links, which the run counts as packets cross) to store s, those since
+ * the previous flush through f (temu_tm_stall_counters_flush for the
+ * packet model). */
+temu_status temu_vt_counters_flush(const temu_vt *v, temu_tm_flushed *f, temu_session *s,
+                                   temu_error *err);
 
 #ifdef __cplusplus
 }

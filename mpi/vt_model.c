@@ -3,11 +3,13 @@
  * (vt_model.h): the timing model's rules (doc/model.md, "Timing model")
  * applied packet by packet to one message's packets, which is all the
  * network holds, so no event queue is needed: each channel takes the
- * message's packets in the order they were created.
+ * message's packets in the order they were created.  A link's lanes and
+ * rate and a packet's serialization are the model's own functions
+ * (temu_tm_link_lanes, temu_tm_link_lane_gbs, temu_tm_ser_ps), not a
+ * copy of them.
  */
 #include "vt_model.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,33 +19,7 @@
  * section V.A), Blue Gene chunks 32 bytes (reference/bgq, reference/bgp). */
 #define PHIT_BYTES 3u
 #define CHUNK_BYTES 32u
-#define MAX_LANES 8
-
-/* Serialization of bytes on a channel of gbs GB/s (= bytes per ns), in
- * picoseconds, rounded up as the timing model rounds it. */
-static int64_t ser(uint32_t bytes, double gbs)
-{
-    return (int64_t)ceil((double)bytes * (1000.0 / gbs) - 1e-6);
-}
-
-/* Bandwidth of every lane of a router's link, GB/s: the config's uniform
- * rate, else the machine's (Gemini per tile by medium, Pedretti 2013 Table
- * II; BG/P 0.425 GB/s per link and direction, IBM Blue Gene team, IBM J.
- * Res. Dev. 52, 2008; BG/Q 2 GB/s, reference/bgq). */
-static double lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t r, int link)
-{
-    if (c->link_gbs > 0) {
-        return c->link_gbs;
-    }
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        return temu_medium_tile_bandwidth(temu_gemini_link_medium(m, r, link));
-    case TEMU_SYSTEM_BGP:
-        return 0.425;
-    default:
-        return 2.0;
-    }
-}
+#define MAX_LANES 8 /* Gemini's tiles per link direction; Blue Gene 1 */
 
 static temu_status fail(temu_error *err, temu_status st, const char *what)
 {
@@ -109,11 +85,9 @@ static int path_build(path *p, const temu_machine *m, const temu_tm_config *c, i
             j++;
         }
         for (int k = i; k < j; k++) {
-            int tiles[8];
-            p->gbs[k + 1] = lane_gbs(m, c, hops[k].from, hops[k].link);
+            p->gbs[k + 1] = temu_tm_link_lane_gbs(m, c, hops[k].from, hops[k].link);
             p->wire[k + 1] = c->wire_ps;
-            p->lanes[k + 1] =
-                m->system == TEMU_SYSTEM_GEMINI ? temu_gemini_link_tiles(hops[k].link, tiles) : 1;
+            p->lanes[k + 1] = temu_tm_link_lanes(m, hops[k].link);
             p->vcoff[k + 1] = c->flow == TEMU_TM_CREDIT && wraps;
         }
         i = j;
@@ -138,7 +112,7 @@ static int64_t path_packet(path *p, uint32_t bytes, uint32_t cls, uint32_t key)
 {
     int n = p->h + 2;
     /* injection: the source queue is read out at the injection rate */
-    int64_t s0 = ser(bytes, p->gbs[0]);
+    int64_t s0 = temu_tm_ser_ps(p->gbs[0], bytes);
     int64_t start = p->srcfree > p->busy[0] ? p->srcfree : p->busy[0];
     p->srcfree = p->busy[0] = start + s0;
     int64_t hdr = start + p->wire[0], tail = start + s0 + p->wire[0];
@@ -148,7 +122,7 @@ static int64_t path_packet(path *p, uint32_t bytes, uint32_t cls, uint32_t key)
     for (int i = 1; i < n; i++) {
         int lane = (int)(key % (uint32_t)p->lanes[i]);
         int vc = (int)cls * 2 + p->vcoff[i - 1];
-        int64_t si = ser(bytes, p->gbs[i]);
+        int64_t si = temu_tm_ser_ps(p->gbs[i], bytes);
         size_t q = ((size_t)(i - 1) * MAX_LANES + (size_t)prev_lane) * 2 * TEMU_TM_MAX_CLASSES +
                    (size_t)vc;
         int64_t *busy = &p->busy[(size_t)i * MAX_LANES + (size_t)lane];

@@ -197,6 +197,45 @@ START_TEST(test_gemini_tiles)
 }
 END_TEST
 
+/* The link rules a model is built with are the ones given out without a
+ * model (temu_tm_link_lanes, temu_tm_link_lane_gbs, temu_tm_ser_ps: the
+ * live run's one-message model, mpi/vt_model.c, reads them): lane for
+ * lane on every machine and on a uniform link_gbs; serialization rounds
+ * up, but not an exact product. */
+START_TEST(test_link_rules_shared)
+{
+    const char *specs[] = {"gemini:4x4x4", "bgp:4x4x4", "bgq:2x2x2x2x2"};
+    for (int i = 0; i < 3; i++) {
+        temu_machine m = test_machine(specs[i]);
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        for (int uniform = 0; uniform < 2; uniform++) {
+            c.link_gbs = uniform ? 1.5 : 0;
+            ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+            for (int64_t r = 0; r < m.nrouters; r++) {
+                for (int l = 0; l < 2 * m.ndims; l++) {
+                    int lanes = temu_tm_lanes(t, r, l);
+                    ck_assert_int_eq(
+                        lanes, temu_link_neighbor(&m, r, l) >= 0 ? temu_tm_link_lanes(&m, l) : 0);
+                    for (int k = 0; k < lanes; k++) {
+                        ck_assert(temu_tm_lane_gbs(t, r, l, k) ==
+                                  1000.0 / (1000.0 / temu_tm_link_lane_gbs(&m, &c, r, l)));
+                    }
+                }
+            }
+            temu_tm_destroy(t);
+        }
+    }
+    /* 544 bytes at 2 GB/s: exactly 272,000 ps; 96 bytes at 1.171875 GB/s:
+     * 81,920 ps (test_gemini_tiles); 1 byte at 3 GB/s: 333.3 -> 334 ps */
+    ck_assert_int_eq(temu_tm_ser_ps(2.0, 544), 272000);
+    ck_assert_int_eq(temu_tm_ser_ps(temu_medium_tile_bandwidth(TEMU_MEDIUM_CABLE), 96), 81920);
+    ck_assert_int_eq(temu_tm_ser_ps(3.0, 1), 334);
+}
+END_TEST
+
 /* Tokens and the bubble rule (Blue Gene): a packet entering a ring needs
  * room for itself and one more maximal packet, so with a buffer of exactly
  * two packets a lone flow must wait, at its first hop, until the queue
@@ -530,6 +569,7 @@ int main(void)
     tcase_add_test(tc, test_back_pressure_stalls_upstream);
     tcase_add_test(tc, test_turn_waits_in_the_x_input);
     tcase_add_test(tc, test_gemini_tiles);
+    tcase_add_test(tc, test_link_rules_shared);
     tcase_add_test(tc, test_bubble_rule_exact);
     tcase_add_test(tc, test_heavy_load_drains);
     tcase_add_test(tc, test_message_matches_volume_counters);

@@ -132,7 +132,7 @@ typedef struct sink {
  * adaptively routed ones included). */
 static temu_status flush(sink *k, temu_vt *vt, temu_error *err)
 {
-    return temu_tm_stall_counters_flush(temu_vt_model(vt), k->f, k->s, err);
+    return temu_vt_counters_flush(vt, k->f, k->s, err);
 }
 
 /* At every interval of virtual time and at the end: the store as it is

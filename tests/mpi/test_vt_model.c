@@ -2,7 +2,7 @@
  * test_vt_model.c - the modelled arrival of one message in an empty network
  * (mpi/vt_model.c): hand-derived times on Blue Gene/Q from the timing
  * model's published parameters, and equality with the timing model itself
- * (emu/timing.c fed the same message alone) on every system, over sizes
+ * (emu/packet/ fed the same message alone) on every system, over sizes
  * that cross the eager and rendezvous limits and routes that wrap.
  */
 #include "vt_model.h"

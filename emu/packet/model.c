@@ -1,0 +1,287 @@
+/*
+ * model.c - the packet model as a whole: its creation (channels, queues,
+ * the machine's neighbours and coordinates), what its users ask of its
+ * shape and state, and its ops table (emu/model.h).
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "../model.h"
+#include "flow.h"
+#include "packet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The arrays of a model t of machine m and configuration c; 0, or -1 when
+ * out of memory. */
+static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config *c)
+{
+    t->ch = aligned_alloc(64, (size_t)t->nchan * sizeof *t->ch); /* tm_chan's layout */
+    if (t->ch) {
+        memset(t->ch, 0, (size_t)t->nchan * sizeof *t->ch);
+    }
+    t->q = calloc((size_t)(t->nchan * t->nvc + m->nnodes), sizeof *t->q);
+    t->nbr = malloc((size_t)(m->nrouters * t->tlinks) * sizeof *t->nbr);
+    t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
+    t->node_router = malloc((size_t)m->nnodes * sizeof *t->node_router);
+    if (c->flow == TEMU_TM_TOKEN) {
+        t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
+        t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
+        t->notok = calloc((size_t)(t->ntorus * (t->nvc + 1)), sizeof *t->notok);
+        t->short_since = calloc((size_t)t->ntorus, sizeof *t->short_since);
+    }
+    if (c->mu_request_ps > 0) {
+        t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
+    }
+    if (t->train > 1) {
+        t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
+    }
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || (t->train > 1 && !t->ret) ||
+        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
+        (c->mu_request_ps > 0 && !t->mu_pend)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* The machine's shape as the routing function reads it, and every
+ * channel's rate and flight time. */
+static void fill_machine(temu_tm *t, const temu_machine *m, const temu_tm_config *c)
+{
+    for (int64_t i = 0; i < t->nchan * t->nvc + m->nnodes; i++) {
+        t->q[i].head = t->q[i].tail = -1;
+    }
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        temu_router_coords(m, r, &t->coord[r * m->ndims]);
+        for (int l = 0; l < t->tlinks; l++) {
+            t->nbr[r * t->tlinks + l] = (int32_t)temu_link_neighbor(m, r, l);
+        }
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        t->node_router[n] = (int32_t)temu_node_router(m, n);
+    }
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        for (int l = 0; l < t->tlinks; l++) {
+            int lanes = temu_link_neighbor(m, r, l) >= 0 ? tm_params_lanes(m, l) : 0;
+            double gbs = tm_params_lane_gbs(m, c, r, l);
+            for (int k = 0; k < lanes; k++) {
+                tm_chan *ch = &t->ch[tm_chan_id(t, r, l, k)];
+                ch->ps_per_byte = 1000.0 / gbs;
+                ch->wire_ps = c->wire_ps;
+            }
+        }
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        tm_chan *in = &t->ch[tm_inject_chan(t, n)], *ej = &t->ch[tm_eject_chan(t, n)];
+        in->ps_per_byte = ej->ps_per_byte = 1000.0 / c->node_gbs;
+        in->wire_ps = ej->wire_ps = c->node_wire_ps;
+    }
+}
+
+temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_tm **out,
+                           temu_error *err)
+{
+    temu_status st;
+    temu_tm *t;
+    *out = NULL;
+    st = tm_params_check(m, c, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    t = calloc(1, sizeof *t);
+    if (!t) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory");
+    }
+    t->m = *m;
+    t->c = *c;
+    t->train = c->train_packets > 1 ? c->train_packets : 1;
+    t->per = c->flow == TEMU_TM_CREDIT || t->train > 1 ? 2 : 1;
+    t->bubble = c->flow == TEMU_TM_TOKEN && t->per == 1;
+    t->nvc = (int)c->classes * t->per;
+    t->maxlanes = m->system == TEMU_SYSTEM_GEMINI ? 8 : 1;
+    t->tlinks = 2 * m->ndims;
+    for (int l = 0; l < t->tlinks; l++) {
+        t->lanes[l] = tm_params_lanes(m, l);
+    }
+    t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
+    t->nchan = t->ntorus + 2 * m->nnodes;
+    t->freetr = -1;
+    if (alloc_arrays(t, m, c) != 0) {
+        temu_tm_destroy(t);
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
+                         (long long)t->nchan);
+    }
+    fill_machine(t, m, c);
+    tm_flow_init(t);
+    *out = t;
+    return TEMU_OK;
+}
+
+void temu_tm_destroy(temu_tm *t)
+{
+    if (!t) {
+        return;
+    }
+    if (t->ch) {
+        for (int64_t i = 0; i < t->nchan; i++) {
+            free(t->ch[i].wait);
+        }
+    }
+    free(t->ch);
+    free(t->vc_pk);
+    free(t->vc_bytes);
+    free(t->notok);
+    free(t->short_since);
+    free(t->mu_pend);
+    free(t->q);
+    free(t->ret);
+    free(t->nbr);
+    free(t->coord);
+    free(t->node_router);
+    free(t->tr_block);
+    temu_evq_free(&t->events);
+    free(t);
+}
+
+void temu_tm_config_get(const temu_tm *t, temu_tm_config *out)
+{
+    *out = t->c;
+}
+
+void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx)
+{
+    t->deliver = fn;
+    t->ctx = ctx;
+}
+
+void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx)
+{
+    t->hop = fn;
+    t->hop_ctx = ctx;
+}
+
+int64_t temu_tm_now(const temu_tm *t)
+{
+    return t->now;
+}
+
+int64_t temu_tm_next_event(const temu_tm *t)
+{
+    return temu_evq_next_time(&t->events);
+}
+
+uint64_t temu_tm_pending(const temu_tm *t)
+{
+    return t->pending;
+}
+
+temu_status temu_tm_check(const temu_tm *t, temu_error *err)
+{
+    if (t->oom) {
+        return temu_fail(err, TEMU_ENOMEM,
+                         "timing model: out of memory during the run; results incomplete");
+    }
+    return TEMU_OK;
+}
+
+int temu_tm_lanes(const temu_tm *t, int64_t router, int link)
+{
+    if (router < 0 || router >= t->m.nrouters || link < 0 || link >= t->tlinks ||
+        temu_link_neighbor(&t->m, router, link) < 0) {
+        return 0;
+    }
+    return tm_params_lanes(&t->m, link);
+}
+
+double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)
+{
+    if (lane < 0 || lane >= temu_tm_lanes(t, router, link)) {
+        return 0;
+    }
+    return 1000.0 / t->ch[tm_chan_id(t, router, link, lane)].ps_per_byte;
+}
+
+uint32_t temu_tm_adaptive_classes(const temu_tm *t)
+{
+    return t->c.routing == TEMU_TM_ADAPTIVE ? t->c.dynamic_vcs : 0;
+}
+
+/* ------------------------------------------------------- the ops table */
+
+static temu_status ops_create(const temu_machine *m, const temu_tm_config *c, void **out,
+                              temu_error *err)
+{
+    temu_tm *t = NULL;
+    temu_status st = temu_tm_create(m, c, &t, err);
+    *out = t;
+    return st;
+}
+
+static void ops_destroy(void *model)
+{
+    temu_tm_destroy(model);
+}
+
+static void ops_set_delivery(void *model, temu_tm_delivery_fn fn, void *ctx)
+{
+    temu_tm_set_delivery(model, fn, ctx);
+}
+
+static void ops_set_hop(void *model, temu_tm_hop_fn fn, void *ctx)
+{
+    temu_tm_set_hop(model, fn, ctx);
+}
+
+static temu_status ops_inject(void *model, int64_t when_ps, const temu_machine *m,
+                              const temu_message *msg, int dir, uint64_t tag, uint64_t *units,
+                              uint64_t *bytes, temu_error *err)
+{
+    return temu_tm_send_message_dir(model, when_ps, m, msg, dir, tag, units, bytes, err);
+}
+
+static int64_t ops_advance(void *model, int64_t until_ps)
+{
+    return temu_tm_run(model, until_ps);
+}
+
+static int64_t ops_next_event(const void *model)
+{
+    return temu_tm_next_event(model);
+}
+
+static int64_t ops_now(const void *model)
+{
+    return temu_tm_now(model);
+}
+
+static void ops_totals(const void *model, temu_tm_totals *out)
+{
+    temu_tm_totals_get(model, out);
+}
+
+static temu_status ops_check(const void *model, temu_error *err)
+{
+    return temu_tm_check(model, err);
+}
+
+/* The links are counted as packets cross (crossing.c): the model adds its
+ * stall and occupancy counters only. */
+static temu_status ops_counters(const void *model, temu_tm_flushed *flushed, temu_session *s,
+                                temu_error *err)
+{
+    return temu_tm_stall_counters_flush(model, flushed, s, err);
+}
+
+const temu_model_ops temu_model_packet = {
+    .name = "packet",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .set_delivery = ops_set_delivery,
+    .set_hop = ops_set_hop,
+    .inject = ops_inject,
+    .advance = ops_advance,
+    .next_event = ops_next_event,
+    .now = ops_now,
+    .totals = ops_totals,
+    .check = ops_check,
+    .counters = ops_counters,
+};

@@ -1,0 +1,302 @@
+/*
+ * router.c - the packet model's router: what each event (event.h) does,
+ * stage by stage, as a BookSim router's pipeline runs (buffer, route
+ * computation, VC and switch allocation, switch traversal):
+ *
+ *   queue     A train enters an input queue (or its node's source queue);
+ *             the first in a queue is its head.  The head is READY when it
+ *             may leave: router_ps after its header arrived (no delay in a
+ *             source queue), not before the train ahead of it was read out,
+ *             and not so early that its tail would be overtaken on a faster
+ *             channel (become_head).
+ *   route     READY: the routing function gives the channels the head may
+ *             take (routing.h: its next channel; an adaptive head still
+ *             choosing, every productive one); it waits at each of them
+ *             (arbiter.h), and its queue's input stall opens (stats.h).
+ *   allocate  TRY (the channel is free, or an ejection channel's trains
+ *             leave it room) and CREDIT (space known free downstream): if
+ *             the channel may take a train, the arbiter picks one waiter
+ *             (arbiter.h) and the train's share that goes now (train.h);
+ *             an adaptive head fixes its route and leaves its other
+ *             channels.  No waiter with credit: the channel's credit
+ *             stall and token shortage (stats.h), and with trains a
+ *             wake-up when their credit comes back (flow.c).
+ *   traverse  The train's packets start onto the channel (transmit): its
+ *             queue's space goes back upstream (flow.h), the channel is
+ *             busy until its last packet is sent, the downstream queue's
+ *             credit is taken, the routing function moves the train on
+ *             (routing.h) and it enters the next queue; the queue's next
+ *             head may leave once this train is read out.
+ *   deliver   DELIVER: the last tail reached the destination node.
+ *
+ * Between the stages the state is the queues and their heads, each
+ * channel's waiters, and per channel: busy_until, share (ejection), a
+ * TRY pending (at most one; try_pending), a credit stall open (stalled)
+ * and the heads of its queues waiting (inq_waiting).  A train's `open`:
+ * an adaptive head whose channel and VC are not chosen yet.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "arbiter.h"
+#include "channel.h"
+#include "event.h"
+#include "flow.h"
+#include "routing.h"
+#include "stats.h"
+#include "train.h"
+
+/* ---------------------------------------------------------------- queue */
+
+/* The train now first in queue q becomes its head at head_time (when the
+ * last tail of the train before it has been read out): when may it leave? */
+static void become_head(temu_tm *t, int64_t q, int64_t head_time)
+{
+    int32_t p = t->q[q].head;
+    if (p < 0) {
+        return;
+    }
+    tm_train *tr = &t->tr[p];
+    int64_t ready = tr->hdr + (tm_is_source(t, q) ? 0 : t->c.router_ps);
+    int64_t s_out = tm_chan_ser_cached(&t->ch[tr->chan], tr->bytes);
+    if (head_time > ready) {
+        ready = head_time;
+    }
+    /* cut-through onto a faster channel cannot overtake the arriving tail */
+    if (tr->tail - s_out > ready) {
+        ready = tr->tail - s_out;
+    }
+    tm_event_ready(t, ready, (int32_t)q, p, tr->chan);
+}
+
+void tm_router_append(temu_tm *t, int64_t q, int32_t p)
+{
+    t->tr[p].next = -1;
+    if (t->q[q].tail >= 0) {
+        t->tr[t->q[q].tail].next = p;
+        t->q[q].tail = p;
+        return;
+    }
+    t->q[q].head = t->q[q].tail = p;
+    become_head(t, q, t->now);
+}
+
+/* ------------------------------------------------------------- traverse */
+
+/* Try channel c again when the trains on it have all been sent. */
+static void retry_when_free(temu_tm *t, tm_chan *ch, int64_t c)
+{
+    if (!ch->try_pending) {
+        ch->try_pending = 1;
+        tm_event_try(t, ch->busy_until, (int32_t)c);
+    }
+}
+
+/* Channel ch is busy with a train's packets from now to `until`; on an
+ * ejection channel trains share, it takes `part` of its time. */
+static void occupy(temu_tm *t, tm_chan *ch, uint32_t part, int64_t until)
+{
+    if (ch->busy_until <= t->now) {
+        ch->share = (uint16_t)part;
+        ch->busy_until = until;
+    } else {
+        ch->share = (uint16_t)(ch->share + part);
+        ch->busy_until = until > ch->busy_until ? until : ch->busy_until;
+    }
+}
+
+/* Queue q's head train p starts m of its packets onto channel c now. */
+static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
+{
+    if (m < t->tr[p].n && tm_train_split(t, q, m) != 0) {
+        return;
+    }
+    tm_chan *ch = &t->ch[c];
+    tm_train *tr = &t->tr[p];
+    int src = tm_is_source(t, q);
+    int64_t n = tr->n, nbig = tr->nbig;
+    int64_t total = nbig * tr->bytes + (n - nbig) * tr->small;
+    int64_t ser = tm_chan_ser_cached(ch, tr->bytes); /* the first packet is a largest one */
+    int64_t ser_small = nbig < n ? tm_chan_ser(ch, tr->small) : ser;
+    /* the input port reads the packet out at the rate it came in (our
+     * assumption: the router's internal path is as fast as its input, and
+     * a slower output holds at most the packet it is sending, as Gemini's
+     * column buffers do); a source queue empties at its injection rate */
+    int64_t readout = src ? ser : tm_chan_ser_cached(&t->ch[q / t->nvc], tr->bytes);
+    int64_t sp = tm_train_spacing(t, tr, tr->n, src, readout, ser);
+    int64_t last = t->now + (n - 1) * sp; /* the last packet starts */
+    int vc = tr->vc;
+
+    t->q[q].head = tr->next;
+    if (tr->next < 0) {
+        t->q[q].tail = -1;
+    }
+    tm_arb_remove(ch, q);
+    if (src) {
+        tm_stats_mu_reads(t, tr);
+    } else {
+        tm_stats_inq_leave(t, q, tr, n, readout, sp);
+        tm_flow_release(t, q, tr, n, total, readout, sp);
+    }
+    if (t->hop != NULL) {
+        tm_stats_report_hop(t, tr, c, vc, total, sp, ser);
+    }
+    /* the part of the channel's time this train takes (ejection channels
+     * with shared trains only), added to that of trains still arriving */
+    occupy(t, ch, n == 1 || !tm_chan_shared(t, c) ? SHARE_ONE : tm_chan_part(ser, sp),
+           last + ser_small);
+    tm_stats_carried(ch, n, nbig, total, ser, ser_small);
+    if (c >= t->ntorus + t->m.nnodes) {
+        tr->hdr = t->now + ser + ch->wire_ps; /* the first packet's delivery */
+        tr->sp = sp;
+        tm_event_deliver(t, last + ser_small + ch->wire_ps, p);
+    } else {
+        if (c < t->ntorus) {
+            tm_stats_torus_hop(t, tr, c, vc, n, total);
+        }
+        tm_flow_take(t, c * t->nvc + vc, total);
+        tr->hdr = t->now + ch->wire_ps;
+        tr->tail = t->now + ser + ch->wire_ps;
+        tr->sp = sp;
+        tm_route_advance(t, tr);
+        tm_router_append(t, c * t->nvc + vc, p);
+    }
+    become_head(t, q, last + readout);
+    if (ch->nwait > 0) {
+        retry_when_free(t, ch, c);
+    }
+}
+
+/* ------------------------------------------------------------- allocate */
+
+/* No waiter of channel c has credit now. */
+static void refuse(temu_tm *t, tm_chan *ch, int64_t c, int sending, uint32_t lack)
+{
+    if (sending) {
+        retry_when_free(t, ch, c); /* not idle: no credit stall */
+        return;
+    }
+    if (t->ret != NULL) {
+        /* short of credit that trains' return streams will bring */
+        tm_flow_wake(t, ch, c);
+    }
+    tm_stats_stall_open(ch, t->now);
+    tm_stats_short(t, c, lack);
+}
+
+/* Waiter g goes: m packets of its head train onto channel c. */
+static void grant(temu_tm *t, tm_chan *ch, int64_t c, const tm_grant *g, uint32_t m)
+{
+    tm_stats_stall_close(ch, t->now);
+    tm_stats_short(t, c, 0);
+    tm_train *head = &t->tr[g->p];
+    if (head->open) {
+        tm_arb_withdraw(t, g->q, head, c);
+        tm_route_fix(t, head, c, g->vc, g->bubble);
+    }
+    transmit(t, g->q, g->p, c, m);
+}
+
+/* Channel c may take a train (TRY, CREDIT, a new waiter). */
+static void allocate(temu_tm *t, int64_t c)
+{
+    tm_chan *ch = &t->ch[c];
+    tm_grant g;
+    uint32_t lack = 0;
+    /* trains still arriving into an ejection channel's node (not idle):
+     * another may join them while their parts leave room */
+    int sending = ch->busy_until > t->now;
+    if (sending && (ch->share >= SHARE_ONE || !tm_chan_shared(t, c))) {
+        retry_when_free(t, ch, c);
+        return;
+    }
+    tm_arb_pick(t, ch, c, &g, &lack);
+    if (g.q < 0) {
+        refuse(t, ch, c, sending, lack);
+        return;
+    }
+    uint32_t m = tm_train_share(t, g.p, c, g.credit, g.bubble);
+    if (sending && ch->share + tm_train_part_now(t, g.q, g.p, c, m) > SHARE_ONE) {
+        retry_when_free(t, ch, c); /* the first in line does not fit beside them */
+        return;
+    }
+    grant(t, ch, c, &g, m);
+}
+
+/* ---------------------------------------------------------------- route */
+
+/* READY of queue q: its head train p (the event says which, and the
+ * channel it takes next, so that neither waits for the queue's line) may
+ * leave. */
+static void on_ready(temu_tm *t, int64_t q, int32_t p, int32_t chan)
+{
+    int64_t cand[TEMU_MAX_DIMS];
+    if (!tm_is_source(t, q)) {
+        tm_stats_inq_wait(t, q);
+    }
+    int n = tm_route_order(t, &t->tr[p], chan, cand);
+    for (int i = 0; i < n; i++) {
+        if (tm_arb_wait(t, &t->ch[cand[i]], (int32_t)q, p) != 0) {
+            t->oom = 1; /* the packet would be lost: temu_tm_run stops */
+            return;
+        }
+    }
+    for (int i = 0; i < n && t->q[q].head == p; i++) {
+        allocate(t, cand[i]);
+    }
+}
+
+/* -------------------------------------------------------------- deliver */
+
+static void on_deliver(temu_tm *t, int32_t p)
+{
+    /* a copy: the callback may send, and a new train may move t->tr */
+    const tm_train tr = t->tr[p];
+    if (t->deliver) {
+        for (uint32_t i = 0; i < tr.n; i++) {
+            t->deliver(t->ctx, tr.tag, tr.created, tr.hdr + (int64_t)i * tr.sp);
+        }
+    }
+    tm_stats_mu_writes(t, &tr);
+    t->pending -= tr.n;
+    tm_train_free(t, p);
+}
+
+/* ------------------------------------------------------------------ run */
+
+int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
+{
+    tm_event_slot s;
+    const tm_event *e = &s.ev;
+    int got;
+    while (!t->oom && (got = tm_event_pop(t, until_ps, &s)) != 0) {
+        if (got < 0) {
+            t->oom = 1; /* events were lost: temu_tm_check reports it */
+            break;
+        }
+        t->now = e->t;
+        t->tot.events++;
+        switch (e->type) {
+        case TM_EV_CREATE:
+            tm_router_append(t, tm_source_queue(t, t->tr[e->create.train].src_node),
+                             e->create.train);
+            break;
+        case TM_EV_READY:
+            on_ready(t, e->ready.queue, e->ready.train, e->ready.chan);
+            break;
+        case TM_EV_TRY:
+            t->ch[e->try_chan.chan].try_pending = 0;
+            allocate(t, e->try_chan.chan);
+            break;
+        case TM_EV_CREDIT:
+            tm_flow_credit_back(t, e->credit.chan, e->credit.vc, e->credit.bytes);
+            allocate(t, e->credit.chan);
+            break;
+        default:
+            on_deliver(t, e->deliver.train);
+            break;
+        }
+    }
+    if (until_ps != INT64_MAX && until_ps > t->now) {
+        t->now = until_ps;
+    }
+    return t->now;
+}

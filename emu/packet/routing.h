@@ -1,0 +1,181 @@
+/*
+ * routing.h - routing functions of the packet model: which channel and VC a
+ * train takes next, router by router (no stored path).  Static inline:
+ * every hop asks (the VC choice of an adaptive train is routing.c's).
+ * Private to the packet model.
+ *
+ * Deterministic: the machine's dimension order (temu_route's path,
+ * emu/route.c), the lane lane_key mod the link's lanes; with two VCs
+ * per class (credits, or trains) a dimension whose hops use the wrap link
+ * travels on the class's second VC for all its hops, the others on the
+ * first (BookSim's dim_order_torus rule, deadlock-free on every ring).
+ *
+ * Adaptive (Blue Gene dynamic VCs, single packets only: trains' dateline
+ * VCs would replace the bubble rule the escape VC relies on): a packet's
+ * channels after the injection are chosen router by router.  When it
+ * becomes ready it waits for every productive channel at once, tried in
+ * the order of the dynamic tokens they have free (most first, then the
+ * deterministic order); the first that can take it on a dynamic VC, or
+ * the deterministic one on the escape VC with the bubble rule, does
+ * (tm_route_choose_vc).
+ */
+#ifndef TEMU_PACKET_ROUTING_H
+#define TEMU_PACKET_ROUTING_H
+
+#include "packet.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The VC adaptive train tr (still choosing) would take on channel c now,
+ * or -1; then *lack gains the VCs whose tokens were too few for one packet
+ * and NO_DYNAMIC.  *bubble: the extra room the bubble rule asks for
+ * (routing.c). */
+int tm_route_choose_vc(const temu_tm *t, const tm_train *tr, int64_t c, uint32_t *lack,
+                       int64_t *bubble);
+
+/* A new train of class cls from node src: its first channel is the
+ * injection channel; the class is routed adaptively if the machine's
+ * routing makes it a dynamic VC. */
+static inline void tm_route_start(const temu_tm *t, tm_train *tr, int64_t src, uint32_t cls)
+{
+    tr->cur = t->node_router[src];
+    tr->cls = (uint8_t)cls;
+    tr->chan = (int32_t)tm_inject_chan(t, src);
+    tr->vc = (uint8_t)(cls * (uint32_t)t->per);
+    tr->adaptive = t->c.routing == TEMU_TM_ADAPTIVE && (t->c.dynamic_vcs >> cls & 1u);
+    tr->esc_dim = -1;
+}
+
+static inline int32_t tm_route_lane_chan(const temu_tm *t, const tm_train *tr)
+{
+    return (int32_t)tm_chan_id(t, tr->cur, tr->link,
+                               (int)(tr->lane_key % (uint32_t)t->lanes[tr->link]));
+}
+
+/* The train is at router tr->cur with no hop left in its dimension: its
+ * next channel is the first hop of the next dimension of the deterministic
+ * route (temu_route_dim_steps), or the ejection channel. */
+static inline void tm_route_next_dimension(temu_tm *t, tm_train *tr)
+{
+    const temu_machine *m = &t->m;
+    const int32_t *cs = &t->coord[(int64_t)tr->cur * m->ndims];
+    const int32_t *cd = &t->coord[(int64_t)tr->dst_router * m->ndims];
+    while (tr->di < m->ndims) {
+        int d = m->dim_order[tr->di++], dir;
+        int steps = temu_route_dim_steps(m, d, cs[d], cd[d], &dir);
+        if (steps == 0) {
+            continue;
+        }
+        int wraps = dir > 0 ? cd[d] < cs[d] : cd[d] > cs[d];
+        tr->link = (uint8_t)(dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d));
+        tr->left = (uint16_t)(steps - 1);
+        tr->vc = (uint8_t)(tr->cls * (uint32_t)t->per + (uint32_t)(t->per == 2 && wraps));
+        tr->enter = 1;
+        tr->chan = tm_route_lane_chan(t, tr);
+        return;
+    }
+    tr->chan = (int32_t)tm_eject_chan(t, tr->dst_node);
+    tr->vc = 0;
+    tr->enter = 0;
+}
+
+/* Adaptive train at router tr->cur: its productive channels, one per
+ * dimension it still has to travel, in the direction the deterministic
+ * route takes there (temu_route_dim_steps: shortest, ties +), so every
+ * choice keeps the path minimal; in the machine's dimension order, so
+ * cand[0] is the deterministic route's next channel, the escape direction.
+ * None left: the ejection channel is next. */
+static inline void tm_route_candidates(temu_tm *t, tm_train *tr)
+{
+    const temu_machine *m = &t->m;
+    const int32_t *cs = &t->coord[(int64_t)tr->cur * m->ndims];
+    const int32_t *cd = &t->coord[(int64_t)tr->dst_router * m->ndims];
+    tr->ncand = 0;
+    for (int i = 0; i < m->ndims; i++) {
+        int d = m->dim_order[i], dir;
+        if (temu_route_dim_steps(m, d, cs[d], cd[d], &dir) > 0) {
+            int link = dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d);
+            tr->cand[tr->ncand++] = (int32_t)tm_chan_id(t, tr->cur, link, 0);
+        }
+    }
+    tr->open = tr->ncand > 0;
+    tr->chan = tr->open ? tr->cand[0] : (int32_t)tm_eject_chan(t, tr->dst_node);
+    tr->vc = tr->open ? tr->vc : 0;
+    tr->enter = 0;
+}
+
+/* The train crossed channel tr->chan (injection or torus): on to the next. */
+static inline void tm_route_advance(temu_tm *t, tm_train *tr)
+{
+    if (tr->adaptive) {
+        tr->esc_dim = -1;
+        if (tr->chan < t->ntorus) {
+            tr->esc_dim = tr->vc == t->c.escape_vc ? (int8_t)(tr->link / 2) : -1;
+            tr->cur = t->nbr[(int64_t)tr->cur * t->tlinks + tr->link];
+        }
+        tm_route_candidates(t, tr);
+        return;
+    }
+    if (tr->chan < t->ntorus) {
+        tr->cur = t->nbr[(int64_t)tr->cur * t->tlinks + tr->link];
+        if (tr->left > 0) {
+            tr->left--;
+            tr->enter = 0;
+            tr->chan = tm_route_lane_chan(t, tr);
+            return;
+        }
+    }
+    tm_route_next_dimension(t, tr);
+}
+
+/* Most dynamic tokens free on channel c's dynamic VCs. */
+static inline int64_t tm_route_dynamic_room(const temu_tm *t, int64_t c)
+{
+    int64_t room = 0;
+    for (int v = 0; v < t->nvc; v++) {
+        if ((t->c.dynamic_vcs >> v & 1u) && t->q[c * t->nvc + v].credit > room) {
+            room = t->q[c * t->nvc + v].credit;
+        }
+    }
+    return room;
+}
+
+/* Route computation of a head train tr about to wait: the channels it may
+ * take into cand, in the order they are tried; returns how many.  Routed
+ * trains: `chan`, their next channel.  Adaptive trains still choosing:
+ * every productive channel, in the order of the dynamic tokens they have
+ * free (most first; ties keep the deterministic order) -- the buffer state
+ * the router saw. */
+static inline int tm_route_order(const temu_tm *t, const tm_train *tr, int32_t chan,
+                                 int64_t cand[TEMU_MAX_DIMS])
+{
+    int n = 1;
+    cand[0] = chan;
+    if (tr->open) {
+        n = tr->ncand;
+        for (int i = 0; i < n; i++) {
+            int64_t c = tr->cand[i], room = tm_route_dynamic_room(t, c);
+            int j = i;
+            for (; j > 0 && tm_route_dynamic_room(t, cand[j - 1]) < room; j--) {
+                cand[j] = cand[j - 1];
+            }
+            cand[j] = c;
+        }
+    }
+    return n;
+}
+
+/* Adaptive train tr leaves on channel c with VC vc: its route for this hop
+ * is fixed (bubble > 0: it enters an escape ring). */
+static inline void tm_route_fix(const temu_tm *t, tm_train *tr, int64_t c, int vc, int64_t bubble)
+{
+    tr->chan = (int32_t)c;
+    tr->vc = (uint8_t)vc;
+    tr->link = (uint8_t)(c / t->maxlanes % t->tlinks);
+    tr->enter = bubble > 0;
+    tr->open = 0;
+}
+
+#pragma GCC visibility pop
+
+#endif
