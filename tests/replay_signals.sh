@@ -58,9 +58,11 @@ for case in "INT 2 Interrupt" "TERM 15 Terminated" "HUP 1 Hangup"; do
     empty_tmpdir "SIG$name"
 done
 
-# timeout(1) sends SIGTERM to a replay still running after a second
+# timeout(1) sends SIGTERM to a replay still running after 3 seconds (the
+# replay holds signals while it makes its directory, so even a slow start
+# cannot leave one; 3 s leave a start on a loaded host time to get there)
 fresh_tmpdir
-TMPDIR="$TMP/tmpdir" timeout 1 "$TORUSEMU" replay $LONG --threads 1 >"$TMP/out" 2>"$TMP/err"
+TMPDIR="$TMP/tmpdir" timeout 3 "$TORUSEMU" replay $LONG --threads 1 >"$TMP/out" 2>"$TMP/err"
 expect_eq "timeout: exit status" 124 $?
 grep -q "^torusemu replay: stopped by signal 15 (Terminated)" "$TMP/err" && pass ||
     failed "timeout: not said: $(cat "$TMP/err")"

@@ -588,12 +588,17 @@ int cmd_replay(int argc, char **argv)
         mix_free(&o.mix);
         return rc;
     }
+    sigset_t unheld;
+    replay_watch_hold(&unheld);
     int src = cli_store_path("replay", o.keep, store, tmpdir, sizeof store);
     temu_status st = TEMU_OK;
     if (src == 0) {
         /* a signal from now on removes a temporary store and its
          * directory; a --keep FILE only once it is ours (below) */
         replay_watch_begin(o.keep == NULL ? store : NULL, tmpdir, o.quiet);
+    }
+    replay_watch_release(&unheld);
+    if (src == 0) {
         /* a timed replay counts PEVT_NW_CYCLES in virtual time */
         unsigned flags =
             (o.replace ? TEMU_CREATE_REPLACE : 0) | (o.timing.on ? TEMU_CREATE_VIRTUAL_TIME : 0);

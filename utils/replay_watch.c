@@ -387,6 +387,21 @@ static void show_mode(int quiet)
     w.show = !quiet && (w.terminal || w.every_call);
 }
 
+void replay_watch_hold(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    for (int i = 0; i < NGUARDED; i++) {
+        sigaddset(&s, guarded[i]);
+    }
+    sigprocmask(SIG_BLOCK, &s, old);
+}
+
+void replay_watch_release(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 void replay_watch_begin(const char *store, const char *tmpdir, int quiet)
 {
     memset(&w.vt, 0, sizeof w.vt);

@@ -11,6 +11,7 @@
 
 #include "torusemu_vtime.h"
 
+#include <signal.h>
 #include <stdint.h>
 
 /* The environment variable that forces progress lines: N > 0 prints one
@@ -29,6 +30,14 @@
  * it is a terminal or REPLAY_WATCH_ENV is set, never with quiet.
  */
 void replay_watch_begin(const char *store, const char *tmpdir, int quiet);
+
+/* Hold the signals replay_watch_begin guards (*old receives the mask
+ * before), from before the temporary directory is made until the
+ * handlers are in place, then release them: a signal that came in
+ * between runs the handler, which removes what was made, instead of
+ * killing the process with the directory left behind. */
+void replay_watch_hold(sigset_t *old);
+void replay_watch_release(const sigset_t *old);
 /* The store a signal removes from now on (NULL: none). */
 void replay_watch_store(const char *store);
 /* Restore the signals' actions; end an open progress line. */
