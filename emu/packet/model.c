@@ -97,7 +97,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->per = c->flow == TEMU_TM_CREDIT || t->train > 1 ? 2 : 1;
     t->bubble = c->flow == TEMU_TM_TOKEN && t->per == 1;
     t->nvc = (int)c->classes * t->per;
-    t->maxlanes = m->system == TEMU_SYSTEM_GEMINI ? 8 : 1;
+    t->maxlanes = temu_machine_family(m)->info.max_lanes; /* Gemini 8 tiles, else 1 */
     t->tlinks = 2 * m->ndims;
     for (int l = 0; l < t->tlinks; l++) {
         t->lanes[l] = tm_params_lanes(m, l);
