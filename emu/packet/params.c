@@ -15,7 +15,8 @@
 
 double tm_params_lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t router, int link)
 {
-    return c->link_gbs > 0 ? c->link_gbs : temu_link_lane_gbs(m, router, link);
+    return c->link_gbs > 0 ? c->link_gbs
+                           : temu_family_lane_gbs(temu_machine_family(m), m, router, link);
 }
 
 /* The configuration's uniform link_gbs, else the family's own rate
