@@ -154,18 +154,18 @@ static int tree_for(const temu_machine *m, tmpi_trees *t, const int64_t *nodes, 
 }
 
 int tmpi_classroute_coll(temu_session *s, tmpi_trees *t, const int64_t *nodes, int32_t nnodes,
-                         int64_t root, tmpi_coll_op op, uint64_t bytes, temu_kind kind)
+                         int64_t root, temu_coll_op op, uint64_t bytes, temu_kind kind)
 {
     const temu_machine *m = temu_session_machine(s);
     const temu_hop *edges = NULL;
-    int up = op != TMPI_BCAST, down = op != TMPI_REDUCE;
+    int up = op != TEMU_COLL_BCAST, down = op != TEMU_COLL_REDUCE;
     if (up) {
         int n = tree_for(m, t, nodes, nnodes, root, 1, &edges);
         if (n < 0) {
             return -1;
         }
-        tmpi_classroute_inject(s, edges, n, nodes, nnodes, op == TMPI_REDUCE ? &root : NULL,
-                               op == TMPI_REDUCE, bytes, kind);
+        tmpi_classroute_inject(s, edges, n, nodes, nnodes, op == TEMU_COLL_REDUCE ? &root : NULL,
+                               op == TEMU_COLL_REDUCE, bytes, kind);
     }
     if (down) {
         int n = tree_for(m, t, nodes, nnodes, root, 0, &edges);
@@ -175,7 +175,7 @@ int tmpi_classroute_coll(temu_session *s, tmpi_trees *t, const int64_t *nodes, i
         const int64_t *rcv = nodes;
         int32_t nrcv = nnodes;
         int64_t *others = NULL;
-        if (op == TMPI_BCAST) { /* every node but the root's receives */
+        if (op == TEMU_COLL_BCAST) { /* every node but the root's receives */
             others = malloc((size_t)nnodes * sizeof *others);
             if (others == NULL) {
                 return -1;
@@ -188,7 +188,7 @@ int tmpi_classroute_coll(temu_session *s, tmpi_trees *t, const int64_t *nodes, i
             }
             rcv = others;
         }
-        tmpi_classroute_inject(s, edges, n, op == TMPI_BCAST ? &root : NULL, op == TMPI_BCAST, rcv,
+        tmpi_classroute_inject(s, edges, n, op == TEMU_COLL_BCAST ? &root : NULL, op == TEMU_COLL_BCAST, rcv,
                                nrcv, bytes, kind);
         free(others);
     }

@@ -72,7 +72,7 @@ void tmpi_trees_free(tmpi_trees *t);
  * out of memory (nothing counted).
  */
 int tmpi_classroute_coll(temu_session *s, tmpi_trees *t, const int64_t *nodes, int32_t nnodes,
-                         int64_t root, tmpi_coll_op op, uint64_t bytes, temu_kind kind);
+                         int64_t root, temu_coll_op op, uint64_t bytes, temu_kind kind);
 
 #pragma GCC visibility pop
 

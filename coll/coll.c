@@ -69,15 +69,15 @@ static int32_t tree_round(int32_t n, int32_t k)
     return ilog2(pof2_ceil(n)) - 1 - ilog2(k);
 }
 
-const char *tmpi_coll_op_name(tmpi_coll_op op)
+const char *tmpi_coll_op_name(temu_coll_op op)
 {
-    static const char *names[TMPI_COLL_OPS] = {
+    static const char *names[TEMU_COLL_OPS] = {
         "barrier",          "bcast",     "gather",    "gatherv",
         "scatter",          "scatterv",  "allgather", "allgatherv",
         "alltoall",         "alltoallv", "reduce",    "allreduce",
         "reduce_scatter",   "scan",      "exscan",    "neighbor_allgather",
         "neighbor_alltoall"};
-    return (unsigned)op < TMPI_COLL_OPS ? names[op] : "?";
+    return (unsigned)op < TEMU_COLL_OPS ? names[op] : "?";
 }
 
 const char *tmpi_algo_name(tmpi_algo algo)
@@ -118,8 +118,8 @@ static uint64_t sum_blocks(const tmpi_coll *c)
  * with predefined operations (McCraw 2013; doc/mpi.md). */
 static tmpi_algo collective_network(const tmpi_coll_env *env, const tmpi_coll *c)
 {
-    int rooted_data = c->op == TMPI_BARRIER || c->op == TMPI_BCAST;
-    int reduction = c->op == TMPI_REDUCE || c->op == TMPI_ALLREDUCE;
+    int rooted_data = c->op == TEMU_COLL_BARRIER || c->op == TEMU_COLL_BCAST;
+    int reduction = c->op == TEMU_COLL_REDUCE || c->op == TEMU_COLL_ALLREDUCE;
     if (!env->blocking || !(rooted_data || (reduction && env->hw_op))) {
         return TMPI_ALGO_NONE;
     }
@@ -143,52 +143,52 @@ tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c)
         return net;
     }
     switch (c->op) {
-    case TMPI_BARRIER:
+    case TEMU_COLL_BARRIER:
         return TMPI_ALGO_DISSEMINATION;
-    case TMPI_BCAST:
+    case TEMU_COLL_BCAST:
         if (c->bytes < TMPI_BCAST_SHORT || n < TMPI_BCAST_MIN_PROCS) {
             return TMPI_ALGO_BINOMIAL;
         }
         return c->bytes < TMPI_BCAST_LONG && is_pof2(n) ? TMPI_ALGO_SCATTER_RD
                                                         : TMPI_ALGO_SCATTER_RING;
-    case TMPI_REDUCE:
+    case TEMU_COLL_REDUCE:
         return c->commutative ? TMPI_ALGO_BINOMIAL : TMPI_ALGO_BINOMIAL_NONCOMM;
-    case TMPI_ALLREDUCE:
+    case TEMU_COLL_ALLREDUCE:
         if (c->bytes <= TMPI_ALLREDUCE_SHORT || !c->commutative ||
             c->count < (uint64_t)pof2_floor(n)) {
             return TMPI_ALGO_RECURSIVE_DOUBLING;
         }
         return TMPI_ALGO_RABENSEIFNER;
-    case TMPI_GATHER:
-    case TMPI_SCATTER:
+    case TEMU_COLL_GATHER:
+    case TEMU_COLL_SCATTER:
         return TMPI_ALGO_BINOMIAL;
-    case TMPI_GATHERV:
-    case TMPI_SCATTERV:
+    case TEMU_COLL_GATHERV:
+    case TEMU_COLL_SCATTERV:
         return TMPI_ALGO_LINEAR;
-    case TMPI_ALLGATHER:
-    case TMPI_ALLGATHERV: {
+    case TEMU_COLL_ALLGATHER:
+    case TEMU_COLL_ALLGATHERV: {
         uint64_t total = sum_blocks(c);
         if (is_pof2(n) && total < TMPI_ALLGATHER_LONG) {
             return TMPI_ALGO_RECURSIVE_DOUBLING;
         }
         return total < TMPI_ALLGATHER_SHORT ? TMPI_ALGO_BRUCK : TMPI_ALGO_RING;
     }
-    case TMPI_ALLTOALL:
+    case TEMU_COLL_ALLTOALL:
         if (env->bruck_alltoall && c->bytes <= TMPI_ALLTOALL_SHORT &&
             n >= TMPI_ALLTOALL_MIN_PROCS) {
             return TMPI_ALGO_BRUCK;
         }
         return TMPI_ALGO_PAIRWISE;
-    case TMPI_ALLTOALLV:
-    case TMPI_REDUCE_SCATTER:
+    case TEMU_COLL_ALLTOALLV:
+    case TEMU_COLL_REDUCE_SCATTER:
         return TMPI_ALGO_PAIRWISE;
-    case TMPI_SCAN:
-    case TMPI_EXSCAN:
+    case TEMU_COLL_SCAN:
+    case TEMU_COLL_EXSCAN:
         return TMPI_ALGO_RECURSIVE_DOUBLING;
-    case TMPI_NEIGHBOR_ALLGATHER:
-    case TMPI_NEIGHBOR_ALLTOALL:
+    case TEMU_COLL_NEIGHBOR_ALLGATHER:
+    case TEMU_COLL_NEIGHBOR_ALLTOALL:
         return TMPI_ALGO_NEIGHBOR;
-    case TMPI_COLL_OPS:
+    case TEMU_COLL_OPS:
         break;
     }
     return TMPI_ALGO_NONE;
@@ -207,7 +207,7 @@ typedef struct out {
 static void put(const out *o, int32_t dst, uint64_t bytes, int buf, uint64_t off, int32_t round)
 {
     tmpi_msg m;
-    if (bytes == 0 && o->c->op != TMPI_BARRIER) {
+    if (bytes == 0 && o->c->op != TEMU_COLL_BARRIER) {
         return;
     }
     m.dst = dst;
@@ -490,7 +490,7 @@ static void pairwise(const out *o, int32_t me)
         if (j == 0) {
             run = 0;
         }
-        if (c->op == TMPI_REDUCE_SCATTER) {
+        if (c->op == TEMU_COLL_REDUCE_SCATTER) {
             off = run;
         } else if (c->blocks != NULL && c->offs == NULL) {
             buf = TMPI_BUF_NONE;
@@ -639,7 +639,7 @@ static void scan_rd(const out *o, int32_t me)
 static void linear(const out *o, int32_t me)
 {
     const tmpi_coll *c = o->c;
-    if (c->op == TMPI_GATHERV) {
+    if (c->op == TEMU_COLL_GATHERV) {
         if (me != c->root) {
             put(o, c->root, c->bytes, TMPI_BUF_SEND, 0, 0);
         }
@@ -659,7 +659,7 @@ static void linear(const out *o, int32_t me)
 static void neighbors(const out *o)
 {
     const tmpi_coll *c = o->c;
-    int alltoall = c->op == TMPI_NEIGHBOR_ALLTOALL;
+    int alltoall = c->op == TEMU_COLL_NEIGHBOR_ALLTOALL;
     for (int32_t i = 0; i < c->nnb; i++) {
         if (c->nb[i] < 0) {
             continue;
@@ -685,16 +685,16 @@ void tmpi_coll_sends(const tmpi_coll *c, int32_t me, tmpi_emit_fn emit, void *ct
         break;
     case TMPI_ALGO_BINOMIAL:
         switch (c->op) {
-        case TMPI_BCAST:
+        case TEMU_COLL_BCAST:
             bcast_binomial(&o, me);
             break;
-        case TMPI_REDUCE:
+        case TEMU_COLL_REDUCE:
             tree_up(&o, me, 0);
             break;
-        case TMPI_GATHER:
+        case TEMU_COLL_GATHER:
             tree_up(&o, me, 1);
             break;
-        case TMPI_SCATTER:
+        case TEMU_COLL_SCATTER:
             scatter_binomial(&o, me);
             break;
         default:
@@ -714,16 +714,16 @@ void tmpi_coll_sends(const tmpi_coll *c, int32_t me, tmpi_emit_fn emit, void *ct
         linear(&o, me);
         break;
     case TMPI_ALGO_RECURSIVE_DOUBLING:
-        if (c->op == TMPI_ALLREDUCE) {
+        if (c->op == TEMU_COLL_ALLREDUCE) {
             allreduce_rd(&o, me);
-        } else if (c->op == TMPI_SCAN || c->op == TMPI_EXSCAN) {
+        } else if (c->op == TEMU_COLL_SCAN || c->op == TEMU_COLL_EXSCAN) {
             scan_rd(&o, me);
         } else {
             allgather_rd(&o, me);
         }
         break;
     case TMPI_ALGO_BRUCK:
-        if (c->op == TMPI_ALLTOALL) {
+        if (c->op == TEMU_COLL_ALLTOALL) {
             alltoall_bruck(&o, me);
         } else {
             allgather_bruck(&o, me);

@@ -23,29 +23,6 @@
  * libtorusemu and libtorusemu_mpi carries its own copy). */
 #pragma GCC visibility push(hidden)
 
-/* The operations are the one list of include/torusemu_coll.h; the
- * decomposition keeps the shorter names it had when it lived in the MPI
- * layer (these are names of temu_coll_op's values, not a second list). */
-typedef temu_coll_op tmpi_coll_op;
-#define TMPI_BARRIER TEMU_COLL_BARRIER
-#define TMPI_BCAST TEMU_COLL_BCAST
-#define TMPI_GATHER TEMU_COLL_GATHER
-#define TMPI_GATHERV TEMU_COLL_GATHERV
-#define TMPI_SCATTER TEMU_COLL_SCATTER
-#define TMPI_SCATTERV TEMU_COLL_SCATTERV
-#define TMPI_ALLGATHER TEMU_COLL_ALLGATHER
-#define TMPI_ALLGATHERV TEMU_COLL_ALLGATHERV
-#define TMPI_ALLTOALL TEMU_COLL_ALLTOALL
-#define TMPI_ALLTOALLV TEMU_COLL_ALLTOALLV
-#define TMPI_REDUCE TEMU_COLL_REDUCE
-#define TMPI_ALLREDUCE TEMU_COLL_ALLREDUCE
-#define TMPI_REDUCE_SCATTER TEMU_COLL_REDUCE_SCATTER
-#define TMPI_SCAN TEMU_COLL_SCAN
-#define TMPI_EXSCAN TEMU_COLL_EXSCAN
-#define TMPI_NEIGHBOR_ALLGATHER TEMU_COLL_NEIGHBOR_ALLGATHER
-#define TMPI_NEIGHBOR_ALLTOALL TEMU_COLL_NEIGHBOR_ALLTOALL
-#define TMPI_COLL_OPS TEMU_COLL_OPS
-
 typedef enum tmpi_algo {
     TMPI_ALGO_NONE = 0,           /* nothing on the network (1 rank)                   */
     TMPI_ALGO_DISSEMINATION,      /* barrier: ceil(log2 n) rounds to r + 2^k           */
@@ -106,7 +83,7 @@ typedef void (*tmpi_emit_fn)(void *ctx, const tmpi_msg *msg);
  * splits by whole elements).
  */
 typedef struct tmpi_coll {
-    tmpi_coll_op op;
+    temu_coll_op op;
     tmpi_algo algo;
     int32_t n;           /* communicator size                       */
     int32_t root;        /* rooted operations                       */
@@ -138,7 +115,7 @@ tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c);
  * message is empty except the barrier's. */
 void tmpi_coll_sends(const tmpi_coll *c, int32_t me, tmpi_emit_fn emit, void *ctx);
 
-const char *tmpi_coll_op_name(tmpi_coll_op op);
+const char *tmpi_coll_op_name(temu_coll_op op);
 const char *tmpi_algo_name(tmpi_algo algo);
 
 /* Size thresholds in bytes (MPICH2 defaults, Thakur, Rabenseifner and

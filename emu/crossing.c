@@ -34,9 +34,13 @@
 
 enum { END_INJECT = 0, END_EJECT = 1 };
 
-/* Gemini phits are 3 bytes (seed 000 V.A), Blue Gene chunks 32. */
-#define PHIT_BYTES 3u
-#define CHUNK_BYTES 32u
+/* A family with router tiles (Gemini) plans its transactions in tile
+ * slots, counts its host tiles and keeps one ledger slot per class; the
+ * others (Blue Gene) plan per VC and keep one ledger slot. */
+static int tiled(const temu_family *f)
+{
+    return (f->sections & TEMU_SECTION_GEMINI_TILES) != 0;
+}
 
 /* floor(j x total / n): the part of `total` that the first j of n carry. */
 static uint64_t share(uint64_t j, uint64_t total, uint64_t n)
@@ -140,13 +144,14 @@ static void link_counters(sink *s, const temu_tm_hop *h, uint64_t packets, uint6
     const temu_machine *m = temu_session_machine(s->s);
     int64_t r = h->router, peer = h->to_router;
     int in_link = h->link ^ 1, v = (int)h->vc_class;
+    /* per hop: branches, not a call through the descriptor */
     if (m->system == TEMU_SYSTEM_GEMINI) {
         /* phits and packets arrive at the k-th tile of the opposite direction */
         int tile = temu_gemini_tile_lists()[in_link].tile[h->lane];
         int64_t base = (peer * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS;
         add(s, base + TEMU_TILE_VC0_PHITS + v, units);
         add(s, base + TEMU_TILE_VC0_PKTS + v, packets);
-    } else if (m->system == TEMU_SYSTEM_BGQ) {
+    } else if (m->system == TEMU_SYSTEM_BGQ) { /* per hop, as above */
         /* chunks on the sending link, packets on the receiving one */
         add(s, temu_idx_bgq_nw(m, r, h->link, TEMU_BGQ_NW_SENT_CHUNKS, v), units);
         add(s, temu_idx_bgq_nw(m, peer, in_link, TEMU_BGQ_NW_RECV_PACKETS, v), packets);
@@ -278,16 +283,17 @@ static void enter(sink *s, ledger_build *lg, int64_t idx, uint64_t total, end_gr
 }
 
 /* The plan's packets per direction and class slot. */
-static void plan_packets(const temu_machine *m, const temu_plan *p, uint64_t out[2][2])
+static void plan_packets(const temu_family *f, const temu_plan *p, uint64_t out[2][2])
 {
+    int slots = tiled(f);
     memset(out, 0, 4 * sizeof out[0][0]);
     for (int dir = 0; dir < 2; dir++) {
         for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-            if (m->system == TEMU_SYSTEM_GEMINI && vc < 2) {
+            if (slots && vc < 2) {
                 for (int k = 0; k < TEMU_SLOTS; k++) {
                     out[dir][vc] += p->pkts[dir][vc][k];
                 }
-            } else if (m->system != TEMU_SYSTEM_GEMINI) {
+            } else if (!slots) {
                 out[dir][0] += p->packets[dir][vc];
             }
         }
@@ -305,8 +311,8 @@ temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_l
     }
     sink to = {s, temu_store_armed(s)};
     temu_count_message(s, msg);
-    if (m->system == TEMU_SYSTEM_BGP) {
-        return TEMU_OK; /* no node counters */
+    if (!(s->family->sections & (TEMU_SECTION_GEMINI_NIC | TEMU_SECTION_BGQ_MU))) {
+        return TEMU_OK; /* no node counters (BG/P) */
     }
     st = temu_plan_message(m, msg, &p, err);
     if (st != TEMU_OK || p.local) {
@@ -317,10 +323,10 @@ temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_l
     ledger_build b, *lg = &b;
     b.n = 0;
     b.at_once = out == NULL;
-    plan_packets(m, &p, b.packets);
+    plan_packets(s->family, &p, b.packets);
     int64_t ends[2] = {msg->src, msg->dst};
     for (int side = 0; side < 2; side++) {
-        if (m->system == TEMU_SYSTEM_GEMINI) {
+        if (s->family->sections & TEMU_SECTION_GEMINI_NIC) {
             int64_t base = temu_idx_gemini_nic(m, ends[side], 0);
             for (int c = 0; c < TEMU_NIC_COUNTERS; c++) {
                 enter(&to, lg, base + c, p.nic[side][c], nic_group(side, c));
@@ -401,8 +407,8 @@ static int ledger_done(const temu_ledger *lg)
 void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_tm_hop *h,
                          int64_t after_ps, int64_t until_ps)
 {
-    const temu_machine *m = temu_session_machine(s);
-    uint64_t units = h->bytes / (m->system == TEMU_SYSTEM_GEMINI ? PHIT_BYTES : CHUNK_BYTES);
+    const temu_family *f = s->family;
+    uint64_t units = h->bytes / f->info.unit_bytes; /* phits or chunks */
     uint64_t packets = h->packets;
     if (after_ps >= h->start_ps || !temu_crossing_done_by(h, until_ps)) {
         packets = started_by(h, until_ps) - started_by(h, after_ps);
@@ -417,12 +423,12 @@ void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_
         link_counters(&k, h, packets, units);
         return;
     }
-    if (h->kind == TEMU_TM_HOP_INJECT && m->system == TEMU_SYSTEM_GEMINI) {
+    if (h->kind == TEMU_TM_HOP_INJECT && tiled(f)) {
         host_tiles(&k, h, packets, units);
     }
     if (*lg != NULL && packets > 0) {
         int end = h->kind == TEMU_TM_HOP_INJECT ? END_INJECT : END_EJECT;
-        release(&k, *lg, dir, end, m->system == TEMU_SYSTEM_GEMINI ? h->cls : 0, packets);
+        release(&k, *lg, dir, end, tiled(f) ? h->cls : 0, packets);
         if (ledger_done(*lg)) {
             temu_ledger_free(*lg);
             *lg = NULL;

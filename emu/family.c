@@ -71,7 +71,7 @@ double temu_link_lane_gbs(const temu_machine *m, int64_t router, int link)
     if (f == NULL) {
         return 0.0;
     }
-    return f->link_lane_gbs != NULL ? f->link_lane_gbs(m, router, link) : f->info.lane_gbs;
+    return temu_family_lane_gbs(f, m, router, link);
 }
 
 uint64_t temu_link_read(const temu_session *s, int64_t router, int link, temu_link_measure what)

@@ -177,6 +177,15 @@ static inline const temu_family *temu_machine_family(const temu_machine *m)
     return temu_family_of(m->system);
 }
 
+/* GB/s of a lane of the link leaving router through link (0 <= link <
+ * nlinks): the family's rule, shared by temu_link_lane_gbs and the packet
+ * model (inline: the live run asks it per hop of a message). */
+static inline double temu_family_lane_gbs(const temu_family *f, const temu_machine *m,
+                                          int64_t router, int link)
+{
+    return f->link_lane_gbs != NULL ? f->link_lane_gbs(m, router, link) : f->info.lane_gbs;
+}
+
 /* The descriptor whose info.name is the `len` characters at name, or NULL. */
 TEMU_FAMILY_HIDDEN const temu_family *temu_family_by_name(const char *name, size_t len);
 

@@ -16,7 +16,7 @@
  * own ops table, chosen where virtual time creates its model
  * (temu_vt_create).  It reads the same parameters (temu_tm_config: rates,
  * latencies, buffer sizes; the machine's link rules through
- * temu_tm_link_lanes, temu_tm_link_lane_gbs and temu_tm_ser_ps) and does
+ * temu_link_lanes, temu_tm_link_lane_gbs and temu_tm_ser_ps) and does
  * not touch emu/packet/.
  *
  * What a level promises:

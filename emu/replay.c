@@ -56,7 +56,7 @@ struct temu_replay {
 
 const char *temu_coll_op_name(int op)
 {
-    return op >= 0 && op < TEMU_COLL_OPS ? tmpi_coll_op_name((tmpi_coll_op)op) : NULL;
+    return op >= 0 && op < TEMU_COLL_OPS ? tmpi_coll_op_name((temu_coll_op)op) : NULL;
 }
 
 int temu_coll_op_lists(int op)
@@ -560,7 +560,7 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     }
     memset(&k, 0, sizeof k);
     memset(&env, 0, sizeof env);
-    k.op = (tmpi_coll_op)rc->op;
+    k.op = (temu_coll_op)rc->op;
     k.n = c->n;
     k.root = rc->root;
     k.commutative = rc->commutative;
@@ -577,8 +577,8 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
     env.spans_world = c->spans_world;
     env.hw_op = rc->hw_op;
     if (env.collnet == TEMU_COLLNET_CLASS_ROUTES && !c->spans_world && rc->blocking &&
-        (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
-         k.op == TMPI_ALLREDUCE)) {
+        (k.op == TEMU_COLL_BARRIER || k.op == TEMU_COLL_BCAST || k.op == TEMU_COLL_REDUCE ||
+         k.op == TEMU_COLL_ALLREDUCE)) {
         if (!comm_nodes(r, c)) {
             return temu_fail(err, TEMU_ENOMEM,
                              "replay: out of memory: %zu bytes for communicator %d's nodes",
@@ -599,12 +599,12 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
             return TEMU_OK; /* communicator rank 0 injects it whole */
         }
         temu_slot slot;
-        int32_t root_rank = k.op == TMPI_BCAST || k.op == TMPI_REDUCE ? k.root : 0;
+        int32_t root_rank = k.op == TEMU_COLL_BCAST || k.op == TEMU_COLL_REDUCE ? k.root : 0;
         temu_kind kind = c->spans_world ? TEMU_KIND_COLL_WORLD : TEMU_KIND_COLL_SUB;
         if (!comm_nodes(r, c) ||
             temu_session_rank_slot(r->s, world_of(c, root_rank), &slot, err) != TEMU_OK ||
             tmpi_classroute_coll(r->s, &c->trees, c->nodes, c->nnodes, slot.node, k.op,
-                                 k.op == TMPI_BARRIER ? 0 : k.bytes, kind) != 0) {
+                                 k.op == TEMU_COLL_BARRIER ? 0 : k.bytes, kind) != 0) {
             return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (class route)");
         }
         r->st.messages++;

@@ -338,6 +338,7 @@ static int machine_check(const temu_machine *h, temu_machine *out)
         temu_machine_parse(h->name, &m, NULL) != TEMU_OK || strcmp(m.name, h->name) != 0) {
         return -1;
     }
+    /* the stored system must be the one its machine name parses to */
     int bad = h->system != m.system || h->ndims != m.ndims ||
               h->nodes_per_router != m.nodes_per_router || h->nlinks != m.nlinks ||
               h->nrouters != m.nrouters || h->nnodes != m.nnodes ||

@@ -14,25 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes per unit of the plan's packet sizes: Gemini phits are 3 bytes
- * (seed 000 V.A), Blue Gene chunks 32. */
-#define GEMINI_PHIT_BYTES 3u
-#define BG_CHUNK_BYTES 32u
-
-/* Gemini router clock: stall counters count 800 MHz cycles of 1250 ps
- * (seed 000 Table I; reference/gemini REPORT section 3). */
-#define GEMINI_CYCLE_PS 1250
-/* BG/Q network clock: 500 MHz, 2000 ps (reference/bgq REPORT, upci_impl.h) */
-#define BGQ_CYCLE_PS 2000
-/* BG/Q message unit: 800 MHz, 1250 ps (reference/bgq REPORT, BGPM event tips) */
-#define BGQ_MU_CYCLE_PS 1250
-/* BG/P: the UPC counts 850 MHz processor cycles, the clock the torus logic
- * runs at (IBM Blue Gene team, "Overview of the IBM Blue Gene/P project",
- * IBM J. Res. Dev. 52, 2008: 850 MHz, 425 MB/s per link and direction).
- * cycles = ps * 850e6 / 1e12 = ps * 17 / 20000. */
-static uint64_t bgp_cycles(int64_t ps)
+/* The family's figures: its unit of packet size (Gemini phits of 3 bytes,
+ * Blue Gene chunks of 32: info.unit_bytes) and the clocks its stall
+ * counters count (info.router_hz: Gemini router 800 MHz, BG/P 850 MHz,
+ * BG/Q network 500 MHz; info.mu_hz: BG/Q message unit 800 MHz), each as
+ * whole cycles (temu_clock_cycles, the floor). */
+static const temu_family_info *family_info(const temu_machine *m)
 {
-    return (uint64_t)ps * 17u / 20000u;
+    return &temu_machine_family(m)->info;
 }
 
 typedef struct bucket {
@@ -57,7 +46,7 @@ typedef struct mu_requests {
 static mu_requests mu_requests_of(const temu_machine *m, const temu_plan *plan, int dir)
 {
     mu_requests r = {0, 0, 0};
-    if (m->system == TEMU_SYSTEM_BGQ) {
+    if (family_info(m)->mu_hz != 0) { /* a message unit (BG/Q) */
         const uint64_t *in = plan->mu[dir], *out = plan->mu[1 - dir];
         r.reads = in[TEMU_MU_PORT0_32B_RD] + in[TEMU_MU_PORT0_64B_RD] + in[TEMU_MU_PORT0_128B_RD];
         r.writes = out[TEMU_MU_PORT0_16B_WRT];
@@ -99,12 +88,13 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
 {
     temu_status st = TEMU_OK;
     temu_tm_config c;
+    const temu_family_info *fi = family_info(m);
     int64_t src = dir == 0 ? msg->src : msg->dst, dst = dir == 0 ? msg->dst : msg->src;
     mu_requests mu = mu_requests_of(m, plan, dir);
     temu_tm_config_get(t, &c);
     uint32_t train = c.train_packets > 1 ? c.train_packets : 1;
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        /* transaction j is in slot j mod 8; slot k uses tile position
+    if (fi->tiles != 0) {
+        /* tiles (Gemini): transaction j is in slot j mod 8; slot k uses tile position
          * (base + k) mod T of every link (doc/model.md) */
         bucket b[2][TEMU_SLOTS];
         int left = 1;
@@ -120,7 +110,7 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
                 for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                     if (b[vc][k].pkts > 0) {
                         st =
-                            send_some(t, when_ps, src, dst, &b[vc][k], train, GEMINI_PHIT_BYTES,
+                            send_some(t, when_ps, src, dst, &b[vc][k], train, fi->unit_bytes,
                                       (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, &mu, out,
                                       err);
                         left = 1;
@@ -132,7 +122,7 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
         for (int vc = 0; vc < TEMU_BGQ_VCS && st == TEMU_OK; vc++) {
             bucket b = {plan->packets[dir][vc], plan->chunks[dir][vc]};
             while (b.pkts > 0 && st == TEMU_OK) {
-                st = send_some(t, when_ps, src, dst, &b, train, BG_CHUNK_BYTES, (uint32_t)vc, 0,
+                st = send_some(t, when_ps, src, dst, &b, train, fi->unit_bytes, (uint32_t)vc, 0,
                                &mu, out, err);
             }
         }
@@ -184,7 +174,8 @@ temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_mac
 void temu_tm_plan_without_adaptive(const temu_tm *t, const temu_machine *m, temu_plan *plan)
 {
     uint32_t adaptive = temu_tm_adaptive_classes(t);
-    for (int dir = 0; dir < 2 && m->system != TEMU_SYSTEM_GEMINI; dir++) {
+    /* per-VC buckets (Blue Gene); Gemini's tiled slots are never adaptive */
+    for (int dir = 0; dir < 2 && family_info(m)->tiles == 0; dir++) {
         for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
             if (adaptive >> vc & 1u) {
                 plan->packets[dir][vc] = 0;
@@ -287,11 +278,11 @@ static temu_status gemini_counters(const temu_tm *t, temu_session *s, temu_tm_fl
             return st;
         }
         add_since(s, f, r, l, 2 * k, temu_idx_gemini_tile(m, r, tiles[k], TEMU_TILE_CREDIT_STALL),
-                  (uint64_t)(ls.credit_stall_ps / GEMINI_CYCLE_PS));
+                  temu_clock_cycles(family_info(m)->router_hz, ls.credit_stall_ps));
         add_since(
             s, f, r, l, 2 * k + 1,
             temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
-            (uint64_t)(ls.inq_stall_ps / GEMINI_CYCLE_PS));
+            temu_clock_cycles(family_info(m)->router_hz, ls.inq_stall_ps));
     }
     return TEMU_OK;
 }
@@ -309,7 +300,7 @@ static temu_status bgq_counters(const temu_tm *t, temu_session *s, temu_tm_flush
             return st;
         }
         add_since(s, f, r, l, vc, temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_FIFO, vc),
-                  (uint64_t)(occ / BGQ_CYCLE_PS));
+                  temu_clock_cycles(family_info(m)->router_hz, occ));
     }
     return TEMU_OK;
 }
@@ -320,6 +311,7 @@ static temu_status bgq_counters(const temu_tm *t, temu_session *s, temu_tm_flush
 static temu_status bgq_mu_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
                                    temu_error *err)
 {
+    uint64_t hz = family_info(temu_session_machine(s))->mu_hz;
     static const int index[2] = {TEMU_MU_PORT0_PEND_RD, TEMU_MU_PORT0_PEND_WRT};
     for (int64_t n = 0; n < f->nnodes; n++) {
         int64_t ps[2];
@@ -328,7 +320,7 @@ static temu_status bgq_mu_counters(const temu_tm *t, temu_session *s, temu_tm_fl
             return st;
         }
         for (int k = 0; k < 2; k++) {
-            uint64_t total = (uint64_t)(ps[k] / BGQ_MU_CYCLE_PS), *d = &f->done_mu[2 * n + k];
+            uint64_t total = temu_clock_cycles(hz, ps[k]), *d = &f->done_mu[2 * n + k];
             if (total > *d) {
                 temu_counter_add(s, s->bgq_mu_base + n * TEMU_BGQ_MU_COUNTERS + index[k],
                                  total - *d);
@@ -357,7 +349,7 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flush
         return st;
     }
     add_since(s, f, r, l, 0, temu_idx_bgp(m, r, l, TEMU_BGP_NO_TOKENS),
-              bgp_cycles(ls.no_dynamic_ps));
+              temu_clock_cycles(family_info(m)->router_hz, ls.no_dynamic_ps));
     for (int i = 0; i < (int)(sizeof per_vc / sizeof per_vc[0]); i++) {
         temu_tm_vc_stats vs;
         st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)per_vc[i].vc, &vs, err);
@@ -365,7 +357,7 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flush
             return st;
         }
         add_since(s, f, r, l, 1 + i, temu_idx_bgp(m, r, l, per_vc[i].counter),
-                  bgp_cycles(vs.no_token_ps));
+                  temu_clock_cycles(family_info(m)->router_hz, vs.no_token_ps));
     }
     return TEMU_OK;
 }
@@ -373,43 +365,84 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flush
 /* The link counters of one lane's adaptively routed traffic, per VC, where
  * the volume model would have put them (inject.c): BG/P on the sending
  * direction, acknowledged on the receiver's direction back; BG/Q chunks on
- * the sending link, packets on the receiving one. */
-static temu_status route_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
-                                  const temu_machine *m, int64_t r, int l, temu_error *err)
+ * the sending link, packets on the receiving one.  vc_counters places one
+ * VC's chunks and packets, link_counters (NULL: none) the link's totals. */
+typedef struct route_place {
+    void (*vc_counters)(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
+                        int l, int64_t peer, int vc, uint64_t chunks, uint64_t packets);
+    void (*link_counters)(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
+                          int l, int64_t peer, uint64_t chunks, uint64_t packets);
+} route_place;
+
+static void bgp_route_vc(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
+                         int l, int64_t peer, int vc, uint64_t chunks, uint64_t packets)
 {
+    (void)peer;
+    (void)packets;
+    add_since(s, f, r, l, SLOT_BGP_VC_CHUNKS + vc,
+              temu_idx_bgp(m, r, l, TEMU_BGP_VCD0_CHUNKS + vc), chunks);
+}
+
+static void bgp_route_link(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
+                           int l, int64_t peer, uint64_t chunks, uint64_t packets)
+{
+    add_since(s, f, r, l, SLOT_BGP_LINK, temu_idx_bgp(m, r, l, TEMU_BGP_PACKETS), packets);
+    add_since(s, f, r, l, SLOT_BGP_LINK + 1, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS), chunks);
+    add_since(s, f, r, l, SLOT_BGP_LINK + 2,
+              temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_TOKEN_ACK_PACKETS), packets);
+    add_since(s, f, r, l, SLOT_BGP_LINK + 3, temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_ACKS),
+              packets);
+}
+
+static void bgq_route_vc(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
+                         int l, int64_t peer, int vc, uint64_t chunks, uint64_t packets)
+{
+    add_since(s, f, r, l, SLOT_BGQ_SENT + vc,
+              temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc), chunks);
+    add_since(s, f, r, l, SLOT_BGQ_RECV + vc,
+              temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_PACKETS, vc), packets);
+}
+
+static temu_status route_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+                                  const temu_machine *m, const route_place *place, int64_t r,
+                                  int l, temu_error *err)
+{
+    const temu_family_info *fi = family_info(m);
     int64_t peer = temu_link_neighbor(m, r, l);
-    int vcs = m->system == TEMU_SYSTEM_BGP ? 4 : TEMU_BGQ_VCS;
     uint64_t packets = 0, chunks = 0;
-    for (int vc = 0; vc < vcs; vc++) {
+    for (int vc = 0; vc < (int)fi->vcs; vc++) {
         temu_tm_vc_stats vs;
         temu_status st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)vc, &vs, err);
         if (st != TEMU_OK) {
             return st;
         }
-        uint64_t ch = vs.adaptive_bytes / BG_CHUNK_BYTES;
+        uint64_t ch = vs.adaptive_bytes / fi->unit_bytes;
         packets += vs.adaptive_packets;
         chunks += ch;
-        if (m->system == TEMU_SYSTEM_BGP) {
-            add_since(s, f, r, l, SLOT_BGP_VC_CHUNKS + vc,
-                      temu_idx_bgp(m, r, l, TEMU_BGP_VCD0_CHUNKS + vc), ch);
-        } else {
-            add_since(s, f, r, l, SLOT_BGQ_SENT + vc,
-                      temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc), ch);
-            add_since(s, f, r, l, SLOT_BGQ_RECV + vc,
-                      temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_PACKETS, vc),
-                      vs.adaptive_packets);
-        }
+        place->vc_counters(s, f, m, r, l, peer, vc, ch, vs.adaptive_packets);
     }
-    if (m->system == TEMU_SYSTEM_BGP) {
-        add_since(s, f, r, l, SLOT_BGP_LINK, temu_idx_bgp(m, r, l, TEMU_BGP_PACKETS), packets);
-        add_since(s, f, r, l, SLOT_BGP_LINK + 1, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS), chunks);
-        add_since(s, f, r, l, SLOT_BGP_LINK + 2,
-                  temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_TOKEN_ACK_PACKETS), packets);
-        add_since(s, f, r, l, SLOT_BGP_LINK + 3, temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_ACKS),
-                  packets);
+    if (place->link_counters != NULL) {
+        place->link_counters(s, f, m, r, l, peer, chunks, packets);
     }
     return TEMU_OK;
 }
+
+/* Where each family's timing-model counts land, by temu_system: its link
+ * stall counters, its adaptively routed traffic (Gemini routes no class
+ * adaptively: tm_params_check), and its node stall counters (NULL: none). */
+typedef struct placement {
+    temu_status (*stalls)(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+                          const temu_machine *m, int64_t r, int l, temu_error *err);
+    route_place routes;
+    temu_status (*node_stalls)(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+                               temu_error *err);
+} placement;
+
+static const placement placements[TEMU_FAMILIES + 1] = {
+    [TEMU_SYSTEM_GEMINI] = {gemini_counters, {NULL, NULL}, NULL},
+    [TEMU_SYSTEM_BGP] = {bgp_counters, {bgp_route_vc, bgp_route_link}, NULL},
+    [TEMU_SYSTEM_BGQ] = {bgq_counters, {bgq_route_vc, NULL}, bgq_mu_counters},
+};
 
 enum { PART_STALL = 1, PART_ROUTE = 2 };
 
@@ -423,6 +456,7 @@ static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_sessio
     if (st != TEMU_OK) {
         return st;
     }
+    const placement *place = &placements[m->system]; /* a session's machine has a family */
     if (f->nrouters != m->nrouters || f->nnodes != m->nnodes || f->tlinks != 2 * m->ndims) {
         return temu_fail(err, TEMU_EINVAL, "timing model: counter flushes of another machine");
     }
@@ -435,17 +469,15 @@ static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_sessio
                 continue;
             }
             if (parts & PART_STALL) {
-                st = m->system == TEMU_SYSTEM_GEMINI ? gemini_counters(t, s, f, m, r, l, err)
-                     : m->system == TEMU_SYSTEM_BGP  ? bgp_counters(t, s, f, m, r, l, err)
-                                                     : bgq_counters(t, s, f, m, r, l, err);
+                st = place->stalls(t, s, f, m, r, l, err);
             }
             if (st == TEMU_OK && (parts & PART_ROUTE)) {
-                st = route_counters(t, s, f, m, r, l, err);
+                st = route_counters(t, s, f, m, &place->routes, r, l, err);
             }
         }
     }
-    if (st == TEMU_OK && (parts & PART_STALL) && m->system == TEMU_SYSTEM_BGQ) {
-        st = bgq_mu_counters(t, s, f, err);
+    if (st == TEMU_OK && (parts & PART_STALL) && place->node_stalls != NULL) {
+        st = place->node_stalls(t, s, f, err);
     }
     return st;
 }

@@ -93,13 +93,13 @@ typedef struct temu_tm_config {
 temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err);
 
 /* The link rules of the model, for anyone who times traffic by them
- * without a model (the live run's one-message model, mpi/vt_model.c):
- * lanes of link `link` on machine m (Gemini: tiles of the direction; else
- * 1), a lane's GB/s under configuration c (c->link_gbs, else the
- * machine's own: Gemini per tile by medium, BG/P 0.425, BG/Q 2.0), and
- * the serialization of `bytes` at gbs GB/s in ps, rounded up as the
- * model's channels round it. */
-int temu_tm_link_lanes(const temu_machine *m, int link);
+ * without a model (the live run's one-message model, mpi/vt_model.c); a
+ * link's lanes are the machine's (temu_link_lanes, torusemu.h): a lane's
+ * GB/s under configuration c (c->link_gbs, else the machine's own,
+ * temu_link_lane_gbs: Gemini per tile by medium, BG/P 0.425, BG/Q 2.0;
+ * kept beside it because a configuration may override the rate), and the
+ * serialization of `bytes` at gbs GB/s in ps, rounded up as the model's
+ * channels round it. */
 double temu_tm_link_lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t router,
                              int link);
 int64_t temu_tm_ser_ps(double gbs, uint32_t bytes);

@@ -173,9 +173,9 @@ int tmpi_neighbor_count(MPI_Comm comm)
 static void classroute(tmpi_comm *c, const tmpi_coll *k)
 {
     temu_slot slot;
-    int root_rank = k->op == TMPI_BCAST || k->op == TMPI_REDUCE ? k->root : 0;
+    int root_rank = k->op == TEMU_COLL_BCAST || k->op == TEMU_COLL_REDUCE ? k->root : 0;
     temu_kind kind = c->spans_world ? TEMU_KIND_COLL_WORLD : TEMU_KIND_COLL_SUB;
-    uint64_t bytes = k->op == TMPI_BARRIER ? 0 : k->bytes;
+    uint64_t bytes = k->op == TEMU_COLL_BARRIER ? 0 : k->bytes;
 
     if (c->rank != 0 || !tmpi_comm_nodes(c) ||
         temu_session_rank_slot(tmpi_g.session, tmpi_comm_local(c, root_rank), &slot, NULL) !=
@@ -289,14 +289,14 @@ void tmpi_acct_coll(const tmpi_call *call)
     }
 
     switch (call->op) {
-    case TMPI_BARRIER:
+    case TEMU_COLL_BARRIER:
         break;
-    case TMPI_BCAST: /* one buffer: sendbuf = recvbuf, sendtype = recvtype */
+    case TEMU_COLL_BCAST: /* one buffer: sendbuf = recvbuf, sendtype = recvtype */
         k.bytes = tmpi_type_bytes(call->sendcount, call->sendtype);
         e.recv_base = base_of(call->recvbuf, call->recvtype);
         e.recv_ready = received || c->rank == call->root;
         break;
-    case TMPI_GATHER:
+    case TEMU_COLL_GATHER:
         if (c->rank == call->root) {
             k.bytes = tmpi_type_bytes(call->recvcount, call->recvtype);
         } else {
@@ -304,13 +304,13 @@ void tmpi_acct_coll(const tmpi_call *call)
             e.send_base = base_of(call->sendbuf, call->sendtype);
         }
         break;
-    case TMPI_GATHERV:
+    case TEMU_COLL_GATHERV:
         if (c->rank != call->root) {
             k.bytes = tmpi_type_bytes(call->sendcount, call->sendtype);
             e.send_base = base_of(call->sendbuf, call->sendtype);
         }
         break;
-    case TMPI_SCATTER:
+    case TEMU_COLL_SCATTER:
         if (c->rank == call->root) {
             k.bytes = tmpi_type_bytes(call->sendcount, call->sendtype);
             e.send_base = base_of(call->sendbuf, call->sendtype);
@@ -318,7 +318,7 @@ void tmpi_acct_coll(const tmpi_call *call)
             k.bytes = tmpi_type_bytes(call->recvcount, call->recvtype);
         }
         break;
-    case TMPI_SCATTERV:
+    case TEMU_COLL_SCATTERV:
         if (c->rank == call->root) {
             if (!fill_v(&s, &k, c->size, call->sendcounts, call->sdispls, call->sendtype)) {
                 goto done;
@@ -326,17 +326,17 @@ void tmpi_acct_coll(const tmpi_call *call)
             e.send_base = base_of(call->sendbuf, call->sendtype);
         }
         break;
-    case TMPI_ALLGATHER:
+    case TEMU_COLL_ALLGATHER:
         k.bytes = tmpi_type_bytes(call->recvcount, call->recvtype);
         e.recv_base = base_of(call->recvbuf, call->recvtype);
         break;
-    case TMPI_ALLGATHERV:
+    case TEMU_COLL_ALLGATHERV:
         if (!fill_v(&s, &k, c->size, call->recvcounts, call->rdispls, call->recvtype)) {
             goto done;
         }
         e.recv_base = base_of(call->recvbuf, call->recvtype);
         break;
-    case TMPI_ALLTOALL:
+    case TEMU_COLL_ALLTOALL:
         if (in_place) {
             k.bytes = tmpi_type_bytes(call->recvcount, call->recvtype);
         } else {
@@ -344,7 +344,7 @@ void tmpi_acct_coll(const tmpi_call *call)
             e.send_base = base_of(call->sendbuf, call->sendtype);
         }
         break;
-    case TMPI_ALLTOALLV: {
+    case TEMU_COLL_ALLTOALLV: {
         int ok;
         if (call->displs_bytes) { /* alltoallw */
             ok = in_place ? fill_w(&s, &k, c->size, call->recvcounts, NULL, NULL, call->recvtypes)
@@ -361,10 +361,10 @@ void tmpi_acct_coll(const tmpi_call *call)
         e.send_base = in_place ? NULL : base_of(call->sendbuf, call->sendtype);
         break;
     }
-    case TMPI_REDUCE:
-    case TMPI_ALLREDUCE:
-    case TMPI_SCAN:
-    case TMPI_EXSCAN:
+    case TEMU_COLL_REDUCE:
+    case TEMU_COLL_ALLREDUCE:
+    case TEMU_COLL_SCAN:
+    case TEMU_COLL_EXSCAN:
         k.count = call->sendcount > 0 ? (uint64_t)call->sendcount : 0;
         k.elem = (uint64_t)type_size(call->sendtype);
         k.bytes = k.count * k.elem;
@@ -375,11 +375,11 @@ void tmpi_acct_coll(const tmpi_call *call)
         }
         env.hw_op = hardware_op(call->rop, call->sendtype);
         e.send_base = in_place ? NULL : base_of(call->sendbuf, call->sendtype);
-        if (call->op != TMPI_REDUCE) { /* every rank holds the result */
+        if (call->op != TEMU_COLL_REDUCE) { /* every rank holds the result */
             e.recv_base = base_of(call->recvbuf, call->recvtype);
         }
         break;
-    case TMPI_REDUCE_SCATTER:
+    case TEMU_COLL_REDUCE_SCATTER:
         k.elem = (uint64_t)type_size(call->sendtype);
         if (call->recvcounts != NULL) {
             if (!fill_v(&s, &k, c->size, call->recvcounts, NULL, call->sendtype)) {
@@ -390,8 +390,8 @@ void tmpi_acct_coll(const tmpi_call *call)
         }
         e.send_base = in_place ? NULL : base_of(call->sendbuf, call->sendtype);
         break;
-    case TMPI_NEIGHBOR_ALLGATHER:
-    case TMPI_NEIGHBOR_ALLTOALL: {
+    case TEMU_COLL_NEIGHBOR_ALLGATHER:
+    case TEMU_COLL_NEIGHBOR_ALLTOALL: {
         k.nnb = out_neighbors(call->comm, c->rank, &s.nb);
         if (k.nnb < 0) {
             goto done;
@@ -411,7 +411,7 @@ void tmpi_acct_coll(const tmpi_call *call)
         e.send_base = base_of(call->sendbuf, call->sendtype);
         break;
     }
-    case TMPI_COLL_OPS:
+    case TEMU_COLL_OPS:
         goto done;
     }
 
@@ -420,8 +420,8 @@ void tmpi_acct_coll(const tmpi_call *call)
     env.blocking = call->blocking;
     env.spans_world = c->spans_world;
     if (env.collnet == TEMU_COLLNET_CLASS_ROUTES && !c->spans_world && call->blocking &&
-        (k.op == TMPI_BARRIER || k.op == TMPI_BCAST || k.op == TMPI_REDUCE ||
-         k.op == TMPI_ALLREDUCE) &&
+        (k.op == TEMU_COLL_BARRIER || k.op == TEMU_COLL_BCAST || k.op == TEMU_COLL_REDUCE ||
+         k.op == TEMU_COLL_ALLREDUCE) &&
         tmpi_comm_nodes(c)) {
         env.box = c->box;
     }

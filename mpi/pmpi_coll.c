@@ -39,21 +39,21 @@
 
 TMPI_ENTRY(Barrier, (MPI_Comm comm), (comm))
 {
-    RUN_COLL(tmpi_next_(comm), .op = TMPI_BARRIER, .comm = comm, .blocking = 1);
+    RUN_COLL(tmpi_next_(comm), .op = TEMU_COLL_BARRIER, .comm = comm, .blocking = 1);
     return rc;
 }
 
 TMPI_ENTRY(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
 {
     int rc = tmpi_next_(comm, request);
-    COUNT_COLL(.request = request, .op = TMPI_BARRIER, .comm = comm);
+    COUNT_COLL(.request = request, .op = TEMU_COLL_BARRIER, .comm = comm);
     return rc;
 }
 
 /* ---------------------------------------------------------------- bcast */
 
 #define BCAST_CALL(B)                                                                              \
-    .op = TMPI_BCAST, .comm = comm, .blocking = B, .sendbuf = buffer, .recvbuf = buffer,           \
+    .op = TEMU_COLL_BCAST, .comm = comm, .blocking = B, .sendbuf = buffer, .recvbuf = buffer,           \
     .sendcount = count, .recvcount = count, .sendtype = datatype, .recvtype = datatype,            \
     .root = root
 
@@ -86,7 +86,7 @@ TMPI_ENTRY(Gather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-             PLAIN_CALL(TMPI_GATHER, 1), .root = root);
+             PLAIN_CALL(TEMU_COLL_GATHER, 1), .root = root);
     return rc;
 }
 
@@ -97,7 +97,7 @@ TMPI_ENTRY(Igather,
 {
     int rc =
         tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_GATHER, 0), .root = root);
+    COUNT_COLL(.request = request, PLAIN_CALL(TEMU_COLL_GATHER, 0), .root = root);
     return rc;
 }
 
@@ -107,7 +107,7 @@ TMPI_ENTRY(Scatter,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-             PLAIN_CALL(TMPI_SCATTER, 1), .root = root);
+             PLAIN_CALL(TEMU_COLL_SCATTER, 1), .root = root);
     return rc;
 }
 
@@ -118,7 +118,7 @@ TMPI_ENTRY(Iscatter,
 {
     int rc =
         tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_SCATTER, 0), .root = root);
+    COUNT_COLL(.request = request, PLAIN_CALL(TEMU_COLL_SCATTER, 0), .root = root);
     return rc;
 }
 
@@ -128,7 +128,7 @@ TMPI_ENTRY(Allgather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-             PLAIN_CALL(TMPI_ALLGATHER, 1));
+             PLAIN_CALL(TEMU_COLL_ALLGATHER, 1));
     return rc;
 }
 
@@ -138,7 +138,7 @@ TMPI_ENTRY(Iallgather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_ALLGATHER, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TEMU_COLL_ALLGATHER, 0));
     return rc;
 }
 
@@ -148,7 +148,7 @@ TMPI_ENTRY(Alltoall,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-             PLAIN_CALL(TMPI_ALLTOALL, 1));
+             PLAIN_CALL(TEMU_COLL_ALLTOALL, 1));
     return rc;
 }
 
@@ -158,7 +158,7 @@ TMPI_ENTRY(Ialltoall,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_ALLTOALL, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TEMU_COLL_ALLTOALL, 0));
     return rc;
 }
 
@@ -168,7 +168,7 @@ TMPI_ENTRY(Neighbor_allgather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-             PLAIN_CALL(TMPI_NEIGHBOR_ALLGATHER, 1));
+             PLAIN_CALL(TEMU_COLL_NEIGHBOR_ALLGATHER, 1));
     return rc;
 }
 
@@ -178,7 +178,7 @@ TMPI_ENTRY(Ineighbor_allgather,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_NEIGHBOR_ALLGATHER, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TEMU_COLL_NEIGHBOR_ALLGATHER, 0));
     return rc;
 }
 
@@ -188,7 +188,7 @@ TMPI_ENTRY(Neighbor_alltoall,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-             PLAIN_CALL(TMPI_NEIGHBOR_ALLTOALL, 1));
+             PLAIN_CALL(TEMU_COLL_NEIGHBOR_ALLTOALL, 1));
     return rc;
 }
 
@@ -198,14 +198,14 @@ TMPI_ENTRY(Ineighbor_alltoall,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    COUNT_COLL(.request = request, PLAIN_CALL(TMPI_NEIGHBOR_ALLTOALL, 0));
+    COUNT_COLL(.request = request, PLAIN_CALL(TEMU_COLL_NEIGHBOR_ALLTOALL, 0));
     return rc;
 }
 
 /* ------------------------------------------------------------ v variants */
 
 #define GATHERV_CALL(B)                                                                            \
-    .op = TMPI_GATHERV, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,       \
+    .op = TEMU_COLL_GATHERV, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,       \
     .sendcount = sendcount, .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = displs,     \
     .recvtype = recvtype, .root = root
 
@@ -235,7 +235,7 @@ TMPI_ENTRY(Igatherv,
 }
 
 #define SCATTERV_CALL(B)                                                                           \
-    .op = TMPI_SCATTERV, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,      \
+    .op = TEMU_COLL_SCATTERV, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,      \
     .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype, .recvcount = recvcount,     \
     .recvtype = recvtype, .root = root
 
@@ -274,7 +274,7 @@ TMPI_ENTRY(Allgatherv,
            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
-             ALLGATHERV_CALL(TMPI_ALLGATHERV, 1));
+             ALLGATHERV_CALL(TEMU_COLL_ALLGATHERV, 1));
     return rc;
 }
 
@@ -286,7 +286,7 @@ TMPI_ENTRY(Iallgatherv,
 {
     int rc = tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                         request);
-    COUNT_COLL(.request = request, ALLGATHERV_CALL(TMPI_ALLGATHERV, 0));
+    COUNT_COLL(.request = request, ALLGATHERV_CALL(TEMU_COLL_ALLGATHERV, 0));
     return rc;
 }
 
@@ -297,7 +297,7 @@ TMPI_ENTRY(Neighbor_allgatherv,
            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
-             .op = TMPI_NEIGHBOR_ALLGATHER, .comm = comm, .blocking = 1, .sendbuf = sendbuf,
+             .op = TEMU_COLL_NEIGHBOR_ALLGATHER, .comm = comm, .blocking = 1, .sendbuf = sendbuf,
              .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype);
     return rc;
 }
@@ -310,7 +310,7 @@ TMPI_ENTRY(Ineighbor_allgatherv,
 {
     RUN_COLL(tmpi_next_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                         request),
-             .op = TMPI_NEIGHBOR_ALLGATHER, .comm = comm, .sendbuf = sendbuf,
+             .op = TEMU_COLL_NEIGHBOR_ALLGATHER, .comm = comm, .sendbuf = sendbuf,
              .sendcount = sendcount, .sendtype = sendtype, .recvtype = recvtype);
     return rc;
 }
@@ -335,8 +335,8 @@ TMPI_ENTRY(Ineighbor_allgatherv,
     .op = OP, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,                 \
     .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype, .recvcounts = recvcounts,  \
     .rdispls = rdispls, .recvtype = recvtype
-#define A2AV_CALL(B) ALLTOALLV_CALL(TMPI_ALLTOALLV, B)
-#define NA2AV_CALL(B) ALLTOALLV_CALL(TMPI_NEIGHBOR_ALLTOALL, B)
+#define A2AV_CALL(B) ALLTOALLV_CALL(TEMU_COLL_ALLTOALLV, B)
+#define NA2AV_CALL(B) ALLTOALLV_CALL(TEMU_COLL_NEIGHBOR_ALLTOALL, B)
 #define V_PARAMS                                                                                   \
     const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,       \
         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,         \
@@ -346,7 +346,7 @@ COLL_PAIR(Alltoallv, Ialltoallv, V_PARAMS, V_ARGS, A2AV_CALL)
 COLL_PAIR(Neighbor_alltoallv, Ineighbor_alltoallv, V_PARAMS, V_ARGS, NA2AV_CALL)
 
 #define ALLTOALLW_CALL(B)                                                                          \
-    .op = TMPI_ALLTOALLV, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,     \
+    .op = TEMU_COLL_ALLTOALLV, .comm = comm, .blocking = B, .sendbuf = sendbuf, .recvbuf = recvbuf,     \
     .sendcounts = sendcounts, .sdispls = sdispls, .sendtypes = sendtypes,                          \
     .recvcounts = recvcounts, .rdispls = rdispls, .recvtypes = recvtypes, .displs_bytes = 1,       \
     .sendtype = MPI_BYTE, .recvtype = MPI_BYTE
@@ -362,7 +362,7 @@ COLL_PAIR(Neighbor_alltoallv, Ineighbor_alltoallv, V_PARAMS, V_ARGS, NA2AV_CALL)
 COLL_PAIR(Alltoallw, Ialltoallw, W_PARAMS(int), W_ARGS, ALLTOALLW_CALL)
 
 #define NBW_CALL(B)                                                                                \
-    .op = TMPI_NEIGHBOR_ALLTOALL, .comm = comm, .blocking = B, .sendbuf = sendbuf,                 \
+    .op = TEMU_COLL_NEIGHBOR_ALLTOALL, .comm = comm, .blocking = B, .sendbuf = sendbuf,                 \
     .recvbuf = recvbuf, .sendcounts = sendcounts, .sdispls_aint = sdispls, .sendtypes = sendtypes, \
     .recvcounts = recvcounts, .recvtypes = recvtypes, .displs_bytes = 1, .sendtype = MPI_BYTE,     \
     .recvtype = MPI_BYTE
@@ -381,7 +381,7 @@ TMPI_ENTRY(Reduce,
            (sendbuf, recvbuf, count, datatype, op, root, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, root, comm),
-             REDUCE_CALL(TMPI_REDUCE, 1), .root = root);
+             REDUCE_CALL(TEMU_COLL_REDUCE, 1), .root = root);
     return rc;
 }
 
@@ -391,7 +391,7 @@ TMPI_ENTRY(Ireduce,
            (sendbuf, recvbuf, count, datatype, op, root, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_REDUCE, 0), .root = root);
+    COUNT_COLL(.request = request, REDUCE_CALL(TEMU_COLL_REDUCE, 0), .root = root);
     return rc;
 }
 
@@ -401,7 +401,7 @@ TMPI_ENTRY(Allreduce,
            (sendbuf, recvbuf, count, datatype, op, comm))
 {
     RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm),
-             REDUCE_CALL(TMPI_ALLREDUCE, 1));
+             REDUCE_CALL(TEMU_COLL_ALLREDUCE, 1));
     return rc;
 }
 
@@ -411,7 +411,7 @@ TMPI_ENTRY(Iallreduce,
            (sendbuf, recvbuf, count, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm, request);
-    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_ALLREDUCE, 0));
+    COUNT_COLL(.request = request, REDUCE_CALL(TEMU_COLL_ALLREDUCE, 0));
     return rc;
 }
 
@@ -420,7 +420,7 @@ TMPI_ENTRY(Scan,
             MPI_Comm comm),
            (sendbuf, recvbuf, count, datatype, op, comm))
 {
-    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm), REDUCE_CALL(TMPI_SCAN, 1));
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm), REDUCE_CALL(TEMU_COLL_SCAN, 1));
     return rc;
 }
 
@@ -430,7 +430,7 @@ TMPI_ENTRY(Iscan,
            (sendbuf, recvbuf, count, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm, request);
-    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_SCAN, 0));
+    COUNT_COLL(.request = request, REDUCE_CALL(TEMU_COLL_SCAN, 0));
     return rc;
 }
 
@@ -439,7 +439,7 @@ TMPI_ENTRY(Exscan,
             MPI_Comm comm),
            (sendbuf, recvbuf, count, datatype, op, comm))
 {
-    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm), REDUCE_CALL(TMPI_EXSCAN, 1));
+    RUN_COLL(tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm), REDUCE_CALL(TEMU_COLL_EXSCAN, 1));
     return rc;
 }
 
@@ -449,12 +449,12 @@ TMPI_ENTRY(Iexscan,
            (sendbuf, recvbuf, count, datatype, op, comm, request))
 {
     int rc = tmpi_next_(sendbuf, recvbuf, count, datatype, op, comm, request);
-    COUNT_COLL(.request = request, REDUCE_CALL(TMPI_EXSCAN, 0));
+    COUNT_COLL(.request = request, REDUCE_CALL(TEMU_COLL_EXSCAN, 0));
     return rc;
 }
 
 #define RS_CALL(B)                                                                                 \
-    .op = TMPI_REDUCE_SCATTER, .comm = comm, .blocking = B, .sendbuf = sendbuf,                    \
+    .op = TEMU_COLL_REDUCE_SCATTER, .comm = comm, .blocking = B, .sendbuf = sendbuf,                    \
     .recvbuf = recvbuf, .sendtype = datatype, .recvtype = datatype, .rop = op
 
 TMPI_ENTRY(Reduce_scatter,

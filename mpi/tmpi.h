@@ -377,7 +377,7 @@ TMPI_HIDDEN void tmpi_acct_rma(tmpi_rma_op op, const void *origin, int origin_co
 /* Everything the collective accounting needs from one call, with C
  * handles; the C and Fortran wrappers fill it in. */
 typedef struct tmpi_call {
-    tmpi_coll_op op;
+    temu_coll_op op;
     MPI_Comm comm;
     int blocking;
     const void *sendbuf; /* MPI_IN_PLACE allowed                     */

@@ -5,7 +5,7 @@
  * network holds, so no event queue is needed: each channel takes the
  * message's packets in the order they were created.  A link's lanes and
  * rate and a packet's serialization are the model's own functions
- * (temu_tm_link_lanes, temu_tm_link_lane_gbs, temu_tm_ser_ps), not a
+ * (temu_link_lanes, temu_tm_link_lane_gbs, temu_tm_ser_ps), not a
  * copy of them.
  */
 #include "vt_model.h"
@@ -14,11 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes per unit of the plan's packet sizes: Gemini phits are 3 bytes
- * (Pedretti et al., "Using the Cray Gemini Performance Counters", CUG 2013,
- * section V.A), Blue Gene chunks 32 bytes (reference/bgq, reference/bgp). */
-#define PHIT_BYTES 3u
-#define CHUNK_BYTES 32u
 #define MAX_LANES 8 /* Gemini's tiles per link direction; Blue Gene 1 */
 
 static temu_status fail(temu_error *err, temu_status st, const char *what)
@@ -87,7 +82,7 @@ static int path_build(path *p, const temu_machine *m, const temu_tm_config *c, i
         for (int k = i; k < j; k++) {
             p->gbs[k + 1] = temu_tm_link_lane_gbs(m, c, hops[k].from, hops[k].link);
             p->wire[k + 1] = c->wire_ps;
-            p->lanes[k + 1] = temu_tm_link_lanes(m, hops[k].link);
+            p->lanes[k + 1] = temu_link_lanes(m, hops[k].link);
             p->vcoff[k + 1] = c->flow == TEMU_TM_CREDIT && wraps;
         }
         i = j;
@@ -156,7 +151,10 @@ static int64_t path_packet(path *p, uint32_t bytes, uint32_t cls, uint32_t key)
 static int64_t direction(path *p, const temu_machine *m, const temu_plan *plan, int dir)
 {
     int64_t last = 0;
-    if (m->system == TEMU_SYSTEM_GEMINI) {
+    /* bytes per unit of the plan's sizes: Gemini phits 3, Blue Gene chunks 32 */
+    const temu_family_info *f = temu_family_info_get(m->system);
+    uint32_t unit = f->unit_bytes;
+    if (f->tiles != 0) { /* transactions in tile slots (Gemini) */
         uint64_t pk[2][TEMU_SLOTS], un[2][TEMU_SLOTS];
         int left = 1;
         memcpy(pk, plan->pkts[dir], sizeof pk);
@@ -169,7 +167,7 @@ static int64_t direction(path *p, const temu_machine *m, const temu_plan *plan, 
                         uint64_t size = (un[vc][k] + pk[vc][k] - 1) / pk[vc][k];
                         un[vc][k] -= size;
                         pk[vc][k]--;
-                        int64_t t = path_packet(p, (uint32_t)(size * PHIT_BYTES), (uint32_t)vc,
+                        int64_t t = path_packet(p, (uint32_t)(size * unit), (uint32_t)vc,
                                                 plan->gemini_slot_base + (uint32_t)k);
                         last = t > last ? t : last;
                         left = 1;
@@ -185,7 +183,7 @@ static int64_t direction(path *p, const temu_machine *m, const temu_plan *plan, 
             uint64_t size = (un + pk - 1) / pk;
             un -= size;
             pk--;
-            int64_t t = path_packet(p, (uint32_t)(size * CHUNK_BYTES), (uint32_t)vc, 0);
+            int64_t t = path_packet(p, (uint32_t)(size * unit), (uint32_t)vc, 0);
             last = t > last ? t : last;
         }
     }

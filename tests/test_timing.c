@@ -198,7 +198,7 @@ START_TEST(test_gemini_tiles)
 END_TEST
 
 /* The link rules a model is built with are the ones given out without a
- * model (temu_tm_link_lanes, temu_tm_link_lane_gbs, temu_tm_ser_ps: the
+ * model (temu_link_lanes, temu_tm_link_lane_gbs, temu_tm_ser_ps: the
  * live run's one-message model, mpi/vt_model.c, reads them): lane for
  * lane on every machine and on a uniform link_gbs; serialization rounds
  * up, but not an exact product. */
@@ -218,7 +218,7 @@ START_TEST(test_link_rules_shared)
                 for (int l = 0; l < 2 * m.ndims; l++) {
                     int lanes = temu_tm_lanes(t, r, l);
                     ck_assert_int_eq(
-                        lanes, temu_link_neighbor(&m, r, l) >= 0 ? temu_tm_link_lanes(&m, l) : 0);
+                        lanes, temu_link_neighbor(&m, r, l) >= 0 ? temu_link_lanes(&m, l) : 0);
                     for (int k = 0; k < lanes; k++) {
                         ck_assert(temu_tm_lane_gbs(t, r, l, k) ==
                                   1000.0 / (1000.0 / temu_tm_link_lane_gbs(&m, &c, r, l)));

@@ -66,7 +66,11 @@ static void usage(FILE *f)
 #define MAX_METRICS 2 /* Gemini inq and credit */
 #define MAX_STORES 2
 
-/* What a system's stall counters are, and how its links group. */
+/* Counter `metric` of link l of router r, summed over the link's lanes or
+ * VCs. */
+typedef uint64_t (*stall_read)(const temu_session *s, int64_t r, int l, int metric);
+
+/* What a family's stall counters are, and how its links group. */
 typedef struct stall_kind {
     int nmetrics;
     const char *metric[MAX_METRICS]; /* counter names, as dump and series name them */
@@ -74,68 +78,83 @@ typedef struct stall_kind {
     const char *unit;                /* of a router's figure */
     const char *router;              /* "Gemini" or "node" */
     int ngroups;
-    const char *group[MAX_GROUPS];
-    unsigned links[MAX_GROUPS]; /* bit l: temu link l is in the group */
+    const char *group[MAX_GROUPS]; /* NULL: the name of the group's one link */
+    unsigned links[MAX_GROUPS];    /* bit l: temu link l is in the group */
+    stall_read read;
 } stall_kind;
 
-static stall_kind kind_of(const temu_machine *m)
+/* Gemini: inq (metric 0) or credit stalls, summed over the link's tiles. */
+static uint64_t gemini_stall(const temu_session *s, int64_t r, int l, int metric)
 {
-    stall_kind k;
-    memset(&k, 0, sizeof k);
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        k = (stall_kind){2,
-                         {"INQ_STALL", "CREDIT_STALL"},
-                         {"(a) input stall: INQ_STALL", "(b) output stall: CREDIT_STALL"},
-                         "cycles (800 MHz)",
-                         "Gemini",
-                         4,
-                         {"X", "Y", "Z", "host"},
-                         {0x3, 0xc, 0x30, 0x40}}; /* X-,X+ Y-,Y+ Z-,Z+ HH (links 0..6) */
-    } else if (m->system == TEMU_SYSTEM_BGQ) {
-        k = (stall_kind){1,
+    const temu_machine *m = temu_session_machine(s);
+    int tiles[TEMU_GEMINI_TILES], n = temu_gemini_link_tiles(l, tiles);
+    int c = metric == 0 ? TEMU_TILE_INQ_STALL : TEMU_TILE_CREDIT_STALL;
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) {
+        v += temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i], c));
+    }
+    return v;
+}
+
+/* BG/P: the link's no-token cycles. */
+static uint64_t bgp_stall(const temu_session *s, int64_t r, int l, int metric)
+{
+    (void)metric;
+    return temu_counter_read(s, temu_idx_bgp(temu_session_machine(s), r, l, TEMU_BGP_NO_TOKENS));
+}
+
+/* BG/Q: receive-FIFO occupancy summed over the VCs. */
+static uint64_t bgq_stall(const temu_session *s, int64_t r, int l, int metric)
+{
+    const temu_machine *m = temu_session_machine(s);
+    uint64_t v = 0;
+    (void)metric;
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_RECV_FIFO, vc));
+    }
+    return v;
+}
+
+/* By temu_system (a stored machine always has one of them). */
+static const stall_kind kinds[] = {
+    [TEMU_SYSTEM_GEMINI] = {2,
+                            {"INQ_STALL", "CREDIT_STALL"},
+                            {"(a) input stall: INQ_STALL", "(b) output stall: CREDIT_STALL"},
+                            "cycles (800 MHz)",
+                            "Gemini",
+                            4,
+                            {"X", "Y", "Z", "host"},
+                            {0x3, 0xc, 0x30, 0x40}, /* X-,X+ Y-,Y+ Z-,Z+ HH (links 0..6) */
+                            gemini_stall},
+    [TEMU_SYSTEM_BGP] = {1,
+                         {"NO_TOKENS"},
+                         {"no-token cycles: NO_TOKENS"},
+                         "cycles (850 MHz)",
+                         "node",
+                         6,
+                         {NULL, NULL, NULL, NULL, NULL, NULL}, /* a row per direction */
+                         {0x1, 0x2, 0x4, 0x8, 0x10, 0x20},
+                         bgp_stall},
+    [TEMU_SYSTEM_BGQ] = {1,
                          {"RECV_FIFO"},
                          {"receive-FIFO occupancy (all VCs)"},
                          "packets x cycles (500 MHz)",
                          "node",
                          6,
                          {"A", "B", "C", "D", "E", "IO"},
-                         {0x3, 0xc, 0x30, 0xc0, 0x300, 0x400}}; /* A-,A+ ... E-,E+ IO */
-    } else {
-        k = (stall_kind){1,
-                         {"NO_TOKENS"},
-                         {"no-token cycles: NO_TOKENS"},
-                         "cycles (850 MHz)",
-                         "node",
-                         6,
-                         {"", "", "", "", "", ""},
-                         {0x1, 0x2, 0x4, 0x8, 0x10, 0x20}};
-        for (int g = 0; g < 6; g++) {
-            k.group[g] = temu_link_name(m, g); /* a row per direction: one counter each */
+                         {0x3, 0xc, 0x30, 0xc0, 0x300, 0x400}, /* A-,A+ ... E-,E+ IO */
+                         bgq_stall},
+};
+
+static stall_kind kind_of(const temu_machine *m)
+{
+    stall_kind k = kinds[m->system];
+    for (int g = 0; g < k.ngroups; g++) {
+        if (k.group[g] == NULL) {
+            k.group[g] = temu_link_name(m, __builtin_ctz(k.links[g]));
         }
     }
     return k;
-}
-
-/* Counter `metric` of link l of router r: Gemini summed over the link's
- * tiles, BG/Q over its VCs. */
-static uint64_t link_stall(const temu_session *s, int64_t r, int l, int metric)
-{
-    const temu_machine *m = temu_session_machine(s);
-    uint64_t v = 0;
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        int tiles[TEMU_GEMINI_TILES], n = temu_gemini_link_tiles(l, tiles);
-        int c = metric == 0 ? TEMU_TILE_INQ_STALL : TEMU_TILE_CREDIT_STALL;
-        for (int i = 0; i < n; i++) {
-            v += temu_counter_read(s, temu_idx_gemini_tile(m, r, tiles[i], c));
-        }
-    } else if (m->system == TEMU_SYSTEM_BGQ) {
-        for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
-            v += temu_counter_read(s, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_RECV_FIFO, vc));
-        }
-    } else {
-        v = temu_counter_read(s, temu_idx_bgp(m, r, l, TEMU_BGP_NO_TOKENS));
-    }
-    return v;
 }
 
 /* One counter and dimension of one store over its routers. */
@@ -158,7 +177,7 @@ static int stall_sums(const temu_session *s, const stall_kind *k,
                 uint64_t v = 0;
                 for (int l = 0; l < m->nlinks; l++) {
                     if (k->links[g] & (1u << l)) {
-                        overflow |= __builtin_add_overflow(v, link_stall(s, r, l, x), &v);
+                        overflow |= __builtin_add_overflow(v, k->read(s, r, l, x), &v);
                     }
                 }
                 stall_sum *t = &sum[x][g];

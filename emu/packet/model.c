@@ -61,7 +61,7 @@ static void fill_machine(temu_tm *t, const temu_machine *m, const temu_tm_config
     }
     for (int64_t r = 0; r < m->nrouters; r++) {
         for (int l = 0; l < t->tlinks; l++) {
-            int lanes = temu_link_neighbor(m, r, l) >= 0 ? tm_params_lanes(m, l) : 0;
+            int lanes = t->nbr[r * t->tlinks + l] >= 0 ? t->lanes[l] : 0; /* set above */
             double gbs = tm_params_lane_gbs(m, c, r, l);
             for (int k = 0; k < lanes; k++) {
                 tm_chan *ch = &t->ch[tm_chan_id(t, r, l, k)];
@@ -97,7 +97,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->per = c->flow == TEMU_TM_CREDIT || t->train > 1 ? 2 : 1;
     t->bubble = c->flow == TEMU_TM_TOKEN && t->per == 1;
     t->nvc = (int)c->classes * t->per;
-    t->maxlanes = m->system == TEMU_SYSTEM_GEMINI ? 8 : 1;
+    t->maxlanes = temu_machine_family(m)->info.max_lanes; /* Gemini 8 tiles, else 1 */
     t->tlinks = 2 * m->ndims;
     for (int l = 0; l < t->tlinks; l++) {
         t->lanes[l] = tm_params_lanes(m, l);
@@ -189,7 +189,7 @@ int temu_tm_lanes(const temu_tm *t, int64_t router, int link)
         temu_link_neighbor(&t->m, router, link) < 0) {
         return 0;
     }
-    return tm_params_lanes(&t->m, link);
+    return t->lanes[link]; /* tm_params_lanes, at creation */
 }
 
 double temu_tm_lane_gbs(const temu_tm *t, int64_t router, int link, int lane)

@@ -242,12 +242,11 @@ static inline int tm_chan_dim(const temu_tm *t, int64_t c)
 
 /* ------------------------------------------- what the parts offer each other */
 
-/* Lanes of link `link` on machine m (Gemini: tiles of the direction,
- * else 1). */
+/* Lanes of torus link `link` on machine m (the family's: Gemini tiles of
+ * the direction, else 1; temu_link_lanes). */
 static inline int tm_params_lanes(const temu_machine *m, int link)
 {
-    int tiles[8];
-    return m->system == TEMU_SYSTEM_GEMINI ? temu_gemini_link_tiles(link, tiles) : 1;
+    return temu_link_lanes(m, link);
 }
 
 /* params.c: GB/s of every lane of link `link` of `router` under

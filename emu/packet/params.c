@@ -1,8 +1,9 @@
 /*
- * params.c - the packet model's parameters: each machine's defaults, the
- * checks a configuration must pass, and the rules of its links.  The link
- * rules (lanes, a lane's GB/s, serialization) are also the live run's
- * (mpi/vt_model.c times one message by them): temu_tm_link_lanes,
+ * params.c - the packet model's parameters: each family's defaults (the
+ * `timing` figures of its descriptor, emu/family_*.c), the checks a
+ * configuration must pass, and the rules of its links.  The link rules
+ * (lanes, a lane's GB/s, serialization) are also the live run's
+ * (mpi/vt_model.c times one message by them): temu_link_lanes (family.c),
  * temu_tm_link_lane_gbs and temu_tm_ser_ps give them out.
  */
 #define TEMU_BUILDING_LIBRARY 1
@@ -12,34 +13,16 @@
 #include <math.h>
 #include <string.h>
 
-/* Link bandwidth per lane in GB/s, the machine's own figure. */
-static double machine_lane_gbs(const temu_machine *m, int64_t router, int link)
-{
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        /* per tile by medium: LDMS gemini.h, seed 000 Table II */
-        return temu_medium_tile_bandwidth(temu_gemini_link_medium(m, router, link));
-    case TEMU_SYSTEM_BGP:
-        /* 425 MB/s per link and direction (IBM Blue Gene team, "Overview of
-         * the IBM Blue Gene/P project", IBM J. Res. Dev. 52, 2008) */
-        return 0.425;
-    default:
-        /* 2 GB/s per link and direction at the 500 MHz network clock
-         * (reference/bgq REPORT, testint_inlines.h) */
-        return 2.0;
-    }
-}
-
 double tm_params_lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t router, int link)
 {
-    return c->link_gbs > 0 ? c->link_gbs : machine_lane_gbs(m, router, link);
+    return c->link_gbs > 0 ? c->link_gbs
+                           : temu_family_lane_gbs(temu_machine_family(m), m, router, link);
 }
 
-int temu_tm_link_lanes(const temu_machine *m, int link)
-{
-    return tm_params_lanes(m, link);
-}
-
+/* The configuration's uniform link_gbs, else the family's own rate
+ * (temu_link_lane_gbs): both functions are public because the live run
+ * times links as a configured model does, the tools and components as
+ * the machine is. */
 double temu_tm_link_lane_gbs(const temu_machine *m, const temu_tm_config *c, int64_t router,
                              int link)
 {
@@ -53,66 +36,12 @@ int64_t temu_tm_ser_ps(double gbs, uint32_t bytes)
 
 temu_status temu_tm_config_default(const temu_machine *m, temu_tm_config *c, temu_error *err)
 {
+    const temu_family *f = temu_machine_family(m);
     memset(c, 0, sizeof *c);
-    switch (m->system) {
-    case TEMU_SYSTEM_GEMINI:
-        /* ~105 ns per hop (lanl/PPT hopper_config.py, citing Alverson et
-         * al., "The Gemini System Interconnect", HOTI 2010); the split into
-         * router and wire time is our choice. */
-        c->router_ps = 100000;
-        c->wire_ps = 5000;
-        c->max_packet = 96;       /* 32 phits of 3 bytes (seed 000 V.A) */
-        c->buffer_bytes = 8 * 96; /* our assumption: 8 maximal packets per VC */
-        c->classes = 2;           /* request VC0, response VC1 */
-        c->flow = TEMU_TM_CREDIT;
-        c->node_gbs = 4 * 1.30; /* a NIC's half of the 8 host tiles */
-        break;
-    case TEMU_SYSTEM_BGP:
-        /* our assumption: 100 ns per hop */
-        c->router_ps = 95000;
-        c->wire_ps = 5000;
-        c->max_packet = 256;       /* 8 chunks of 32 bytes */
-        c->buffer_bytes = 4 * 256; /* our assumption */
-        c->classes = 4;            /* VCD0, VCD1, bubble, priority: a FIFO each */
-        c->flow = TEMU_TM_TOKEN;
-        c->node_gbs = 6 * 0.425; /* our assumption: all six links at once */
-        /* dynamic routing on VCD0 and VCD1, the bubble VC as escape
-         * (Lakner 2008, Table 6-3 VC names; doc/model.md) */
-        c->routing = TEMU_TM_ADAPTIVE;
-        c->dynamic_vcs = 0x3;
-        c->escape_vc = 2;
-        break;
-    case TEMU_SYSTEM_BGQ:
-        /* ~40 ns per hop (lanl/PPT mira_config.py, citing Chen et al.) */
-        c->router_ps = 35000;
-        c->wire_ps = 5000;
-        c->max_packet = 544;       /* 32-byte header + 512 payload bytes */
-        c->buffer_bytes = 4 * 544; /* our assumption */
-        c->classes = TEMU_BGQ_VCS; /* a receive FIFO per VC */
-        c->flow = TEMU_TM_TOKEN;
-        c->node_gbs = 10 * 2.0; /* our assumption: the ten torus links */
-        /* user dynamic VC 0 routed adaptively, the escape VC 1 as fall-back
-         * (reference/bgq: MU_Pt2PtNetworkHeader.h, fw_nd.c zone masks) */
-        c->routing = TEMU_TM_ADAPTIVE;
-        c->dynamic_vcs = 1u << TEMU_BGQ_VC_USER_DYNAMIC;
-        c->escape_vc = TEMU_BGQ_VC_USER_ESCAPE;
-        /* our assumption: a message-unit memory request is pending 64 MU
-         * cycles (800 MHz, reference/bgq) = 80 ns, a round trip through the
-         * switch to an L2 slice (doc/model.md) */
-        c->mu_request_ps = 64 * 1250;
-        break;
-    default:
+    if (f == NULL) {
         return temu_fail(err, TEMU_EINVAL, "timing model: unknown system %d", m->system);
     }
-    c->node_wire_ps = 0;
-    c->credit_ps = c->wire_ps; /* credits travel back over the link */
-    c->link_gbs = 0;
-    /* single packets (measured, doc/model.md "Packet trains"): on Gemini a
-     * message's packets take its tile slots in turn and trains of one slot
-     * would leave the router's injection queue one after the other; on
-     * Blue Gene trains need dateline VCs instead of the bubble rule, which
-     * moves the stall counters by up to 1.8 x */
-    c->train_packets = 1;
+    *c = f->timing; /* the figures and their sources: emu/family_*.c */
     return TEMU_OK;
 }
 
@@ -146,7 +75,8 @@ static temu_status check_adaptive(const temu_tm_config *c, temu_error *err)
 temu_status tm_params_check(const temu_machine *m, const temu_tm_config *c, temu_error *err)
 {
     uint32_t need;
-    if (c->routing == TEMU_TM_ADAPTIVE && m->system == TEMU_SYSTEM_GEMINI) {
+    /* a family whose defaults name no dynamic VC (Gemini) has no adaptive router */
+    if (c->routing == TEMU_TM_ADAPTIVE && temu_machine_family(m)->timing.dynamic_vcs == 0) {
         return temu_fail(err, TEMU_EINVAL,
                          "timing model: adaptive routing is modelled for Blue Gene only");
     }

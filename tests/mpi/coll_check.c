@@ -66,7 +66,7 @@ static void wait_if(int blocking, MPI_Request *req)
 /* What one case called, for the expectation (sizes in bytes, doc of
  * tmpi_coll in coll/coll.h). */
 typedef struct expect {
-    tmpi_coll_op op;
+    temu_coll_op op;
     int blocking;
     uint64_t bytes, count, elem;
     int root;
@@ -94,7 +94,7 @@ static int size_of(MPI_Comm c)
 static int c_barrier(MPI_Comm comm, int blocking, expect *e)
 {
     MPI_Request req;
-    e->op = TMPI_BARRIER;
+    e->op = TEMU_COLL_BARRIER;
     if (blocking) {
         MPI_Barrier(comm);
     } else {
@@ -112,7 +112,7 @@ static int bcast_n(MPI_Comm comm, int blocking, expect *e, int count, int root)
     if (r == root) {
         fill(b, 42, count);
     }
-    *e = (expect){.op = TMPI_BCAST, .bytes = 4u * (uint64_t)count, .root = root};
+    *e = (expect){.op = TEMU_COLL_BCAST, .bytes = 4u * (uint64_t)count, .root = root};
     if (blocking) {
         MPI_Bcast(b, count, MPI_INT, root, comm);
     } else {
@@ -142,7 +142,7 @@ static int c_gather(MPI_Comm comm, int blocking, expect *e)
     int n = size_of(comm), r = rank_of(comm), root = 2 % n, ok = 1, k = 25;
     int *s = ints(k), *g = ints((size_t)k * n);
     fill(s, r, k);
-    *e = (expect){.op = TMPI_GATHER, .bytes = 4u * k, .root = root};
+    *e = (expect){.op = TEMU_COLL_GATHER, .bytes = 4u * k, .root = root};
     /* receive arguments are insignificant off the root: pass null ones */
     int rk = r == root ? k : 0;
     MPI_Datatype rt = r == root ? MPI_INT : MPI_DATATYPE_NULL;
@@ -187,7 +187,7 @@ static int c_gatherv(MPI_Comm comm, int blocking, expect *e)
     }
     int *s = ints(cnt[r]), *g = ints(tot);
     fill(s, r, cnt[r]);
-    *e = (expect){.op = TMPI_GATHERV, .root = root, .block = vblock_own};
+    *e = (expect){.op = TEMU_COLL_GATHERV, .root = root, .block = vblock_own};
     int me_root = r == root;
     if (blocking) {
         MPI_Gatherv(s, cnt[r], MPI_INT, me_root ? g : NULL, me_root ? cnt : NULL,
@@ -215,7 +215,7 @@ static int c_scatter(MPI_Comm comm, int blocking, expect *e)
     int n = size_of(comm), r = rank_of(comm), ok = 1, k = 25;
     int *s = ints((size_t)k * n), *d = ints(k);
     fill(s, 7, k * n);
-    *e = (expect){.op = TMPI_SCATTER, .bytes = 4u * k, .root = 0};
+    *e = (expect){.op = TEMU_COLL_SCATTER, .bytes = 4u * k, .root = 0};
     /* send arguments are insignificant off the root */
     MPI_Datatype st = r == 0 ? MPI_INT : MPI_DATATYPE_NULL;
     if (blocking) {
@@ -250,7 +250,7 @@ static int c_scatterv(MPI_Comm comm, int blocking, expect *e)
     }
     int *s = ints(tot), *d = ints(cnt[r]);
     fill(s, 9, tot);
-    *e = (expect){.op = TMPI_SCATTERV, .root = root, .block = vblock_scatterv};
+    *e = (expect){.op = TEMU_COLL_SCATTERV, .root = root, .block = vblock_scatterv};
     int me_root = r == root;
     if (blocking) {
         MPI_Scatterv(me_root ? s : NULL, me_root ? cnt : NULL, me_root ? dsp : NULL,
@@ -276,7 +276,7 @@ static int c_allgather(MPI_Comm comm, int blocking, expect *e)
     int n = size_of(comm), r = rank_of(comm), ok = 1, k = 25;
     int *s = ints(k), *g = ints((size_t)k * n);
     fill(s, r, k);
-    *e = (expect){.op = TMPI_ALLGATHER, .bytes = 4u * k};
+    *e = (expect){.op = TEMU_COLL_ALLGATHER, .bytes = 4u * k};
     if (blocking) {
         MPI_Allgather(s, k, MPI_INT, g, k, MPI_INT, comm);
     } else {
@@ -311,7 +311,7 @@ static int c_allgatherv(MPI_Comm comm, int blocking, expect *e)
     }
     int *s = ints(cnt[r]), *g = ints(tot);
     fill(s, r, cnt[r]);
-    *e = (expect){.op = TMPI_ALLGATHERV, .block = vblock_allgatherv};
+    *e = (expect){.op = TEMU_COLL_ALLGATHERV, .block = vblock_allgatherv};
     if (blocking) {
         MPI_Allgatherv(s, cnt[r], MPI_INT, g, cnt, dsp, MPI_INT, comm);
     } else {
@@ -340,7 +340,7 @@ static int alltoall_k(MPI_Comm comm, int blocking, expect *e, int k, int in_plac
             (in_place ? d : s)[j * k + i] = val(r * 64 + j, i);
         }
     }
-    *e = (expect){.op = TMPI_ALLTOALL, .bytes = 4u * (uint64_t)k};
+    *e = (expect){.op = TEMU_COLL_ALLTOALL, .bytes = 4u * (uint64_t)k};
     const void *sb = in_place ? MPI_IN_PLACE : s;
     if (blocking) {
         MPI_Alltoall(sb, k, MPI_INT, d, k, MPI_INT, comm);
@@ -403,7 +403,7 @@ static int alltoallv_w(MPI_Comm comm, int blocking, expect *e, int w)
             s[o + i] = val(r * 64 + j, i);
         }
     }
-    *e = (expect){.op = TMPI_ALLTOALLV, .block = vblock_a2av};
+    *e = (expect){.op = TEMU_COLL_ALLTOALLV, .block = vblock_a2av};
     if (w && blocking) {
         MPI_Alltoallw(s, sc, sd, ty, d, rc, rd, ty, comm);
     } else if (w) {
@@ -473,7 +473,7 @@ static int reduce_k(MPI_Comm comm, int blocking, expect *e, int k, int all, MPI_
     int n = size_of(comm), r = rank_of(comm), root = 3 % n, ok = 1;
     int *s = ints(k), *d = ints(k);
     fill(in_place ? d : s, r, k);
-    *e = (expect){.op = all ? TMPI_ALLREDUCE : TMPI_REDUCE,
+    *e = (expect){.op = all ? TEMU_COLL_ALLREDUCE : TEMU_COLL_REDUCE,
                   .bytes = 4u * (uint64_t)k,
                   .count = (uint64_t)k,
                   .elem = 4,
@@ -558,7 +558,7 @@ static int rs_k(MPI_Comm comm, int blocking, expect *e, int block)
     }
     int *s = ints(tot), *d = ints(cnt[r]);
     fill(s, r, tot);
-    *e = (expect){.op = TMPI_REDUCE_SCATTER,
+    *e = (expect){.op = TEMU_COLL_REDUCE_SCATTER,
                   .bytes = block ? 20 : 0,
                   .elem = 4,
                   .commutative = 1,
@@ -599,7 +599,7 @@ static int scan_k(MPI_Comm comm, int blocking, expect *e, int ex)
     int r = rank_of(comm), ok = 1, k = 10;
     int *s = ints(k), *d = ints(k);
     fill(s, r, k);
-    *e = (expect){.op = ex ? TMPI_EXSCAN : TMPI_SCAN,
+    *e = (expect){.op = ex ? TEMU_COLL_EXSCAN : TEMU_COLL_SCAN,
                   .bytes = 40,
                   .count = 10,
                   .elem = 4,
@@ -693,7 +693,7 @@ static int neighbor_k(MPI_Comm cart, int blocking, expect *e, int kind)
             s[o + j] = kind <= 1 ? val(r, j) : val(r * 64 + i, j);
         }
     }
-    *e = (expect){.op = kind <= 1 ? TMPI_NEIGHBOR_ALLGATHER : TMPI_NEIGHBOR_ALLTOALL,
+    *e = (expect){.op = kind <= 1 ? TEMU_COLL_NEIGHBOR_ALLGATHER : TEMU_COLL_NEIGHBOR_ALLTOALL,
                   .bytes = 4u * (uint64_t)k,
                   .cart = 1,
                   .block = kind >= 3 ? vblock_nb : NULL};
@@ -796,26 +796,26 @@ static void inject(void *ctx, const tmpi_msg *m)
 static void classroute_expect(temu_session *p, const expect *e, const int32_t *world, int n,
                               int64_t *nodes, int nn)
 {
-    int64_t root = node_of(world[e->op == TMPI_BCAST || e->op == TMPI_REDUCE ? e->root : 0]);
+    int64_t root = node_of(world[e->op == TEMU_COLL_BCAST || e->op == TEMU_COLL_REDUCE ? e->root : 0]);
     temu_kind kind = n == wsize ? TEMU_KIND_COLL_WORLD : TEMU_KIND_COLL_SUB;
-    uint64_t bytes = e->op == TMPI_BARRIER ? 0 : e->bytes;
+    uint64_t bytes = e->op == TEMU_COLL_BARRIER ? 0 : e->bytes;
     temu_hop *edges;
     int ne;
-    if (e->op != TMPI_BCAST) { /* up: every node injects */
+    if (e->op != TEMU_COLL_BCAST) { /* up: every node injects */
         ne = tmpi_classroute_edges(M, nodes, nn, root, 1, &edges);
-        tmpi_classroute_inject(p, edges, ne, nodes, nn, &root, e->op == TMPI_REDUCE, bytes, kind);
+        tmpi_classroute_inject(p, edges, ne, nodes, nn, &root, e->op == TEMU_COLL_REDUCE, bytes, kind);
         free(edges);
     }
-    if (e->op != TMPI_REDUCE) { /* down: every node (bcast: but the root's) receives */
+    if (e->op != TEMU_COLL_REDUCE) { /* down: every node (bcast: but the root's) receives */
         int64_t others[64];
         int no = 0;
         for (int i = 0; i < nn; i++) {
-            if (e->op != TMPI_BCAST || nodes[i] != root) {
+            if (e->op != TEMU_COLL_BCAST || nodes[i] != root) {
                 others[no++] = nodes[i];
             }
         }
         ne = tmpi_classroute_edges(M, nodes, nn, root, 0, &edges);
-        tmpi_classroute_inject(p, edges, ne, &root, e->op == TMPI_BCAST, others, no, bytes, kind);
+        tmpi_classroute_inject(p, edges, ne, &root, e->op == TEMU_COLL_BCAST, others, no, bytes, kind);
         free(edges);
     }
 }
@@ -849,7 +849,7 @@ static void build_expected(temu_session *p, MPI_Comm comm, const expect *e)
         c.op = e->op;
         c.n = n;
         c.root = e->root;
-        c.commutative = e->op == TMPI_REDUCE || e->op == TMPI_ALLREDUCE ? e->commutative : 1;
+        c.commutative = e->op == TEMU_COLL_REDUCE || e->op == TEMU_COLL_ALLREDUCE ? e->commutative : 1;
         c.bytes = e->bytes;
         c.count = e->count;
         c.elem = e->elem;
@@ -863,11 +863,11 @@ static void build_expected(temu_session *p, MPI_Comm comm, const expect *e)
                 blocks[j] = e->block(q, j);
             }
             c.blocks = blocks;
-            if (e->op == TMPI_GATHERV) { /* the caller's own block */
+            if (e->op == TEMU_COLL_GATHERV) { /* the caller's own block */
                 c.blocks = NULL;
                 c.bytes = q == e->root ? 0 : e->block(q, q);
             }
-            if (e->op == TMPI_SCATTERV && q != e->root) {
+            if (e->op == TEMU_COLL_SCATTERV && q != e->root) {
                 c.blocks = NULL;
             }
         }

@@ -48,7 +48,7 @@ static void expect(const tmpi_coll *c, int me, int n, const int *dst, const uint
     }
 }
 
-static tmpi_coll make(tmpi_coll_op op, tmpi_algo algo, int n, int root, uint64_t bytes)
+static tmpi_coll make(temu_coll_op op, tmpi_algo algo, int n, int root, uint64_t bytes)
 {
     tmpi_coll c;
     memset(&c, 0, sizeof c);
@@ -89,7 +89,7 @@ static tmpi_coll make(tmpi_coll_op op, tmpi_algo algo, int n, int root, uint64_t
 
 START_TEST(barrier_dissemination_5)
 {
-    tmpi_coll c = make(TMPI_BARRIER, TMPI_ALGO_DISSEMINATION, 5, 0, 0);
+    tmpi_coll c = make(TEMU_COLL_BARRIER, TMPI_ALGO_DISSEMINATION, 5, 0, 0);
     EXPECT(c, 3, 4, 0, 2); /* 3+1, 3+2, 3+4 mod 5 */
     EXPECT(c, 0, 1, 2, 4);
 }
@@ -97,7 +97,7 @@ END_TEST
 
 START_TEST(bcast_binomial_8_root0)
 {
-    tmpi_coll c = make(TMPI_BCAST, TMPI_ALGO_BINOMIAL, 8, 0, 100);
+    tmpi_coll c = make(TEMU_COLL_BCAST, TMPI_ALGO_BINOMIAL, 8, 0, 100);
     EXPECT(c, 0, 4, 2, 1);
     EXPECT(c, 4, 6, 5);
     EXPECT(c, 2, 3);
@@ -113,7 +113,7 @@ START_TEST(bcast_binomial_6_root3)
     /* relative ranks: vr = r - 3 mod 6; the root (vr 0) sends to vr 4, 2,
      * 1 = ranks 1, 5, 4; vr 4 (rank 1) to vr 5 (rank 2); vr 2 (rank 5) to
      * vr 3 (rank 0) */
-    tmpi_coll c = make(TMPI_BCAST, TMPI_ALGO_BINOMIAL, 6, 3, 7);
+    tmpi_coll c = make(TEMU_COLL_BCAST, TMPI_ALGO_BINOMIAL, 6, 3, 7);
     EXPECT(c, 3, 1, 5, 4);
     EXPECT(c, 1, 2);
     EXPECT(c, 5, 0);
@@ -125,7 +125,7 @@ END_TEST
 
 START_TEST(reduce_binomial_6)
 {
-    tmpi_coll c = make(TMPI_REDUCE, TMPI_ALGO_BINOMIAL, 6, 0, 40);
+    tmpi_coll c = make(TEMU_COLL_REDUCE, TMPI_ALGO_BINOMIAL, 6, 0, 40);
     EXPECT(c, 1, 0);
     EXPECT(c, 2, 0);
     EXPECT(c, 3, 2);
@@ -145,7 +145,7 @@ END_TEST
 START_TEST(reduce_noncommutative_6_root2)
 {
     /* tree on absolute ranks to 0, then 0 -> 2 */
-    tmpi_coll c = make(TMPI_REDUCE, TMPI_ALGO_BINOMIAL_NONCOMM, 6, 2, 40);
+    tmpi_coll c = make(TEMU_COLL_REDUCE, TMPI_ALGO_BINOMIAL_NONCOMM, 6, 2, 40);
     c.commutative = 0;
     EXPECT(c, 0, 2);
     EXPECT(c, 1, 0);
@@ -157,7 +157,7 @@ END_TEST
 
 START_TEST(gather_binomial_6)
 {
-    tmpi_coll c = make(TMPI_GATHER, TMPI_ALGO_BINOMIAL, 6, 0, 10);
+    tmpi_coll c = make(TEMU_COLL_GATHER, TMPI_ALGO_BINOMIAL, 6, 0, 10);
     EXPECT_SIZED(c, 1, 0, 10);
     EXPECT_SIZED(c, 2, 0, 20); /* subtree {2, 3} */
     EXPECT_SIZED(c, 3, 2, 10);
@@ -169,7 +169,7 @@ END_TEST
 
 START_TEST(scatter_binomial_6)
 {
-    tmpi_coll c = make(TMPI_SCATTER, TMPI_ALGO_BINOMIAL, 6, 0, 10);
+    tmpi_coll c = make(TEMU_COLL_SCATTER, TMPI_ALGO_BINOMIAL, 6, 0, 10);
     EXPECT_SIZED(c, 0, 4, 20, 2, 20, 1, 10);
     EXPECT_SIZED(c, 4, 5, 10);
     EXPECT_SIZED(c, 2, 3, 10);
@@ -180,7 +180,7 @@ END_TEST
 
 START_TEST(allgather_rd_4)
 {
-    tmpi_coll c = make(TMPI_ALLGATHER, TMPI_ALGO_RECURSIVE_DOUBLING, 4, 0, 8);
+    tmpi_coll c = make(TEMU_COLL_ALLGATHER, TMPI_ALGO_RECURSIVE_DOUBLING, 4, 0, 8);
     EXPECT_SIZED(c, 1, 0, 8, 3, 16);
     EXPECT_SIZED(c, 2, 3, 8, 0, 16);
 }
@@ -188,7 +188,7 @@ END_TEST
 
 START_TEST(allgather_bruck_5)
 {
-    tmpi_coll c = make(TMPI_ALLGATHER, TMPI_ALGO_BRUCK, 5, 0, 8);
+    tmpi_coll c = make(TEMU_COLL_ALLGATHER, TMPI_ALGO_BRUCK, 5, 0, 8);
     EXPECT_SIZED(c, 2, 1, 8, 0, 16, 3, 8);
     EXPECT_SIZED(c, 0, 4, 8, 3, 16, 1, 8);
 }
@@ -197,7 +197,7 @@ END_TEST
 START_TEST(allgatherv_ring_3)
 {
     uint64_t blocks[3] = {1, 2, 3};
-    tmpi_coll c = make(TMPI_ALLGATHERV, TMPI_ALGO_RING, 3, 0, 0);
+    tmpi_coll c = make(TEMU_COLL_ALLGATHERV, TMPI_ALGO_RING, 3, 0, 0);
     c.blocks = blocks;
     EXPECT_SIZED(c, 0, 1, 1, 1, 3);
     EXPECT_SIZED(c, 1, 2, 2, 2, 1);
@@ -207,7 +207,7 @@ END_TEST
 
 START_TEST(alltoall_bruck)
 {
-    tmpi_coll c = make(TMPI_ALLTOALL, TMPI_ALGO_BRUCK, 8, 0, 4);
+    tmpi_coll c = make(TEMU_COLL_ALLTOALL, TMPI_ALGO_BRUCK, 8, 0, 4);
     EXPECT_SIZED(c, 0, 1, 16, 2, 16, 4, 16);
     c.n = 5; /* indices with bit 1: {1,3}; bit 2: {2,3}; bit 4: {4} */
     EXPECT_SIZED(c, 3, 4, 8, 0, 8, 2, 4);
@@ -216,14 +216,14 @@ END_TEST
 
 START_TEST(alltoall_pairwise)
 {
-    tmpi_coll c = make(TMPI_ALLTOALL, TMPI_ALGO_PAIRWISE, 4, 0, 5);
+    tmpi_coll c = make(TEMU_COLL_ALLTOALL, TMPI_ALGO_PAIRWISE, 4, 0, 5);
     EXPECT_SIZED(c, 1, 2, 5, 3, 5, 0, 5);
     list *l = sends_of(&c, 1);
     ck_assert_uint_eq(l->m[0].off, 10);
     ck_assert_uint_eq(l->m[2].off, 0);
     ck_assert_int_eq(l->m[0].buf, TMPI_BUF_SEND);
     uint64_t v[4] = {0, 7, 0, 9};
-    c.op = TMPI_ALLTOALLV;
+    c.op = TEMU_COLL_ALLTOALLV;
     c.blocks = v; /* no offsets: no payload */
     EXPECT_SIZED(c, 1, 3, 9);
     l = sends_of(&c, 1);
@@ -235,7 +235,7 @@ START_TEST(allreduce_rd_6)
 {
     /* pof2 4, rem 2: 0 -> 1 and 2 -> 3 fold in; new ranks 1, 3, 4, 5;
      * exchanges 1-3, 4-5 then 1-4, 3-5; 1 -> 0 and 3 -> 2 fold out */
-    tmpi_coll c = make(TMPI_ALLREDUCE, TMPI_ALGO_RECURSIVE_DOUBLING, 6, 0, 16);
+    tmpi_coll c = make(TEMU_COLL_ALLREDUCE, TMPI_ALGO_RECURSIVE_DOUBLING, 6, 0, 16);
     EXPECT(c, 0, 1);
     EXPECT(c, 1, 3, 4, 0);
     EXPECT(c, 2, 3);
@@ -249,7 +249,7 @@ START_TEST(allreduce_rabenseifner_4)
 {
     /* 10 four-byte elements in 4 chunks of 2, 2, 2, 4 elements:
      * 8, 8, 8, 16 bytes */
-    tmpi_coll c = make(TMPI_ALLREDUCE, TMPI_ALGO_RABENSEIFNER, 4, 0, 40);
+    tmpi_coll c = make(TEMU_COLL_ALLREDUCE, TMPI_ALGO_RABENSEIFNER, 4, 0, 40);
     c.count = 10;
     c.elem = 4;
     EXPECT_SIZED(c, 0, 1, 24, 2, 8, 2, 8, 1, 16);
@@ -261,7 +261,7 @@ END_TEST
 
 START_TEST(scan_rd_5)
 {
-    tmpi_coll c = make(TMPI_SCAN, TMPI_ALGO_RECURSIVE_DOUBLING, 5, 0, 8);
+    tmpi_coll c = make(TEMU_COLL_SCAN, TMPI_ALGO_RECURSIVE_DOUBLING, 5, 0, 8);
     EXPECT(c, 2, 3, 0);
     EXPECT(c, 4, 0);
     EXPECT(c, 0, 1, 2, 4);
@@ -271,7 +271,7 @@ END_TEST
 START_TEST(bcast_scatter_allgather_4)
 {
     /* 10 bytes, ss = 3: chunks 3, 3, 3, 1 */
-    tmpi_coll c = make(TMPI_BCAST, TMPI_ALGO_SCATTER_RING, 4, 0, 10);
+    tmpi_coll c = make(TEMU_COLL_BCAST, TMPI_ALGO_SCATTER_RING, 4, 0, 10);
     EXPECT_SIZED(c, 0, 2, 4, 1, 3, 1, 3, 1, 1, 1, 3);
     EXPECT_SIZED(c, 2, 3, 1, 3, 3, 3, 3, 3, 3);
     c.algo = TMPI_ALGO_SCATTER_RD;
@@ -282,11 +282,11 @@ END_TEST
 
 START_TEST(linear_v)
 {
-    tmpi_coll c = make(TMPI_GATHERV, TMPI_ALGO_LINEAR, 3, 1, 12);
+    tmpi_coll c = make(TEMU_COLL_GATHERV, TMPI_ALGO_LINEAR, 3, 1, 12);
     EXPECT_SIZED(c, 0, 1, 12);
     EXPECT_NONE(c, 1);
     uint64_t blocks[3] = {5, 0, 7}, offs[3] = {0, 5, 5};
-    c = make(TMPI_SCATTERV, TMPI_ALGO_LINEAR, 3, 0, 0);
+    c = make(TEMU_COLL_SCATTERV, TMPI_ALGO_LINEAR, 3, 0, 0);
     c.blocks = blocks;
     c.offs = offs;
     EXPECT_SIZED(c, 0, 2, 7);
@@ -297,7 +297,7 @@ END_TEST
 START_TEST(reduce_scatter_pairwise_3)
 {
     uint64_t blocks[3] = {4, 8, 12};
-    tmpi_coll c = make(TMPI_REDUCE_SCATTER, TMPI_ALGO_PAIRWISE, 3, 0, 0);
+    tmpi_coll c = make(TEMU_COLL_REDUCE_SCATTER, TMPI_ALGO_PAIRWISE, 3, 0, 0);
     c.blocks = blocks;
     EXPECT_SIZED(c, 0, 1, 8, 2, 12);
     list *l = sends_of(&c, 0);
@@ -313,7 +313,7 @@ END_TEST
 START_TEST(neighbors)
 {
     int32_t nb[3] = {3, -1, 5};
-    tmpi_coll c = make(TMPI_NEIGHBOR_ALLTOALL, TMPI_ALGO_NEIGHBOR, 8, 0, 6);
+    tmpi_coll c = make(TEMU_COLL_NEIGHBOR_ALLTOALL, TMPI_ALGO_NEIGHBOR, 8, 0, 6);
     c.nnb = 3;
     c.nb = nb;
     EXPECT(c, 0, 3, 5);
@@ -364,26 +364,26 @@ START_TEST(conservation)
             lg++;
         }
         for (int root = 0; root < n; root += 3) {
-            tmpi_coll c = make(TMPI_BCAST, TMPI_ALGO_BINOMIAL, n, root, B);
+            tmpi_coll c = make(TEMU_COLL_BCAST, TMPI_ALGO_BINOMIAL, n, root, B);
             tally t = run_all(&c);
             ck_assert_uint_eq(t.msgs, (uint64_t)n - 1);
             for (int r = 0; r < n; r++) {
                 ck_assert_uint_eq(t.in[r], r == root ? 0 : B);
             }
-            c.op = TMPI_GATHER;
+            c.op = TEMU_COLL_GATHER;
             t = run_all(&c);
             ck_assert_uint_eq(t.in[root], (uint64_t)(n - 1) * B);
-            c.op = TMPI_SCATTER;
+            c.op = TEMU_COLL_SCATTER;
             t = run_all(&c);
             ck_assert_uint_eq(t.msgs, (uint64_t)n - 1);
             for (int r = 0; r < n; r++) {
                 ck_assert_uint_ge(t.in[r], r == root ? 0 : B);
             }
-            c.op = TMPI_REDUCE;
+            c.op = TEMU_COLL_REDUCE;
             t = run_all(&c);
             ck_assert_uint_eq(t.msgs, (uint64_t)n - 1);
             /* long bcast: every non-root ends with the whole buffer */
-            c = make(TMPI_BCAST, TMPI_ALGO_SCATTER_RING, n, root, 1000);
+            c = make(TEMU_COLL_BCAST, TMPI_ALGO_SCATTER_RING, n, root, 1000);
             t = run_all(&c);
             for (int r = 0; r < n; r++) {
                 ck_assert_uint_ge(t.in[r], r == root ? 0 : 1000);
@@ -391,31 +391,31 @@ START_TEST(conservation)
         }
         tmpi_algo ag[3] = {TMPI_ALGO_BRUCK, TMPI_ALGO_RING, TMPI_ALGO_RECURSIVE_DOUBLING};
         for (int a = 0; a < (pof2 == n ? 3 : 2); a++) {
-            tmpi_coll c = make(TMPI_ALLGATHER, ag[a], n, 0, B);
+            tmpi_coll c = make(TEMU_COLL_ALLGATHER, ag[a], n, 0, B);
             tally t = run_all(&c);
             for (int r = 0; r < n; r++) {
                 ck_assert_uint_eq(t.in[r], (uint64_t)(n - 1) * B);
             }
         }
-        tmpi_coll c = make(TMPI_ALLTOALL, TMPI_ALGO_PAIRWISE, n, 0, B);
+        tmpi_coll c = make(TEMU_COLL_ALLTOALL, TMPI_ALGO_PAIRWISE, n, 0, B);
         tally t = run_all(&c);
         ck_assert_uint_eq(t.msgs, (uint64_t)n * (n - 1));
         ck_assert_uint_eq(t.bytes, (uint64_t)n * (n - 1) * B);
         c.algo = TMPI_ALGO_BRUCK;
         t = run_all(&c);
         ck_assert_uint_eq(t.msgs, (uint64_t)n * (uint64_t)(lg + (pof2 < n)));
-        c = make(TMPI_ALLREDUCE, TMPI_ALGO_RECURSIVE_DOUBLING, n, 0, B);
+        c = make(TEMU_COLL_ALLREDUCE, TMPI_ALGO_RECURSIVE_DOUBLING, n, 0, B);
         t = run_all(&c);
         ck_assert_uint_eq(t.msgs, (uint64_t)(2 * (n - pof2) + pof2 * lg));
         /* Rabenseifner: each participant sends count - its chunk in each
          * phase; folding adds the whole buffer twice per folded pair */
-        c = make(TMPI_ALLREDUCE, TMPI_ALGO_RABENSEIFNER, n, 0, 4 * 1000);
+        c = make(TEMU_COLL_ALLREDUCE, TMPI_ALGO_RABENSEIFNER, n, 0, 4 * 1000);
         c.count = 1000;
         c.elem = 4;
         t = run_all(&c);
         ck_assert_uint_eq(t.bytes, (uint64_t)2 * (n - pof2) * 4000 +
                                        (uint64_t)2 * ((uint64_t)pof2 - 1) * 4000);
-        c = make(TMPI_BARRIER, TMPI_ALGO_DISSEMINATION, n, 0, 0);
+        c = make(TEMU_COLL_BARRIER, TMPI_ALGO_DISSEMINATION, n, 0, 0);
         t = run_all(&c);
         ck_assert_uint_eq(t.msgs, (uint64_t)n * (uint64_t)(lg + (pof2 < n)));
     }
@@ -424,7 +424,7 @@ END_TEST
 
 /* --------------------------------------------------------------- choice */
 
-static tmpi_algo choose(int system, int blocking, int world, int box, int hw, tmpi_coll_op op,
+static tmpi_algo choose(int system, int blocking, int world, int box, int hw, temu_coll_op op,
                         int n, uint64_t bytes, uint64_t count, int commutative)
 {
     const temu_family_info *fam = temu_family_info_get(system);
@@ -439,49 +439,49 @@ enum { GEM = 1, BGP = 2, BGQ = 3 };
 
 START_TEST(choice)
 {
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BCAST, 1, 8, 8, 1), TMPI_ALGO_NONE);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BCAST, 16, 12287, 0, 1), TMPI_ALGO_BINOMIAL);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BCAST, 16, 12288, 0, 1), TMPI_ALGO_SCATTER_RD);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BCAST, 12, 12288, 0, 1), TMPI_ALGO_SCATTER_RING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BCAST, 7, 1 << 20, 0, 1), TMPI_ALGO_BINOMIAL);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BCAST, 16, 524288, 0, 1), TMPI_ALGO_SCATTER_RING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLREDUCE, 8, 2048, 512, 1),
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BCAST, 1, 8, 8, 1), TMPI_ALGO_NONE);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BCAST, 16, 12287, 0, 1), TMPI_ALGO_BINOMIAL);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BCAST, 16, 12288, 0, 1), TMPI_ALGO_SCATTER_RD);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BCAST, 12, 12288, 0, 1), TMPI_ALGO_SCATTER_RING);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BCAST, 7, 1 << 20, 0, 1), TMPI_ALGO_BINOMIAL);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BCAST, 16, 524288, 0, 1), TMPI_ALGO_SCATTER_RING);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLREDUCE, 8, 2048, 512, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLREDUCE, 8, 2056, 514, 1),
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLREDUCE, 8, 2056, 514, 1),
                      TMPI_ALGO_RABENSEIFNER);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLREDUCE, 8, 4096, 1024, 0),
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLREDUCE, 8, 4096, 1024, 0),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLREDUCE, 8, 4096, 4, 1),
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLREDUCE, 8, 4096, 4, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_REDUCE, 8, 4096, 4, 0),
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_REDUCE, 8, 4096, 4, 0),
                      TMPI_ALGO_BINOMIAL_NONCOMM);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLGATHER, 8, 1000, 0, 1),
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLGATHER, 8, 1000, 0, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLGATHER, 6, 1000, 0, 1), TMPI_ALGO_BRUCK);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLGATHER, 6, 20000, 0, 1), TMPI_ALGO_RING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLGATHER, 8, 65536, 0, 1), TMPI_ALGO_RING);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLTOALL, 8, 256, 0, 1), TMPI_ALGO_BRUCK);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLTOALL, 8, 257, 0, 1), TMPI_ALGO_PAIRWISE);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_ALLTOALL, 7, 8, 0, 1), TMPI_ALGO_PAIRWISE);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_GATHERV, 7, 8, 0, 1), TMPI_ALGO_LINEAR);
-    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TMPI_BARRIER, 7, 0, 0, 1), TMPI_ALGO_DISSEMINATION);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLGATHER, 6, 1000, 0, 1), TMPI_ALGO_BRUCK);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLGATHER, 6, 20000, 0, 1), TMPI_ALGO_RING);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLGATHER, 8, 65536, 0, 1), TMPI_ALGO_RING);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLTOALL, 8, 256, 0, 1), TMPI_ALGO_BRUCK);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLTOALL, 8, 257, 0, 1), TMPI_ALGO_PAIRWISE);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_ALLTOALL, 7, 8, 0, 1), TMPI_ALGO_PAIRWISE);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_GATHERV, 7, 8, 0, 1), TMPI_ALGO_LINEAR);
+    ck_assert_int_eq(choose(GEM, 1, 1, 0, 1, TEMU_COLL_BARRIER, 7, 0, 0, 1), TMPI_ALGO_DISSEMINATION);
     /* Blue Gene: all-to-all is direct; collective networks */
-    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 1, TMPI_ALLTOALL, 8, 8, 0, 1), TMPI_ALGO_PAIRWISE);
-    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 1, TMPI_ALLREDUCE, 8, 8, 1, 1), TMPI_ALGO_CLASSROUTE);
-    ck_assert_int_eq(choose(BGQ, 0, 1, 0, 1, TMPI_ALLREDUCE, 8, 8, 1, 1),
+    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 1, TEMU_COLL_ALLTOALL, 8, 8, 0, 1), TMPI_ALGO_PAIRWISE);
+    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 1, TEMU_COLL_ALLREDUCE, 8, 8, 1, 1), TMPI_ALGO_CLASSROUTE);
+    ck_assert_int_eq(choose(BGQ, 0, 1, 0, 1, TEMU_COLL_ALLREDUCE, 8, 8, 1, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(BGQ, 1, 0, 1, 1, TMPI_ALLREDUCE, 8, 8, 1, 1), TMPI_ALGO_CLASSROUTE);
-    ck_assert_int_eq(choose(BGQ, 1, 0, 0, 1, TMPI_ALLREDUCE, 8, 8, 1, 1),
+    ck_assert_int_eq(choose(BGQ, 1, 0, 1, 1, TEMU_COLL_ALLREDUCE, 8, 8, 1, 1), TMPI_ALGO_CLASSROUTE);
+    ck_assert_int_eq(choose(BGQ, 1, 0, 0, 1, TEMU_COLL_ALLREDUCE, 8, 8, 1, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 0, TMPI_ALLREDUCE, 8, 8, 1, 1),
+    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 0, TEMU_COLL_ALLREDUCE, 8, 8, 1, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 0, TMPI_BCAST, 8, 8, 1, 1), TMPI_ALGO_CLASSROUTE);
-    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 0, TMPI_BARRIER, 8, 0, 0, 1), TMPI_ALGO_CLASSROUTE);
-    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 1, TMPI_ALLGATHER, 8, 8, 1, 1),
+    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 0, TEMU_COLL_BCAST, 8, 8, 1, 1), TMPI_ALGO_CLASSROUTE);
+    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 0, TEMU_COLL_BARRIER, 8, 0, 0, 1), TMPI_ALGO_CLASSROUTE);
+    ck_assert_int_eq(choose(BGQ, 1, 1, 0, 1, TEMU_COLL_ALLGATHER, 8, 8, 1, 1),
                      TMPI_ALGO_RECURSIVE_DOUBLING);
-    ck_assert_int_eq(choose(BGP, 1, 1, 0, 1, TMPI_BCAST, 8, 8, 0, 1), TMPI_ALGO_COLLNET);
-    ck_assert_int_eq(choose(BGP, 1, 0, 1, 1, TMPI_BCAST, 8, 8, 0, 1), TMPI_ALGO_BINOMIAL);
-    ck_assert_int_eq(choose(GEM, 1, 1, 1, 1, TMPI_BCAST, 8, 8, 0, 1), TMPI_ALGO_BINOMIAL);
+    ck_assert_int_eq(choose(BGP, 1, 1, 0, 1, TEMU_COLL_BCAST, 8, 8, 0, 1), TMPI_ALGO_COLLNET);
+    ck_assert_int_eq(choose(BGP, 1, 0, 1, 1, TEMU_COLL_BCAST, 8, 8, 0, 1), TMPI_ALGO_BINOMIAL);
+    ck_assert_int_eq(choose(GEM, 1, 1, 1, 1, TEMU_COLL_BCAST, 8, 8, 0, 1), TMPI_ALGO_BINOMIAL);
 }
 END_TEST
 
