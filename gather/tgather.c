@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* PAPI names of the six counters of a logical link (presets/gemini_tile.presets:
- * each sums one tile counter over the link's tiles), in Fig. 4's column order. */
-static const char *const link_events[TG_COUNTERS] = {"GM_LINK_VC0_PHITS",   "GM_LINK_VC1_PHITS",
-                                                     "GM_LINK_VC0_PACKETS", "GM_LINK_VC1_PACKETS",
-                                                     "GM_LINK_INQ_STALL",   "GM_LINK_CREDIT_STALL"};
-
 static struct {
     int started, stopped;
     MPI_Comm comm;    /* the caller's communicator                      */
@@ -44,30 +38,6 @@ static int all_ok(int ok)
     return all;
 }
 
-/* The PAPI name of counter k of link l (tg_columns gives the columns). */
-static void event_name(const temu_machine *m, int l, int k, char *buf, size_t len)
-{
-    const char *ln = temu_link_name(m, l);
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        snprintf(buf, len, "gemini_tile:::%s:link=%s", link_events[k], ln);
-    } else if (m->system == TEMU_SYSTEM_BGQ) {
-        /* all seven virtual channels: what `torusemu dump` sums per link */
-        snprintf(buf, len, "bgq_nwunit:::%s:link=%s:vc=0x7f", k ? "PEVT_NW_RECV" : "PEVT_NW_SENT",
-                 ln);
-    } else {
-        /* UPC mode 0 names a direction XP, XM, ... (seed 001 event list) */
-        snprintf(buf, len, "bgp_torus:::BGP_TORUS_%c%c_%s", ln[0], ln[1] == '+' ? 'P' : 'M',
-                 k ? "32BCHUNKS" : "PACKETS");
-    }
-}
-
-static const char *component_of(const temu_machine *m)
-{
-    return m->system == TEMU_SYSTEM_GEMINI ? "gemini_tile"
-           : m->system == TEMU_SYSTEM_BGQ  ? "bgq_nwunit"
-                                           : "bgp_torus";
-}
-
 /* Leader only: an event set with the counters of every link. */
 static int leader_events(const temu_machine *m)
 {
@@ -80,10 +50,10 @@ static int leader_events(const temu_machine *m)
             return fail("PAPI_library_init failed");
         }
     }
-    int cid = PAPI_get_component_index(component_of(m));
+    int cid = PAPI_get_component_index(tg_family_of(m)->component);
     const PAPI_component_info_t *info = cid >= 0 ? PAPI_get_component_info(cid) : NULL;
     if (info == NULL || info->disabled) {
-        fprintf(stderr, "tgather: PAPI component %s is not enabled%s%s\n", component_of(m),
+        fprintf(stderr, "tgather: PAPI component %s is not enabled%s%s\n", tg_family_of(m)->component,
                 info != NULL ? ": " : "", info != NULL ? info->disabled_reason : "");
         return -1;
     }
@@ -93,7 +63,7 @@ static int leader_events(const temu_machine *m)
     }
     for (int l = 0; l < m->nlinks; l++) {
         for (int k = 0; k < ncol; k++) {
-            event_name(m, l, k, name, sizeof name);
+            tg_family_of(m)->event_name(temu_link_name(m, l), k, name, sizeof name);
             rc = PAPI_add_named_event(st.eventset, name);
             if (rc != PAPI_OK) {
                 fprintf(stderr, "tgather: cannot add %s: %s\n", name, PAPI_strerror(rc));

@@ -14,6 +14,25 @@
  * two (tg_columns). */
 #define TG_COUNTERS TEMU_GEMINI_TILE_COUNTERS
 
+/* What the gathering library reads on each machine family (tgather_write.c,
+ * one row per temu_system): the PAPI component of the link counters and the
+ * counters it reads per link, and how the report describes a link. */
+typedef struct tg_family {
+    const char *component;   /* PAPI component reading the links */
+    int ncols;               /* counters per link */
+    const char *const *table; /* their names in the table's header */
+    const char *const *csv;   /* and in the CSV's */
+    /* the PAPI name of counter k of the link named ln */
+    void (*event_name)(const char *ln, int k, char *buf, size_t len);
+    int extra_port_self;   /* the extra port's far end is the router itself */
+                           /* (Gemini's host link), else there is none (BG/Q I/O) */
+    const char *fixed_gbs; /* a link's GB/s as printed; NULL: from the Gemini */
+                           /* tiles' media (temu_gemini_link_bandwidth) */
+} tg_family;
+
+/* The row of m's family (never NULL for a machine a session accepted). */
+const tg_family *tg_family_of(const temu_machine *m);
+
 /* The counters of each link on this machine: how many, their names in the
  * table's header and in the CSV's. */
 int tg_columns(const temu_machine *m, const char *const **table, const char *const **csv);

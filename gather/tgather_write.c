@@ -43,45 +43,80 @@ static void coord_text(const temu_machine *m, int64_t r, const char *sep, char *
     }
 }
 
+/* PAPI names of a link's counters. Gemini: the six counters of a logical
+ * link (presets/gemini_tile.presets: each sums one tile counter over the
+ * link's tiles), in Fig. 4's column order. BG/Q: all seven virtual
+ * channels, what `torusemu dump` sums per link. BG/P: UPC mode 0 names a
+ * direction XP, XM, ... (seed 001 event list). */
+static void gemini_event(const char *ln, int k, char *buf, size_t len)
+{
+    static const char *const ev[TG_COUNTERS] = {"GM_LINK_VC0_PHITS",   "GM_LINK_VC1_PHITS",
+                                                "GM_LINK_VC0_PACKETS", "GM_LINK_VC1_PACKETS",
+                                                "GM_LINK_INQ_STALL",   "GM_LINK_CREDIT_STALL"};
+    snprintf(buf, len, "gemini_tile:::%s:link=%s", ev[k], ln);
+}
+
+static void bgq_event(const char *ln, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "bgq_nwunit:::%s:link=%s:vc=0x7f", k ? "PEVT_NW_RECV" : "PEVT_NW_SENT", ln);
+}
+
+static void bgp_event(const char *ln, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "bgp_torus:::BGP_TORUS_%c%c_%s", ln[0], ln[1] == '+' ? 'P' : 'M',
+             k ? "32BCHUNKS" : "PACKETS");
+}
+
+static const char *const gem_t[] = {"VC0_PHITS", "VC1_PHITS",  "VC0_PKTS",
+                                    "VC1_PKTS",  "INQ_STALLS", "OUTQ_STALLS"};
+static const char *const gem_c[] = {"vc0_phits", "vc1_phits", "vc0_pkts",
+                                    "vc1_pkts",  "inq_stall", "credit_stall"};
+static const char *const bgq_t[] = {"CHUNKS_SENT", "PACKETS_RECV"};
+static const char *const bgq_c[] = {"chunks_sent", "packets_recv"};
+static const char *const bgp_t[] = {"PACKETS_SENT", "CHUNKS_SENT"};
+static const char *const bgp_c[] = {"packets_sent", "chunks_sent"};
+
+/* link bandwidth per direction as doc/model.md states it: Gemini from the
+ * tiles' media, BG/Q 2 GB/s; BG/P none (printed as "-") */
+static const tg_family families[] = {
+    [TEMU_SYSTEM_GEMINI] = {"gemini_tile", 6, gem_t, gem_c, gemini_event, 1, NULL},
+    [TEMU_SYSTEM_BGP] = {"bgp_torus", 2, bgp_t, bgp_c, bgp_event, 0, "-"},
+    [TEMU_SYSTEM_BGQ] = {"bgq_nwunit", 2, bgq_t, bgq_c, bgq_event, 0, "2.00"},
+};
+
+const tg_family *tg_family_of(const temu_machine *m)
+{
+    size_t n = sizeof families / sizeof families[0];
+    const tg_family *f = m->system >= 0 && (size_t)m->system < n ? &families[m->system] : NULL;
+    return f != NULL && f->component != NULL ? f : NULL;
+}
+
 int tg_columns(const temu_machine *m, const char *const **table, const char *const **csv)
 {
-    static const char *const gem_t[] = {"VC0_PHITS", "VC1_PHITS",  "VC0_PKTS",
-                                        "VC1_PKTS",  "INQ_STALLS", "OUTQ_STALLS"};
-    static const char *const gem_c[] = {"vc0_phits", "vc1_phits", "vc0_pkts",
-                                        "vc1_pkts",  "inq_stall", "credit_stall"};
-    static const char *const bgq_t[] = {"CHUNKS_SENT", "PACKETS_RECV"};
-    static const char *const bgq_c[] = {"chunks_sent", "packets_recv"};
-    static const char *const bgp_t[] = {"PACKETS_SENT", "CHUNKS_SENT"};
-    static const char *const bgp_c[] = {"packets_sent", "chunks_sent"};
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        *table = gem_t;
-        *csv = gem_c;
-        return 6;
-    }
-    *table = m->system == TEMU_SYSTEM_BGQ ? bgq_t : bgp_t;
-    *csv = m->system == TEMU_SYSTEM_BGQ ? bgq_c : bgp_c;
-    return 2;
+    const tg_family *f = tg_family_of(m);
+    *table = f->table;
+    *csv = f->csv;
+    return f->ncols;
 }
 
 /* The router at the far end of link l: the neighbour; for the extra port the
- * Gemini itself (host link: its traffic comes from its own nodes) or none
- * (BG/Q I/O link). */
+ * router itself (Gemini's host link: its traffic comes from its own nodes)
+ * or none (BG/Q I/O link). */
 static int64_t far_end(const temu_machine *m, int64_t r, int l)
 {
     if (l >= 2 * m->ndims) {
-        return m->system == TEMU_SYSTEM_GEMINI ? r : -1;
+        return tg_family_of(m)->extra_port_self ? r : -1;
     }
     return temu_link_neighbor(m, r, l);
 }
 
-/* Link bandwidth in GB/s per direction, as doc/model.md states it: Gemini
- * from the tiles' media, BG/Q 2 GB/s; BG/P none (printed as "-"). */
 static void bandwidth_text(const temu_machine *m, int64_t r, int l, char *buf, size_t len)
 {
-    if (m->system == TEMU_SYSTEM_GEMINI) {
+    const char *fixed = tg_family_of(m)->fixed_gbs;
+    if (fixed == NULL) {
         snprintf(buf, len, "%.2f", temu_gemini_link_bandwidth(m, r, l));
     } else {
-        snprintf(buf, len, "%s", m->system == TEMU_SYSTEM_BGQ ? "2.00" : "-");
+        snprintf(buf, len, "%s", fixed);
     }
 }
 
@@ -119,7 +154,9 @@ static void write_report(FILE *f, const temu_machine *m, const long long *record
         return;
     }
     const char *const *tcols, *const *ccols;
-    int ncol = tg_columns(m, &tcols, &ccols), gemini = m->system == TEMU_SYSTEM_GEMINI;
+    /* Gemini's tiles count what arrives: the far end is where it came from */
+    int ncol = tg_columns(m, &tcols, &ccols),
+        gemini = temu_family_info_get(m->system)->counts_arrivals;
     char gbs[16];
     if (csv) {
         fprintf(f, "router,name,coord,link,%s,gb_s", gemini ? "src_coord" : "peer_coord");
