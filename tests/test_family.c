@@ -43,6 +43,51 @@ START_TEST(test_lookup)
 }
 END_TEST
 
+/* The timing model's defaults, written out by hand as the model had them
+ * before the descriptors (27d312c's temu_tm_config_default), so the
+ * descriptor and the default copied from it cannot drift together:
+ * router and wire ps, largest packet and buffer bytes, VC classes, flow
+ * control, node injection GB/s, adaptive routing's dynamic VCs and escape
+ * VC, and BG/Q's message-unit request time. */
+START_TEST(test_timing_values)
+{
+    static const struct {
+        int64_t router_ps, wire_ps;
+        uint32_t max_packet, buffer_bytes, classes, flow;
+        double node_gbs;
+        uint32_t routing, dynamic_vcs, escape_vc;
+        int64_t mu_request_ps;
+    } want[] = {
+        /* Gemini: 32 phits of 3 bytes, 8 such packets per VC, credits,
+         * a NIC's half of the 8 host tiles at 1.30 GB/s */
+        {100000, 5000, 96, 8 * 96, 2, TEMU_TM_CREDIT, 4 * 1.30, TEMU_TM_DETERMINISTIC, 0, 0, 0},
+        /* BG/P: 8 chunks of 32 bytes, tokens, six links at 0.425 GB/s */
+        {95000, 5000, 256, 4 * 256, 4, TEMU_TM_TOKEN, 6 * 0.425, TEMU_TM_ADAPTIVE, 0x3, 2, 0},
+        /* BG/Q: 32-byte header + 512 payload bytes, ten links at 2 GB/s */
+        {35000, 5000, 544, 4 * 544, TEMU_BGQ_VCS, TEMU_TM_TOKEN, 10 * 2.0, TEMU_TM_ADAPTIVE,
+         1u << TEMU_BGQ_VC_USER_DYNAMIC, TEMU_BGQ_VC_USER_ESCAPE, 64 * 1250},
+    };
+    temu_machine m = test_machine(sample[_i]);
+    temu_tm_config c;
+    ck_assert_int_eq(temu_tm_config_default(&m, &c, NULL), TEMU_OK);
+    ck_assert_int_eq(c.router_ps, want[_i].router_ps);
+    ck_assert_int_eq(c.wire_ps, want[_i].wire_ps);
+    ck_assert_int_eq(c.credit_ps, want[_i].wire_ps); /* credits travel back over the link */
+    ck_assert_int_eq(c.node_wire_ps, 0);
+    ck_assert_uint_eq(c.max_packet, want[_i].max_packet);
+    ck_assert_uint_eq(c.buffer_bytes, want[_i].buffer_bytes);
+    ck_assert_uint_eq(c.classes, want[_i].classes);
+    ck_assert_uint_eq(c.flow, want[_i].flow);
+    ck_assert(c.node_gbs == want[_i].node_gbs);
+    ck_assert(c.link_gbs == 0);
+    ck_assert_uint_eq(c.train_packets, 1);
+    ck_assert_uint_eq(c.routing, want[_i].routing);
+    ck_assert_uint_eq(c.dynamic_vcs, want[_i].dynamic_vcs);
+    ck_assert_uint_eq(c.escape_vc, want[_i].escape_vc);
+    ck_assert_int_eq(c.mu_request_ps, want[_i].mu_request_ps);
+}
+END_TEST
+
 /* The descriptor's timing figures are the timing model's defaults
  * (temu_tm_config_default), its lanes and lane rates the links'. */
 START_TEST(test_timing_figures)
@@ -231,6 +276,7 @@ int main(void)
     Suite *s = suite_create("family");
     TCase *tc = tcase_create("core");
     tcase_add_loop_test(tc, test_lookup, 0, 3);
+    tcase_add_loop_test(tc, test_timing_values, 0, 3);
     tcase_add_loop_test(tc, test_timing_figures, 0, 3);
     tcase_add_loop_test(tc, test_packet_format, 0, 3);
     tcase_add_test(tc, test_clocks);
