@@ -33,13 +33,14 @@ mix() {
 awk 'BEGIN { for (r = 0; r < 8; r++) { n = 31 - r; g = int(n / 2)
     print int(g / 4), int(g / 2) % 2, g % 2, n % 2, 0 } }' >"$TMP/c.map"
 
-# four jobs: contiguous from node 0, a node list with 2 ranks per node, a
-# map file, contiguous after the previous job's last node (22, 23)
+# five jobs: contiguous from node 0, a node list with 3 ranks per node, a
+# map file, contiguous after the previous job's last node (12, 13), and
+# GPCNeT on its least, 10 nodes
 A="halo ranks=8 grid=2x2x2 size=4 vars=2 steps=2"
-B="random ranks=12 ranks-per-node=2 nodes=8-11,20-21 bytes=1K seed=3 steps=3"
+B="random ranks=12 ranks-per-node=3 nodes=8-11 bytes=1K seed=3 steps=3"
 C="fft ranks=8 map=c.map grid=4x2 size=8"
 D="neighbor ranks=2 bytes=2K"
-E="gpcnet ranks=8 nodes=12-19"
+E="gpcnet ranks=10 nodes=14-23"
 {
     echo "# a mix of four jobs"
     echo "$A"
@@ -52,7 +53,7 @@ E="gpcnet ranks=8 nodes=12-19"
 echo "$A" >"$TMP/a.mix"
 echo "$B" >"$TMP/b.mix"
 echo "$C" >"$TMP/c.mix"
-echo "$D at=22" >"$TMP/d.mix"
+echo "$D at=12" >"$TMP/d.mix"
 echo "$E" >"$TMP/e.mix"
 
 mix "$TMP/all.mix" "$TMP/all.store"
@@ -68,20 +69,20 @@ awk '{ sum[$1] += $2 } END { for (k in sum) print k, sum[k] }' "$TMP/a.txt" "$TM
 awk '$2 > 0' "$TMP/all.txt" | grep -q ',NIC,' && pass || failed "no NIC traffic in the mix"
 cmp -s "$TMP/all.txt" "$TMP/sum.txt" && pass ||
     failed "mix volume is not the sum of its jobs: $(diff "$TMP/all.txt" "$TMP/sum.txt" | head -5)"
-# each job touched its own nodes' NICs only: job B's 6 nodes
+# each job touched its own nodes' NICs only: job B's 4 nodes
 awk '$1 ~ /,NIC,/ && $1 ~ /ORB_VC0_PKTS/ && $2 > 0' "$TMP/b.txt" | wc -l | tr -d ' ' >"$TMP/nb"
-expect_eq "job B sends from its 6 nodes" 6 "$(cat "$TMP/nb")"
+expect_eq "job B sends from its 4 nodes" 4 "$(cat "$TMP/nb")"
 # the summary counts the mix's ranks and operations
 expect_ok "mix summary" "$TORUSEMU" replay --machine "$M" --mix "$TMP/all.mix" --threads 1
 # sends: halo 2x2x2 has 24 faces x 2 steps = 48; random 12 x 3 = 36;
-# neighbor on a ring of 2: 2 ranks x 2 directions = 4; gpcnet on 8 nodes:
-# 2 canaries (round(0.2 x 8)) send 1 + 8 messages to each of 2 neighbours
-# = 36, the 6 congestors' places 2 | 3 4 | 5 | 6 7 give one incast send
-# and one GET; collectives: fft's 2 all-to-alls x 8 ranks, the canaries'
-# allreduce x 2
-grep -q "38 ranks on gemini:4x2x2, 2 per node; mix" "$TMP/err" && pass ||
+# neighbor on a ring of 2: 2 ranks x 2 directions = 4; gpcnet on 10 nodes:
+# 2 canaries (10 - floor(0.8 x 10)) send 1 + 8 messages to each of 2
+# neighbours = 36, the 8 congestor nodes, 2 per congestor, one all-to-all
+# exchange (2 sends), one incast send, one PUT and one GET; collectives:
+# fft's 2 all-to-alls x 8 ranks, the canaries' barrier and allreduce x 2
+grep -q "40 ranks on gemini:4x2x2, 3 per node; mix" "$TMP/err" && pass ||
     failed "mix summary line: $(cat "$TMP/err")"
-grep -q "replayed 125 sends, 1 one-sided operations, 18 collective calls" "$TMP/err" && pass ||
+grep -q "replayed 127 sends, 2 one-sided operations, 20 collective calls" "$TMP/err" && pass ||
     failed "mix sends: $(cat "$TMP/err")"
 
 # a job alone in a mix is its plain replay: store and timed report

@@ -48,19 +48,22 @@ for timing in "" --timing; do
 done
 
 # the summary counts what was replayed, and agrees with the store.  GPCNeT
-# on 8 nodes: 2 canaries, 6 congestors (all-to-all 1, incast 2, PUT 2, GET
-# 1: one send and one PUT or GET per round), 32 rounds in the congested
-# run, whose counts the store holds.  Canaries: 2 x 2 neighbours x (1 + 8)
-# sends, a barrier and an allreduce each (4 calls, 2 messages each).
-# Sends 36 + 32 = 68, one-sided 32, messages 68 + 32 + 4 = 104; bytes
-# 4 x 8 + 32 x 4096 (bandwidth canary, --bytes 4K) + 32 x 4096 (sends)
-# + 32 x 4096 (PUT, GET) + 2 x 8 (allreduce) = 393264.
-expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:2x2x1 --pattern gpcnet --timing \
+# on 10 nodes: 8 congestor nodes, 2 per congestor (all-to-all 2 sends,
+# incast 1, PUT 1, GET 1 per round), 32 rounds in the congested run, whose
+# counts the store holds.  Canaries: 2, on a ring of 2, 2 x 2 neighbours
+# x (1 + 8) sends; per canary 9 collective calls (the start barrier of
+# every rank, 2 + 3 barriers of the ring tests, 3 allreduces), and the 8
+# congestors' start barrier.  Sends 36 + 32 x 3 = 132, one-sided 64;
+# messages 132 + 64 + 56 of the collectives (the start barrier 4 rounds x
+# 10, the canaries' 5 barriers and 3 allreduces 2 each).  Bytes 4 x 8 +
+# 32 x 4096 (bandwidth canary, --bytes 4K) + 96 x 4096 (sends) + 64 x
+# 4096 (PUT, GET) + 6 x 8 (allreduces) = 786512.
+expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:5x1x1 --pattern gpcnet --timing \
     --bytes 4K
 expect_out "gpcnet runs" "32 congestor rounds; 3 timing runs \(the store holds the last\)"
 expect_out_err() { if grep -Eq -- "$2" "$TMP/err"; then pass; else failed "$1: stderr lacks '$2'"; fi; }
-expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 68 sends, 32 one-sided operations, 4 collective calls \(104 messages\) in [0-9.]+ s$"
-expect_out_err "gpcnet injected" "^torusemu: 104 messages, 393264 bytes of MPI payload injected"
+expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 132 sends, 64 one-sided operations, 26 collective calls \(252 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 252 messages, 786512 bytes of MPI payload injected"
 # untimed: one pass of every role; the same agreement
 expect_ok "tornado counts" "$TORUSEMU" replay --machine=bgq:8x1x1x1x1 --pattern=tornado --steps 2
 expect_out_err "tornado replayed" "^torusemu: replayed 16 sends, 0 one-sided operations, 0 collective calls \(16 messages\)"

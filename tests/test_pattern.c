@@ -8,6 +8,7 @@
 #include "testutil.h"
 #include "torusemu_replay.h"
 #include "workload.h"
+#include "gpcnet.h"
 
 /* Replay p on a fresh store; returns the store, checks the stream matched. */
 static temu_session *run(const char *spec, int32_t nranks, int32_t rpn, const char *how,
@@ -173,26 +174,246 @@ START_TEST(neighbor_grid)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- gpcnet */
+
 /*
- * GPCNeT, 20 ranks on 10 nodes, 20 % canaries: 2 canary nodes (4 ranks)
- * and 4 congestor groups of 2 nodes (4 ranks).  Per round: all-to-all 12 x 4 KiB, incast 3, put
- * incast 3, get bcast 3 (21 x 4096 bytes); canaries 4 x 2 x 8 B (latency), 4 x 2 x 8 x 128 KiB
- * (bandwidth) and an 8-byte allreduce by recursive doubling on Gemini, 2
- * messages per canary: 101 messages, 8,474,752 bytes.
+ * GPCNeT's rules restated from its source (netbench/GPCNET at c56fd95),
+ * written here apart from workload/gpcnet.c so that the layout is checked
+ * against them, not against itself.  The replay's generator is
+ * xorshift64* seeded through splitmix64 (GPCNeT's is C's rand()); the
+ * shuffle is utils.c shuffle(): for i = n-1 .. 1 swap a[i] and
+ * a[draw % i].
  */
+static uint64_t t_seed(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t t_draw(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1Dull;
+}
+
+static void t_shuffled(int32_t *a, int32_t n, uint64_t *x)
+{
+    for (int32_t i = 0; i < n; i++) {
+        a[i] = i;
+    }
+    for (int32_t i = n - 1; i > 0; i--) {
+        int32_t j = (int32_t)(t_draw(x) % (uint64_t)i), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+#define T_MAX 256 /* ranks and nodes in these tests */
+
+/* What GPCNeT's build_subcomms() makes of session s's ranks (node ids
+ * ascending stand for the sorted host names; a node's ranks in world
+ * order give the node rank): grp[r] = role * slots + slot (role 0
+ * canaries, 1..4 main()'s congestors in order), members in[g][..] in
+ * shuffled-node-list order, cnt[g] of them. */
+typedef struct t_layout {
+    int32_t slots, grp[T_MAX], cnt[5 * T_MAX], in[5 * T_MAX][T_MAX];
+} t_layout;
+
+static void t_layout_make(const temu_session *s, uint64_t seed, t_layout *t)
+{
+    int32_t n = temu_session_nranks(s), nodes[T_MAX], nn = 0, ppn[T_MAX] = {0};
+    int32_t at[T_MAX][T_MAX], order[T_MAX], colors[T_MAX];
+    memset(t, 0, sizeof *t);
+    for (int32_t r = 0; r < n; r++) { /* distinct nodes, ascending */
+        temu_slot sl;
+        temu_session_rank_slot(s, r, &sl, NULL);
+        int32_t u = 0;
+        while (u < nn && nodes[u] < sl.node) {
+            u++;
+        }
+        if (u == nn || nodes[u] != sl.node) {
+            memmove(&nodes[u + 1], &nodes[u], (size_t)(nn - u) * sizeof nodes[0]);
+            nodes[u] = sl.node;
+            nn++;
+        }
+    }
+    for (int32_t r = 0; r < n; r++) {
+        temu_slot sl;
+        temu_session_rank_slot(s, r, &sl, NULL);
+        int32_t u = 0;
+        while (nodes[u] != sl.node) {
+            u++;
+        }
+        at[u][ppn[u]++] = r;
+        t->slots = ppn[u] > t->slots ? ppn[u] : t->slots;
+    }
+    int32_t ncong = nn * 4 / 5; /* floor(0.8 x nodes) */
+    uint64_t x = t_seed(seed);
+    t_shuffled(order, nn, &x);
+    for (int32_t s0 = 0; s0 < t->slots; s0++) {
+        /* the slot's congestor communicator: node-list order */
+        int32_t m = 0;
+        for (int32_t j = 0; j < ncong; j++) {
+            m += ppn[order[j]] > s0;
+        }
+        uint64_t y = x; /* the node shuffle's draw, continued */
+        t_shuffled(colors, m, &y);
+        for (int32_t j = 0, k = 0; j < nn; j++) {
+            int32_t u = order[j];
+            if (ppn[u] > s0) {
+                int32_t role = j < ncong ? 1 + colors[k++] % 4 : 0;
+                int32_t g = role * t->slots + s0;
+                t->grp[at[u][s0]] = g;
+                t->in[g][t->cnt[g]++] = at[u][s0];
+            }
+        }
+    }
+}
+
+/* The layout of session s (seed) is GPCNeT's: every group's members in
+ * order; every ring of every canary slot is the restated shuffle of
+ * RSEED + slot, and pairs ranks of different nodes only. */
+static void gpcnet_layout_is_gpcnets(const temu_session *s, uint64_t seed)
+{
+    static t_layout t;
+    temu_gpcnet_layout l;
+    temu_error err;
+    int32_t n = temu_session_nranks(s), want[T_MAX], got[T_MAX];
+    t_layout_make(s, seed, &t);
+    ck_assert_msg(temu_gpcnet_layout_make(s, 0, n, 0, seed, &l, &err) == TEMU_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(l.slots, t.slots);
+    int32_t canaries = 0;
+    for (int32_t s0 = 0; s0 < t.slots; s0++) {
+        canaries += t.cnt[s0];
+    }
+    ck_assert_int_eq(l.canaries, canaries);
+    for (int32_t g = 0; g < 5 * t.slots; g++) {
+        ck_assert_int_eq(temu_gpcnet_size(&l, g), t.cnt[g]);
+        for (int32_t i = 0; i < t.cnt[g]; i++) {
+            ck_assert_int_eq(l.rank[l.first[g] + i], t.in[g][i]);
+        }
+    }
+    for (int32_t s0 = 0; s0 < t.slots; s0++) {
+        int32_t m = t.cnt[s0];
+        uint64_t x = t_seed(8675309u + (uint64_t)s0);
+        for (int32_t ring = 0; ring < 30; ring++) {
+            t_shuffled(want, m, &x);
+            temu_gpcnet_ring(&l, s0, ring, got);
+            for (int32_t pos = 0; pos < m; pos++) {
+                ck_assert_int_eq(got[pos], want[pos]);
+                temu_slot a, b;
+                temu_session_rank_slot(s, t.in[s0][want[pos]], &a, NULL);
+                temu_session_rank_slot(s, t.in[s0][want[(pos + 1) % m]], &b, NULL);
+                ck_assert_int_ne(a.node, b.node);
+            }
+        }
+    }
+    temu_gpcnet_layout_free(&l);
+}
+
+START_TEST(gpcnet_layout)
+{
+    static const struct {
+        const char *spec, *how;
+        int32_t nranks, rpn;
+        uint64_t seed;
+    } cases[] = {
+        {"gemini:2x2x2", NULL, 16, 1, 8675309u}, /* 4 canary nodes, 3 per congestor */
+        {"gemini:2x2x2", NULL, 32, 2, 5},        /* 2 slots */
+        {"gemini:2x2x2", "random:3", 32, 2, 0},  /* node ids apart from ranks */
+        {"gemini:2x2x2", NULL, 21, 2, 11},       /* 11 nodes, the last with 1 rank */
+        {"gemini:4x2x2", NULL, 128, 4, 77},      /* 32 nodes, 4 slots */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        temu_session *s =
+            test_mapped_store(cases[c].spec, cases[c].nranks, cases[c].rpn, cases[c].how);
+        gpcnet_layout_is_gpcnets(s, cases[c].seed ? cases[c].seed : 8675309u);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
+/*
+ * What one step replays, from the layout restated above: per canary 2
+ * latency sends (8 B) and 16 bandwidth sends (--bytes), a barrier and an
+ * allreduce of its slot; per congestor group of m members an all-to-all of
+ * m (m - 1) sends, an incast of m - 1 sends, a PUT incast and a GET
+ * broadcast of m - 1 one-sided operations each, all of 4 KiB.
+ */
+static void gpcnet_counts(const char *spec, int32_t nranks, int32_t rpn, const temu_pattern *p)
+{
+    static t_layout t;
+    temu_session *s = test_mapped_store(spec, nranks, rpn, NULL);
+    temu_replay_stats st;
+    temu_error err;
+    t_layout_make(s, p->seed ? p->seed : 8675309u, &t);
+    uint64_t canaries = 0, sends = 0, rma = 0;
+    for (int32_t g = 0; g < 5 * t.slots; g++) {
+        uint64_t m = (uint64_t)t.cnt[g];
+        int32_t role = g / t.slots;
+        canaries += role == 0 ? m : 0;
+        sends += role == 0 ? 18 * m : role == 1 ? m * (m - 1) : role == 2 ? m - 1 : 0;
+        rma += role >= 3 && m > 0 ? m - 1 : 0;
+    }
+    ck_assert_msg(temu_pattern_run(s, p, 1, NULL, NULL, &st, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_uint_eq(st.sends, 2 * sends);
+    ck_assert_uint_eq(st.rma, 2 * rma);
+    ck_assert_uint_eq(st.colls, 2 * 2 * canaries);
+    ck_assert_uint_eq(st.unmatched_sends + st.unmatched_recvs, 0);
+    temu_session_close(s);
+}
+
+/* Bytes of one congestor round and of one ring exchange: 4 KiB for every
+ * congestor message, `bytes` for every canary message. */
+static void gpcnet_bytes(void)
+{
+    temu_session *s = test_mapped_store("gemini:2x2x2", 32, 2, NULL);
+    temu_gpcnet_layout l;
+    temu_replay *r;
+    temu_replay_stats st;
+    temu_error err;
+    int32_t buf[T_MAX];
+    ck_assert_int_eq(temu_gpcnet_layout_make(s, 0, 32, 0, 0, &l, &err), TEMU_OK);
+    ck_assert_int_eq(temu_replay_create(s, &r, &err), TEMU_OK);
+    ck_assert_int_eq(temu_gpcnet_congestor_round(r, &l, &err), TEMU_OK);
+    temu_replay_get_stats(r, &st);
+    ck_assert_uint_eq(temu_session_bytes(s), 4096 * (st.sends + st.rma));
+    ck_assert_uint_eq(st.messages, st.sends + st.rma);
+    uint64_t before = temu_session_bytes(s);
+    ck_assert_int_eq(temu_gpcnet_ring_exchange(r, &l, 7, 1000, 3, buf, &err), TEMU_OK);
+    ck_assert_uint_eq(temu_session_bytes(s) - before, (uint64_t)l.canaries * 2 * 3 * 1000);
+    ck_assert_int_eq(temu_replay_finish(r, &err), TEMU_OK);
+    temu_replay_free(r);
+    temu_gpcnet_layout_free(&l);
+    temu_session_close(s);
+}
+
 START_TEST(gpcnet_round)
 {
     temu_pattern p = {.kind = TEMU_PATTERN_GPCNET, .steps = 2};
-    totals(run("gemini:2x2x2", 20, 2, NULL, &p), 2 * 101, 2 * 8474752ull, UINT64_MAX);
+    gpcnet_counts("gemini:2x2x2", 20, 2, &p);
+    gpcnet_counts("gemini:2x2x2", 16, 1, &p);
+    p.seed = 9;
+    gpcnet_counts("gemini:4x2x2", 128, 4, &p);
+    gpcnet_bytes();
+    /* GPCNeT needs 2 canary and 8 congestor nodes: 9 nodes leave 2 and 7 */
     temu_pattern q = {.kind = TEMU_PATTERN_GPCNET};
-    refused("gemini:2x2x2", 5, &q, "at least 2 and 4 needed");
-    /* roles are per node: 24 ranks on 6 nodes, 30 %: 2 canary nodes = 8
-     * canary ranks (not 7 = 30 % of the ranks), 4 congestor nodes of 4
-     * ranks: 21 congestor messages, 8 x 2 x 9 canary messages and 8 x 3
-     * of the allreduce: 189 messages, 21 x 4096 + 16 x (8 + 8 x 131072) +
-     * 24 x 8 bytes */
-    temu_pattern r = {.kind = TEMU_PATTERN_GPCNET, .fraction = 0.3};
-    totals(run("gemini:2x2x2", 24, 4, NULL, &r), 189, 16863552ull, UINT64_MAX);
+    refused("gemini:2x2x2", 9, &q, "9 nodes with canary fraction 0.2 leave 2 canary and 7 "
+                                   "congestor nodes (GPCNeT needs at least 2 and 8)");
+    /* --fraction 0.5 of 16 nodes: 8 canary nodes, 8 congestor nodes */
+    temu_session *s = test_mapped_store("gemini:2x2x2", 16, 1, NULL);
+    temu_gpcnet_layout l;
+    temu_error err;
+    ck_assert_int_eq(temu_gpcnet_layout_make(s, 0, 16, 0.5, 0, &l, &err), TEMU_OK);
+    ck_assert_int_eq(l.canary_nodes, 8);
+    ck_assert_int_eq(l.canaries, 8);
+    temu_gpcnet_layout_free(&l);
+    temu_session_close(s);
 }
 END_TEST
 
@@ -311,6 +532,7 @@ static Suite *suite(void)
     tcase_add_test(tc, synthetic_ring);
     tcase_add_test(tc, transpose_square);
     tcase_add_test(tc, neighbor_grid);
+    tcase_add_test(tc, gpcnet_layout);
     tcase_add_test(tc, gpcnet_round);
     tcase_add_test(tc, names_and_steps);
     tcase_add_test(tc, threads_same_counts);

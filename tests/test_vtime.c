@@ -611,8 +611,9 @@ START_TEST(test_gpcnet_impact)
     p.bytes = 4096;
     ck_assert_msg(temu_gpcnet_impact(s, &p, NULL, 1, NULL, &g, NULL, &err) == TEMU_OK, "%s",
                   err.message);
-    ck_assert_int_eq(g.canaries, 3);
-    ck_assert_int_eq(g.congestors, 13);
+    /* floor(0.8 x 16) = 12 congestor nodes, 4 canary nodes */
+    ck_assert_int_eq(g.canaries, 4);
+    ck_assert_int_eq(g.congestors, 12);
     ck_assert_int_gt(g.rounds, 0);
     for (int q = 0; q < 2; q++) {
         ck_assert_msg(g.impact_lat[q] > 1.1, "latency impact %g", g.impact_lat[q]);
@@ -722,10 +723,12 @@ START_TEST(test_watch)
 END_TEST
 
 /* GPCNeT's runs are watched and named; the result says how many and what
- * the last replayed. */
+ * the last replayed.  gemini:5x1x1, 10 nodes: 8 congestor nodes (2 per
+ * congestor: per round 2 all-to-all sends, 1 incast send, 1 PUT, 1 GET),
+ * 2 canaries on a ring of 2 (per iteration 2 x (1 + 8) sends each). */
 START_TEST(test_gpcnet_watch)
 {
-    temu_session *s = test_mapped_store("gemini:2x2x1", 8, 1, NULL);
+    temu_session *s = test_mapped_store("gemini:5x1x1", 10, 1, NULL);
     temu_pattern p;
     temu_gpcnet_result g;
     temu_error err;
@@ -741,10 +744,13 @@ START_TEST(test_gpcnet_watch)
     ck_assert_int_eq(w.phases, g.runs);
     ck_assert_int_eq(g.rounds, 32);
     ck_assert_uint_gt(w.calls, 0);
-    /* 2 canaries x 2 neighbours x (1 + 8) + 32 rounds x 1 (tests/replay.sh) */
-    ck_assert_uint_eq(g.replayed.sends, 68);
-    ck_assert_uint_eq(g.replayed.rma, 32);
-    ck_assert_uint_eq(g.replayed.colls, 4);
+    /* 36 canary sends + 32 rounds x 3 (tests/replay.sh) */
+    ck_assert_uint_eq(g.replayed.sends, 132);
+    ck_assert_uint_eq(g.replayed.rma, 64);
+    /* per canary: the start barrier of every rank, 2 barriers (latency),
+     * 3 (bandwidth), 3 allreduces (all canaries, warm-up, timed); the 8
+     * congestors' start barrier */
+    ck_assert_uint_eq(g.replayed.colls, 2 * 9 + 8);
     ck_assert_uint_eq(g.replayed.messages, temu_session_messages(s));
     temu_session_close(s);
 }

@@ -2,25 +2,35 @@
  * gpcnet_impact.c - GPCNeT's Congestion Impact in virtual time
  * (Chunduri et al., "GPCNeT: Designing a Benchmark Suite for Inducing and
  * Measuring Contention in HPC Networks", SC19; seed 002 sections 3 and
- * 5.2; doc/replay.md).
+ * 5.2; doc/replay.md), following network_load_test.c of GPCNeT 1.3.
  *
  * The canary tests run twice over the timing model, alone and while the
- * congestors run, with the roles of the gpcnet pattern (gpcnet.h):
- *   P2P Lat      each canary: 8 B to and from both ring neighbours
- *                (isend/irecv, wait-all); a sample is the iteration's
- *                time / 2 (round trip), in microseconds;
- *   P2P BW+Sync  8 x 128 KiB to and from both, wait-all, a barrier of the
- *                canaries; a sample is 16 x 128 KiB / the iteration's
- *                time, MiB/s per rank;
- *   Allreduce    an 8-byte MPI_Allreduce of the canaries, microseconds.
- * Each canary gives one sample per iteration (--steps); the mean and the
- * 99th percentile are over all of them.  Congestion Impact (eq. 1):
- * congested / isolated for the latencies, isolated / congested for the
- * bandwidth, for the mean and for the 99th percentile alike.
- * The congestors start with the canaries and repeat their round until
- * every canary has finished: the congested run is repeated with twice as
- * many rounds until the busy congestor that finished first did so after
- * the last canary (deterministic).
+ * congestors run, on the layout of gpcnet.h (communicators per process
+ * slot).  Iteration k of the two ring tests uses random ring k mod 30:
+ *   P2P Lat      (p2p_latency()) after a barrier of all canaries, each
+ *                canary sends 8 B to both ring neighbours and receives
+ *                theirs, wait-all; a sample is the iteration's time / 2, us;
+ *                a barrier of the slot closes it;
+ *   P2P BW+Sync  (p2p_neighbors()) the same with 8 x 128 KiB each way and a
+ *                barrier of the slot inside the timed part; a sample is
+ *                16 x 128 KiB / the time, MiB/s per rank;
+ *   Allreduce    (allreduce_test()) an allreduce of all canaries (GPCNeT's
+ *                timeout check), one untimed 8-byte allreduce of the slot
+ *                (warm-up), then one timed per iteration, us.
+ * GPCNeT times 200 (latency) or 8 (bandwidth) iterations per ring and
+ * 200 allreduces per test, repeated for up to 10 s; here each canary gives
+ * one sample per iteration (--steps).  Statistics as summarize_performance()
+ * (utils.c): the mean over every canary's samples, the 99th percentile from
+ * a histogram of 100,000 buckets.  Congestion Impact (eq. 1): congested /
+ * isolated for the latencies, isolated / congested for the bandwidth.
+ *
+ * The congested run follows run_congestor_tests(): the congestors make one
+ * round, then meet the canaries at a barrier of every rank (GPCNeT's
+ * MPI_Ibarrier releasing the network tests once the congestors load the
+ * network), and go on until the canaries are done.  In virtual time the
+ * rounds are fixed before the run: it is repeated with twice as many
+ * rounds until the busy congestor that finished first did so after the
+ * last canary (deterministic).
  */
 #include "gpcnet.h"
 #include "torusemu_vtime.h"
@@ -33,13 +43,18 @@
 
 /* Most congestor rounds tried before giving up. */
 #define MAX_ROUNDS (1 << 20)
+/* summarize_performance(): buckets of the samples' histogram. */
+#define HIST_BUCKETS 100000
 
 typedef struct run_ctx {
     temu_session *s;
     const temu_pattern *p;
     const temu_tm_config *tc;
-    int32_t n, nc, first[5];
-    int32_t *perm;
+    int32_t n;
+    temu_gpcnet_layout l;
+    int32_t *ids;               /* canary communicators (slots + 1)             */
+    int32_t *buf;               /* a ring                                        */
+    uint8_t *idle;              /* [layout place] a congestor with nothing to do */
     int32_t iters;
     uint64_t bw_bytes;          /* the bandwidth canary's messages                */
     int64_t canary_end;         /* last canary's end in the latest run (ps)       */
@@ -49,45 +64,66 @@ typedef struct run_ctx {
     temu_replay_stats replayed; /* what the latest run replayed           */
 } run_ctx;
 
-/* The canaries' three tests, each `iters` iterations between marks. */
-static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int32_t comm,
+/* Every canary notes its clock (mark) or waits for its messages. */
+static temu_status canaries_each(temu_vt *vt, const run_ctx *x, int mark, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int32_t i = 0; i < x->l.canaries && st == TEMU_OK; i++) {
+        st = mark ? temu_vt_mark(vt, x->l.rank[i], err) : temu_vt_wait(vt, x->l.rank[i], 0, err);
+    }
+    return st;
+}
+
+/* Every canary calls c on the communicator of all canaries. */
+static temu_status canaries_all(temu_replay *r, const run_ctx *x, const temu_replay_coll *c,
+                                temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int32_t i = 0; i < x->l.canaries && st == TEMU_OK; i++) {
+        st = temu_replay_collective(r, x->ids[x->l.slots], i, c, err);
+    }
+    return st;
+}
+
+/* Iteration `it` of ring test `test` (0 latency, 1 bandwidth). */
+static temu_status ring_iteration(temu_replay *r, temu_vt *vt, const run_ctx *x, int test,
+                                  int32_t it, temu_error *err)
+{
+    temu_status st = canaries_all(r, x, &temu_gpcnet_barrier, err);
+    st = st == TEMU_OK ? canaries_each(vt, x, 1, err) : st;
+    if (st == TEMU_OK) {
+        st = temu_gpcnet_ring_exchange(r, &x->l, it % GPC_RINGS, test ? x->bw_bytes : GPC_LAT_BYTES,
+                                       test ? GPC_BW_MSGS : 1, x->buf, err);
+    }
+    st = st == TEMU_OK ? canaries_each(vt, x, 0, err) : st;
+    if (st == TEMU_OK && test == 1) { /* the "Sync" of BW+Sync, timed */
+        st = temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_barrier, err);
+    }
+    st = st == TEMU_OK ? canaries_each(vt, x, 1, err) : st;
+    return st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_barrier, err) : st;
+}
+
+/* The canaries' three tests, each `iters` iterations between marks;
+ * congested: they first wait at the barrier of every rank. */
+static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int congested,
                             temu_error *err)
 {
     temu_status st = TEMU_OK;
-    temu_replay_coll bar = {.op = TEMU_COLL_BARRIER, .blocking = 1};
-    for (int test = 0; test < 3 && st == TEMU_OK; test++) {
+    for (int32_t i = 0; congested && i < x->l.canaries && st == TEMU_OK; i++) {
+        st = temu_replay_collective(r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier, err);
+    }
+    for (int test = 0; test < 2 && st == TEMU_OK; test++) {
         for (int32_t it = 0; it < x->iters && st == TEMU_OK; it++) {
-            for (int32_t i = 0; i < x->nc && st == TEMU_OK; i++) {
-                st = temu_vt_mark(vt, x->perm[i], err);
-            }
-            if (test < 2) { /* ring exchange: every send posted, then every receive */
-                uint64_t bytes = test == 0 ? GPC_LAT_BYTES : x->bw_bytes;
-                int msgs = test == 0 ? 1 : GPC_BW_MSGS;
-                for (int side = 0; side < 2; side++) {
-                    for (int32_t i = 0; i < x->nc && st == TEMU_OK; i++) {
-                        int32_t nb = x->perm[(side ? i + 1 : i + x->nc - 1) % x->nc];
-                        for (int m = 0; m < msgs && st == TEMU_OK; m++) {
-                            st = temu_replay_send(r, TEMU_REPLAY_WORLD, x->perm[i], nb, 1 + test,
-                                                  bytes, err);
-                            if (st == TEMU_OK) {
-                                st = temu_replay_recv(r, TEMU_REPLAY_WORLD, nb, x->perm[i],
-                                                      1 + test, bytes, err);
-                            }
-                        }
-                    }
-                }
-                for (int32_t i = 0; i < x->nc && st == TEMU_OK; i++) {
-                    st = temu_vt_wait(vt, x->perm[i], 0, err);
-                }
-            }
-            for (int32_t i = 0; test > 0 && i < x->nc && st == TEMU_OK; i++) {
-                st = temu_replay_collective(r, comm, i, test == 1 ? &bar : &temu_gpcnet_allreduce,
-                                            err);
-            }
-            for (int32_t i = 0; i < x->nc && st == TEMU_OK; i++) {
-                st = temu_vt_mark(vt, x->perm[i], err);
-            }
+            st = ring_iteration(r, vt, x, test, it, err);
         }
+    }
+    st = st == TEMU_OK ? canaries_all(r, x, &temu_gpcnet_allreduce, err) : st;
+    st = st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_allreduce, err) : st;
+    for (int32_t it = 0; it < x->iters && st == TEMU_OK; it++) {
+        st = canaries_each(vt, x, 1, err);
+        st = st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_allreduce, err)
+                           : st;
+        st = st == TEMU_OK ? canaries_each(vt, x, 1, err) : st;
     }
     return st;
 }
@@ -95,9 +131,9 @@ static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int32
 /* Samples of one run: [test][canary * iters + it]. */
 static void samples(temu_vt *vt, const run_ctx *x, double **out)
 {
-    for (int32_t i = 0; i < x->nc; i++) {
+    for (int32_t i = 0; i < x->l.canaries; i++) {
         int32_t nm;
-        const int64_t *mk = temu_vt_marks(vt, x->perm[i], &nm);
+        const int64_t *mk = temu_vt_marks(vt, x->l.rank[i], &nm);
         for (int test = 0; test < 3; test++) {
             for (int32_t it = 0; it < x->iters; it++) {
                 int32_t j = 2 * (test * x->iters + it);
@@ -112,9 +148,6 @@ static void samples(temu_vt *vt, const run_ctx *x, double **out)
     }
 }
 
-/* One run, with `rounds` congestor rounds (0: isolated) and the canaries
- * (out NULL: without them); *covered: the congestors outlasted the
- * canaries. */
 /* Tell the watch what the next run is. */
 static void run_phase(const run_ctx *x, int32_t rounds, int canaries)
 {
@@ -131,11 +164,69 @@ static void run_phase(const run_ctx *x, int32_t rounds, int canaries)
     x->watch->phase(x->watch->ctx, what);
 }
 
+/* The congestors' rounds; with the canaries (congested) every congestor
+ * joins the barrier of every rank after its first round. */
+static temu_status run_congestors(temu_replay *r, const run_ctx *x, int32_t rounds, int congested,
+                              temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int32_t k = 0; k < rounds && st == TEMU_OK; k++) {
+        st = temu_gpcnet_congestor_round(r, &x->l, err);
+        for (int32_t i = x->l.canaries; k == 0 && congested && i < x->n && st == TEMU_OK; i++) {
+            st = temu_replay_collective(r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier,
+                                        err);
+        }
+    }
+    return st;
+}
+
+/* When the run's ranks ended: the last canary, the first busy congestor
+ * (*covered: not before the last canary) and the busiest congestor (its
+ * time per round, alone, guesses the rounds needed). */
+static void run_ends(temu_vt *vt, run_ctx *x, int32_t rounds, int *covered)
+{
+    int64_t canary_end = 0, congestor_end = INT64_MAX, busiest = 0;
+    temu_vt_rank_stats rs;
+    for (int32_t i = 0; i < x->n; i++) {
+        temu_vt_rank_get(vt, x->l.rank[i], &rs);
+        if (i < x->l.canaries) {
+            canary_end = rs.end_ps > canary_end ? rs.end_ps : canary_end;
+        } else if (!x->idle[i] && rs.end_ps < congestor_end) {
+            congestor_end = rs.end_ps;
+        }
+        busiest = i >= x->l.canaries && rs.end_ps > busiest ? rs.end_ps : busiest;
+    }
+    x->canary_end = canary_end;
+    x->round_ps = rounds > 0 ? busiest / rounds : 0;
+    *covered = rounds > 0 && congestor_end >= canary_end;
+}
+
+/* The congestors that send nothing: the target of a PUT incast or GET
+ * broadcast (rank 0 of its group) and a group of one. */
+static temu_status mark_idle(run_ctx *x, temu_error *err)
+{
+    x->idle = calloc((size_t)(x->n > 0 ? x->n : 1), 1);
+    if (x->idle == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
+    }
+    for (int32_t g = GPC_A2A * x->l.slots; g < GPC_ROLES * x->l.slots; g++) {
+        int32_t lo = x->l.first[g], hi = x->l.first[g + 1];
+        if (hi - lo == 1 || (hi > lo && g >= GPC_PUT_INCAST * x->l.slots)) {
+            x->idle[lo] = 1;
+        }
+    }
+    return TEMU_OK;
+}
+
+/* One run, with `rounds` congestor rounds (0: isolated) and the canaries
+ * (out NULL: without them); *covered: the congestors outlasted the
+ * canaries. */
 static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, temu_vt **keep,
                        temu_error *err)
 {
     temu_vt *vt = NULL;
     temu_replay *r = NULL;
+    int congested = out != NULL && rounds > 0;
     temu_session_zero(x->s);
     run_phase(x, rounds, out != NULL);
     x->runs++;
@@ -145,21 +236,14 @@ static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, t
         temu_vt_set_watch(vt, x->watch);
         st = temu_replay_create(x->s, &r, err);
     }
-    int32_t comm = 0;
     if (st == TEMU_OK) {
         temu_replay_set_vtime(r, vt);
-        comm = temu_replay_unused_comm(r);
-        st = temu_replay_comm(r, comm, x->nc, x->perm, err);
+        st = temu_gpcnet_canary_comms(r, &x->l, x->ids, err);
     }
     if (st == TEMU_OK && out != NULL) {
-        st = canaries(r, vt, x, comm, err);
+        st = canaries(r, vt, x, congested, err);
     }
-    for (int32_t k = 0; k < rounds && st == TEMU_OK; k++) {
-        st = temu_gpcnet_congestors(r, x->perm, x->first, err);
-        for (int32_t i = x->nc; i < x->n && st == TEMU_OK; i++) {
-            st = temu_vt_wait(vt, x->perm[i], 0, err);
-        }
-    }
+    st = st == TEMU_OK ? run_congestors(r, x, rounds, congested, err) : st;
     if (st == TEMU_OK) {
         st = temu_replay_finish(r, err);
     }
@@ -170,24 +254,10 @@ static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, t
         st = temu_vt_run(vt, err);
     }
     if (st == TEMU_OK) {
-        int64_t canary_end = 0, congestor_end = INT64_MAX, busiest = 0;
-        temu_vt_rank_stats rs;
         if (out != NULL) {
             samples(vt, x, out);
         }
-        for (int32_t i = 0; i < x->n; i++) {
-            temu_vt_rank_get(vt, x->perm[i], &rs);
-            if (i < x->nc) {
-                canary_end = rs.end_ps > canary_end ? rs.end_ps : canary_end;
-            } else if (rs.end_ps > 0 && rs.end_ps < congestor_end) {
-                /* (a one-sided congestor's target has nothing to do) */
-                congestor_end = rs.end_ps;
-            }
-            busiest = i >= x->nc && rs.end_ps > busiest ? rs.end_ps : busiest;
-        }
-        x->canary_end = canary_end;
-        x->round_ps = rounds > 0 ? busiest / rounds : 0;
-        *covered = rounds > 0 && congestor_end >= canary_end;
+        run_ends(vt, x, rounds, covered);
     }
     temu_replay_free(r);
     if (st == TEMU_OK && keep != NULL) {
@@ -208,28 +278,47 @@ static double sample_mean(const double *x, size_t n)
     return n > 0 ? s / (double)n : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The q-quantile (0 < q <= 1) of n samples by nearest rank: the smallest
- * sample with at least q of the samples at or below it; sorts x. */
-static double sample_quantile(double *x, size_t n, double q)
+/* The 99th percentile as summarize_performance() (utils.c) takes it: the
+ * samples go into HIST_BUCKETS equal buckets from the smallest to the
+ * largest; from_min (latencies): the upper edge of the first bucket at
+ * which the count from the low end reaches 99 % of the samples; else
+ * (bandwidth): the lower edge of the first bucket at which the count
+ * from the high end does (the value 99 % of the samples reach).  GPCNeT
+ * counts to floor(0.99 n), here ceil(0.99 n): the same for GPCNeT's
+ * thousands of samples, and not the smallest of a few (floor(1.98) = 1 of
+ * 2 samples).  hist: HIST_BUCKETS counters. */
+static double gpc_p99(const double *x, size_t n, int from_min, uint64_t *hist)
 {
     if (n == 0) {
         return 0;
     }
-    qsort(x, n, sizeof *x, cmp_double);
-    size_t k = (size_t)ceil(q * (double)n - 1e-9);
-    return x[k > 0 ? k - 1 : 0];
-}
-
-static void stats(double *x, size_t n, double *mean, double *p99)
-{
-    *mean = sample_mean(x, n);
-    *p99 = sample_quantile(x, n, 0.99);
+    double lo = x[0], hi = x[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    if (hi <= lo) {
+        return lo; /* one value: GPCNeT would divide by a zero bucket width */
+    }
+    double res = (hi - lo) / (double)(HIST_BUCKETS - 1);
+    uint64_t valid = 0, cnt = 0, want;
+    memset(hist, 0, HIST_BUCKETS * sizeof *hist);
+    for (size_t i = 0; i < n; i++) {
+        double b = (x[i] - lo) / res;
+        if (b >= 0 && b < HIST_BUCKETS) {
+            hist[(int32_t)b]++;
+            valid++;
+        }
+    }
+    want = (uint64_t)ceil(0.99 * (double)valid - 1e-9);
+    for (int32_t k = 0; k < HIST_BUCKETS; k++) {
+        int32_t j = from_min ? k : HIST_BUCKETS - 1 - k;
+        cnt += hist[j];
+        if (cnt >= want) {
+            return lo + (double)(from_min ? j + 1 : j) * res;
+        }
+    }
+    return hi;
 }
 
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
@@ -254,13 +343,18 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     if (p->steps < 0 || p->steps > 100000) {
         return temu_fail(err, TEMU_EINVAL, "gpcnet: %d iterations (1..100000)", p->steps);
     }
-    x.perm = malloc((size_t)(x.n > 0 ? x.n : 1) * sizeof *x.perm);
-    if (x.perm == NULL) {
-        return temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
+    st = temu_gpcnet_layout_make(s, 0, x.n, p->fraction, p->seed, &x.l, err);
+    if (st != TEMU_OK) {
+        return st;
     }
-    st = temu_gpcnet_roles(s, 0, x.n, p->fraction > 0 ? p->fraction : 0.2, p->seed, x.perm, &x.nc,
-                           x.first, err);
-    size_t ns = (size_t)x.nc * (size_t)x.iters;
+    x.ids = malloc(((size_t)x.l.slots + 1) * sizeof *x.ids);
+    x.buf = malloc((size_t)x.l.canaries * sizeof *x.buf);
+    uint64_t *hist = malloc(HIST_BUCKETS * sizeof *hist);
+    if (x.ids == NULL || x.buf == NULL || hist == NULL) {
+        st = temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
+    }
+    st = st == TEMU_OK ? mark_idle(&x, err) : st;
+    size_t ns = (size_t)x.l.canaries * (size_t)x.iters;
     for (int c = 0; c < 2 && st == TEMU_OK; c++) {
         for (int t = 0; t < 3; t++) {
             buf[c][t] = malloc((ns > 0 ? ns : 1) * sizeof *buf[c][t]);
@@ -302,18 +396,19 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
         st = run(&x, 0, buf[1], &covered, keep, err);
     }
     if (st == TEMU_OK) {
-        out->canaries = x.nc;
-        out->congestors = x.n - x.nc;
+        out->canaries = x.l.canaries;
+        out->congestors = x.n - x.l.canaries;
         out->iters = x.iters;
         out->rounds = rounds;
         out->runs = x.runs;
         out->replayed = x.replayed;
+        double(*v[3])[2] = {out->lat_us, out->bw_mibs, out->allreduce_us};
         for (int c = 0; c < 2; c++) {
-            stats(buf[c][0], ns, &out->lat_us[c][0], &out->lat_us[c][1]);
-            /* bandwidth's tail is the low side: 99 % of the samples at or above */
-            out->bw_mibs[c][0] = sample_mean(buf[c][1], ns);
-            out->bw_mibs[c][1] = sample_quantile(buf[c][1], ns, 0.01);
-            stats(buf[c][2], ns, &out->allreduce_us[c][0], &out->allreduce_us[c][1]);
+            for (int t = 0; t < 3; t++) {
+                /* bandwidth's tail is the low side */
+                v[t][c][0] = sample_mean(buf[c][t], ns);
+                v[t][c][1] = gpc_p99(buf[c][t], ns, t != 1, hist);
+            }
         }
         for (int q = 0; q < 2; q++) {
             out->impact_lat[q] = out->lat_us[1][q] / out->lat_us[0][q];
@@ -326,6 +421,10 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
             free(buf[c][t]);
         }
     }
-    free(x.perm);
+    free(hist);
+    free(x.ids);
+    free(x.buf);
+    free(x.idle);
+    temu_gpcnet_layout_free(&x.l);
     return st;
 }

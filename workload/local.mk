@@ -8,7 +8,7 @@
 # the tests and the benchmarks that run patterns.
 noinst_LTLIBRARIES += workload/libtorusworkload.la
 workload_libtorusworkload_la_SOURCES = workload/workload.h workload/gpcnet.h \
-	workload/pattern.c workload/gpcnet_impact.c
+	workload/pattern.c workload/gpcnet.c workload/gpcnet_impact.c
 workload_libtorusworkload_la_CFLAGS = $(AM_CFLAGS) -O2
 workload_libtorusworkload_la_LIBADD = -lm -lpthread
 # where its users find workload.h

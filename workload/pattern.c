@@ -263,6 +263,67 @@ static temu_status halo(gen *g)
 
 /* --------------------------------------------------------------- gpcnet */
 
+/*
+ * GPCNeT's network load test (Chunduri et al., "GPCNeT: Designing a
+ * Benchmark Suite for Inducing and Measuring Contention in HPC Networks",
+ * SC19; seed 002; gpcnet.c gives GPCNeT's functions), one iteration per
+ * step.  The nodes are shuffled (--seed); the first 80 % (1 - --fraction)
+ * run congestors, the rest canaries, and every communicator holds the
+ * ranks of one process slot (the same node rank) on nodes of one role.
+ * Per step, step k using random ring k mod 30 of each canary slot:
+ *   P2P Lat       8 B to both ring neighbours
+ *   P2P BW+Sync   8 x 128 KiB (--bytes) to both, MPI_Barrier of the slot
+ *   Allreduce     an 8-byte MPI_Allreduce of the slot
+ * and one round of each congestor group (one slot of the nodes of one
+ * congestor): all-to-all (4 KiB pairwise), incast (4 KiB sends to the
+ * group's first rank), PUT incast, GET broadcast (4 KiB each).
+ */
+static temu_status gpcnet_step(gen *g, const temu_gpcnet_layout *l, const int32_t *ids,
+                               int32_t step, int32_t *buf)
+{
+    uint64_t bw = g->p->bytes > 0 ? g->p->bytes : GPC_BW_BYTES;
+    int32_t ring = step % GPC_RINGS;
+    temu_status st = temu_gpcnet_ring_exchange(g->r, l, ring, GPC_LAT_BYTES, 1, buf, g->err);
+    st = st == TEMU_OK ? temu_gpcnet_ring_exchange(g->r, l, ring, bw, GPC_BW_MSGS, buf, g->err)
+                       : st;
+    st = st == TEMU_OK ? temu_gpcnet_slot_coll(g->r, l, ids, &temu_gpcnet_barrier, g->err) : st;
+    st = st == TEMU_OK ? temu_gpcnet_slot_coll(g->r, l, ids, &temu_gpcnet_allreduce, g->err) : st;
+    g->done += (uint64_t)l->canaries;
+    st = st == TEMU_OK ? temu_gpcnet_congestor_round(g->r, l, g->err) : st;
+    g->done += (uint64_t)(g->n - l->canaries);
+    return st;
+}
+
+static temu_status gpcnet(gen *g)
+{
+    temu_gpcnet_layout l;
+    if (g->tid != 0) {
+        return TEMU_OK; /* one shuffled order: thread 0 replays it all */
+    }
+    temu_status st = temu_gpcnet_layout_make(temu_replay_session(g->r), g->base, g->n,
+                                             g->p->fraction, g->p->seed, &l, g->err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    int32_t *ids = malloc(((size_t)l.slots + 1) * sizeof *ids);
+    int32_t *buf = malloc((size_t)l.canaries * sizeof *buf);
+    if (ids == NULL || buf == NULL) {
+        st = temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
+    }
+    st = st == TEMU_OK ? temu_gpcnet_canary_comms(g->r, &l, ids, g->err) : st;
+    g->total = (uint64_t)g->n * (uint64_t)g->p->steps;
+    for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
+        st = gpcnet_step(g, &l, ids, step, buf);
+        if (st == TEMU_OK && g->progress != NULL) {
+            g->progress(g->ctx, g->done, g->total);
+        }
+    }
+    free(ids);
+    free(buf);
+    temu_gpcnet_layout_free(&l);
+    return st;
+}
+
 /* xorshift64*: a small seeded generator, the same on every host. */
 static uint64_t rng_next(uint64_t *s)
 {
@@ -275,209 +336,6 @@ static uint64_t rng_next(uint64_t *s)
 static uint64_t rng_seed(uint64_t seed)
 {
     return seed ? seed : 0x9E3779B97F4A7C15ull;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Index of v in the sorted array a of n (present). */
-static int32_t find_i64(const int64_t *a, int32_t n, int64_t v)
-{
-    int32_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < v) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-const temu_replay_coll temu_gpcnet_allreduce = {.op = TEMU_COLL_ALLREDUCE,
-                                                .blocking = 1,
-                                                .hw_op = 1,
-                                                .commutative = 1,
-                                                .bytes = GPC_ALLREDUCE_BYTES,
-                                                .elem = 8};
-
-/*
- * GPCNeT's roles are per node: the nodes are shuffled (seeded), the first
- * `f` of them run canaries, the rest are split evenly, in order, over the
- * four congestors.  perm receives the ranks node by node in that order;
- * *nc the number of canary ranks, first[k] where congestor k's ranks start
- * (first[4] = n).
- */
-temu_status temu_gpcnet_roles(const temu_session *s, int32_t base, int32_t n, double f,
-                              uint64_t seed, int32_t *perm, int32_t *nc, int32_t *first,
-                              temu_error *err)
-{
-    int64_t *node = malloc((size_t)n * sizeof *node), *uniq = malloc((size_t)n * sizeof *uniq);
-    int64_t *key = malloc((size_t)n * sizeof *key);
-    int32_t *pos = malloc((size_t)n * sizeof *pos);
-    temu_status st = TEMU_OK;
-    if (node == NULL || uniq == NULL || key == NULL || pos == NULL) {
-        st = temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
-        goto out;
-    }
-    for (int32_t r = 0; r < n; r++) {
-        temu_slot slot;
-        temu_session_rank_slot(s, base + r, &slot, NULL);
-        node[r] = uniq[r] = slot.node;
-    }
-    qsort(uniq, (size_t)n, sizeof *uniq, cmp_i64);
-    int32_t nn = 0;
-    for (int32_t r = 0; r < n; r++) {
-        if (nn == 0 || uniq[r] != uniq[nn - 1]) {
-            uniq[nn++] = uniq[r];
-        }
-    }
-    int32_t ncn = (int32_t)llround(f * nn);
-    if (ncn < 2 || nn - ncn < 4) {
-        st = temu_fail(err, TEMU_EINVAL,
-                       "gpcnet: %d nodes with canary fraction %g leave %d canary and %d "
-                       "congestor nodes (at least 2 and 4 needed)",
-                       nn, f, ncn, nn - ncn);
-        goto out;
-    }
-    /* pos[u] = place of distinct node u in the shuffled order (Fisher-Yates
-     * over the identity, GPCNeT's RSEED by default) */
-    uint64_t rs = rng_seed(seed ? seed : 8675309u);
-    for (int32_t u = 0; u < nn; u++) {
-        pos[u] = u;
-    }
-    for (int32_t i = nn - 1; i > 0; i--) {
-        int32_t j = (int32_t)(rng_next(&rs) % (uint64_t)(i + 1));
-        int32_t t = pos[i];
-        pos[i] = pos[j];
-        pos[j] = t;
-    }
-    /* ranks by (shuffled node place, rank): a 64-bit key, sorted */
-    for (int32_t r = 0; r < n; r++) {
-        key[r] = (int64_t)pos[find_i64(uniq, nn, node[r])] << 32 | r;
-    }
-    qsort(key, (size_t)n, sizeof *key, cmp_i64);
-    int32_t k = 0;
-    *nc = 0;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t place = (int32_t)(key[i] >> 32);
-        perm[i] = base + (int32_t)(key[i] & 0xffffffff);
-        *nc += place < ncn;
-        /* congestor k owns places [ncn + (nn - ncn) k / 4, ... (k + 1) / 4) */
-        while (k < 4 && place >= ncn + (int32_t)((int64_t)(nn - ncn) * k / 4)) {
-            first[k++] = i;
-        }
-    }
-    while (k <= 4) {
-        first[k++] = n;
-    }
-out:
-    free(node);
-    free(uniq);
-    free(key);
-    free(pos);
-    return st;
-}
-
-static temu_status gpcnet_order(gen *g, double f, int32_t *perm, int32_t *nc, int32_t *first)
-{
-    return temu_gpcnet_roles(temu_replay_session(g->r), g->base, g->n, f, g->p->seed, perm, nc,
-                             first, g->err);
-}
-
-/*
- * GPCNeT (Chunduri et al., "GPCNeT: Designing a Benchmark Suite for
- * Inducing and Measuring Contention in HPC Networks", SC19; seed 002
- * section 3), one round per step.  Roles are per node (gpcnet_order):
- * the nodes are shuffled (seeded), the ranks of the first `fraction` of
- * them are canaries, the others congestors split evenly, node by node,
- * over GPCNeT's four default congestors:
- *   all-to-all       every member sends 4 KiB to every other member
- *   incast           every member sends 4 KiB to the group's first member
- *   put incast       every member PUTs 4 KiB into the first member
- *   get broadcast    every member GETs 4 KiB from the first member
- * Canaries, in a random ring: 8 B to both neighbours (latency), 8 x 128 KiB
- * to both (bandwidth), an 8-byte MPI_Allreduce over the canaries.
- */
-static temu_status gpcnet(gen *g)
-{
-    const temu_pattern *p = g->p;
-    double f = p->fraction > 0 ? p->fraction : 0.2;
-    int32_t n = g->n, nc, first[5];
-    if (g->tid != 0) {
-        return TEMU_OK; /* one shuffled order: thread 0 replays it all */
-    }
-    int32_t *perm = malloc((size_t)n * sizeof *perm);
-    if (perm == NULL) {
-        return temu_fail(g->err, TEMU_ENOMEM, "gpcnet: out of memory");
-    }
-    temu_status st = gpcnet_order(g, f, perm, &nc, first);
-    if (st != TEMU_OK) {
-        free(perm);
-        return st;
-    }
-    int32_t canary_comm = temu_replay_unused_comm(g->r);
-    st = temu_replay_comm(g->r, canary_comm, nc, perm, g->err);
-    g->total = (uint64_t)n * (uint64_t)p->steps;
-    for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        for (int32_t i = 0; st == TEMU_OK && i < nc; i++) {
-            int32_t nb[2] = {perm[(i + nc - 1) % nc], perm[(i + 1) % nc]};
-            for (int k = 0; st == TEMU_OK && k < 2; k++) {
-                st = p2p(g, TEMU_REPLAY_WORLD, perm[i], nb[k], 1, GPC_LAT_BYTES);
-                for (int m = 0; st == TEMU_OK && m < GPC_BW_MSGS; m++) {
-                    st = p2p(g, TEMU_REPLAY_WORLD, perm[i], nb[k], 2, GPC_BW_BYTES);
-                }
-            }
-            if (st == TEMU_OK) {
-                st = temu_replay_collective(g->r, canary_comm, i, &temu_gpcnet_allreduce, g->err);
-            }
-            tick(g);
-        }
-        if (st == TEMU_OK) {
-            st = temu_gpcnet_congestors(g->r, perm, first, g->err);
-            g->done += (uint64_t)(n - nc);
-        }
-    }
-    free(perm);
-    return st;
-}
-
-/* A send and its receive on the world, as p2p() (tag: the congestor). */
-static temu_status world_p2p(temu_replay *r, int32_t from, int32_t to, int32_t tag, temu_error *err)
-{
-    temu_status st =
-        temu_replay_send(r, TEMU_REPLAY_WORLD, from, to, tag, GPC_CONGESTOR_BYTES, err);
-    return st == TEMU_OK
-               ? temu_replay_recv(r, TEMU_REPLAY_WORLD, to, from, tag, GPC_CONGESTOR_BYTES, err)
-               : st;
-}
-
-temu_status temu_gpcnet_congestors(temu_replay *r, const int32_t *perm, const int32_t *first,
-                                   temu_error *err)
-{
-    temu_status st = TEMU_OK;
-    for (int k = 0; k < 4; k++) {
-        int32_t lo = first[k], hi = first[k + 1], root = perm[lo];
-        for (int32_t i = lo; st == TEMU_OK && i < hi; i++) {
-            int32_t me = perm[i];
-            if (k == 0) {
-                for (int32_t j = lo; st == TEMU_OK && j < hi; j++) {
-                    if (j != i) {
-                        st = world_p2p(r, me, perm[j], 3, err);
-                    }
-                }
-            } else if (i != lo) {
-                st = k == 1 ? world_p2p(r, me, root, 4, err)
-                            : temu_replay_rma(r, TEMU_REPLAY_WORLD, me, root, GPC_CONGESTOR_BYTES,
-                                              k == 2 ? TEMU_KIND_PUT : TEMU_KIND_GET, err);
-            }
-        }
-    }
-    return st;
 }
 
 /* ------------------------------------------------------------ synthetic */
