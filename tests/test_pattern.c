@@ -5,10 +5,10 @@
  * 1 + b/32 chunks (doc/model.md) on every hop; hop counts below come from
  * node coordinates (nodes numbered with E fastest).
  */
+#include "gpcnet.h"
 #include "testutil.h"
 #include "torusemu_replay.h"
 #include "workload.h"
-#include "gpcnet.h"
 
 /* Replay p on a fresh store; returns the store, checks the stream matched. */
 static temu_session *run(const char *spec, int32_t nranks, int32_t rpn, const char *how,
@@ -403,8 +403,9 @@ START_TEST(gpcnet_round)
     gpcnet_bytes();
     /* GPCNeT needs 2 canary and 8 congestor nodes: 9 nodes leave 2 and 7 */
     temu_pattern q = {.kind = TEMU_PATTERN_GPCNET};
-    refused("gemini:2x2x2", 9, &q, "9 nodes with canary fraction 0.2 leave 2 canary and 7 "
-                                   "congestor nodes (GPCNeT needs at least 2 and 8)");
+    refused("gemini:2x2x2", 9, &q,
+            "9 nodes with canary fraction 0.2 leave 2 canary and 7 "
+            "congestor nodes (GPCNeT needs at least 2 and 8)");
     /* --fraction 0.5 of 16 nodes: 8 canary nodes, 8 congestor nodes */
     temu_session *s = test_mapped_store("gemini:2x2x2", 16, 1, NULL);
     temu_gpcnet_layout l;

@@ -174,8 +174,8 @@ static void layout_slot_kinds(nodes_of *w, int32_t ncong, int32_t slots, int32_t
 
 /* Members group by group, each group in node-list order (MPI_Comm_split
  * with key 0 keeps the order of the communicator it splits). */
-static temu_status layout_fill(const nodes_of *w, int32_t base, int32_t n,
-                               temu_gpcnet_layout *l, temu_error *err)
+static temu_status layout_fill(const nodes_of *w, int32_t base, int32_t n, temu_gpcnet_layout *l,
+                               temu_error *err)
 {
     int32_t ng = GPC_ROLES * l->slots;
     l->rank = malloc((size_t)n * sizeof *l->rank);
@@ -205,8 +205,8 @@ static temu_status layout_fill(const nodes_of *w, int32_t base, int32_t n,
 }
 
 /* The node draw and every rank's group (build_subcomms()). */
-static temu_status layout_groups(nodes_of *w, double f, uint64_t seed,
-                                 temu_gpcnet_layout *l, temu_error *err)
+static temu_status layout_groups(nodes_of *w, double f, uint64_t seed, temu_gpcnet_layout *l,
+                                 temu_error *err)
 {
     int32_t nn = w->nn, ncong = layout_congestor_nodes(nn, f);
     l->nodes = nn;
@@ -414,7 +414,8 @@ temu_status temu_gpcnet_canary_comms(temu_replay *r, const temu_gpcnet_layout *l
     temu_status st = TEMU_OK;
     for (int32_t s = 0; s <= l->slots && st == TEMU_OK; s++) {
         /* s == slots: every canary (run_network_tests()' local_comm) */
-        int32_t lo = s < l->slots ? l->first[s] : 0, hi = s < l->slots ? l->first[s + 1] : l->canaries;
+        int32_t lo = s < l->slots ? l->first[s] : 0,
+                hi = s < l->slots ? l->first[s + 1] : l->canaries;
         ids[s] = -1;
         if (hi > lo) {
             ids[s] = temu_replay_unused_comm(r);

@@ -52,9 +52,9 @@ typedef struct run_ctx {
     const temu_tm_config *tc;
     int32_t n;
     temu_gpcnet_layout l;
-    int32_t *ids;               /* canary communicators (slots + 1)             */
-    int32_t *buf;               /* a ring                                        */
-    uint8_t *idle;              /* [layout place] a congestor with nothing to do */
+    int32_t *ids;  /* canary communicators (slots + 1)             */
+    int32_t *buf;  /* a ring                                        */
+    uint8_t *idle; /* [layout place] a congestor with nothing to do */
     int32_t iters;
     uint64_t bw_bytes;          /* the bandwidth canary's messages                */
     int64_t canary_end;         /* last canary's end in the latest run (ps)       */
@@ -167,7 +167,7 @@ static void run_phase(const run_ctx *x, int32_t rounds, int canaries)
 /* The congestors' rounds; with the canaries (congested) every congestor
  * joins the barrier of every rank after its first round. */
 static temu_status run_congestors(temu_replay *r, const run_ctx *x, int32_t rounds, int congested,
-                              temu_error *err)
+                                  temu_error *err)
 {
     temu_status st = TEMU_OK;
     for (int32_t k = 0; k < rounds && st == TEMU_OK; k++) {

@@ -284,8 +284,8 @@ static temu_status gpcnet_step(gen *g, const temu_gpcnet_layout *l, const int32_
     uint64_t bw = g->p->bytes > 0 ? g->p->bytes : GPC_BW_BYTES;
     int32_t ring = step % GPC_RINGS;
     temu_status st = temu_gpcnet_ring_exchange(g->r, l, ring, GPC_LAT_BYTES, 1, buf, g->err);
-    st = st == TEMU_OK ? temu_gpcnet_ring_exchange(g->r, l, ring, bw, GPC_BW_MSGS, buf, g->err)
-                       : st;
+    st =
+        st == TEMU_OK ? temu_gpcnet_ring_exchange(g->r, l, ring, bw, GPC_BW_MSGS, buf, g->err) : st;
     st = st == TEMU_OK ? temu_gpcnet_slot_coll(g->r, l, ids, &temu_gpcnet_barrier, g->err) : st;
     st = st == TEMU_OK ? temu_gpcnet_slot_coll(g->r, l, ids, &temu_gpcnet_allreduce, g->err) : st;
     g->done += (uint64_t)l->canaries;

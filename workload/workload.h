@@ -40,9 +40,9 @@ typedef struct temu_pattern {
     int32_t vars;       /* halo: variables per cell (default 20)           */
     int32_t steps;      /* repetitions (default 1)                         */
     uint64_t size;      /* fft: points per dimension; halo: cells per rank per dimension */
-    uint64_t bytes;     /* synthetic: bytes per message (4096); gpcnet timed: BW canary (128K) */
-    double fraction;    /* gpcnet: share of ranks that are canaries (default 0.2) */
-    uint64_t seed;      /* random, gpcnet (default 8675309, GPCNeT's RSEED) */
+    uint64_t bytes;     /* synthetic: bytes per message (4096); gpcnet: BW canary's (128K) */
+    double fraction;    /* gpcnet: share of the nodes that run canaries (default 0.2) */
+    uint64_t seed;      /* random; gpcnet's node draw (default 8675309, GPCNeT's RSEED) */
     int64_t compute_ps; /* virtual time: each rank computes this long before each step (0) */
     /* The ranks it runs on (a job of a concurrent mix, doc/replay.md "Job
      * mixes"): world ranks first_rank .. first_rank + nranks - 1 play the
@@ -87,8 +87,8 @@ typedef struct temu_gpcnet_result {
     temu_replay_stats replayed; /* what the last run (the store's counts) replayed      */
 } temu_gpcnet_result;
 
-/* Run GPCNeT's canary tests on session s's ranks (roles, fraction and seed
- * of pattern p, p->steps iterations each) in virtual time, alone and with
+/* Run GPCNeT's canary tests on session s's ranks (the layout of gpcnet.h
+ * with pattern p's fraction and seed, p->steps iterations each) in virtual time, alone and with
  * the congestors (congestors 0: alone twice); tc NULL: the machine's
  * parameters; watch (may be NULL): every timing run is watched with it.
  * The store ends with the counts of the last run (the congested one);
