@@ -207,7 +207,6 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         return oom(err);
     }
     v->s = s;
-    v->net = &temu_model_packet;
     v->m = temu_session_machine(s);
     v->nranks = temu_session_nranks(s);
     v->scale = 1.0;
@@ -220,7 +219,8 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         st = temu_tm_config_default(v->m, &v->tc, err);
     }
     if (st == TEMU_OK) {
-        st = v->net->create(v->m, &v->tc, &v->model, err);
+        v->net = temu_model_of(v->tc.level, err); /* the level the configuration names */
+        st = v->net != NULL ? v->net->create(v->m, &v->tc, &v->model, err) : TEMU_EINVAL;
     }
     if (st == TEMU_OK) {
         v->rk = calloc((size_t)v->nranks, sizeof *v->rk);
@@ -286,7 +286,9 @@ void temu_vt_free(temu_vt *v)
     free(v->done_list);
     free(v->held);
     temu_match_free(v->match);
-    v->net->destroy(v->model);
+    if (v->net != NULL) {
+        v->net->destroy(v->model);
+    }
     free(v);
 }
 
