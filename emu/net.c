@@ -35,6 +35,12 @@ temu_status temu_tm_level_parse(const char *name, uint32_t *level, temu_error *e
                      name != NULL ? name : "");
 }
 
+int temu_tm_session_level(const temu_session *s)
+{
+    uint32_t v = __atomic_load_n(&s->hdr->model_level, __ATOMIC_RELAXED);
+    return v >= 1 && v <= NLEVELS ? (int)v - 1 : -1;
+}
+
 const temu_model_ops *temu_model_of(uint32_t level, temu_error *err)
 {
     if (level >= NLEVELS) {

@@ -510,6 +510,9 @@ static temu_status flush_parts(const temu_model_stats *src, temu_tm_flushed *f, 
     if (src->adaptive == 0) {
         parts &= ~PART_ROUTE;
     }
+    if (!s->readonly) { /* which level's figures the counters hold (temu_tm_session_level) */
+        __atomic_store_n(&s->hdr->model_level, src->level + 1, __ATOMIC_RELAXED);
+    }
     for (int64_t r = 0; r < m->nrouters && st == TEMU_OK; r++) {
         for (int l = 0; l < 2 * m->ndims && st == TEMU_OK; l++) {
             if (src->lanes(src->model, r, l) == 0) {

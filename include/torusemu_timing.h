@@ -102,6 +102,10 @@ typedef enum temu_tm_level {
  * level of a name (TEMU_EINVAL naming the accepted names if none). */
 const char *temu_tm_level_name(uint32_t level);
 temu_status temu_tm_level_parse(const char *name, uint32_t *level, temu_error *err);
+/* The level whose stall and occupancy counters were last added to the
+ * store of s (recorded in the store: `torusemu dump` shows it); -1 when
+ * no timing model added any. */
+int temu_tm_session_level(const temu_session *s);
 
 /* The machine's own parameters (doc/model.md, "Timing model").  Blue Gene:
  * adaptive routing of the dynamic VCs, as the hardware routed them;
