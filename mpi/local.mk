@@ -305,7 +305,8 @@ tests/mpi/vt_cycles$(EXEEXT): $(srcdir)/tests/mpi/vt_cycles.c $(PAPI_STAMP)
 	else echo "vt_cycles: PAPI not built; tests/mpi/papi.sh will be skipped"; fi
 TMPI_PAPI_LOG = tests/mpi/papi.sh.log
 $(TMPI_PAPI_LOG): tests/mpi/papi_mpi$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT)
-tests/mpi/vtime_flow.sh.log: tests/mpi/papi_mpi$(EXEEXT)
+TMPI_VTIME_FLOW_LOG = tests/mpi/vtime_flow.sh.log
+$(TMPI_VTIME_FLOW_LOG): tests/mpi/papi_mpi$(EXEEXT)
 tests/mpi/papi_units$(EXEEXT): $(srcdir)/tests/mpi/papi_units.c $(PAPI_STAMP)
 	@$(MKDIR_P) tests/mpi
 	@rm -f $@
