@@ -64,6 +64,12 @@ static void ops_set_hop(void *model, temu_tm_hop_fn fn, void *ctx)
     temu_fm_set_hop(((flow_level *)model)->f, fn, ctx);
 }
 
+/* One call per flow: a flow of a 1 GiB message is 16 M Gemini packets. */
+static void ops_set_done(void *model, temu_model_done_fn fn, void *ctx)
+{
+    temu_fm_set_done(((flow_level *)model)->f, fn, ctx);
+}
+
 /* A bucket's packets as flows of one packet size each: the units mod
  * count packets one unit larger first, then the rest (the message-unit
  * requests of BG/Q are not modelled at this level). */
@@ -169,6 +175,7 @@ const temu_model_ops temu_model_flow = {
     .destroy = ops_destroy,
     .set_delivery = ops_set_delivery,
     .set_hop = ops_set_hop,
+    .set_done = ops_set_done,
     .inject = ops_inject,
     .advance = ops_advance,
     .next_event = ops_next_event,

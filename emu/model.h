@@ -52,6 +52,11 @@
 
 #pragma GCC visibility push(hidden)
 
+/* Units of one tag that arrived together: `units` of them, created at
+ * created_ps, the last at done_ps (temu_fm_done_fn's shape). */
+typedef void (*temu_model_done_fn)(void *ctx, uint64_t tag, uint64_t units, int64_t created_ps,
+                                   int64_t done_ps);
+
 typedef struct temu_model_ops {
     const char *name;
     temu_status (*create)(const temu_machine *m, const temu_tm_config *c, void **out,
@@ -59,6 +64,11 @@ typedef struct temu_model_ops {
     void (*destroy)(void *model);
     void (*set_delivery)(void *model, temu_tm_delivery_fn fn, void *ctx);
     void (*set_hop)(void *model, temu_tm_hop_fn fn, void *ctx);
+    /* NULL, or: tell fn once per group of units that arrived together
+     * instead of once per unit (set_delivery then not used): a level whose
+     * flows carry millions of packets makes one call per flow, not one per
+     * packet (the flow level). */
+    void (*set_done)(void *model, temu_model_done_fn fn, void *ctx);
     temu_status (*inject)(void *model, int64_t when_ps, const temu_machine *m,
                           const temu_message *msg, int dir, uint64_t tag, uint64_t *units,
                           uint64_t *bytes, temu_error *err);

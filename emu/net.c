@@ -55,6 +55,8 @@ const temu_model_ops *temu_model_of(uint32_t level, temu_error *err)
 struct temu_net {
     const temu_model_ops *ops;
     void *model;
+    temu_net_arrival_fn arrival; /* the driver's, for a level that */
+    void *arrival_ctx;           /* delivers packet by packet       */
 };
 
 temu_status temu_net_create(const temu_machine *m, const temu_tm_config *c, temu_net **out,
@@ -94,9 +96,22 @@ const char *temu_net_level(const temu_net *n)
     return n->ops->name;
 }
 
-void temu_net_set_delivery(temu_net *n, temu_tm_delivery_fn fn, void *ctx)
+/* A packet of a level without groups of arrivals (set_done NULL). */
+static void net_delivered(void *ctx, uint64_t tag, int64_t created_ps, int64_t delivered_ps)
 {
-    n->ops->set_delivery(n->model, fn, ctx);
+    temu_net *n = ctx;
+    n->arrival(n->arrival_ctx, tag, 1, created_ps, delivered_ps);
+}
+
+void temu_net_set_arrival(temu_net *n, temu_net_arrival_fn fn, void *ctx)
+{
+    n->arrival = fn;
+    n->arrival_ctx = ctx;
+    if (n->ops->set_done != NULL) {
+        n->ops->set_done(n->model, fn, ctx);
+    } else {
+        n->ops->set_delivery(n->model, fn != NULL ? net_delivered : NULL, n);
+    }
 }
 
 temu_status temu_net_send_message_dir(temu_net *n, int64_t when_ps, const temu_machine *m,

@@ -766,20 +766,35 @@ static void wake(temu_vt *v, int32_t rank, int64_t t)
     }
 }
 
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+/* n packets of direction tag arrived: the direction is done with its
+ * last. */
+static void units_arrived(temu_vt *v, uint64_t tag, uint64_t n)
 {
-    temu_vt *v = ctx;
     vmsg *g = &v->msg[tag >> 1];
-    (void)created;
-    (void)delivered;
-    v->pk_delivered++;
-    if (--g->left == 0) {
+    v->pk_delivered += n;
+    g->left = g->left > n ? g->left - n : 0;
+    if (g->left == 0) {
         if (GROW(v->done_list, v->ndone, v->capdone) != 0) {
             v->oom = 1;
             return;
         }
         v->done_list[v->ndone++] = (int32_t)tag;
     }
+}
+
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    (void)created;
+    (void)delivered;
+    units_arrived(ctx, tag, 1);
+}
+
+/* A level that tells arrivals per flow (model.h, set_done). */
+static void on_done(void *ctx, uint64_t tag, uint64_t units, int64_t created, int64_t done)
+{
+    (void)created;
+    (void)done;
+    units_arrived(ctx, tag, units);
 }
 
 /* Send direction dir of message id at t; *packets: how many. */
@@ -1164,7 +1179,11 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
                              me, in->comm, in->call + 1, in->callers, in->n);
         }
     }
-    v->net->set_delivery(v->model, on_delivery, v);
+    if (v->net->set_done != NULL) {
+        v->net->set_done(v->model, on_done, v);
+    } else {
+        v->net->set_delivery(v->model, on_delivery, v);
+    }
     v->net->set_hop(v->model, on_hop, v);
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);

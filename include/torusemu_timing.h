@@ -372,7 +372,13 @@ temu_status temu_net_create(const temu_machine *m, const temu_tm_config *c, temu
 void temu_net_free(temu_net *n);
 /* The level's name, "packet" or "flow". */
 const char *temu_net_level(const temu_net *n);
-void temu_net_set_delivery(temu_net *n, temu_tm_delivery_fn fn, void *ctx);
+/* Called when `units` packets of one tag have arrived together, created at
+ * created_ps, the last at done_ps: on the packet level once per packet
+ * (units 1, as temu_tm_set_delivery), on the flow level once per flow (a
+ * flow of millions of packets costs one call). */
+typedef void (*temu_net_arrival_fn)(void *ctx, uint64_t tag, uint64_t units, int64_t created_ps,
+                                    int64_t done_ps);
+void temu_net_set_arrival(temu_net *n, temu_net_arrival_fn fn, void *ctx);
 temu_status temu_net_send_message_dir(temu_net *n, int64_t when_ps, const temu_machine *m,
                                       const temu_message *msg, int dir, uint64_t tag,
                                       uint64_t *packets, uint64_t *bytes, temu_error *err);

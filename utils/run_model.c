@@ -161,26 +161,30 @@ static uint64_t tag_of(int32_t rank, uint64_t seq, int dir)
     return (seq << (TAG_RANK_BITS + 1)) | ((uint64_t)rank << 1) | (uint64_t)dir;
 }
 
-/* A packet's tail reached its destination: the message is delivered with
- * its last packet; the replies (direction 1) count only for one-sided
- * transactions (TMPI_VT_F_RMA: the origin's get completes when the data is
- * back, its put when the target's acknowledgements are). */
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+/* Packets reached their destination (one at a time on the packet level, a
+ * flow's at once on the flow level, the last at `done`): the message is
+ * delivered with its last packet; the replies (direction 1) count only for
+ * one-sided transactions (TMPI_VT_F_RMA: the origin's get completes when
+ * the data is back, its put when the target's acknowledgements are). */
+static void on_arrival(void *ctx, uint64_t tag, uint64_t units, int64_t created, int64_t done)
 {
     run_model *rm = ctx;
     (void)created;
     int32_t rank = (int32_t)((tag >> 1) & ((1u << TAG_RANK_BITS) - 1));
     uint64_t seq = tag >> (TAG_RANK_BITS + 1);
     tmpi_vt_deliv *d = &rm->feed->q[rank].deliv[seq % TMPI_VT_DELIV_CAP];
-    if (delivered > rm->last_arrival) {
-        rm->last_arrival = delivered;
+    if (done > rm->last_arrival) {
+        rm->last_arrival = done;
     }
     if ((tag & TAG_DIR) && !d->both) {
         return;
     }
-    if (d->left > 0 && --d->left == 0) {
-        tmpi_vt_feed_deliver(rm->feed, rank, seq, delivered);
-        rm->delivered = 1;
+    if (d->left > 0) {
+        d->left = d->left > units ? d->left - units : 0;
+        if (d->left == 0) {
+            tmpi_vt_feed_deliver(rm->feed, rank, seq, done);
+            rm->delivered = 1;
+        }
     }
 }
 
@@ -686,7 +690,7 @@ int run_model_start(run_model **out, temu_session *s, uint32_t level, const char
     for (int32_t r = 0; r < nranks; r++) {
         rm->relaxed[r] = UINT64_MAX; /* no state version is let go */
     }
-    temu_net_set_delivery(rm->net, on_delivery, rm);
+    temu_net_set_arrival(rm->net, on_arrival, rm);
     if (pthread_create(&rm->thread, NULL, model_thread, rm) != 0) {
         snprintf(why, len, "cannot start the model thread");
         goto fail;
