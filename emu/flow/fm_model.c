@@ -554,6 +554,10 @@ void temu_fm_destroy(temu_fm *f)
     free(f->rrate);
     free(f->rlimit);
     free(f->rfull);
+    free(f->pfix);
+    free(f->punew);
+    free(f->pccap);
+    free(f->aff);
     free(f->seeds);
     fm_mm_work_free(&f->mm);
     free(f);
