@@ -391,6 +391,46 @@ START_TEST(test_two_flows_share_a_link)
 }
 END_TEST
 
+/* A change reaches flows that do not share a channel with it, and the
+ * derating follows the input queues.  Round machine, S = 100000 ps per
+ * 100-byte packet, along X: A x0->x2 (links x0-x1, L1 = x1-x2), B x1->x3
+ * (L1, L2 = x2-x3), C x2->x4 (L2, x3-x4), and from 8S D x2->x3 (L2).
+ *   0..8S   L1 and L2 full; L2 is fed by L1, whose queue holds A (to
+ *           eject) and B (to L2): head-of-line blocking, eta(2) = 0.75,
+ *           so B = C = 0.375/S, A = 1 - 0.375 = 0.625/S (5, 3, 3 drained);
+ *   8S      D joins L2: B = C = D = 0.25/S, and A, which does not cross
+ *           L2, rises to 0.75/S; its last 3 packets end at 12S;
+ *   12S     L1 holds only B: L2 no longer derated, B = C = D = 1/3 per S
+ *           (B, C 4 drained, D 1); D's last packet ends at 15S;
+ *   15S     B = C = 0.5/S (5 drained each): C's last 2 end at 19S;
+ *   19S     B alone at 1/S: its last 2 end at 21S.
+ * Deliveries add the pipeline less S: 66000 ps for 2 hops, 43000 for 1. */
+START_TEST(test_rates_follow_changes)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    rec r;
+    temu_fm *f = fm_make(&m, &c, &r);
+    const int64_t s = 100000;
+    fm_send(f, 0, node3(&m, 0, 0, 0), node3(&m, 2, 0, 0), 100, 8, 0, 0, 0);
+    fm_send(f, 0, node3(&m, 1, 0, 0), node3(&m, 3, 0, 0), 100, 9, 0, 0, 1);
+    fm_send(f, 0, node3(&m, 2, 0, 0), node3(&m, 4, 0, 0), 100, 7, 0, 0, 2);
+    fm_send(f, 8 * s, node3(&m, 2, 0, 0), node3(&m, 3, 0, 0), 100, 2, 0, 0, 3);
+    temu_fm_run(f, INT64_MAX);
+    ck_assert_int_eq(r.done, 4);
+    ck_assert_int_eq(r.done_ps[0], 12 * s + 66000);
+    ck_assert_int_eq(r.done_ps[3], 15 * s + 43000);
+    ck_assert_int_eq(r.done_ps[2], 19 * s + 66000);
+    ck_assert_int_eq(r.done_ps[1], 21 * s + 66000);
+    /* L2 was busy 0.75 of 0..12S, all of 12S..19S, and B's 2S: 9 + 7 + 2;
+     * it carried every packet of B, C and D */
+    temu_tm_lane_stats l2 = fm_lane(f, node3(&m, 2, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_int_eq(l2.busy_ps, 18 * s);
+    ck_assert_uint_eq(l2.packets, 9 + 7 + 2);
+    temu_fm_destroy(f);
+}
+END_TEST
+
 /* A flow capped at 0.25 GB/s (100-byte packets: one per 400000 ps) alone:
  * 5 packets drain in 2000000 ps. */
 START_TEST(test_rate_cap)
@@ -653,6 +693,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_lone_flow_matches_packet_model);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_rate_cap);
+    tcase_add_test(tc, test_rates_follow_changes);
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_lone_flow_no_stall);
