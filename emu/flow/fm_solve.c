@@ -58,31 +58,15 @@ void fm_chan_settle(fm_chan *c, int64_t t)
 
 /* ------------------------------------------------------------ scratch */
 
+/* Reallocate int32 and double scratch arrays (fm_resize). */
 static int grow32(int32_t **a, int32_t n)
 {
-    int32_t *p = realloc(*a, (size_t)n * sizeof *p);
-    if (!p) {
-        return -1;
-    }
-    *a = p;
-    return 0;
+    return fm_resize((void **)a, n, sizeof **a);
 }
 
 static int growd(double **a, int32_t n)
 {
-    double *p = realloc(*a, (size_t)n * sizeof *p);
-    if (!p) {
-        return -1;
-    }
-    *a = p;
-    return 0;
-}
-
-/* A capacity of at least n, doubling (so a component gathered flow by
- * flow costs no more than its size in copies). */
-static int32_t roomy(int32_t n, int32_t cap)
-{
-    return n > 2 * cap ? n : 2 * cap;
+    return fm_resize((void **)a, n, sizeof **a);
 }
 
 /* Room for nf flows (+1: the compressed rows' end), nc channels and ne
@@ -91,21 +75,20 @@ static int scratch_reserve(temu_fm *f, int32_t nf, int32_t nc, int32_t ne)
 {
     int bad = 0;
     if (nf + 1 > f->capcf) {
-        int32_t n = roomy(nf + 1, f->capcf);
+        int32_t n = fm_room(nf + 1, f->capcf);
         bad |= grow32(&f->cflows, n) | grow32(&f->pstart, n) | growd(&f->pw, n) |
                growd(&f->pbound, n) | growd(&f->rrate, n) | grow32(&f->rlimit, n);
         f->capcf = bad ? f->capcf : n;
     }
     if (nc > f->capcc) {
-        int32_t n = roomy(nc, f->capcc);
-        uint8_t *full = realloc(f->rfull, (size_t)n);
-        f->rfull = full ? full : f->rfull;
+        int32_t n = fm_room(nc, f->capcc);
         bad |= grow32(&f->cchans, n) | growd(&f->pcap, n) | growd(&f->pfix, n) |
-               growd(&f->punew, n) | growd(&f->pccap, n) | (full ? 0 : 1);
+               growd(&f->punew, n) | growd(&f->pccap, n) |
+               fm_resize((void **)&f->rfull, n, sizeof *f->rfull);
         f->capcc = bad ? f->capcc : n;
     }
     if (ne > f->capce) {
-        int32_t n = roomy(ne, f->capce);
+        int32_t n = fm_room(ne, f->capce);
         bad |= grow32(&f->pchan, n) | growd(&f->pcoef, n);
         f->capce = bad ? f->capce : n;
     }
@@ -415,7 +398,7 @@ static int affected(temu_fm *f, int32_t nc, int32_t *na)
                 continue;
             }
             if (n == f->capaff) {
-                int32_t cap = f->capaff ? 2 * f->capaff : 256;
+                int32_t cap = fm_room(n + 1, f->capaff);
                 if (grow32(&f->aff, cap) != 0) {
                     return -1;
                 }
