@@ -58,10 +58,11 @@ typedef struct fm_chan {
     double u, r_inq, r_credit, r_nodyn; /* now: busy fraction, stall fractions    */
     double busy, inq, credit, nodyn;    /* integrated up to `since`              */
     int64_t since;
-    uint64_t packets, bytes;   /* counted as the flows cross            */
-    double scratch;            /* fm_solve.c: a port's load on this channel */
-    int32_t mark, local, seen; /* fm_solve.c: component stamp, index, port stamp */
-    uint8_t full, mixed;       /* a bottleneck now; a mixed input port  */
+    uint64_t packets, bytes; /* counted as the flows cross            */
+    double scratch;          /* fm_solve.c: a port's load on this channel */
+    int32_t mark, local;     /* fm_solve.c: in the set (stamp), its index there */
+    int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
+    uint8_t full;            /* a bottleneck now */
 } fm_chan;
 
 enum fm_state {
@@ -121,7 +122,9 @@ struct temu_fm {
     temu_fm_totals tot;
     /* fm_solve.c scratch */
     int32_t *cflows, *cchans, *pstart, *pchan;
-    double *pcap, *pw, *pbound, *pcoef, *rrate;
+    double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap;
+    int32_t *aff;
+    int32_t capaff;
     int32_t *rlimit;
     uint8_t *rfull;
     int32_t capcf, capcc, capce;

@@ -183,12 +183,10 @@ int fm_flow_rescheduled(temu_fm *f, int32_t id)
 static int seed(temu_fm *f, int32_t chan)
 {
     if (f->nseeds == f->capseeds) {
-        int32_t cap = f->capseeds ? 2 * f->capseeds : 256;
-        int32_t *s = realloc(f->seeds, (size_t)cap * sizeof *s);
-        if (!s) {
+        int32_t cap = fm_room(f->nseeds + 1, f->capseeds);
+        if (fm_resize((void **)&f->seeds, cap, sizeof *f->seeds) != 0) {
             return -1;
         }
-        f->seeds = s;
         f->capseeds = cap;
     }
     f->seeds[f->nseeds++] = chan;
@@ -202,12 +200,10 @@ static int flow_join(temu_fm *f, int32_t id)
     for (int32_t e = 0; e < fl->nel; e++) {
         fm_chan *c = &f->ch[fl->el[e].chan];
         if (c->nusers == c->capusers) {
-            int32_t cap = c->capusers ? 2 * c->capusers : 4;
-            fm_user *u = realloc(c->users, (size_t)cap * sizeof *u);
-            if (!u) {
+            int32_t cap = fm_room(c->nusers + 1, c->capusers);
+            if (fm_resize((void **)&c->users, cap, sizeof *c->users) != 0) {
                 return -1;
             }
-            c->users = u;
             c->capusers = cap;
         }
         fl->el[e].pos = c->nusers;
@@ -386,13 +382,9 @@ static int32_t flow_slot(temu_fm *f)
         return id;
     }
     if (f->nfl == f->capfl) {
-        int32_t cap = f->capfl ? 2 * f->capfl : 64;
-        fm_flow *fl = realloc(f->fl, (size_t)cap * sizeof *fl);
-        if (!fl) {
-            return -1;
-        }
-        f->fl = fl;
-        if (fm_heap_resize(&f->ev, cap, f->capfl) != 0 ||
+        int32_t cap = fm_room(f->nfl + 1, f->capfl);
+        if (fm_resize((void **)&f->fl, cap, sizeof *f->fl) != 0 ||
+            fm_heap_resize(&f->ev, cap, f->capfl) != 0 ||
             fm_heap_resize(&f->due, cap, f->capfl) != 0) {
             return -1;
         }
@@ -554,6 +546,10 @@ void temu_fm_destroy(temu_fm *f)
     free(f->rrate);
     free(f->rlimit);
     free(f->rfull);
+    free(f->pfix);
+    free(f->punew);
+    free(f->pccap);
+    free(f->aff);
     free(f->seeds);
     fm_mm_work_free(&f->mm);
     free(f);
