@@ -82,6 +82,12 @@ expect_ok "flow: one message alone" "$TORUSEMU" replay --machine gemini-tiny --n
     --pattern tornado --bytes 64K --timing --model flow --keep "$TMP/alone.store" --quiet
 expect_eq "flow: no stalls without contention" 0 "$(stalls "$TMP/alone.store")"
 
+# BG/Q: the flow level's receive-FIFO occupancy (each packet's
+# serialization and the input-queue stalls, emu/flow_ops.c) in the store
+expect_ok "bgq: stalls of the flow level" "$TORUSEMU" stalls "$TMP/bgq-64.f.store"
+awk '$1 == "RECV_FIFO" && $2 != "IO" && $5 > 0 { n++ } END { exit n != 5 }' "$TMP/out" && pass ||
+    failed "bgq: receive-FIFO occupancy of the flow level not above 0 on A-E: $(cat "$TMP/out")"
+
 # a series at LDMS's minute of a long replay: 200 tornado steps of 1 GiB
 # messages, minutes of virtual time (3200 messages of 16 M packets each: one
 # flow each, one arrival call each), a snapshot at every minute and at the

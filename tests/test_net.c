@@ -61,11 +61,12 @@ typedef struct outcome {
     uint64_t packets[2], bytes[2];
     arrivals a;
     int level_recorded;
+    uint64_t pending[2]; /* BG/Q: message-unit pending reads, writes of all nodes */
 } outcome;
 
-static outcome run_level(uint32_t level)
+static outcome run_level(const char *spec, uint32_t level)
 {
-    temu_machine m = test_machine("gemini:2x2x2");
+    temu_machine m = test_machine(spec);
     temu_tm_config c;
     temu_net *n;
     temu_session *s;
@@ -92,6 +93,10 @@ static outcome run_level(uint32_t level)
     ck_assert_int_eq(temu_tm_flushed_create(&m, &f, &err), TEMU_OK);
     ck_assert_msg(temu_net_stall_counters_flush(n, f, s, &err) == TEMU_OK, "%s", err.message);
     o.level_recorded = temu_tm_session_level(s);
+    for (int64_t node = 0; m.system == TEMU_SYSTEM_BGQ && node < m.nnodes; node++) {
+        o.pending[0] += temu_counter_read(s, temu_idx_bgq_mu(&m, node, TEMU_MU_PORT0_PEND_RD));
+        o.pending[1] += temu_counter_read(s, temu_idx_bgq_mu(&m, node, TEMU_MU_PORT0_PEND_WRT));
+    }
     temu_tm_flushed_free(f);
     temu_session_close(s);
     temu_net_free(n);
@@ -100,7 +105,8 @@ static outcome run_level(uint32_t level)
 
 START_TEST(same_packets_both_levels)
 {
-    outcome p = run_level(TEMU_TM_PACKET), f = run_level(TEMU_TM_FLOW);
+    outcome p = run_level("gemini:2x2x2", TEMU_TM_PACKET);
+    outcome f = run_level("gemini:2x2x2", TEMU_TM_FLOW);
     /* 1 MiB of PUT payload: 16,384 request packets of 64 payload bytes
      * each out, the responses back (the plan's counts) */
     ck_assert_uint_eq(p.packets[0], 16384);
@@ -123,6 +129,20 @@ START_TEST(same_packets_both_levels)
 }
 END_TEST
 
+/* BG/Q's message-unit pending requests: each request pending the same
+ * time on both levels, so once the network is empty the totals are equal */
+START_TEST(mu_pending_both_levels)
+{
+    outcome p = run_level("bgq:2x2x2x2x2", TEMU_TM_PACKET);
+    outcome f = run_level("bgq:2x2x2x2x2", TEMU_TM_FLOW);
+    ck_assert_uint_eq(f.packets[0], p.packets[0]);
+    ck_assert_uint_gt(p.pending[0], 0);
+    ck_assert_uint_gt(p.pending[1], 0);
+    ck_assert_uint_eq(f.pending[0], p.pending[0]);
+    ck_assert_uint_eq(f.pending[1], p.pending[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("net");
@@ -130,6 +150,7 @@ int main(void)
     tcase_add_test(tc, level_names);
     tcase_add_test(tc, unknown_level_refused);
     tcase_add_test(tc, same_packets_both_levels);
+    tcase_add_test(tc, mu_pending_both_levels);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return test_run(s);
