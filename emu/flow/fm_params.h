@@ -33,6 +33,9 @@ extern const fm_params fm_params_default;
  * also feeds another output, `vcs` dateline classes (1 or 2) use it. */
 double fm_params_eta(const fm_params *p, int inputs, int mixed, int vcs);
 
+/* The least eta of the table (no channel is derated below it). */
+double fm_params_eta_least(const fm_params *p);
+
 /* Mean wait of a packet for a channel, in units of its service time, the
  * channel's other traffic taking rho_other of its time and all of its
  * traffic rho_total (M/D/1, Pollaczek-Khinchine with deterministic

@@ -16,12 +16,12 @@
  * their channels, never bytes.
  *
  * Saturation, two passes on the set: the first with every channel's whole
- * time; where a bottleneck is fed by an input queue that also holds
- * packets for another output (head-of-line blocking), its capacity
- * becomes eta (fm_params.c), and the second pass gives the rates.  A
- * bottleneck that only the second pass reveals keeps its whole time, and
- * a channel outside the set keeps its capacity: the derating follows the
- * order of the changes (deterministic; stated in doc/model.md).
+ * time; where a channel is fed by an input queue that also holds packets
+ * for another output (head-of-line blocking) and its load reaches eta
+ * (fm_params.c), its capacity becomes eta, and the second pass gives the
+ * rates.  A bottleneck that only the second pass reveals keeps its whole
+ * time, and a channel outside the set keeps its capacity: the derating
+ * follows the order of the changes (deterministic; doc/model.md).
  *
  * Stall rates of a lane l, its flows f each going on to channel n_f:
  *   inq     (its input queue's head waits for n_f): per next channel n,
@@ -240,14 +240,18 @@ static double chan_eta(temu_fm *f, const fm_chan *c)
     return fm_params_eta(f->par, inputs, mixed, vcs == 3u ? 2 : 1);
 }
 
-/* Derate the bottlenecks of the first pass; 1 if any was. */
+/* Derate the channels of the set whose first-pass load reaches what
+ * head-of-line blocking leaves of them (eta): they are the bottlenecks the
+ * packet model would have there; 1 if any was.  Only loads above the
+ * table's least eta are looked at (chan_eta reads the channels feeding). */
 static int derate(temu_fm *f, int32_t nc)
 {
     int any = 0;
+    double least = fm_params_eta_least(f->par);
     for (int32_t i = 0; i < nc; i++) {
-        if (f->rfull[i]) {
+        if (f->punew[i] >= least - 1e-12) {
             double eta = chan_eta(f, &f->ch[f->cchans[i]]);
-            if (eta < 1.0) {
+            if (eta < 1.0 && f->punew[i] >= eta - 1e-12) {
                 f->pccap[i] = eta;
                 any = 1;
             }
@@ -321,6 +325,19 @@ static void chan_rates(temu_fm *f, fm_chan *c)
 
 /* Solve the set: every channel's whole time first, then the bottlenecks
  * derated; each channel's new load into punew. */
+/* Every channel's load with the set's rates just solved, into punew. */
+static void set_loads(temu_fm *f, const fm_mm_problem *p)
+{
+    for (int32_t i = 0; i < p->nchans; i++) {
+        f->punew[i] = f->pfix[i];
+    }
+    for (int32_t j = 0; j < p->nflows; j++) {
+        for (int32_t k = p->start[j]; k < p->start[j + 1]; k++) {
+            f->punew[p->chan[k]] += f->rrate[j] * p->coef[k];
+        }
+    }
+}
+
 static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 {
     fm_mm_problem p;
@@ -332,19 +349,13 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
     if (solve_once(f, &p) != 0) {
         return -1;
     }
+    set_loads(f, &p);
     if (derate(f, nc)) {
         build_problem(f, nf, nc, &p);
         if (solve_once(f, &p) != 0) {
             return -1;
         }
-    }
-    for (int32_t i = 0; i < nc; i++) {
-        f->punew[i] = f->pfix[i];
-    }
-    for (int32_t j = 0; j < nf; j++) {
-        for (int32_t k = p.start[j]; k < p.start[j + 1]; k++) {
-            f->punew[p.chan[k]] += f->rrate[j] * p.coef[k];
-        }
+        set_loads(f, &p);
     }
     return 0;
 }
