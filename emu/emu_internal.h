@@ -70,6 +70,10 @@ typedef struct temu_store_header {
     /* 1 + the highest watch slot armed (the crossing path scans no
      * further); 0 in a store of an older library: scan every slot */
     uint32_t watch_top;
+    /* 1 + the temu_tm_level of the model level whose stall and occupancy
+     * counters were last added (timing_bridge.c); 0: none (no timing
+     * model, or a store of an older library) */
+    uint32_t model_level;
 } temu_store_header;
 
 _Static_assert(sizeof(temu_store_header) <= TEMU_STORE_HEADER_BYTES,

@@ -9,6 +9,7 @@
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
+#include "model.h"
 #include "torusemu_timing.h"
 
 #include <stdlib.h>
@@ -60,9 +61,9 @@ static mu_requests mu_requests_of(const temu_machine *m, const temu_plan *plan, 
 /* Send the next min(train, left) packets of a bucket: its units split
  * evenly over its packets (the plan keeps totals, not each packet's size),
  * the larger ones first. */
-static temu_status send_some(temu_tm *t, int64_t when, int64_t src, int64_t dst, bucket *b,
-                             uint32_t train, uint32_t unit, uint32_t cls, uint32_t lane_key,
-                             const mu_requests *mu, sent *out, temu_error *err)
+static temu_status send_some(const temu_model_sender *to, int64_t when, int64_t src, int64_t dst,
+                             bucket *b, uint32_t train, uint32_t unit, uint32_t cls,
+                             uint32_t lane_key, const mu_requests *mu, sent *out, temu_error *err)
 {
     uint64_t m = b->pkts < train ? b->pkts : train;
     uint64_t units = temu_even_share(b->units, b->pkts, 0, m); /* the larger packets first */
@@ -75,24 +76,22 @@ static temu_status send_some(temu_tm *t, int64_t when, int64_t src, int64_t dst,
     b->pkts -= m;
     out->packets += m;
     out->bytes += units * unit;
-    return temu_tm_send_even_mu(t, when, src, dst, (uint32_t)m, units, unit, cls, lane_key,
-                                out->tag, reads, writes, err);
+    temu_model_units u = {when, src, dst, m, units, unit, cls, lane_key, out->tag, reads, writes};
+    return to->send(to->model, &u, err);
 }
 
 /* The packets of direction dir of a planned message (0: source to
  * destination, 1: destination to source), train_packets of each bucket in
  * turn. */
-static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
+static temu_status send_dir(const temu_model_sender *to, int64_t when_ps, const temu_machine *m,
                             const temu_message *msg, const temu_plan *plan, int dir, sent *out,
                             temu_error *err)
 {
     temu_status st = TEMU_OK;
-    temu_tm_config c;
     const temu_family_info *fi = family_info(m);
     int64_t src = dir == 0 ? msg->src : msg->dst, dst = dir == 0 ? msg->dst : msg->src;
     mu_requests mu = mu_requests_of(m, plan, dir);
-    temu_tm_config_get(t, &c);
-    uint32_t train = c.train_packets > 1 ? c.train_packets : 1;
+    uint32_t train = to->train > 1 ? to->train : 1;
     if (fi->tiles != 0) {
         /* tiles (Gemini): transaction j is in slot j mod 8; slot k uses tile position
          * (base + k) mod T of every link (doc/model.md) */
@@ -109,10 +108,9 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
             for (int k = 0; k < TEMU_SLOTS && st == TEMU_OK; k++) {
                 for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                     if (b[vc][k].pkts > 0) {
-                        st =
-                            send_some(t, when_ps, src, dst, &b[vc][k], train, fi->unit_bytes,
-                                      (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, &mu, out,
-                                      err);
+                        st = send_some(to, when_ps, src, dst, &b[vc][k], train, fi->unit_bytes,
+                                       (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, &mu, out,
+                                       err);
                         left = 1;
                     }
                 }
@@ -122,7 +120,7 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
         for (int vc = 0; vc < TEMU_BGQ_VCS && st == TEMU_OK; vc++) {
             bucket b = {plan->packets[dir][vc], plan->chunks[dir][vc]};
             while (b.pkts > 0 && st == TEMU_OK) {
-                st = send_some(t, when_ps, src, dst, &b, train, fi->unit_bytes, (uint32_t)vc, 0,
+                st = send_some(to, when_ps, src, dst, &b, train, fi->unit_bytes, (uint32_t)vc, 0,
                                &mu, out, err);
             }
         }
@@ -130,14 +128,30 @@ static temu_status send_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
     return st;
 }
 
+/* The packet model as a sender: its train length, its even split. */
+static temu_status packet_send(void *model, const temu_model_units *u, temu_error *err)
+{
+    return temu_tm_send_even_mu(model, u->when_ps, u->src, u->dst, (uint32_t)u->count, u->units,
+                                u->unit_bytes, u->cls, u->lane_key, u->tag, u->reads, u->writes,
+                                err);
+}
+
+static temu_model_sender packet_sender(temu_tm *t)
+{
+    temu_tm_config c;
+    temu_tm_config_get(t, &c);
+    return (temu_model_sender){t, c.train_packets, packet_send};
+}
+
 /* Both directions of a planned message, untagged. */
 static temu_status send_plan(temu_tm *t, int64_t when_ps, const temu_machine *m,
                              const temu_message *msg, const temu_plan *plan, temu_error *err)
 {
     temu_status st = TEMU_OK;
+    temu_model_sender to = packet_sender(t);
     for (int dir = 0; dir < 2 && st == TEMU_OK; dir++) {
         sent out = {0, 0, 0};
-        st = send_dir(t, when_ps, m, msg, plan, dir, &out, err);
+        st = send_dir(&to, when_ps, m, msg, plan, dir, &out, err);
     }
     return st;
 }
@@ -153,9 +167,10 @@ temu_status temu_tm_send_message(temu_tm *t, int64_t when_ps, const temu_machine
     return send_plan(t, when_ps, m, msg, &plan, err);
 }
 
-temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
-                                     const temu_message *msg, int dir, uint64_t tag,
-                                     uint64_t *packets, uint64_t *bytes, temu_error *err)
+temu_status temu_model_send_message_dir(const temu_model_sender *to, int64_t when_ps,
+                                        const temu_machine *m, const temu_message *msg, int dir,
+                                        uint64_t tag, uint64_t *packets, uint64_t *bytes,
+                                        temu_error *err)
 {
     temu_plan plan;
     sent out = {tag, 0, 0};
@@ -164,11 +179,19 @@ temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_mac
         st = temu_fail(err, TEMU_EINVAL, "timing model: message direction %d (0 or 1)", dir);
     }
     if (st == TEMU_OK && !plan.local) {
-        st = send_dir(t, when_ps, m, msg, &plan, dir, &out, err);
+        st = send_dir(to, when_ps, m, msg, &plan, dir, &out, err);
     }
     *packets = out.packets;
     *bytes = out.bytes;
     return st;
+}
+
+temu_status temu_tm_send_message_dir(temu_tm *t, int64_t when_ps, const temu_machine *m,
+                                     const temu_message *msg, int dir, uint64_t tag,
+                                     uint64_t *packets, uint64_t *bytes, temu_error *err)
+{
+    temu_model_sender to = packet_sender(t);
+    return temu_model_send_message_dir(&to, when_ps, m, msg, dir, tag, packets, bytes, err);
 }
 
 void temu_tm_plan_without_adaptive(const temu_tm *t, const temu_machine *m, temu_plan *plan)
@@ -262,18 +285,43 @@ static void add_since(temu_session *s, temu_tm_flushed *f, int64_t r, int l, int
     }
 }
 
+/* A level's figures where it has them; zero where it has none (NULL):
+ * its counters then stay 0. */
+static temu_status stats_vc(const temu_model_stats *src, int64_t r, int l, int lane, uint32_t vc,
+                            temu_tm_vc_stats *out, temu_error *err)
+{
+    memset(out, 0, sizeof *out);
+    return src->vc != NULL ? src->vc(src->model, r, l, lane, vc, out, err) : TEMU_OK;
+}
+
+static temu_status stats_occupancy(const temu_model_stats *src, int64_t r, int l, int lane,
+                                   uint32_t cls, int64_t *packet_ps, temu_error *err)
+{
+    *packet_ps = 0;
+    return src->occupancy != NULL ? src->occupancy(src->model, r, l, lane, cls, packet_ps, err)
+                                  : TEMU_OK;
+}
+
+static temu_status stats_mu_pending(const temu_model_stats *src, int64_t node, int64_t *read_ps,
+                                    int64_t *write_ps, temu_error *err)
+{
+    *read_ps = *write_ps = 0;
+    return src->mu_pending != NULL ? src->mu_pending(src->model, node, read_ps, write_ps, err)
+                                   : TEMU_OK;
+}
+
 /* Gemini: credit stall on the sending tile, inq stall on the receiving one
  * (seed 000 L190, L216). */
-static temu_status gemini_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+static temu_status gemini_counters(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
                                    const temu_machine *m, int64_t r, int l, temu_error *err)
 {
     int tiles[8];
-    int n = temu_tm_lanes(t, r, l);
+    int n = src->lanes(src->model, r, l);
     int64_t peer = temu_link_neighbor(m, r, l);
     temu_gemini_link_tiles(l, tiles);
     for (int k = 0; k < n; k++) {
         temu_tm_lane_stats ls;
-        temu_status st = temu_tm_lane_stats_get(t, r, l, k, &ls, err);
+        temu_status st = src->lane(src->model, r, l, k, &ls, err);
         if (st != TEMU_OK) {
             return st;
         }
@@ -289,13 +337,13 @@ static temu_status gemini_counters(const temu_tm *t, temu_session *s, temu_tm_fl
 
 /* BG/Q: receive-FIFO occupancy of the receiving node's incoming link
  * (the link on that node it arrives through), per VC. */
-static temu_status bgq_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+static temu_status bgq_counters(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
                                 const temu_machine *m, int64_t r, int l, temu_error *err)
 {
     int64_t peer = temu_link_neighbor(m, r, l);
     for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
         int64_t occ;
-        temu_status st = temu_tm_lane_occupancy(t, r, l, 0, (uint32_t)vc, &occ, err);
+        temu_status st = stats_occupancy(src, r, l, 0, (uint32_t)vc, &occ, err);
         if (st != TEMU_OK) {
             return st;
         }
@@ -308,14 +356,14 @@ static temu_status bgq_counters(const temu_tm *t, temu_session *s, temu_tm_flush
 /* BG/Q message unit of every node: pending read and write requests summed
  * per 800 MHz cycle, all on master port 0 (as the volume model puts the
  * requests themselves; doc/model.md, "Message-unit pending requests"). */
-static temu_status bgq_mu_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+static temu_status bgq_mu_counters(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
                                    temu_error *err)
 {
     uint64_t hz = family_info(temu_session_machine(s))->mu_hz;
     static const int index[2] = {TEMU_MU_PORT0_PEND_RD, TEMU_MU_PORT0_PEND_WRT};
     for (int64_t n = 0; n < f->nnodes; n++) {
         int64_t ps[2];
-        temu_status st = temu_tm_node_mu_pending(t, n, &ps[0], &ps[1], err);
+        temu_status st = stats_mu_pending(src, n, &ps[0], &ps[1], err);
         if (st != TEMU_OK) {
             return st;
         }
@@ -336,7 +384,7 @@ static temu_status bgq_mu_counters(const temu_tm *t, temu_session *s, temu_tm_fl
  * (VCD0 or VCD1) holding tokens for it; NO_VCD0/VCBN/VCBP_TOKENS: a packet
  * waiting for the free link needed tokens of that VC and there were too
  * few (Lakner 2008, Table 6-3, mode 2 counters 134-137). */
-static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+static temu_status bgp_counters(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
                                 const temu_machine *m, int64_t r, int l, temu_error *err)
 {
     static const struct {
@@ -344,7 +392,7 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flush
     } per_vc[] = {
         {0, TEMU_BGP_NO_VCD0_TOKENS}, {2, TEMU_BGP_NO_VCBN_TOKENS}, {3, TEMU_BGP_NO_VCBP_TOKENS}};
     temu_tm_lane_stats ls;
-    temu_status st = temu_tm_lane_stats_get(t, r, l, 0, &ls, err);
+    temu_status st = src->lane(src->model, r, l, 0, &ls, err);
     if (st != TEMU_OK) {
         return st;
     }
@@ -352,7 +400,7 @@ static temu_status bgp_counters(const temu_tm *t, temu_session *s, temu_tm_flush
               temu_clock_cycles(family_info(m)->router_hz, ls.no_dynamic_ps));
     for (int i = 0; i < (int)(sizeof per_vc / sizeof per_vc[0]); i++) {
         temu_tm_vc_stats vs;
-        st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)per_vc[i].vc, &vs, err);
+        st = stats_vc(src, r, l, 0, (uint32_t)per_vc[i].vc, &vs, err);
         if (st != TEMU_OK) {
             return st;
         }
@@ -379,8 +427,8 @@ static void bgp_route_vc(temu_session *s, temu_tm_flushed *f, const temu_machine
 {
     (void)peer;
     (void)packets;
-    add_since(s, f, r, l, SLOT_BGP_VC_CHUNKS + vc,
-              temu_idx_bgp(m, r, l, TEMU_BGP_VCD0_CHUNKS + vc), chunks);
+    add_since(s, f, r, l, SLOT_BGP_VC_CHUNKS + vc, temu_idx_bgp(m, r, l, TEMU_BGP_VCD0_CHUNKS + vc),
+              chunks);
 }
 
 static void bgp_route_link(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
@@ -390,29 +438,28 @@ static void bgp_route_link(temu_session *s, temu_tm_flushed *f, const temu_machi
     add_since(s, f, r, l, SLOT_BGP_LINK + 1, temu_idx_bgp(m, r, l, TEMU_BGP_CHUNKS), chunks);
     add_since(s, f, r, l, SLOT_BGP_LINK + 2,
               temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_TOKEN_ACK_PACKETS), packets);
-    add_since(s, f, r, l, SLOT_BGP_LINK + 3, temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_ACKS),
-              packets);
+    add_since(s, f, r, l, SLOT_BGP_LINK + 3, temu_idx_bgp(m, peer, l ^ 1, TEMU_BGP_ACKS), packets);
 }
 
 static void bgq_route_vc(temu_session *s, temu_tm_flushed *f, const temu_machine *m, int64_t r,
                          int l, int64_t peer, int vc, uint64_t chunks, uint64_t packets)
 {
-    add_since(s, f, r, l, SLOT_BGQ_SENT + vc,
-              temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc), chunks);
+    add_since(s, f, r, l, SLOT_BGQ_SENT + vc, temu_idx_bgq_nw(m, r, l, TEMU_BGQ_NW_SENT_CHUNKS, vc),
+              chunks);
     add_since(s, f, r, l, SLOT_BGQ_RECV + vc,
               temu_idx_bgq_nw(m, peer, l ^ 1, TEMU_BGQ_NW_RECV_PACKETS, vc), packets);
 }
 
-static temu_status route_counters(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
-                                  const temu_machine *m, const route_place *place, int64_t r,
-                                  int l, temu_error *err)
+static temu_status route_counters(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
+                                  const temu_machine *m, const route_place *place, int64_t r, int l,
+                                  temu_error *err)
 {
     const temu_family_info *fi = family_info(m);
     int64_t peer = temu_link_neighbor(m, r, l);
     uint64_t packets = 0, chunks = 0;
     for (int vc = 0; vc < (int)fi->vcs; vc++) {
         temu_tm_vc_stats vs;
-        temu_status st = temu_tm_lane_vc_stats(t, r, l, 0, (uint32_t)vc, &vs, err);
+        temu_status st = stats_vc(src, r, l, 0, (uint32_t)vc, &vs, err);
         if (st != TEMU_OK) {
             return st;
         }
@@ -431,10 +478,10 @@ static temu_status route_counters(const temu_tm *t, temu_session *s, temu_tm_flu
  * stall counters, its adaptively routed traffic (Gemini routes no class
  * adaptively: tm_params_check), and its node stall counters (NULL: none). */
 typedef struct placement {
-    temu_status (*stalls)(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+    temu_status (*stalls)(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
                           const temu_machine *m, int64_t r, int l, temu_error *err);
     route_place routes;
-    temu_status (*node_stalls)(const temu_tm *t, temu_session *s, temu_tm_flushed *f,
+    temu_status (*node_stalls)(const temu_model_stats *src, temu_session *s, temu_tm_flushed *f,
                                temu_error *err);
 } placement;
 
@@ -448,11 +495,11 @@ enum { PART_STALL = 1, PART_ROUTE = 2 };
 
 /* Flush the parts asked for: stall counters, and the route counters of
  * the adaptively routed classes (none when no class is adaptive). */
-static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_session *s, int parts,
-                               temu_error *err)
+static temu_status flush_parts(const temu_model_stats *src, temu_tm_flushed *f, temu_session *s,
+                               int parts, temu_error *err)
 {
     const temu_machine *m = temu_session_machine(s);
-    temu_status st = temu_tm_check(t, err);
+    temu_status st = src->check(src->model, err);
     if (st != TEMU_OK) {
         return st;
     }
@@ -460,47 +507,111 @@ static temu_status flush_parts(const temu_tm *t, temu_tm_flushed *f, temu_sessio
     if (f->nrouters != m->nrouters || f->nnodes != m->nnodes || f->tlinks != 2 * m->ndims) {
         return temu_fail(err, TEMU_EINVAL, "timing model: counter flushes of another machine");
     }
-    if (temu_tm_adaptive_classes(t) == 0) {
+    if (src->adaptive == 0) {
         parts &= ~PART_ROUTE;
+    }
+    if (!s->readonly) { /* which level's figures the counters hold (temu_tm_session_level) */
+        __atomic_store_n(&s->hdr->model_level, src->level + 1, __ATOMIC_RELAXED);
     }
     for (int64_t r = 0; r < m->nrouters && st == TEMU_OK; r++) {
         for (int l = 0; l < 2 * m->ndims && st == TEMU_OK; l++) {
-            if (temu_tm_lanes(t, r, l) == 0) {
+            if (src->lanes(src->model, r, l) == 0) {
                 continue;
             }
             if (parts & PART_STALL) {
-                st = place->stalls(t, s, f, m, r, l, err);
+                st = place->stalls(src, s, f, m, r, l, err);
             }
             if (st == TEMU_OK && (parts & PART_ROUTE)) {
-                st = route_counters(t, s, f, m, &place->routes, r, l, err);
+                st = route_counters(src, s, f, m, &place->routes, r, l, err);
             }
         }
     }
     if (st == TEMU_OK && (parts & PART_STALL) && place->node_stalls != NULL) {
-        st = place->node_stalls(t, s, f, err);
+        st = place->node_stalls(src, s, f, err);
     }
     return st;
+}
+
+/* ------------------------------------------- the packet model's figures */
+
+static int packet_lanes(const void *model, int64_t router, int link)
+{
+    return temu_tm_lanes(model, router, link);
+}
+
+static temu_status packet_lane(const void *model, int64_t router, int link, int lane,
+                               temu_tm_lane_stats *out, temu_error *err)
+{
+    return temu_tm_lane_stats_get(model, router, link, lane, out, err);
+}
+
+static temu_status packet_vc(const void *model, int64_t router, int link, int lane, uint32_t vc,
+                             temu_tm_vc_stats *out, temu_error *err)
+{
+    return temu_tm_lane_vc_stats(model, router, link, lane, vc, out, err);
+}
+
+static temu_status packet_occupancy(const void *model, int64_t router, int link, int lane,
+                                    uint32_t cls, int64_t *packet_ps, temu_error *err)
+{
+    return temu_tm_lane_occupancy(model, router, link, lane, cls, packet_ps, err);
+}
+
+static temu_status packet_mu_pending(const void *model, int64_t node, int64_t *read_ps,
+                                     int64_t *write_ps, temu_error *err)
+{
+    return temu_tm_node_mu_pending(model, node, read_ps, write_ps, err);
+}
+
+static temu_status packet_check(const void *model, temu_error *err)
+{
+    return temu_tm_check(model, err);
+}
+
+/* The packet model's statistics as the counters read them. */
+static temu_model_stats packet_stats(const temu_tm *t)
+{
+    return (temu_model_stats){
+        .model = t,
+        .level = TEMU_TM_PACKET,
+        .adaptive = temu_tm_adaptive_classes(t),
+        .lanes = packet_lanes,
+        .lane = packet_lane,
+        .vc = packet_vc,
+        .occupancy = packet_occupancy,
+        .mu_pending = packet_mu_pending,
+        .check = packet_check,
+    };
+}
+
+temu_status temu_model_stall_counters_flush(const temu_model_stats *src, temu_tm_flushed *f,
+                                            temu_session *s, temu_error *err)
+{
+    return flush_parts(src, f, s, PART_STALL, err);
 }
 
 temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
                                    temu_error *err)
 {
-    return flush_parts(t, f, s, PART_STALL | PART_ROUTE, err);
+    temu_model_stats src = packet_stats(t);
+    return flush_parts(&src, f, s, PART_STALL | PART_ROUTE, err);
 }
 
 temu_status temu_tm_stall_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
                                          temu_error *err)
 {
-    return flush_parts(t, f, s, PART_STALL, err);
+    temu_model_stats src = packet_stats(t);
+    return flush_parts(&src, f, s, PART_STALL, err);
 }
 
 /* One flush of `parts` through a fresh record. */
 static temu_status flush_once(const temu_tm *t, temu_session *s, int parts, temu_error *err)
 {
     temu_tm_flushed *f;
+    temu_model_stats src = packet_stats(t);
     temu_status st = temu_tm_flushed_create(temu_session_machine(s), &f, err);
     if (st == TEMU_OK) {
-        st = flush_parts(t, f, s, parts, err);
+        st = flush_parts(&src, f, s, parts, err);
     }
     temu_tm_flushed_free(f);
     return st;

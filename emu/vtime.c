@@ -207,7 +207,6 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         return oom(err);
     }
     v->s = s;
-    v->net = &temu_model_packet;
     v->m = temu_session_machine(s);
     v->nranks = temu_session_nranks(s);
     v->scale = 1.0;
@@ -220,7 +219,8 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         st = temu_tm_config_default(v->m, &v->tc, err);
     }
     if (st == TEMU_OK) {
-        st = v->net->create(v->m, &v->tc, &v->model, err);
+        v->net = temu_model_of(v->tc.level, err); /* the level the configuration names */
+        st = v->net != NULL ? v->net->create(v->m, &v->tc, &v->model, err) : TEMU_EINVAL;
     }
     if (st == TEMU_OK) {
         v->rk = calloc((size_t)v->nranks, sizeof *v->rk);
@@ -286,7 +286,9 @@ void temu_vt_free(temu_vt *v)
     free(v->done_list);
     free(v->held);
     temu_match_free(v->match);
-    v->net->destroy(v->model);
+    if (v->net != NULL) {
+        v->net->destroy(v->model);
+    }
     free(v);
 }
 
@@ -764,20 +766,35 @@ static void wake(temu_vt *v, int32_t rank, int64_t t)
     }
 }
 
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+/* n packets of direction tag arrived: the direction is done with its
+ * last. */
+static void units_arrived(temu_vt *v, uint64_t tag, uint64_t n)
 {
-    temu_vt *v = ctx;
     vmsg *g = &v->msg[tag >> 1];
-    (void)created;
-    (void)delivered;
-    v->pk_delivered++;
-    if (--g->left == 0) {
+    v->pk_delivered += n;
+    g->left = g->left > n ? g->left - n : 0;
+    if (g->left == 0) {
         if (GROW(v->done_list, v->ndone, v->capdone) != 0) {
             v->oom = 1;
             return;
         }
         v->done_list[v->ndone++] = (int32_t)tag;
     }
+}
+
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    (void)created;
+    (void)delivered;
+    units_arrived(ctx, tag, 1);
+}
+
+/* A level that tells arrivals per flow (model.h, set_done). */
+static void on_done(void *ctx, uint64_t tag, uint64_t units, int64_t created, int64_t done)
+{
+    (void)created;
+    (void)done;
+    units_arrived(ctx, tag, units);
 }
 
 /* Send direction dir of message id at t; *packets: how many. */
@@ -1162,7 +1179,11 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
                              me, in->comm, in->call + 1, in->callers, in->n);
         }
     }
-    v->net->set_delivery(v->model, on_delivery, v);
+    if (v->net->set_done != NULL) {
+        v->net->set_done(v->model, on_done, v);
+    } else {
+        v->net->set_delivery(v->model, on_delivery, v);
+    }
     v->net->set_hop(v->model, on_hop, v);
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);

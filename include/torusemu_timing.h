@@ -85,7 +85,27 @@ typedef struct temu_tm_config {
                             /* injects (payload reads) or receives (writes) stays pending at   */
                             /* its master port (doc/model.md, "Message-unit pending requests"); */
                             /* 0: not modelled                                                  */
+    uint32_t level;         /* temu_tm_level: the model level a driver of either level (temu_net, */
+                            /* virtual time) creates; temu_tm_create is the packet level's own   */
 } temu_tm_config;
+
+/* The model levels (doc/model.md, "Model levels"): the packet model of
+ * this header, the reference, and the flow model (torusemu_flow.h), which
+ * reaches minutes to hours of a whole machine with estimated stalls.
+ * temu_tm_config_default gives TEMU_TM_PACKET. */
+typedef enum temu_tm_level {
+    TEMU_TM_PACKET = 0, /* packets and trains through routers, queues, credits */
+    TEMU_TM_FLOW = 1    /* flows sharing channel bandwidth (torusemu_flow.h)   */
+} temu_tm_level;
+
+/* A level's name ("packet", "flow"; NULL for an unknown level), and the
+ * level of a name (TEMU_EINVAL naming the accepted names if none). */
+const char *temu_tm_level_name(uint32_t level);
+temu_status temu_tm_level_parse(const char *name, uint32_t *level, temu_error *err);
+/* The level whose stall and occupancy counters were last added to the
+ * store of s (recorded in the store: `torusemu dump` shows it); -1 when
+ * no timing model added any. */
+int temu_tm_session_level(const temu_session *s);
 
 /* The machine's own parameters (doc/model.md, "Timing model").  Blue Gene:
  * adaptive routing of the dynamic VCs, as the hardware routed them;
@@ -337,6 +357,39 @@ temu_status temu_tm_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_se
  * adaptively routed ones included (temu_vt: doc/series.md). */
 temu_status temu_tm_stall_counters_flush(const temu_tm *t, temu_tm_flushed *f, temu_session *s,
                                          temu_error *err);
+
+/* --- a model of either level (emu/net.c) ------------------------------ */
+
+/* The model level c->level (temu_tm_level) behind one handle, for a
+ * driver that feeds it messages itself (the live run's online model,
+ * utils/run_model.c); virtual time (torusemu_vtime.h) picks the level the
+ * same way.  Every call means what the packet model's temu_tm_* of the
+ * same name does; a message is cut into the same packets on both levels
+ * (temu_tm_send_message_dir), so *packets and *bytes are equal. */
+typedef struct temu_net temu_net;
+temu_status temu_net_create(const temu_machine *m, const temu_tm_config *c, temu_net **out,
+                            temu_error *err);
+void temu_net_free(temu_net *n);
+/* The level's name, "packet" or "flow". */
+const char *temu_net_level(const temu_net *n);
+/* Called when `units` packets of one tag have arrived together, created at
+ * created_ps, the last at done_ps: on the packet level once per packet
+ * (units 1, as temu_tm_set_delivery), on the flow level once per flow (a
+ * flow of millions of packets costs one call). */
+typedef void (*temu_net_arrival_fn)(void *ctx, uint64_t tag, uint64_t units, int64_t created_ps,
+                                    int64_t done_ps);
+void temu_net_set_arrival(temu_net *n, temu_net_arrival_fn fn, void *ctx);
+temu_status temu_net_send_message_dir(temu_net *n, int64_t when_ps, const temu_machine *m,
+                                      const temu_message *msg, int dir, uint64_t tag,
+                                      uint64_t *packets, uint64_t *bytes, temu_error *err);
+int64_t temu_net_run(temu_net *n, int64_t until_ps);
+int64_t temu_net_now(const temu_net *n);
+int64_t temu_net_next_event(const temu_net *n);
+temu_status temu_net_check(const temu_net *n, temu_error *err);
+/* temu_tm_stall_counters_flush of the level: the packet model's measured
+ * stalls, or the flow model's estimated ones, in the same counters. */
+temu_status temu_net_stall_counters_flush(const temu_net *n, temu_tm_flushed *f, temu_session *s,
+                                          temu_error *err);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,9 @@ extern "C" {
 typedef struct temu_vt temu_vt;
 
 /* A timing run over session s's machine and rank mapping; tc NULL: the
- * machine's own parameters (temu_tm_config_default). */
+ * machine's own parameters (temu_tm_config_default).  tc->level picks the
+ * model level the messages cross (temu_tm_level: the packet model, or the
+ * flow model of torusemu_flow.h). */
 temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **out,
                            temu_error *err);
 void temu_vt_free(temu_vt *v);

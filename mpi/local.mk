@@ -52,7 +52,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh tests/mpi/run_kill.sh \
 	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh \
-	tests/mpi/vtime.sh
+	tests/mpi/vtime.sh tests/mpi/vtime_flow.sh
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c \
 	tests/mpi/vt_cycles.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh \
@@ -305,6 +305,8 @@ tests/mpi/vt_cycles$(EXEEXT): $(srcdir)/tests/mpi/vt_cycles.c $(PAPI_STAMP)
 	else echo "vt_cycles: PAPI not built; tests/mpi/papi.sh will be skipped"; fi
 TMPI_PAPI_LOG = tests/mpi/papi.sh.log
 $(TMPI_PAPI_LOG): tests/mpi/papi_mpi$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT)
+TMPI_VTIME_FLOW_LOG = tests/mpi/vtime_flow.sh.log
+$(TMPI_VTIME_FLOW_LOG): tests/mpi/papi_mpi$(EXEEXT)
 tests/mpi/papi_units$(EXEEXT): $(srcdir)/tests/mpi/papi_units.c $(PAPI_STAMP)
 	@$(MKDIR_P) tests/mpi
 	@rm -f $@

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "dump.h"
+#include "torusemu_timing.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -26,6 +27,21 @@ static void usage(FILE *f)
                "\n"
                "Example:\n"
                "  torusemu dump job.store --node=1,0,0,0,0 --link=A-\n");
+}
+
+/* Which model level filled the stall and occupancy counters, when one did
+ * (doc/model.md, "Model levels"). */
+static void dump_level_line(const temu_session *s)
+{
+    static const char *const how[] = {
+        [TEMU_TM_PACKET] = "measured in the packet model's queues",
+        [TEMU_TM_FLOW] = "estimated by the flow model from link utilisation and back-pressure",
+    };
+    int level = temu_tm_session_level(s);
+    if (level >= 0) {
+        printf("# stall and occupancy counters: %s model (%s)\n",
+               temu_tm_level_name((uint32_t)level), how[level]);
+    }
 }
 
 static void dump_gemini(const temu_session *s, const dump_filter *f)
@@ -264,6 +280,7 @@ int cmd_dump(int argc, char **argv)
     }
     printf("# session %s  machine %s  ranks %d  messages %" PRIu64 "  bytes %" PRIu64 "\n", store,
            m->name, temu_session_nranks(s), temu_session_messages(s), temu_session_bytes(s));
+    dump_level_line(s);
     if (dump_per_router(m)) {
         dump_gemini(s, &f);
     } else {

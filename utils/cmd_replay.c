@@ -49,6 +49,7 @@ typedef struct replay_opts {
     temu_pattern pattern;
     replay_timing timing;
     int timing_only;    /* an option that needs --timing was given */
+    const char *model;  /* --model LEVEL, or NULL (checked into timing.level) */
     int pattern_params; /* a pattern parameter was given */
 } replay_opts;
 
@@ -97,6 +98,10 @@ static void usage(FILE *f)
             "                           (doc/model.md, \"Packet trains\"); routes\n"
             "                           deterministically\n"
             "      --whole-trains       --timing, --train: a train never splits (fastest)\n"
+            "      --model=LEVEL        --timing: the timing model's level, packet (default:\n"
+            "                           packets through queues and credits) or flow (flows\n"
+            "                           sharing link bandwidth: minutes to hours of a whole\n"
+            "                           machine, stalls estimated; doc/model.md)\n"
             "      --format=F           --timing: the per-rank table as table (default), csv or\n"
             "                           json\n"
             "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
@@ -163,7 +168,8 @@ enum {
     OPT_TRAIN,
     OPT_WHOLE_TRAINS,
     OPT_MIX,
-    OPT_FIGURES
+    OPT_FIGURES,
+    OPT_MODEL
 };
 
 static const struct option options[] = {
@@ -197,6 +203,7 @@ static const struct option options[] = {
     {"whole-trains", no_argument, NULL, OPT_WHOLE_TRAINS},
     {"mix", required_argument, NULL, OPT_MIX},
     {"figures", required_argument, NULL, OPT_FIGURES},
+    {"model", required_argument, NULL, OPT_MODEL},
     CLI_FORMAT_OPTION,
     {NULL, 0, NULL, 0},
 };
@@ -287,6 +294,11 @@ static int set_option(int opt, const char *v, replay_opts *o)
         o->timing_only = 1;
         o->timing.whole_trains = 1;
         return 0;
+    case OPT_MODEL:
+        o->model = v;
+        return temu_tm_level_parse(v, &o->timing.level, NULL) != TEMU_OK
+                   ? fail("--model '%s': expected packet or flow (the timing model's level)", v)
+                   : 0;
     case CLI_OPT_FORMAT:
         o->timing_only = 1;
         return cli_parse_format(v, &o->timing.format);
@@ -342,6 +354,13 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     }
     if (o->replace && o->keep == NULL) {
         return fail("--replace goes with --keep FILE");
+    }
+    if (o->model != NULL && !o->timing.on) {
+        return fail("--model goes with --timing (without it no timing model runs: the replay "
+                    "counts the volume only)");
+    }
+    if (o->timing.level == TEMU_TM_FLOW && o->timing.train > 1) {
+        return fail("--train: packet trains are the packet model's; not with --model flow");
     }
     if (o->timing_only && !o->timing.on) {
         return fail("--compute-scale, --compute, --format, --routing, --train, --whole-trains, "

@@ -19,6 +19,7 @@
 #include "run_launch.h"
 #include "run_model.h"
 #include "run_sample.h"
+#include "torusemu_timing.h"
 
 #include "run_env.h"
 
@@ -57,6 +58,8 @@ typedef struct run_opts {
     int vtime;             /* --virtual-time */
     const char *cpu_scale; /* --cpu-scale F (checked: a factor >= 0) */
     int host_clocks;       /* --host-clocks: the program's own clocks stay host time */
+    const char *model;     /* --model LEVEL (checked: temu_tm_level_parse), or NULL */
+    uint32_t level;        /* its temu_tm_level (default TEMU_TM_PACKET) */
     uint64_t np;
     uint64_t rpn;
     int quiet;
@@ -99,6 +102,8 @@ static void usage(FILE *f)
                "                           (default 1; 0: communication only)\n"
                "      --host-clocks        with --virtual-time: only MPI_Wtime is virtual; the\n"
                "                           program's own clock reads keep host time\n"
+               "      --model=LEVEL        with --virtual-time: the timing model's level,\n"
+               "                           packet (default) or flow (doc/model.md)\n"
                "      --sample=INTERVAL    with --series: snapshot every counter every INTERVAL\n"
                "                           of host time (500ms, 2s, 1min); a live run has no\n"
                "                           virtual time\n"
@@ -185,6 +190,7 @@ enum {
     OPT_VTIME,
     OPT_CPU_SCALE,
     OPT_HOST_CLOCKS,
+    OPT_MODEL,
     OPT_ARG,
     OPT_ARGS,
     OPT_SAMPLE,
@@ -204,6 +210,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"virtual-time", no_argument, NULL, OPT_VTIME},
                                          {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
                                          {"host-clocks", no_argument, NULL, OPT_HOST_CLOCKS},
+                                         {"model", required_argument, NULL, OPT_MODEL},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
                                          {"quiet", no_argument, NULL, 'q'},
@@ -262,6 +269,13 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_HOST_CLOCKS:
             o->host_clocks = 1;
             break;
+        case OPT_MODEL:
+            o->model = optarg;
+            if (temu_tm_level_parse(optarg, &o->level, NULL) != TEMU_OK) {
+                return fail("--model '%s': expected packet or flow (the timing model's level)",
+                            optarg);
+            }
+            break;
         case OPT_SAMPLE:
             if (run_parse_interval(optarg, &o->sample_ns) != 0) {
                 return fail("--sample '%s': expected a time with a unit (min, s, ms, us, ns), "
@@ -311,6 +325,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->host_clocks && !o->vtime) {
         return fail("--host-clocks goes with --virtual-time");
+    }
+    if (o->model != NULL && !o->vtime) {
+        return fail("--model goes with --virtual-time (without it no timing model runs)");
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
@@ -587,7 +604,7 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "torusemu: run: no online timing model: %s\n", strerror(errno));
         } else {
             snprintf(feed, sizeof feed, "%s/feed", feeddir);
-            if (run_model_start(&rm, s, feed, (int32_t)o.np, why, sizeof why) != 0) {
+            if (run_model_start(&rm, s, o.level, feed, (int32_t)o.np, why, sizeof why) != 0) {
                 fprintf(stderr, "torusemu: run: no online timing model: %s\n", why);
                 rm = NULL;
             } else {

@@ -187,6 +187,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     memset(stats, 0, sizeof *stats);
     temu_tm_config tc;
     st = temu_tm_config_default(m, &tc, &err);
+    tc.level = o->level;
     if (st == TEMU_OK && o->routing != 0) {
         tc.routing = o->routing - 1;
     }

@@ -23,6 +23,7 @@ typedef struct replay_timing {
     uint32_t routing;          /* --routing: 0 the machine's default, else temu_tm_routing + 1 */
     uint32_t train;            /* --train: longest packet train (0 or 1: single packets) */
     int whole_trains;          /* --whole-trains: a train never splits */
+    uint32_t level;            /* --model: temu_tm_level (0: packet, the default) */
     const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
 } replay_timing;
 

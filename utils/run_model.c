@@ -17,15 +17,15 @@
  * in the host's MPI for 2 s while the model waits is let go, relax(), and
  * what it then sends late is counted and reported).  Every 50 ms of host time the
  * counters the model produced since the last time are added to the store
- * (temu_tm_add_stall_counters into a private store, the growth since the
- * last look added to the session), so PAPI readers see them grow during the
- * run (only the counters the model fills are looked at).
+ * (temu_net_stall_counters_flush: each counter's growth since the last
+ * look), so PAPI readers see them grow during the run.  The model is of the
+ * level the configuration names (temu_net: `--model packet|flow`).
  */
 #define _GNU_SOURCE 1
 #include "run_model.h"
 
-#include "vt_feed.h"
 #include "torusemu_timing.h"
+#include "vt_feed.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -65,9 +65,9 @@ typedef struct cand_list {
 } cand_list;
 
 struct run_model {
-    temu_session *s, *scratch;
+    temu_session *s;
     const temu_machine *m;
-    temu_tm *t;
+    temu_net *net;
     tmpi_vt_feed *feed;
     char path[4096];
     pthread_t thread;
@@ -82,12 +82,11 @@ struct run_model {
     cand_list *cands;
     uint64_t *relaxed;
     int delivered; /* a message was delivered since the ranks were woken */
-    /* the counters the model fills (Gemini tile stalls, BG/Q receive-FIFO
-     * occupancy, message-unit pending requests), the private store's value
-     * at the last look and the total already added to the session */
-    int64_t *idx;
-    uint64_t *seen, *last;
-    uint64_t ncounters, messages;
+    /* what the model's counters (Gemini tile stalls, BG/Q receive-FIFO
+     * occupancy, message-unit pending requests) already added to the
+     * session */
+    temu_tm_flushed *flushed;
+    uint64_t messages;
     int64_t published_at; /* model time at the last look */
     uint64_t published_msgs;
     /* per communicator id: the last blocking collective some member left
@@ -162,26 +161,30 @@ static uint64_t tag_of(int32_t rank, uint64_t seq, int dir)
     return (seq << (TAG_RANK_BITS + 1)) | ((uint64_t)rank << 1) | (uint64_t)dir;
 }
 
-/* A packet's tail reached its destination: the message is delivered with
- * its last packet; the replies (direction 1) count only for one-sided
- * transactions (TMPI_VT_F_RMA: the origin's get completes when the data is
- * back, its put when the target's acknowledgements are). */
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+/* Packets reached their destination (one at a time on the packet level, a
+ * flow's at once on the flow level, the last at `done`): the message is
+ * delivered with its last packet; the replies (direction 1) count only for
+ * one-sided transactions (TMPI_VT_F_RMA: the origin's get completes when
+ * the data is back, its put when the target's acknowledgements are). */
+static void on_arrival(void *ctx, uint64_t tag, uint64_t units, int64_t created, int64_t done)
 {
     run_model *rm = ctx;
     (void)created;
     int32_t rank = (int32_t)((tag >> 1) & ((1u << TAG_RANK_BITS) - 1));
     uint64_t seq = tag >> (TAG_RANK_BITS + 1);
     tmpi_vt_deliv *d = &rm->feed->q[rank].deliv[seq % TMPI_VT_DELIV_CAP];
-    if (delivered > rm->last_arrival) {
-        rm->last_arrival = delivered;
+    if (done > rm->last_arrival) {
+        rm->last_arrival = done;
     }
     if ((tag & TAG_DIR) && !d->both) {
         return;
     }
-    if (d->left > 0 && --d->left == 0) {
-        tmpi_vt_feed_deliver(rm->feed, rank, seq, delivered);
-        rm->delivered = 1;
+    if (d->left > 0) {
+        d->left = d->left > units ? d->left - units : 0;
+        if (d->left == 0) {
+            tmpi_vt_feed_deliver(rm->feed, rank, seq, done);
+            rm->delivered = 1;
+        }
     }
 }
 
@@ -262,7 +265,7 @@ static void feed_one(run_model *rm, const pending *p)
     temu_message msg = {r->src, r->dst, r->bytes, NULL, (temu_kind)r->kind};
     temu_error err;
     uint64_t packets = 0, bytes = 0, replies = 0;
-    int64_t now = temu_tm_now(rm->t), when = r->when;
+    int64_t now = temu_net_now(rm->net), when = r->when;
     tmpi_vt_deliv *d = &rm->feed->q[p->rank].deliv[p->seq % TMPI_VT_DELIV_CAP];
     if (when < now) {
         rm->late++;
@@ -275,10 +278,10 @@ static void feed_one(run_model *rm, const pending *p)
     d->prefix = r->prefix;
     d->both = (r->flags & TMPI_VT_F_RMA) != 0;
     if (!(r->flags & TMPI_VT_F_NOMODEL)) {
-        if (temu_tm_send_message_dir(rm->t, when, rm->m, &msg, 0, tag_of(p->rank, p->seq, 0),
-                                     &packets, &bytes, &err) != TEMU_OK ||
-            temu_tm_send_message_dir(rm->t, when, rm->m, &msg, 1, tag_of(p->rank, p->seq, 1),
-                                     &replies, &bytes, &err) != TEMU_OK) {
+        if (temu_net_send_message_dir(rm->net, when, rm->m, &msg, 0, tag_of(p->rank, p->seq, 0),
+                                      &packets, &bytes, &err) != TEMU_OK ||
+            temu_net_send_message_dir(rm->net, when, rm->m, &msg, 1, tag_of(p->rank, p->seq, 1),
+                                      &replies, &bytes, &err) != TEMU_OK) {
             fail_once(rm, err.message);
             packets = replies = 0;
         }
@@ -506,7 +509,7 @@ static int advance(run_model *rm)
     for (;;) {
         int step = 0;
         int64_t limit = bound(rm, &step);
-        int64_t next = temu_tm_next_event(rm->t);
+        int64_t next = temu_net_next_event(rm->net);
         if (!rm->sorted && rm->npend > 0) {
             qsort(rm->pend, rm->npend, sizeof *rm->pend, cmp_pending);
             rm->sorted = 1;
@@ -521,57 +524,28 @@ static int advance(run_model *rm)
         }
         int64_t upto = step ? next : limit - 1;
         progress |= feed_upto(rm, upto);
-        if (temu_tm_next_event(rm->t) <= upto) {
-            temu_tm_run(rm->t, upto);
+        if (temu_net_next_event(rm->net) <= upto) {
+            temu_net_run(rm->net, upto);
             progress = 1;
         }
         wake_ranks(rm);
     }
 }
 
-/* Add what the model counted since the last call to the store.  The
- * private store is not cleared (that is a pass over every counter of the
- * machine): each look adds the model's totals to it again, so a total is
- * the growth of the private counter since the last look. */
+/* Add what the model counted since the last call to the store (each
+ * counter the floor of its total in the hardware's unit, so the additions
+ * sum to the model's totals). */
 static void publish(run_model *rm)
 {
     temu_error err;
-    if (temu_tm_now(rm->t) == rm->published_at && rm->messages == rm->published_msgs) {
+    if (temu_net_now(rm->net) == rm->published_at && rm->messages == rm->published_msgs) {
         return; /* nothing happened in the model */
     }
-    rm->published_at = temu_tm_now(rm->t);
+    rm->published_at = temu_net_now(rm->net);
     rm->published_msgs = rm->messages;
-    if (temu_tm_add_stall_counters(rm->t, rm->scratch, &err) != TEMU_OK) {
-        if (!rm->failed) {
-            fprintf(stderr, "torusemu: run: timing model: %s\n", err.message);
-            rm->failed = 1;
-        }
-        return;
+    if (temu_net_stall_counters_flush(rm->net, rm->flushed, rm->s, &err) != TEMU_OK) {
+        fail_once(rm, err.message);
     }
-    for (uint64_t i = 0; i < rm->ncounters; i++) {
-        uint64_t v = temu_counter_read(rm->scratch, rm->idx[i]);
-        uint64_t total = v - rm->seen[i];
-        rm->seen[i] = v;
-        if (total > rm->last[i]) {
-            temu_counter_add(rm->s, rm->idx[i], total - rm->last[i]);
-            rm->last[i] = total;
-        }
-    }
-}
-
-/* The indices of the counters temu_tm_add_stall_counters writes. */
-static int list_counters(run_model *rm)
-{
-    const temu_machine *m = rm->m;
-    uint64_t n = (uint64_t)temu_stall_counters(m, NULL);
-    rm->idx = calloc(n + 1, sizeof *rm->idx);
-    rm->seen = calloc(n + 1, sizeof *rm->seen);
-    rm->last = calloc(n + 1, sizeof *rm->last);
-    if (rm->idx == NULL || rm->seen == NULL || rm->last == NULL) {
-        return -1;
-    }
-    rm->ncounters = (uint64_t)temu_stall_counters(m, rm->idx);
-    return 0;
 }
 
 /* The ranks have let the model wait this long (host time) while some of
@@ -625,7 +599,7 @@ static void *model_thread(void *arg)
         } else {
             int step = 0;
             if (now - moved >= STALL_NS && bound(rm, &step) < INT64_MAX && !computing(rm) &&
-                (rm->npend > 0 || temu_tm_next_event(rm->t) < INT64_MAX)) {
+                (rm->npend > 0 || temu_net_next_event(rm->net) < INT64_MAX)) {
                 relax(rm);
                 moved = now;
             }
@@ -653,12 +627,8 @@ static void release(run_model *rm)
         tmpi_vt_feed_unmap(rm->feed);
         unlink(rm->path);
     }
-    if (rm->t != NULL) {
-        temu_tm_destroy(rm->t);
-    }
-    if (rm->scratch != NULL) {
-        temu_session_close(rm->scratch);
-    }
+    temu_net_free(rm->net);
+    temu_tm_flushed_free(rm->flushed);
     free(rm->pend);
     for (int32_t r = 0; rm->cands != NULL && r < rm->nranks; r++) {
         free(rm->cands[r].v);
@@ -671,14 +641,11 @@ static void release(run_model *rm)
     free(rm->st);
     free(rm->ver);
     free(rm->relaxed);
-    free(rm->idx);
-    free(rm->seen);
-    free(rm->last);
     free(rm);
 }
 
-int run_model_start(run_model **out, temu_session *s, const char *feed_path, int32_t nranks,
-                    char *why, size_t len)
+int run_model_start(run_model **out, temu_session *s, uint32_t level, const char *feed_path,
+                    int32_t nranks, char *why, size_t len)
 {
     temu_tm_config c;
     temu_error err;
@@ -695,8 +662,9 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
         /* the live volume counters are counted as the ranks send, along the
          * deterministic route, so the model routes that way too
          * (doc/virtual-time.md) */
-        (c.routing = TEMU_TM_DETERMINISTIC, temu_tm_create(rm->m, &c, &rm->t, &err)) != TEMU_OK ||
-        temu_session_create_private(rm->m, &rm->scratch, &err) != TEMU_OK) {
+        (c.routing = TEMU_TM_DETERMINISTIC, c.level = level,
+         temu_net_create(rm->m, &c, &rm->net, &err)) != TEMU_OK ||
+        temu_tm_flushed_create(rm->m, &rm->flushed, &err) != TEMU_OK) {
         snprintf(why, len, "timing model: %s", err.message);
         goto fail;
     }
@@ -711,7 +679,7 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
         goto fail;
     }
     if (rm->st == NULL || rm->ver == NULL || rm->relaxed == NULL || rm->cands == NULL ||
-        rm->left_seen == NULL || list_counters(rm) != 0) {
+        rm->left_seen == NULL) {
         snprintf(why, len, "out of memory");
         goto fail;
     }
@@ -722,7 +690,7 @@ int run_model_start(run_model **out, temu_session *s, const char *feed_path, int
     for (int32_t r = 0; r < nranks; r++) {
         rm->relaxed[r] = UINT64_MAX; /* no state version is let go */
     }
-    temu_tm_set_delivery(rm->t, on_delivery, rm);
+    temu_net_set_arrival(rm->net, on_arrival, rm);
     if (pthread_create(&rm->thread, NULL, model_thread, rm) != 0) {
         snprintf(why, len, "cannot start the model thread");
         goto fail;
@@ -742,7 +710,7 @@ void run_model_finish(run_model *rm, uint64_t *messages, int64_t *end_ps, int64_
     /* every rank has ended: whatever they queued is all there is */
     drain(rm);
     feed_upto(rm, INT64_MAX);
-    temu_tm_run(rm->t, INT64_MAX);
+    temu_net_run(rm->net, INT64_MAX);
     publish(rm);
     if (rm->late > 0 || rm->lost > 0 || rm->relaxations > 0) {
         fprintf(stderr,

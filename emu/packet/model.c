@@ -277,6 +277,7 @@ const temu_model_ops temu_model_packet = {
     .destroy = ops_destroy,
     .set_delivery = ops_set_delivery,
     .set_hop = ops_set_hop,
+    .set_done = NULL, /* one delivery per packet */
     .inject = ops_inject,
     .advance = ops_advance,
     .next_event = ops_next_event,
