@@ -62,7 +62,7 @@ typedef struct tm_event {
                            /* stream brought it, flow.c)                    */
         } credit;
         struct {
-            int32_t node;   /* as create's */
+            int32_t node; /* as create's */
             uint32_t first;
             int32_t train;
         } deliver;
