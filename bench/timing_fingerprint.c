@@ -18,7 +18,17 @@
  * The run stops at 1.5 times the span and then goes on to the end, so an
  * interrupted run is covered too.
  *
- * usage: timing_fingerprint [SPEC LOAD MICROSECONDS PACKETS TRAIN WHOLE ROUTING MODE]...
+ * Each line also prints the credit-stall and inq-stall ps of all lanes
+ * summed (`stall`, `inq`), for reading how far a change moved them.
+ *
+ * usage: timing_fingerprint [-r] [SPEC LOAD MICROSECONDS PACKETS TRAIN WHOLE ROUTING MODE]...
+ *   -r: each instant's sends are made from the last node to the first
+ *   (the same sends, tags and all): the lines of trains (MODE t) must not
+ *   change, as events of equal time are ordered by content (doc/model.md,
+ *   "equal times"; tests/timing_same.sh).  Those of messages (m) do:
+ *   temu_tm_send_message makes the destination's replies at once, so the
+ *   order of a destination's own sends changes with the senders' order;
+ *   a node's own sends of one instant keep the order they were made in;
  *   ROUTING: d deterministic, a adaptive, x the machine's default;
  *   MODE: t trains of PACKETS maximal-ish packets, m messages of PACKETS
  *   maximal packets less 0-99 bytes.
@@ -32,6 +42,7 @@
 typedef struct fingerprint {
     uint64_t h;
     uint64_t deliveries;
+    int64_t credit_stall_ps, inq_stall_ps; /* summed over every lane (printed) */
 } fingerprint;
 
 static void mix(fingerprint *f, uint64_t v)
@@ -105,6 +116,8 @@ static void mix_results(fingerprint *f, const temu_tm *t, const temu_machine *m,
                 mix(f, (uint64_t)s.busy_ps);
                 mix(f, (uint64_t)s.credit_stall_ps);
                 mix(f, (uint64_t)s.inq_stall_ps);
+                f->credit_stall_ps += s.credit_stall_ps;
+                f->inq_stall_ps += s.inq_stall_ps;
                 mix(f, (uint64_t)s.no_dynamic_ps);
                 for (uint32_t v = 0; v < classes; v++) {
                     int64_t occ;
@@ -131,7 +144,36 @@ static void mix_results(fingerprint *f, const temu_tm *t, const temu_machine *m,
     }
 }
 
-static void run_case(char **a)
+/* One send of an instant. */
+typedef struct send {
+    int64_t src, dst;
+    uint64_t bytes; /* a train's packets' size, or a message's */
+    uint64_t tag;   /* trains only */
+    uint32_t cls;
+} send;
+
+/* Make send e at `when`: a message (mode 'm') or a train of pkts packets. */
+static void make_send(temu_tm *t, const temu_machine *m, uint32_t pkts, char mode, int64_t when,
+                      const send *e)
+{
+    temu_error err;
+    temu_status st = TEMU_OK;
+    if (mode == 'm') {
+        temu_message msg = {e->src, e->dst, e->bytes, NULL, TEMU_KIND_P2P};
+        if (e->src != e->dst) {
+            st = temu_tm_send_message(t, when, m, &msg, &err);
+        }
+    } else {
+        st = temu_tm_send_train(t, when, e->src, e->dst, (uint32_t)e->bytes, pkts, e->cls,
+                                (uint32_t)e->src, e->tag, &err);
+    }
+    if (st != TEMU_OK) {
+        fail("send", &err);
+    }
+}
+
+/* reverse: each instant's sends are made from the last node to the first */
+static void run_case(char **a, int reverse)
 {
     const char *spec = a[0], *routing = a[6], *mode = a[7];
     double load = atof(a[1]), us = atof(a[2]);
@@ -141,7 +183,7 @@ static void run_case(char **a)
     temu_tm *t;
     temu_error err;
     temu_tm_totals tot;
-    fingerprint f = {1469598103934665603ull, 0}; /* FNV-1a offset basis */
+    fingerprint f = {1469598103934665603ull, 0, 0, 0}; /* FNV-1a offset basis */
     uint64_t rng = 7, tag = 0;
     if (temu_machine_parse(spec, &m, &err) != TEMU_OK ||
         temu_tm_config_default(&m, &c, &err) != TEMU_OK) {
@@ -167,30 +209,33 @@ static void run_case(char **a)
     double gap = (double)c.max_packet * pkts * 1000.0 / c.node_gbs / load;
     int64_t step = (int64_t)gap;
     double p = (double)step / gap;
+    send *sends = malloc((size_t)m.nnodes * sizeof *sends);
+    if (sends == NULL) {
+        fail("sends", NULL);
+    }
     for (int64_t when = 0; when < (int64_t)(us * 1e6); when += step) {
+        int64_t ns = 0;
         temu_tm_run(t, when);
         for (int64_t n = 0; n < m.nnodes; n++) {
             if ((double)(rng_next(&rng) >> 11) * 0x1.0p-53 >= p) {
                 continue;
             }
-            int64_t d = (int64_t)(rng_next(&rng) % (uint64_t)m.nnodes);
-            uint32_t cls = (uint32_t)(rng_next(&rng) % c.classes);
-            temu_status st = TEMU_OK;
+            send *e = &sends[ns++];
+            e->src = n;
+            e->dst = (int64_t)(rng_next(&rng) % (uint64_t)m.nnodes);
+            e->cls = (uint32_t)(rng_next(&rng) % c.classes);
             if (mode[0] == 'm') {
-                temu_message msg = {n, d, (uint64_t)pkts * c.max_packet - rng_next(&rng) % 100,
-                                    NULL, TEMU_KIND_P2P};
-                if (n != d) {
-                    st = temu_tm_send_message(t, when, &m, &msg, &err);
-                }
+                e->bytes = (uint64_t)pkts * c.max_packet - rng_next(&rng) % 100;
             } else {
-                uint32_t bytes = c.max_packet - (uint32_t)(rng_next(&rng) % 7);
-                st = temu_tm_send_train(t, when, n, d, bytes, pkts, cls, (uint32_t)n, ++tag, &err);
-            }
-            if (st != TEMU_OK) {
-                fail("send", &err);
+                e->bytes = c.max_packet - (uint32_t)(rng_next(&rng) % 7);
+                e->tag = ++tag;
             }
         }
+        for (int64_t i = 0; i < ns; i++) {
+            make_send(t, &m, pkts, mode[0], when, &sends[reverse ? ns - 1 - i : i]);
+        }
     }
+    free(sends);
     temu_tm_run(t, (int64_t)(us * 1e6 * 1.5));
     temu_tm_run(t, INT64_MAX);
     if (temu_tm_check(t, &err) != TEMU_OK) {
@@ -202,11 +247,12 @@ static void run_case(char **a)
     mix(&f, (uint64_t)temu_tm_now(t));
     mix_results(&f, t, &m, c.classes);
     printf("%s load %.2f %gus pk%u tr%u w%u %c %c: now %lld hops %llu trains %llu events %llu "
-           "deliveries %llu fp %016llx\n",
+           "deliveries %llu stall %lld inq %lld fp %016llx\n",
            spec, load, us, pkts, train, c.train_whole, routing[0], mode[0],
            (long long)temu_tm_now(t), (unsigned long long)tot.packet_hops,
            (unsigned long long)tot.train_hops, (unsigned long long)tot.events,
-           (unsigned long long)f.deliveries, (unsigned long long)f.h);
+           (unsigned long long)f.deliveries, (long long)f.credit_stall_ps,
+           (long long)f.inq_stall_ps, (unsigned long long)f.h);
     temu_tm_destroy(t);
 }
 
@@ -229,18 +275,21 @@ int main(int argc, char **argv)
         {"bgq:4x4x4x4x2", "0.5", "4", "6", "1", "0", "x", "m"},
         {"bgp:8x8x8", "0.5", "20", "6", "1", "0", "x", "m"},
     };
+    int reverse = argc > 1 && strcmp(argv[1], "-r") == 0;
+    argc -= reverse;
+    argv += reverse;
     if (argc > 1 && (argc - 1) % 8 != 0) {
-        fprintf(stderr, "usage: timing_fingerprint [SPEC LOAD MICROSECONDS PACKETS TRAIN WHOLE "
-                        "ROUTING(d|a|x) MODE(t|m)]...\n");
+        fprintf(stderr, "usage: timing_fingerprint [-r] [SPEC LOAD MICROSECONDS PACKETS TRAIN "
+                        "WHOLE ROUTING(d|a|x) MODE(t|m)]...\n");
         return 2;
     }
     if (argc > 1) {
         for (int i = 1; i < argc; i += 8) {
-            run_case(argv + i);
+            run_case(argv + i, reverse);
         }
     } else {
         for (size_t i = 0; i < sizeof def / sizeof def[0]; i++) {
-            run_case(def[i]);
+            run_case(def[i], reverse);
         }
     }
     return 0;

@@ -5,7 +5,11 @@
  * A monotone priority queue of events keyed by time in ps: every event
  * pushed is at or after the last one popped (a discrete-event simulation
  * never schedules into its past).  Events of equal time come out in the
- * order they were pushed, so a run is the same on every host.
+ * order of their content: type, then a, b and c as unsigned numbers
+ * (temu_evq_before), never in the order they were pushed, so the same set
+ * of events gives the same run whoever pushed them first (any partition
+ * of the machine, any thread count, any order of one instant's sends).
+ * The user puts what identifies an event first in its arguments.
  */
 #ifndef TEMU_EVENT_QUEUE_H
 #define TEMU_EVENT_QUEUE_H
@@ -14,17 +18,32 @@
 
 typedef struct temu_event {
     int64_t t;       /* ps, >= 0 and >= the time of the last event popped */
-    int32_t type;    /* the user's: what happens */
-    int32_t a, b, c; /* the user's arguments, moved whole, never read here (the
-                      * packet model types them: emu/packet/event.h) */
+    int32_t type;    /* the user's: what happens; first in the order of equal times */
+    int32_t a, b, c; /* the user's arguments, moved whole and read only to
+                      * order equal times (the packet model types them:
+                      * emu/packet/event.h) */
 } temu_event;
+
+/* Does x come before y at the same time?  Type, then a, b, c, as unsigned
+ * numbers: the order of equal times. */
+static inline int temu_evq_before(const temu_event *x, const temu_event *y)
+{
+    uint64_t kx = (uint64_t)(uint32_t)x->type << 32 | (uint32_t)x->a;
+    uint64_t ky = (uint64_t)(uint32_t)y->type << 32 | (uint32_t)y->a;
+    if (kx != ky) {
+        return kx < ky;
+    }
+    kx = (uint64_t)(uint32_t)x->b << 32 | (uint32_t)x->c;
+    ky = (uint64_t)(uint32_t)y->b << 32 | (uint32_t)y->c;
+    return kx < ky;
+}
 
 /* The far part: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster
  * algorithms for the shortest path problem", J. ACM 37(2), 1990).  Bucket
  * 0 holds the events at time `last` (the least time taken out), bucket
  * k >= 1 those whose time first differs from `last` in bit k-1.  A bucket
- * is a FIFO array; an event moves to a lower bucket only when its bucket
- * is emptied into empty ones, so each bucket stays in push order. */
+ * is an array in no particular order (equal times are ordered when their
+ * time comes: temu_evq's `now`). */
 #define TEMU_EVQ_BUCKETS 65
 
 typedef struct temu_evq_far {
@@ -39,10 +58,12 @@ typedef struct temu_evq_far {
 } temu_evq_far;
 
 /* The near part: a timing wheel of TEMU_EVQ_WHEEL slots of one ps each,
- * holding the events in [base, base + TEMU_EVQ_WHEEL), each slot a FIFO
- * list.  Later events wait in the far part and move to the wheel, in
- * their order, when base comes within reach (before any later push can
- * reach their slot, so a slot is still in push order). */
+ * holding the events in [base, base + TEMU_EVQ_WHEEL), each slot a list
+ * of one time in push order.  Later events wait in the far part and move
+ * to the wheel when base comes within reach (before any later push can
+ * reach their slot).  A slot of several events, when reached, moves to
+ * `now`, its events' nodes in order, which also takes the events pushed
+ * at that time until it is empty. */
 #define TEMU_EVQ_WHEEL_BITS 20
 #define TEMU_EVQ_WHEEL (1 << TEMU_EVQ_WHEEL_BITS) /* 1.05 us */
 
@@ -60,6 +81,11 @@ typedef struct temu_evq {
     temu_evq_node *node;   /* node pool */
     int32_t nnode, capnode, freenode;
     temu_evq_far far;
+    uint64_t *now_key; /* [hnow, nnow): the events at time base in order, by
+                        * sort number (its low half: the event's node;
+                        * event_queue.c, now_fill) */
+    uint64_t *now_tmp; /* the sort's other buffer */
+    int32_t hnow, nnow, capnow;
     int64_t size; /* events held */
 } temu_evq;
 
@@ -70,7 +96,8 @@ void temu_evq_free(temu_evq *q);
  * memory (the queue is then unchanged). */
 int temu_evq_push(temu_evq *q, const temu_event *e);
 /* Remove the earliest event into *out if its time is at most `until` (of
- * equal times, the first pushed): 1, or 0 if there is none.  -1: out of
+ * equal times, the first by temu_evq_before of those held, however they
+ * were pushed): 1, or 0 if there is none.  -1: out of
  * memory while moving events (some events are then lost). */
 int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out);
 /* Time of the earliest event, INT64_MAX if none. */

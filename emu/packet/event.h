@@ -1,23 +1,40 @@
 /*
  * event.h - the packet model's events: a tagged union, one named set of
- * arguments per kind, kept in the model's event queue (emu/event_queue.c:
- * ordered by time, then by creation order, so equal inputs always give
- * equal results).  Private to the packet model.
+ * arguments per kind, kept in the model's event queue (emu/event_queue.c).
+ * Private to the packet model.
  *
- * What each kind makes the router do is router.c's; the queue moves an
- * event whole and never reads its arguments.
+ * The queue orders events by time, and events of equal time by their
+ * content: kind, then the arguments in the order written (as unsigned
+ * numbers), never by the order they were scheduled.  So each kind's first
+ * arguments say what and where, by numbers that do not depend on the
+ * order of pushes or on a slot's reuse:
+ *   DELIVER, CREATE  the train's source node and the serial number of its
+ *                    first packet among that node's (tm_train.serial); the
+ *                    train's slot index, last, only finds it
+ *   CREDIT           the channel, VC and bytes (equal credits of a
+ *                    channel at one time are interchangeable)
+ *   TRY              the channel (at most one pending: try_pending)
+ *   READY            the queue (at most one pending: only its head is
+ *                    READY, once); the head's slot and channel follow
+ * and the kinds are numbered so that, at one instant, what gives back a
+ * resource comes before what asks for one: deliveries, then credit, then
+ * free channels, then new trains, then heads asking (doc/model.md,
+ * "Equal times").  Equal inputs give equal results, whatever order one
+ * instant's sends were made in.  What each kind makes the router do is
+ * router.c's.
  */
 #ifndef TEMU_PACKET_EVENT_H
 #define TEMU_PACKET_EVENT_H
 
 #include "packet.h"
 
+/* in their order at one instant */
 typedef enum tm_event_type {
-    TM_EV_CREATE, /* a train enters its source queue                    */
-    TM_EV_READY,  /* the head of a queue may leave: it asks for a channel */
-    TM_EV_TRY,    /* a channel became free: a waiting head may take it  */
-    TM_EV_CREDIT, /* space freed downstream is known upstream again     */
-    TM_EV_DELIVER /* a train's last tail reached its destination node   */
+    TM_EV_DELIVER, /* a train's last tail reached its destination node   */
+    TM_EV_CREDIT,  /* space freed downstream is known upstream again     */
+    TM_EV_TRY,     /* a channel became free: a waiting head may take it  */
+    TM_EV_CREATE,  /* a train enters its source queue                    */
+    TM_EV_READY    /* the head of a queue may leave: it asks for a channel */
 } tm_event_type;
 
 typedef struct tm_event {
@@ -25,7 +42,9 @@ typedef struct tm_event {
     int32_t type; /* tm_event_type: which member of the union holds */
     union {
         struct {
-            int32_t train;
+            int32_t node;   /* the train's source node               */
+            uint32_t first; /* and its first packet's serial there   */
+            int32_t train;  /* its slot                              */
         } create;
         struct {
             int32_t queue; /* whose head it is                              */
@@ -43,6 +62,8 @@ typedef struct tm_event {
                            /* stream brought it, flow.c)                    */
         } credit;
         struct {
+            int32_t node; /* as create's */
+            uint32_t first;
             int32_t train;
         } deliver;
     };
@@ -79,9 +100,12 @@ static inline int tm_event_pop(temu_tm *t, int64_t until_ps, tm_event_slot *s)
     return temu_evq_pop(&t->events, until_ps, &s->raw);
 }
 
-static inline int tm_event_create(temu_tm *t, int64_t when, int32_t train)
+/* Train p (its source and serial set) enters its source queue at when. */
+static inline int tm_event_create(temu_tm *t, int64_t when, int32_t p)
 {
-    tm_event_slot s = {.ev = {.t = when, .type = TM_EV_CREATE, .create = {train}}};
+    const tm_train *tr = &t->tr[p];
+    tm_event_slot s = {
+        .ev = {.t = when, .type = TM_EV_CREATE, .create = {tr->src_node, tr->serial, p}}};
     return tm_event_push(t, &s);
 }
 
@@ -104,9 +128,11 @@ static inline int tm_event_credit(temu_tm *t, int64_t when, int32_t chan, int32_
     return tm_event_push(t, &s);
 }
 
-static inline int tm_event_deliver(temu_tm *t, int64_t when, int32_t train)
+static inline int tm_event_deliver(temu_tm *t, int64_t when, int32_t p)
 {
-    tm_event_slot s = {.ev = {.t = when, .type = TM_EV_DELIVER, .deliver = {train}}};
+    const tm_train *tr = &t->tr[p];
+    tm_event_slot s = {
+        .ev = {.t = when, .type = TM_EV_DELIVER, .deliver = {tr->src_node, tr->serial, p}}};
     return tm_event_push(t, &s);
 }
 

@@ -88,9 +88,11 @@ void tm_flow_wake(temu_tm *t, const tm_chan *ch, int64_t c)
 {
     int64_t wake = INT64_MAX;
     int wake_vc = 0;
+    /* the earliest, of equal times the lower VC: not the waiters' order,
+     * which follows their arrivals and departures */
     for (int i = 0; i < ch->nwait; i++) {
         int64_t at = return_time(t, c * t->nvc + ch->wait[i].vc, ch->wait[i].need);
-        if (at < wake) {
+        if (at < wake || (at == wake && ch->wait[i].vc < wake_vc)) {
             wake = at;
             wake_vc = ch->wait[i].vc;
         }

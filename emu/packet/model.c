@@ -23,6 +23,7 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     t->nbr = malloc((size_t)(m->nrouters * t->tlinks) * sizeof *t->nbr);
     t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
     t->node_router = malloc((size_t)m->nnodes * sizeof *t->node_router);
+    t->sent = calloc((size_t)m->nnodes, sizeof *t->sent);
     if (c->flow == TEMU_TM_TOKEN) {
         t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
         t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
@@ -35,7 +36,8 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
-    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || (t->train > 1 && !t->ret) ||
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent ||
+        (t->train > 1 && !t->ret) ||
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend)) {
         return -1;
@@ -137,6 +139,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->nbr);
     free(t->coord);
     free(t->node_router);
+    free(t->sent);
     free(t->tr_block);
     temu_evq_free(&t->events);
     free(t);

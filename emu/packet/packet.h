@@ -131,6 +131,10 @@ typedef struct tm_train {
      * source (issued at injection), writes at the destination (at delivery);
      * at most one per byte (temu_tm_send_even_mu), so below 2^31 per train */
     uint32_t mu_rd, mu_wr;
+    /* its first packet's number among those its source node sent (from
+     * 0, in the order of that node's sends; modulo 2^32): with src_node,
+     * what orders its events among equal times (event.h) */
+    uint32_t serial;
 } tm_train;
 
 /* the layout above: change it only with its comment */
@@ -176,6 +180,7 @@ struct temu_tm {
     int32_t *nbr;         /* [nrouters * tlinks] neighbour router (-1: none) */
     int32_t *coord;       /* [nrouters * ndims] router coordinates */
     int32_t *node_router; /* [nnodes] */
+    uint32_t *sent;       /* [nnodes] packets each node has sent: the next serial */
     /* token flow only, torus channels: adaptive packets and bytes per VC
      * [ntorus * nvc], token-shortage time per VC and NO_DYNAMIC
      * [ntorus * (nvc + 1)] */

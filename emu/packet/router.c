@@ -276,8 +276,7 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
         t->tot.events++;
         switch (e->type) {
         case TM_EV_CREATE:
-            tm_router_append(t, tm_source_queue(t, t->tr[e->create.train].src_node),
-                             e->create.train);
+            tm_router_append(t, tm_source_queue(t, e->create.node), e->create.train);
             break;
         case TM_EV_READY:
             on_ready(t, e->ready.queue, e->ready.train, e->ready.chan);

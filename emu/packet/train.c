@@ -64,6 +64,7 @@ int tm_train_split(temu_tm *t, int64_t q, uint32_t m)
     tr->mu_wr = (uint32_t)temu_even_share(tr->mu_wr, tr->n, 0, m);
     rest->mu_rd -= tr->mu_rd;
     rest->mu_wr -= tr->mu_wr;
+    rest->serial = tr->serial + m;
     tr->n = m;
     tr->next = r;
     if (t->q[q].tail == p) {
@@ -121,7 +122,7 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
     while (st == TEMU_OK && count > 0) {
         uint32_t n = count < t->train ? count : t->train;
         int32_t p = tm_train_alloc(t);
-        if (p < 0 || (when_ps > t->now && tm_event_create(t, when_ps, p) != 0)) {
+        if (p < 0) {
             return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for packets");
         }
         tm_train *tr = &t->tr[p];
@@ -144,12 +145,18 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
         tm_route_start(t, tr, src, cls);
         tr->mu_rd = (uint32_t)temu_even_share(mu[0], all, sent, n);
         tr->mu_wr = (uint32_t)temu_even_share(mu[1], all, sent, n);
+        tr->serial = t->sent[src];
+        t->sent[src] += n;
         sent += n;
         t->pending += n;
         count -= n;
         if (when_ps == t->now) {
             /* created now: no event needed */
             tm_router_append(t, tm_source_queue(t, src), p);
+        } else if (tm_event_create(t, when_ps, p) != 0) {
+            tm_train_free(t, p);
+            t->pending -= n;
+            return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for packets");
         }
     }
     return st;

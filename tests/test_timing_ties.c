@@ -1,0 +1,245 @@
+/*
+ * test_timing_ties.c - the packet model's results do not depend on the
+ * order in which the sends of one instant are made (doc/model.md, "Equal
+ * times").
+ *
+ * The same traffic (at each instant, each node at most one train sent
+ * now and one created later, with fixed tags) is given to the model with
+ * each instant's sends made in node order, in reverse and shuffled with
+ * fixed seeds (a node's own two in their order): every delivery (in order, with its times), every
+ * hop told to the hop function (in order), the totals, the final time and every lane's statistics
+ * must be byte-identical.  On Gemini (credits, tiles, messages over tile slots), BG/Q (tokens,
+ * adaptive routing) and BG/P with trains, all loaded to contention so that ties abound.
+ */
+#include "testutil.h"
+#include "torusemu_timing.h"
+
+#include <stdint.h>
+
+/* Everything a run gave, in order. */
+typedef struct record {
+    int64_t *v; /* deliveries (tag, created, delivered), hops, then the rest */
+    size_t n, cap;
+    int64_t stall_ps; /* credit and input-queue stalls of all lanes */
+} record;
+
+static void put(record *r, int64_t x)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 4096;
+        r->v = realloc(r->v, r->cap * sizeof *r->v);
+        ck_assert_ptr_nonnull(r->v);
+    }
+    r->v[r->n++] = x;
+}
+
+static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    record *r = ctx;
+    put(r, (int64_t)tag);
+    put(r, created);
+    put(r, delivered);
+}
+
+static void on_hop(void *ctx, const temu_tm_hop *h)
+{
+    record *r = ctx;
+    put(r, h->start_ps);
+    put(r, h->spacing_ps);
+    put(r, (int64_t)h->tag);
+    put(r, (int64_t)h->packets);
+    put(r, h->router);
+    put(r, h->link);
+    put(r, h->lane);
+    put(r, h->vc_class);
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 17;
+}
+
+/* One send of an instant. */
+typedef struct send {
+    int64_t when, src, dst;
+    uint32_t bytes, cls, packets;
+    uint64_t tag;
+} send;
+
+/* A traffic case: machine, configuration, load. */
+typedef struct traffic {
+    const char *spec;
+    int routing;    /* 'd', 'a' or 'x' (the machine's default) */
+    uint32_t train; /* train_packets */
+    uint32_t packets;
+    int messages; /* messages (temu_tm_send_message_dir, the request direction) */
+    int64_t step_ps, span_ps;
+} traffic;
+
+static void make_send(temu_tm *t, const temu_machine *m, const traffic *tf, const send *s)
+{
+    temu_error err;
+    temu_status st;
+    if (tf->messages) {
+        temu_message msg = {s->src, s->dst, (uint64_t)s->packets * s->bytes, NULL, TEMU_KIND_P2P};
+        uint64_t pk = 0, by = 0;
+        st = temu_tm_send_message_dir(t, s->when, m, &msg, 0, s->tag, &pk, &by, &err);
+    } else {
+        st = temu_tm_send_train(t, s->when, s->src, s->dst, s->bytes, s->packets, s->cls,
+                                (uint32_t)s->src, s->tag, &err);
+    }
+    ck_assert_msg(st == TEMU_OK, "%s", err.message);
+}
+
+/* Shuffle the n sends of an instant as `order` says: 0 as made, 1
+ * reversed, k >= 2 shuffled with seed k. */
+static void reorder(send *sends, int64_t n, int order)
+{
+    if (order == 1) {
+        for (int64_t i = 0; i < n / 2; i++) {
+            send x = sends[i];
+            sends[i] = sends[n - 1 - i];
+            sends[n - 1 - i] = x;
+        }
+    } else if (order >= 2) {
+        uint64_t r = (uint64_t)order;
+        for (int64_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+            int64_t j = (int64_t)(rng(&r) % (uint64_t)(i + 1));
+            send x = sends[i];
+            sends[i] = sends[j];
+            sends[j] = x;
+        }
+    }
+}
+
+/* Run the traffic with each instant's sends in order `order`; everything
+ * the model gave goes into *r. */
+static void run(const traffic *tf, int order, record *r)
+{
+    temu_machine m;
+    temu_tm_config c;
+    temu_tm *t;
+    temu_error err;
+    uint64_t s = 5, tag = 0;
+    ck_assert(temu_machine_parse(tf->spec, &m, &err) == TEMU_OK);
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    if (tf->routing == 'd') {
+        c.routing = TEMU_TM_DETERMINISTIC;
+    } else if (tf->routing == 'a') {
+        c.routing = TEMU_TM_ADAPTIVE;
+    }
+    c.train_packets = tf->train;
+    ck_assert_msg(temu_tm_create(&m, &c, &t, &err) == TEMU_OK, "%s", err.message);
+    memset(r, 0, sizeof *r);
+    temu_tm_set_delivery(t, on_delivery, r);
+    temu_tm_set_hop(t, on_hop, r);
+    send *sends = malloc((size_t)m.nnodes * sizeof *sends);
+    for (int64_t when = 0; when < tf->span_ps; when += tf->step_ps) {
+        temu_tm_run(t, when);
+        /* the instant's sends: from each node one created now, then one
+         * created half a step later (its CREATE event), each with
+         * probability 3/4; drawn in node order, made in `order` (a node's
+         * own sends keep theirs: its program's order is part of the input) */
+        for (int later = 0; later < 2; later++) {
+            int64_t n = 0;
+            for (int64_t node = 0; node < m.nnodes; node++) {
+                int64_t dst = (int64_t)(rng(&s) % (uint64_t)m.nnodes);
+                uint32_t cls = (uint32_t)(rng(&s) % c.classes);
+                uint32_t bytes = c.max_packet - (uint32_t)(rng(&s) % 7);
+                if (rng(&s) % 4 == 0 || dst == node) {
+                    continue;
+                }
+                sends[n++] = (send){
+                    when + later * tf->step_ps / 2, node, dst, bytes, cls, tf->packets, ++tag};
+            }
+            reorder(sends, n, order);
+            for (int64_t i = 0; i < n; i++) {
+                make_send(t, &m, tf, &sends[i]);
+            }
+        }
+    }
+    free(sends);
+    temu_tm_run(t, INT64_MAX);
+    ck_assert(temu_tm_check(t, &err) == TEMU_OK);
+    ck_assert_uint_eq(temu_tm_pending(t), 0);
+    temu_tm_totals tot;
+    temu_tm_totals_get(t, &tot);
+    put(r, (int64_t)tot.packet_hops);
+    put(r, (int64_t)tot.train_hops);
+    put(r, (int64_t)tot.events);
+    put(r, temu_tm_now(t));
+    for (int64_t rt = 0; rt < m.nrouters; rt++) {
+        for (int l = 0; l < 2 * m.ndims; l++) {
+            for (int k = 0; k < temu_tm_lanes(t, rt, l); k++) {
+                temu_tm_lane_stats ls;
+                ck_assert(temu_tm_lane_stats_get(t, rt, l, k, &ls, &err) == TEMU_OK);
+                put(r, (int64_t)ls.packets);
+                put(r, (int64_t)ls.bytes);
+                put(r, ls.busy_ps);
+                put(r, ls.credit_stall_ps);
+                put(r, ls.inq_stall_ps);
+                put(r, ls.no_dynamic_ps);
+                r->stall_ps += ls.credit_stall_ps + ls.inq_stall_ps;
+                for (uint32_t v = 0; v < c.classes; v++) {
+                    int64_t occ;
+                    temu_tm_vc_stats vs;
+                    ck_assert(temu_tm_lane_occupancy(t, rt, l, k, v, &occ, &err) == TEMU_OK);
+                    ck_assert(temu_tm_lane_vc_stats(t, rt, l, k, v, &vs, &err) == TEMU_OK);
+                    put(r, occ);
+                    put(r, (int64_t)vs.adaptive_packets);
+                    put(r, vs.no_token_ps);
+                }
+            }
+        }
+    }
+    temu_tm_destroy(t);
+}
+
+/* The traffic in orders 0 (as drawn), 1 (reversed), 2 and 3 (shuffled):
+ * byte-identical records, of a run with contention (stalls). */
+static void check_orders(const traffic *tf)
+{
+    record first, other;
+    run(tf, 0, &first);
+    ck_assert_uint_gt(first.n, 1000);
+    ck_assert_int_gt(first.stall_ps, 0);
+    for (int order = 1; order <= 3; order++) {
+        run(tf, order, &other);
+        ck_assert_uint_eq(other.n, first.n);
+        size_t i = 0;
+        while (i < first.n && first.v[i] == other.v[i]) {
+            i++;
+        }
+        ck_assert_msg(i == first.n, "%s: order %d differs from order 0 at value %zu of %zu",
+                      tf->spec, order, i, first.n);
+        free(other.v);
+    }
+    free(first.v);
+}
+
+/* Gemini: credits and tiles, single packets, then messages over tile
+ * slots in trains of 4; BG/Q: tokens and adaptive routing; BG/P: trains. */
+static const traffic cases[] = {
+    {"gemini:4x4x4", 'x', 1, 2, 0, 400000, 3000000},
+    {"gemini:4x4x4", 'x', 4, 4, 1, 800000, 3000000},
+    {"bgq:2x2x4x4x2", 'a', 1, 1, 0, 150000, 2000000},
+    {"bgp:4x4x4", 'd', 4, 8, 0, 3000000, 20000000},
+};
+
+START_TEST(test_send_order_does_not_matter)
+{
+    check_orders(&cases[_i]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("timing-ties");
+    TCase *tc = tcase_create("send order");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_send_order_does_not_matter, 0,
+                        (int)(sizeof cases / sizeof cases[0]));
+    suite_add_tcase(s, tc);
+    return test_run(s);
+}
