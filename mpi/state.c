@@ -331,6 +331,10 @@ void tmpi_start(void)
         temu_session_close(s);
         return;
     }
+    if (tmpi_hosts_wanted() && tmpi_hosts_start(s, rank, size) != 0) {
+        /* counting part of the traffic would be worse than not running */
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
     tmpi_types_init();
     tmpi_g.m = temu_session_machine(s);
     tmpi_g.fam = temu_family_info_get(tmpi_g.m->system);

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "run_hosts.h"
 #include "run_launch.h"
 #include "run_model.h"
 #include "run_sample.h"
@@ -59,6 +60,7 @@ typedef struct run_opts {
     int host_clocks;       /* --host-clocks: the program's own clocks stay host time */
     uint64_t np;
     uint64_t rpn;
+    uint64_t split_hosts; /* --split-hosts N (0: not given) */
     int quiet;
     char *extra[MAX_EXTRA]; /* --mpirun-arg(s) words, in order */
     int nextra;
@@ -104,6 +106,10 @@ static void usage(FILE *f)
                "                           virtual time\n"
                "      --series=FILE        the series file of the snapshots (`torusemu series`,\n"
                "                           `torusemu analyze`)\n"
+               "      --split-hosts=N      behave as N hosts on this machine: a store per\n"
+               "                           host, counter updates for another host's nodes\n"
+               "                           sent to it over Open MPI's TCP transport, the\n"
+               "                           stores gathered into one at the end (doc/mpi.md)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -188,7 +194,8 @@ enum {
     OPT_ARG,
     OPT_ARGS,
     OPT_SAMPLE,
-    OPT_SERIES
+    OPT_SERIES,
+    OPT_SPLIT_HOSTS
 };
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
@@ -206,6 +213,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"host-clocks", no_argument, NULL, OPT_HOST_CLOCKS},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
+                                         {"split-hosts", required_argument, NULL, OPT_SPLIT_HOSTS},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -272,6 +280,12 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_SERIES:
             o->series = optarg;
             break;
+        case OPT_SPLIT_HOSTS:
+            if (parse_count(optarg, &o->split_hosts) != 0 || o->split_hosts > TEMU_HOSTS_MAX) {
+                return fail("--split-hosts '%s': expected a number of hosts from 1 to %d", optarg,
+                            TEMU_HOSTS_MAX);
+            }
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -314,6 +328,10 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
+    }
+    if (o->split_hosts > 1 && (o->vtime || o->series != NULL || o->trace != NULL)) {
+        return fail("--split-hosts does not work with %s yet (doc/mpi.md, \"Across hosts\")",
+                    o->vtime ? "--virtual-time" : o->trace != NULL ? "--trace" : "--sample");
     }
     return 0;
 }
@@ -558,13 +576,25 @@ int cmd_run(int argc, char **argv)
     }
     temu_status st =
         temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
-    temu_mapping_free(&map);
     if (st != TEMU_OK) {
+        temu_mapping_free(&map);
         if (tmpdir[0] != '\0') {
             cli_temp_dir_remove(tmpdir);
         }
         return fail("%s", err.message);
     }
+    run_hosts rh;
+    memset(&rh, 0, sizeof rh);
+    if (o.split_hosts > 1 && run_hosts_prepare(&rh, (int32_t)o.split_hosts, s, &m, &map) != 0) {
+        temu_mapping_free(&map);
+        temu_session_close(s);
+        unlink(store);
+        if (tmpdir[0] != '\0') {
+            cli_temp_dir_remove(tmpdir);
+        }
+        return CLI_EXIT_USAGE;
+    }
+    temu_mapping_free(&map);
 
     /* mpirun [flags] -np P -x ... PROGRAM ARGS */
     snprintf(libdir, sizeof libdir, "%s", lib);
@@ -577,6 +607,8 @@ int cmd_run(int argc, char **argv)
     char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
     char *x_vtime = o.vtime ? env_with(TMPI_VT_ENV, "1", 0) : NULL;
     char *x_host_clocks = o.host_clocks ? env_with(TMPI_VT_HOST_CLOCKS_ENV, "1", 0) : NULL;
+    char *x_hosts = rh.n > 1 ? env_with(TEMU_HOSTS_ENV, rh.count, 0) : NULL;
+    char *x_host_stores = rh.n > 1 ? env_with(TEMU_HOST_STORES_ENV, rh.dir, 0) : NULL;
     /* the online timing model (BG/P: its counters are not filled yet) */
     run_model *rm = NULL;
     char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
@@ -603,7 +635,8 @@ int cmd_run(int argc, char **argv)
     /* mpirun and its own options (at most 9: root, oversubscribe, two
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
-    char **av = calloc((size_t)(28 + o.nextra + nprog), sizeof *av);
+    /* --split-hosts: two more --mca triples and two -x pairs */
+    char **av = calloc((size_t)(28 + 10 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -633,10 +666,24 @@ int cmd_run(int argc, char **argv)
         av[k++] = "mpi_yield_when_idle";
         av[k++] = "1";
     }
+    /* --split-hosts: the hosts talk over TCP, as separate hosts would, not
+     * through this machine's shared memory (on the loopback interface,
+     * which Open MPI's TCP transport leaves out by default) */
+    if (rh.n > 1 && getenv("OMPI_MCA_btl") == NULL) {
+        av[k++] = "--mca";
+        av[k++] = "btl";
+        av[k++] = "self,tcp";
+        if (getenv("OMPI_MCA_btl_tcp_if_include") == NULL &&
+            getenv("OMPI_MCA_btl_tcp_if_exclude") == NULL) {
+            av[k++] = "--mca";
+            av[k++] = "btl_tcp_if_include";
+            av[k++] = "lo";
+        }
+    }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload, x_libpath, x_trace,
-                  x_vtime,   x_scale,   x_feed,    x_host_clocks};
+    char *xs[] = {x_session, x_preload, x_libpath,     x_trace, x_vtime,
+                  x_scale,   x_feed,    x_host_clocks, x_hosts, x_host_stores};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -685,6 +732,9 @@ int cmd_run(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    if (rh.n > 1 && run_hosts_gather(&rh, s) != 0) {
+        rc = rc != 0 ? rc : 2;
+    }
     if (rc != 0 && job_signal == 0) {
         fprintf(stderr, "torusemu run: the application failed (exit status %d)\n", rc);
     }
@@ -701,6 +751,7 @@ int cmd_run(int argc, char **argv)
         summary(s, &o, rc, o.keep != NULL ? store : NULL);
     }
 out:
+    run_hosts_remove(&rh);
     if (rm != NULL) { /* the job did not start: stop the model */
         uint64_t nmsg;
         int64_t end, cpu;
@@ -722,6 +773,8 @@ out:
     free(x_vtime);
     free(x_host_clocks);
     free(x_scale);
+    free(x_hosts);
+    free(x_host_stores);
     free(av);
     return rc;
 }

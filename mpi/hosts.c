@@ -1,0 +1,230 @@
+/*
+ * hosts.c - a run across hosts (`torusemu run --split-hosts N`, or N real
+ * hosts): every host keeps its own store, and the counter updates of a
+ * message that fall on another host's units travel to that host over MPI
+ * (doc/mpi.md, "Across hosts").
+ *
+ * How: at the end of each injection (one message) the library hands this
+ * layer the updates it set aside, per host (temu_session_split).  They go
+ * in one message on a private duplicate of MPI_COMM_WORLD to the host's
+ * agent, a thread of the host's lowest rank that applies them to its store
+ * and answers with an empty acknowledgement, which the sender waits for
+ * before its MPI call returns.  So once a send call has returned, every
+ * counter its message touched is in the store of the host that owns it: a
+ * PAPI read on any host that happens after it (through any
+ * synchronisation) sees the whole message.
+ *
+ * Why not one-sided accumulates on a window per host (measured, doc/mpi.md):
+ * Open MPI's accumulates over TCP (osc pt2pt) are applied only when the
+ * target process itself enters MPI, are not atomic with the plain atomic
+ * adds the host's other ranks make to the same counters, and bypass the
+ * overflow watches of the store; the agent applies updates through the
+ * library, so watches cross exactly as on one host.
+ */
+#include "tmpi.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Tags on the private communicator: updates to an agent, and each
+ * sending thread's acknowledgements (one tag per thread, so a thread never
+ * takes another's). */
+#define TAG_UPDATES 0x51
+#define TAG_ACK_FIRST 0x100
+#define ACK_TAGS 4096
+/* The largest message of updates: the library hands on at most 1024
+ * pairs at once (split.c), plus the acknowledgement tag. */
+#define WIRE_MAX (1 + 2 * 1024)
+
+static MPI_Comm hosts_comm = MPI_COMM_NULL;
+static temu_hosts *hosts;
+static int32_t *leader;  /* world rank of each host's agent */
+static temu_session *own; /* this host's store (the session the layer counts into) */
+static pthread_t agent;
+static int agent_on;
+static int agent_stop;
+static int finished;
+static int next_ack_tag;
+static __thread int ack_tag;
+static __thread uint64_t wire[WIRE_MAX];
+
+int tmpi_hosts_wanted(void)
+{
+    const char *n = getenv(TEMU_HOSTS_ENV);
+    return n != NULL && n[0] != '\0' && strcmp(n, "1") != 0;
+}
+
+/* ------------------------------------------------------------ sending */
+
+static int thread_ack_tag(void)
+{
+    if (ack_tag == 0) {
+        ack_tag = TAG_ACK_FIRST + __atomic_fetch_add(&next_ack_tag, 1, __ATOMIC_RELAXED) % ACK_TAGS;
+    }
+    return ack_tag;
+}
+
+/* temu_split_send_fn: n pairs to host's agent, returning once applied. */
+static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
+{
+    (void)ctx;
+    if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || n < 0 || 1 + 2 * n > WIRE_MAX) {
+        return -1;
+    }
+    int tag = thread_ack_tag();
+    wire[0] = (uint64_t)tag;
+    memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
+    if (PMPI_Send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
+            MPI_SUCCESS ||
+        PMPI_Recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS) {
+        return -1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- agent */
+
+/* Wait a little while nothing arrives: a yield first, then sleeps of
+ * 100 us, so an idle agent costs a few thousand wake-ups a second and a
+ * burst is served at once. */
+static void agent_idle(unsigned *idle)
+{
+    if (++*idle < 64) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* One message of updates from `source`: applied, then acknowledged. */
+static void agent_serve(uint64_t *buf, int count, int source)
+{
+    if (count >= 1 && (count - 1) % 2 == 0) {
+        int32_t refused = temu_session_apply_updates(own, buf + 1, (count - 1) / 2);
+        if (refused != 0) {
+            fprintf(stderr, "torusemu-mpi: rank %d sent %d updates of counters this host does "
+                            "not own; ignored\n",
+                    source, (int)refused);
+        }
+    }
+    int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
+                  ? (int)buf[0]
+                  : TAG_ACK_FIRST;
+    PMPI_Send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
+}
+
+static void *agent_main(void *arg)
+{
+    (void)arg;
+    static uint64_t buf[WIRE_MAX];
+    unsigned idle = 0;
+    tmpi_depth = 1; /* nothing the agent does is the program's traffic */
+    while (!__atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE)) {
+        int flag = 0, count = 0;
+        MPI_Status st;
+        if (PMPI_Iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
+            !flag) {
+            agent_idle(&idle);
+            continue;
+        }
+        idle = 0;
+        PMPI_Get_count(&st, MPI_UINT64_T, &count);
+        if (count < 0 || count > WIRE_MAX) {
+            count = 0; /* not ours: take it as an empty message */
+        }
+        PMPI_Recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
+                  MPI_STATUS_IGNORE);
+        agent_serve(buf, count, st.MPI_SOURCE);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ start, end */
+
+static int hosts_fail(int rank, const char *why, const char *detail)
+{
+    fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s%s%s\n", rank,
+            why, detail[0] ? ": " : "", detail);
+    return -1;
+}
+
+/* Agents: the lowest world rank of each host. */
+static int leaders_find(int32_t size)
+{
+    int32_t n = temu_hosts_count(hosts);
+    leader = malloc((size_t)n * sizeof *leader);
+    if (leader == NULL) {
+        return -1;
+    }
+    for (int32_t h = 0; h < n; h++) {
+        leader[h] = -1;
+    }
+    for (int32_t r = size - 1; r >= 0; r--) {
+        leader[temu_hosts_rank_host(hosts, r)] = r;
+    }
+    for (int32_t h = 0; h < n; h++) {
+        if (leader[h] < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
+{
+    temu_error err = {0};
+    int provided = MPI_THREAD_SINGLE;
+    long n = strtol(getenv(TEMU_HOSTS_ENV), NULL, 10);
+    own = s;
+    if (PMPI_Query_thread(&provided) != MPI_SUCCESS || provided < MPI_THREAD_MULTIPLE) {
+        return hosts_fail(rank, "Open MPI does not provide MPI_THREAD_MULTIPLE", "");
+    }
+    if (temu_hosts_assign(s, (int32_t)n, &hosts, &err) != TEMU_OK) {
+        return hosts_fail(rank, err.message, "");
+    }
+    if (temu_session_nranks(s) != size || leaders_find(size) != 0) {
+        return hosts_fail(rank, "the job's ranks do not match the session's hosts", "");
+    }
+    int32_t host = temu_hosts_rank_host(hosts, rank);
+    tmpi_depth++; /* our communicator, not the program's */
+    int dup = PMPI_Comm_dup(MPI_COMM_WORLD, &hosts_comm);
+    tmpi_depth--;
+    if (dup != MPI_SUCCESS) {
+        return hosts_fail(rank, "cannot duplicate MPI_COMM_WORLD", "");
+    }
+    if (temu_session_split(s, hosts, host, hosts_send, NULL, &err) != TEMU_OK) {
+        return hosts_fail(rank, err.message, "");
+    }
+    if (leader[host] == rank) {
+        int e = pthread_create(&agent, NULL, agent_main, NULL);
+        if (e != 0) {
+            return hosts_fail(rank, "cannot start the host's agent thread", strerror(e));
+        }
+        agent_on = 1;
+    }
+    return 0;
+}
+
+void tmpi_hosts_finish(void)
+{
+    if (hosts_comm == MPI_COMM_NULL || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
+        return;
+    }
+    /* every rank's last update has been acknowledged before it gets here,
+     * so past the barrier no update is on its way to any agent; the
+     * barrier is ours, not the program's (not counted) */
+    tmpi_depth++;
+    PMPI_Barrier(hosts_comm);
+    if (agent_on) {
+        __atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(agent, NULL);
+        agent_on = 0;
+    }
+    PMPI_Comm_free(&hosts_comm);
+    tmpi_depth--;
+}

@@ -1,0 +1,32 @@
+/*
+ * run_hosts.h - `torusemu run --split-hosts N`: the run behaves as N hosts,
+ * each with a store of its own, and the stores are gathered into the run's
+ * store when the job ends (run_hosts.c; doc/mpi.md, "Across hosts").
+ */
+#ifndef TEMU_RUN_HOSTS_H
+#define TEMU_RUN_HOSTS_H
+
+#include "torusemu.h"
+
+#include <limits.h>
+
+typedef struct run_hosts {
+    int32_t n;              /* hosts; 0: not split */
+    char dir[PATH_MAX];     /* private directory of the hosts' stores */
+    char count[16];         /* N, for the ranks' environment */
+    temu_hosts *hosts;      /* who owns what */
+    temu_session **stores; /* host h's store */
+} run_hosts;
+
+/* The hosts of a run whose store is base (made with machine m and map):
+ * their assignment and a fresh store each, in a private directory.  0, or
+ * -1 after saying why (nothing left behind). */
+int run_hosts_prepare(run_hosts *rh, int32_t n, const temu_session *base, const temu_machine *m,
+                      const temu_mapping *map);
+/* The job has ended: every host's counters into base.  0, or -1 after
+ * saying why. */
+int run_hosts_gather(run_hosts *rh, temu_session *base);
+/* The hosts' stores and their directory removed (safe to call twice). */
+void run_hosts_remove(run_hosts *rh);
+
+#endif
