@@ -52,8 +52,8 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh tests/mpi/run_kill.sh \
 	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh \
-	tests/mpi/vtime.sh
-EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
+	tests/mpi/vtime.sh tests/mpi/hosts.sh
+EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/hosts_read.c tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c \
 	tests/mpi/vt_cycles.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh \
 	bench/bench_vtime_live.sh bench/mpi_callgrind.sh \
@@ -303,6 +303,16 @@ tests/mpi/vt_cycles$(EXEEXT): $(srcdir)/tests/mpi/vt_cycles.c $(PAPI_STAMP)
 	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/tests/mpi/vt_cycles.c \
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS) -lm; \
 	else echo "vt_cycles: PAPI not built; tests/mpi/papi.sh will be skipped"; fi
+tests/mpi/hosts_read$(EXEEXT): $(srcdir)/tests/mpi/hosts_read.c $(PAPI_STAMP)
+	@$(MKDIR_P) tests/mpi
+	@rm -f $@
+	$(AM_V_GEN)if [ -f "$(PAPI_PREFIX)/include/papi.h" ] && [ ! -f papi/FAILED ]; then \
+	    $(CC) $(AM_CFLAGS) -Wno-strict-prototypes $(TMPI_MPI_CFLAGS) \
+	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/tests/mpi/hosts_read.c \
+	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
+	else echo "hosts_read: PAPI not built; tests/mpi/hosts.sh reads no PAPI"; fi
+TMPI_HOSTS_LOG = tests/mpi/hosts.sh.log
+$(TMPI_HOSTS_LOG): tests/mpi/hosts_read$(EXEEXT)
 TMPI_PAPI_LOG = tests/mpi/papi.sh.log
 $(TMPI_PAPI_LOG): tests/mpi/papi_mpi$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT)
 tests/mpi/papi_units$(EXEEXT): $(srcdir)/tests/mpi/papi_units.c $(PAPI_STAMP)
@@ -323,7 +333,7 @@ examples/rowa2a_papi$(EXEEXT): $(srcdir)/examples/rowa2a_papi.c $(PAPI_STAMP)
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
 	else echo "rowa2a_papi: PAPI not built" >&2; exit 1; fi
 EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh examples/papi_app.c
-CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/papi_units$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT) \
+CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/hosts_read$(EXEEXT) tests/mpi/papi_units$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT) \
 	examples/rowa2a_papi$(EXEEXT)
 TMPI_DEMO_LOG = tests/mpi/demo.sh.log
 $(TMPI_DEMO_LOG): examples/rowa2a_papi$(EXEEXT) examples/rowa2a$(EXEEXT) libtorusemu_mpi.la
