@@ -282,6 +282,12 @@ void tmpi_start(void)
     tmpi_g.world_rank = rank;
     tmpi_g.world_size = size;
     temu_status st = temu_session_attach_env(&s, &err);
+    if (st != TEMU_OK && tmpi_hosts_wanted()) {
+        /* the other hosts' ranks would wait for this one's agent */
+        fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s\n", rank,
+                err.message);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (st != TEMU_OK) {
         if (rank == 0 && (st != TEMU_ENOSESSION || getenv("TORUSEMU_MPI_QUIET") == NULL)) {
             fprintf(stderr,

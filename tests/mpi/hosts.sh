@@ -10,6 +10,8 @@
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
 ONE_BTL=$OMPI_MCA_btl
+MPIRUN_ROOT=""
+[ "$(id -u)" -ne 0 ] || MPIRUN_ROOT=--allow-run-as-root
 unset OMPI_MCA_btl # a split run chooses TCP itself (the launcher's --mca btl)
 
 # dump_all STORE OUT: every counter (csv, zero rows too, Gemini per tile)
@@ -99,5 +101,72 @@ if [ -x "$TM/hosts_read" ]; then
 else
     echo "hosts_read not built (no PAPI): PAPI reads not checked"
 fi
+
+# --- refusals -------------------------------------------------------------
+expect_fail "more hosts than nodes with ranks" \
+    "split-hosts 3: 3 hosts need at least 3 Gemini routers holding ranks; the mapping uses 2" \
+    "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 3 -- "$EX/app"
+expect_fail "--split-hosts 0" "expected a number of hosts from 1 to 4096" \
+    "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 0 -- "$EX/app"
+expect_fail "--split-hosts with --virtual-time" "does not work with --virtual-time yet" \
+    "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --virtual-time -- "$EX/app"
+
+# --- faults: nothing hangs, nothing is left behind --------------------------
+# started DIR NP: every rank of tests/mpi/hold has written its pid in DIR
+started() {
+    r=0
+    while [ $r -lt "$2" ]; do
+        [ -s "$1/rank.$r" ] || return 1
+        r=$((r + 1))
+    done
+}
+alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*[ZX]' "/proc/$1/status"; }
+gone() { ! alive "$1"; }
+# ours: what this project's launcher made in a temporary directory
+ours() { find "$1" -name 'torusemu-*' 2>/dev/null; }
+
+# one host's ranks killed (gemini-small, 2 hosts: ranks 2 and 3 on host 1):
+# the job ends with an error and every host's store goes
+rm -rf "$TMP/ranks" "$TMP/tmpdir"
+mkdir "$TMP/ranks" "$TMP/tmpdir"
+TMPDIR="$TMP/tmpdir" "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 2 -- \
+    "$TM/hold" "$TMP/ranks" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+if poll 1200 started "$TMP/ranks" 4; then
+    pass
+    pids=$(cat "$TMP"/ranks/rank.*)
+    [ "$(ours "$TMP/tmpdir" | wc -l)" -ge 2 ] && pass ||
+        failed "kill: the run's stores are not in its TMPDIR: $(ls -R "$TMP/tmpdir")"
+    kill -KILL "$(cat "$TMP/ranks/rank.2")" "$(cat "$TMP/ranks/rank.3")"
+    poll 600 gone $job && pass || { failed "kill: the launcher still runs 60 s later"; kill -TERM $job; }
+    wait $job && failed "kill: the run succeeded" || pass
+    for p in $pids; do
+        poll 300 gone "$p" || failed "kill: rank pid $p still runs"
+    done
+    [ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "kill: left behind: $(ours "$TMP/tmpdir")"
+else
+    failed "kill: the ranks never started: $(cat "$TMP/err")"
+    kill -TERM $job
+    wait $job
+fi
+
+# a host that cannot be reached at start: mpirun says so at once; nothing left
+rm -rf "$TMP/tmpdir"
+mkdir "$TMP/tmpdir"
+TMPDIR="$TMP/tmpdir" expect_fail "unreachable host" "the application failed" \
+    "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 2 \
+    --mpirun-args "--host nosuchhost.invalid:4" -- "$EX/app"
+[ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "unreachable: left behind: $(ours "$TMP/tmpdir")"
+
+# a host whose store cannot be attached: its ranks abort the job (the
+# other hosts would wait for its agent); driven by hand, as a launcher of
+# the user's own would
+"$TORUSEMU" create "$TMP/base.store" --machine gemini-small --ranks 4 --replace >/dev/null
+mkdir -p "$TMP/hs"
+"$TORUSEMU" create "$TMP/hs/host0.store" --machine gemini-small --ranks 4 --replace >/dev/null
+expect_fail "a host's store missing" "host1.store" \
+    mpirun $MPIRUN_ROOT --oversubscribe -np 4 --mca btl self,tcp --mca btl_tcp_if_include lo \
+    -x TORUSEMU_SESSION="$TMP/base.store" -x TORUSEMU_HOSTS=2 -x TORUSEMU_HOST_STORES="$TMP/hs" \
+    -x LD_PRELOAD="$top_builddir/.libs/libtorusemu_mpi.so" "$EX/app"
 
 finish
