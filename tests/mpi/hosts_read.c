@@ -13,9 +13,9 @@
  * bytes to rank SIZE - 3 (on an 8-node ring, one rank per node: three hops
  * the short way, through the nodes of ranks 7 and 6, which may be on other
  * hosts than both ends); when MPI_Send has returned it passes a token
- * (not counted) to rank 1, which reads and passes it on, and so on: every
- * read happens after the send returned and before anything else is sent,
- * whatever host the reader and the message's route are on.
+ * (not counted) to rank SIZE - 1, which reads and passes it on down to rank
+ * 1: every read happens after the send returned and before anything else
+ * is sent, whatever host the reader and the message's route are on.
  *
  * --overflow T: PEVT_NW_USER_PP_SENT is armed with threshold T before the
  * traffic; each rank prints how many times its handler ran ("ovf rank R
@@ -88,25 +88,29 @@ static void phase_all(int es, int rank, int size)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* The token goes from rank 0 to SIZE - 1, SIZE - 2 ... 1: the first reader
+ * is the last rank, whose node the message passed, straight after the send
+ * returned. */
 static void phase_chain(int es, int rank, int size)
 {
     static char data[4096];
     int token = 0;
+    int next = rank == 0 ? size - 1 : rank - 1, prev = rank == size - 1 ? 0 : rank + 1;
     if (rank == 0) {
         MPI_Pcontrol(1);
         MPI_Send(data, sizeof data, MPI_BYTE, size - 3, 2, MPI_COMM_WORLD);
         MPI_Pcontrol(0);
         print_read(es, "chain", rank);
-        MPI_Send(&token, 1, MPI_INT, 1, 3, MPI_COMM_WORLD);
+        MPI_Send(&token, 1, MPI_INT, next, 3, MPI_COMM_WORLD);
         return;
     }
     if (rank == size - 3) {
         MPI_Recv(data, sizeof data, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
-    MPI_Recv(&token, 1, MPI_INT, rank - 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&token, 1, MPI_INT, prev, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     print_read(es, "chain", rank);
-    if (rank + 1 < size) {
-        MPI_Send(&token, 1, MPI_INT, rank + 1, 3, MPI_COMM_WORLD);
+    if (next > 0) {
+        MPI_Send(&token, 1, MPI_INT, next, 3, MPI_COMM_WORLD);
     }
 }
 
