@@ -88,12 +88,12 @@ static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
 
 /* -------------------------------------------------------------- agent */
 
-/* Wait a little while nothing arrives: a yield first, then sleeps of
+/* Wait a little while nothing arrives: 1024 yields first, then sleeps of
  * 100 us, so an idle agent costs a few thousand wake-ups a second and a
  * burst is served at once. */
 static void agent_idle(unsigned *idle)
 {
-    if (++*idle < 64) {
+    if (++*idle < 1024) {
         sched_yield();
     } else {
         struct timespec ts = {0, 100000};

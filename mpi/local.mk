@@ -56,7 +56,7 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/hosts_read.c tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c \
 	tests/mpi/vt_cycles.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh \
-	bench/bench_vtime_live.sh bench/mpi_callgrind.sh \
+	bench/bench_vtime_live.sh bench/mpi_callgrind.sh bench/bench_hosts.sh \
 	bench/mpi_setup.sh
 
 if HAVE_MPI
@@ -366,11 +366,21 @@ bench_bench_vtime_live_DEPENDENCIES =
 bench_bench_vtime_live_LDFLAGS = -no-install
 bench-vtime-live: bench/bench_vtime_live$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_vtime_live.sh $(builddir)
+# runs across hosts: how updates reach their owner, and the message rate
+# when they do (bench/bench_hosts.sh; doc/mpi.md, doc/performance.md)
+noinst_PROGRAMS += bench/bench_hosts
+bench_bench_hosts_SOURCES = bench/bench_hosts.c
+bench_bench_hosts_CFLAGS = $(AM_CFLAGS) -O2 $(TMPI_MPI_CFLAGS)
+bench_bench_hosts_LDADD = $(TMPI_MPI_LIBS) -lpthread
+bench_bench_hosts_DEPENDENCIES =
+bench_bench_hosts_LDFLAGS = -no-install
+bench-hosts: bench/bench_hosts$(EXEEXT) bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_hosts.sh $(builddir)
 # the same comparison in instructions per MPI_Isend (callgrind, deterministic)
 bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live:
+bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live bench-hosts:
 	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live
+.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live bench-hosts
