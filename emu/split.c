@@ -11,9 +11,12 @@
 #define TEMU_BUILDING_LIBRARY 1
 #include "emu_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* One section of the store's layout: counters [base, end), `per` of them
  * per router (Gemini tiles) or per node (everything else). */
@@ -349,6 +352,38 @@ int32_t temu_session_apply_updates(temu_session *s, const uint64_t *pairs, int32
 
 /* --------------------------------------------------------------- gather */
 
+temu_status temu_session_gather_host(temu_session *dst, const temu_hosts *h, int32_t host,
+                                     const uint64_t *counters, uint64_t ncounters,
+                                     temu_error *err)
+{
+    if (dst->readonly || host < 0 || host >= h->nhosts || ncounters != dst->ncounters ||
+        (uint64_t)h->nranks != (uint64_t)dst->nranks) {
+        return temu_fail(err, TEMU_EINVAL, "host %d's counters do not fit the store '%s'",
+                         (int)host, dst->path);
+    }
+    for (uint64_t i = 0; i < ncounters; i++) {
+        int32_t owner = temu_hosts_counter_host(h, (int64_t)i);
+        if (owner == host) {
+            __atomic_store_n(&dst->counters[i], counters[i], __ATOMIC_RELAXED);
+        } else if (counters[i] != 0) {
+            char what[160];
+            temu_counter_describe(&dst->machine, (int64_t)i, what, sizeof what);
+            return temu_fail(err, TEMU_ECORRUPT,
+                             "host %d's store counts %llu on %s, which host %d owns", (int)host,
+                             (unsigned long long)counters[i], what, (int)owner);
+        }
+    }
+    return TEMU_OK;
+}
+
+void temu_session_set_totals(temu_session *s, uint64_t messages, uint64_t bytes)
+{
+    if (!s->readonly) {
+        __atomic_store_n(&s->hdr->messages, messages, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->hdr->bytes, bytes, __ATOMIC_RELAXED);
+    }
+}
+
 static temu_status gather_check(const temu_session *dst, temu_session *const *hs,
                                 const temu_hosts *h, temu_error *err)
 {
@@ -368,33 +403,18 @@ temu_status temu_session_gather(temu_session *dst, temu_session *const *host_sto
                                 const temu_hosts *h, temu_error *err)
 {
     temu_status rc = gather_check(dst, host_stores, h, err);
-    if (rc != TEMU_OK) {
-        return rc;
-    }
-    if (dst->readonly) {
-        return temu_fail(err, TEMU_EINVAL, "cannot gather into a read-only session");
-    }
-    for (uint64_t i = 0; i < dst->ncounters; i++) {
-        int32_t owner = temu_hosts_counter_host(h, (int64_t)i);
-        for (int32_t k = 0; k < h->nhosts; k++) {
-            uint64_t v = temu_counter_read(host_stores[k], (int64_t)i);
-            if (k != owner && v != 0) {
-                char what[160];
-                temu_counter_describe(&dst->machine, (int64_t)i, what, sizeof what);
-                return temu_fail(err, TEMU_ECORRUPT,
-                                 "host %d's store counts %llu on %s, which host %d owns", (int)k,
-                                 (unsigned long long)v, what, (int)owner);
-            }
-        }
-        dst->counters[i] = owner >= 0 ? temu_counter_read(host_stores[owner], (int64_t)i) : 0;
-    }
     uint64_t messages = 0, bytes = 0;
-    for (int32_t k = 0; k < h->nhosts; k++) {
+    for (int32_t k = 0; k < h->nhosts && rc == TEMU_OK; k++) {
+        /* the store's counters are read in place: a host's live mapping */
+        rc = temu_session_gather_host(dst, h, k, host_stores[k]->counters, host_stores[k]->ncounters,
+                                      err);
         messages += temu_session_messages(host_stores[k]);
         bytes += temu_session_bytes(host_stores[k]);
     }
-    dst->hdr->messages = messages;
-    dst->hdr->bytes = bytes;
+    if (rc != TEMU_OK) {
+        return rc;
+    }
+    temu_session_set_totals(dst, messages, bytes);
     for (int32_t r = 0; r < dst->nranks; r++) {
         dst->ranks[r] = host_stores[h->rank_host[r]]->ranks[r];
     }
@@ -407,6 +427,30 @@ temu_status temu_session_gather(temu_session *dst, temu_session *const *host_sto
 }
 
 /* ---------------------------------------------------------- attaching */
+
+/* The host's store at path, made from the run's store b when no process
+ * of the host has made it yet (a host the launcher's machine cannot
+ * reach: doc/mpi.md, "Across hosts"); its directory too (mode 0700). */
+static temu_status host_store_open(const temu_session *b, const char *dir, const char *path,
+                                   temu_session **out, temu_error *err)
+{
+    temu_mapping map = {b->nranks, b->ranks_per_node, b->mapping};
+    temu_status rc;
+    if (access(path, F_OK) == 0) {
+        return temu_session_attach(path, out, err);
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        return temu_fail(err, TEMU_EIO, "cannot make the hosts' store directory '%s': %s", dir,
+                         strerror(errno));
+    }
+    /* exclusive: of the host's processes that find it missing, one makes
+     * it, the others attach what it published */
+    rc = temu_session_create_ex(path, &b->machine, &map, 0, out, err);
+    if (rc != TEMU_OK && access(path, F_OK) == 0) {
+        rc = temu_session_attach(path, out, err);
+    }
+    return rc;
+}
 
 /* The store of the calling rank's host: TORUSEMU_SESSION names the run's
  * store (its mapping), TORUSEMU_HOST_STORES the directory of the hosts'
@@ -437,7 +481,7 @@ temu_status temu_split_attach_env(const char *base, int32_t nhosts, temu_session
         } else if (temu_hosts_store_path(dir, host, path, sizeof path) != 0) {
             rc = temu_fail(err, TEMU_EINVAL, "%s='%s' is too long", TEMU_HOST_STORES_ENV, dir);
         } else {
-            rc = temu_session_attach(path, out, err);
+            rc = host_store_open(b, dir, path, out, err);
         }
     }
     temu_hosts_free(h);

@@ -811,6 +811,10 @@ int32_t temu_hosts_counter_host(const temu_hosts *h, int64_t idx);
 /* "DIR/host<h>.store" into out; -1 when it does not fit. */
 int temu_hosts_store_path(const char *dir, int32_t host, char *out, size_t len);
 
+/* A rank's host store named by TORUSEMU_HOSTS and TORUSEMU_HOST_STORES is
+ * made (with its directory, 0700) by the first process of the host that
+ * attaches, when missing: on hosts the launcher cannot reach. */
+
 /* Where a split session's updates for another host go: n (index, delta)
  * pairs of host `host`, flat (pairs[2i] the counter index, pairs[2i+1] the
  * amount); returns 0 when they reached the host's store. */
@@ -830,6 +834,13 @@ int32_t temu_session_apply_updates(temu_session *s, const uint64_t *pairs, int32
  * counter a host does not own must be 0 in its store (checked). */
 temu_status temu_session_gather(temu_session *dst, temu_session *const *host_stores,
                                 const temu_hosts *h, temu_error *err);
+/* The same for one host's counters (ncounters of them, as in its store):
+ * those it owns into dst; any other must be 0.  The totals are set apart
+ * (temu_session_set_totals), as every host's counters arrive. */
+temu_status temu_session_gather_host(temu_session *dst, const temu_hosts *h, int32_t host,
+                                     const uint64_t *counters, uint64_t ncounters,
+                                     temu_error *err);
+void temu_session_set_totals(temu_session *s, uint64_t messages, uint64_t bytes);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,11 @@
  * PAPI read on any host that happens after it (through any
  * synchronisation) sees the whole message.
  *
+ * At MPI_Finalize, once every update has landed, the agents send rank 0
+ * their hosts' counters, which it gathers into the run's store
+ * (TORUSEMU_SESSION), and remove their hosts' stores: a run whose hosts
+ * the launcher cannot see still ends with one store.
+ *
  * Why not one-sided accumulates on a window per host (measured, doc/mpi.md):
  * Open MPI's accumulates over TCP (osc pt2pt) are applied only when the
  * target process itself enters MPI, are not atomic with the plain atomic
@@ -28,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Tags on the private communicator: updates to an agent, and each
  * sending thread's acknowledgements (one tag per thread, so a thread never
@@ -210,6 +216,82 @@ int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
     return 0;
 }
 
+/* ------------------------------------------------------------ gathering */
+
+#define TAG_GATHER 0x52
+
+/* This host's counters and totals, copied out of its store. */
+static uint64_t *own_counters(uint64_t *n, uint64_t totals[2])
+{
+    *n = temu_counter_count(own);
+    uint64_t *c = malloc((size_t)(*n > 0 ? *n : 1) * sizeof *c);
+    for (uint64_t i = 0; c != NULL && i < *n; i++) {
+        c[i] = temu_counter_read(own, (int64_t)i);
+    }
+    totals[0] = temu_session_messages(own);
+    totals[1] = temu_session_bytes(own);
+    return c;
+}
+
+/* Rank 0: every host's counters into the run's store (TORUSEMU_SESSION),
+ * each from the host that owns it, the totals summed. */
+static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals[2])
+{
+    temu_session *run = NULL;
+    temu_error err = {0};
+    temu_status rc = temu_session_attach(getenv(TEMU_SESSION_ENV), &run, &err);
+    uint64_t sum[2] = {totals[0], totals[1]}, t[2];
+    if (rc == TEMU_OK) {
+        rc = temu_session_gather_host(run, hosts, 0, c, n, &err);
+    }
+    for (int32_t h = 1; h < temu_hosts_count(hosts); h++) {
+        PMPI_Recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        PMPI_Recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        sum[0] += t[0];
+        sum[1] += t[1];
+        if (rc == TEMU_OK) {
+            rc = temu_session_gather_host(run, hosts, h, c, n, &err);
+        }
+    }
+    if (rc == TEMU_OK) {
+        temu_session_set_totals(run, sum[0], sum[1]);
+    } else {
+        fprintf(stderr, "torusemu-mpi: the hosts' counters were not gathered: %s\n", err.message);
+    }
+    temu_session_close(run);
+}
+
+/* The agents send rank 0 their host's counters; the stores they made go
+ * (a store the launcher made is its to remove: unlinking twice is
+ * harmless, the launcher keeps its own mapping). */
+static void hosts_gather(int32_t rank)
+{
+    uint64_t n, totals[2];
+    int32_t host = temu_hosts_rank_host(hosts, rank);
+    if (leader[host] != rank) {
+        return;
+    }
+    uint64_t *c = own_counters(&n, totals);
+    if (c == NULL || n > (uint64_t)INT32_MAX) {
+        fprintf(stderr, "torusemu-mpi: host %d's counters cannot be gathered\n", (int)host);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (rank == 0) {
+        gather_into_run_store(c, n, totals);
+    } else {
+        PMPI_Send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        PMPI_Send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+    }
+    free(c);
+    const char *path = temu_session_path(own), *dir = getenv(TEMU_HOST_STORES_ENV);
+    if (path[0] != '\0') {
+        unlink(path);
+    }
+    if (dir != NULL) {
+        rmdir(dir); /* fails while another host of this machine still has its store there */
+    }
+}
+
 void tmpi_hosts_finish(void)
 {
     if (hosts_comm == MPI_COMM_NULL || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
@@ -225,6 +307,9 @@ void tmpi_hosts_finish(void)
         pthread_join(agent, NULL);
         agent_on = 0;
     }
+    int rank = 0;
+    PMPI_Comm_rank(hosts_comm, &rank);
+    hosts_gather(rank);
     PMPI_Comm_free(&hosts_comm);
     tmpi_depth--;
 }

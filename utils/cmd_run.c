@@ -61,6 +61,8 @@ typedef struct run_opts {
     uint64_t np;
     uint64_t rpn;
     uint64_t split_hosts; /* --split-hosts N (0: not given) */
+    const char *hostfile; /* --hostfile FILE, for mpirun */
+    const char *hostlist; /* --host LIST, for mpirun */
     int quiet;
     char *extra[MAX_EXTRA]; /* --mpirun-arg(s) words, in order */
     int nextra;
@@ -110,6 +112,9 @@ static void usage(FILE *f)
                "                           host, counter updates for another host's nodes\n"
                "                           sent to it over Open MPI's TCP transport, the\n"
                "                           stores gathered into one at the end (doc/mpi.md)\n"
+               "      --hostfile=FILE      mpirun's hosts (passed on); with --split-hosts N the\n"
+               "                           N hosts are real ones (doc/mpi.md)\n"
+               "      --host=LIST          mpirun's hosts, host:slots,... (passed on)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -195,7 +200,9 @@ enum {
     OPT_ARGS,
     OPT_SAMPLE,
     OPT_SERIES,
-    OPT_SPLIT_HOSTS
+    OPT_SPLIT_HOSTS,
+    OPT_HOSTFILE,
+    OPT_HOST
 };
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
@@ -214,6 +221,8 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
                                          {"split-hosts", required_argument, NULL, OPT_SPLIT_HOSTS},
+                                         {"hostfile", required_argument, NULL, OPT_HOSTFILE},
+                                         {"host", required_argument, NULL, OPT_HOST},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -279,6 +288,12 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             break;
         case OPT_SERIES:
             o->series = optarg;
+            break;
+        case OPT_HOSTFILE:
+            o->hostfile = optarg;
+            break;
+        case OPT_HOST:
+            o->hostlist = optarg;
             break;
         case OPT_SPLIT_HOSTS:
             if (parse_count(optarg, &o->split_hosts) != 0 || o->split_hosts > TEMU_HOSTS_MAX) {
@@ -585,7 +600,9 @@ int cmd_run(int argc, char **argv)
     }
     run_hosts rh;
     memset(&rh, 0, sizeof rh);
-    if (o.split_hosts > 1 && run_hosts_prepare(&rh, (int32_t)o.split_hosts, s, &m, &map) != 0) {
+    int remote = o.hostfile != NULL || o.hostlist != NULL;
+    if (o.split_hosts > 1 &&
+        run_hosts_prepare(&rh, (int32_t)o.split_hosts, remote, s, &m, &map) != 0) {
         temu_mapping_free(&map);
         temu_session_close(s);
         unlink(store);
@@ -635,8 +652,9 @@ int cmd_run(int argc, char **argv)
     /* mpirun and its own options (at most 9: root, oversubscribe, two
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
-    /* --split-hosts: two more --mca triples and two -x pairs */
-    char **av = calloc((size_t)(28 + 10 + o.nextra + nprog), sizeof *av);
+    /* --split-hosts: two more --mca triples and two -x pairs; --hostfile
+     * and --host: two pairs */
+    char **av = calloc((size_t)(28 + 14 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -673,12 +691,20 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--mca";
         av[k++] = "btl";
         av[k++] = "self,tcp";
-        if (getenv("OMPI_MCA_btl_tcp_if_include") == NULL &&
+        if (!rh.remote && getenv("OMPI_MCA_btl_tcp_if_include") == NULL &&
             getenv("OMPI_MCA_btl_tcp_if_exclude") == NULL) {
             av[k++] = "--mca";
             av[k++] = "btl_tcp_if_include";
             av[k++] = "lo";
         }
+    }
+    if (o.hostfile != NULL) {
+        av[k++] = "--hostfile";
+        av[k++] = (char *)o.hostfile;
+    }
+    if (o.hostlist != NULL) {
+        av[k++] = "--host";
+        av[k++] = (char *)o.hostlist;
     }
     av[k++] = "-np";
     av[k++] = np;

@@ -33,11 +33,12 @@ static int stores_create(run_hosts *rh, const temu_machine *m, const temu_mappin
     return 0;
 }
 
-int run_hosts_prepare(run_hosts *rh, int32_t n, const temu_session *base, const temu_machine *m,
-                      const temu_mapping *map)
+int run_hosts_prepare(run_hosts *rh, int32_t n, int remote, const temu_session *base,
+                      const temu_machine *m, const temu_mapping *map)
 {
     temu_error err;
     memset(rh, 0, sizeof *rh);
+    rh->remote = remote;
     snprintf(rh->count, sizeof rh->count, "%d", (int)n);
     if (temu_hosts_assign(base, n, &rh->hosts, &err) != TEMU_OK) {
         return fail("--split-hosts %d: %s", (int)n, err.message);
@@ -53,7 +54,7 @@ int run_hosts_prepare(run_hosts *rh, int32_t n, const temu_session *base, const 
         run_hosts_remove(rh);
         return fail("--split-hosts: cannot make a private directory for the hosts' stores");
     }
-    if (stores_create(rh, m, map) != 0) {
+    if (!remote && stores_create(rh, m, map) != 0) {
         run_hosts_remove(rh);
         return -1;
     }
@@ -63,6 +64,9 @@ int run_hosts_prepare(run_hosts *rh, int32_t n, const temu_session *base, const 
 int run_hosts_gather(run_hosts *rh, temu_session *base)
 {
     temu_error err;
+    if (rh->remote) {
+        return 0;
+    }
     if (temu_session_gather(base, rh->stores, rh->hosts, &err) != TEMU_OK) {
         return fail("--split-hosts: the hosts' stores cannot be gathered: %s", err.message);
     }
@@ -72,6 +76,7 @@ int run_hosts_gather(run_hosts *rh, temu_session *base)
 void run_hosts_remove(run_hosts *rh)
 {
     char path[PATH_MAX + 32];
+    /* remote: what a rank of this machine made and did not remove */
     for (int32_t h = 0; rh->stores != NULL && h < rh->n; h++) {
         temu_session_close(rh->stores[h]);
         rh->stores[h] = NULL;

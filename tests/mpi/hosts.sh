@@ -9,6 +9,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
+export OMPI_MCA_btl_tcp_if_include=lo # also for runs given --host (real hosts)
 ONE_BTL=$OMPI_MCA_btl
 MPIRUN_ROOT=""
 [ "$(id -u)" -ne 0 ] || MPIRUN_ROOT=--allow-run-as-root
@@ -65,6 +66,10 @@ same_store "rma_ops" gemini-small 4 "2" -- "$TM/rma_ops" --bytes 512 --target 2 
 same_store "coll_trace" nodeboard 8 "2 3" -- "$TM/coll_trace"
 # 4 threads of each rank sending at once (each thread its own acknowledgements)
 same_store "threads" midplane 2 "2" -- "$TM/threads"
+# real hosts (here: --host localhost, so the launcher makes no host store):
+# each host's first rank makes its store, rank 0 gathers them over MPI
+same_store "app, stores made by the ranks" gemini-small 8 "2 3" --host localhost:8 -- \
+    "$EX/app" 4096 2
 
 # --- PAPI in the ranks: each rank reads what it reads on one host ---------
 # bgq:8x1x1x1x1, one rank per node: rank 0's 4096 bytes to rank 5 pass
@@ -112,14 +117,6 @@ expect_fail "--split-hosts with --virtual-time" "does not work with --virtual-ti
     "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --virtual-time -- "$EX/app"
 
 # --- faults: nothing hangs, nothing is left behind --------------------------
-# started DIR NP: every rank of tests/mpi/hold has written its pid in DIR
-started() {
-    r=0
-    while [ $r -lt "$2" ]; do
-        [ -s "$1/rank.$r" ] || return 1
-        r=$((r + 1))
-    done
-}
 alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*[ZX]' "/proc/$1/status"; }
 gone() { ! alive "$1"; }
 # ours: what this project's launcher made in a temporary directory
@@ -158,15 +155,25 @@ TMPDIR="$TMP/tmpdir" expect_fail "unreachable host" "the application failed" \
     --mpirun-args "--host nosuchhost.invalid:4" -- "$EX/app"
 [ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "unreachable: left behind: $(ours "$TMP/tmpdir")"
 
-# a host whose store cannot be attached: its ranks abort the job (the
-# other hosts would wait for its agent); driven by hand, as a launcher of
-# the user's own would
-"$TORUSEMU" create "$TMP/base.store" --machine gemini-small --ranks 4 --replace >/dev/null
-mkdir -p "$TMP/hs"
-"$TORUSEMU" create "$TMP/hs/host0.store" --machine gemini-small --ranks 4 --replace >/dev/null
-expect_fail "a host's store missing" "host1.store" \
-    mpirun $MPIRUN_ROOT --oversubscribe -np 4 --mca btl self,tcp --mca btl_tcp_if_include lo \
+# under a launcher of the user's own: the run's store, TORUSEMU_HOSTS and
+# TORUSEMU_HOST_STORES in the ranks' environment; the ranks make the hosts'
+# stores, rank 0 gathers them into the run's store, nothing is left
+"$TORUSEMU" create "$TMP/base.store" --machine gemini-small --ranks 8 --replace >/dev/null
+expect_ok "by hand, 2 hosts" \
+    mpirun $MPIRUN_ROOT --oversubscribe -np 8 --mca btl self,tcp \
     -x TORUSEMU_SESSION="$TMP/base.store" -x TORUSEMU_HOSTS=2 -x TORUSEMU_HOST_STORES="$TMP/hs" \
+    -x LD_PRELOAD="$top_builddir/.libs/libtorusemu_mpi.so" "$EX/app" 4096 2
+dump_all "$TMP/base.store" "$TMP/split.dump"
+one_host "app on gemini again, one host" "$TMP/one.store" gemini-small 8 -- "$EX/app" 4096 2
+dump_all "$TMP/one.store" "$TMP/one.dump"
+cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass ||
+    failed "by hand: $(diff "$TMP/one.dump" "$TMP/split.dump" | head -n 6)"
+[ ! -e "$TMP/hs" ] && pass || failed "by hand: left behind: $(ls -R "$TMP/hs")"
+# a host whose store cannot be made: its ranks abort the job with the
+# reason (the other hosts would wait for its agent)
+expect_fail "a host's store cannot be made" "cannot make the hosts' store directory '$TMP/none/hs'" \
+    mpirun $MPIRUN_ROOT --oversubscribe -np 4 --mca btl self,tcp \
+    -x TORUSEMU_SESSION="$TMP/base.store" -x TORUSEMU_HOSTS=2 -x TORUSEMU_HOST_STORES="$TMP/none/hs" \
     -x LD_PRELOAD="$top_builddir/.libs/libtorusemu_mpi.so" "$EX/app"
 
 finish
