@@ -237,9 +237,14 @@ typedef struct pending {
     uint64_t delta;
     int32_t host;
 } pending;
-static __thread pending set_aside[PENDING_MAX];
-static __thread int nset_aside;
-static __thread uint64_t wire[2 * PENDING_MAX];
+/* Allocated by a thread's first update of a split session, so threads of
+ * single-host processes carry no buffer (40 KiB) */
+typedef struct set_aside_buf {
+    int n;
+    pending p[PENDING_MAX];
+    uint64_t wire[2 * PENDING_MAX];
+} set_aside_buf;
+static __thread set_aside_buf *aside;
 
 temu_status temu_session_split(temu_session *s, const temu_hosts *h, int32_t host,
                                temu_split_send_fn send, void *ctx, temu_error *err)
@@ -286,10 +291,17 @@ int temu_split_defer(temu_session *s, int64_t idx, uint64_t delta)
     if (host < 0 || host == s->split->host) {
         return 0;
     }
-    if (nset_aside == PENDING_MAX) {
+    if (aside == NULL && (aside = calloc(1, sizeof *aside)) == NULL) {
+        static int warned;
+        if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+            fprintf(stderr, "torusemu: out of memory: updates for other hosts are lost\n");
+        }
+        return 1;
+    }
+    if (aside->n == PENDING_MAX) {
         temu_split_flush(s); /* an update larger than the buffer: hand on what is held */
     }
-    pending *p = &set_aside[nset_aside++];
+    pending *p = &aside->p[aside->n++];
     p->idx = idx;
     p->delta = delta;
     p->host = host;
@@ -301,18 +313,20 @@ int temu_split_defer(temu_session *s, int64_t idx, uint64_t delta)
 static void flush_one_host(temu_split *sp)
 {
     static int warned;
-    int32_t host = set_aside[0].host, n = 0, keep = 0;
-    for (int i = 0; i < nset_aside; i++) {
-        if (set_aside[i].host == host) {
-            wire[2 * n] = (uint64_t)set_aside[i].idx;
-            wire[2 * n + 1] = set_aside[i].delta;
+    set_aside_buf *a = aside;
+    int32_t host = a->p[0].host, n = 0, keep = 0;
+    for (int i = 0; i < a->n; i++) {
+        if (a->p[i].host == host) {
+            a->wire[2 * n] = (uint64_t)a->p[i].idx;
+            a->wire[2 * n + 1] = a->p[i].delta;
             n++;
         } else {
-            set_aside[keep++] = set_aside[i];
+            a->p[keep++] = a->p[i];
         }
     }
-    nset_aside = keep;
-    if (sp->send(sp->ctx, host, wire, n) != 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+    a->n = keep;
+    if (sp->send(sp->ctx, host, a->wire, n) != 0 &&
+        !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
         fprintf(stderr, "torusemu: %d counter updates could not reach host %d; its counts are "
                         "short\n",
                 (int)n, (int)host);
@@ -321,7 +335,7 @@ static void flush_one_host(temu_split *sp)
 
 void temu_split_flush(temu_session *s)
 {
-    while (nset_aside > 0) {
+    while (aside != NULL && aside->n > 0) {
         flush_one_host(s->split);
     }
 }

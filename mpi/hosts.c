@@ -55,7 +55,7 @@ static int agent_stop;
 static int finished;
 static int next_ack_tag;
 static __thread int ack_tag;
-static __thread uint64_t wire[WIRE_MAX];
+static __thread uint64_t *wire; /* WIRE_MAX words, at a thread's first batch */
 
 int tmpi_hosts_wanted(void)
 {
@@ -78,6 +78,9 @@ static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
 {
     (void)ctx;
     if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || n < 0 || 1 + 2 * n > WIRE_MAX) {
+        return -1;
+    }
+    if (wire == NULL && (wire = malloc(WIRE_MAX * sizeof *wire)) == NULL) {
         return -1;
     }
     int tag = thread_ack_tag();
