@@ -169,6 +169,36 @@ dump_all "$TMP/one.store" "$TMP/one.dump"
 cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass ||
     failed "by hand: $(diff "$TMP/one.dump" "$TMP/split.dump" | head -n 6)"
 [ ! -e "$TMP/hs" ] && pass || failed "by hand: left behind: $(ls -R "$TMP/hs")"
+# with a PMPI tool preloaded after the layer or before it (TAU's way): the
+# tool's MPI_Finalize may still send, so the agents stop in the innermost
+# finalize (mpi/pmpi_env.c)
+TOOL="$TM/.libs/libpmpitool.so"
+OURS="$top_builddir/.libs/libtorusemu_mpi.so"
+# by_hand DESC HOSTS PRELOAD: examples/app on 4 ranks of a midplane
+# into a fresh $TMP/base.store, HOSTS 1 on this host's shared memory
+by_hand() {
+    "$TORUSEMU" create "$TMP/base.store" --machine midplane --ranks 4 --replace >/dev/null
+    if [ "$2" = 1 ]; then
+        set -- "$1" -x TORUSEMU_SESSION="$TMP/base.store" -x LD_PRELOAD="$3" --mca btl "$ONE_BTL"
+    else
+        set -- "$1" -x TORUSEMU_SESSION="$TMP/base.store" -x LD_PRELOAD="$3" --mca btl self,tcp \
+            -x TORUSEMU_HOSTS="$2" -x TORUSEMU_HOST_STORES="$TMP/hs"
+    fi
+    desc=$1
+    shift
+    expect_ok "$desc" mpirun $MPIRUN_ROOT --oversubscribe -np 4 "$@" "$EX/app" 4096 2
+}
+if [ -e "$TOOL" ]; then
+    for order in "$OURS:$TOOL" "$TOOL:$OURS"; do
+        by_hand "app under a tool, one host" 1 "$order"
+        dump_all "$TMP/base.store" "$TMP/one.dump"
+        by_hand "app under a tool, 2 hosts" 2 "$order"
+        dump_all "$TMP/base.store" "$TMP/split.dump"
+        cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass ||
+            failed "app under a tool ($order): $(diff "$TMP/one.dump" "$TMP/split.dump" | head -n 6)"
+    done
+fi
+
 # a host whose store cannot be made: its ranks abort the job with the
 # reason (the other hosts would wait for its agent)
 expect_fail "a host's store cannot be made" "cannot make the hosts' store directory '$TMP/none/hs'" \
