@@ -378,7 +378,9 @@ temu_status temu_session_gather_host(temu_session *dst, const temu_hosts *h, int
     for (uint64_t i = 0; i < ncounters; i++) {
         int32_t owner = temu_hosts_counter_host(h, (int64_t)i);
         if (owner == host) {
-            __atomic_store_n(&dst->counters[i], counters[i], __ATOMIC_RELAXED);
+            /* added: the launcher's store may hold the online timing
+             * model's counters already (--split-hosts --virtual-time) */
+            __atomic_fetch_add(&dst->counters[i], counters[i], __ATOMIC_RELAXED);
         } else if (counters[i] != 0) {
             char what[160];
             temu_counter_describe(&dst->machine, (int64_t)i, what, sizeof what);
@@ -428,7 +430,8 @@ temu_status temu_session_gather(temu_session *dst, temu_session *const *host_sto
     if (rc != TEMU_OK) {
         return rc;
     }
-    temu_session_set_totals(dst, messages, bytes);
+    temu_session_set_totals(dst, temu_session_messages(dst) + messages,
+                            temu_session_bytes(dst) + bytes);
     for (int32_t r = 0; r < dst->nranks; r++) {
         dst->ranks[r] = host_stores[h->rank_host[r]]->ranks[r];
     }

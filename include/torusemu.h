@@ -795,6 +795,9 @@ int64_t temu_stall_counters(const temu_machine *m, int64_t *idx);
  * the first ranks, host 1 the next, and so on. */
 #define TEMU_HOSTS_ENV "TORUSEMU_HOSTS"             /* N: the run spans N hosts */
 #define TEMU_HOST_STORES_ENV "TORUSEMU_HOST_STORES" /* directory of host<h>.store */
+/* set by `torusemu run --split-hosts` on one machine: it gathers the hosts'
+ * stores itself, rank 0 does not (mpi/hosts.c) */
+#define TEMU_HOSTS_GATHERED_ENV "TORUSEMU_HOSTS_GATHERED"
 #define TEMU_HOSTS_MAX 4096
 
 typedef struct temu_hosts temu_hosts;
@@ -828,15 +831,17 @@ temu_status temu_session_split(temu_session *s, const temu_hosts *h, int32_t hos
  * watches armed on them cross as if the update were made here.  Pairs of
  * counters this host does not own are refused (returns their number). */
 int32_t temu_session_apply_updates(temu_session *s, const uint64_t *pairs, int32_t n);
-/* One store from the hosts' stores: dst (a fresh store of the same machine
- * and mapping) gets each counter from the host that owns it, the message
- * and byte totals summed, each rank's registration from its host.  A
- * counter a host does not own must be 0 in its store (checked). */
+/* One store from the hosts' stores: dst (a store of the same machine and
+ * mapping, fresh or holding counts of its own, such as the online timing
+ * model's) gains each counter from the host that owns it and the message
+ * and byte totals of them all; each rank's registration comes from its
+ * host.  A counter a host does not own must be 0 in its store (checked).
+ * Gather once: a second gather adds the counts again. */
 temu_status temu_session_gather(temu_session *dst, temu_session *const *host_stores,
                                 const temu_hosts *h, temu_error *err);
 /* The same for one host's counters (ncounters of them, as in its store):
- * those it owns into dst; any other must be 0.  The totals are set apart
- * (temu_session_set_totals), as every host's counters arrive. */
+ * those it owns added into dst; any other must be 0.  The totals are set
+ * apart (temu_session_set_totals), once every host's counters arrived. */
 temu_status temu_session_gather_host(temu_session *dst, const temu_hosts *h, int32_t host,
                                      const uint64_t *counters, uint64_t ncounters,
                                      temu_error *err);

@@ -132,7 +132,9 @@ static void *agent_main(void *arg)
     (void)arg;
     static uint64_t buf[WIRE_MAX];
     unsigned idle = 0;
-    tmpi_depth = 1; /* nothing the agent does is the program's traffic */
+    /* nothing the agent does is the program's: not counted (depth above
+     * 0) and outside its virtual time (depth above 1, tmpi_vt_active) */
+    tmpi_depth = 2;
     while (!__atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE)) {
         int flag = 0, count = 0;
         MPI_Status st;
@@ -264,14 +266,16 @@ static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals
     temu_session_close(run);
 }
 
-/* The agents send rank 0 their host's counters; the stores they made go
+/* The agents send rank 0 their host's counters (unless the launcher
+ * gathers the stores itself: TORUSEMU_HOSTS_GATHERED); the stores they made go
  * (a store the launcher made is its to remove: unlinking twice is
  * harmless, the launcher keeps its own mapping). */
 static void hosts_gather(int32_t rank)
 {
     uint64_t n, totals[2];
     int32_t host = temu_hosts_rank_host(hosts, rank);
-    if (leader[host] != rank) {
+    /* `torusemu run --split-hosts` on one machine gathers the stores itself */
+    if (leader[host] != rank || getenv(TEMU_HOSTS_GATHERED_ENV) != NULL) {
         return;
     }
     uint64_t *c = own_counters(&n, totals);

@@ -626,6 +626,7 @@ int cmd_run(int argc, char **argv)
     char *x_host_clocks = o.host_clocks ? env_with(TMPI_VT_HOST_CLOCKS_ENV, "1", 0) : NULL;
     char *x_hosts = rh.n > 1 ? env_with(TEMU_HOSTS_ENV, rh.count, 0) : NULL;
     char *x_host_stores = rh.n > 1 ? env_with(TEMU_HOST_STORES_ENV, rh.dir, 0) : NULL;
+    char *x_gathered = rh.n > 1 && !rh.remote ? env_with(TEMU_HOSTS_GATHERED_ENV, "1", 0) : NULL;
     /* the online timing model (BG/P: its counters are not filled yet) */
     run_model *rm = NULL;
     char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
@@ -652,9 +653,9 @@ int cmd_run(int argc, char **argv)
     /* mpirun and its own options (at most 9: root, oversubscribe, two
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
-    /* --split-hosts: two more --mca triples and two -x pairs; --hostfile
+    /* --split-hosts: two more --mca triples and three -x pairs; --hostfile
      * and --host: two pairs */
-    char **av = calloc((size_t)(28 + 14 + o.nextra + nprog), sizeof *av);
+    char **av = calloc((size_t)(28 + 16 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -708,8 +709,8 @@ int cmd_run(int argc, char **argv)
     }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload, x_libpath,     x_trace, x_vtime,
-                  x_scale,   x_feed,    x_host_clocks, x_hosts, x_host_stores};
+    char *xs[] = {x_session, x_preload, x_libpath, x_trace,       x_vtime,   x_scale,
+                  x_feed,    x_host_clocks, x_hosts, x_host_stores, x_gathered};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -801,6 +802,7 @@ out:
     free(x_scale);
     free(x_hosts);
     free(x_host_stores);
+    free(x_gathered);
     free(av);
     return rc;
 }
