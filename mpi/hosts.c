@@ -63,6 +63,33 @@ int tmpi_hosts_wanted(void)
     return n != NULL && n[0] != '\0' && strcmp(n, "1") != 0;
 }
 
+/* Open MPI's own calls, past this library's wrappers: the layer's traffic
+ * is none of the program's (not counted, and no state of the program's
+ * call around it, such as a blocking send's virtual-time completion, is
+ * touched). */
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
+
+static int ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
+{
+    static void *f;
+    return ((send_fn)tmpi_next_fn(&f, "PMPI_Send"))(buf, n, t, to, tag, c);
+}
+
+static int ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
+                     MPI_Status *st)
+{
+    static void *f;
+    return ((recv_fn)tmpi_next_fn(&f, "PMPI_Recv"))(buf, n, t, from, tag, c, st);
+}
+
+static int ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
+{
+    static void *f;
+    return ((iprobe_fn)tmpi_next_fn(&f, "PMPI_Iprobe"))(from, tag, c, flag, st);
+}
+
 /* ------------------------------------------------------------ sending */
 
 static int thread_ack_tag(void)
@@ -86,9 +113,9 @@ static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
     int tag = thread_ack_tag();
     wire[0] = (uint64_t)tag;
     memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
-    if (PMPI_Send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
+    if (ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
             MPI_SUCCESS ||
-        PMPI_Recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
+        ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
             MPI_SUCCESS) {
         return -1;
     }
@@ -124,7 +151,7 @@ static void agent_serve(uint64_t *buf, int count, int source)
     int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
                   ? (int)buf[0]
                   : TAG_ACK_FIRST;
-    PMPI_Send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
+    ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
 }
 
 static void *agent_main(void *arg)
@@ -138,7 +165,7 @@ static void *agent_main(void *arg)
     while (!__atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE)) {
         int flag = 0, count = 0;
         MPI_Status st;
-        if (PMPI_Iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
+        if (ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
             !flag) {
             agent_idle(&idle);
             continue;
@@ -148,7 +175,7 @@ static void *agent_main(void *arg)
         if (count < 0 || count > WIRE_MAX) {
             count = 0; /* not ours: take it as an empty message */
         }
-        PMPI_Recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
+        ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
                   MPI_STATUS_IGNORE);
         agent_serve(buf, count, st.MPI_SOURCE);
     }
@@ -250,8 +277,8 @@ static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals
         rc = temu_session_gather_host(run, hosts, 0, c, n, &err);
     }
     for (int32_t h = 1; h < temu_hosts_count(hosts); h++) {
-        PMPI_Recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
-        PMPI_Recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
         sum[0] += t[0];
         sum[1] += t[1];
         if (rc == TEMU_OK) {
@@ -286,8 +313,8 @@ static void hosts_gather(int32_t rank)
     if (rank == 0) {
         gather_into_run_store(c, n, totals);
     } else {
-        PMPI_Send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
-        PMPI_Send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        ompi_send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
     }
     free(c);
     const char *path = temu_session_path(own), *dir = getenv(TEMU_HOST_STORES_ENV);
