@@ -132,6 +132,12 @@ struct temu_session {
     size_t map_bytes;
     int is_private;
     uint64_t serial; /* unique per session object in this process (memo keys) */
+    /* What temu_store_armed reads: the header's count of armed watches, or,
+     * in a session split across hosts (split.c), a word that stays 1, so
+     * every update takes the watched path, where counters another host
+     * owns are set aside for it.  One load either way. */
+    const uint64_t *armed_word;
+    struct temu_split *split; /* NULL: every counter is this store's own */
     char path[4096];
 };
 
@@ -163,10 +169,27 @@ void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta);
  * passed (watch.c).  Cheap when nothing is waiting. */
 void temu_watch_flush(temu_session *s);
 
+/* A counter another host owns: the update is kept for it (split.c) and 1
+ * returned; 0 when the counter is this store's own. */
+int temu_split_defer(temu_session *s, int64_t idx, uint64_t delta);
+/* End of an update of a split session: what was set aside goes to the
+ * hosts that own it (split.c). */
+void temu_split_flush(temu_session *s);
+/* Forget s's split state (temu_session_close). */
+void temu_split_free(temu_session *s);
+/* temu_session_attach_env for a run across nhosts hosts (split.c). */
+temu_status temu_split_attach_env(const char *base, int32_t nhosts, temu_session **out,
+                                  temu_error *err);
+
 /* Every counter update goes through here.  `armed` is the session's armed
- * flag loaded once per injection. */
+ * flag loaded once per injection; a split session is always armed, so the
+ * unarmed copy of the injection path carries no test for it. */
 static inline void temu_store_add(temu_session *s, int64_t idx, uint64_t delta, int armed)
 {
+    if (TEMU_UNLIKELY(armed) && TEMU_UNLIKELY(s->split != NULL) &&
+        temu_split_defer(s, idx, delta)) {
+        return;
+    }
     __atomic_fetch_add(&s->counters[idx], delta, __ATOMIC_RELAXED);
     if (TEMU_UNLIKELY(armed) && (s->watch_bits[idx >> 3] >> (idx & 7) & 1u)) {
         temu_watch_hit(s, idx, delta);
@@ -175,7 +198,7 @@ static inline void temu_store_add(temu_session *s, int64_t idx, uint64_t delta, 
 
 static inline int temu_store_armed(const temu_session *s)
 {
-    return __atomic_load_n(&s->hdr->armed, __ATOMIC_RELAXED) != 0;
+    return __atomic_load_n(s->armed_word, __ATOMIC_RELAXED) != 0;
 }
 
 /* The store's running totals (messages, bytes) gain one message (inject.c). */

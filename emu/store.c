@@ -181,6 +181,7 @@ void temu_session_close(temu_session *s)
     if (s == NULL) {
         return;
     }
+    temu_split_free(s);
     munmap(s->hdr, s->map_bytes);
     free(s);
 }

@@ -92,6 +92,8 @@ static void session_bind(temu_session *s, void *base, size_t bytes, const temu_s
     char *b = base;
     temu_layout l;
     s->hdr = base;
+    s->armed_word = &s->hdr->armed;
+    s->split = NULL;
     s->serial = temu_memo_serial();
     s->map_bytes = bytes;
     s->machine = h->machine;
@@ -537,6 +539,17 @@ temu_status temu_session_attach_env(temu_session **out, temu_error *err)
     if (path == NULL || path[0] == '\0') {
         return temu_fail(err, TEMU_ENOSESSION, "%s is not set: no emulated session",
                          TEMU_SESSION_ENV);
+    }
+    /* a run across hosts: this rank's host has a store of its own */
+    const char *hosts = getenv(TEMU_HOSTS_ENV);
+    if (hosts != NULL && hosts[0] != '\0' && strcmp(hosts, "1") != 0) {
+        char *end = NULL;
+        long n = strtol(hosts, &end, 10);
+        if (end == hosts || *end != '\0' || n < 1 || n > TEMU_HOSTS_MAX) {
+            return temu_fail(err, TEMU_EINVAL, "%s='%s': expected a number of hosts from 1 to %d",
+                             TEMU_HOSTS_ENV, hosts, TEMU_HOSTS_MAX);
+        }
+        return temu_split_attach_env(path, (int32_t)n, out, err);
     }
     return temu_session_attach(path, out, err);
 }

@@ -398,7 +398,9 @@ void temu_watch_hit(temu_session *s, int64_t idx, uint64_t delta)
 
 void temu_watch_flush(temu_session *s)
 {
-    (void)s;
+    if (TEMU_UNLIKELY(s->split != NULL)) {
+        temu_split_flush(s);
+    }
     for (int i = 0; i < ndeferred; i++) {
         const deferred_signal *d = &deferred[i];
         uint64_t now = mono_ns();

@@ -780,6 +780,73 @@ uint64_t temu_link_read(const temu_session *s, int64_t router, int link, temu_li
  * writes their indices into idx unless idx is NULL, returns how many. */
 int64_t temu_stall_counters(const temu_machine *m, int64_t *idx);
 
+/* --- runs across hosts (doc/mpi.md, "Across hosts") ------------------------
+ * A live run may span hosts: each host keeps its own store, and an update
+ * of a counter another host owns travels to that host (the MPI layer
+ * carries it).  A counter's owner is the unit its store section is indexed
+ * by: the router of a Gemini tile counter, the node of every other counter
+ * (link counters belong to the node whose link it is).  Hosts are given
+ * whole units, so every rank reads its own node's counters on its host.
+ *
+ * The rule (temu_hosts_assign): the units that hold ranks, in the order of
+ * their lowest rank, are cut into N consecutive blocks, unit i of k going to
+ * host floor(i * N / k); a unit without ranks belongs to host (unit mod N);
+ * a rank lives on its unit's host.  With the default mapping host 0 holds
+ * the first ranks, host 1 the next, and so on. */
+#define TEMU_HOSTS_ENV "TORUSEMU_HOSTS"             /* N: the run spans N hosts */
+#define TEMU_HOST_STORES_ENV "TORUSEMU_HOST_STORES" /* directory of host<h>.store */
+/* set by `torusemu run --split-hosts` on one machine: it gathers the hosts'
+ * stores itself, rank 0 does not (mpi/hosts.c) */
+#define TEMU_HOSTS_GATHERED_ENV "TORUSEMU_HOSTS_GATHERED"
+#define TEMU_HOSTS_MAX 4096
+
+typedef struct temu_hosts temu_hosts;
+/* Hosts of a run of s's mapping over nhosts hosts; refused (TEMU_ERANGE)
+ * when fewer units hold ranks than there are hosts. */
+temu_status temu_hosts_assign(const temu_session *s, int32_t nhosts, temu_hosts **out,
+                              temu_error *err);
+void temu_hosts_free(temu_hosts *h);
+int32_t temu_hosts_count(const temu_hosts *h);
+/* Host of world rank r (-1 outside the mapping). */
+int32_t temu_hosts_rank_host(const temu_hosts *h, int32_t rank);
+/* Host that owns counter idx (-1 outside the store). */
+int32_t temu_hosts_counter_host(const temu_hosts *h, int64_t idx);
+/* "DIR/host<h>.store" into out; -1 when it does not fit. */
+int temu_hosts_store_path(const char *dir, int32_t host, char *out, size_t len);
+
+/* A rank's host store named by TORUSEMU_HOSTS and TORUSEMU_HOST_STORES is
+ * made (with its directory, 0700) by the first process of the host that
+ * attaches, when missing: on hosts the launcher cannot reach. */
+
+/* Where a split session's updates for another host go: n (index, delta)
+ * pairs of host `host`, flat (pairs[2i] the counter index, pairs[2i+1] the
+ * amount); returns 0 when they reached the host's store. */
+typedef int (*temu_split_send_fn)(void *ctx, int32_t host, const uint64_t *pairs, int32_t n);
+/* Make s the store of host `host` of h: from now on every update this
+ * process makes of a counter another host owns is set aside and handed to
+ * send at the end of the update (injection) that made it, per host. */
+temu_status temu_session_split(temu_session *s, const temu_hosts *h, int32_t host,
+                               temu_split_send_fn send, void *ctx, temu_error *err);
+/* Apply updates another host sent (the owner's side): n pairs as above;
+ * watches armed on them cross as if the update were made here.  Pairs of
+ * counters this host does not own are refused (returns their number). */
+int32_t temu_session_apply_updates(temu_session *s, const uint64_t *pairs, int32_t n);
+/* One store from the hosts' stores: dst (a store of the same machine and
+ * mapping, fresh or holding counts of its own, such as the online timing
+ * model's) gains each counter from the host that owns it and the message
+ * and byte totals of them all; each rank's registration comes from its
+ * host.  A counter a host does not own must be 0 in its store (checked).
+ * Gather once: a second gather adds the counts again. */
+temu_status temu_session_gather(temu_session *dst, temu_session *const *host_stores,
+                                const temu_hosts *h, temu_error *err);
+/* The same for one host's counters (ncounters of them, as in its store):
+ * those it owns added into dst; any other must be 0.  The totals are set
+ * apart (temu_session_set_totals), once every host's counters arrived. */
+temu_status temu_session_gather_host(temu_session *dst, const temu_hosts *h, int32_t host,
+                                     const uint64_t *counters, uint64_t ncounters,
+                                     temu_error *err);
+void temu_session_set_totals(temu_session *s, uint64_t messages, uint64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

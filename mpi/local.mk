@@ -52,11 +52,11 @@ TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
 	tests/mpi/rma.sh tests/mpi/fortran.sh tests/mpi/link.sh tests/mpi/papi.sh \
 	tests/mpi/papi_units.sh tests/mpi/demo.sh tests/mpi/run_signals.sh tests/mpi/run_kill.sh \
 	tests/mpi/tools.sh tests/mpi/trace.sh tests/mpi/trace_print.sh tests/mpi/run_sample.sh \
-	tests/mpi/vtime.sh tests/mpi/vtime_flow.sh
-EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/fortran_mpi.F90 \
+	tests/mpi/vtime.sh tests/mpi/vtime_flow.sh tests/mpi/hosts.sh
+EXTRA_DIST += tests/mpi/mpilib.sh $(TMPI_SHELL_TESTS) tests/mpi/hosts_read.c tests/mpi/fortran_mpi.F90 \
 	tests/mpi/fortran_f08.f90 tests/mpi/vt_wtime.f90 tests/mpi/papi_mpi.c tests/mpi/papi_units.c \
 	tests/mpi/vt_cycles.c bench/bench_mpi.sh bench/bench_mpi_instr.sh bench/bench_vtime.sh bench/bench_vtime_instr.sh \
-	bench/bench_vtime_live.sh bench/mpi_callgrind.sh \
+	bench/bench_vtime_live.sh bench/mpi_callgrind.sh bench/bench_hosts.sh \
 	bench/mpi_setup.sh
 
 if HAVE_MPI
@@ -68,7 +68,7 @@ libtorusemu_mpi_la_SOURCES = mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c \
 	mpi/vt_model.h mpi/vt_model.c mpi/rank_vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
 	mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
-	mpi/vt_clocks.c
+	mpi/vt_clocks.c mpi/hosts.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(TCOLL_CPPFLAGS) $(TPROTO_CPPFLAGS)
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la \
@@ -303,6 +303,16 @@ tests/mpi/vt_cycles$(EXEEXT): $(srcdir)/tests/mpi/vt_cycles.c $(PAPI_STAMP)
 	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/tests/mpi/vt_cycles.c \
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS) -lm; \
 	else echo "vt_cycles: PAPI not built; tests/mpi/papi.sh will be skipped"; fi
+tests/mpi/hosts_read$(EXEEXT): $(srcdir)/tests/mpi/hosts_read.c $(PAPI_STAMP)
+	@$(MKDIR_P) tests/mpi
+	@rm -f $@
+	$(AM_V_GEN)if [ -f "$(PAPI_PREFIX)/include/papi.h" ] && [ ! -f papi/FAILED ]; then \
+	    $(CC) $(AM_CFLAGS) -Wno-strict-prototypes $(TMPI_MPI_CFLAGS) \
+	        -I$(PAPI_PREFIX)/include -o $@ $(srcdir)/tests/mpi/hosts_read.c \
+	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
+	else echo "hosts_read: PAPI not built; tests/mpi/hosts.sh reads no PAPI"; fi
+TMPI_HOSTS_LOG = tests/mpi/hosts.sh.log
+$(TMPI_HOSTS_LOG): tests/mpi/hosts_read$(EXEEXT)
 TMPI_PAPI_LOG = tests/mpi/papi.sh.log
 $(TMPI_PAPI_LOG): tests/mpi/papi_mpi$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT)
 TMPI_VTIME_FLOW_LOG = tests/mpi/vtime_flow.sh.log
@@ -325,7 +335,7 @@ examples/rowa2a_papi$(EXEEXT): $(srcdir)/examples/rowa2a_papi.c $(PAPI_STAMP)
 	        -L$(PAPI_PREFIX)/lib -lpapi -Wl,-rpath,$(PAPI_PREFIX)/lib $(TMPI_MPI_LIBS); \
 	else echo "rowa2a_papi: PAPI not built" >&2; exit 1; fi
 EXTRA_DIST += examples/rowa2a_papi.c examples/demo.sh examples/papi_app.c
-CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/papi_units$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT) \
+CLEANFILES += tests/mpi/papi_mpi$(EXEEXT) tests/mpi/hosts_read$(EXEEXT) tests/mpi/papi_units$(EXEEXT) tests/mpi/vt_cycles$(EXEEXT) \
 	examples/rowa2a_papi$(EXEEXT)
 TMPI_DEMO_LOG = tests/mpi/demo.sh.log
 $(TMPI_DEMO_LOG): examples/rowa2a_papi$(EXEEXT) examples/rowa2a$(EXEEXT) libtorusemu_mpi.la
@@ -358,11 +368,21 @@ bench_bench_vtime_live_DEPENDENCIES =
 bench_bench_vtime_live_LDFLAGS = -no-install
 bench-vtime-live: bench/bench_vtime_live$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_vtime_live.sh $(builddir)
+# runs across hosts: how updates reach their owner, and the message rate
+# when they do (bench/bench_hosts.sh; doc/mpi.md, doc/performance.md)
+noinst_PROGRAMS += bench/bench_hosts
+bench_bench_hosts_SOURCES = bench/bench_hosts.c
+bench_bench_hosts_CFLAGS = $(AM_CFLAGS) -O2 $(TMPI_MPI_CFLAGS)
+bench_bench_hosts_LDADD = $(TMPI_MPI_LIBS) -lpthread
+bench_bench_hosts_DEPENDENCIES =
+bench_bench_hosts_LDFLAGS = -no-install
+bench-hosts: bench/bench_hosts$(EXEEXT) bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
+	sh $(top_srcdir)/bench/bench_hosts.sh $(builddir)
 # the same comparison in instructions per MPI_Isend (callgrind, deterministic)
 bench-mpi-instr: bench/bench_mpi$(EXEEXT) torusemu$(EXEEXT) libtorusemu_mpi.la
 	sh $(top_srcdir)/bench/bench_mpi_instr.sh $(builddir)
 else
-bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live:
+bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live bench-hosts:
 	@echo "$@: Open MPI was not found by configure" >&2; exit 1
 endif
-.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live
+.PHONY: bench-mpi bench-mpi-instr bench-vtime bench-vtime-instr bench-vtime-live bench-hosts

@@ -14,9 +14,18 @@
 
 #include <string.h>
 
+typedef int (*init_thread_fn)(int *, char ***, int, int *);
+
+/* A run across hosts needs MPI_THREAD_MULTIPLE (each host's agent thread,
+ * hosts.c): MPI_Init becomes the next MPI_Init_thread asking for it. */
 TMPI_ENTRY(Init, (int *argc, char ***argv), (argc, argv))
 {
-    int rc = tmpi_next_(argc, argv);
+    static void *init_thread;
+    int provided = 0;
+    int rc = !tmpi_hosts_wanted()
+                 ? tmpi_next_(argc, argv)
+                 : ((init_thread_fn)tmpi_next_fn(&init_thread, "MPI_Init_thread"))(
+                       argc, argv, MPI_THREAD_MULTIPLE, &provided);
     if (rc == MPI_SUCCESS) {
         tmpi_start();
     }
@@ -26,6 +35,10 @@ TMPI_ENTRY(Init, (int *argc, char ***argv), (argc, argv))
 TMPI_ENTRY(Init_thread, (int *argc, char ***argv, int required, int *provided),
            (argc, argv, required, provided))
 {
+    /* the standard lets MPI provide more than was required */
+    if (tmpi_hosts_wanted()) {
+        required = MPI_THREAD_MULTIPLE;
+    }
     int rc = tmpi_next_(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         tmpi_start();
@@ -113,12 +126,18 @@ typedef int (*finalize_fn)(void);
 
 int MPI_Finalize(void)
 {
-    static void *next;
+    static void *next, *ompi_own;
     if (tmpi_vt_on) {
         tmpi_clocks_stop();
         tmpi_vt_finalize();
     }
-    return ((finalize_fn)tmpi_next_fn(&next, "MPI_Finalize"))();
+    finalize_fn f = (finalize_fn)tmpi_next_fn(&next, "MPI_Finalize");
+    /* the hosts' agents stop last: with another tool after this library,
+     * its MPI_Finalize may still send (it reaches our PMPI_Finalize) */
+    if (f == (finalize_fn)tmpi_next_fn(&ompi_own, "PMPI_Finalize")) {
+        tmpi_hosts_finish();
+    }
+    return f();
 }
 
 int PMPI_Finalize(void)
@@ -128,5 +147,6 @@ int PMPI_Finalize(void)
         tmpi_clocks_stop();
         tmpi_vt_finalize();
     }
+    tmpi_hosts_finish();
     return ((finalize_fn)tmpi_next_fn(&next, "PMPI_Finalize"))();
 }

@@ -282,6 +282,12 @@ void tmpi_start(void)
     tmpi_g.world_rank = rank;
     tmpi_g.world_size = size;
     temu_status st = temu_session_attach_env(&s, &err);
+    if (st != TEMU_OK && tmpi_hosts_wanted()) {
+        /* the other hosts' ranks would wait for this one's agent */
+        fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s\n", rank,
+                err.message);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (st != TEMU_OK) {
         if (rank == 0 && (st != TEMU_ENOSESSION || getenv("TORUSEMU_MPI_QUIET") == NULL)) {
             fprintf(stderr,
@@ -330,6 +336,10 @@ void tmpi_start(void)
                 rank);
         temu_session_close(s);
         return;
+    }
+    if (tmpi_hosts_wanted() && tmpi_hosts_start(s, rank, size) != 0) {
+        /* counting part of the traffic would be worse than not running */
+        PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     tmpi_types_init();
     tmpi_g.m = temu_session_machine(s);

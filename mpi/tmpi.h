@@ -244,6 +244,13 @@ static inline int tmpi_identity_known(void)
     return tmpi_g.session != NULL;
 }
 
+/* A run across hosts (hosts.c): asked for by the launcher's environment;
+ * started at MPI_Init once s (this host's store) is attached (0, or -1
+ * after saying why); ended in MPI_Finalize before Open MPI's. */
+TMPI_HIDDEN int tmpi_hosts_wanted(void);
+TMPI_HIDDEN int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size);
+TMPI_HIDDEN void tmpi_hosts_finish(void);
+
 /* After PMPI_Init/_Init_thread succeeded: attach the session named by
  * $TORUSEMU_SESSION, register the rank, set the identity.  Idempotent. */
 TMPI_HIDDEN void tmpi_start(void);

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE 1
 #include "cli.h"
 #include "otf2_trace.h"
+#include "run_hosts.h"
 #include "run_launch.h"
 #include "run_model.h"
 #include "run_sample.h"
@@ -62,6 +63,9 @@ typedef struct run_opts {
     uint32_t level;        /* its temu_tm_level (default TEMU_TM_PACKET) */
     uint64_t np;
     uint64_t rpn;
+    uint64_t split_hosts; /* --split-hosts N (0: not given) */
+    const char *hostfile; /* --hostfile FILE, for mpirun */
+    const char *hostlist; /* --host LIST, for mpirun */
     int quiet;
     char *extra[MAX_EXTRA]; /* --mpirun-arg(s) words, in order */
     int nextra;
@@ -109,6 +113,13 @@ static void usage(FILE *f)
                "                           virtual time\n"
                "      --series=FILE        the series file of the snapshots (`torusemu series`,\n"
                "                           `torusemu analyze`)\n"
+               "      --split-hosts=N      behave as N hosts on this machine: a store per\n"
+               "                           host, counter updates for another host's nodes\n"
+               "                           sent to it over Open MPI's TCP transport, the\n"
+               "                           stores gathered into one at the end (doc/mpi.md)\n"
+               "      --hostfile=FILE      mpirun's hosts (passed on); with --split-hosts N the\n"
+               "                           N hosts are real ones (doc/mpi.md)\n"
+               "      --host=LIST          mpirun's hosts, host:slots,... (passed on)\n"
                "  -q, --quiet              no summary\n"
                "      --mpirun-arg=ARG     pass ARG to mpirun as one argument (repeatable)\n"
                "      --mpirun-args=ARGS   pass ARGS to mpirun, split into words at blanks;\n"
@@ -194,7 +205,10 @@ enum {
     OPT_ARG,
     OPT_ARGS,
     OPT_SAMPLE,
-    OPT_SERIES
+    OPT_SERIES,
+    OPT_SPLIT_HOSTS,
+    OPT_HOSTFILE,
+    OPT_HOST
 };
 
 static int parse_args(int argc, char **argv, run_opts *o, int *done)
@@ -213,6 +227,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"model", required_argument, NULL, OPT_MODEL},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
+                                         {"split-hosts", required_argument, NULL, OPT_SPLIT_HOSTS},
+                                         {"hostfile", required_argument, NULL, OPT_HOSTFILE},
+                                         {"host", required_argument, NULL, OPT_HOST},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"mpirun-arg", required_argument, NULL, OPT_ARG},
                                          {"mpirun-args", required_argument, NULL, OPT_ARGS},
@@ -286,6 +303,18 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         case OPT_SERIES:
             o->series = optarg;
             break;
+        case OPT_HOSTFILE:
+            o->hostfile = optarg;
+            break;
+        case OPT_HOST:
+            o->hostlist = optarg;
+            break;
+        case OPT_SPLIT_HOSTS:
+            if (parse_count(optarg, &o->split_hosts) != 0 || o->split_hosts > TEMU_HOSTS_MAX) {
+                return fail("--split-hosts '%s': expected a number of hosts from 1 to %d", optarg,
+                            TEMU_HOSTS_MAX);
+            }
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -331,6 +360,17 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
+    }
+    if (o->split_hosts > 1 && (o->series != NULL || o->trace != NULL)) {
+        return fail("--split-hosts does not work with %s yet (doc/mpi.md, \"Across hosts\")",
+                    o->trace != NULL ? "--trace" : "--sample");
+    }
+    /* the online model is a thread of the launcher, its feed in this
+     * machine's shared memory */
+    if (o->split_hosts > 1 && o->vtime && (o->hostfile != NULL || o->hostlist != NULL)) {
+        return fail("--split-hosts with --virtual-time runs on this machine only: the online "
+                    "timing model is not reachable from other hosts yet (doc/mpi.md, \"Across "
+                    "hosts\")");
     }
     return 0;
 }
@@ -575,13 +615,27 @@ int cmd_run(int argc, char **argv)
     }
     temu_status st =
         temu_session_create_ex(store, &m, &map, o.replace ? TEMU_CREATE_REPLACE : 0, &s, &err);
-    temu_mapping_free(&map);
     if (st != TEMU_OK) {
+        temu_mapping_free(&map);
         if (tmpdir[0] != '\0') {
             cli_temp_dir_remove(tmpdir);
         }
         return fail("%s", err.message);
     }
+    run_hosts rh;
+    memset(&rh, 0, sizeof rh);
+    int remote = o.hostfile != NULL || o.hostlist != NULL;
+    if (o.split_hosts > 1 &&
+        run_hosts_prepare(&rh, (int32_t)o.split_hosts, remote, s, &m, &map) != 0) {
+        temu_mapping_free(&map);
+        temu_session_close(s);
+        unlink(store);
+        if (tmpdir[0] != '\0') {
+            cli_temp_dir_remove(tmpdir);
+        }
+        return CLI_EXIT_USAGE;
+    }
+    temu_mapping_free(&map);
 
     /* mpirun [flags] -np P -x ... PROGRAM ARGS */
     snprintf(libdir, sizeof libdir, "%s", lib);
@@ -594,6 +648,9 @@ int cmd_run(int argc, char **argv)
     char *x_trace = trace[0] ? env_with(TMPI_TRACE_ENV, trace, 0) : NULL;
     char *x_vtime = o.vtime ? env_with(TMPI_VT_ENV, "1", 0) : NULL;
     char *x_host_clocks = o.host_clocks ? env_with(TMPI_VT_HOST_CLOCKS_ENV, "1", 0) : NULL;
+    char *x_hosts = rh.n > 1 ? env_with(TEMU_HOSTS_ENV, rh.count, 0) : NULL;
+    char *x_host_stores = rh.n > 1 ? env_with(TEMU_HOST_STORES_ENV, rh.dir, 0) : NULL;
+    char *x_gathered = rh.n > 1 && !rh.remote ? env_with(TEMU_HOSTS_GATHERED_ENV, "1", 0) : NULL;
     /* the online timing model (BG/P: its counters are not filled yet) */
     run_model *rm = NULL;
     char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
@@ -620,7 +677,9 @@ int cmd_run(int argc, char **argv)
     /* mpirun and its own options (at most 9: root, oversubscribe, two
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
-    char **av = calloc((size_t)(28 + o.nextra + nprog), sizeof *av);
+    /* --split-hosts: two more --mca triples and three -x pairs; --hostfile
+     * and --host: two pairs */
+    char **av = calloc((size_t)(28 + 16 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -650,10 +709,32 @@ int cmd_run(int argc, char **argv)
         av[k++] = "mpi_yield_when_idle";
         av[k++] = "1";
     }
+    /* --split-hosts: the hosts talk over TCP, as separate hosts would, not
+     * through this machine's shared memory (on the loopback interface,
+     * which Open MPI's TCP transport leaves out by default) */
+    if (rh.n > 1 && getenv("OMPI_MCA_btl") == NULL) {
+        av[k++] = "--mca";
+        av[k++] = "btl";
+        av[k++] = "self,tcp";
+        if (!rh.remote && getenv("OMPI_MCA_btl_tcp_if_include") == NULL &&
+            getenv("OMPI_MCA_btl_tcp_if_exclude") == NULL) {
+            av[k++] = "--mca";
+            av[k++] = "btl_tcp_if_include";
+            av[k++] = "lo";
+        }
+    }
+    if (o.hostfile != NULL) {
+        av[k++] = "--hostfile";
+        av[k++] = (char *)o.hostfile;
+    }
+    if (o.hostlist != NULL) {
+        av[k++] = "--host";
+        av[k++] = (char *)o.hostlist;
+    }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload, x_libpath, x_trace,
-                  x_vtime,   x_scale,   x_feed,    x_host_clocks};
+    char *xs[] = {x_session, x_preload, x_libpath, x_trace,       x_vtime,   x_scale,
+                  x_feed,    x_host_clocks, x_hosts, x_host_stores, x_gathered};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -702,6 +783,9 @@ int cmd_run(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    if (rh.n > 1 && run_hosts_gather(&rh, s) != 0) {
+        rc = rc != 0 ? rc : 2;
+    }
     if (rc != 0 && job_signal == 0) {
         fprintf(stderr, "torusemu run: the application failed (exit status %d)\n", rc);
     }
@@ -718,6 +802,7 @@ int cmd_run(int argc, char **argv)
         summary(s, &o, rc, o.keep != NULL ? store : NULL);
     }
 out:
+    run_hosts_remove(&rh);
     if (rm != NULL) { /* the job did not start: stop the model */
         uint64_t nmsg;
         int64_t end, cpu;
@@ -739,6 +824,9 @@ out:
     free(x_vtime);
     free(x_host_clocks);
     free(x_scale);
+    free(x_hosts);
+    free(x_host_stores);
+    free(x_gathered);
     free(av);
     return rc;
 }

@@ -63,3 +63,13 @@ take_result() {
         failed "$1 printed no result: $(tail -n 5 "$TMP/err")"
     fi
 }
+
+# started DIR NP: every rank of the job has written its pid in DIR
+# (tests/mpi/hold.c writes DIR/rank.N)
+started() {
+    r=0
+    while [ $r -lt "$2" ]; do
+        [ -s "$1/rank.$r" ] || return 1
+        r=$((r + 1))
+    done
+}

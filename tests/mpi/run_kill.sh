@@ -33,14 +33,6 @@ none_exists() {
     done
     return 0
 }
-# started DIR NP: every rank of the job has written its pid in DIR
-started() {
-    r=0
-    while [ $r -lt "$2" ]; do
-        [ -s "$1/rank.$r" ] || return 1
-        r=$((r + 1))
-    done
-}
 rank_pids() {
     cat "$TMP"/ranks/rank.*
 }

@@ -1,0 +1,349 @@
+/*
+ * hosts.c - a run across hosts (`torusemu run --split-hosts N`, or N real
+ * hosts): every host keeps its own store, and the counter updates of a
+ * message that fall on another host's units travel to that host over MPI
+ * (doc/mpi.md, "Across hosts").
+ *
+ * How: at the end of each injection (one message) the library hands this
+ * layer the updates it set aside, per host (temu_session_split).  They go
+ * in one message on a private duplicate of MPI_COMM_WORLD to the host's
+ * agent, a thread of the host's lowest rank that applies them to its store
+ * and answers with an empty acknowledgement, which the sender waits for
+ * before its MPI call returns.  So once a send call has returned, every
+ * counter its message touched is in the store of the host that owns it: a
+ * PAPI read on any host that happens after it (through any
+ * synchronisation) sees the whole message.
+ *
+ * At MPI_Finalize, once every update has landed, the agents send rank 0
+ * their hosts' counters, which it gathers into the run's store
+ * (TORUSEMU_SESSION), and remove their hosts' stores: a run whose hosts
+ * the launcher cannot see still ends with one store.
+ *
+ * Why not one-sided accumulates on a window per host (measured, doc/mpi.md):
+ * Open MPI's accumulates over TCP (osc pt2pt) are applied only when the
+ * target process itself enters MPI, are not atomic with the plain atomic
+ * adds the host's other ranks make to the same counters, and bypass the
+ * overflow watches of the store; the agent applies updates through the
+ * library, so watches cross exactly as on one host.
+ */
+#include "tmpi.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Tags on the private communicator: updates to an agent, and each
+ * sending thread's acknowledgements (one tag per thread, so a thread never
+ * takes another's). */
+#define TAG_UPDATES 0x51
+#define TAG_ACK_FIRST 0x100
+#define ACK_TAGS 4096
+/* The largest message of updates: the library hands on at most 1024
+ * pairs at once (split.c), plus the acknowledgement tag. */
+#define WIRE_MAX (1 + 2 * 1024)
+
+static MPI_Comm hosts_comm = MPI_COMM_NULL;
+static temu_hosts *hosts;
+static int32_t *leader;  /* world rank of each host's agent */
+static temu_session *own; /* this host's store (the session the layer counts into) */
+static pthread_t agent;
+static int agent_on;
+static int agent_stop;
+static int finished;
+static int next_ack_tag;
+static __thread int ack_tag;
+static __thread uint64_t *wire; /* WIRE_MAX words, at a thread's first batch */
+
+int tmpi_hosts_wanted(void)
+{
+    const char *n = getenv(TEMU_HOSTS_ENV);
+    return n != NULL && n[0] != '\0' && strcmp(n, "1") != 0;
+}
+
+/* Open MPI's own calls, past this library's wrappers: the layer's traffic
+ * is none of the program's (not counted, and no state of the program's
+ * call around it, such as a blocking send's virtual-time completion, is
+ * touched). */
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
+
+static int ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
+{
+    static void *f;
+    return ((send_fn)tmpi_next_fn(&f, "PMPI_Send"))(buf, n, t, to, tag, c);
+}
+
+static int ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
+                     MPI_Status *st)
+{
+    static void *f;
+    return ((recv_fn)tmpi_next_fn(&f, "PMPI_Recv"))(buf, n, t, from, tag, c, st);
+}
+
+static int ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
+{
+    static void *f;
+    return ((iprobe_fn)tmpi_next_fn(&f, "PMPI_Iprobe"))(from, tag, c, flag, st);
+}
+
+/* ------------------------------------------------------------ sending */
+
+static int thread_ack_tag(void)
+{
+    if (ack_tag == 0) {
+        ack_tag = TAG_ACK_FIRST + __atomic_fetch_add(&next_ack_tag, 1, __ATOMIC_RELAXED) % ACK_TAGS;
+    }
+    return ack_tag;
+}
+
+/* temu_split_send_fn: n pairs to host's agent, returning once applied. */
+static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
+{
+    (void)ctx;
+    if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || n < 0 || 1 + 2 * n > WIRE_MAX) {
+        return -1;
+    }
+    if (wire == NULL && (wire = malloc(WIRE_MAX * sizeof *wire)) == NULL) {
+        return -1;
+    }
+    int tag = thread_ack_tag();
+    wire[0] = (uint64_t)tag;
+    memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
+    if (ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
+            MPI_SUCCESS ||
+        ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS) {
+        return -1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- agent */
+
+/* Wait a little while nothing arrives: 1024 yields first, then sleeps of
+ * 100 us, so an idle agent costs a few thousand wake-ups a second and a
+ * burst is served at once. */
+static void agent_idle(unsigned *idle)
+{
+    if (++*idle < 1024) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* One message of updates from `source`: applied, then acknowledged. */
+static void agent_serve(uint64_t *buf, int count, int source)
+{
+    if (count >= 1 && (count - 1) % 2 == 0) {
+        int32_t refused = temu_session_apply_updates(own, buf + 1, (count - 1) / 2);
+        if (refused != 0) {
+            fprintf(stderr, "torusemu-mpi: rank %d sent %d updates of counters this host does "
+                            "not own; ignored\n",
+                    source, (int)refused);
+        }
+    }
+    int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
+                  ? (int)buf[0]
+                  : TAG_ACK_FIRST;
+    ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
+}
+
+static void *agent_main(void *arg)
+{
+    (void)arg;
+    static uint64_t buf[WIRE_MAX];
+    unsigned idle = 0;
+    /* nothing the agent does is the program's: not counted (depth above
+     * 0) and outside its virtual time (depth above 1, tmpi_vt_active) */
+    tmpi_depth = 2;
+    while (!__atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE)) {
+        int flag = 0, count = 0;
+        MPI_Status st;
+        if (ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
+            !flag) {
+            agent_idle(&idle);
+            continue;
+        }
+        idle = 0;
+        PMPI_Get_count(&st, MPI_UINT64_T, &count);
+        if (count < 0 || count > WIRE_MAX) {
+            count = 0; /* not ours: take it as an empty message */
+        }
+        ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
+                  MPI_STATUS_IGNORE);
+        agent_serve(buf, count, st.MPI_SOURCE);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ start, end */
+
+static int hosts_fail(int rank, const char *why, const char *detail)
+{
+    fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s%s%s\n", rank,
+            why, detail[0] ? ": " : "", detail);
+    return -1;
+}
+
+/* Agents: the lowest world rank of each host. */
+static int leaders_find(int32_t size)
+{
+    int32_t n = temu_hosts_count(hosts);
+    leader = malloc((size_t)n * sizeof *leader);
+    if (leader == NULL) {
+        return -1;
+    }
+    for (int32_t h = 0; h < n; h++) {
+        leader[h] = -1;
+    }
+    for (int32_t r = size - 1; r >= 0; r--) {
+        leader[temu_hosts_rank_host(hosts, r)] = r;
+    }
+    for (int32_t h = 0; h < n; h++) {
+        if (leader[h] < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
+{
+    temu_error err = {0};
+    int provided = MPI_THREAD_SINGLE;
+    long n = strtol(getenv(TEMU_HOSTS_ENV), NULL, 10);
+    own = s;
+    if (PMPI_Query_thread(&provided) != MPI_SUCCESS || provided < MPI_THREAD_MULTIPLE) {
+        return hosts_fail(rank, "Open MPI does not provide MPI_THREAD_MULTIPLE", "");
+    }
+    if (temu_hosts_assign(s, (int32_t)n, &hosts, &err) != TEMU_OK) {
+        return hosts_fail(rank, err.message, "");
+    }
+    if (temu_session_nranks(s) != size || leaders_find(size) != 0) {
+        return hosts_fail(rank, "the job's ranks do not match the session's hosts", "");
+    }
+    int32_t host = temu_hosts_rank_host(hosts, rank);
+    tmpi_depth++; /* our communicator, not the program's */
+    int dup = PMPI_Comm_dup(MPI_COMM_WORLD, &hosts_comm);
+    tmpi_depth--;
+    if (dup != MPI_SUCCESS) {
+        return hosts_fail(rank, "cannot duplicate MPI_COMM_WORLD", "");
+    }
+    if (temu_session_split(s, hosts, host, hosts_send, NULL, &err) != TEMU_OK) {
+        return hosts_fail(rank, err.message, "");
+    }
+    if (leader[host] == rank) {
+        int e = pthread_create(&agent, NULL, agent_main, NULL);
+        if (e != 0) {
+            return hosts_fail(rank, "cannot start the host's agent thread", strerror(e));
+        }
+        agent_on = 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ gathering */
+
+#define TAG_GATHER 0x52
+
+/* This host's counters and totals, copied out of its store. */
+static uint64_t *own_counters(uint64_t *n, uint64_t totals[2])
+{
+    *n = temu_counter_count(own);
+    uint64_t *c = malloc((size_t)(*n > 0 ? *n : 1) * sizeof *c);
+    for (uint64_t i = 0; c != NULL && i < *n; i++) {
+        c[i] = temu_counter_read(own, (int64_t)i);
+    }
+    totals[0] = temu_session_messages(own);
+    totals[1] = temu_session_bytes(own);
+    return c;
+}
+
+/* Rank 0: every host's counters into the run's store (TORUSEMU_SESSION),
+ * each from the host that owns it, the totals summed. */
+static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals[2])
+{
+    temu_session *run = NULL;
+    temu_error err = {0};
+    temu_status rc = temu_session_attach(getenv(TEMU_SESSION_ENV), &run, &err);
+    uint64_t sum[2] = {totals[0], totals[1]}, t[2];
+    if (rc == TEMU_OK) {
+        rc = temu_session_gather_host(run, hosts, 0, c, n, &err);
+    }
+    for (int32_t h = 1; h < temu_hosts_count(hosts); h++) {
+        ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        sum[0] += t[0];
+        sum[1] += t[1];
+        if (rc == TEMU_OK) {
+            rc = temu_session_gather_host(run, hosts, h, c, n, &err);
+        }
+    }
+    if (rc == TEMU_OK) {
+        temu_session_set_totals(run, sum[0], sum[1]);
+    } else {
+        fprintf(stderr, "torusemu-mpi: the hosts' counters were not gathered: %s\n", err.message);
+    }
+    temu_session_close(run);
+}
+
+/* The agents send rank 0 their host's counters (unless the launcher
+ * gathers the stores itself: TORUSEMU_HOSTS_GATHERED); the stores they made go
+ * (a store the launcher made is its to remove: unlinking twice is
+ * harmless, the launcher keeps its own mapping). */
+static void hosts_gather(int32_t rank)
+{
+    uint64_t n, totals[2];
+    int32_t host = temu_hosts_rank_host(hosts, rank);
+    /* `torusemu run --split-hosts` on one machine gathers the stores itself */
+    if (leader[host] != rank || getenv(TEMU_HOSTS_GATHERED_ENV) != NULL) {
+        return;
+    }
+    uint64_t *c = own_counters(&n, totals);
+    if (c == NULL || n > (uint64_t)INT32_MAX) {
+        fprintf(stderr, "torusemu-mpi: host %d's counters cannot be gathered\n", (int)host);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (rank == 0) {
+        gather_into_run_store(c, n, totals);
+    } else {
+        ompi_send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+    }
+    free(c);
+    const char *path = temu_session_path(own), *dir = getenv(TEMU_HOST_STORES_ENV);
+    if (path[0] != '\0') {
+        unlink(path);
+    }
+    if (dir != NULL) {
+        rmdir(dir); /* fails while another host of this machine still has its store there */
+    }
+}
+
+void tmpi_hosts_finish(void)
+{
+    if (hosts_comm == MPI_COMM_NULL || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
+        return;
+    }
+    /* every rank's last update has been acknowledged before it gets here,
+     * so past the barrier no update is on its way to any agent; the
+     * barrier is ours, not the program's (not counted) */
+    tmpi_depth++;
+    PMPI_Barrier(hosts_comm);
+    if (agent_on) {
+        __atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(agent, NULL);
+        agent_on = 0;
+    }
+    int rank = 0;
+    PMPI_Comm_rank(hosts_comm, &rank);
+    hosts_gather(rank);
+    PMPI_Comm_free(&hosts_comm);
+    tmpi_depth--;
+}

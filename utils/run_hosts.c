@@ -1,0 +1,95 @@
+/*
+ * run_hosts.c - `torusemu run --split-hosts N` (run_hosts.h).
+ *
+ * Each host's store is a full store of the run's machine and mapping in a
+ * private temporary directory (removed with it, or by the next run's sweep
+ * if the launcher is killed outright); the ranks find theirs through
+ * TORUSEMU_HOSTS and TORUSEMU_HOST_STORES (temu_session_attach_env).  The
+ * run's own store (--keep FILE or the temporary one) receives the gathered
+ * counters at the end, so dump, plot and analyze read it as any store.
+ */
+#include "run_hosts.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define fail(...) cli_fail("run: " __VA_ARGS__)
+
+static int stores_create(run_hosts *rh, const temu_machine *m, const temu_mapping *map)
+{
+    temu_error err;
+    char path[PATH_MAX + 32];
+    for (int32_t h = 0; h < rh->n; h++) {
+        if (temu_hosts_store_path(rh->dir, h, path, sizeof path) != 0) {
+            return fail("--split-hosts: the path of host %d's store is too long", (int)h);
+        }
+        if (temu_session_create_ex(path, m, map, 0, &rh->stores[h], &err) != TEMU_OK) {
+            return fail("--split-hosts: host %d's store: %s", (int)h, err.message);
+        }
+    }
+    return 0;
+}
+
+int run_hosts_prepare(run_hosts *rh, int32_t n, int remote, const temu_session *base,
+                      const temu_machine *m, const temu_mapping *map)
+{
+    temu_error err;
+    memset(rh, 0, sizeof *rh);
+    rh->remote = remote;
+    snprintf(rh->count, sizeof rh->count, "%d", (int)n);
+    if (temu_hosts_assign(base, n, &rh->hosts, &err) != TEMU_OK) {
+        return fail("--split-hosts %d: %s", (int)n, err.message);
+    }
+    rh->n = n;
+    rh->stores = calloc((size_t)n, sizeof *rh->stores);
+    if (rh->stores == NULL) {
+        run_hosts_remove(rh);
+        return fail("out of memory");
+    }
+    if (cli_temp_dir(rh->dir, sizeof rh->dir, "hosts") != 0) {
+        rh->dir[0] = '\0';
+        run_hosts_remove(rh);
+        return fail("--split-hosts: cannot make a private directory for the hosts' stores");
+    }
+    if (!remote && stores_create(rh, m, map) != 0) {
+        run_hosts_remove(rh);
+        return -1;
+    }
+    return 0;
+}
+
+int run_hosts_gather(run_hosts *rh, temu_session *base)
+{
+    temu_error err;
+    if (rh->remote) {
+        return 0;
+    }
+    if (temu_session_gather(base, rh->stores, rh->hosts, &err) != TEMU_OK) {
+        return fail("--split-hosts: the hosts' stores cannot be gathered: %s", err.message);
+    }
+    return 0;
+}
+
+void run_hosts_remove(run_hosts *rh)
+{
+    char path[PATH_MAX + 32];
+    /* remote: what a rank of this machine made and did not remove */
+    for (int32_t h = 0; rh->stores != NULL && h < rh->n; h++) {
+        temu_session_close(rh->stores[h]);
+        rh->stores[h] = NULL;
+        if (rh->dir[0] != '\0' && temu_hosts_store_path(rh->dir, h, path, sizeof path) == 0) {
+            unlink(path);
+        }
+    }
+    if (rh->dir[0] != '\0') {
+        cli_temp_dir_remove(rh->dir);
+        rh->dir[0] = '\0';
+    }
+    free(rh->stores);
+    rh->stores = NULL;
+    temu_hosts_free(rh->hosts);
+    rh->hosts = NULL;
+}
