@@ -40,6 +40,7 @@ typedef struct fm_elem {
     int32_t chan;
     int32_t pos;  /* its entry in the channel's users          */
     double coef;  /* ps of the channel per packet              */
+    double hold;  /* the same, always (stall estimates)                                 */
     double bcoef; /* of the input buffer at its end, per packet: bytes x the time they  */
                   /* hold it (wire, router, read-out, credit return) / its size; 0: none */
     uint8_t vc;   /* dateline class: 1 where the ring wraps    */

@@ -60,6 +60,7 @@ static void add_elem(temu_fm *f, fm_flow *fl, int64_t chan, uint8_t vc, int64_t 
                       : 0;
     /* a buffer that holds its packets for less than their time on the
      * channel never limits them more than the channel does: left out */
+    e->hold = e->bcoef;
     e->bcoef = e->bcoef > e->coef ? e->bcoef : 0;
     fl->buffered |= e->bcoef > 0;
 }

@@ -27,13 +27,16 @@
  *   inq     (its input queue's head waits for n_f): per next channel n,
  *           min(load of l's flows on n x W, other load on n), W the M/D/1
  *           wait caused by n's other traffic (fm_params.c); summed, at most 1;
- *   credit  (l idle, a packet ready, no room downstream): its idle time
- *           (1 - u) times the larger of the share of its traffic whose
+ *   credit  (l idle, a packet ready, no room downstream): the larger of
+ *           its idle time (1 - u) times the share of its traffic whose
  *           bottleneck lies further on (back-pressure: the buffers before
- *           that bottleneck fill) and the M/M/1/K probability that the
- *           queue it feeds is full (K = buffer / packet bytes); a derated
+ *           that bottleneck fill) and its load u times the probability
+ *           that the buffer it feeds has no room: every one of its
+ *           K = buffer / packet bytes slots held by a packet's credit loop
+ *           (Erlang B, per VC) or the queue full of packets waiting for
+ *           the next channels (M/M/1/K on their other load); a derated
  *           bottleneck at least (1 - eta), the time head-of-line blocking
- *           leaves it idle;
+ *           leaves it idle; at most its idle time;
  *   no_dynamic: credit x the share of its load in adaptively routed
  *           classes.
  * A flow alone on its route stalls nowhere but upstream of a slower
@@ -302,7 +305,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
 {
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
-    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0;
+    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0, held[16] = {0}, keyed[16] = {0};
     int32_t stamp = ++f->stamp;
     for (int32_t i = 0; i < c->nusers; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
@@ -313,11 +316,14 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
+        const fm_elem *el = &fl->el[c->users[i].elem];
         int32_t e = c->users[i].elem;
-        double share = fl->x * fl->el[e].coef / c->u;
+        double share = fl->x * el->coef / c->u;
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
         back += fl->limit > e ? share : 0;
         adaptive += fl->adaptive ? share : 0;
+        held[el->key & 15u] += fl->x * el->hold;
+        keyed[el->key & 15u] += share;
         if (e + 1 >= fl->nel) {
             continue;
         }
@@ -338,7 +344,16 @@ static void chan_rates(temu_fm *f, fm_chan *c)
             f->ch[fl->el[e + 1].chan].scratch = 0;
         }
     }
-    double pf = fm_params_full(z, k), credit = idle * (back > pf ? back : pf);
+    /* the input buffer at the lane's end is out of space: its packets all
+     * held (Erlang B, k slots each held for the credit loop), or the queue
+     * full of packets waiting (M/M/1/K on the next channels' other load) */
+    double pb = 0;
+    for (int key = 0; key < 16; key++) {
+        pb += keyed[key] * fm_params_blocked(k * held[key], k);
+    }
+    double pf = fm_params_full(z, k);
+    double credit = u * (pf > pb ? pf : pb);
+    credit = idle * back > credit ? idle * back : credit;
     if (c->full && c->cap < 1.0 && credit < 1.0 - c->cap) {
         credit = 1.0 - c->cap;
     }
