@@ -47,6 +47,10 @@
 
 #include <stdlib.h>
 
+/* A change of a channel's load (fraction of its time) below this is
+ * rounding, not a change: it does not reach the channel's other flows. */
+#define FM_LOAD_EPS 1e-9
+
 void fm_chan_settle(fm_chan *c, int64_t t)
 {
     if (t > c->since) {
@@ -411,14 +415,14 @@ static int chan_needs(const temu_fm *f, int32_t nc, int32_t i)
 {
     const fm_chan *c = &f->ch[f->cchans[i]];
     double du = f->punew[i] - c->u;
-    if ((f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > 1e-12 || du < -1e-12))) {
+    if ((f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > FM_LOAD_EPS || du < -FM_LOAD_EPS))) {
         return 1;
     }
     for (int key = 0; key < f->nk; key++) {
         int32_t b = buf_index(f, nc, i, key);
         double db = f->punew[b] - f->pold[b];
         if ((f->rfull[b] && f->pfix[b] > 0) ||
-            ((c->bfull >> key & 1u) && (db > 1e-12 || db < -1e-12))) {
+            ((c->bfull >> key & 1u) && (db > FM_LOAD_EPS || db < -FM_LOAD_EPS))) {
             return 1;
         }
     }
