@@ -585,6 +585,30 @@ START_TEST(test_lone_flow_no_stall)
 }
 END_TEST
 
+/* A steady stream of 2^40 packets (a job's phase) costs its start and
+ * nothing per packet: run for 10 ms of virtual time, its lanes have
+ * counted exactly the packets started (one per 100 ns at 1 GB/s, packet
+ * 0 at time 0), in one solve. */
+START_TEST(test_long_stream_costs_no_work_per_packet)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    temu_fm_totals tot;
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 1, 0), 100, 1ull << 40, 0, 0, 0);
+    temu_fm_run(f, 10000000000); /* 10 ms */
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_uint_eq(s.packets, 100001);
+    ck_assert_uint_eq(s.bytes, 10000100);
+    ck_assert_int_eq(s.busy_ps, 10000000000);
+    temu_fm_totals_get(f, &tot);
+    ck_assert_uint_eq(tot.flows, 1);
+    ck_assert_uint_eq(tot.solves, 1);
+    ck_assert_uint_eq(temu_fm_pending(f), 1);
+    temu_fm_destroy(f);
+}
+END_TEST
+
 /* --------------------------------------------------------------- hops */
 
 typedef struct hops {
@@ -703,6 +727,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_lone_flow_no_stall);
+    tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);
     tcase_add_test(tc, test_hops_tell_every_crossing_in_time);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);
