@@ -342,16 +342,12 @@ END_TEST
 START_TEST(test_shallow_buffers_pace_a_flow)
 {
     temu_machine m = test_machine("bgp:4x4x4");
-    temu_tm_config c;
-    memset(&c, 0, sizeof c);
+    temu_tm_config c = round_config(); /* one class, credits; the rest: */
     c.router_ps = 4000;
-    c.wire_ps = 2000;
+    c.wire_ps = c.credit_ps = 2000;
     c.node_wire_ps = 1000;
-    c.credit_ps = 2000;
     c.buffer_bytes = 128;
     c.max_packet = 64;
-    c.classes = 1;
-    c.flow = TEMU_TM_CREDIT;
     c.link_gbs = c.node_gbs = 16.0;
     int64_t pa[16], fa[16];
     int64_t a = packet_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, pa);
