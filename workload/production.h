@@ -10,6 +10,7 @@
 #ifndef TEMU_PRODUCTION_H
 #define TEMU_PRODUCTION_H
 
+#include "torusemu_flow.h"
 #include "workload.h"
 
 /* ------------------------------------------------------------ jobs */
@@ -144,5 +145,45 @@ typedef struct temu_prod_queue_stats {
     int64_t used_nodes; /* running ranks (busy minus box spare)  */
 } temu_prod_queue_stats;
 void temu_prod_queue_stats_get(const temu_prod_queue *q, temu_prod_queue_stats *out);
+
+/* ------------------------------------------------------------- a run */
+
+/* What a run did (production_run.c). */
+typedef struct temu_prod_report {
+    temu_prod_queue_stats queue; /* at the end                                  */
+    double mean_used;            /* share of node time that ran ranks            */
+    int64_t phases;              /* job phases started                           */
+    int64_t streams;             /* node-pair streams sent (two flows each)      */
+    int64_t snapshots;           /* written to the series                        */
+    uint64_t packets;            /* packets of the streams (requests, responses) */
+    uint64_t hop_records;        /* crossings the flow model told                */
+    uint64_t pending_peak;       /* most of them under way at a step's end       */
+    temu_fm_totals flow;         /* the flow model's work                        */
+} temu_prod_report;
+
+typedef struct temu_prod_run_opts {
+    temu_prod_params params;
+    int allocator;       /* temu_alloc_kind                      */
+    int64_t duration_ps; /* virtual time of the period           */
+    int64_t interval_ps; /* between the series' snapshots        */
+    const char *series;  /* the series file (created, truncated) */
+    /* may be NULL: after each snapshot (the report so far), and when a
+     * job ends (the record valid during the call) */
+    void (*snapshot)(void *ctx, int64_t t_ps, const temu_prod_report *so_far);
+    void (*job)(void *ctx, const temu_prod_job *j);
+    void *ctx;
+} temu_prod_run_opts;
+
+/*
+ * Run a production period on session s's machine (Gemini) over the flow
+ * model with its default parameters: the queue's jobs, each phase's
+ * streams, crossings counted into s as they happen, the flow level's
+ * stalls added at every snapshot, a snapshot at 0 and every interval up
+ * to the period's end (the last one at its end) into o->series.  Flows
+ * still under way at the end are left out (their crossings so far are
+ * counted).
+ */
+temu_status temu_prod_run(temu_session *s, const temu_prod_run_opts *o, temu_prod_report *out,
+                          temu_error *err);
 
 #endif
