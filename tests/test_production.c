@@ -96,34 +96,58 @@ END_TEST
 
 #define DRAWS 200000
 
+/* The share of powers of two among the sizes drawn: 80 % rounded to one,
+ * and of the others floor(2^u) is 2^j for u in [j, log2(2^j + 1)). */
+static double pow2_expected(const temu_prod_params *p)
+{
+    double l = log2((double)p->max_job_nodes), b = log2((double)p->small_nodes);
+    double lo[2] = {0, b}, hi[2] = {b, l}, share[2] = {p->small_share, 1 - p->small_share};
+    double plain = 0;
+    for (int st = 0; st < 2; st++) {
+        for (int j = 0; j <= (int)floor(l); j++) {
+            double x = fmax(j, lo[st]), y = fmin(fmin(log2(exp2(j) + 1), l), hi[st]);
+            plain += y > x ? share[st] * (y - x) / (hi[st] - lo[st]) : 0;
+        }
+    }
+    return p->pow2_share + (1 - p->pow2_share) * plain;
+}
+
 START_TEST(sizes_hold_their_moments)
 {
     temu_prod_params p;
     temu_prod_params_default(&p, 27648);
     uint64_t s = 42;
     double sum = 0;
-    int64_t pow2 = 0, lo = INT64_MAX, hi = 0;
+    int64_t pow2 = 0, small = 0, lo = INT64_MAX, hi = 0;
     for (int i = 0; i < DRAWS; i++) {
         int64_t n = temu_prod_draw_nodes(&p, &s);
         sum += (double)n;
         pow2 += (n & (n - 1)) == 0;
+        small += n <= 64;
         lo = n < lo ? n : lo;
         hi = n > hi ? n : hi;
     }
-    double mean = temu_prod_mean_nodes(&p), l = log2(26864.0), plain2 = 0;
-    /* floor(2^u) is a power of two 2^j for u in [j, log2(2^j + 1)) */
-    for (int j = 0; j <= 14; j++) {
-        plain2 += fmin(log2(exp2(j) + 1), l) - j;
-    }
-    double want2 = 0.8 + 0.2 * plain2 / l; /* 0.832 */
-    /* the mean of these draws: about 2,000 nodes with a standard error of
-     * about 0.6 %; 3 % is five standard errors */
-    ck_assert_msg(fabs(sum / DRAWS - mean) < 0.03 * mean, "mean %g, stated %g", sum / DRAWS, mean);
+    double mean = temu_prod_mean_nodes(&p), want2 = pow2_expected(&p);
+    /* the stated mean worked out by hand for the large stage alone: u on
+     * [6, L], L = log2 26864 = 14.7134, width 8.7134; rounded to a power of
+     * two (80 %): 64 x 0.5 + (2^7 + ... + 2^13) x 1 + 2^14 x (L - 13.5) =
+     * 36168.3, / 8.7134 = 4150.9; floor(2^u) (20 %): (26864 - 64) /
+     * ln(26864 / 64) - 0.5 = 4436.8; together 4208.1 */
+    temu_prod_params big = p;
+    big.small_share = 0;
+    ck_assert_msg(fabs(temu_prod_mean_nodes(&big) - 4208.1) < 0.5, "large stage %g",
+                  temu_prod_mean_nodes(&big));
+    /* the mean of the draws: about 59 nodes, its standard error about
+     * 1.8 % (the large stage's 1 % of draws carry it); 8 % is over four
+     * standard errors */
+    ck_assert_msg(fabs(sum / DRAWS - mean) < 0.08 * mean, "mean %g, stated %g", sum / DRAWS, mean);
     ck_assert_int_eq(lo, 1);
     ck_assert_int_le(hi, 26864);
     ck_assert_int_gt(hi, 16384);
-    /* 80 % drawn as powers of two, and some of the others are too (the
-     * standard error of the share is 0.0008) */
+    /* 99 % in the small stage (up to 64 nodes, which the large stage's
+     * lowest can reach too) */
+    ck_assert_msg(small > 0.99 * DRAWS && small < 0.992 * DRAWS, "%lld small", (long long)small);
+    /* the standard error of the share of powers of two is 0.0008 */
     ck_assert_msg(fabs((double)pow2 / DRAWS - want2) < 0.005, "%lld powers of two, want %g",
                   (long long)pow2, want2 * DRAWS);
 }
@@ -142,8 +166,8 @@ START_TEST(runtimes_hold_their_moments)
         sum += (double)t;
         logsum += log((double)t);
     }
-    double mean = temu_prod_mean_run_ps(&p); /* (48 h - 10 min) / ln 288 = 8.5 h */
-    ck_assert_msg(fabs(mean / 3.6e15 / ((48.0 - 10.0 / 60) / log(288.0)) - 1) < 1e-9, "%g", mean);
+    double mean = temu_prod_mean_run_ps(&p); /* (48 h - 1 min) / ln 2880 = 6.0 h */
+    ck_assert_msg(fabs(mean / 3.6e15 / ((48.0 - 1.0 / 60) / log(2880.0)) - 1) < 1e-9, "%g", mean);
     ck_assert_msg(fabs(sum / DRAWS - mean) < 0.02 * mean, "mean %g, stated %g", sum / DRAWS, mean);
     /* log-uniform: the mean log is the middle of the logs */
     double mid = 0.5 * (log((double)p.min_run_ps) + log((double)p.max_run_ps));
@@ -482,14 +506,18 @@ END_TEST
 
 START_TEST(queue_backfills)
 {
-    /* with backfill some job starts before one submitted earlier */
+    /* with backfill some job starts before one submitted earlier, also
+     * after time 0 */
     trace t;
     double used;
     run_queue("gemini:4x4x4", TEMU_ALLOC_NID, 1, 600, &t, &used);
-    int overtaken = 0;
+    int overtaken = 0, later = 0;
     for (int64_t i = 1; i < t.events; i++) {
-        overtaken += t.ids[i] < t.ids[i - 1];
+        /* after the first-fit placement of time 0 */
+        later += t.starts[i] > 0;
+        overtaken += t.starts[i] > 0 && t.ids[i] < t.ids[i - 1];
     }
+    ck_assert_int_gt(later, 20);
     ck_assert_int_gt(overtaken, 0);
 }
 END_TEST

@@ -4,16 +4,23 @@
  *
  * Jobs (each drawn from its own generator seeded by the period's seed and
  * its id, so a job is the same whatever the allocator or the queue did):
- *   - size: log2(nodes) uniform between 0 and log2(max_job_nodes), a
- *     power of two (log2 rounded) for pow2_share of the jobs - the shape
- *     of Lublin and Feitelson's model of rigid parallel jobs ("The
- *     workload on parallel supercomputers: modeling the characteristics
- *     of rigid jobs", JPDC 63(11), 2003: sizes uniform in log scale, most
- *     of them powers of two), with one stage instead of their two and our
- *     parameters (not fitted to Blue Waters' logs, which we do not have);
- *     the largest job is Blue Waters' queue limit, 26,864 nodes (NCSA,
- *     "Queue, Scheduling and Charging Policies");
- *   - runtime: log-uniform between 10 minutes and 48 hours, Blue Waters'
+ *   - size: log2(nodes) uniform on [0, log2 64] for 99 % of the jobs and
+ *     on [log2 64, log2 max_job_nodes] for the others, a power of two
+ *     (log2 rounded) for 80 % of them - the two-stage log-uniform shape of
+ *     Lublin and Feitelson's model of rigid parallel jobs ("The workload
+ *     on parallel supercomputers: modeling the characteristics of rigid
+ *     jobs", JPDC 63(11), 2003: sizes uniform in log scale in two stages,
+ *     most of them powers of two) with our parameters, not fitted to
+ *     Blue Waters' logs (which we do not have) but set so that the job
+ *     rate is of the order of Blue Waters' (White et al., "Challenges of
+ *     workload analysis on large HPC systems; a case study on NCSA
+ *     Bluewaters", PEARC 2017: over 4.5 million jobs from April 2013 to
+ *     September 2016, about 147 an hour; these parameters give about 95 an
+ *     hour at the default load on 27,648 nodes, doc/production.md) and
+ *     most of the node time is in jobs above 64 nodes (75 %); the largest
+ *     job is Blue Waters' queue limit, 26,864 nodes (NCSA, "Queue,
+ *     Scheduling and Charging Policies");
+ *   - runtime: log-uniform between 1 minute and 48 hours, Blue Waters'
  *     longest wall time since January 2016 (same page);
  *   - pattern: TEMU_PROD_PATTERNS kinds at fixed shares (production.h);
  *   - phases: exponential lengths of mean mean_phase_ps, each with its own
@@ -21,9 +28,10 @@
  *     Fig. 3: the CCDF of the machine's injection per minute is a line on a
  *     log scale, an exponential tail), capped at max_node_gbs.
  * Arrivals: a backlog of twice the machine's nodes at time 0, then a
- * Poisson stream at the offered load.  A job of the backlog that starts at
- * time 0 runs a uniform share of its runtime (the machine is caught in the
- * middle of production, not emptied before).
+ * Poisson stream at the offered load.  The machine is caught in the middle
+ * of production, not emptied before: at time 0 the backlog is placed
+ * first-fit in submission order, and a job started then runs a uniform
+ * share of its runtime.
  */
 #include "production.h"
 
@@ -42,8 +50,10 @@ void temu_prod_params_default(temu_prod_params *p, int64_t nodes)
     memset(p, 0, sizeof *p);
     p->machine_nodes = nodes;
     p->max_job_nodes = nodes < 26864 ? nodes : 26864;
-    p->min_run_ps = 10 * PS_PER_MIN;
+    p->min_run_ps = PS_PER_MIN;
     p->max_run_ps = 48 * 60 * PS_PER_MIN;
+    p->small_nodes = 64;
+    p->small_share = 0.99;
     p->pow2_share = 0.8;
     p->load = 1.2;
     p->mean_phase_ps = 5 * PS_PER_MIN;
@@ -81,9 +91,24 @@ static double log2_max(const temu_prod_params *p)
     return log2((double)p->max_job_nodes);
 }
 
+/* The two stages of log2(size): [0, b] and [b, log2 max] (b at most the
+ * top). */
+static void stages(const temu_prod_params *p, double lo[2], double hi[2])
+{
+    double l = log2_max(p), b = log2((double)p->small_nodes);
+    b = b < l ? b : l;
+    lo[0] = 0;
+    hi[0] = b;
+    lo[1] = b;
+    hi[1] = l;
+}
+
 int64_t temu_prod_draw_nodes(const temu_prod_params *p, uint64_t *rng)
 {
-    double l = log2_max(p), u = temu_prod_uniform(rng) * l;
+    double lo[2], hi[2], l = log2_max(p);
+    stages(p, lo, hi);
+    int st = temu_prod_uniform(rng) < p->small_share ? 0 : 1;
+    double u = lo[st] + temu_prod_uniform(rng) * (hi[st] - lo[st]);
     int64_t n;
     if (temu_prod_uniform(rng) < p->pow2_share) {
         int j = (int)floor(u + 0.5);
@@ -115,27 +140,34 @@ int32_t temu_prod_draw_pattern(uint64_t *rng)
     return temu_prod_pattern_kinds[TEMU_PROD_PATTERNS - 1];
 }
 
-/* Mean of the sizes as drawn: the power-of-two part sums 2^j over the
- * share of [0, l] that rounds to j; the other part floor(2^u) = k over
- * u in [log2 k, log2 (k + 1)). */
-double temu_prod_mean_nodes(const temu_prod_params *p)
+/* Mean size of one stage, u uniform on [a, b] (0 <= a <= b <= l): the
+ * power-of-two part sums 2^j over the share of [a, b] that rounds to j
+ * (the top one taking the rest up to l), the other part floor(2^u) = k
+ * over u in [log2 k, log2 (k + 1)). */
+static double stage_mean(const temu_prod_params *p, double a, double b)
 {
     double l = log2_max(p), pow2 = 0, plain = 0;
-    if (l <= 0) {
-        return 1;
+    if (b <= a) {
+        return exp2(floor(a + 0.5) < floor(l) ? floor(a + 0.5) : floor(l));
     }
     int top = (int)floor(l);
-    for (int j = 0; j <= top; j++) {
-        double lo = j == 0 ? 0 : j - 0.5, hi = j == top ? l : j + 0.5;
-        pow2 += exp2(j) * (hi - lo) / l;
+    for (int j = (int)floor(a + 0.5); j <= top; j++) {
+        double x = fmax(a, j - 0.5), y = j == top ? b : fmin(b, j + 0.5);
+        pow2 += y > x ? exp2(j) * (y - x) / (b - a) : 0;
     }
-    for (int64_t k = 1; k <= p->max_job_nodes; k++) {
-        double hi = fmin(log2((double)(k + 1)), l);
-        if (hi > log2((double)k)) {
-            plain += (double)k * (hi - log2((double)k)) / l;
-        }
+    for (int64_t k = (int64_t)floor(exp2(a)); k <= p->max_job_nodes; k++) {
+        double x = fmax(log2((double)k), a), y = fmin(log2((double)(k + 1)), b);
+        plain += y > x ? (double)k * (y - x) / (b - a) : 0;
     }
     return p->pow2_share * pow2 + (1 - p->pow2_share) * plain;
+}
+
+double temu_prod_mean_nodes(const temu_prod_params *p)
+{
+    double lo[2], hi[2];
+    stages(p, lo, hi);
+    return p->small_share * stage_mean(p, lo[0], hi[0]) +
+           (1 - p->small_share) * stage_mean(p, lo[1], hi[1]);
 }
 
 double temu_prod_mean_run_ps(const temu_prod_params *p)
@@ -273,7 +305,8 @@ temu_status temu_prod_queue_create(const temu_prod_params *p, temu_alloc *a, tem
     temu_status st = TEMU_OK;
     *out = NULL;
     if (p->max_job_nodes < 1 || p->max_job_nodes > p->machine_nodes || p->load <= 0 ||
-        p->min_run_ps <= 0 || p->max_run_ps < p->min_run_ps || p->mean_phase_ps <= 0) {
+        p->small_nodes < 1 || p->small_share < 0 || p->small_share > 1 || p->min_run_ps <= 0 ||
+        p->max_run_ps < p->min_run_ps || p->mean_phase_ps <= 0) {
         return temu_fail(err, TEMU_EINVAL, "production parameters out of range");
     }
     temu_prod_queue *q = calloc(1, sizeof *q);
@@ -387,10 +420,33 @@ static void shadow_of(const temu_prod_queue *q, int64_t need, int64_t *shadow, i
 /* Jobs tried past the head in one pass (EASY's backfill window). */
 #define BACKFILL_WINDOW 64
 
+/* Time 0: the backlog placed first-fit in submission order (a machine
+ * caught in production is full, not drained for the head of a queue that
+ * has just been made up). */
+static temu_status fill(temu_prod_queue *q, temu_prod_job_fn fn, void *ctx, temu_error *err)
+{
+    int64_t failed = INT64_MAX; /* smallest need that found no room */
+    for (int64_t w = 0; w < q->nwait;) {
+        int64_t need = temu_alloc_need(q->a, q->jobs[q->waiting[w]].nodes);
+        int r = need < failed ? try_start(q, w, 0, fn, ctx) : 0;
+        if (r < 0) {
+            return temu_fail(err, TEMU_ENOMEM, "out of memory for a job's nodes");
+        }
+        if (r == 0) {
+            failed = need < failed ? need : failed;
+            w++;
+        }
+    }
+    return TEMU_OK;
+}
+
 static temu_status schedule(temu_prod_queue *q, int64_t now_ps, temu_prod_job_fn fn, void *ctx,
                             temu_error *err)
 {
     int r;
+    if (now_ps == 0) {
+        return fill(q, fn, ctx, err);
+    }
     while (q->nwait > 0 && (r = try_start(q, 0, now_ps, fn, ctx)) != 0) {
         if (r < 0) {
             return temu_fail(err, TEMU_ENOMEM, "out of memory for a job's nodes");

@@ -26,8 +26,11 @@ extern const double temu_prod_pattern_shares[TEMU_PROD_PATTERNS];
 typedef struct temu_prod_params {
     int64_t machine_nodes; /* nodes of the machine                                     */
     int64_t max_job_nodes; /* largest job (Blue Waters' queues: 26,864 nodes)           */
-    int64_t min_run_ps;    /* runtimes log-uniform between these (10 min .. 48 h)        */
+    int64_t min_run_ps;    /* runtimes log-uniform between these (1 min .. 48 h)         */
     int64_t max_run_ps;
+    int64_t small_nodes;   /* log2(size) uniform on [0, log2 small_nodes] for            */
+    double small_share;    /* small_share of the jobs, else on the rest up to the        */
+                           /* largest (64 nodes, 0.99)                                   */
     double pow2_share;     /* share of job sizes that are powers of two (0.8)           */
     double load;           /* offered load: arrivals x size x runtime / machine (1.2)   */
     int64_t mean_phase_ps; /* a job's traffic changes rate after phases of this mean     */
@@ -122,7 +125,9 @@ int64_t temu_alloc_free_nodes(const temu_alloc *a);
  * scheduling system", 1995): when the head of the queue cannot start, it
  * is promised the earliest time enough nodes will be free, and later jobs
  * start now if they end by then or fit in the nodes it will not need.
- * Runtimes are known exactly (no overestimated wall times).
+ * Runtimes are known exactly (no overestimated wall times).  At time 0
+ * the backlog is placed first-fit in submission order instead (a machine
+ * caught in production is full).
  */
 typedef struct temu_prod_queue temu_prod_queue;
 
