@@ -92,6 +92,35 @@ START_TEST(pairs_by_hand)
 }
 END_TEST
 
+/* A stream of a production phase is T PUT transactions: the volume model
+ * plans T request packets of 32 phits on VC0 and T responses of 3 phits
+ * back on VC1 (production_run.c sends these as two flows). */
+START_TEST(stream_is_a_put)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    temu_error err;
+    temu_plan p;
+    uint64_t t = 1000003;
+    temu_message msg = {3, 77, t * 64, NULL, TEMU_KIND_PUT};
+    ck_assert_uint_eq(temu_gemini_put_request_phits(64, 0), 32);
+    ck_assert_msg(temu_plan_message(&m, &msg, &p, &err) == TEMU_OK, "%s", err.message);
+    uint64_t pk[2][2] = {{0}}, ph[2][2] = {{0}};
+    for (int dir = 0; dir < 2; dir++) {
+        for (int vc = 0; vc < 2; vc++) {
+            for (int k = 0; k < TEMU_SLOTS; k++) {
+                pk[dir][vc] += p.pkts[dir][vc][k];
+                ph[dir][vc] += p.phits[dir][vc][k];
+            }
+        }
+    }
+    ck_assert_uint_eq(pk[0][0], t);
+    ck_assert_uint_eq(ph[0][0], 32 * t);
+    ck_assert_uint_eq(pk[1][1], t);
+    ck_assert_uint_eq(ph[1][1], 3 * t);
+    ck_assert_uint_eq(pk[0][1] + pk[1][0], 0);
+}
+END_TEST
+
 /* ----------------------------------------------------------- draws */
 
 #define DRAWS 200000
@@ -529,6 +558,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pairs_are_the_replay);
     tcase_add_test(tc, pairs_by_hand);
+    tcase_add_test(tc, stream_is_a_put);
     tcase_add_test(tc, sizes_hold_their_moments);
     tcase_add_test(tc, runtimes_hold_their_moments);
     tcase_add_test(tc, patterns_and_phases);

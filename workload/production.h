@@ -172,10 +172,8 @@ typedef struct temu_prod_run_opts {
     int64_t duration_ps; /* virtual time of the period           */
     int64_t interval_ps; /* between the series' snapshots        */
     const char *series;  /* the series file (created, truncated) */
-    /* may be NULL: after each snapshot (the report so far), and when a
-     * job ends (the record valid during the call) */
+    /* may be NULL: called after each snapshot with the report so far */
     void (*snapshot)(void *ctx, int64_t t_ps, const temu_prod_report *so_far);
-    void (*job)(void *ctx, const temu_prod_job *j);
     void *ctx;
 } temu_prod_run_opts;
 

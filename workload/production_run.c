@@ -276,9 +276,6 @@ static void on_job(void *ctx, const temu_prod_job *j, int started)
                 break;
             }
         }
-        if (r->o->job != NULL) {
-            r->o->job(r->o->ctx, j);
-        }
         return;
     }
     r->st = grow((void **)&r->jobs, &r->capjobs, r->njobs + 1, sizeof *r->jobs, r->err);
