@@ -519,6 +519,34 @@ START_TEST(queue_fills_the_machine)
 }
 END_TEST
 
+/* At time 0 the machine is caught in production: at least 95 % of its
+ * nodes held, on Blue Waters' whole torus with both allocators (a backlog
+ * of twice its nodes placed first-fit held 65 % with the topo allocator:
+ * its largest jobs waited and the rest did not fill it). */
+START_TEST(queue_starts_full)
+{
+    temu_machine m = test_machine("gemini:24x24x24");
+    for (int kind = 0; kind < 2; kind++) {
+        temu_alloc *a = alloc_of(&m, kind);
+        temu_prod_params p;
+        temu_prod_params_default(&p, m.nnodes);
+        temu_prod_queue *q;
+        temu_error err;
+        trace t;
+        memset(&t, 0, sizeof t);
+        ck_assert_msg(temu_prod_queue_create(&p, a, &q, &err) == TEMU_OK, "%s", err.message);
+        ck_assert_int_eq(temu_prod_queue_advance(q, 0, on_job, &t, &err), TEMU_OK);
+        temu_prod_queue_stats st;
+        temu_prod_queue_stats_get(q, &st);
+        ck_assert_msg(st.busy_nodes * 20 >= m.nnodes * 19, "allocator %d: %lld of %lld nodes held",
+                      kind, (long long)st.busy_nodes, (long long)m.nnodes);
+        ck_assert_int_eq(st.busy_nodes, m.nnodes - temu_alloc_free_nodes(a));
+        temu_prod_queue_free(q);
+        temu_alloc_free(a);
+    }
+}
+END_TEST
+
 START_TEST(queue_is_the_seed)
 {
     trace a, b, c;
@@ -570,6 +598,7 @@ static Suite *suite(void)
     tcase_add_test(tc, topo_closer_than_nid);
     tcase_add_test(tc, allocator_refusals);
     tcase_add_test(tc, queue_fills_the_machine);
+    tcase_add_test(tc, queue_starts_full);
     tcase_add_test(tc, queue_is_the_seed);
     tcase_add_test(tc, queue_backfills);
     suite_add_tcase(s, tc);

@@ -30,8 +30,9 @@
  * Arrivals: a backlog of twice the machine's nodes at time 0, then a
  * Poisson stream at the offered load.  The machine is caught in the middle
  * of production, not emptied before: at time 0 the backlog is placed
- * first-fit in submission order, and a job started then runs a uniform
- * share of its runtime.
+ * first-fit in submission order, more of it drawn while under 95 % of the
+ * nodes are held, and a job started then runs a uniform share of its
+ * runtime.
  */
 #include "production.h"
 
@@ -420,24 +421,45 @@ static void shadow_of(const temu_prod_queue *q, int64_t need, int64_t *shadow, i
 /* Jobs tried past the head in one pass (EASY's backfill window). */
 #define BACKFILL_WINDOW 64
 
-/* Time 0: the backlog placed first-fit in submission order (a machine
- * caught in production is full, not drained for the head of a queue that
- * has just been made up). */
+/* Waiting job w tried at time 0 unless a job needing no more than it
+ * found no room in this pass (*failed: the least such need). */
+static int fill_one(temu_prod_queue *q, int64_t w, int64_t *failed, temu_prod_job_fn fn, void *ctx)
+{
+    int64_t need = temu_alloc_need(q->a, q->jobs[q->waiting[w]].nodes);
+    int r = need < *failed ? try_start(q, w, 0, fn, ctx) : 0;
+    if (r == 0) {
+        *failed = need < *failed ? need : *failed;
+    }
+    return r;
+}
+
+/* Time 0: the backlog placed first-fit in submission order, and more of
+ * it drawn while under 95 % of the nodes are held (a backlog whose first
+ * jobs are large would leave the machine part empty), up to twenty times
+ * the machine's nodes asked for in all.  A machine caught in production
+ * is full, not drained for the head of a queue that has just been made
+ * up. */
 static temu_status fill(temu_prod_queue *q, temu_prod_job_fn fn, void *ctx, temu_error *err)
 {
-    int64_t failed = INT64_MAX; /* smallest need that found no room */
-    for (int64_t w = 0; w < q->nwait;) {
-        int64_t need = temu_alloc_need(q->a, q->jobs[q->waiting[w]].nodes);
-        int r = need < failed ? try_start(q, w, 0, fn, ctx) : 0;
-        if (r < 0) {
-            return temu_fail(err, TEMU_ENOMEM, "out of memory for a job's nodes");
-        }
-        if (r == 0) {
-            failed = need < failed ? need : failed;
-            w++;
-        }
+    int64_t failed = INT64_MAX, asked = 0, m = q->p.machine_nodes;
+    int r = 0;
+    for (int64_t i = 0; i < q->njobs; i++) {
+        asked += q->jobs[i].nodes;
     }
-    return TEMU_OK;
+    for (int64_t w = 0; r >= 0 && w < q->nwait;) {
+        r = fill_one(q, w, &failed, fn, ctx);
+        w += r == 0;
+    }
+    temu_status st = TEMU_OK;
+    while (r >= 0 && st == TEMU_OK && q->st.busy_nodes * 20 < m * 19 && asked < 20 * m) {
+        st = submit(q, 0, err);
+        asked += st == TEMU_OK ? q->jobs[q->njobs - 1].nodes : 0;
+        r = st == TEMU_OK ? fill_one(q, q->nwait - 1, &failed, fn, ctx) : 0;
+    }
+    if (r < 0) {
+        st = temu_fail(err, TEMU_ENOMEM, "out of memory for a job's nodes");
+    }
+    return st;
 }
 
 static temu_status schedule(temu_prod_queue *q, int64_t now_ps, temu_prod_job_fn fn, void *ctx,

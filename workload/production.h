@@ -126,8 +126,9 @@ int64_t temu_alloc_free_nodes(const temu_alloc *a);
  * is promised the earliest time enough nodes will be free, and later jobs
  * start now if they end by then or fit in the nodes it will not need.
  * Runtimes are known exactly (no overestimated wall times).  At time 0
- * the backlog is placed first-fit in submission order instead (a machine
- * caught in production is full).
+ * the backlog is placed first-fit in submission order instead, more of it
+ * drawn while under 95 % of the nodes are held (a machine caught in
+ * production is full).
  */
 typedef struct temu_prod_queue temu_prod_queue;
 

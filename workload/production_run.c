@@ -203,9 +203,12 @@ static temu_status collect_pair(void *ctx, int32_t from, int32_t to, uint64_t by
     return st;
 }
 
-/* One stream of a phase: `tx` PUT transactions from src to dst, at
- * gbs GB/s of payload, from t. */
-static temu_status stream_send(run *r, int64_t t, int64_t src, int64_t dst, uint64_t tx, double gbs)
+/* One stream of a phase: `tx` PUT transactions from src to dst, spread
+ * evenly over the `ns` nanoseconds from t (the rate cap is the whole
+ * transactions over the phase, so that every stream of a phase drains at
+ * its end when the network keeps up: one event of the model, not one per
+ * stream). */
+static temu_status stream_send(run *r, int64_t t, int64_t src, int64_t dst, uint64_t tx, double ns)
 {
     temu_status st =
         grow((void **)&r->ledger, &r->capstream, r->nstream + 1, sizeof *r->ledger, r->err);
@@ -221,11 +224,11 @@ static temu_status stream_send(run *r, int64_t t, int64_t src, int64_t dst, uint
     r->nstream++;
     uint32_t key = (uint32_t)((src + dst) % 8); /* the stream's first tile slot */
     uint32_t req = r->req_phits * 3, resp = r->resp_phits * 3;
-    double per_byte = gbs / TEMU_GEMINI_MAX_TRANSACTION; /* transactions per ns */
-    st = temu_fm_send(r->fm, t, src, dst, req, tx, 0, key, per_byte * req, (uint64_t)id << 1,
+    double per_ns = (double)tx / ns; /* transactions per ns */
+    st = temu_fm_send(r->fm, t, src, dst, req, tx, 0, key, per_ns * req, (uint64_t)id << 1,
                       r->err);
     if (st == TEMU_OK) {
-        st = temu_fm_send(r->fm, t, dst, src, resp, tx, 1, key, per_byte * resp,
+        st = temu_fm_send(r->fm, t, dst, src, resp, tx, 1, key, per_ns * resp,
                           (uint64_t)id << 1 | 1u, r->err);
     }
     r->rep->streams++;
@@ -257,7 +260,7 @@ static temu_status phase_start(run *r, live *j, int32_t index, int64_t t)
         uint64_t tx = (uint64_t)(gbs * ns / TEMU_GEMINI_MAX_TRANSACTION);
         if (tx > 0) {
             st = stream_send(r, t, j->job.held[r->pairs[i].from], j->job.held[r->pairs[i].to], tx,
-                             gbs);
+                             ns);
         }
     }
     return st;
