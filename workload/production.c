@@ -41,6 +41,16 @@
 #include <string.h>
 
 #define PS_PER_MIN 60000000000000ll
+#define PS_PER_S 1000000000000ll
+
+/* The queue's and the phases' times are whole seconds, as a batch
+ * system's clock is: events of one second fall together, and the flow
+ * model steps once for all of them (its cost grows with the steps). */
+static int64_t whole_seconds(double ps)
+{
+    double s = ceil(ps / (double)PS_PER_S);
+    return (int64_t)(s < 1 ? 1 : s) * PS_PER_S;
+}
 
 const int32_t temu_prod_pattern_kinds[TEMU_PROD_PATTERNS] = {TEMU_PATTERN_HALO, TEMU_PATTERN_FFT,
                                                              TEMU_PATTERN_RANDOM};
@@ -126,7 +136,8 @@ int64_t temu_prod_draw_nodes(const temu_prod_params *p, uint64_t *rng)
 int64_t temu_prod_draw_run(const temu_prod_params *p, uint64_t *rng)
 {
     double r = (double)p->max_run_ps / (double)p->min_run_ps;
-    return (int64_t)((double)p->min_run_ps * pow(r, temu_prod_uniform(rng)));
+    int64_t t = whole_seconds((double)p->min_run_ps * pow(r, temu_prod_uniform(rng)));
+    return t < p->max_run_ps ? t : p->max_run_ps;
 }
 
 int32_t temu_prod_draw_pattern(uint64_t *rng)
@@ -199,7 +210,8 @@ void temu_prod_phase_draw(const temu_prod_params *p, const temu_prod_job *j, int
     int64_t end = j->start_ps + j->run_ps;
     out->index = index;
     out->start_ps = start_ps;
-    out->end_ps = len >= (double)(end - start_ps) ? end : start_ps + 1 + (int64_t)len;
+    out->end_ps = len >= (double)(end - start_ps) ? end : start_ps + whole_seconds(len);
+    out->end_ps = out->end_ps < end ? out->end_ps : end;
     out->node_gbs = gbs < p->max_node_gbs ? gbs : p->max_node_gbs;
     out->seed = temu_prod_rng(&s);
 }
@@ -327,7 +339,7 @@ temu_status temu_prod_queue_create(const temu_prod_params *p, temu_alloc *a, tem
         st = submit(q, 0, err);
         asked += st == TEMU_OK ? q->jobs[q->njobs - 1].nodes : 0;
     }
-    q->next_submit_ps = (int64_t)(-log1p(-temu_prod_uniform(&q->arrivals)) * q->mean_gap_ps) + 1;
+    q->next_submit_ps = whole_seconds(-log1p(-temu_prod_uniform(&q->arrivals)) * q->mean_gap_ps);
     if (st != TEMU_OK) {
         temu_prod_queue_free(q);
         return st;
@@ -375,7 +387,8 @@ static int try_start(temu_prod_queue *q, int64_t w, int64_t now_ps, temu_prod_jo
     j->start_ps = now_ps;
     if (now_ps == 0 && j->submit_ps == 0) {
         uint64_t s = stream(q->p.seed, 4, (uint64_t)j->id);
-        j->run_ps = 1 + (int64_t)(temu_prod_uniform(&s) * (double)j->run_ps);
+        int64_t left = whole_seconds(temu_prod_uniform(&s) * (double)j->run_ps);
+        j->run_ps = left < j->run_ps ? left : j->run_ps;
     }
     q->running[q->nrun++] = q->waiting[w];
     memmove(&q->waiting[w], &q->waiting[w + 1], (size_t)(q->nwait - w - 1) * sizeof *q->waiting);
@@ -541,7 +554,7 @@ temu_status temu_prod_queue_advance(temu_prod_queue *q, int64_t now_ps, temu_pro
     while (st == TEMU_OK && q->next_submit_ps <= now_ps) {
         st = submit(q, q->next_submit_ps, err);
         q->next_submit_ps +=
-            (int64_t)(-log1p(-temu_prod_uniform(&q->arrivals)) * q->mean_gap_ps) + 1;
+            whole_seconds(-log1p(-temu_prod_uniform(&q->arrivals)) * q->mean_gap_ps);
     }
     return st == TEMU_OK ? schedule(q, now_ps, fn, ctx, err) : st;
 }
