@@ -1,11 +1,13 @@
 /*
  * test_flow.c - the flow level (torusemu_flow.h, emu/flow/): its max-min
  * solver on textbook cases computed by hand, its constants, and the model
- * against the packet model and against figures computed by hand.
+ * against the packet model and against figures computed by hand (the
+ * round machine of timingutil.h: every channel 1 GB/s, router 20 ns, wire
+ * 3 ns, so a packet of b bytes serializes in exactly 1000*b ps).
  */
 #include "../emu/flow/fm_maxmin.h"
 #include "../emu/flow/fm_params.h"
-#include "testutil.h"
+#include "timingutil.h"
 #include "torusemu_flow.h"
 
 #include <math.h>
@@ -186,7 +188,7 @@ typedef struct rec {
     uint64_t done_packets[NREC];
 } rec;
 
-static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+static void on_flow_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
 {
     rec *r = ctx;
     if (r->n < NREC) {
@@ -214,7 +216,7 @@ static temu_fm *fm_make(const temu_machine *m, const temu_tm_config *c, rec *r)
     ck_assert_msg(temu_fm_create(m, c, &f, &err) == TEMU_OK, "%s", err.message);
     if (r != NULL) {
         memset(r, 0, sizeof *r);
-        temu_fm_set_delivery(f, on_delivery, r);
+        temu_fm_set_delivery(f, on_flow_delivery, r);
         temu_fm_set_done(f, on_done, r);
     }
     return f;
@@ -236,30 +238,6 @@ static temu_tm_lane_stats fm_lane(const temu_fm *f, int64_t router, int link, in
     ck_assert_msg(temu_fm_lane_stats_get(f, router, link, lane, &s, &err) == TEMU_OK, "%s",
                   err.message);
     return s;
-}
-
-static int64_t node3(const temu_machine *m, int x, int y, int z)
-{
-    int32_t c[3] = {x, y, z};
-    return temu_router_index(m, c) * m->nodes_per_router;
-}
-
-/* The round machine of test_timing.c: every channel 1 GB/s, so a packet
- * of b bytes serializes in 1000*b ps; router 20 ns, wire 3 ns. */
-static temu_tm_config round_config(void)
-{
-    temu_tm_config c;
-    memset(&c, 0, sizeof c);
-    c.router_ps = 20000;
-    c.wire_ps = 3000;
-    c.credit_ps = 3000;
-    c.buffer_bytes = 4096;
-    c.max_packet = 256;
-    c.classes = 1;
-    c.flow = TEMU_TM_CREDIT;
-    c.link_gbs = 1.0;
-    c.node_gbs = 1.0;
-    return c;
 }
 
 /* A machine's own configuration, routed deterministically (the flow
@@ -285,7 +263,7 @@ static int64_t packet_model_time(const temu_machine *m, const temu_tm_config *c,
     rec r;
     memset(&r, 0, sizeof r);
     ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
-    temu_tm_set_delivery(t, on_delivery, &r);
+    temu_tm_set_delivery(t, on_flow_delivery, &r);
     ck_assert_msg(temu_tm_send_train(t, 1000, src, dst, bytes, count, 0, key, 0, &err) == TEMU_OK,
                   "%s", err.message);
     temu_tm_run(t, INT64_MAX);
@@ -356,6 +334,33 @@ START_TEST(test_lone_flow_matches_packet_model)
 }
 END_TEST
 
+/* Shallow buffers (tests/test_timing_booksim.c's configuration: two
+ * 64-byte packets per input queue, a packet holding its space for
+ * 2 + 4 + 4 + 2 ns from the credit taken to the credit back) pace a lone
+ * flow at one packet per 6 ns, not per its 4-ns serialization: the flow
+ * level's buffer constraint gives the packet model's times. */
+START_TEST(test_shallow_buffers_pace_a_flow)
+{
+    temu_machine m = test_machine("bgp:4x4x4");
+    temu_tm_config c;
+    memset(&c, 0, sizeof c);
+    c.router_ps = 4000;
+    c.wire_ps = 2000;
+    c.node_wire_ps = 1000;
+    c.credit_ps = 2000;
+    c.buffer_bytes = 128;
+    c.max_packet = 64;
+    c.classes = 1;
+    c.flow = TEMU_TM_CREDIT;
+    c.link_gbs = c.node_gbs = 16.0;
+    int64_t pa[16], fa[16];
+    int64_t a = packet_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, pa);
+    int64_t b = flow_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, fa);
+    ck_assert_int_eq(pa[15] - pa[13], 12000); /* two packets per 12 ns */
+    ck_assert_msg(llabs(a - b) <= 4000, "packet %lld flow %lld", (long long)a, (long long)b);
+}
+END_TEST
+
 /* Two flows share the X+ link leaving x=1 on the round machine: A from
  * (0,0,0) to (2,0,0), 10 packets; B from (1,0,0) to (3,0,0), 4 packets;
  * 100 bytes each, S = 100000 ps per packet on every channel.  Each gets
@@ -368,8 +373,8 @@ START_TEST(test_two_flows_share_a_link)
     temu_tm_config c = round_config();
     rec r;
     temu_fm *f = fm_make(&m, &c, &r);
-    fm_send(f, 0, node3(&m, 0, 0, 0), node3(&m, 2, 0, 0), 100, 10, 0, 0, 0);
-    fm_send(f, 0, node3(&m, 1, 0, 0), node3(&m, 3, 0, 0), 100, 4, 0, 0, 1);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 10, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 4, 0, 0, 1);
     ck_assert_int_eq(temu_fm_next_event(f), 0);
     temu_fm_run(f, INT64_MAX);
     ck_assert_int_eq(r.done, 2);
@@ -378,15 +383,55 @@ START_TEST(test_two_flows_share_a_link)
     ck_assert_uint_eq(r.done_packets[0], 10);
     ck_assert_int_eq(r.n, 14);
     /* the shared link: 14 packets, busy 14 S; A's first link 10 */
-    temu_tm_lane_stats s = fm_lane(f, node3(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
     ck_assert_uint_eq(s.packets, 14);
     ck_assert_uint_eq(s.bytes, 1400);
     ck_assert_int_eq(s.busy_ps, 14 * 100000);
-    ck_assert_uint_eq(fm_lane(f, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0).packets, 10);
+    ck_assert_uint_eq(fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0).packets, 10);
     temu_fm_totals tot;
     temu_fm_totals_get(f, &tot);
     ck_assert_uint_eq(tot.flows, 2);
     ck_assert_uint_ge(tot.solves, 2);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A change reaches flows that do not share a channel with it, and the
+ * derating follows the input queues.  Round machine, S = 100000 ps per
+ * 100-byte packet, along X: A x0->x2 (links x0-x1, L1 = x1-x2), B x1->x3
+ * (L1, L2 = x2-x3), C x2->x4 (L2, x3-x4), and from 8S D x2->x3 (L2).
+ *   0..8S   L1 and L2 full; L2 is fed by L1, whose queue holds A (to
+ *           eject) and B (to L2): head-of-line blocking, eta(2) = 0.75,
+ *           so B = C = 0.375/S, A = 1 - 0.375 = 0.625/S (5, 3, 3 drained);
+ *   8S      D joins L2: B = C = D = 0.25/S, and A, which does not cross
+ *           L2, rises to 0.75/S; its last 3 packets end at 12S;
+ *   12S     L1 holds only B: L2 no longer derated, B = C = D = 1/3 per S
+ *           (B, C 4 drained, D 1); D's last packet ends at 15S;
+ *   15S     B = C = 0.5/S (5 drained each): C's last 2 end at 19S;
+ *   19S     B alone at 1/S: its last 2 end at 21S.
+ * Deliveries add the pipeline less S: 66000 ps for 2 hops, 43000 for 1. */
+START_TEST(test_rates_follow_changes)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    rec r;
+    temu_fm *f = fm_make(&m, &c, &r);
+    const int64_t s = 100000;
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 8, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 9, 0, 0, 1);
+    fm_send(f, 0, node(&m, 2, 0, 0), node(&m, 4, 0, 0), 100, 7, 0, 0, 2);
+    fm_send(f, 8 * s, node(&m, 2, 0, 0), node(&m, 3, 0, 0), 100, 2, 0, 0, 3);
+    temu_fm_run(f, INT64_MAX);
+    ck_assert_int_eq(r.done, 4);
+    ck_assert_int_eq(r.done_ps[0], 12 * s + 66000);
+    ck_assert_int_eq(r.done_ps[3], 15 * s + 43000);
+    ck_assert_int_eq(r.done_ps[2], 19 * s + 66000);
+    ck_assert_int_eq(r.done_ps[1], 21 * s + 66000);
+    /* L2 was busy 0.75 of 0..12S, all of 12S..19S, and B's 2S: 9 + 7 + 2;
+     * it carried every packet of B, C and D */
+    temu_tm_lane_stats l2 = fm_lane(f, node(&m, 2, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_int_eq(l2.busy_ps, 18 * s);
+    ck_assert_uint_eq(l2.packets, 9 + 7 + 2);
     temu_fm_destroy(f);
 }
 END_TEST
@@ -399,7 +444,7 @@ START_TEST(test_rate_cap)
     temu_tm_config c = round_config();
     rec r;
     temu_fm *f = fm_make(&m, &c, &r);
-    fm_send(f, 0, node3(&m, 0, 0, 0), node3(&m, 1, 0, 0), 100, 5, 0, 0.25, 0);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 100, 5, 0, 0.25, 0);
     temu_fm_run(f, INT64_MAX);
     /* one hop: pipeline S + 2 x 20000 + 3000, less S */
     ck_assert_int_eq(r.done_ps[0], 2000000 + 43000);
@@ -491,13 +536,13 @@ static int64_t merge_stall(double g, int with_b)
     temu_machine m = test_machine("bgp:8x4x4");
     temu_tm_config c = round_config();
     temu_fm *f = fm_make(&m, &c, NULL);
-    fm_send(f, 0, node3(&m, 0, 0, 0), node3(&m, 2, 0, 0), 100, 1000000, 0, g, 0);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 1000000, 0, g, 0);
     if (with_b) {
-        fm_send(f, 0, node3(&m, 1, 0, 0), node3(&m, 3, 0, 0), 100, 1000000, 0, g, 1);
+        fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 1000000, 0, g, 1);
     }
     temu_fm_run(f, 100000000);
-    temu_tm_lane_stats s = fm_lane(f, node3(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
-    temu_tm_lane_stats t = fm_lane(f, node3(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
+    temu_tm_lane_stats t = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
     /* below saturation: A's lane idles only for want of packets */
     ck_assert_int_eq(s.credit_stall_ps, g < 0.5 ? 0 : (int64_t)llround(100000000 * (1 - g)));
     ck_assert_int_eq(t.inq_stall_ps, 0);
@@ -526,7 +571,7 @@ START_TEST(test_lone_flow_no_stall)
     temu_machine m = test_machine("bgp:8x4x4");
     temu_tm_config c = round_config();
     temu_fm *f = fm_make(&m, &c, NULL);
-    fm_send(f, 0, node3(&m, 0, 0, 0), node3(&m, 3, 2, 1), 256, 40, 0, 0, 0);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 3, 2, 1), 256, 40, 0, 0, 0);
     temu_fm_run(f, INT64_MAX);
     for (int64_t rt = 0; rt < m.nrouters; rt++) {
         for (int l = 0; l < 6; l++) {
@@ -536,6 +581,30 @@ START_TEST(test_lone_flow_no_stall)
             ck_assert_int_eq(s.busy_ps, (int64_t)s.packets * 256000);
         }
     }
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A steady stream of 2^40 packets (a job's phase) costs its start and
+ * nothing per packet: run for 10 ms of virtual time, its lanes have
+ * counted exactly the packets started (one per 100 ns at 1 GB/s, packet
+ * 0 at time 0), in one solve. */
+START_TEST(test_long_stream_costs_no_work_per_packet)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    temu_fm_totals tot;
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 1, 0), 100, 1ull << 40, 0, 0, 0);
+    temu_fm_run(f, 10000000000); /* 10 ms */
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_uint_eq(s.packets, 100001);
+    ck_assert_uint_eq(s.bytes, 10000100);
+    ck_assert_int_eq(s.busy_ps, 10000000000);
+    temu_fm_totals_get(f, &tot);
+    ck_assert_uint_eq(tot.flows, 1);
+    ck_assert_uint_eq(tot.solves, 1);
+    ck_assert_uint_eq(temu_fm_pending(f), 1);
     temu_fm_destroy(f);
 }
 END_TEST
@@ -586,13 +655,13 @@ START_TEST(test_hops_tell_every_crossing_in_time)
     k.f = f;
     k.until = INT64_MAX;
     temu_fm_set_hop(f, on_hop, &k);
-    fm_send(f, 0, node3(&m, 0, 0, 0), node3(&m, 3, 0, 0), 100, 30, 0, 0, 0);
-    fm_send(f, 250000, node3(&m, 1, 0, 0), node3(&m, 2, 0, 0), 100, 7, 0, 0, 1);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 3, 0, 0), 100, 30, 0, 0, 0);
+    fm_send(f, 250000, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 100, 7, 0, 0, 1);
     for (int64_t t = 0; t < 5000000; t += 333333) {
         temu_fm_run(f, t);
         uint64_t lanes = 0;
         for (int x = 0; x < 3; x++) {
-            lanes += fm_lane(f, node3(&m, x, 0, 0), TEMU_LINK_PLUS(0), 0).packets;
+            lanes += fm_lane(f, node(&m, x, 0, 0), TEMU_LINK_PLUS(0), 0).packets;
         }
         ck_assert_uint_eq(lanes, k.link_packets);
     }
@@ -651,11 +720,14 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_mm_chain_bottleneck);
     tcase_add_test(tc, test_params);
     tcase_add_test(tc, test_lone_flow_matches_packet_model);
+    tcase_add_test(tc, test_shallow_buffers_pace_a_flow);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_rate_cap);
+    tcase_add_test(tc, test_rates_follow_changes);
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_lone_flow_no_stall);
+    tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);
     tcase_add_test(tc, test_hops_tell_every_crossing_in_time);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);

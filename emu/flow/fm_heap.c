@@ -12,23 +12,13 @@
 
 int fm_heap_resize(fm_heap *h, int32_t cap, int32_t oldcap)
 {
-    int32_t *ids = realloc(h->ids, (size_t)cap * sizeof *ids);
-    if (ids) {
-        h->ids = ids;
-    }
-    int64_t *key = realloc(h->key, (size_t)cap * sizeof *key);
-    if (key) {
-        h->key = key;
-    }
-    int32_t *pos = realloc(h->pos, (size_t)cap * sizeof *pos);
-    if (pos) {
-        h->pos = pos;
-    }
-    if (!ids || !key || !pos) {
+    if (fm_resize((void **)&h->ids, cap, sizeof *h->ids) != 0 ||
+        fm_resize((void **)&h->key, cap, sizeof *h->key) != 0 ||
+        fm_resize((void **)&h->pos, cap, sizeof *h->pos) != 0) {
         return -1;
     }
     for (int32_t i = oldcap; i < cap; i++) {
-        pos[i] = -1;
+        h->pos[i] = -1;
     }
     return 0;
 }

@@ -42,15 +42,13 @@ static int entry_before(const fm_mm_entry *a, const fm_mm_entry *b)
 static int heap_push(fm_mm_work *w, fm_mm_entry e)
 {
     if (w->nheap == w->capheap) {
-        int64_t cap = w->capheap ? 2 * w->capheap : 64;
-        fm_mm_entry *h = realloc(w->heap, (size_t)cap * sizeof *h);
-        if (!h) {
+        int32_t cap = fm_room(w->nheap + 1, w->capheap);
+        if (fm_resize((void **)&w->heap, cap, sizeof *w->heap) != 0) {
             return -1;
         }
-        w->heap = h;
         w->capheap = cap;
     }
-    int64_t i = w->nheap++;
+    int32_t i = w->nheap++;
     while (i > 0 && entry_before(&e, &w->heap[(i - 1) / 2])) {
         w->heap[i] = w->heap[(i - 1) / 2];
         i = (i - 1) / 2;
@@ -62,9 +60,9 @@ static int heap_push(fm_mm_work *w, fm_mm_entry e)
 static fm_mm_entry heap_pop(fm_mm_work *w)
 {
     fm_mm_entry top = w->heap[0], last = w->heap[--w->nheap];
-    int64_t i = 0, n = w->nheap;
+    int32_t i = 0, n = w->nheap;
     for (;;) {
-        int64_t c = 2 * i + 1;
+        int32_t c = 2 * i + 1;
         if (c >= n) {
             break;
         }
@@ -83,13 +81,15 @@ static fm_mm_entry heap_pop(fm_mm_work *w)
     return top;
 }
 
-/* Grow array *a to hold n items of size sz; 0 or -1. */
-static int grow(void **a, int32_t *cap, int32_t n, size_t sz)
+int32_t fm_room(int32_t need, int32_t cap)
 {
-    if (n <= *cap) {
-        return 0;
-    }
-    void *p = realloc(*a, (size_t)n * sz);
+    int32_t twice = cap > 0 ? 2 * cap : 4;
+    return need > twice ? need : twice;
+}
+
+int fm_resize(void **a, int32_t n, size_t size)
+{
+    void *p = realloc(*a, (size_t)n * size);
     if (!p) {
         return -1;
     }
@@ -97,25 +97,32 @@ static int grow(void **a, int32_t *cap, int32_t n, size_t sz)
     return 0;
 }
 
+/* Room for a problem's channels (with first[]'s one more), flows and
+ * elements. */
 static int work_reserve(fm_mm_work *w, const fm_mm_problem *p)
 {
-    int32_t ne = p->start[p->nflows], nc = p->nchans + 1; /* first[] has nchans + 1 */
-    int32_t c = w->capchans, f = w->capflows, e = w->capelems;
+    int32_t ne = p->start[p->nflows], nc = p->nchans + 1;
     int bad = 0;
-    bad |= grow((void **)&w->rem, &c, nc, sizeof *w->rem);
-    bad |= grow((void **)&w->sum, &c, nc, sizeof *w->sum);
-    bad |= grow((void **)&w->rising, &c, nc, sizeof *w->rising);
-    bad |= grow((void **)&w->version, &c, nc, sizeof *w->version);
-    bad |= grow((void **)&w->first, &c, nc, sizeof *w->first);
-    bad |= grow((void **)&w->fixed, &f, p->nflows, sizeof *w->fixed);
-    bad |= grow((void **)&w->link, &e, ne, sizeof *w->link);
-    if (bad) {
-        return -1; /* the arrays grown so far keep their old capacity figure: safe */
+    if (nc > w->capchans) {
+        int32_t n = fm_room(nc, w->capchans);
+        bad |= fm_resize((void **)&w->rem, n, sizeof *w->rem);
+        bad |= fm_resize((void **)&w->sum, n, sizeof *w->sum);
+        bad |= fm_resize((void **)&w->rising, n, sizeof *w->rising);
+        bad |= fm_resize((void **)&w->version, n, sizeof *w->version);
+        bad |= fm_resize((void **)&w->first, n, sizeof *w->first);
+        w->capchans = bad ? w->capchans : n; /* a failed one kept its old size */
     }
-    w->capchans = nc > w->capchans ? nc : w->capchans;
-    w->capflows = p->nflows > w->capflows ? p->nflows : w->capflows;
-    w->capelems = ne > w->capelems ? ne : w->capelems;
-    return 0;
+    if (p->nflows > w->capflows) {
+        int32_t n = fm_room(p->nflows, w->capflows);
+        bad |= fm_resize((void **)&w->fixed, n, sizeof *w->fixed);
+        w->capflows = bad ? w->capflows : n;
+    }
+    if (ne > w->capelems) {
+        int32_t n = fm_room(ne, w->capelems);
+        bad |= fm_resize((void **)&w->link, n, sizeof *w->link);
+        w->capelems = bad ? w->capelems : n;
+    }
+    return bad ? -1 : 0;
 }
 
 /* The channels' flows, compressed (first/link), and every channel's

@@ -17,6 +17,7 @@
 #ifndef TEMU_FLOW_MAXMIN_H
 #define TEMU_FLOW_MAXMIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
@@ -49,9 +50,15 @@ typedef struct fm_mm_work {
     uint32_t *version;     /* [nchans] stamp of its newest heap entry            */
     uint8_t *fixed;        /* [nflows] */
     struct fm_mm_entry *heap;
-    int64_t nheap, capheap;
+    int32_t nheap, capheap;
     int32_t capchans, capflows, capelems;
 } fm_mm_work;
+
+/* Array growth for the flow level's parts: the capacity to allocate for
+ * `need` items when `cap` are allocated (at least doubling), and *a
+ * reallocated to n items of `size` bytes (0, or -1 with *a unchanged). */
+int32_t fm_room(int32_t need, int32_t cap);
+int fm_resize(void **a, int32_t n, size_t size);
 
 /* Solve p into r; 0, or -1 when out of memory (r then undefined). */
 int fm_mm_solve(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r);

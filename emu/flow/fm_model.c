@@ -183,12 +183,10 @@ int fm_flow_rescheduled(temu_fm *f, int32_t id)
 static int seed(temu_fm *f, int32_t chan)
 {
     if (f->nseeds == f->capseeds) {
-        int32_t cap = f->capseeds ? 2 * f->capseeds : 256;
-        int32_t *s = realloc(f->seeds, (size_t)cap * sizeof *s);
-        if (!s) {
+        int32_t cap = fm_room(f->nseeds + 1, f->capseeds);
+        if (fm_resize((void **)&f->seeds, cap, sizeof *f->seeds) != 0) {
             return -1;
         }
-        f->seeds = s;
         f->capseeds = cap;
     }
     f->seeds[f->nseeds++] = chan;
@@ -202,12 +200,10 @@ static int flow_join(temu_fm *f, int32_t id)
     for (int32_t e = 0; e < fl->nel; e++) {
         fm_chan *c = &f->ch[fl->el[e].chan];
         if (c->nusers == c->capusers) {
-            int32_t cap = c->capusers ? 2 * c->capusers : 4;
-            fm_user *u = realloc(c->users, (size_t)cap * sizeof *u);
-            if (!u) {
+            int32_t cap = fm_room(c->nusers + 1, c->capusers);
+            if (fm_resize((void **)&c->users, cap, sizeof *c->users) != 0) {
                 return -1;
             }
-            c->users = u;
             c->capusers = cap;
         }
         fl->el[e].pos = c->nusers;
@@ -243,6 +239,7 @@ static int on_create(temu_fm *f, int32_t id)
 {
     fm_flow *fl = &f->fl[id];
     fl->state = FM_ACTIVE;
+    f->nbuffered += fl->buffered;
     fl->tp = f->now;
     fl->p = 0;
     fl->x = 0;
@@ -258,6 +255,7 @@ static int on_drained(temu_fm *f, int32_t id)
     fm_flow_report(f, id, f->now, 1);
     fm_heap_remove(&f->due, f->fl, id);
     fl->state = FM_DRAINED;
+    f->nbuffered -= fl->buffered;
     fm_heap_set(&f->ev, f->fl, id, f->now + fl->lat);
     return flow_leave(f, id);
 }
@@ -386,13 +384,9 @@ static int32_t flow_slot(temu_fm *f)
         return id;
     }
     if (f->nfl == f->capfl) {
-        int32_t cap = f->capfl ? 2 * f->capfl : 64;
-        fm_flow *fl = realloc(f->fl, (size_t)cap * sizeof *fl);
-        if (!fl) {
-            return -1;
-        }
-        f->fl = fl;
-        if (fm_heap_resize(&f->ev, cap, f->capfl) != 0 ||
+        int32_t cap = fm_room(f->nfl + 1, f->capfl);
+        if (fm_resize((void **)&f->fl, cap, sizeof *f->fl) != 0 ||
+            fm_heap_resize(&f->ev, cap, f->capfl) != 0 ||
             fm_heap_resize(&f->due, cap, f->capfl) != 0) {
             return -1;
         }
@@ -510,6 +504,10 @@ temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_
     f->c = *c;
     f->par = &fm_params_default;
     f->tlinks = 2 * m->ndims;
+    /* the packet model's VCs: two per class (dateline) with credits or
+     * trains, else one (tokens and the bubble rule) */
+    f->vcs_per_class = c->flow == TEMU_TM_CREDIT || c->train_packets > 1 ? 2 : 1;
+    f->nkeys = (int)c->classes * f->vcs_per_class;
     f->maxlanes = temu_machine_family(m)->info.max_lanes;
     for (int l = 0; l < f->tlinks; l++) {
         f->lanes[l] = temu_link_lanes(m, l);
@@ -554,6 +552,11 @@ void temu_fm_destroy(temu_fm *f)
     free(f->rrate);
     free(f->rlimit);
     free(f->rfull);
+    free(f->pfix);
+    free(f->punew);
+    free(f->pccap);
+    free(f->pold);
+    free(f->aff);
     free(f->seeds);
     fm_mm_work_free(&f->mm);
     free(f);

@@ -31,6 +31,18 @@ double fm_params_eta(const fm_params *p, int inputs, int mixed, int vcs)
     return eta * p->eta_vcs[vcs < 0 ? 0 : (vcs > 2 ? 2 : vcs)];
 }
 
+double fm_params_eta_least(const fm_params *p)
+{
+    double least = 1.0, vcs = 1.0;
+    for (int i = 0; i < FM_ETA_INPUTS; i++) {
+        least = p->eta_inputs[i] < least ? p->eta_inputs[i] : least;
+    }
+    for (int i = 0; i < 3; i++) {
+        vcs = p->eta_vcs[i] < vcs ? p->eta_vcs[i] : vcs;
+    }
+    return least * vcs;
+}
+
 double fm_params_wait(const fm_params *p, double rho_other, double rho_total)
 {
     if (!(rho_other > 0)) {
@@ -39,6 +51,19 @@ double fm_params_wait(const fm_params *p, double rho_other, double rho_total)
     double rt = rho_total < p->rho_max ? rho_total : p->rho_max;
     double ro = rho_other < rt ? rho_other : rt;
     return ro / (2.0 * (1.0 - rt));
+}
+
+double fm_params_blocked(double a, double k)
+{
+    int slots = k >= 2 ? (int)k : 1;
+    double b = 1.0;
+    if (!(a > 0)) {
+        return 0;
+    }
+    for (int i = 1; i <= slots && i <= 4096; i++) {
+        b = a * b / ((double)i + a * b);
+    }
+    return b;
 }
 
 double fm_params_full(double z, double k)

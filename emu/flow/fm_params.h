@@ -33,12 +33,20 @@ extern const fm_params fm_params_default;
  * also feeds another output, `vcs` dateline classes (1 or 2) use it. */
 double fm_params_eta(const fm_params *p, int inputs, int mixed, int vcs);
 
+/* The least eta of the table (no channel is derated below it). */
+double fm_params_eta_least(const fm_params *p);
+
 /* Mean wait of a packet for a channel, in units of its service time, the
  * channel's other traffic taking rho_other of its time and all of its
  * traffic rho_total (M/D/1, Pollaczek-Khinchine with deterministic
  * service, counting only the interfering part: a stream alone on a
  * channel never waits).  0 when rho_other is 0; held at rho_max. */
 double fm_params_wait(const fm_params *p, double rho_other, double rho_total);
+
+/* Probability that all of k slots are held, offered load a (slots held
+ * on average if there were no limit): Erlang's B formula, k rounded down
+ * (at least 1). */
+double fm_params_blocked(double a, double k);
 
 /* Probability that a buffer of k packets is full, offered load z (M/M/1/K:
  * (1 - z) z^k / (1 - z^(k + 1)); 1 / (k + 1) at z = 1). */

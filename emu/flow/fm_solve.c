@@ -3,26 +3,40 @@
  * connected to it, their max-min rates with saturated channels derated,
  * and the stall rates the new rates imply.
  *
- * Incremental: a flow's start or end changes the rates of the flows
- * connected to its channels through shared channels, and of no other, so
- * only that component is solved (cost: its flows x their channels, never
- * bytes).  Two passes: the first with every channel's whole time; where a
- * bottleneck is fed by input queues that also hold packets for other
- * outputs (head-of-line blocking), its capacity becomes eta
- * (fm_params.c), and the second pass gives the rates.  Bottlenecks that only
- * the second pass reveals keep their whole time (stated in doc/model.md).
+ * Incremental: the set solved starts with the flows that joined and the
+ * channels where flows joined or left; all other flows keep their rates
+ * and what they use of the set's channels is taken off its capacity.  The
+ * set grows by the flows of every channel that is a bottleneck of the set
+ * and that other flows cross too, and of every channel that was a
+ * bottleneck and whose load changed, until there is none: then every flow
+ * of the set has a bottleneck only flows of the set cross, and every
+ * other flow its old one, unchanged, so the rates are the max-min rates
+ * of all flows (doc/model.md says how it was checked against a solve of
+ * the whole connected component).  Cost: the flows the change reaches x
+ * their channels, never bytes.
+ *
+ * Saturation, two passes on the set: the first with every channel's whole
+ * time; where a channel is fed by an input queue that also holds packets
+ * for another output (head-of-line blocking) and its load reaches eta
+ * (fm_params.c), its capacity becomes eta, and the second pass gives the
+ * rates.  A bottleneck that only the second pass reveals keeps its whole
+ * time, and a channel outside the set keeps its capacity: the derating
+ * follows the order of the changes (deterministic; doc/model.md).
  *
  * Stall rates of a lane l, its flows f each going on to channel n_f:
  *   inq     (its input queue's head waits for n_f): per next channel n,
  *           min(load of l's flows on n x W, other load on n), W the M/D/1
  *           wait caused by n's other traffic (fm_params.c); summed, at most 1;
- *   credit  (l idle, a packet ready, no room downstream): its idle time
- *           (1 - u) times the larger of the share of its traffic whose
+ *   credit  (l idle, a packet ready, no room downstream): the larger of
+ *           its idle time (1 - u) times the share of its traffic whose
  *           bottleneck lies further on (back-pressure: the buffers before
- *           that bottleneck fill) and the M/M/1/K probability that the
- *           queue it feeds is full (K = buffer / packet bytes); a derated
+ *           that bottleneck fill) and its load u times the probability
+ *           that the buffer it feeds has no room: every one of its
+ *           K = buffer / packet bytes slots held by a packet's credit loop
+ *           (Erlang B, per VC) or the queue full of packets waiting for
+ *           the next channels (M/M/1/K on their other load); a derated
  *           bottleneck at least (1 - eta), the time head-of-line blocking
- *           leaves it idle;
+ *           leaves it idle; at most its idle time;
  *   no_dynamic: credit x the share of its load in adaptively routed
  *           classes.
  * A flow alone on its route stalls nowhere but upstream of a slower
@@ -32,6 +46,10 @@
 #include "fm.h"
 
 #include <stdlib.h>
+
+/* A change of a channel's load (fraction of its time) below this is
+ * rounding, not a change: it does not reach the channel's other flows. */
+#define FM_LOAD_EPS 1e-9
 
 void fm_chan_settle(fm_chan *c, int64_t t)
 {
@@ -47,31 +65,15 @@ void fm_chan_settle(fm_chan *c, int64_t t)
 
 /* ------------------------------------------------------------ scratch */
 
+/* Reallocate int32 and double scratch arrays (fm_resize). */
 static int grow32(int32_t **a, int32_t n)
 {
-    int32_t *p = realloc(*a, (size_t)n * sizeof *p);
-    if (!p) {
-        return -1;
-    }
-    *a = p;
-    return 0;
+    return fm_resize((void **)a, n, sizeof **a);
 }
 
 static int growd(double **a, int32_t n)
 {
-    double *p = realloc(*a, (size_t)n * sizeof *p);
-    if (!p) {
-        return -1;
-    }
-    *a = p;
-    return 0;
-}
-
-/* A capacity of at least n, doubling (so a component gathered flow by
- * flow costs no more than its size in copies). */
-static int32_t roomy(int32_t n, int32_t cap)
-{
-    return n > 2 * cap ? n : 2 * cap;
+    return fm_resize((void **)a, n, sizeof **a);
 }
 
 /* Room for nf flows (+1: the compressed rows' end), nc channels and ne
@@ -80,90 +82,153 @@ static int scratch_reserve(temu_fm *f, int32_t nf, int32_t nc, int32_t ne)
 {
     int bad = 0;
     if (nf + 1 > f->capcf) {
-        int32_t n = roomy(nf + 1, f->capcf);
+        int32_t n = fm_room(nf + 1, f->capcf);
         bad |= grow32(&f->cflows, n) | grow32(&f->pstart, n) | growd(&f->pw, n) |
                growd(&f->pbound, n) | growd(&f->rrate, n) | grow32(&f->rlimit, n);
         f->capcf = bad ? f->capcf : n;
     }
     if (nc > f->capcc) {
-        int32_t n = roomy(nc, f->capcc);
-        uint8_t *full = realloc(f->rfull, (size_t)n);
-        f->rfull = full ? full : f->rfull;
-        bad |= grow32(&f->cchans, n) | growd(&f->pcap, n) | (full ? 0 : 1);
+        int32_t n = fm_room(nc, f->capcc);
+        bad |= grow32(&f->cchans, n) | growd(&f->pcap, n) | growd(&f->pfix, n) |
+               growd(&f->punew, n) | growd(&f->pccap, n) | growd(&f->pold, n) |
+               fm_resize((void **)&f->rfull, n, sizeof *f->rfull);
         f->capcc = bad ? f->capcc : n;
     }
     if (ne > f->capce) {
-        int32_t n = roomy(ne, f->capce);
+        int32_t n = fm_room(ne, f->capce);
         bad |= grow32(&f->pchan, n) | growd(&f->pcoef, n);
         f->capce = bad ? f->capce : n;
     }
     return bad ? -1 : 0;
 }
 
-/* ---------------------------------------------------------- component */
+/* ---------------------------------------------------------- the set */
 
-/* The flows and channels connected to the seed channels, into cflows and
- * cchans (their counts into *nf, *nc, elements into *ne). */
-static int gather(temu_fm *f, int32_t *nf, int32_t *nc, int32_t *ne)
+/* Channel c joins the problem's channels (its integrals settled first). */
+static int add_chan(temu_fm *f, int32_t c, int32_t stamp, int32_t *nc)
 {
-    int32_t stamp = ++f->stamp;
-    *nf = *nc = *ne = 0;
-    for (int32_t i = 0; i < f->nseeds; i++) {
-        fm_chan *c = &f->ch[f->seeds[i]];
-        if (c->mark != stamp) {
-            if (scratch_reserve(f, 1, *nc + 1, 1) != 0) {
-                return -1;
-            }
-            c->mark = stamp;
-            f->cchans[(*nc)++] = f->seeds[i];
-        }
+    fm_chan *ch = &f->ch[c];
+    if (ch->mark == stamp) {
+        return 0;
     }
-    for (int32_t i = 0; i < *nc; i++) {
-        fm_chan *c = &f->ch[f->cchans[i]];
-        for (int32_t u = 0; u < c->nusers; u++) {
-            fm_flow *fl = &f->fl[c->users[u].flow];
-            if (fl->mark == stamp) {
-                continue;
-            }
-            if (scratch_reserve(f, *nf + 1, *nc + fl->nel, *ne + fl->nel) != 0) {
-                return -1;
-            }
-            fl->mark = stamp;
-            f->cflows[(*nf)++] = c->users[u].flow;
-            *ne += fl->nel;
-            for (int32_t e = 0; e < fl->nel; e++) {
-                fm_chan *d = &f->ch[fl->el[e].chan];
-                if (d->mark != stamp) {
-                    d->mark = stamp;
-                    f->cchans[(*nc)++] = fl->el[e].chan;
-                }
-            }
+    if (scratch_reserve(f, 0, *nc + 1, 0) != 0) {
+        return -1;
+    }
+    fm_chan_settle(ch, f->now);
+    ch->mark = stamp;
+    ch->local = *nc;
+    f->cchans[(*nc)++] = c;
+    return 0;
+}
+
+/* Flow id joins the flows to solve (its progress and crossings brought to
+ * now at its old rate first), with its channels. */
+static int add_flow(temu_fm *f, int32_t id, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne)
+{
+    fm_flow *fl = &f->fl[id];
+    if (fl->mark == stamp) {
+        return 0;
+    }
+    if (scratch_reserve(f, *nf + 1, 0, *ne + fl->nel) != 0) {
+        return -1;
+    }
+    fl->mark = stamp;
+    f->cflows[(*nf)++] = id;
+    *ne += fl->nel;
+    fm_flow_advance(f, id, f->now);
+    fm_flow_report(f, id, f->now, 0);
+    for (int32_t e = 0; e < fl->nel; e++) {
+        if (add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
+            return -1;
         }
     }
     return 0;
 }
 
-/* The component as a max-min problem (caps: every channel's whole time). */
+/* The start: the seed channels (where flows joined or left) and the flows
+ * that joined (no rate yet). */
+static int add_seeds(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne)
+{
+    for (int32_t i = 0; i < f->nseeds; i++) {
+        fm_chan *c = &f->ch[f->seeds[i]];
+        if (add_chan(f, f->seeds[i], stamp, nc) != 0) {
+            return -1;
+        }
+        for (int32_t u = 0; u < c->nusers; u++) {
+            int32_t id = c->users[u].flow;
+            if (f->fl[id].x == 0 && add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                return -1;
+            }
+        }
+    }
+    f->nseeds = 0;
+    return 0;
+}
+
+/* Index of buffer constraint `key` of the set's channel i (after the nc
+ * channels themselves). */
+static int32_t buf_index(const temu_fm *f, int32_t nc, int32_t i, int key)
+{
+    return nc + i * f->nk + key;
+}
+
+/* What the flows outside the set use of each of its channels and of their
+ * input buffers (they keep their rates), and (pold) what all flows used of
+ * the buffers at their old rates. */
+static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
+{
+    for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
+        f->pfix[i] = f->pold[i] = 0;
+    }
+    for (int32_t i = 0; i < nc; i++) {
+        const fm_chan *c = &f->ch[f->cchans[i]];
+        double use = 0;
+        for (int32_t u = 0; u < c->nusers; u++) {
+            const fm_flow *fl = &f->fl[c->users[u].flow];
+            const fm_elem *el = &fl->el[c->users[u].elem];
+            int32_t b = f->nk > 0 ? buf_index(f, nc, i, el->key) : -1;
+            if (b >= 0) {
+                f->pold[b] += fl->x * el->bcoef;
+            }
+            if (fl->mark != stamp) {
+                use += fl->x * el->coef;
+                if (b >= 0) {
+                    f->pfix[b] += fl->x * el->bcoef;
+                }
+            }
+        }
+        f->pfix[i] = use;
+    }
+}
+
+/* The set as a max-min problem: each channel's capacity (1, or its eta
+ * where derated: ccap) and each input buffer's (1: all of its bytes, all
+ * the time) less what the others use; a flow crosses a channel and the
+ * buffer at its end (none at an ejection channel: bcoef 0). */
 static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 {
-    int32_t k = 0;
-    for (int32_t i = 0; i < nc; i++) {
-        f->ch[f->cchans[i]].local = i;
-        f->pcap[i] = 1.0;
+    int32_t k = 0, ntot = nc * (1 + f->nk);
+    for (int32_t i = 0; i < ntot; i++) {
+        double left = (i < nc ? f->pccap[i] : 1.0) - f->pfix[i];
+        f->pcap[i] = left > 0 ? left : 0;
     }
     for (int32_t j = 0; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
-        fl->local = j;
         f->pstart[j] = k;
         f->pw[j] = 1.0;
         f->pbound[j] = fl->bound;
         for (int32_t e = 0; e < fl->nel; e++) {
-            f->pchan[k] = f->ch[fl->el[e].chan].local;
+            int32_t i = f->ch[fl->el[e].chan].local;
+            f->pchan[k] = i;
             f->pcoef[k++] = fl->el[e].coef;
+            if (fl->el[e].bcoef > 0) {
+                f->pchan[k] = buf_index(f, nc, i, fl->el[e].key);
+                f->pcoef[k++] = fl->el[e].bcoef;
+            }
         }
     }
     f->pstart[nf] = k;
-    *p = (fm_mm_problem){nf, nc, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
+    *p = (fm_mm_problem){nf, ntot, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
 }
 
 /* ------------------------------------------------------------ derating */
@@ -186,7 +251,7 @@ static uint8_t queue_mixed(const temu_fm *f, const fm_chan *c)
 }
 
 /* The fraction of its time bottleneck channel c keeps (fm_params.c). */
-static double chan_eta(temu_fm *f, fm_chan *c)
+static double chan_eta(temu_fm *f, const fm_chan *c)
 {
     int32_t stamp = ++f->stamp;
     int inputs = 0, mixed = 0;
@@ -202,25 +267,25 @@ static double chan_eta(temu_fm *f, fm_chan *c)
         if (in->seen != stamp) {
             in->seen = stamp;
             inputs++;
-            mixed |= in->mixed;
+            mixed |= queue_mixed(f, in);
         }
     }
     return fm_params_eta(f->par, inputs, mixed, vcs == 3u ? 2 : 1);
 }
 
-/* Derate the bottlenecks of the first pass; 1 if any was. */
+/* Derate the channels of the set whose first-pass load reaches what
+ * head-of-line blocking leaves of them (eta): they are the bottlenecks the
+ * packet model would have there; 1 if any was.  Only loads above the
+ * table's least eta are looked at (chan_eta reads the channels feeding). */
 static int derate(temu_fm *f, int32_t nc)
 {
     int any = 0;
+    double least = fm_params_eta_least(f->par);
     for (int32_t i = 0; i < nc; i++) {
-        fm_chan *c = &f->ch[f->cchans[i]];
-        c->mixed = queue_mixed(f, c);
-    }
-    for (int32_t i = 0; i < nc; i++) {
-        if (f->rfull[i]) {
+        if (f->punew[i] >= least - 1e-12) {
             double eta = chan_eta(f, &f->ch[f->cchans[i]]);
-            if (eta < 1.0) {
-                f->pcap[i] = eta;
+            if (eta < 1.0 && f->punew[i] >= eta - 1e-12) {
+                f->pccap[i] = eta;
                 any = 1;
             }
         }
@@ -244,7 +309,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
 {
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
-    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0;
+    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0, held[16] = {0}, keyed[16] = {0};
     int32_t stamp = ++f->stamp;
     for (int32_t i = 0; i < c->nusers; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
@@ -255,11 +320,14 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
+        const fm_elem *el = &fl->el[c->users[i].elem];
         int32_t e = c->users[i].elem;
-        double share = fl->x * fl->el[e].coef / c->u;
+        double share = fl->x * el->coef / c->u;
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
         back += fl->limit > e ? share : 0;
         adaptive += fl->adaptive ? share : 0;
+        held[el->key & 15u] += fl->x * el->hold;
+        keyed[el->key & 15u] += share;
         if (e + 1 >= fl->nel) {
             continue;
         }
@@ -280,7 +348,16 @@ static void chan_rates(temu_fm *f, fm_chan *c)
             f->ch[fl->el[e + 1].chan].scratch = 0;
         }
     }
-    double pf = fm_params_full(z, k), credit = idle * (back > pf ? back : pf);
+    /* the input buffer at the lane's end is out of space: its packets all
+     * held (Erlang B, k slots each held for the credit loop), or the queue
+     * full of packets waiting (M/M/1/K on the next channels' other load) */
+    double pb = 0;
+    for (int key = 0; key < 16; key++) {
+        pb += keyed[key] * fm_params_blocked(k * held[key], k);
+    }
+    double pf = fm_params_full(z, k);
+    double credit = u * (pf > pb ? pf : pb);
+    credit = idle * back > credit ? idle * back : credit;
     if (c->full && c->cap < 1.0 && credit < 1.0 - c->cap) {
         credit = 1.0 - c->cap;
     }
@@ -289,59 +366,173 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     c->r_nodyn = c->r_credit * adaptive;
 }
 
-/* ------------------------------------------------------------ apply */
+/* ------------------------------------------------------------ solving */
 
-static void apply(temu_fm *f, int32_t nf, int32_t nc)
+/* Solve the set: every channel's whole time first, then the bottlenecks
+ * derated; each channel's new load into punew. */
+/* Every channel's load with the set's rates just solved, into punew. */
+static void set_loads(temu_fm *f, const fm_mm_problem *p)
 {
-    for (int32_t i = 0; i < nc; i++) {
-        fm_chan *c = &f->ch[f->cchans[i]];
-        c->cap = f->pcap[i];
-        c->full = f->rfull[i];
-        c->u = 0;
+    for (int32_t i = 0; i < p->nchans; i++) {
+        f->punew[i] = f->pfix[i];
     }
-    for (int32_t j = 0; j < nf; j++) {
-        fm_flow *fl = &f->fl[f->cflows[j]];
-        fl->x = f->rrate[j];
-        fl->limit = -1;
-        for (int32_t e = 0; e < fl->nel; e++) {
-            fm_chan *c = &f->ch[fl->el[e].chan];
-            c->u += fl->x * fl->el[e].coef;
-            if (c->local == f->rlimit[j]) {
-                fl->limit = e;
-            }
+    for (int32_t j = 0; j < p->nflows; j++) {
+        for (int32_t k = p->start[j]; k < p->start[j + 1]; k++) {
+            f->punew[p->chan[k]] += f->rrate[j] * p->coef[k];
         }
-    }
-    for (int32_t i = 0; i < nc; i++) {
-        chan_rates(f, &f->ch[f->cchans[i]]);
     }
 }
 
-int fm_solve_changed(temu_fm *f)
+static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 {
-    int32_t nf, nc, ne;
     fm_mm_problem p;
-    if (gather(f, &nf, &nc, &ne) != 0) {
-        return -1;
-    }
-    f->nseeds = 0;
+    fixed_use(f, nc, stamp);
     for (int32_t i = 0; i < nc; i++) {
-        fm_chan_settle(&f->ch[f->cchans[i]], f->now);
-    }
-    for (int32_t j = 0; j < nf; j++) {
-        fm_flow_advance(f, f->cflows[j], f->now);
-        fm_flow_report(f, f->cflows[j], f->now, 0);
-    }
-    if (scratch_reserve(f, nf, nc, ne) != 0) {
-        return -1;
+        f->pccap[i] = 1.0;
     }
     build_problem(f, nf, nc, &p);
     if (solve_once(f, &p) != 0) {
         return -1;
     }
-    if (derate(f, nc) && solve_once(f, &p) != 0) {
+    set_loads(f, &p);
+    if (derate(f, nc)) {
+        build_problem(f, nf, nc, &p);
+        if (solve_once(f, &p) != 0) {
+            return -1;
+        }
+        set_loads(f, &p);
+    }
+    return 0;
+}
+
+/* Channels whose other flows must be solved too: a bottleneck of the set
+ * that flows outside it also cross (they may have more than their fair
+ * share there, or the set less), and a channel that was a bottleneck and
+ * whose load changed (its flows may rise or must fall).  Their flows
+ * join the set; 1 if any did. */
+/* Must the other flows of the set's channel i be solved too (grow_set)? */
+static int chan_needs(const temu_fm *f, int32_t nc, int32_t i)
+{
+    const fm_chan *c = &f->ch[f->cchans[i]];
+    double du = f->punew[i] - c->u;
+    if ((f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > FM_LOAD_EPS || du < -FM_LOAD_EPS))) {
+        return 1;
+    }
+    for (int key = 0; key < f->nk; key++) {
+        int32_t b = buf_index(f, nc, i, key);
+        double db = f->punew[b] - f->pold[b];
+        if ((f->rfull[b] && f->pfix[b] > 0) ||
+            ((c->bfull >> key & 1u) && (db > FM_LOAD_EPS || db < -FM_LOAD_EPS))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
+{
+    int32_t n = *nc;
+    *grew = 0;
+    for (int32_t i = 0; i < n; i++) {
+        fm_chan *c = &f->ch[f->cchans[i]];
+        if (c->grown == stamp || !chan_needs(f, n, i)) {
+            continue;
+        }
+        c->grown = stamp;
+        for (int32_t u = 0; u < c->nusers; u++) {
+            int32_t id = c->users[u].flow;
+            if (f->fl[id].mark != stamp) {
+                *grew = 1;
+                if (add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ apply */
+
+/* Lanes whose stall rates change: the set's channels, and the lanes before
+ * them on the routes of their flows (a lane's stalls depend on the load of
+ * the channels its flows go on to); settled to now. */
+static int affected(temu_fm *f, int32_t nc, int32_t *na)
+{
+    int32_t stamp = ++f->stamp, n = 0;
+    for (int32_t i = 0; i < nc; i++) {
+        const fm_chan *c = &f->ch[f->cchans[i]];
+        for (int32_t u = -1; u < c->nusers; u++) {
+            int32_t id = u < 0 ? f->cchans[i] : -1;
+            if (u >= 0 && c->users[u].elem > 0) {
+                id = f->fl[c->users[u].flow].el[c->users[u].elem - 1].chan;
+            }
+            if (id < 0 || f->ch[id].seen == stamp) {
+                continue;
+            }
+            if (n == f->capaff) {
+                int32_t cap = fm_room(n + 1, f->capaff);
+                if (grow32(&f->aff, cap) != 0) {
+                    return -1;
+                }
+                f->capaff = cap;
+            }
+            f->ch[id].seen = stamp;
+            fm_chan_settle(&f->ch[id], f->now);
+            f->aff[n++] = id;
+        }
+    }
+    *na = n;
+    return 0;
+}
+
+static void apply(temu_fm *f, int32_t nf, int32_t nc)
+{
+    for (int32_t i = 0; i < nc; i++) {
+        fm_chan *c = &f->ch[f->cchans[i]];
+        c->cap = f->pccap[i];
+        c->full = f->rfull[i];
+        c->u = f->punew[i];
+        c->bfull = 0;
+        for (int key = 0; key < f->nk; key++) {
+            c->bfull |= (uint16_t)(f->rfull[buf_index(f, nc, i, key)] ? 1u << key : 0u);
+        }
+    }
+    for (int32_t j = 0; j < nf; j++) {
+        fm_flow *fl = &f->fl[f->cflows[j]];
+        /* the channel that stopped it (a buffer: the channel it ends) */
+        int32_t lim = f->rlimit[j] < nc ? f->rlimit[j] : (f->rlimit[j] - nc) / f->nk;
+        fl->x = f->rrate[j];
+        fl->limit = -1;
+        for (int32_t e = 0; e < fl->nel; e++) {
+            if (f->rlimit[j] >= 0 && f->ch[fl->el[e].chan].local == lim) {
+                fl->limit = e;
+            }
+        }
+    }
+}
+
+int fm_solve_changed(temu_fm *f)
+{
+    int32_t nf = 0, nc = 0, ne = 0, na = 0, stamp = ++f->stamp;
+    int grew = 1;
+    f->nk = f->nbuffered > 0 ? f->nkeys : 0;
+    if (add_seeds(f, stamp, &nf, &nc, &ne) != 0) {
+        return -1;
+    }
+    while (grew) {
+        if (scratch_reserve(f, nf, nc * (1 + f->nk), 2 * ne) != 0 ||
+            solve_set(f, nf, nc, stamp) != 0 || grow_set(f, stamp, &nf, &nc, &ne, &grew) != 0) {
+            return -1;
+        }
+    }
+    if (affected(f, nc, &na) != 0) {
         return -1;
     }
     apply(f, nf, nc);
+    for (int32_t i = 0; i < na; i++) {
+        chan_rates(f, &f->ch[f->aff[i]]);
+    }
     for (int32_t j = 0; j < nf; j++) {
         if (fm_flow_rescheduled(f, f->cflows[j]) != 0) {
             return -1;
