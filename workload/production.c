@@ -15,9 +15,9 @@
  *     rate is of the order of Blue Waters' (White et al., "Challenges of
  *     workload analysis on large HPC systems; a case study on NCSA
  *     Bluewaters", PEARC 2017: over 4.5 million jobs from April 2013 to
- *     September 2016, about 147 an hour; these parameters give about 95 an
+ *     September 2016, about 147 an hour; these parameters give about 96 an
  *     hour at the default load on 27,648 nodes, doc/production.md) and
- *     most of the node time is in jobs above 64 nodes (75 %); the largest
+ *     most of the node time is in jobs above 64 nodes (73 %); the largest
  *     job is Blue Waters' queue limit, 26,864 nodes (NCSA, "Queue,
  *     Scheduling and Charging Policies");
  *   - runtime: log-uniform between 1 minute and 48 hours, Blue Waters'
