@@ -25,34 +25,6 @@
 #error "crossing.h is private to libtorusemu"
 #endif
 
-#include "torusemu.h"
-#include "torusemu_timing.h"
-
-/* The node counters of a message still to count, and its packets counted
- * so far at its ends. */
-typedef struct temu_ledger temu_ledger;
-
-/* A message is sent: the store's message and byte totals now, and its
- * node counters into *out to be spread over its packets (NULL: none, as on
- * BG/P or within a node).  out NULL: no time series will look, so every
- * node counter goes into the store now (the same end-of-run counts, and no
- * ledger, which on BG/Q is about 1 KB a message under way).  TEMU_ENOMEM
- * when there is no memory for it. */
-temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_ledger **out,
-                                temu_error *err);
-
-/* What crossing h (of direction dir, 0 from the message's source) accounts
- * for in the time (after_ps, until_ps]: add it to the store.  Windows that
- * tile the time line add up to the whole crossing.  *lg is the message's
- * ledger; once every packet of the message has been counted at both ends
- * it is freed and set to NULL.  Link hops of adaptively routed trains are
- * the route counters' (timing_bridge.c), not counted here. */
-void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_tm_hop *h,
-                         int64_t after_ps, int64_t until_ps);
-
-/* Is all of crossing h over by time t (its last unit sent)? */
-int temu_crossing_done_by(const temu_tm_hop *h, int64_t t);
-
-void temu_ledger_free(temu_ledger *lg);
+#include "torusemu_crossing.h"
 
 #endif

@@ -49,6 +49,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_series(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_stalls(int argc, char **argv);
+int cmd_production(int argc, char **argv);
 
 /* "torusemu: <message>" on stderr; returns CLI_EXIT_USAGE. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -23,6 +23,7 @@ static const cli_command commands[] = {
     {"series", cmd_series, "print a time-series file of counter snapshots"},
     {"analyze", cmd_analyze, "link-level analysis of a time series: P_bu, P_Ts, CCDFs, regions"},
     {"stalls", cmd_stalls, "stall counters by link dimension of one or two stores (table, PNG)"},
+    {"production", cmd_production, "a production period of a whole Gemini machine, as a series"},
 };
 
 static void usage(FILE *f)

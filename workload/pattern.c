@@ -44,6 +44,10 @@ typedef struct gen {
     uint64_t done, total;
     temu_error *err;
     int32_t tid, nth; /* this generator's share: thread tid of nth */
+    /* temu_pattern_pairs: every message goes to emit instead of a replay
+     * (r is NULL then) */
+    temu_pair_fn emit;
+    void *emit_ctx;
 } gen;
 
 /* Progress from thread 0 only, scaled to the whole. */
@@ -74,6 +78,9 @@ static temu_status p2p(gen *g, int32_t comm, int32_t from, int32_t to, int32_t t
 /* The same between the pattern's ranks from and to (world ranks base +). */
 static temu_status job_p2p(gen *g, int32_t from, int32_t to, int32_t tag, uint64_t bytes)
 {
+    if (g->emit != NULL) {
+        return g->emit(g->emit_ctx, from, to, bytes, g->err);
+    }
     return p2p(g, TEMU_REPLAY_WORLD, g->base + from, g->base + to, tag, bytes);
 }
 
@@ -82,7 +89,7 @@ static temu_status job_p2p(gen *g, int32_t from, int32_t to, int32_t tag, uint64
  * the step's messages (they are posted at once: temu_vt_set_post_all). */
 static temu_status vt_step(gen *g, int before)
 {
-    temu_vt *vt = temu_replay_vtime(g->r);
+    temu_vt *vt = g->r != NULL ? temu_replay_vtime(g->r) : NULL;
     temu_status st = TEMU_OK;
     for (int32_t r = 0; vt != NULL && st == TEMU_OK && r < g->n; r++) {
         st = before ? temu_vt_compute(vt, g->base + r, g->p->compute_ps, g->err)
@@ -116,8 +123,29 @@ static temu_status strided_comm(gen *g, int32_t first, int32_t n, int32_t stride
  * (MPI_Alltoall on the row communicator) and 1/B to every member of its
  * column (ranks jB .. jB + B - 1) in the second.
  */
+/* The pairs of one all-to-all step of fft_phase (temu_pattern_pairs):
+ * every member of every group sends `pair` bytes to every other member. */
+static temu_status fft_phase_pairs(gen *g, int phase, int32_t a, int32_t b, uint64_t pair)
+{
+    int32_t groups = phase == 1 ? b : a, members = phase == 1 ? a : b;
+    temu_status st = TEMU_OK;
+    for (int32_t i = 0; st == TEMU_OK && i < groups; i++) {
+        for (int32_t x = 0; st == TEMU_OK && x < members; x++) {
+            for (int32_t y = 0; st == TEMU_OK && y < members; y++) {
+                int32_t from = phase == 1 ? i + x * b : i * b + x;
+                int32_t to = phase == 1 ? i + y * b : i * b + y;
+                st = x != y ? job_p2p(g, from, to, 0, pair) : TEMU_OK;
+            }
+        }
+    }
+    return st;
+}
+
 static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t pair, int32_t *buf)
 {
+    if (g->emit != NULL) {
+        return fft_phase_pairs(g, phase, a, b, pair);
+    }
     int32_t groups = phase == 1 ? b : a, members = phase == 1 ? a : b;
     int32_t *ids = malloc((size_t)groups * sizeof *ids);
     temu_status st = TEMU_OK;
@@ -482,12 +510,30 @@ temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_prog
     if (st != TEMU_OK) {
         return st;
     }
-    gen g = {r, &q, q.first_rank, q.nranks, progress, ctx, 0, 0, err, 0, 1};
+    gen g = {r, &q, q.first_rank, q.nranks, progress, ctx, 0, 0, err, 0, 1, NULL, NULL};
     st = generate(&g);
     if (st == TEMU_OK && progress != NULL) {
         progress(ctx, g.total, g.total);
     }
     return st;
+}
+
+temu_status temu_pattern_pairs(const temu_pattern *p, int32_t nranks, temu_pair_fn fn, void *ctx,
+                               temu_error *err)
+{
+    temu_pattern one = *p, q;
+    one.first_rank = 0;
+    one.nranks = nranks;
+    one.steps = 1;
+    temu_status st = normalize(&one, nranks, &q, err);
+    if (st == TEMU_OK && q.kind == TEMU_PATTERN_GPCNET) {
+        st = temu_fail(err, TEMU_EINVAL, "gpcnet: its rounds are not a list of pairs");
+    }
+    if (st != TEMU_OK) {
+        return st;
+    }
+    gen g = {NULL, &q, 0, nranks, NULL, NULL, 0, 0, err, 0, 1, fn, ctx};
+    return generate(&g);
 }
 
 /* One thread's share of a parallel replay: its own replay (its own
@@ -529,8 +575,8 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
     int started = 0;
     for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
         st = temu_replay_create(s, &w[t].r, err);
-        w[t].g =
-            (gen){w[t].r, &q, q.first_rank, q.nranks, progress, ctx, 0, 0, &w[t].err, t, nthreads};
+        w[t].g = (gen){w[t].r,    &q, q.first_rank, q.nranks, progress, ctx, 0, 0,
+                       &w[t].err, t,  nthreads,     NULL,     NULL};
     }
     for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
         if (pthread_create(&w[t].th, NULL, work, &w[t]) != 0) {

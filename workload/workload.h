@@ -70,6 +70,21 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
                              temu_progress_fn progress, void *ctx, temu_replay_stats *stats,
                              temu_error *err);
 
+/* One message of a pattern's step: `bytes` from the pattern's rank `from`
+ * to its rank `to`; anything but TEMU_OK stops the listing with it. */
+typedef temu_status (*temu_pair_fn)(void *ctx, int32_t from, int32_t to, uint64_t bytes,
+                                    temu_error *err);
+
+/* One step of pattern p over nranks ranks as its point-to-point messages,
+ * without a replay: fn once per message of the step, in the order the
+ * replay sends them (fft: its all-to-alls as every member's message to
+ * every other member of the row or column, how the pairwise algorithm
+ * sends them; the steady streams of a production period, production.h).
+ * p's ranks and steps are ignored; gpcnet (rounds of roles, collectives)
+ * is refused. */
+temu_status temu_pattern_pairs(const temu_pattern *p, int32_t nranks, temu_pair_fn fn, void *ctx,
+                               temu_error *err);
+
 /* ---- GPCNeT's Congestion Impact (gpcnet_impact.c, doc/replay.md) ---- */
 
 typedef struct temu_gpcnet_result {

@@ -1,0 +1,74 @@
+#!/bin/sh
+# production.sh - `torusemu production` (utils/cmd_production.c): a short
+# production period of a small Gemini torus writes a series that `torusemu
+# series` and `torusemu analyze` read back (snapshot times, every d-link
+# in every interval), the same seed gives the same file, another seed and
+# the other allocator another one, and bad options are refused naming
+# the problem.
+. "${top_srcdir:-.}/tests/lib.sh"
+P() { "$TORUSEMU" production "$@"; }
+M=gemini:4x4x4
+
+expect_ok "five minutes" P --machine $M --duration 5min --interval 60s --seed 3 \
+    --series "$TMP/a.tser" -q
+expect_out "six snapshots" '^period +5 min, 6 snapshots every 60 s$'
+expect_out "topo by default" '^allocator +topo$'
+expect_out "streams sent" '^streams +[1-9][0-9]* \('
+expect_out "series named" "^series +$TMP/a.tser$"
+[ ! -s "$TMP/err" ] && pass || failed "quiet: stderr not empty: $(cat "$TMP/err")"
+
+# the series: snapshots at 0, 1, ... 5 min, ended properly
+expect_ok "series summary" "$TORUSEMU" series --summary --format=csv "$TMP/a.tser"
+expect_out "series header" "^gemini:4x4x4,[0-9]+,60000000000000,virtual,6,1$"
+
+# analyze: 64 Geminis x 2 d-links per dimension x 5 intervals
+expect_ok "analyze" "$TORUSEMU" analyze "$TMP/a.tser" --format=csv
+for d in X Y Z; do
+    expect_out "analyze $d" "^$d,640,"
+done
+expect_ok "analyze nodes" "$TORUSEMU" analyze "$TMP/a.tser" --report=nodes --format=csv
+[ "$(wc -l <"$TMP/out")" -eq 6 ] && pass || failed "nodes: 5 intervals expected: $(cat "$TMP/out")"
+expect_out "traffic in the first minute" '^0,0,60000000000000,128,[1-9][0-9]*,[1-9][0-9]*,'
+
+# deterministic: the same seed, the same file; another seed, another one
+expect_ok "again" P --machine $M --duration 5min --interval 60s --seed 3 --series "$TMP/b.tser" -q
+cmp -s "$TMP/a.tser" "$TMP/b.tser" && pass || failed "the same seed gave another series"
+expect_ok "seed 4" P --machine $M --duration 5min --interval 60s --seed 4 --series "$TMP/c.tser" -q
+cmp -s "$TMP/a.tser" "$TMP/c.tser" && failed "seed 4 gave seed 3's series" || pass
+expect_ok "nid" P --machine $M --duration 5min --interval 60s --seed 3 --allocator nid \
+    --series "$TMP/d.tser" -q
+expect_out "nid named" '^allocator +nid$'
+cmp -s "$TMP/a.tser" "$TMP/d.tser" && failed "nid gave topo's series" || pass
+
+# a period that is not a multiple of the interval ends with its own
+# snapshot; progress lines without -q
+expect_ok "90 s" P --machine $M --duration 90s --series "$TMP/e.tser"
+expect_out "three snapshots" '^period +1.5 min, 3 snapshots every 60 s$'
+grep -q '^torusemu: production: 1.5 of 1.5 min' "$TMP/err" && pass ||
+    failed "progress line: $(cat "$TMP/err")"
+expect_ok "hours" P --machine $M --hours 0.025 --interval 30s --series "$TMP/f.tser" -q
+expect_out "hours as minutes" '^period +1.5 min, 4 snapshots every 30 s$'
+
+# bad input
+expect_fail "no series" "--series FILE is required" P --machine $M
+expect_fail "allocator" "--allocator 'best': expected topo or nid" \
+    P --series "$TMP/x.tser" --allocator best
+expect_fail "hours 0" "--hours '0': expected a number above 0" P --series "$TMP/x.tser" --hours 0
+expect_fail "hours word" "--hours 'two': expected a number above 0" \
+    P --series "$TMP/x.tser" --hours two
+expect_fail "both" "--hours and --duration both give the period" \
+    P --series "$TMP/x.tser" --hours 1 --duration 5min
+expect_fail "interval" "--interval '0s': expected a positive time" \
+    P --series "$TMP/x.tser" --interval 0s
+expect_fail "load" "--load '-1': expected a number above 0" P --series "$TMP/x.tser" --load -1
+expect_fail "node-gbs" "--node-gbs 'fast': expected a number above 0" \
+    P --series "$TMP/x.tser" --node-gbs fast
+expect_fail "seed" "--seed 'x': expected a whole number" P --series "$TMP/x.tser" --seed x
+expect_fail "not Gemini" "bgq:2x2x2x2x2: a production period runs on a Gemini machine" \
+    P --machine bgq:2x2x2x2x2 --series "$TMP/x.tser"
+expect_fail "bad machine" "gemini:0x1x1" P --machine gemini:0x1x1 --series "$TMP/x.tser"
+expect_fail "argument" "unexpected argument 'extra'" P --series "$TMP/x.tser" extra
+expect_fail "series directory" "$TMP/none/x.tser" \
+    P --machine $M --duration 1min --series "$TMP/none/x.tser"
+[ ! -e "$TMP/x.tser" ] && pass || failed "a refused run left a series"
+finish
