@@ -175,6 +175,23 @@ const temu_family temu_family_bgp = {
             .routing = TEMU_TM_ADAPTIVE,
             .dynamic_vcs = 0x3,
             .escape_vc = VCBN,
+            /* MPICH2 over DCMF (doc/virtual-time.md, "MPI software
+             * costs").  One-way MPI latency between torus neighbours about
+             * 2.6 us (Kumar et al., "The Deep Computing Messaging
+             * Framework: Generalized Scalable Message Passing on the Blue
+             * Gene/P Supercomputer", ICS 2008, performance section); the
+             * model's network part (~0.2 us) taken off, the rest split
+             * evenly (derived).  g = o_s (derived, as Gemini).  On-node
+             * (virtual-node mode, DCMF's shared-memory device): about 1.0
+             * us and 1.5 GB/s (our reading of the same paper). */
+            .mpi =
+                {
+                    .send_ps = 1200000,
+                    .recv_ps = 1200000,
+                    .gap_ps = 1200000,
+                    .shm_ps = 1000000,
+                    .shm_gbs = 1.5,
+                },
         },
 };
 

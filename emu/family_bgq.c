@@ -266,6 +266,22 @@ const temu_family temu_family_bgq = {
              * MU cycles (800 MHz) = 80 ns, a round trip through the switch
              * to an L2 slice (doc/model.md) */
             .mu_request_ps = 64 * (int64_t)(1000000000000ull / MU_HZ),
+            /* MPICH over PAMI (doc/virtual-time.md, "MPI software
+             * costs").  One-way MPI latency between torus neighbours about
+             * 2.2 us (Kumar et al., "PAMI: A Parallel Active Message
+             * Interface for the Blue Gene/Q Supercomputer", IPDPS 2012,
+             * performance section); the model's network part (~0.2 us)
+             * taken off, the rest split evenly (derived).  g = o_s
+             * (derived).  On-node (PAMI's shared-memory device): about 1.0
+             * us and 4 GB/s (our reading of the same paper). */
+            .mpi =
+                {
+                    .send_ps = 1000000,
+                    .recv_ps = 1000000,
+                    .gap_ps = 1000000,
+                    .shm_ps = 1000000,
+                    .shm_gbs = 4.0,
+                },
         },
 };
 

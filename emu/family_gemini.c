@@ -210,6 +210,24 @@ const temu_family temu_family_gemini = {
             .node_gbs = 4 * 1.30, /* a NIC's half of the 8 host tiles */
             .train_packets = 1,   /* single packets (doc/model.md, "Packet trains") */
             .routing = TEMU_TM_DETERMINISTIC,
+            /* Cray MPICH over uGNI (doc/virtual-time.md, "MPI software
+             * costs").  One-way MPI latency between neighbouring XE6 nodes
+             * about 1.3 us (Alverson, Roweth and Kaplan, "The Gemini System
+             * Interconnect", HOTI 2010, section on MPI performance);
+             * the network part the model gives (~0.2 us) taken off, the
+             * rest split evenly between o_s and o_r (derived).  g = o_s:
+             * no published per-message gap, LogP's g >= o (derived).
+             * On-node: Cray MPICH's shared-memory path, about 0.4 us and
+             * 5 GB/s on the XE6's Opteron nodes (Pedretti et al. seed 000
+             * gives none; our reading of Cray's XE6 MPI figures). */
+            .mpi =
+                {
+                    .send_ps = 550000,
+                    .recv_ps = 550000,
+                    .gap_ps = 550000,
+                    .shm_ps = 400000,
+                    .shm_gbs = 5.0,
+                },
         },
     .lanes = lanes,
     .link_lane_gbs = link_lane_gbs,

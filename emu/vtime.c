@@ -56,6 +56,8 @@ typedef struct vmsg {
     int32_t kind, round;
     int32_t next_in, next_out;     /* a collective member's lists */
     int64_t local_t;               /* eager: when its packets have left the node */
+    int64_t cpu_t;                 /* when the sender's o_s is over (MPI costs)    */
+    int64_t shm_t;                 /* on-node: when shared memory delivers it; -1  */
     int64_t arrive_t, done_t;      /* last packet of the message / of its replies */
     uint64_t left;                 /* packets of the direction in flight */
     int8_t started, eager, inject; /* inject: count it in the store as it crosses */
@@ -75,6 +77,7 @@ typedef struct vrank {
     int32_t pc;
     int32_t node;
     int64_t clock, compute;
+    int64_t send_free; /* the gap g after its last send's start: the next may start */
     int queued, blocked, finished;
     uint64_t done_ops;
     pend *pend;
@@ -394,7 +397,7 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->kind = (int32_t)kind;
     g->round = round;
     g->next_in = g->next_out = -1;
-    g->local_t = g->arrive_t = g->done_t = -1;
+    g->local_t = g->arrive_t = g->done_t = g->shm_t = -1;
     g->eager = (int8_t)temu_vt_eager(v->m, kind, bytes);
     g->payload = payload;
     g->inject = (int8_t)(inject != 0);
@@ -811,6 +814,42 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
     return st;
 }
 
+/* ---- MPI software costs: LogGP's o_s, o_r and g and on-node copies, the
+ * family's (temu_tm_mpi_costs; doc/virtual-time.md, "MPI software
+ * costs"), applied here and nowhere else */
+
+/* A send of message g asked for at t: it starts once the gap since its
+ * sender's previous send has passed and leaves o_s later (g->cpu_t, the
+ * time returned: its packets enter the network).  Both ranks on one node:
+ * g->shm_t, when the shared-memory path (its latency and copy, bytes /
+ * GB/s = ns) has delivered it, from the start (the published on-node
+ * latency holds the whole call). */
+static int64_t costs_send(temu_vt *v, vmsg *g, int64_t t)
+{
+    const temu_tm_mpi_costs *c = &v->tc.mpi;
+    vrank *r = &v->rk[g->src];
+    int64_t begin = t > r->send_free ? t : r->send_free;
+    r->send_free = begin + c->gap_ps;
+    g->cpu_t = begin + c->send_ps;
+    if (r->node == v->rk[g->dst].node) {
+        double copy = c->shm_gbs > 0 ? (double)g->bytes * 1000.0 / c->shm_gbs : 0.0;
+        g->shm_t = begin + c->shm_ps + (int64_t)(copy + 0.5);
+    }
+    return g->cpu_t;
+}
+
+/* When the receiver has message g whose last packet arrived at t (without
+ * a network: at its start): o_r later; on-node, when shared memory has
+ * delivered it (not before the packets of a family that also counts them
+ * through its NIC: Blue Gene's message-unit loopback). */
+static int64_t costs_received(const temu_vt *v, const vmsg *g, int64_t t)
+{
+    if (g->shm_t >= 0) {
+        return t > g->shm_t ? t : g->shm_t;
+    }
+    return t + v->tc.mpi.recv_ps;
+}
+
 /* Direction dir of message id has wholly arrived at t. */
 static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_error *err)
 {
@@ -818,9 +857,9 @@ static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_erro
     temu_status st = TEMU_OK;
     if (dir == 0) {
         uint64_t pk = 0, by = 0;
-        g->arrive_t = t;
+        g->arrive_t = costs_received(v, g, t);
         v->pay_arrived += g->bytes;
-        wake(v, g->dst, t);
+        wake(v, g->dst, g->arrive_t);
         /* the replies leave when the request has arrived (a message's
          * granularity: doc/replay.md) */
         st = send_dir(v, id, 1, t, &pk, &by, err);
@@ -900,6 +939,7 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
          * will see them (a ledger per message under way); else now */
         st = temu_crossing_begin(v->s, &msg, v->tick != NULL ? &g->ledger : NULL, err);
     }
+    t = costs_send(v, g, t);
     if (st == TEMU_OK) {
         st = send_dir(v, id, 0, t, &pk, &by, err);
     }
@@ -1046,10 +1086,11 @@ static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
         return d < 0 ? -1 : max64(t, d);
     case OP_START:
         *st = start(v, op->a, t, err);
+        r = &v->rk[rank];
         if (add_pend(r, PEND_SEND, op->a, (uint64_t)op->x) != 0) {
             *st = oom(err);
         }
-        return t;
+        return max64(t, v->msg[op->a].cpu_t); /* the call returns after o_s */
     case OP_IRECV:
         if (add_pend(r, PEND_RECV, op->a, (uint64_t)op->x) != 0) {
             *st = oom(err);

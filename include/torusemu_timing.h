@@ -59,6 +59,18 @@ typedef enum temu_tm_routing {
 
 #define TEMU_TM_MAX_CLASSES 8
 
+/* The MPI library's software costs per message in virtual time (LogGP's
+ * o_s, o_r and g; doc/virtual-time.md, "MPI software costs"), one set per
+ * machine family (emu/family_*.c, each value's source beside it).  All 0:
+ * none (a message costs only its network time). */
+typedef struct temu_tm_mpi_costs {
+    int64_t send_ps; /* o_s: the sender's CPU time per message before its packets leave  */
+    int64_t recv_ps; /* o_r: from the last packet's arrival to the receive's completion  */
+    int64_t gap_ps;  /* g: least time between the starts of two sends of one rank        */
+    int64_t shm_ps;  /* both ranks on one node: one-way latency of the shared-memory copy */
+    double shm_gbs;  /* ... and its bandwidth, GB/s (0: latency only)                     */
+} temu_tm_mpi_costs;
+
 typedef struct temu_tm_config {
     int64_t router_ps;      /* header arrival -> may leave on the next channel (routing, switch)  */
     int64_t wire_ps;        /* flight time of a router-to-router link                            */
@@ -87,6 +99,7 @@ typedef struct temu_tm_config {
                             /* 0: not modelled                                                  */
     uint32_t level;         /* temu_tm_level: the model level a driver of either level (temu_net, */
                             /* virtual time) creates; temu_tm_create is the packet level's own   */
+    temu_tm_mpi_costs mpi;  /* virtual time's per-message MPI costs (temu_vt_*); all 0: none     */
 } temu_tm_config;
 
 /* The model levels (doc/model.md, "Model levels"): the packet model of

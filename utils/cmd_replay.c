@@ -87,6 +87,9 @@ static void usage(FILE *f)
             "                           Congestion Impact (doc/replay.md, \"Virtual time\")\n"
             "      --compute-scale=F    --timing: scale a trace's compute gaps by F (default 1;\n"
             "                           0: communication only)\n"
+            "      --mpi-costs=on|off   --timing: each message's MPI software costs (LogGP o_s,\n"
+            "                           o_r, g; on-node copies) from the machine's MPI, or only\n"
+            "                           its network time (default on; doc/virtual-time.md)\n"
             "      --compute=T          --timing, patterns: each rank computes T before every\n"
             "                           step (e.g. 10us, 2ms; default 0)\n"
             "      --routing=HOW        --timing: the timing model routes Blue Gene's dynamic\n"
@@ -161,6 +164,7 @@ enum {
     OPT_REPLACE,
     OPT_TIMING,
     OPT_COMPUTE_SCALE,
+    OPT_MPI_COSTS,
     OPT_COMPUTE,
     OPT_SERIES,
     OPT_INTERVAL,
@@ -195,6 +199,7 @@ static const struct option options[] = {
     {"replace", no_argument, NULL, OPT_REPLACE},
     {"timing", no_argument, NULL, OPT_TIMING},
     {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE},
+    {"mpi-costs", required_argument, NULL, OPT_MPI_COSTS},
     {"compute", required_argument, NULL, OPT_COMPUTE},
     {"series", required_argument, NULL, OPT_SERIES},
     {"interval", required_argument, NULL, OPT_INTERVAL},
@@ -265,6 +270,13 @@ static int set_option(int opt, const char *v, replay_opts *o)
             o->timing.compute_scale > 1e6) {
             return fail("--compute-scale '%s': expected a factor from 0 to 1e6", v);
         }
+        return 0;
+    case OPT_MPI_COSTS:
+        o->timing_only = 1;
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+            return fail("--mpi-costs '%s': expected on or off", v);
+        }
+        o->timing.no_mpi_costs = strcmp(v, "off") == 0;
         return 0;
     case OPT_SERIES:
         o->timing_only = 1;
@@ -363,8 +375,8 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
         return fail("--train: packet trains are the packet model's; not with --model flow");
     }
     if (o->timing_only && !o->timing.on) {
-        return fail("--compute-scale, --compute, --format, --routing, --train, --whole-trains, "
-                    "--series, --interval and --figures go with --timing");
+        return fail("--compute-scale, --compute, --mpi-costs, --format, --routing, --train, "
+                    "--whole-trains, --series, --interval and --figures go with --timing");
     }
     if (o->timing.whole_trains && o->timing.train < 2) {
         return fail("--whole-trains goes with --train=N, N > 1 (trains of single packets cannot "

@@ -188,6 +188,9 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     temu_tm_config tc;
     st = temu_tm_config_default(m, &tc, &err);
     tc.level = o->level;
+    if (o->no_mpi_costs) {
+        memset(&tc.mpi, 0, sizeof tc.mpi); /* --mpi-costs=off */
+    }
     if (st == TEMU_OK && o->routing != 0) {
         tc.routing = o->routing - 1;
     }

@@ -17,6 +17,7 @@
 typedef struct replay_timing {
     int on;                    /* --timing                                   */
     double compute_scale;      /* --compute-scale (1)                        */
+    int no_mpi_costs;          /* --mpi-costs=off: messages cost their network time only */
     cli_format format;         /* --format of the per-rank table             */
     const char *series;        /* --series FILE: snapshots of the store, or NULL */
     int64_t interval_ps;       /* --interval between them                    */
