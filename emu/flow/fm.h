@@ -1,0 +1,199 @@
+/*
+ * fm.h - the flow level's state, shared by its parts.  Private to
+ * libtorusemu (the level's interface is torusemu_flow.h).
+ *
+ * One job per file:
+ *   fm_maxmin.h, .c  weighted max-min rates by progressive filling (pure)
+ *   fm_params.h, .c  the constants (saturation derating, queue formulas)
+ *   fm_heap.c        the indexed heaps of flows (events, hop reports)
+ *   fm_route.c       a flow's channels and its zero-load pipeline latency
+ *   fm_solve.c       the change's connected flows and channels, their
+ *                    rates (derated where saturated), stall rates
+ *   fm_model.c       creation, sends, the run, reports, statistics
+ *
+ * Units: a flow's rate x is in packets per ps; its coefficient on a
+ * channel is that channel's serialization of one of its packets in ps
+ * (rounded as the packet model rounds it, temu_tm_ser_ps), so a channel's
+ * capacity is the fraction of its time it sends: 1, or eta where
+ * saturation derates it.  A lone flow then drains exactly at the packet
+ * model's pace: one packet per serialization of its slowest channel.
+ *
+ * A flow's progress p counts packets drained (fluid): packet k starts
+ * onto every channel of the route when p reaches k and has drained when p
+ * reaches k + 1; it is delivered `lat` ps later (the packet model's
+ * zero-load pipeline less the slowest serialization, fm_route.c).
+ */
+#ifndef TEMU_FLOW_FLOW_H
+#define TEMU_FLOW_FLOW_H
+
+#include "../emu_internal.h"
+#include "fm_maxmin.h"
+#include "fm_params.h"
+#include "torusemu_flow.h"
+
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/* One channel of a flow's route. */
+typedef struct fm_elem {
+    int32_t chan;
+    int32_t pos; /* its entry in the channel's users          */
+    double coef; /* ps of the channel per packet              */
+    uint8_t vc;  /* dateline class: 1 where the ring wraps    */
+} fm_elem;
+
+/* A channel's user: flow and the element of its route. */
+typedef struct fm_user {
+    int32_t flow, elem;
+} fm_user;
+
+/* A channel: a lane of a directed link, or a node's injection or ejection
+ * channel.  Rates are fractions of its time; integrals in ps. */
+typedef struct fm_chan {
+    fm_user *users;
+    int32_t nusers, capusers;
+    double ps_per_byte;
+    double cap;                         /* the solver's capacity: 1, or eta derated */
+    double u, r_inq, r_credit, r_nodyn; /* now: busy fraction, stall fractions    */
+    double busy, inq, credit, nodyn;    /* integrated up to `since`              */
+    int64_t since;
+    uint64_t packets, bytes; /* counted as the flows cross            */
+    double scratch;          /* fm_solve.c: a port's load on this channel */
+    int32_t mark, local;     /* fm_solve.c: in the set (stamp), its index there */
+    int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
+    uint8_t full;            /* a bottleneck now */
+} fm_chan;
+
+enum fm_state {
+    FM_WAITING = 0, /* created in the future                   */
+    FM_ACTIVE = 1,  /* on its channels, draining               */
+    FM_DRAINED = 2, /* off its channels, the last packet flying */
+    FM_FREE = 3
+};
+
+typedef struct fm_flow {
+    int64_t created;
+    int64_t lat;         /* drained -> delivered, ps                         */
+    int64_t first;       /* zero-load delivery of its first packet (absolute) */
+    int64_t tp;          /* progress p at time tp                             */
+    double p, x;         /* packets drained, packets per ps                   */
+    double bound;        /* packets per ps, 0: none                           */
+    int64_t end;         /* drain end (ACTIVE: as the rate now says)          */
+    uint64_t count, rep; /* packets; the first not yet counted crossing   */
+    uint64_t seq, tag;
+    fm_elem *el;
+    int32_t nel;
+    int32_t limit; /* element of its bottleneck, -1: its bound or none    */
+    int32_t next_free;
+    int32_t mark, local;
+    int64_t src, dst;
+    uint32_t bytes, cls, lane_key;
+    uint8_t state, adaptive;
+} fm_flow;
+
+/* An indexed min-heap of flow ids keyed by (time, seq). */
+typedef struct fm_heap {
+    int32_t *ids;
+    int32_t n;
+    int64_t *key; /* [flow capacity] */
+    int32_t *pos; /* [flow capacity] -1: not in the heap */
+} fm_heap;
+
+struct temu_fm {
+    temu_machine m;
+    temu_tm_config c;
+    const fm_params *par;
+    int tlinks, maxlanes;
+    int lanes[2 * TEMU_MAX_DIMS];
+    int64_t ntorus, nchan;
+    fm_chan *ch;
+    int32_t *nbr;   /* [nrouters * tlinks] */
+    int32_t *coord; /* [nrouters * ndims] */
+    fm_flow *fl;
+    int32_t nfl, capfl, freefl;
+    fm_heap ev;  /* each flow's next event: creation, drain end, delivery */
+    fm_heap due; /* active flows by their next packet's start (hop reports) */
+    uint64_t seq;
+    int64_t now;
+    uint64_t pending;
+    int32_t stamp;
+    int oom;
+    temu_fm_totals tot;
+    /* fm_solve.c scratch */
+    int32_t *cflows, *cchans, *pstart, *pchan;
+    double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap;
+    int32_t *aff;
+    int32_t capaff;
+    int32_t *rlimit;
+    uint8_t *rfull;
+    int32_t capcf, capcc, capce;
+    int32_t *seeds;
+    int32_t nseeds, capseeds;
+    fm_mm_work mm;
+    temu_tm_delivery_fn deliver;
+    void *deliver_ctx;
+    temu_fm_done_fn done;
+    void *done_ctx;
+    temu_tm_hop_fn hop;
+    void *hop_ctx;
+};
+
+/* ------------------------------------------------------------ layout */
+
+/* Channels as the packet model numbers them: torus lanes, then injection,
+ * then ejection channels. */
+static inline int64_t fm_chan_id(const temu_fm *f, int64_t router, int link, int lane)
+{
+    return (router * f->tlinks + link) * f->maxlanes + lane;
+}
+
+static inline int64_t fm_inject_chan(const temu_fm *f, int64_t node)
+{
+    return f->ntorus + node;
+}
+
+static inline int64_t fm_eject_chan(const temu_fm *f, int64_t node)
+{
+    return f->ntorus + f->m.nnodes + node;
+}
+
+/* ------------------------------------------------------------ fm_heap.c */
+
+int fm_heap_resize(fm_heap *h, int32_t cap, int32_t oldcap);
+void fm_heap_free(fm_heap *h);
+/* Insert or move flow id to key (ties: lower seq first). */
+int fm_heap_set(fm_heap *h, const fm_flow *fl, int32_t id, int64_t key);
+void fm_heap_remove(fm_heap *h, const fm_flow *fl, int32_t id);
+/* The least flow id, -1 when empty; its key into *key. */
+int32_t fm_heap_top(const fm_heap *h, int64_t *key);
+
+/* ------------------------------------------------------------ fm_route.c */
+
+/* Flow fl's channels (el, nel) and latencies (lat, first) from its src,
+ * dst, bytes, lane_key, created; 0, or -1 when out of memory. */
+int fm_route_build(temu_fm *f, fm_flow *fl);
+
+/* ------------------------------------------------------------ fm_solve.c */
+
+/* Re-solve the flows connected to the seed channels (f->seeds) at f->now;
+ * every flow in the component has its progress settled first.  0 or -1
+ * (out of memory). */
+int fm_solve_changed(temu_fm *f);
+/* Channel c's integrals up to time t. */
+void fm_chan_settle(fm_chan *c, int64_t t);
+
+/* ------------------------------------------------------------ fm_model.c */
+
+/* Count (and report to the hop function) the crossings of flow id's
+ * packets that have started by time t (all of them: final). */
+void fm_flow_report(temu_fm *f, int32_t id, int64_t t, int final);
+/* Bring flow id's progress to time t at its current rate. */
+void fm_flow_advance(temu_fm *f, int32_t id, int64_t t);
+/* Flow id's rate changed (or was first set): its drain end and its next
+ * report. */
+int fm_flow_rescheduled(temu_fm *f, int32_t id);
+
+#pragma GCC visibility pop
+
+#endif

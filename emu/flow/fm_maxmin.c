@@ -1,0 +1,255 @@
+/*
+ * fm_maxmin.c - weighted max-min fair rates by progressive filling
+ * (fm_maxmin.h).
+ *
+ * Written for this project from the textbook definition (Bertsekas and
+ * Gallager, "Data Networks", section 6.5.2): every rising flow f has rate
+ * weight_f x level; channel c fills at level rem_c / sum_c, rem_c its
+ * capacity less what stopped flows use, sum_c the weighted coefficients
+ * of the flows still rising on it.  A heap of the channels' fill levels
+ * and the flows' bound levels (bound / weight) gives the next event; a
+ * channel's entry is renewed whenever a flow stopping elsewhere changes
+ * its rem or sum (older entries are recognised by their stamp and
+ * skipped).  Cost: O(elements x log channels).  Ties (equal levels) go to
+ * the lower channel id, channels before bounds: the result depends on
+ * the problem only.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "fm_maxmin.h"
+
+#include <stdlib.h>
+
+/* A heap entry: a channel's fill level (id >= 0) or a flow's bound level
+ * (id = -1 - flow). */
+typedef struct fm_mm_entry {
+    double level;
+    int32_t id;
+    uint32_t version;
+} fm_mm_entry;
+
+static int entry_before(const fm_mm_entry *a, const fm_mm_entry *b)
+{
+    if (a->level != b->level) {
+        return a->level < b->level;
+    }
+    /* channels (id >= 0) before bounds, then by id */
+    if ((a->id >= 0) != (b->id >= 0)) {
+        return a->id >= 0;
+    }
+    return a->id >= 0 ? a->id < b->id : a->id > b->id;
+}
+
+static int heap_push(fm_mm_work *w, fm_mm_entry e)
+{
+    if (w->nheap == w->capheap) {
+        int32_t cap = fm_room(w->nheap + 1, w->capheap);
+        if (fm_resize((void **)&w->heap, cap, sizeof *w->heap) != 0) {
+            return -1;
+        }
+        w->capheap = cap;
+    }
+    int32_t i = w->nheap++;
+    while (i > 0 && entry_before(&e, &w->heap[(i - 1) / 2])) {
+        w->heap[i] = w->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->heap[i] = e;
+    return 0;
+}
+
+static fm_mm_entry heap_pop(fm_mm_work *w)
+{
+    fm_mm_entry top = w->heap[0], last = w->heap[--w->nheap];
+    int32_t i = 0, n = w->nheap;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && entry_before(&w->heap[c + 1], &w->heap[c])) {
+            c++;
+        }
+        if (!entry_before(&w->heap[c], &last)) {
+            break;
+        }
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (n > 0) {
+        w->heap[i] = last;
+    }
+    return top;
+}
+
+int32_t fm_room(int32_t need, int32_t cap)
+{
+    int32_t twice = cap > 0 ? 2 * cap : 4;
+    return need > twice ? need : twice;
+}
+
+int fm_resize(void **a, int32_t n, size_t size)
+{
+    void *p = realloc(*a, (size_t)n * size);
+    if (!p) {
+        return -1;
+    }
+    *a = p;
+    return 0;
+}
+
+/* Room for a problem's channels (with first[]'s one more), flows and
+ * elements. */
+static int work_reserve(fm_mm_work *w, const fm_mm_problem *p)
+{
+    int32_t ne = p->start[p->nflows], nc = p->nchans + 1;
+    int bad = 0;
+    if (nc > w->capchans) {
+        int32_t n = fm_room(nc, w->capchans);
+        bad |= fm_resize((void **)&w->rem, n, sizeof *w->rem);
+        bad |= fm_resize((void **)&w->sum, n, sizeof *w->sum);
+        bad |= fm_resize((void **)&w->rising, n, sizeof *w->rising);
+        bad |= fm_resize((void **)&w->version, n, sizeof *w->version);
+        bad |= fm_resize((void **)&w->first, n, sizeof *w->first);
+        w->capchans = bad ? w->capchans : n; /* a failed one kept its old size */
+    }
+    if (p->nflows > w->capflows) {
+        int32_t n = fm_room(p->nflows, w->capflows);
+        bad |= fm_resize((void **)&w->fixed, n, sizeof *w->fixed);
+        w->capflows = bad ? w->capflows : n;
+    }
+    if (ne > w->capelems) {
+        int32_t n = fm_room(ne, w->capelems);
+        bad |= fm_resize((void **)&w->link, n, sizeof *w->link);
+        w->capelems = bad ? w->capelems : n;
+    }
+    return bad ? -1 : 0;
+}
+
+/* The channels' flows, compressed (first/link), and every channel's
+ * starting rem, sum and rising count. */
+static void index_channels(const fm_mm_problem *p, fm_mm_work *w)
+{
+    int32_t nc = p->nchans, ne = p->start[p->nflows];
+    for (int32_t c = 0; c <= nc; c++) {
+        w->first[c] = 0;
+    }
+    for (int32_t c = 0; c < nc; c++) {
+        w->rem[c] = p->cap[c];
+        w->sum[c] = 0;
+        w->rising[c] = 0;
+        w->version[c] = 0;
+    }
+    for (int32_t e = 0; e < ne; e++) {
+        w->first[p->chan[e] + 1]++;
+    }
+    for (int32_t c = 0; c < nc; c++) {
+        w->first[c + 1] += w->first[c];
+    }
+    for (int32_t f = 0; f < p->nflows; f++) {
+        w->fixed[f] = 0;
+        for (int32_t e = p->start[f]; e < p->start[f + 1]; e++) {
+            int32_t c = p->chan[e];
+            w->link[w->first[c] + w->rising[c]++] = f;
+            w->sum[c] += p->coef[e] * p->weight[f];
+        }
+    }
+}
+
+static int push_channel(fm_mm_work *w, int32_t c, double floor_level)
+{
+    double level = w->rem[c] > 0 ? w->rem[c] / w->sum[c] : 0;
+    w->version[c]++;
+    /* rounding may put a level below the current one: it is full now */
+    return heap_push(w, (fm_mm_entry){level > floor_level ? level : floor_level, c, w->version[c]});
+}
+
+/* Flow f stops rising at `level` (rate weight x level, or its bound):
+ * its channels no longer count it. */
+static int fix_flow(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int32_t f, double rate,
+                    int32_t limit, double level)
+{
+    w->fixed[f] = 1;
+    r->rate[f] = rate;
+    r->limit[f] = limit;
+    for (int32_t e = p->start[f]; e < p->start[f + 1]; e++) {
+        int32_t c = p->chan[e];
+        w->rem[c] -= p->coef[e] * rate;
+        w->sum[c] -= p->coef[e] * p->weight[f];
+        if (--w->rising[c] > 0 && c != limit && push_channel(w, c, level) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int seed_heap(const fm_mm_problem *p, fm_mm_work *w)
+{
+    w->nheap = 0;
+    for (int32_t c = 0; c < p->nchans; c++) {
+        if (w->rising[c] > 0 && push_channel(w, c, 0) != 0) {
+            return -1;
+        }
+    }
+    for (int32_t f = 0; f < p->nflows; f++) {
+        if (p->bound[f] > 0 &&
+            heap_push(w, (fm_mm_entry){p->bound[f] / p->weight[f], -1 - f, 0}) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Channel c is full at `level`: every flow still rising on it stops. */
+static int fill_channel(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int32_t c,
+                        double level)
+{
+    r->full[c] = 1;
+    for (int32_t i = w->first[c]; i < w->first[c + 1]; i++) {
+        int32_t f = w->link[i];
+        if (!w->fixed[f] && fix_flow(p, w, r, f, p->weight[f] * level, c, level) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int fm_mm_solve(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r)
+{
+    if (work_reserve(w, p) != 0) {
+        return -1;
+    }
+    index_channels(p, w);
+    for (int32_t c = 0; c < p->nchans; c++) {
+        r->full[c] = 0;
+    }
+    if (seed_heap(p, w) != 0) {
+        return -1;
+    }
+    while (w->nheap > 0) {
+        fm_mm_entry e = heap_pop(w);
+        int rc = 0;
+        if (e.id < 0) {
+            int32_t f = -1 - e.id;
+            rc = w->fixed[f] ? 0 : fix_flow(p, w, r, f, p->bound[f], -1, e.level);
+        } else if (e.version == w->version[e.id] && w->rising[e.id] > 0) {
+            rc = fill_channel(p, w, r, e.id, e.level);
+        }
+        if (rc != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void fm_mm_work_free(fm_mm_work *w)
+{
+    free(w->rem);
+    free(w->sum);
+    free(w->first);
+    free(w->link);
+    free(w->rising);
+    free(w->version);
+    free(w->fixed);
+    free(w->heap);
+    *w = (fm_mm_work){0};
+}

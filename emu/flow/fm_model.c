@@ -1,0 +1,632 @@
+/*
+ * fm_model.c - the flow level as a whole (torusemu_flow.h): creation, sends,
+ * the run, the counting of crossings, what its users ask of it.
+ *
+ * The run (temu_fm_run) takes the flows' events in order of time (ties:
+ * the flow sent first): a creation puts a flow on its channels, a drain
+ * end takes it off them (its last packet has left its slowest channel),
+ * a delivery tells the driver.  All events of one time are taken before
+ * the rates are solved again, once, for the flows and channels they touch
+ * (fm_solve.c).
+ *
+ * Crossings: a packet crosses every channel of its route when it starts
+ * draining (fm.h: when the flow's progress reaches its index), so a
+ * stretch of constant rate is a run of evenly spaced packets.  They are
+ * counted (lane packets and bytes) when the rate changes and when the
+ * flow ends; with a hop function, also whenever the clock moves past
+ * them, in the order of their start, so that each is told before the
+ * model's time passes its start (crossing.c's windows then attribute
+ * every packet to the interval it crossed in).  Without a hop function
+ * the cost is per rate change; with one, per clock step of a flow that
+ * has a packet starting in it (at most its packets).
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "fm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* rounding guard of progress: a packet whose start is within 1e-6 of a
+ * packet's time counts as started (the rates are not exact binary
+ * fractions) */
+#define FM_EPS 1e-6
+
+/* ------------------------------------------------------------ progress */
+
+void fm_flow_advance(temu_fm *f, int32_t id, int64_t t)
+{
+    fm_flow *fl = &f->fl[id];
+    if (t > fl->tp) {
+        fl->p += fl->x * (double)(t - fl->tp);
+        fl->p = fl->p > (double)fl->count ? (double)fl->count : fl->p;
+        fl->tp = t;
+    }
+}
+
+/* Packets of fl that have started by time t >= tp. */
+static uint64_t started_by(const fm_flow *fl, int64_t t)
+{
+    double q = fl->p + fl->x * (double)(t > fl->tp ? t - fl->tp : 0);
+    double k = floor(q + FM_EPS) + 1.0;
+    return k >= (double)fl->count ? fl->count : (uint64_t)k;
+}
+
+/* When packet k of fl starts at its current rate (not before tp). */
+static int64_t packet_time(const fm_flow *fl, uint64_t k)
+{
+    double ahead = (double)k - fl->p - FM_EPS;
+    if (ahead <= 0) {
+        return fl->tp; /* started already (a new flow's first packet at its creation) */
+    }
+    if (!(fl->x > 0)) {
+        return INT64_MAX;
+    }
+    double t = (double)fl->tp + ahead / fl->x;
+    if (t >= 9.0e18) {
+        return INT64_MAX;
+    }
+    int64_t s = (int64_t)ceil(t);
+    return s > fl->tp ? s : fl->tp;
+}
+
+/* ------------------------------------------------------------ crossings */
+
+/* Tell the hop function of n packets of fl, first starting at s, spaced sp,
+ * on its element e. */
+static void hop_tell(const temu_fm *f, const fm_flow *fl, int32_t e, uint32_t n, int64_t s,
+                     int64_t sp)
+{
+    temu_tm_hop h;
+    int64_t c = fl->el[e].chan;
+    memset(&h, 0, sizeof h);
+    h.start_ps = s;
+    h.spacing_ps = n > 1 ? sp : 0;
+    h.ser_ps = (int64_t)fl->el[e].coef;
+    h.tag = fl->tag;
+    h.bytes = (uint64_t)n * fl->bytes;
+    h.packets = n;
+    h.cls = h.vc_class = fl->cls;
+    h.lane_key = fl->lane_key;
+    if (e == 0) {
+        h.kind = TEMU_TM_HOP_INJECT;
+        h.node = fl->src;
+    } else if (e + 1 == fl->nel) {
+        h.kind = TEMU_TM_HOP_EJECT;
+        h.node = fl->dst;
+    } else {
+        h.kind = TEMU_TM_HOP_LINK;
+        h.lane = (int32_t)(c % f->maxlanes);
+        h.link = (int32_t)(c / f->maxlanes % f->tlinks);
+        h.router = c / f->maxlanes / f->tlinks;
+        h.to_router = f->nbr[h.router * f->tlinks + h.link];
+    }
+    f->hop(f->hop_ctx, &h);
+}
+
+/* Tell the hop function of packets k0 .. k1-1 of fl (one stretch of
+ * constant rate), in records of at most 2^31 packets. */
+static void hop_stretch(const temu_fm *f, const fm_flow *fl, uint64_t k0, uint64_t k1)
+{
+    while (k0 < k1) {
+        uint64_t n = k1 - k0 > (1u << 31) ? (1u << 31) : k1 - k0;
+        int64_t s = packet_time(fl, k0), last = packet_time(fl, k0 + n - 1);
+        s = s > f->now ? s : f->now;
+        last = last > s ? last : s;
+        int64_t sp = n > 1 ? (last - s) / (int64_t)(n - 1) : 0;
+        for (int32_t e = 0; e < fl->nel; e++) {
+            hop_tell(f, fl, e, (uint32_t)n, s, sp);
+        }
+        k0 += n;
+    }
+}
+
+void fm_flow_report(temu_fm *f, int32_t id, int64_t t, int final)
+{
+    fm_flow *fl = &f->fl[id];
+    uint64_t k1 = final ? fl->count : started_by(fl, t);
+    if (k1 <= fl->rep) {
+        return;
+    }
+    uint64_t n = k1 - fl->rep;
+    for (int32_t e = 0; e < fl->nel; e++) {
+        fm_chan *c = &f->ch[fl->el[e].chan];
+        c->packets += n;
+        c->bytes += n * fl->bytes;
+    }
+    if (f->hop != NULL) {
+        hop_stretch(f, fl, fl->rep, k1);
+    }
+    fl->rep = k1;
+}
+
+/* Report every active flow's packets starting by t (hop function only). */
+static void report_due(temu_fm *f, int64_t t)
+{
+    int64_t key;
+    int32_t id;
+    if (f->hop == NULL) {
+        return;
+    }
+    while ((id = fm_heap_top(&f->due, &key)) >= 0 && key <= t) {
+        fm_flow *fl = &f->fl[id];
+        fm_flow_report(f, id, t, 0);
+        if (fl->rep < fl->count) {
+            int64_t next = packet_time(fl, fl->rep);
+            fm_heap_set(&f->due, f->fl, id, next > t ? next : t + 1);
+        } else {
+            fm_heap_remove(&f->due, f->fl, id);
+        }
+    }
+}
+
+int fm_flow_rescheduled(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    double left = (double)fl->count - fl->p;
+    fl->end = INT64_MAX;
+    if (fl->x > 0) {
+        double d = left > 0 ? left / fl->x : 0;
+        fl->end = d < 9.0e18 - (double)fl->tp ? fl->tp + (int64_t)llround(d) : INT64_MAX;
+    }
+    fm_heap_set(&f->ev, f->fl, id, fl->end);
+    if (fl->rep < fl->count) {
+        fm_heap_set(&f->due, f->fl, id, packet_time(fl, fl->rep));
+    } else {
+        fm_heap_remove(&f->due, f->fl, id);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ channels */
+
+static int seed(temu_fm *f, int32_t chan)
+{
+    if (f->nseeds == f->capseeds) {
+        int32_t cap = fm_room(f->nseeds + 1, f->capseeds);
+        if (fm_resize((void **)&f->seeds, cap, sizeof *f->seeds) != 0) {
+            return -1;
+        }
+        f->capseeds = cap;
+    }
+    f->seeds[f->nseeds++] = chan;
+    return 0;
+}
+
+/* Flow id joins its channels (and they are seeds of the next solve). */
+static int flow_join(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    for (int32_t e = 0; e < fl->nel; e++) {
+        fm_chan *c = &f->ch[fl->el[e].chan];
+        if (c->nusers == c->capusers) {
+            int32_t cap = fm_room(c->nusers + 1, c->capusers);
+            if (fm_resize((void **)&c->users, cap, sizeof *c->users) != 0) {
+                return -1;
+            }
+            c->capusers = cap;
+        }
+        fl->el[e].pos = c->nusers;
+        c->users[c->nusers++] = (fm_user){id, e};
+        if (seed(f, fl->el[e].chan) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Flow id leaves its channels. */
+static int flow_leave(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    for (int32_t e = 0; e < fl->nel; e++) {
+        fm_chan *c = &f->ch[fl->el[e].chan];
+        int32_t pos = fl->el[e].pos;
+        fm_user last = c->users[--c->nusers];
+        c->users[pos] = last;
+        f->fl[last.flow].el[last.elem].pos = pos;
+        fl->el[e].pos = -1;
+        if (seed(f, fl->el[e].chan) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+static int on_create(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    fl->state = FM_ACTIVE;
+    fl->tp = f->now;
+    fl->p = 0;
+    fl->x = 0;
+    fm_heap_remove(&f->ev, f->fl, id); /* back when its rate is known */
+    return flow_join(f, id);
+}
+
+static int on_drained(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    fm_flow_advance(f, id, f->now);
+    fl->p = (double)fl->count;
+    fm_flow_report(f, id, f->now, 1);
+    fm_heap_remove(&f->due, f->fl, id);
+    fl->state = FM_DRAINED;
+    fm_heap_set(&f->ev, f->fl, id, f->now + fl->lat);
+    return flow_leave(f, id);
+}
+
+static void flow_free(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    free(fl->el);
+    fl->el = NULL;
+    fl->state = FM_FREE;
+    fl->next_free = f->freefl;
+    f->freefl = id;
+}
+
+/* The last packet of flow id arrived: the driver is told (a copy of what
+ * it needs first: a callback may send, and a send may move the flows). */
+static void on_delivered(temu_fm *f, int32_t id)
+{
+    const fm_flow fl = f->fl[id];
+    fm_heap_remove(&f->ev, f->fl, id);
+    flow_free(f, id);
+    f->pending--;
+    if (f->deliver != NULL) {
+        int64_t prev = fl.first;
+        for (uint64_t i = 0; i < fl.count; i++) {
+            /* evenly spaced at the final rate, ending now (fm.h) */
+            double back = fl.x > 0 ? (double)(fl.count - 1 - i) / fl.x : 0;
+            int64_t t = f->now - (int64_t)llround(back);
+            t = t > prev ? t : prev;
+            t = t < f->now ? t : f->now;
+            prev = t;
+            f->deliver(f->deliver_ctx, fl.tag, fl.created, t);
+        }
+    }
+    if (f->done != NULL) {
+        f->done(f->done_ctx, fl.tag, fl.count, fl.created, f->now);
+    }
+}
+
+/* Every event at time t, then one solve of what they changed. */
+static int step(temu_fm *f, int64_t t)
+{
+    int64_t key;
+    int32_t id;
+    while ((id = fm_heap_top(&f->ev, &key)) >= 0 && key == t) {
+        int rc = 0;
+        switch (f->fl[id].state) {
+        case FM_WAITING:
+            rc = on_create(f, id);
+            break;
+        case FM_ACTIVE:
+            rc = on_drained(f, id);
+            break;
+        default:
+            on_delivered(f, id);
+            break;
+        }
+        if (rc != 0) {
+            return -1;
+        }
+    }
+    return f->nseeds > 0 ? fm_solve_changed(f) : 0;
+}
+
+int64_t temu_fm_run(temu_fm *f, int64_t until_ps)
+{
+    int64_t t;
+    while (!f->oom && fm_heap_top(&f->ev, &t) >= 0 && t <= until_ps) {
+        report_due(f, t);
+        f->now = t;
+        if (step(f, t) != 0) {
+            f->oom = 1;
+        }
+    }
+    if (until_ps != INT64_MAX && until_ps > f->now) {
+        report_due(f, until_ps);
+        f->now = until_ps;
+    }
+    return f->now;
+}
+
+/* ------------------------------------------------------------ sends */
+
+static temu_status check_send(const temu_fm *f, int64_t when_ps, int64_t src, int64_t dst,
+                              uint32_t bytes, uint64_t count, uint32_t cls, double max_gbs,
+                              temu_error *err)
+{
+    if (f->oom) {
+        return temu_fail(err, TEMU_ENOMEM,
+                         "flow model: out of memory during the run; results incomplete");
+    }
+    if (src < 0 || src >= f->m.nnodes || dst < 0 || dst >= f->m.nnodes) {
+        return temu_fail(err, TEMU_ERANGE, "flow model: node %lld or %lld outside 0..%lld",
+                         (long long)src, (long long)dst, (long long)f->m.nnodes - 1);
+    }
+    if (bytes == 0 || bytes > f->c.max_packet) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: packet of %u bytes outside 1..%u", bytes,
+                         f->c.max_packet);
+    }
+    if (count == 0 || count > (1ull << 52)) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: a flow of %llu packets (1..2^52)",
+                         (unsigned long long)count);
+    }
+    if (cls >= f->c.classes) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: class %u, the model has %u", cls,
+                         f->c.classes);
+    }
+    if (!(max_gbs >= 0) || !isfinite(max_gbs)) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: rate cap %g GB/s (0: none, else > 0)",
+                         max_gbs);
+    }
+    if (when_ps < f->now) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "flow model: flow created at %lld ps, before now (%lld ps)",
+                         (long long)when_ps, (long long)f->now);
+    }
+    return TEMU_OK;
+}
+
+/* A free flow slot (the flows and heaps grown when full); -1: no memory. */
+static int32_t flow_slot(temu_fm *f)
+{
+    if (f->freefl >= 0) {
+        int32_t id = f->freefl;
+        f->freefl = f->fl[id].next_free;
+        return id;
+    }
+    if (f->nfl == f->capfl) {
+        int32_t cap = fm_room(f->nfl + 1, f->capfl);
+        if (fm_resize((void **)&f->fl, cap, sizeof *f->fl) != 0 ||
+            fm_heap_resize(&f->ev, cap, f->capfl) != 0 ||
+            fm_heap_resize(&f->due, cap, f->capfl) != 0) {
+            return -1;
+        }
+        f->capfl = cap;
+    }
+    return f->nfl++;
+}
+
+temu_status temu_fm_send(temu_fm *f, int64_t when_ps, int64_t src, int64_t dst, uint32_t bytes,
+                         uint64_t count, uint32_t cls, uint32_t lane_key, double max_gbs,
+                         uint64_t tag, temu_error *err)
+{
+    temu_status st = check_send(f, when_ps, src, dst, bytes, count, cls, max_gbs, err);
+    if (st != TEMU_OK) {
+        return st;
+    }
+    int32_t id = flow_slot(f);
+    if (id < 0) {
+        return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory for flows");
+    }
+    fm_flow *fl = &f->fl[id];
+    memset(fl, 0, sizeof *fl);
+    fl->created = fl->tp = when_ps;
+    fl->count = count;
+    fl->seq = f->seq++;
+    fl->tag = tag;
+    fl->src = src;
+    fl->dst = dst;
+    fl->bytes = bytes;
+    fl->cls = cls;
+    fl->lane_key = lane_key;
+    fl->limit = -1;
+    fl->bound = max_gbs > 0 ? max_gbs / 1000.0 / bytes : 0; /* bytes/ps -> packets/ps */
+    fl->adaptive = f->c.routing == TEMU_TM_ADAPTIVE && (f->c.dynamic_vcs >> cls & 1u);
+    fl->state = FM_WAITING;
+    if (fm_route_build(f, fl) != 0) {
+        flow_free(f, id);
+        return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory for a route");
+    }
+    fm_heap_set(&f->ev, f->fl, id, when_ps);
+    f->pending++;
+    f->tot.flows++;
+    return TEMU_OK;
+}
+
+/* ------------------------------------------------------------ creation */
+
+static temu_status check_config(const temu_machine *m, const temu_tm_config *c, temu_error *err)
+{
+    if (temu_machine_family(m) == NULL) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: unknown system %d", m->system);
+    }
+    if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: negative latency");
+    }
+    if (c->classes < 1 || c->classes > TEMU_TM_MAX_CLASSES) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: classes must be 1..%d, not %u",
+                         TEMU_TM_MAX_CLASSES, c->classes);
+    }
+    if (c->max_packet == 0 || c->max_packet > 65536 || c->buffer_bytes < c->max_packet) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "flow model: max_packet %u outside 1..65536 or above buffer_bytes %u",
+                         c->max_packet, c->buffer_bytes);
+    }
+    if (!(c->node_gbs > 0) || c->link_gbs < 0 || !isfinite(c->link_gbs) || !isfinite(c->node_gbs)) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: bandwidths must be positive GB/s");
+    }
+    return TEMU_OK;
+}
+
+/* Channels' rates, neighbours and coordinates; 0 or -1 (no memory). */
+static int fill_machine(temu_fm *f)
+{
+    const temu_machine *m = &f->m;
+    f->ch = calloc((size_t)f->nchan, sizeof *f->ch);
+    f->nbr = malloc((size_t)(m->nrouters * f->tlinks) * sizeof *f->nbr);
+    f->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *f->coord);
+    if (!f->ch || !f->nbr || !f->coord) {
+        return -1;
+    }
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        temu_router_coords(m, r, &f->coord[r * m->ndims]);
+        for (int l = 0; l < f->tlinks; l++) {
+            f->nbr[r * f->tlinks + l] = (int32_t)temu_link_neighbor(m, r, l);
+            double gbs = temu_tm_link_lane_gbs(m, &f->c, r, l);
+            for (int k = 0; k < f->lanes[l] && f->nbr[r * f->tlinks + l] >= 0; k++) {
+                f->ch[fm_chan_id(f, r, l, k)].ps_per_byte = 1000.0 / gbs;
+            }
+        }
+    }
+    for (int64_t n = 0; n < m->nnodes; n++) {
+        f->ch[fm_inject_chan(f, n)].ps_per_byte = 1000.0 / f->c.node_gbs;
+        f->ch[fm_eject_chan(f, n)].ps_per_byte = 1000.0 / f->c.node_gbs;
+    }
+    for (int64_t i = 0; i < f->nchan; i++) {
+        f->ch[i].cap = 1.0;
+    }
+    return 0;
+}
+
+temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_fm **out,
+                           temu_error *err)
+{
+    temu_status st = check_config(m, c, err);
+    temu_fm *f;
+    *out = NULL;
+    if (st != TEMU_OK) {
+        return st;
+    }
+    f = calloc(1, sizeof *f);
+    if (!f) {
+        return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory");
+    }
+    f->m = *m;
+    f->c = *c;
+    f->par = &fm_params_default;
+    f->tlinks = 2 * m->ndims;
+    f->maxlanes = temu_machine_family(m)->info.max_lanes;
+    for (int l = 0; l < f->tlinks; l++) {
+        f->lanes[l] = temu_link_lanes(m, l);
+    }
+    f->ntorus = m->nrouters * f->tlinks * f->maxlanes;
+    f->nchan = f->ntorus + 2 * m->nnodes;
+    f->freefl = -1;
+    if (fill_machine(f) != 0) {
+        temu_fm_destroy(f);
+        return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory for %lld channels",
+                         (long long)(m->nrouters * 2 * m->ndims));
+    }
+    *out = f;
+    return TEMU_OK;
+}
+
+void temu_fm_destroy(temu_fm *f)
+{
+    if (!f) {
+        return;
+    }
+    for (int32_t i = 0; i < f->nfl; i++) {
+        free(f->fl[i].el);
+    }
+    for (int64_t i = 0; f->ch && i < f->nchan; i++) {
+        free(f->ch[i].users);
+    }
+    free(f->fl);
+    free(f->ch);
+    free(f->nbr);
+    free(f->coord);
+    fm_heap_free(&f->ev);
+    fm_heap_free(&f->due);
+    free(f->cflows);
+    free(f->cchans);
+    free(f->pstart);
+    free(f->pchan);
+    free(f->pcap);
+    free(f->pw);
+    free(f->pbound);
+    free(f->pcoef);
+    free(f->rrate);
+    free(f->rlimit);
+    free(f->rfull);
+    free(f->pfix);
+    free(f->punew);
+    free(f->pccap);
+    free(f->aff);
+    free(f->seeds);
+    fm_mm_work_free(&f->mm);
+    free(f);
+}
+
+/* ------------------------------------------------------------ accessors */
+
+void temu_fm_set_delivery(temu_fm *f, temu_tm_delivery_fn fn, void *ctx)
+{
+    f->deliver = fn;
+    f->deliver_ctx = ctx;
+}
+
+void temu_fm_set_done(temu_fm *f, temu_fm_done_fn fn, void *ctx)
+{
+    f->done = fn;
+    f->done_ctx = ctx;
+}
+
+void temu_fm_set_hop(temu_fm *f, temu_tm_hop_fn fn, void *ctx)
+{
+    f->hop = fn;
+    f->hop_ctx = ctx;
+}
+
+int64_t temu_fm_now(const temu_fm *f)
+{
+    return f->now;
+}
+
+int64_t temu_fm_next_event(const temu_fm *f)
+{
+    int64_t t;
+    fm_heap_top(&f->ev, &t);
+    return t;
+}
+
+uint64_t temu_fm_pending(const temu_fm *f)
+{
+    return f->pending;
+}
+
+void temu_fm_totals_get(const temu_fm *f, temu_fm_totals *out)
+{
+    *out = f->tot;
+}
+
+/* ps of a rate integrated up to now. */
+static int64_t integral(double acc, double rate, int64_t since, int64_t now)
+{
+    double v = acc + rate * (double)(now > since ? now - since : 0);
+    return (int64_t)llround(v);
+}
+
+temu_status temu_fm_lane_stats_get(const temu_fm *f, int64_t router, int link, int lane,
+                                   temu_tm_lane_stats *out, temu_error *err)
+{
+    if (router < 0 || router >= f->m.nrouters || link < 0 || link >= f->tlinks ||
+        f->nbr[router * f->tlinks + link] < 0 || lane < 0 || lane >= f->lanes[link]) {
+        return temu_fail(err, TEMU_ERANGE, "flow model: no lane %d on link %d of router %lld", lane,
+                         link, (long long)router);
+    }
+    const fm_chan *c = &f->ch[fm_chan_id(f, router, link, lane)];
+    memset(out, 0, sizeof *out);
+    out->packets = c->packets;
+    out->bytes = c->bytes;
+    /* packets started since their flow was last counted */
+    for (int32_t i = 0; i < c->nusers; i++) {
+        const fm_flow *fl = &f->fl[c->users[i].flow];
+        uint64_t k = started_by(fl, f->now);
+        uint64_t n = k > fl->rep ? k - fl->rep : 0;
+        out->packets += n;
+        out->bytes += n * fl->bytes;
+    }
+    out->busy_ps = integral(c->busy, c->u, c->since, f->now);
+    out->inq_stall_ps = integral(c->inq, c->r_inq, c->since, f->now);
+    out->credit_stall_ps = integral(c->credit, c->r_credit, c->since, f->now);
+    out->no_dynamic_ps = integral(c->nodyn, c->r_nodyn, c->since, f->now);
+    return TEMU_OK;
+}

@@ -1,0 +1,473 @@
+/*
+ * fm_solve.c - rates after a change (fm.h): the flows and channels
+ * connected to it, their max-min rates with saturated channels derated,
+ * and the stall rates the new rates imply.
+ *
+ * Incremental: the set solved starts with the flows that joined and the
+ * channels where flows joined or left; all other flows keep their rates
+ * and what they use of the set's channels is taken off its capacity.  The
+ * set grows by the flows of every channel that is a bottleneck of the set
+ * and that other flows cross too, and of every channel that was a
+ * bottleneck and whose load changed, until there is none: then every flow
+ * of the set has a bottleneck only flows of the set cross, and every
+ * other flow its old one, unchanged, so the rates are the max-min rates
+ * of all flows (doc/model.md says how it was checked against a solve of
+ * the whole connected component).  Cost: the flows the change reaches x
+ * their channels, never bytes.
+ *
+ * Saturation, two passes on the set: the first with every channel's whole
+ * time; where a channel is fed by an input queue that also holds packets
+ * for another output (head-of-line blocking) and its load reaches eta
+ * (fm_params.c), its capacity becomes eta, and the second pass gives the
+ * rates.  A bottleneck that only the second pass reveals keeps its whole
+ * time, and a channel outside the set keeps its capacity: the derating
+ * follows the order of the changes (deterministic; doc/model.md).
+ *
+ * Stall rates of a lane l, its flows f each going on to channel n_f:
+ *   inq     (its input queue's head waits for n_f): per next channel n,
+ *           min(load of l's flows on n x W, other load on n), W the M/D/1
+ *           wait caused by n's other traffic (fm_params.c); summed, at most 1;
+ *   credit  (l idle, a packet ready, no room downstream): its idle time
+ *           (1 - u) times the larger of the share of its traffic whose
+ *           bottleneck lies further on (back-pressure: the buffers before
+ *           that bottleneck fill) and the M/M/1/K probability that the
+ *           queue it feeds is full (K = buffer / packet bytes); a derated
+ *           bottleneck at least (1 - eta), the time head-of-line blocking
+ *           leaves it idle;
+ *   no_dynamic: credit x the share of its load in adaptively routed
+ *           classes.
+ * A flow alone on its route stalls nowhere but upstream of a slower
+ * channel (as the packet model's buffers fill before it).
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "fm.h"
+
+#include <stdlib.h>
+
+void fm_chan_settle(fm_chan *c, int64_t t)
+{
+    if (t > c->since) {
+        double dt = (double)(t - c->since);
+        c->busy += c->u * dt;
+        c->inq += c->r_inq * dt;
+        c->credit += c->r_credit * dt;
+        c->nodyn += c->r_nodyn * dt;
+    }
+    c->since = t;
+}
+
+/* ------------------------------------------------------------ scratch */
+
+/* Reallocate int32 and double scratch arrays (fm_resize). */
+static int grow32(int32_t **a, int32_t n)
+{
+    return fm_resize((void **)a, n, sizeof **a);
+}
+
+static int growd(double **a, int32_t n)
+{
+    return fm_resize((void **)a, n, sizeof **a);
+}
+
+/* Room for nf flows (+1: the compressed rows' end), nc channels and ne
+ * elements in the scratch arrays. */
+static int scratch_reserve(temu_fm *f, int32_t nf, int32_t nc, int32_t ne)
+{
+    int bad = 0;
+    if (nf + 1 > f->capcf) {
+        int32_t n = fm_room(nf + 1, f->capcf);
+        bad |= grow32(&f->cflows, n) | grow32(&f->pstart, n) | growd(&f->pw, n) |
+               growd(&f->pbound, n) | growd(&f->rrate, n) | grow32(&f->rlimit, n);
+        f->capcf = bad ? f->capcf : n;
+    }
+    if (nc > f->capcc) {
+        int32_t n = fm_room(nc, f->capcc);
+        bad |= grow32(&f->cchans, n) | growd(&f->pcap, n) | growd(&f->pfix, n) |
+               growd(&f->punew, n) | growd(&f->pccap, n) |
+               fm_resize((void **)&f->rfull, n, sizeof *f->rfull);
+        f->capcc = bad ? f->capcc : n;
+    }
+    if (ne > f->capce) {
+        int32_t n = fm_room(ne, f->capce);
+        bad |= grow32(&f->pchan, n) | growd(&f->pcoef, n);
+        f->capce = bad ? f->capce : n;
+    }
+    return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------- the set */
+
+/* Channel c joins the problem's channels (its integrals settled first). */
+static int add_chan(temu_fm *f, int32_t c, int32_t stamp, int32_t *nc)
+{
+    fm_chan *ch = &f->ch[c];
+    if (ch->mark == stamp) {
+        return 0;
+    }
+    if (scratch_reserve(f, 0, *nc + 1, 0) != 0) {
+        return -1;
+    }
+    fm_chan_settle(ch, f->now);
+    ch->mark = stamp;
+    ch->local = *nc;
+    f->cchans[(*nc)++] = c;
+    return 0;
+}
+
+/* Flow id joins the flows to solve (its progress and crossings brought to
+ * now at its old rate first), with its channels. */
+static int add_flow(temu_fm *f, int32_t id, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne)
+{
+    fm_flow *fl = &f->fl[id];
+    if (fl->mark == stamp) {
+        return 0;
+    }
+    if (scratch_reserve(f, *nf + 1, 0, *ne + fl->nel) != 0) {
+        return -1;
+    }
+    fl->mark = stamp;
+    f->cflows[(*nf)++] = id;
+    *ne += fl->nel;
+    fm_flow_advance(f, id, f->now);
+    fm_flow_report(f, id, f->now, 0);
+    for (int32_t e = 0; e < fl->nel; e++) {
+        if (add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The start: the seed channels (where flows joined or left) and the flows
+ * that joined (no rate yet). */
+static int add_seeds(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne)
+{
+    for (int32_t i = 0; i < f->nseeds; i++) {
+        fm_chan *c = &f->ch[f->seeds[i]];
+        if (add_chan(f, f->seeds[i], stamp, nc) != 0) {
+            return -1;
+        }
+        for (int32_t u = 0; u < c->nusers; u++) {
+            int32_t id = c->users[u].flow;
+            if (f->fl[id].x == 0 && add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                return -1;
+            }
+        }
+    }
+    f->nseeds = 0;
+    return 0;
+}
+
+/* What the flows outside the set use of each of its channels (they keep
+ * their rates). */
+static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
+{
+    for (int32_t i = 0; i < nc; i++) {
+        const fm_chan *c = &f->ch[f->cchans[i]];
+        double use = 0;
+        for (int32_t u = 0; u < c->nusers; u++) {
+            const fm_flow *fl = &f->fl[c->users[u].flow];
+            if (fl->mark != stamp) {
+                use += fl->x * fl->el[c->users[u].elem].coef;
+            }
+        }
+        f->pfix[i] = use;
+    }
+}
+
+/* The set as a max-min problem: each channel's capacity (1, or its eta
+ * where derated: ccap) less what the others use. */
+static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
+{
+    int32_t k = 0;
+    for (int32_t i = 0; i < nc; i++) {
+        double left = f->pccap[i] - f->pfix[i];
+        f->pcap[i] = left > 0 ? left : 0;
+    }
+    for (int32_t j = 0; j < nf; j++) {
+        fm_flow *fl = &f->fl[f->cflows[j]];
+        f->pstart[j] = k;
+        f->pw[j] = 1.0;
+        f->pbound[j] = fl->bound;
+        for (int32_t e = 0; e < fl->nel; e++) {
+            f->pchan[k] = f->ch[fl->el[e].chan].local;
+            f->pcoef[k++] = fl->el[e].coef;
+        }
+    }
+    f->pstart[nf] = k;
+    *p = (fm_mm_problem){nf, nc, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
+}
+
+/* ------------------------------------------------------------ derating */
+
+/* Does channel c's input queue hold packets for more than one output? */
+static uint8_t queue_mixed(const temu_fm *f, const fm_chan *c)
+{
+    int64_t first = -2;
+    for (int32_t u = 0; u < c->nusers; u++) {
+        const fm_flow *fl = &f->fl[c->users[u].flow];
+        int32_t e = c->users[u].elem;
+        int64_t next = e + 1 < fl->nel ? fl->el[e + 1].chan : -1;
+        if (first == -2) {
+            first = next;
+        } else if (next != first) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The fraction of its time bottleneck channel c keeps (fm_params.c). */
+static double chan_eta(temu_fm *f, const fm_chan *c)
+{
+    int32_t stamp = ++f->stamp;
+    int inputs = 0, mixed = 0;
+    unsigned vcs = 0;
+    for (int32_t u = 0; u < c->nusers; u++) {
+        const fm_flow *fl = &f->fl[c->users[u].flow];
+        int32_t e = c->users[u].elem;
+        vcs |= 1u << fl->el[e].vc;
+        if (e == 0) {
+            continue; /* an injection channel: fed by its node's source queue */
+        }
+        fm_chan *in = &f->ch[fl->el[e - 1].chan];
+        if (in->seen != stamp) {
+            in->seen = stamp;
+            inputs++;
+            mixed |= queue_mixed(f, in);
+        }
+    }
+    return fm_params_eta(f->par, inputs, mixed, vcs == 3u ? 2 : 1);
+}
+
+/* Derate the channels of the set whose first-pass load reaches what
+ * head-of-line blocking leaves of them (eta): they are the bottlenecks the
+ * packet model would have there; 1 if any was.  Only loads above the
+ * table's least eta are looked at (chan_eta reads the channels feeding). */
+static int derate(temu_fm *f, int32_t nc)
+{
+    int any = 0;
+    double least = fm_params_eta_least(f->par);
+    for (int32_t i = 0; i < nc; i++) {
+        if (f->punew[i] >= least - 1e-12) {
+            double eta = chan_eta(f, &f->ch[f->cchans[i]]);
+            if (eta < 1.0 && f->punew[i] >= eta - 1e-12) {
+                f->pccap[i] = eta;
+                any = 1;
+            }
+        }
+    }
+    return any;
+}
+
+static int solve_once(temu_fm *f, const fm_mm_problem *p)
+{
+    fm_mm_result r = {f->rrate, f->rlimit, f->rfull};
+    f->tot.solves++;
+    f->tot.updates += (uint64_t)p->start[p->nflows];
+    return fm_mm_solve(p, &f->mm, &r);
+}
+
+/* ---------------------------------------------------------- stall rates */
+
+/* The rates of lane c now, from its flows' rates and the load of the
+ * channels they go on to (the comment at the top). */
+static void chan_rates(temu_fm *f, fm_chan *c)
+{
+    const fm_params *par = f->par;
+    double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
+    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0;
+    int32_t stamp = ++f->stamp;
+    for (int32_t i = 0; i < c->nusers; i++) {
+        const fm_flow *fl = &f->fl[c->users[i].flow];
+        int32_t e = c->users[i].elem;
+        if (e + 1 < fl->nel) {
+            f->ch[fl->el[e + 1].chan].scratch += fl->x * fl->el[e + 1].coef;
+        }
+    }
+    for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
+        const fm_flow *fl = &f->fl[c->users[i].flow];
+        int32_t e = c->users[i].elem;
+        double share = fl->x * fl->el[e].coef / c->u;
+        k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
+        back += fl->limit > e ? share : 0;
+        adaptive += fl->adaptive ? share : 0;
+        if (e + 1 >= fl->nel) {
+            continue;
+        }
+        fm_chan *n = &f->ch[fl->el[e + 1].chan];
+        double other = (n->u - n->scratch) / n->cap, total = n->u / n->cap;
+        other = other > 0 ? other : 0;
+        z += share * other;
+        if (n->seen != stamp) {
+            double own = n->scratch * fm_params_wait(par, other, total);
+            n->seen = stamp;
+            inq += own < other ? own : other;
+        }
+    }
+    for (int32_t i = 0; i < c->nusers; i++) {
+        const fm_flow *fl = &f->fl[c->users[i].flow];
+        int32_t e = c->users[i].elem;
+        if (e + 1 < fl->nel) {
+            f->ch[fl->el[e + 1].chan].scratch = 0;
+        }
+    }
+    double pf = fm_params_full(z, k), credit = idle * (back > pf ? back : pf);
+    if (c->full && c->cap < 1.0 && credit < 1.0 - c->cap) {
+        credit = 1.0 - c->cap;
+    }
+    c->r_credit = credit < idle ? credit : idle;
+    c->r_inq = inq < 1.0 ? inq : 1.0;
+    c->r_nodyn = c->r_credit * adaptive;
+}
+
+/* ------------------------------------------------------------ solving */
+
+/* Solve the set: every channel's whole time first, then the bottlenecks
+ * derated; each channel's new load into punew. */
+/* Every channel's load with the set's rates just solved, into punew. */
+static void set_loads(temu_fm *f, const fm_mm_problem *p)
+{
+    for (int32_t i = 0; i < p->nchans; i++) {
+        f->punew[i] = f->pfix[i];
+    }
+    for (int32_t j = 0; j < p->nflows; j++) {
+        for (int32_t k = p->start[j]; k < p->start[j + 1]; k++) {
+            f->punew[p->chan[k]] += f->rrate[j] * p->coef[k];
+        }
+    }
+}
+
+static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
+{
+    fm_mm_problem p;
+    fixed_use(f, nc, stamp);
+    for (int32_t i = 0; i < nc; i++) {
+        f->pccap[i] = 1.0;
+    }
+    build_problem(f, nf, nc, &p);
+    if (solve_once(f, &p) != 0) {
+        return -1;
+    }
+    set_loads(f, &p);
+    if (derate(f, nc)) {
+        build_problem(f, nf, nc, &p);
+        if (solve_once(f, &p) != 0) {
+            return -1;
+        }
+        set_loads(f, &p);
+    }
+    return 0;
+}
+
+/* Channels whose other flows must be solved too: a bottleneck of the set
+ * that flows outside it also cross (they may have more than their fair
+ * share there, or the set less), and a channel that was a bottleneck and
+ * whose load changed (its flows may rise or must fall).  Their flows
+ * join the set; 1 if any did. */
+static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
+{
+    int32_t n = *nc;
+    *grew = 0;
+    for (int32_t i = 0; i < n; i++) {
+        fm_chan *c = &f->ch[f->cchans[i]];
+        double du = f->punew[i] - c->u;
+        int need = (f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > 1e-12 || du < -1e-12));
+        if (!need || c->grown == stamp) {
+            continue;
+        }
+        c->grown = stamp;
+        for (int32_t u = 0; u < c->nusers; u++) {
+            int32_t id = c->users[u].flow;
+            if (f->fl[id].mark != stamp) {
+                *grew = 1;
+                if (add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ apply */
+
+/* Lanes whose stall rates change: the set's channels, and the lanes before
+ * them on the routes of their flows (a lane's stalls depend on the load of
+ * the channels its flows go on to); settled to now. */
+static int affected(temu_fm *f, int32_t nc, int32_t *na)
+{
+    int32_t stamp = ++f->stamp, n = 0;
+    for (int32_t i = 0; i < nc; i++) {
+        const fm_chan *c = &f->ch[f->cchans[i]];
+        for (int32_t u = -1; u < c->nusers; u++) {
+            int32_t id = u < 0 ? f->cchans[i] : -1;
+            if (u >= 0 && c->users[u].elem > 0) {
+                id = f->fl[c->users[u].flow].el[c->users[u].elem - 1].chan;
+            }
+            if (id < 0 || f->ch[id].seen == stamp) {
+                continue;
+            }
+            if (n == f->capaff) {
+                int32_t cap = fm_room(n + 1, f->capaff);
+                if (grow32(&f->aff, cap) != 0) {
+                    return -1;
+                }
+                f->capaff = cap;
+            }
+            f->ch[id].seen = stamp;
+            fm_chan_settle(&f->ch[id], f->now);
+            f->aff[n++] = id;
+        }
+    }
+    *na = n;
+    return 0;
+}
+
+static void apply(temu_fm *f, int32_t nf, int32_t nc)
+{
+    for (int32_t i = 0; i < nc; i++) {
+        fm_chan *c = &f->ch[f->cchans[i]];
+        c->cap = f->pccap[i];
+        c->full = f->rfull[i];
+        c->u = f->punew[i];
+    }
+    for (int32_t j = 0; j < nf; j++) {
+        fm_flow *fl = &f->fl[f->cflows[j]];
+        fl->x = f->rrate[j];
+        fl->limit = -1;
+        for (int32_t e = 0; e < fl->nel; e++) {
+            if (f->ch[fl->el[e].chan].local == f->rlimit[j]) {
+                fl->limit = e;
+            }
+        }
+    }
+}
+
+int fm_solve_changed(temu_fm *f)
+{
+    int32_t nf = 0, nc = 0, ne = 0, na = 0, stamp = ++f->stamp;
+    int grew = 1;
+    if (add_seeds(f, stamp, &nf, &nc, &ne) != 0) {
+        return -1;
+    }
+    while (grew) {
+        if (scratch_reserve(f, nf, nc, ne) != 0 || solve_set(f, nf, nc, stamp) != 0 ||
+            grow_set(f, stamp, &nf, &nc, &ne, &grew) != 0) {
+            return -1;
+        }
+    }
+    if (affected(f, nc, &na) != 0) {
+        return -1;
+    }
+    apply(f, nf, nc);
+    for (int32_t i = 0; i < na; i++) {
+        chan_rates(f, &f->ch[f->aff[i]]);
+    }
+    for (int32_t j = 0; j < nf; j++) {
+        if (fm_flow_rescheduled(f, f->cflows[j]) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,687 @@
+/*
+ * test_flow.c - the flow level (torusemu_flow.h, emu/flow/): its max-min
+ * solver on textbook cases computed by hand, its constants, and the model
+ * against the packet model and against figures computed by hand (the
+ * round machine of timingutil.h: every channel 1 GB/s, router 20 ns, wire
+ * 3 ns, so a packet of b bytes serializes in exactly 1000*b ps).
+ */
+#include "../emu/flow/fm_maxmin.h"
+#include "../emu/flow/fm_params.h"
+#include "timingutil.h"
+#include "torusemu_flow.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#define NREC 256
+
+/* --------------------------------------------------------------- solver */
+
+/* A problem of up to 8 flows on up to 8 channels, solved. */
+typedef struct mm_case {
+    int32_t nf, nc;
+    double cap[8], w[8], bound[8], coef[32], rate[8];
+    int32_t start[9], chan[32], limit[8];
+    uint8_t full[8];
+} mm_case;
+
+/* Flow f crosses the n channels cs (coefficient 1 each unless coefs). */
+static void mm_flow(mm_case *k, const int32_t *cs, int n, const double *coefs)
+{
+    int32_t f = k->nf++, e = k->start[f];
+    k->w[f] = 1.0;
+    for (int i = 0; i < n; i++) {
+        k->chan[e + i] = cs[i];
+        k->coef[e + i] = coefs ? coefs[i] : 1.0;
+    }
+    k->start[f + 1] = e + n;
+}
+
+static void mm_solve(mm_case *k)
+{
+    fm_mm_problem p = {k->nf, k->nc, k->cap, k->w, k->bound, k->start, k->chan, k->coef};
+    fm_mm_result r = {k->rate, k->limit, k->full};
+    fm_mm_work w = {0};
+    ck_assert_int_eq(fm_mm_solve(&p, &w, &r), 0);
+    fm_mm_work_free(&w);
+}
+
+static mm_case mm_new(int nc, const double *caps)
+{
+    mm_case k;
+    memset(&k, 0, sizeof k);
+    k.nc = nc;
+    for (int i = 0; i < nc; i++) {
+        k.cap[i] = caps[i];
+    }
+    return k;
+}
+
+/* Three flows on two links: f0 crosses A and B, f1 A only, f2 B only.
+ * Equal capacities 1: every flow 1/2.  B of capacity 2: A fills first at
+ * 1/2 (f0, f1), then B gives f2 what f0 leaves: 2 - 1/2 = 3/2. */
+START_TEST(test_mm_three_flows_two_links)
+{
+    const int32_t ab[2] = {0, 1}, a[1] = {0}, b[1] = {1};
+    mm_case k = mm_new(2, (double[]){1.0, 1.0});
+    mm_flow(&k, ab, 2, NULL);
+    mm_flow(&k, a, 1, NULL);
+    mm_flow(&k, b, 1, NULL);
+    mm_solve(&k);
+    for (int f = 0; f < 3; f++) {
+        ck_assert_double_eq_tol(k.rate[f], 0.5, 1e-12);
+    }
+    ck_assert(k.full[0] && k.full[1]);
+
+    k = mm_new(2, (double[]){1.0, 2.0});
+    mm_flow(&k, ab, 2, NULL);
+    mm_flow(&k, a, 1, NULL);
+    mm_flow(&k, b, 1, NULL);
+    mm_solve(&k);
+    ck_assert_double_eq_tol(k.rate[0], 0.5, 1e-12);
+    ck_assert_double_eq_tol(k.rate[1], 0.5, 1e-12);
+    ck_assert_double_eq_tol(k.rate[2], 1.5, 1e-12);
+    ck_assert_int_eq(k.limit[0], 0);
+    ck_assert_int_eq(k.limit[1], 0);
+    ck_assert_int_eq(k.limit[2], 1);
+}
+END_TEST
+
+/* A bound stops a flow early and its share goes to the others: f1
+ * bounded at 0.2 on A; f0 then fills A at 0.8 (before B, which would
+ * give it 1.0), and f2 takes the rest of B: 2 - 0.8 = 1.2. */
+START_TEST(test_mm_bound)
+{
+    const int32_t ab[2] = {0, 1}, a[1] = {0}, b[1] = {1};
+    mm_case k = mm_new(2, (double[]){1.0, 2.0});
+    mm_flow(&k, ab, 2, NULL);
+    mm_flow(&k, a, 1, NULL);
+    mm_flow(&k, b, 1, NULL);
+    k.bound[1] = 0.2;
+    mm_solve(&k);
+    ck_assert_double_eq_tol(k.rate[0], 0.8, 1e-12);
+    ck_assert_double_eq_tol(k.rate[1], 0.2, 1e-12);
+    ck_assert_double_eq_tol(k.rate[2], 1.2, 1e-12);
+    ck_assert_int_eq(k.limit[1], -1);
+    ck_assert_int_eq(k.limit[0], 0);
+    /* a bound above the fair share changes nothing */
+    k = mm_new(1, (double[]){1.0});
+    mm_flow(&k, (int32_t[]){0}, 1, NULL);
+    mm_flow(&k, (int32_t[]){0}, 1, NULL);
+    k.bound[0] = 0.9;
+    mm_solve(&k);
+    ck_assert_double_eq_tol(k.rate[0], 0.5, 1e-12);
+    ck_assert_double_eq_tol(k.rate[1], 0.5, 1e-12);
+}
+END_TEST
+
+/* Weights share in proportion (1:3 -> 1/4, 3/4); a coefficient of 2 (a
+ * packet twice as long on the channel) halves what a rate may be: both
+ * at level 1/3, f0 using 2/3 of the channel. */
+START_TEST(test_mm_weights_and_coefficients)
+{
+    mm_case k = mm_new(1, (double[]){1.0});
+    mm_flow(&k, (int32_t[]){0}, 1, NULL);
+    mm_flow(&k, (int32_t[]){0}, 1, NULL);
+    k.w[1] = 3.0;
+    mm_solve(&k);
+    ck_assert_double_eq_tol(k.rate[0], 0.25, 1e-12);
+    ck_assert_double_eq_tol(k.rate[1], 0.75, 1e-12);
+
+    k = mm_new(1, (double[]){1.0});
+    mm_flow(&k, (int32_t[]){0}, 1, (double[]){2.0});
+    mm_flow(&k, (int32_t[]){0}, 1, NULL);
+    mm_solve(&k);
+    ck_assert_double_eq_tol(k.rate[0], 1.0 / 3, 1e-12);
+    ck_assert_double_eq_tol(k.rate[1], 1.0 / 3, 1e-12);
+}
+END_TEST
+
+/* A chain: f0 on A, B, C; f1 on A; f2 on C with capacities 1, 0.3, 1.
+ * B stops f0 at 0.3, then A gives f1 0.7 and C gives f2 0.7. */
+START_TEST(test_mm_chain_bottleneck)
+{
+    mm_case k = mm_new(3, (double[]){1.0, 0.3, 1.0});
+    mm_flow(&k, (int32_t[]){0, 1, 2}, 3, NULL);
+    mm_flow(&k, (int32_t[]){0}, 1, NULL);
+    mm_flow(&k, (int32_t[]){2}, 1, NULL);
+    mm_solve(&k);
+    ck_assert_double_eq_tol(k.rate[0], 0.3, 1e-12);
+    ck_assert_double_eq_tol(k.rate[1], 0.7, 1e-12);
+    ck_assert_double_eq_tol(k.rate[2], 0.7, 1e-12);
+    ck_assert_int_eq(k.limit[0], 1);
+}
+END_TEST
+
+/* --------------------------------------------------------------- params */
+
+START_TEST(test_params)
+{
+    const fm_params *p = &fm_params_default;
+    /* no input queue mixes outputs: no head-of-line blocking */
+    ck_assert_double_eq(fm_params_eta(p, 4, 0, 1), 1.0);
+    ck_assert_double_eq(fm_params_eta(p, 1, 1, 1), 1.0);
+    ck_assert_double_eq_tol(fm_params_eta(p, 2, 1, 1), 0.75, 1e-12);
+    ck_assert_double_eq_tol(fm_params_eta(p, 50, 1, 1), 0.6184, 1e-12);
+    ck_assert_double_eq(fm_params_wait(p, 0.0, 0.9), 0.0);
+    ck_assert_double_eq_tol(fm_params_wait(p, 0.25, 0.5), 0.25, 1e-12);
+    ck_assert(fm_params_wait(p, 0.5, 1.5) == fm_params_wait(p, 0.5, 0.98));
+    ck_assert_double_eq(fm_params_full(0.0, 4), 0.0);
+    ck_assert_double_eq_tol(fm_params_full(1.0, 4), 0.2, 1e-12);
+    double prev = 0;
+    for (int i = 1; i <= 20; i++) {
+        double v = fm_params_full(0.1 * i, 4);
+        ck_assert(v > prev);
+        prev = v;
+    }
+}
+END_TEST
+
+/* --------------------------------------------------------------- model */
+
+typedef struct rec {
+    int64_t created[NREC], delivered[NREC];
+    uint64_t tag[NREC];
+    int n;
+    int done;
+    int64_t done_ps[NREC];
+    uint64_t done_packets[NREC];
+} rec;
+
+static void on_flow_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    rec *r = ctx;
+    if (r->n < NREC) {
+        r->created[r->n] = created;
+        r->tag[r->n] = tag;
+        r->delivered[r->n] = delivered;
+    }
+    r->n++;
+}
+
+static void on_done(void *ctx, uint64_t tag, uint64_t packets, int64_t created, int64_t done)
+{
+    rec *r = ctx;
+    (void)created;
+    ck_assert_uint_lt(tag, NREC);
+    r->done_ps[tag] = done;
+    r->done_packets[tag] = packets;
+    r->done++;
+}
+
+static temu_fm *fm_make(const temu_machine *m, const temu_tm_config *c, rec *r)
+{
+    temu_fm *f;
+    temu_error err;
+    ck_assert_msg(temu_fm_create(m, c, &f, &err) == TEMU_OK, "%s", err.message);
+    if (r != NULL) {
+        memset(r, 0, sizeof *r);
+        temu_fm_set_delivery(f, on_flow_delivery, r);
+        temu_fm_set_done(f, on_done, r);
+    }
+    return f;
+}
+
+static void fm_send(temu_fm *f, int64_t when, int64_t src, int64_t dst, uint32_t bytes,
+                    uint64_t count, uint32_t lane_key, double max_gbs, uint64_t tag)
+{
+    temu_error err;
+    ck_assert_msg(temu_fm_send(f, when, src, dst, bytes, count, 0, lane_key, max_gbs, tag, &err) ==
+                      TEMU_OK,
+                  "%s", err.message);
+}
+
+static temu_tm_lane_stats fm_lane(const temu_fm *f, int64_t router, int link, int lane)
+{
+    temu_tm_lane_stats s;
+    temu_error err;
+    ck_assert_msg(temu_fm_lane_stats_get(f, router, link, lane, &s, &err) == TEMU_OK, "%s",
+                  err.message);
+    return s;
+}
+
+/* A machine's own configuration, routed deterministically (the flow
+ * level's route) with single packets. */
+static temu_tm_config machine_config(const temu_machine *m)
+{
+    temu_tm_config c;
+    temu_error err;
+    ck_assert_msg(temu_tm_config_default(m, &c, &err) == TEMU_OK, "%s", err.message);
+    c.routing = TEMU_TM_DETERMINISTIC;
+    c.train_packets = 1;
+    return c;
+}
+
+/* Deliveries of `count` packets of `bytes` from src to dst created at
+ * 1000 ps, in the packet model, into out[count]; the last returned. */
+static int64_t packet_model_time(const temu_machine *m, const temu_tm_config *c, int64_t src,
+                                 int64_t dst, uint32_t bytes, uint32_t count, uint32_t key,
+                                 int64_t *out)
+{
+    temu_tm *t;
+    temu_error err;
+    rec r;
+    memset(&r, 0, sizeof r);
+    ck_assert_msg(temu_tm_create(m, c, &t, &err) == TEMU_OK, "%s", err.message);
+    temu_tm_set_delivery(t, on_flow_delivery, &r);
+    ck_assert_msg(temu_tm_send_train(t, 1000, src, dst, bytes, count, 0, key, 0, &err) == TEMU_OK,
+                  "%s", err.message);
+    temu_tm_run(t, INT64_MAX);
+    temu_tm_destroy(t);
+    ck_assert_int_eq(r.n, (int)count);
+    memcpy(out, r.delivered, count * sizeof *out);
+    return r.delivered[count - 1];
+}
+
+/* The same in the flow level. */
+static int64_t flow_model_time(const temu_machine *m, const temu_tm_config *c, int64_t src,
+                               int64_t dst, uint32_t bytes, uint32_t count, uint32_t key,
+                               int64_t *out)
+{
+    rec r;
+    temu_fm *f = fm_make(m, c, &r);
+    fm_send(f, 1000, src, dst, bytes, count, key, 0, 0);
+    temu_fm_run(f, INT64_MAX);
+    ck_assert_uint_eq(temu_fm_pending(f), 0);
+    temu_fm_destroy(f);
+    ck_assert_int_eq(r.n, (int)count);
+    ck_assert_int_eq(r.done, 1);
+    ck_assert_int_eq(r.done_ps[0], r.delivered[count - 1]);
+    memcpy(out, r.delivered, count * sizeof *out);
+    return r.delivered[count - 1];
+}
+
+/* One packet alone is delivered exactly when the packet model delivers
+ * it, on the three families' own parameters (Gemini's tiles by medium,
+ * BG/P, BG/Q), over long routes, a tie at k/2, within one router and to
+ * itself; a lone flow of 16 packets too (the brief allowed one
+ * serialization of its slowest channel; it is exact). */
+START_TEST(test_lone_flow_matches_packet_model)
+{
+    const char *specs[3] = {"gemini:4x6x4", "bgp:8x4x4", "bgq:4x4x4x4x2"};
+    for (int s = 0; s < 3; s++) {
+        temu_machine m = test_machine(specs[s]);
+        temu_tm_config c = machine_config(&m);
+        int64_t last = m.nnodes - 1;
+        int64_t pairs[5][2] = {{0, last}, {last, 0}, {0, last / 2}, {0, 1}, {3, 3}};
+        uint32_t sizes[2] = {c.max_packet, 24};
+        for (int p = 0; p < 5; p++) {
+            for (int z = 0; z < 2; z++) {
+                for (uint32_t key = 0; key < 3; key++) {
+                    int64_t pa[16], fa[16];
+                    int64_t a =
+                        packet_model_time(&m, &c, pairs[p][0], pairs[p][1], sizes[z], 1, key, pa);
+                    int64_t b =
+                        flow_model_time(&m, &c, pairs[p][0], pairs[p][1], sizes[z], 1, key, fa);
+                    ck_assert_msg(a == b, "%s %lld->%lld %u bytes key %u: packet %lld flow %lld",
+                                  specs[s], (long long)pairs[p][0], (long long)pairs[p][1],
+                                  sizes[z], key, (long long)a, (long long)b);
+                    int64_t an =
+                        packet_model_time(&m, &c, pairs[p][0], pairs[p][1], sizes[z], 16, key, pa);
+                    int64_t bn =
+                        flow_model_time(&m, &c, pairs[p][0], pairs[p][1], sizes[z], 16, key, fa);
+                    /* the packet model's pipeline delivers one packet per
+                     * serialization of the slowest channel, as the flow drains */
+                    ck_assert_msg(an == bn, "%s %lld->%lld 16 x %u bytes: packet %lld flow %lld",
+                                  specs[s], (long long)pairs[p][0], (long long)pairs[p][1],
+                                  sizes[z], (long long)an, (long long)bn);
+                    /* every packet, not only the last */
+                    ck_assert_mem_eq(pa, fa, sizeof pa);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* Two flows share the X+ link leaving x=1 on the round machine: A from
+ * (0,0,0) to (2,0,0), 10 packets; B from (1,0,0) to (3,0,0), 4 packets;
+ * 100 bytes each, S = 100000 ps per packet on every channel.  Each gets
+ * half the link: B drains its 4 packets in 8S, then A has 6 left alone at
+ * one per S: 14S.  Delivery adds the pipeline: 2 hops, S + 3 x 20000 +
+ * 2 x 3000 less S = 66000. */
+START_TEST(test_two_flows_share_a_link)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    rec r;
+    temu_fm *f = fm_make(&m, &c, &r);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 10, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 4, 0, 0, 1);
+    ck_assert_int_eq(temu_fm_next_event(f), 0);
+    temu_fm_run(f, INT64_MAX);
+    ck_assert_int_eq(r.done, 2);
+    ck_assert_int_eq(r.done_ps[1], 8 * 100000 + 66000);
+    ck_assert_int_eq(r.done_ps[0], 14 * 100000 + 66000);
+    ck_assert_uint_eq(r.done_packets[0], 10);
+    ck_assert_int_eq(r.n, 14);
+    /* the shared link: 14 packets, busy 14 S; A's first link 10 */
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_uint_eq(s.packets, 14);
+    ck_assert_uint_eq(s.bytes, 1400);
+    ck_assert_int_eq(s.busy_ps, 14 * 100000);
+    ck_assert_uint_eq(fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0).packets, 10);
+    temu_fm_totals tot;
+    temu_fm_totals_get(f, &tot);
+    ck_assert_uint_eq(tot.flows, 2);
+    ck_assert_uint_ge(tot.solves, 2);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A change reaches flows that do not share a channel with it, and the
+ * derating follows the input queues.  Round machine, S = 100000 ps per
+ * 100-byte packet, along X: A x0->x2 (links x0-x1, L1 = x1-x2), B x1->x3
+ * (L1, L2 = x2-x3), C x2->x4 (L2, x3-x4), and from 8S D x2->x3 (L2).
+ *   0..8S   L1 and L2 full; L2 is fed by L1, whose queue holds A (to
+ *           eject) and B (to L2): head-of-line blocking, eta(2) = 0.75,
+ *           so B = C = 0.375/S, A = 1 - 0.375 = 0.625/S (5, 3, 3 drained);
+ *   8S      D joins L2: B = C = D = 0.25/S, and A, which does not cross
+ *           L2, rises to 0.75/S; its last 3 packets end at 12S;
+ *   12S     L1 holds only B: L2 no longer derated, B = C = D = 1/3 per S
+ *           (B, C 4 drained, D 1); D's last packet ends at 15S;
+ *   15S     B = C = 0.5/S (5 drained each): C's last 2 end at 19S;
+ *   19S     B alone at 1/S: its last 2 end at 21S.
+ * Deliveries add the pipeline less S: 66000 ps for 2 hops, 43000 for 1. */
+START_TEST(test_rates_follow_changes)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    rec r;
+    temu_fm *f = fm_make(&m, &c, &r);
+    const int64_t s = 100000;
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 8, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 9, 0, 0, 1);
+    fm_send(f, 0, node(&m, 2, 0, 0), node(&m, 4, 0, 0), 100, 7, 0, 0, 2);
+    fm_send(f, 8 * s, node(&m, 2, 0, 0), node(&m, 3, 0, 0), 100, 2, 0, 0, 3);
+    temu_fm_run(f, INT64_MAX);
+    ck_assert_int_eq(r.done, 4);
+    ck_assert_int_eq(r.done_ps[0], 12 * s + 66000);
+    ck_assert_int_eq(r.done_ps[3], 15 * s + 43000);
+    ck_assert_int_eq(r.done_ps[2], 19 * s + 66000);
+    ck_assert_int_eq(r.done_ps[1], 21 * s + 66000);
+    /* L2 was busy 0.75 of 0..12S, all of 12S..19S, and B's 2S: 9 + 7 + 2;
+     * it carried every packet of B, C and D */
+    temu_tm_lane_stats l2 = fm_lane(f, node(&m, 2, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_int_eq(l2.busy_ps, 18 * s);
+    ck_assert_uint_eq(l2.packets, 9 + 7 + 2);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A flow capped at 0.25 GB/s (100-byte packets: one per 400000 ps) alone:
+ * 5 packets drain in 2000000 ps. */
+START_TEST(test_rate_cap)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    rec r;
+    temu_fm *f = fm_make(&m, &c, &r);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 100, 5, 0, 0.25, 0);
+    temu_fm_run(f, INT64_MAX);
+    /* one hop: pipeline S + 2 x 20000 + 3000, less S */
+    ck_assert_int_eq(r.done_ps[0], 2000000 + 43000);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A little deterministic generator for workloads (xorshift64). */
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Expected packets per (router, link, lane), from temu_route's hops. */
+static void expect_route(const temu_machine *m, int64_t src, int64_t dst, uint32_t key,
+                         uint64_t count, uint64_t *want)
+{
+    temu_hop hops[64];
+    int n = temu_route(m, temu_node_router(m, src), temu_node_router(m, dst), hops, 64);
+    ck_assert_int_ge(n, 0);
+    for (int i = 0; i < n; i++) {
+        int lane = (int)(key % (uint32_t)temu_link_lanes(m, hops[i].link));
+        want[(hops[i].from * m->nlinks + hops[i].link) * 8 + lane] += count;
+    }
+}
+
+/* Random flows on a Gemini torus (8 tiles per direction): every lane's
+ * packets and bytes are what the routes imply, and the totals are the
+ * same run after run (and from a second model fed the same flows). */
+START_TEST(test_lane_volumes_follow_routes)
+{
+    temu_machine m = test_machine("gemini:4x3x4");
+    temu_tm_config c = machine_config(&m);
+    size_t nl = (size_t)(m.nrouters * m.nlinks * 8);
+    uint64_t *want = calloc(nl, sizeof *want);
+    temu_tm_lane_stats *first = calloc(nl, sizeof *first);
+    for (int round = 0; round < 2; round++) {
+        uint64_t seed = 12345;
+        rec r;
+        temu_fm *f = fm_make(&m, &c, &r);
+        for (int i = 0; i < 60; i++) {
+            int64_t src = (int64_t)(rnd(&seed) % (uint64_t)m.nnodes);
+            int64_t dst = (int64_t)(rnd(&seed) % (uint64_t)m.nnodes);
+            uint32_t key = (uint32_t)(rnd(&seed) % 16);
+            uint64_t count = 1 + rnd(&seed) % 40;
+            int64_t when = (int64_t)(rnd(&seed) % 2000000);
+            if (round == 0) {
+                expect_route(&m, src, dst, key, count, want);
+            }
+            /* sends must come in order of time: run up to each */
+            temu_fm_run(f, when > temu_fm_now(f) ? when : temu_fm_now(f));
+            fm_send(f, temu_fm_now(f), src, dst, 64, count, key, 0, (uint64_t)i);
+        }
+        temu_fm_run(f, INT64_MAX);
+        ck_assert_int_eq(r.done, 60);
+        for (int64_t rt = 0; rt < m.nrouters; rt++) {
+            for (int l = 0; l < 2 * m.ndims; l++) {
+                for (int k = 0; k < temu_link_lanes(&m, l); k++) {
+                    size_t at = (size_t)((rt * m.nlinks + l) * 8 + k);
+                    temu_tm_lane_stats s = fm_lane(f, rt, l, k);
+                    ck_assert_uint_eq(s.packets, want[at]);
+                    ck_assert_uint_eq(s.bytes, want[at] * 64);
+                    if (round == 0) {
+                        first[at] = s;
+                    } else {
+                        ck_assert_mem_eq(&s, &first[at], sizeof s);
+                    }
+                }
+            }
+        }
+        temu_fm_destroy(f);
+    }
+    free(want);
+    free(first);
+}
+END_TEST
+
+/* Two capped flows merge onto the X+ link leaving x=1: A from (0,0,0) to
+ * (2,0,0), B from (1,0,0) to (3,0,0), each at g GB/s.  A alone: no lane
+ * stalls (nothing competes).  Together: A's first lane's input queue
+ * waits for the shared link, more as g grows; at g = 0.5 the shared link
+ * is full, the buffers before it fill and A's first lane stalls for
+ * credit whenever it is idle (back-pressure). */
+static int64_t merge_stall(double g, int with_b)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 1000000, 0, g, 0);
+    if (with_b) {
+        fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 1000000, 0, g, 1);
+    }
+    temu_fm_run(f, 100000000);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
+    temu_tm_lane_stats t = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    /* below saturation: A's lane idles only for want of packets */
+    ck_assert_int_eq(s.credit_stall_ps, g < 0.5 ? 0 : (int64_t)llround(100000000 * (1 - g)));
+    ck_assert_int_eq(t.inq_stall_ps, 0);
+    ck_assert_int_eq(t.busy_ps, (int64_t)llround(100000000 * g * (with_b ? 2 : 1)));
+    temu_fm_destroy(f);
+    return s.inq_stall_ps;
+}
+
+START_TEST(test_stalls_grow_with_load)
+{
+    ck_assert_int_eq(merge_stall(0.4, 0), 0);
+    int64_t prev = 0;
+    for (int i = 1; i <= 5; i++) { /* g = 0.1 .. 0.5 */
+        int64_t v = merge_stall(0.1 * i, 1);
+        ck_assert_msg(v > prev, "g %.1f: inq stall %lld after %lld", 0.1 * i, (long long)v,
+                      (long long)prev);
+        prev = v;
+    }
+}
+END_TEST
+
+/* A lone flow on the round machine stalls nowhere: every lane of its
+ * route is at its rate, none behind a slower one. */
+START_TEST(test_lone_flow_no_stall)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 3, 2, 1), 256, 40, 0, 0, 0);
+    temu_fm_run(f, INT64_MAX);
+    for (int64_t rt = 0; rt < m.nrouters; rt++) {
+        for (int l = 0; l < 6; l++) {
+            temu_tm_lane_stats s = fm_lane(f, rt, l, 0);
+            ck_assert_int_eq(s.inq_stall_ps + s.credit_stall_ps + s.no_dynamic_ps, 0);
+            ck_assert(s.packets == 0 || s.packets == 40);
+            ck_assert_int_eq(s.busy_ps, (int64_t)s.packets * 256000);
+        }
+    }
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* --------------------------------------------------------------- hops */
+
+typedef struct hops {
+    const temu_fm *f;
+    uint64_t packets, bytes, link_packets;
+    int64_t last_start;
+    int calls, bad;
+    int64_t until; /* count the packets started by then */
+    uint64_t started;
+} hops;
+
+static void on_hop(void *ctx, const temu_tm_hop *h)
+{
+    hops *k = ctx;
+    k->calls++;
+    /* told before the model's time passes the crossing, in order */
+    if (h->start_ps < temu_fm_now(k->f) || h->start_ps < k->last_start || h->packets == 0) {
+        fprintf(stderr, "hop at %lld after %lld, now %lld, %u packets\n", (long long)h->start_ps,
+                (long long)k->last_start, (long long)temu_fm_now(k->f), h->packets);
+        k->bad++;
+    }
+    k->last_start = h->start_ps;
+    k->packets += h->packets;
+    k->bytes += h->bytes;
+    if (h->kind == TEMU_TM_HOP_LINK) {
+        k->link_packets += h->packets;
+        for (uint32_t i = 0; i < h->packets; i++) {
+            k->started += h->start_ps + (int64_t)i * h->spacing_ps <= k->until;
+        }
+    }
+}
+
+/* Hop records: on every channel of the route (injection, 3 links,
+ * ejection) every packet once, told in order of time and never after the
+ * model's time passed it; a run stopped at any time has told exactly the
+ * packets its lanes count by then. */
+START_TEST(test_hops_tell_every_crossing_in_time)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    hops k;
+    memset(&k, 0, sizeof k);
+    k.f = f;
+    k.until = INT64_MAX;
+    temu_fm_set_hop(f, on_hop, &k);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 3, 0, 0), 100, 30, 0, 0, 0);
+    fm_send(f, 250000, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 100, 7, 0, 0, 1);
+    for (int64_t t = 0; t < 5000000; t += 333333) {
+        temu_fm_run(f, t);
+        uint64_t lanes = 0;
+        for (int x = 0; x < 3; x++) {
+            lanes += fm_lane(f, node(&m, x, 0, 0), TEMU_LINK_PLUS(0), 0).packets;
+        }
+        ck_assert_uint_eq(lanes, k.link_packets);
+    }
+    temu_fm_run(f, INT64_MAX);
+    ck_assert_int_eq(k.bad, 0);
+    ck_assert_uint_eq(k.packets, 30 * 5 + 7 * 3);
+    ck_assert_uint_eq(k.bytes, 100 * (30 * 5 + 7 * 3));
+    ck_assert_uint_eq(k.link_packets, 30 * 3 + 7);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* --------------------------------------------------------------- input */
+
+START_TEST(test_bad_input)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    temu_error err;
+    ck_assert_int_eq(temu_fm_send(f, 0, m.nnodes, 0, 100, 1, 0, 0, 0, 0, &err), TEMU_ERANGE);
+    ck_assert_str_eq(err.message, "flow model: node 128 or 0 outside 0..127");
+    ck_assert_int_eq(temu_fm_send(f, 0, -1, 0, 100, 1, 0, 0, 0, 0, &err), TEMU_ERANGE);
+    ck_assert_int_eq(temu_fm_send(f, 0, 0, 1, 100, 0, 0, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_str_eq(err.message, "flow model: a flow of 0 packets (1..2^52)");
+    ck_assert_int_eq(temu_fm_send(f, -5, 0, 1, 100, 1, 0, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_str_eq(err.message, "flow model: flow created at -5 ps, before now (0 ps)");
+    ck_assert_int_eq(temu_fm_send(f, 0, 0, 1, 0, 1, 0, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_int_eq(temu_fm_send(f, 0, 0, 1, 100, 1, 1, 0, 0, 0, &err), TEMU_EINVAL);
+    ck_assert_str_eq(err.message, "flow model: class 1, the model has 1");
+    ck_assert_int_eq(temu_fm_send(f, 0, 0, 1, 100, 1, 0, 0, -1.0, 0, &err), TEMU_EINVAL);
+    ck_assert_int_eq(temu_fm_send(f, 0, 0, 1, 100, 1, 0, 0, NAN, 0, &err), TEMU_EINVAL);
+    temu_tm_lane_stats s;
+    ck_assert_int_eq(temu_fm_lane_stats_get(f, 0, 0, 1, &s, &err), TEMU_ERANGE);
+    ck_assert_int_eq(temu_fm_lane_stats_get(f, m.nrouters, 0, 0, &s, &err), TEMU_ERANGE);
+    ck_assert_int_eq(temu_fm_lane_stats_get(f, 0, 6, 0, &s, &err), TEMU_ERANGE);
+    /* nothing was accepted */
+    ck_assert_uint_eq(temu_fm_pending(f), 0);
+    ck_assert_int_eq(temu_fm_next_event(f), INT64_MAX);
+    temu_fm_destroy(f);
+    temu_fm *g = NULL;
+    c.node_gbs = 0;
+    ck_assert_int_eq(temu_fm_create(&m, &c, &g, &err), TEMU_EINVAL);
+    ck_assert_ptr_null(g);
+}
+END_TEST
+
+static Suite *flow_suite(void)
+{
+    Suite *s = suite_create("flow");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_mm_three_flows_two_links);
+    tcase_add_test(tc, test_mm_bound);
+    tcase_add_test(tc, test_mm_weights_and_coefficients);
+    tcase_add_test(tc, test_mm_chain_bottleneck);
+    tcase_add_test(tc, test_params);
+    tcase_add_test(tc, test_lone_flow_matches_packet_model);
+    tcase_add_test(tc, test_two_flows_share_a_link);
+    tcase_add_test(tc, test_rate_cap);
+    tcase_add_test(tc, test_rates_follow_changes);
+    tcase_add_test(tc, test_lane_volumes_follow_routes);
+    tcase_add_test(tc, test_stalls_grow_with_load);
+    tcase_add_test(tc, test_lone_flow_no_stall);
+    tcase_add_test(tc, test_hops_tell_every_crossing_in_time);
+    tcase_add_test(tc, test_bad_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run(flow_suite());
+}
