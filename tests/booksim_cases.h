@@ -375,8 +375,7 @@ static bk_cube bk_cube_parse(const char *shape)
 
 /* BookSim's per-channel stall cycles of one case (stall-SHAPE-PATTERN.tsv,
  * rows "NODE DIM DIR FLITS CREDIT INQ"). */
-static void bk_read_stalls(const char *shape, const bk_cube *c, const char *pattern,
-                           bk_stalls *bs)
+static void bk_read_stalls(const char *shape, const bk_cube *c, const char *pattern, bk_stalls *bs)
 {
     char name[128], line[256];
     size_t rows = 0;
@@ -390,11 +389,10 @@ static void bk_read_stalls(const char *shape, const bk_cube *c, const char *patt
         if (line[0] == '#') {
             continue;
         }
-        ck_assert_msg(sscanf(line, "%d %d %c %ld %lf %lf", &b, &d, &dir, &flits, &credit, &inq) ==
-                              6 &&
-                          b >= 0 && b < c->nodes && d >= 0 && d < c->n &&
-                          (dir == '+' || dir == '-'),
-                      "%s: bad row: %s", name, line);
+        ck_assert_msg(
+            sscanf(line, "%d %d %c %ld %lf %lf", &b, &d, &dir, &flits, &credit, &inq) == 6 &&
+                b >= 0 && b < c->nodes && d >= 0 && d < c->n && (dir == '+' || dir == '-'),
+            "%s: bad row: %s", name, line);
         size_t i = (size_t)b * 2 * (size_t)c->n + 2 * (size_t)d + (dir == '+');
         bs->credit[i] = credit;
         bs->inq[i] = inq;
@@ -410,8 +408,8 @@ static void bk_read_stalls(const char *shape, const bk_cube *c, const char *patt
 /* Agreement of one stall measure over all channels: Spearman >= 0.8; where
  * one simulator shows the same value on every channel the ranks say nothing,
  * and then both must show exactly zero everywhere. */
-static void bk_check_rank(const char *tag, const char *what, const double *ours,
-                          const double *bs, size_t n, int assert_it)
+static void bk_check_rank(const char *tag, const char *what, const double *ours, const double *bs,
+                          size_t n, int assert_it)
 {
     double r = bk_spearman(ours, bs, n);
     if (isnan(r)) {
@@ -426,8 +424,7 @@ static void bk_check_rank(const char *tag, const char *what, const double *ours,
     }
     fprintf(stderr, "%s: %s stall rank correlation %.3f%s\n", tag, what, r,
             assert_it ? "" : " (reported, not asserted)");
-    ck_assert_msg(!assert_it || r >= 0.8, "%s: %s stall rank correlation %.3f < 0.8", tag, what,
-                  r);
+    ck_assert_msg(!assert_it || r >= 0.8, "%s: %s stall rank correlation %.3f < 0.8", tag, what, r);
 }
 
 /* Mean stall fraction per class of link (doc/model.md's table), printed. */
@@ -512,8 +509,7 @@ static void bk_bisect(const bk_driver *drv, const char *shape, const char *patte
 /* A "sat SHAPE PATTERN LOAD" row: stable at `lo` x LOAD, saturated at
  * `hi` x LOAD - 0.85 and 1.15, or a known gap's measured ratio -+ its
  * margin. */
-static void bk_check_sat(const bk_driver *drv, const char *shape, const char *pattern,
-                         double load)
+static void bk_check_sat(const bk_driver *drv, const char *shape, const char *pattern, double load)
 {
     bk_cube c = bk_cube_parse(shape);
     const bk_gap *g = bk_gap_find(drv, shape, pattern);
@@ -539,8 +535,8 @@ static void bk_check_sat(const bk_driver *drv, const char *shape, const char *pa
     }
     ck_assert_msg(below.worst < 500, "%s %s %s: saturated at %.2f x BookSim's %.4f", drv->name,
                   shape, pattern, lo, load);
-    ck_assert_msg(above.worst >= 500, "%s %s %s: not saturated at %.2f x BookSim's %.4f",
-                  drv->name, shape, pattern, hi, load);
+    ck_assert_msg(above.worst >= 500, "%s %s %s: not saturated at %.2f x BookSim's %.4f", drv->name,
+                  shape, pattern, hi, load);
 }
 
 /* A "lat SHAPE PATTERN LOAD LATENCY" row: within 25 %. */
@@ -568,8 +564,7 @@ static void bk_check_rows(const bk_driver *drv, const char *want_shape, int want
     while (fgets(line, sizeof line, f)) {
         char kind[8], shape[32], pattern[32], how[16];
         double load, lat;
-        if (line[0] == '#' ||
-            sscanf(line, "%7s %31s %31s %lf", kind, shape, pattern, &load) != 4 ||
+        if (line[0] == '#' || sscanf(line, "%7s %31s %31s %lf", kind, shape, pattern, &load) != 4 ||
             strcmp(shape, want_shape) != 0) {
             continue;
         }

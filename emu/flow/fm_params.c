@@ -53,6 +53,19 @@ double fm_params_wait(const fm_params *p, double rho_other, double rho_total)
     return ro / (2.0 * (1.0 - rt));
 }
 
+double fm_params_blocked(double a, double k)
+{
+    int slots = k >= 2 ? (int)k : 1;
+    double b = 1.0;
+    if (!(a > 0)) {
+        return 0;
+    }
+    for (int i = 1; i <= slots && i <= 4096; i++) {
+        b = a * b / ((double)i + a * b);
+    }
+    return b;
+}
+
 double fm_params_full(double z, double k)
 {
     if (!(z > 0) || !(k > 0)) {

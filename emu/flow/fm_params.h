@@ -43,6 +43,11 @@ double fm_params_eta_least(const fm_params *p);
  * channel never waits).  0 when rho_other is 0; held at rho_max. */
 double fm_params_wait(const fm_params *p, double rho_other, double rho_total);
 
+/* Probability that all of k slots are held, offered load a (slots held
+ * on average if there were no limit): Erlang's B formula, k rounded down
+ * (at least 1). */
+double fm_params_blocked(double a, double k);
+
 /* Probability that a buffer of k packets is full, offered load z (M/M/1/K:
  * (1 - z) z^k / (1 - z^(k + 1)); 1 / (k + 1) at z = 1). */
 double fm_params_full(double z, double k);
