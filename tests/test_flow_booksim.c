@@ -65,6 +65,13 @@ static int fb_measuring(void)
     return m && *m;
 }
 
+/* FB_SKIP_SAT=1: the latency and stall rows only (while measuring). */
+static int fb_skip_sat(void)
+{
+    const char *m = getenv("FB_SKIP_SAT");
+    return m && *m;
+}
+
 static const bk_driver fb_flow = {
     "flow",          bkm_flow_create,      bkm_flow_send,    bkm_flow_run_until,
     bkm_flow_now,    bkm_flow_link_stalls, bkm_flow_destroy, fb_gaps,
@@ -196,6 +203,9 @@ static void fb_check_rows(const char *want_shape, int want_rows)
         }
         clock_t t0 = clock();
         if (strcmp(kind, "sat") == 0) {
+            if (fb_skip_sat()) {
+                continue;
+            }
             fb_check_sat(shape, pattern, load);
         } else if (strcmp(kind, "lat") == 0 && sscanf(line, "%*s %*s %*s %*f %lf", &lat) == 1) {
             fb_check_latency(shape, pattern, load, lat);
@@ -212,6 +222,31 @@ static void fb_check_rows(const char *want_shape, int want_rows)
     fclose(f);
     ck_assert_int_eq(rows, want_rows);
 }
+
+/* One packet alone on BookSim's network, 3 hops: both levels deliver it at
+ * the same ps.  Its 64 bytes fit the 128-byte buffer, so the credit loop
+ * (12 cycles for 2 packets) does not pace it (it did: 2 cycles late). */
+static void fb_on_one(void *ctx, uint64_t tag, int64_t created, int64_t delivered)
+{
+    (void)tag;
+    *(int64_t *)ctx = delivered - created;
+}
+
+START_TEST(test_lone_packet)
+{
+    bk_cube c = bk_cube_parse("4x4x4");
+    int64_t lat[2] = {0, 0};
+    const bk_driver *drv[2] = {&fb_flow, &fb_packet_driver};
+    for (int i = 0; i < 2; i++) {
+        void *model = drv[i]->create(&c, fb_on_one, &lat[i]);
+        drv[i]->send(model, 0, 0, 1 + 4 + 16, 0); /* one hop in each digit */
+        drv[i]->run_until(model, 1000 * BK_CYCLE);
+        drv[i]->destroy(model);
+    }
+    ck_assert_int_gt(lat[1], 0);
+    ck_assert_int_eq(lat[0], lat[1]);
+}
+END_TEST
 
 START_TEST(test_4x4x4)
 {
@@ -237,6 +272,7 @@ int main(void)
         const char *name;
         const TTest *test;
     } cases[] = {
+        {"lone", test_lone_packet},
         {"4x4x4", test_4x4x4},
         {"6x6x6", test_6x6x6},
         {"8x8x8", test_8x8x8},
