@@ -374,6 +374,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     double pf = fm_params_full(z, k);
     double credit = u * (pf > pb ? pf : pb);
     credit = idle * back > credit ? idle * back : credit;
+    inq *= par->inq_scale; /* the open-queue estimate, calibrated */
     if (c->full && c->cap < 1.0 && credit < 1.0 - c->cap) {
         credit = 1.0 - c->cap;
     }
