@@ -342,16 +342,12 @@ END_TEST
 START_TEST(test_shallow_buffers_pace_a_flow)
 {
     temu_machine m = test_machine("bgp:4x4x4");
-    temu_tm_config c;
-    memset(&c, 0, sizeof c);
+    temu_tm_config c = round_config(); /* one class, credits; the rest: */
     c.router_ps = 4000;
-    c.wire_ps = 2000;
+    c.wire_ps = c.credit_ps = 2000;
     c.node_wire_ps = 1000;
-    c.credit_ps = 2000;
     c.buffer_bytes = 128;
     c.max_packet = 64;
-    c.classes = 1;
-    c.flow = TEMU_TM_CREDIT;
     c.link_gbs = c.node_gbs = 16.0;
     int64_t pa[16], fa[16];
     int64_t a = packet_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, pa);
@@ -609,6 +605,35 @@ START_TEST(test_long_stream_costs_no_work_per_packet)
 }
 END_TEST
 
+/* A lone stream at half a link's rate on the Blue Gene machines' own
+ * parameters stalls nowhere: its input buffers are deep enough for its
+ * credit loop and nothing else uses them (a steady stream is not random
+ * traffic: no buffer is ever out of room). */
+START_TEST(test_lone_stream_on_machines_no_stall)
+{
+    const char *specs[2] = {"bgp:8x4x4", "bgq:4x4x4x4x2"};
+    for (int i = 0; i < 2; i++) {
+        temu_machine m = test_machine(specs[i]);
+        temu_tm_config c = machine_config(&m);
+        temu_fm *f = fm_make(&m, &c, NULL);
+        /* at half a link's rate: its lanes are idle half of the time */
+        fm_send(f, 0, 0, m.nnodes - 1, c.max_packet, 1000, 0,
+                temu_tm_link_lane_gbs(&m, &c, 0, TEMU_LINK_PLUS(0)) / 2, 0);
+        temu_fm_run(f, INT64_MAX);
+        for (int64_t rt = 0; rt < m.nrouters; rt++) {
+            for (int l = 0; l < 2 * m.ndims; l++) {
+                temu_tm_lane_stats s = fm_lane(f, rt, l, 0);
+                ck_assert_msg(s.inq_stall_ps + s.credit_stall_ps + s.no_dynamic_ps == 0,
+                              "%s router %lld link %d: inq %lld credit %lld", specs[i],
+                              (long long)rt, l, (long long)s.inq_stall_ps,
+                              (long long)s.credit_stall_ps);
+            }
+        }
+        temu_fm_destroy(f);
+    }
+}
+END_TEST
+
 /* --------------------------------------------------------------- hops */
 
 typedef struct hops {
@@ -727,6 +752,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_lone_flow_no_stall);
+    tcase_add_test(tc, test_lone_stream_on_machines_no_stall);
     tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);
     tcase_add_test(tc, test_hops_tell_every_crossing_in_time);
     tcase_add_test(tc, test_bad_input);

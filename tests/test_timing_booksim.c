@@ -160,6 +160,8 @@ static const struct {
     {"4x4x4", 40},     /* uniform tornado transpose alltoall bitrev shuffle bitcomp neighbor */
     {"8x8x8", 20},     /* uniform tornado alltoall bitrev */
     {"6x6x6", 10},     /* uniform tornado */
+    {"4x4x4x4", 10},   /* uniform tornado */
+    {"2x2x2x2x2", 10}, /* uniform neighbor */
 };
 
 START_TEST(test_shape)

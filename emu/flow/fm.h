@@ -89,7 +89,8 @@ typedef struct fm_flow {
     uint64_t seq, tag;
     fm_elem *el;
     int32_t nel;
-    int32_t limit; /* element of its bottleneck, -1: its bound or none    */
+    int32_t limit;     /* element of its bottleneck, -1: its bound or none    */
+    uint8_t limit_buf; /* the bottleneck is the input buffer at that element's end */
     int32_t next_free;
     int32_t mark, local;
     int64_t src, dst;

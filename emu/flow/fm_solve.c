@@ -33,7 +33,9 @@
  *           that bottleneck fill) and its load u times the probability
  *           that the buffer it feeds has no room: every one of its
  *           K = buffer / packet bytes slots held by a packet's credit loop
- *           (Erlang B, per VC) or the queue full of packets waiting for
+ *           (Erlang B, per VC shared by several flows; a flow alone in a
+ *           buffer waits for credit only where its loop limits it, which
+ *           counts as held back) or the queue full of packets waiting for
  *           the next channels (M/M/1/K on their other load); a derated
  *           bottleneck at least (1 - eta), the time head-of-line blocking
  *           leaves it idle; at most its idle time;
@@ -326,6 +328,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
     double inq = 0, back = 0, z = 0, k = 0, adaptive = 0, held[16] = {0}, keyed[16] = {0};
+    int flows[16] = {0};
     int32_t stamp = ++f->stamp;
     for (int32_t i = 0; i < c->nusers; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
@@ -340,7 +343,10 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         int32_t e = c->users[i].elem;
         double share = fl->x * el->coef / c->u;
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
-        back += fl->limit > e ? share : 0;
+        /* held back by a bottleneck further on, or by this lane's own
+         * input buffer (the credit loop: it waits for credit) */
+        back += fl->limit > e || (fl->limit == e && fl->limit_buf) ? share : 0;
+        flows[el->key & 15u]++;
         adaptive += fl->adaptive ? share : 0;
         held[el->key & 15u] += fl->x * el->hold;
         keyed[el->key & 15u] += share;
@@ -369,7 +375,9 @@ static void chan_rates(temu_fm *f, fm_chan *c)
      * full of packets waiting (M/M/1/K on the next channels' other load) */
     double pb = 0;
     for (int key = 0; key < 16; key++) {
-        pb += keyed[key] * fm_params_blocked(k * held[key], k);
+        /* a buffer one steady stream uses is out of room only when its
+         * loop limits it (back, above): no randomness, no blocking */
+        pb += flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
     }
     double pf = fm_params_full(z, k);
     double credit = u * (pf > pb ? pf : pb);
@@ -521,6 +529,7 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
         int32_t lim = f->rlimit[j] < nc ? f->rlimit[j] : (f->rlimit[j] - nc) / f->nk;
         fl->x = f->rrate[j];
         fl->limit = -1;
+        fl->limit_buf = f->rlimit[j] >= nc;
         for (int32_t e = 0; e < fl->nel; e++) {
             if (f->rlimit[j] >= 0 && f->ch[fl->el[e].chan].local == lim) {
                 fl->limit = e;
