@@ -9,7 +9,7 @@
  * machine routes its dimensions in dim_order, so BookSim's digit d (routed
  * d-th) is our dimension dim_order[d].
  *
- * Static; included after booksim_cases.h by a test program.
+ * Static inline (a program uses one driver or both); includes booksim_cases.h.
  */
 #ifndef BOOKSIM_MODELS_H
 #define BOOKSIM_MODELS_H
@@ -20,7 +20,7 @@
 #include "torusemu_timing.h"
 
 /* Our machine for a k-ary n-cube. */
-static temu_machine bkm_machine(const bk_cube *c)
+static inline temu_machine bkm_machine(const bk_cube *c)
 {
     char spec[64];
     int k = c->k;
@@ -37,7 +37,7 @@ static temu_machine bkm_machine(const bk_cube *c)
 /* BookSim's network: one cycle = 1000 ps, 16-byte flits, 4-flit packets,
  * 2 VCs of 8 flits, router pipeline 4 cycles, channel latency 2,
  * injection and ejection latency 1. */
-static temu_tm_config bkm_config(void)
+static inline temu_tm_config bkm_config(void)
 {
     temu_tm_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -61,7 +61,7 @@ typedef struct bkm_net {
     int64_t *node;
 } bkm_net;
 
-static void bkm_net_init(bkm_net *n, const bk_cube *c)
+static inline void bkm_net_init(bkm_net *n, const bk_cube *c)
 {
     n->m = bkm_machine(c);
     n->cube = *c;
@@ -77,7 +77,7 @@ static void bkm_net_init(bkm_net *n, const bk_cube *c)
 }
 
 /* The lane of the channel leaving BookSim node b along digit d. */
-static int bkm_link(const bkm_net *n, int d, int plus)
+static inline int bkm_link(const bkm_net *n, int d, int plus)
 {
     int dim = n->m.dim_order[d];
     return plus ? TEMU_LINK_PLUS(dim) : TEMU_LINK_MINUS(dim);
@@ -90,7 +90,7 @@ typedef struct bkm_packet {
     temu_tm *t;
 } bkm_packet;
 
-static void *bkm_packet_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
+static inline void *bkm_packet_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
 {
     bkm_packet *pm = calloc(1, sizeof *pm);
     temu_tm_config cfg = bkm_config();
@@ -102,7 +102,7 @@ static void *bkm_packet_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
     return pm;
 }
 
-static void bkm_packet_send(void *model, int64_t at_ps, int src, int dst, uint64_t tag)
+static inline void bkm_packet_send(void *model, int64_t at_ps, int src, int dst, uint64_t tag)
 {
     bkm_packet *pm = model;
     temu_error err;
@@ -111,20 +111,20 @@ static void bkm_packet_send(void *model, int64_t at_ps, int src, int dst, uint64
                   "%s", err.message);
 }
 
-static void bkm_packet_run_until(void *model, int64_t ps)
+static inline void bkm_packet_run_until(void *model, int64_t ps)
 {
     bkm_packet *pm = model;
     temu_tm_run(pm->t, ps);
 }
 
-static int64_t bkm_packet_now(const void *model)
+static inline int64_t bkm_packet_now(const void *model)
 {
     const bkm_packet *pm = model;
     return temu_tm_now(pm->t);
 }
 
-static void bkm_packet_link_stalls(const void *model, int b, int d, int plus, double *credit,
-                                   double *inq)
+static inline void bkm_packet_link_stalls(const void *model, int b, int d, int plus, double *credit,
+                                          double *inq)
 {
     const bkm_packet *pm = model;
     temu_tm_lane_stats ls;
@@ -136,7 +136,7 @@ static void bkm_packet_link_stalls(const void *model, int b, int d, int plus, do
     *inq = (double)ls.inq_stall_ps / BK_CYCLE;
 }
 
-static void bkm_packet_destroy(void *model)
+static inline void bkm_packet_destroy(void *model)
 {
     bkm_packet *pm = model;
     temu_tm_destroy(pm->t);
@@ -162,7 +162,7 @@ typedef struct bkm_flow {
     int stopped;
 } bkm_flow;
 
-static void *bkm_flow_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
+static inline void *bkm_flow_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
 {
     bkm_flow *fm = calloc(1, sizeof *fm);
     temu_tm_config cfg = bkm_config();
@@ -174,7 +174,7 @@ static void *bkm_flow_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
     return fm;
 }
 
-static void bkm_flow_send(void *model, int64_t at_ps, int src, int dst, uint64_t tag)
+static inline void bkm_flow_send(void *model, int64_t at_ps, int src, int dst, uint64_t tag)
 {
     bkm_flow *fm = model;
     temu_error err;
@@ -184,7 +184,7 @@ static void bkm_flow_send(void *model, int64_t at_ps, int src, int dst, uint64_t
                   "%s", err.message);
 }
 
-static void bkm_flow_run_until(void *model, int64_t ps)
+static inline void bkm_flow_run_until(void *model, int64_t ps)
 {
     bkm_flow *fm = model;
     int64_t cycles = ps / BK_CYCLE;
@@ -198,14 +198,14 @@ static void bkm_flow_run_until(void *model, int64_t ps)
     }
 }
 
-static int64_t bkm_flow_now(const void *model)
+static inline int64_t bkm_flow_now(const void *model)
 {
     const bkm_flow *fm = model;
     return temu_fm_now(fm->f);
 }
 
-static void bkm_flow_link_stalls(const void *model, int b, int d, int plus, double *credit,
-                                 double *inq)
+static inline void bkm_flow_link_stalls(const void *model, int b, int d, int plus, double *credit,
+                                        double *inq)
 {
     const bkm_flow *fm = model;
     temu_tm_lane_stats ls;
@@ -217,7 +217,7 @@ static void bkm_flow_link_stalls(const void *model, int b, int d, int plus, doub
     *inq = (double)ls.inq_stall_ps / BK_CYCLE;
 }
 
-static void bkm_flow_destroy(void *model)
+static inline void bkm_flow_destroy(void *model)
 {
     bkm_flow *fm = model;
     temu_fm_destroy(fm->f);

@@ -45,13 +45,25 @@ typedef struct fb_packet_sat {
 } fb_packet_sat;
 
 static const fb_packet_sat fb_packet[] = {
-    {"4x4x4", "uniform", 1.031},   {"4x4x4", "tornado", 0.984},  {"4x4x4", "transpose", 1.086},
-    {"4x4x4", "alltoall", 1.031},  {"4x4x4", "bitrev", 1.016},   {"4x4x4", "shuffle", 1.141},
-    {"4x4x4", "bitcomp", 0.984},   {"4x4x4", "neighbor", 0.984}, {"6x6x6", "uniform", 1.039},
-    {"6x6x6", "tornado", 1.250},   {"8x8x8", "uniform", 1.010},  {"8x8x8", "tornado", 1.016},
-    {"8x8x8", "bitrev", 0.923},    {"8x8x8", "alltoall", 1.006}, {"4x4x4x4", "uniform", 1.048},
-    {"4x4x4x4", "tornado", 1.015}, {"2x2x2x2x2", "uniform", 0.946},
-    {"2x2x2x2x2", "neighbor", 1.024}, {NULL, NULL, 0},
+    {"4x4x4", "uniform", 1.031},
+    {"4x4x4", "tornado", 0.984},
+    {"4x4x4", "transpose", 1.086},
+    {"4x4x4", "alltoall", 1.031},
+    {"4x4x4", "bitrev", 1.016},
+    {"4x4x4", "shuffle", 1.141},
+    {"4x4x4", "bitcomp", 0.984},
+    {"4x4x4", "neighbor", 0.984},
+    {"6x6x6", "uniform", 1.039},
+    {"6x6x6", "tornado", 1.250},
+    {"8x8x8", "uniform", 1.010},
+    {"8x8x8", "tornado", 1.016},
+    {"8x8x8", "bitrev", 0.923},
+    {"8x8x8", "alltoall", 1.006},
+    {"4x4x4x4", "uniform", 1.048},
+    {"4x4x4x4", "tornado", 1.015},
+    {"2x2x2x2x2", "uniform", 0.946},
+    {"2x2x2x2x2", "neighbor", 1.024},
+    {NULL, NULL, 0},
 };
 
 /* Known gaps of the flow level: saturation `ratio` x BookSim's, measured by
@@ -110,13 +122,13 @@ static void fb_assert(const char *shape, const char *pattern, const char *what, 
             fprintf(stderr, "flow %s %s %s: KNOWN GAP, %.3f (measured %.3f -+ %.3f)\n", shape,
                     pattern, what, value, k->value, k->margin);
             ck_assert_msg(fb_measuring() || fabs(value - k->value) <= k->margin,
-                          "flow %s %s %s: %.3f, known gap measured at %.3f -+ %.3f", shape,
-                          pattern, what, value, k->value, k->margin);
+                          "flow %s %s %s: %.3f, known gap measured at %.3f -+ %.3f", shape, pattern,
+                          what, value, k->value, k->margin);
             return;
         }
     }
-    ck_assert_msg(fb_measuring() || ok, "flow %s %s %s: %.3f outside the tolerance", shape,
-                  pattern, what, value);
+    ck_assert_msg(fb_measuring() || ok, "flow %s %s %s: %.3f outside the tolerance", shape, pattern,
+                  what, value);
 }
 
 /* FB_MEASURE=1: print every figure, assert nothing (for calibrating). */
@@ -134,13 +146,13 @@ static int fb_skip_sat(void)
 }
 
 static const bk_driver fb_flow = {
-    "flow",          bkm_flow_create,      bkm_flow_send,    bkm_flow_run_until,
-    bkm_flow_now,    bkm_flow_link_stalls, bkm_flow_destroy, fb_gaps,
+    "flow",       bkm_flow_create,      bkm_flow_send,    bkm_flow_run_until,
+    bkm_flow_now, bkm_flow_link_stalls, bkm_flow_destroy, fb_gaps,
 };
 
 static const bk_driver fb_packet_driver = {
-    "packet",          bkm_packet_create,      bkm_packet_send,    bkm_packet_run_until,
-    bkm_packet_now,    bkm_packet_link_stalls, bkm_packet_destroy, NULL,
+    "packet",       bkm_packet_create,      bkm_packet_send,    bkm_packet_run_until,
+    bkm_packet_now, bkm_packet_link_stalls, bkm_packet_destroy, NULL,
 };
 
 static double fb_packet_ratio(const char *shape, const char *pattern)
@@ -181,10 +193,10 @@ static void fb_check_sat(const char *shape, const char *pattern, double load)
             "worst %.1f cycles%s\n",
             shape, pattern, load, pk, lo, below.worst, hi, above.worst,
             g ? " (KNOWN GAP, asserted at its measured ratio)" : "");
-    ck_assert_msg(fb_measuring() || below.worst < 500, "flow %s %s: saturated at %.3f x BookSim's %.4f", shape,
-                  pattern, lo, load);
-    ck_assert_msg(fb_measuring() || above.worst >= 500, "flow %s %s: not saturated at %.3f x BookSim's %.4f", shape,
-                  pattern, hi, load);
+    ck_assert_msg(fb_measuring() || below.worst < 500,
+                  "flow %s %s: saturated at %.3f x BookSim's %.4f", shape, pattern, lo, load);
+    ck_assert_msg(fb_measuring() || above.worst >= 500,
+                  "flow %s %s: not saturated at %.3f x BookSim's %.4f", shape, pattern, hi, load);
 }
 
 /* A "lat" row: within 25 % of BookSim's. */
@@ -220,8 +232,8 @@ static double fb_total_ratio(const char *tag, const char *what, const double *fl
 
 /* Spearman of one stall, flow vs packet, printed; 1 where both are zero
  * on every link (they agree), 0 where only one side is constant. */
-static double fb_rank(const char *tag, const char *what, const double *flow,
-                      const double *packet, size_t n)
+static double fb_rank(const char *tag, const char *what, const double *flow, const double *packet,
+                      size_t n)
 {
     double r = bk_spearman(flow, packet, n);
     if (isnan(r)) {
@@ -300,8 +312,7 @@ static void fb_check_rows(const char *want_shape, int want_rows)
     while (fgets(line, sizeof line, f)) {
         char kind[8], shape[32], pattern[32], how[16];
         double load, lat;
-        if (line[0] == '#' ||
-            sscanf(line, "%7s %31s %31s %lf", kind, shape, pattern, &load) != 4 ||
+        if (line[0] == '#' || sscanf(line, "%7s %31s %31s %lf", kind, shape, pattern, &load) != 4 ||
             strcmp(shape, want_shape) != 0) {
             continue;
         }
@@ -324,7 +335,8 @@ static void fb_check_rows(const char *want_shape, int want_rows)
             ck_abort_msg("torus.tsv: row not understood: %s", line);
         }
         if (fb_measuring()) {
-            fprintf(stderr, "  (%s row: %.1f s CPU)\n", kind, (double)(clock() - t0) / CLOCKS_PER_SEC);
+            fprintf(stderr, "  (%s row: %.1f s CPU)\n", kind,
+                    (double)(clock() - t0) / CLOCKS_PER_SEC);
         }
     }
     fclose(f);
@@ -392,12 +404,8 @@ int main(void)
         const char *name;
         const TTest *test;
     } cases[] = {
-        {"lone", test_lone_packet},
-        {"4x4x4", test_4x4x4},
-        {"6x6x6", test_6x6x6},
-        {"8x8x8", test_8x8x8},
-        {"4x4x4x4", test_4x4x4x4},
-        {"2x2x2x2x2", test_2x2x2x2x2},
+        {"lone", test_lone_packet}, {"4x4x4", test_4x4x4},     {"6x6x6", test_6x6x6},
+        {"8x8x8", test_8x8x8},      {"4x4x4x4", test_4x4x4x4}, {"2x2x2x2x2", test_2x2x2x2x2},
     };
     Suite *s = suite_create("flow-booksim");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
