@@ -3,18 +3,11 @@
  * figures (tests/booksim_cases.h: the cases, tolerances and checks;
  * tests/fixtures/booksim/torus.tsv: the figures and their provenance).
  *
- * The model is configured like BookSim's network (one cycle = 1000 ps,
- * 16-byte flits, 4-flit packets, 2 VCs of 8 flits, router pipeline 4
- * cycles, channel latency 2, injection and ejection latency 1).  k-ary
- * 3-cubes run on a BG/P machine (bgp:KxKxK), 4- and 5-cubes on a BG/Q one
- * (bgq:KxKxKxKx1 with a mesh E of one node, bgq:KxKxKxKxK); every machine
- * routes its dimensions in dim_order, so BookSim's digit d (routed d-th) is
- * our dimension dim_order[d].
+ * The model is configured like BookSim's network, on the machines of
+ * tests/booksim_models.h (which also holds its driver, shared with
+ * tests/test_flow_booksim.c).
  */
-#include "testutil.h"
-#include "torusemu_timing.h"
-
-#include "booksim_cases.h"
+#include "booksim_models.h"
 
 /* Known gaps of the packet model (issue 26: flit- and VC-level blocking
  * sets BookSim's saturation where the model moves whole packets), measured
@@ -28,114 +21,9 @@ static const bk_gap packet_gaps[] = {
     {NULL, NULL, 0, 0, NULL},
 };
 
-typedef struct packet_model {
-    temu_machine m;
-    temu_tm *t;
-    bk_cube cube;
-    int64_t *node; /* our node of each BookSim node */
-} packet_model;
-
-/* Our machine for a k-ary n-cube. */
-static temu_machine packet_machine(const bk_cube *c)
-{
-    char spec[64];
-    int k = c->k;
-    if (c->n == 3) {
-        snprintf(spec, sizeof spec, "bgp:%dx%dx%d,torus=111", k, k, k);
-    } else if (c->n == 4) {
-        snprintf(spec, sizeof spec, "bgq:%dx%dx%dx%dx1,torus=11110", k, k, k, k);
-    } else {
-        snprintf(spec, sizeof spec, "bgq:%dx%dx%dx%dx%d,torus=11111", k, k, k, k, k);
-    }
-    return test_machine(spec);
-}
-
-static void *packet_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
-{
-    packet_model *pm = calloc(1, sizeof *pm);
-    temu_tm_config cfg;
-    temu_error err;
-    ck_assert(pm != NULL);
-    pm->m = packet_machine(c);
-    pm->cube = *c;
-    pm->node = calloc((size_t)c->nodes, sizeof *pm->node);
-    ck_assert(pm->node != NULL);
-    for (int b = 0; b < c->nodes; b++) {
-        int32_t coord[TEMU_MAX_DIMS] = {0};
-        for (int d = 0, rest = b; d < c->n; d++, rest /= c->k) {
-            coord[pm->m.dim_order[d]] = rest % c->k;
-        }
-        pm->node[b] = temu_router_index(&pm->m, coord);
-    }
-    memset(&cfg, 0, sizeof cfg);
-    cfg.router_ps = 4 * BK_CYCLE; /* routing, VC allocation, switch allocation, traversal */
-    cfg.wire_ps = 2 * BK_CYCLE;   /* BookSim's torus channel latency                       */
-    cfg.node_wire_ps = 1 * BK_CYCLE;
-    cfg.credit_ps = 2 * BK_CYCLE; /* credits return over a channel of the same latency    */
-    cfg.buffer_bytes = 8 * BK_FLIT;
-    cfg.max_packet = BK_PKT_FLITS * BK_FLIT;
-    cfg.classes = 1;
-    cfg.flow = TEMU_TM_CREDIT;
-    cfg.link_gbs = BK_FLIT * 1000.0 / BK_CYCLE; /* one flit per cycle */
-    cfg.node_gbs = cfg.link_gbs;
-    ck_assert_msg(temu_tm_create(&pm->m, &cfg, &pm->t, &err) == TEMU_OK, "%s", err.message);
-    temu_tm_set_delivery(pm->t, fn, ctx);
-    return pm;
-}
-
-static void packet_send(void *model, int64_t at_ps, int src, int dst, uint64_t tag)
-{
-    packet_model *pm = model;
-    temu_error err;
-    ck_assert_msg(temu_tm_send(pm->t, at_ps, pm->node[src], pm->node[dst], BK_PKT_FLITS * BK_FLIT,
-                               0, 0, tag, &err) == TEMU_OK,
-                  "%s", err.message);
-}
-
-static void packet_run_until(void *model, int64_t ps)
-{
-    packet_model *pm = model;
-    temu_tm_run(pm->t, ps);
-}
-
-static int64_t packet_now(const void *model)
-{
-    const packet_model *pm = model;
-    return temu_tm_now(pm->t);
-}
-
-static void packet_link_stalls(const void *model, int b, int d, int plus, double *credit,
-                               double *inq)
-{
-    const packet_model *pm = model;
-    int dim = pm->m.dim_order[d];
-    temu_tm_lane_stats ls;
-    temu_error err;
-    ck_assert_msg(temu_tm_lane_stats_get(pm->t, pm->node[b],
-                                         plus ? TEMU_LINK_PLUS(dim) : TEMU_LINK_MINUS(dim), 0, &ls,
-                                         &err) == TEMU_OK,
-                  "%s", err.message);
-    *credit = (double)ls.credit_stall_ps / BK_CYCLE;
-    *inq = (double)ls.inq_stall_ps / BK_CYCLE;
-}
-
-static void packet_destroy(void *model)
-{
-    packet_model *pm = model;
-    temu_tm_destroy(pm->t);
-    free(pm->node);
-    free(pm);
-}
-
 static const bk_driver packet_driver = {
-    .name = "packet",
-    .create = packet_create,
-    .send = packet_send,
-    .run_until = packet_run_until,
-    .now = packet_now,
-    .link_stalls = packet_link_stalls,
-    .destroy = packet_destroy,
-    .gaps = packet_gaps,
+    "packet",       bkm_packet_create,      bkm_packet_send,    bkm_packet_run_until,
+    bkm_packet_now, bkm_packet_link_stalls, bkm_packet_destroy, packet_gaps,
 };
 
 /* The rank correlation itself, on values worked out by hand. */

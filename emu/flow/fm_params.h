@@ -24,6 +24,11 @@ typedef struct fm_params {
     double eta_vcs[3];
     /* utilisation above which the open-queue formulas are held */
     double rho_max;
+    /* Calibration of the inq stall estimate against the packet model
+     * (doc/model.md, "Flow level: validation"): the open-queue inq stall
+     * rate is multiplied by this (before its bound 1).  A scale changes no
+     * rank, only totals. */
+    double inq_scale;
 } fm_params;
 
 extern const fm_params fm_params_default;

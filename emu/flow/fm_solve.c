@@ -174,13 +174,27 @@ static int32_t buf_index(const temu_fm *f, int32_t nc, int32_t i, int key)
     return nc + i * f->nk + key;
 }
 
+/* Calibration (doc/model.md, "Flow level: validation"): the credit loop
+ * paces a buffer's flows only while they have more bytes to send than it
+ * holds: packets that fit go at the channel's rate (a lone packet of
+ * BookSim's configuration is not slowed from 4 to 6 ns).  On entry pccap
+ * of each buffer constraint holds its flows' bytes still to send; on exit
+ * its capacity: 1 (the loop binds) or FM_BUFFER_OPEN (it cannot). */
+#define FM_BUFFER_OPEN 1e30
+static void buffer_open(temu_fm *f, int32_t nc)
+{
+    for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
+        f->pccap[i] = f->pccap[i] > (double)f->c.buffer_bytes ? 1.0 : FM_BUFFER_OPEN;
+    }
+}
+
 /* What the flows outside the set use of each of its channels and of their
  * input buffers (they keep their rates), and (pold) what all flows used of
  * the buffers at their old rates. */
 static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
 {
     for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
-        f->pfix[i] = f->pold[i] = 0;
+        f->pfix[i] = f->pold[i] = f->pccap[i] = 0;
     }
     for (int32_t i = 0; i < nc; i++) {
         const fm_chan *c = &f->ch[f->cchans[i]];
@@ -191,6 +205,7 @@ static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
             int32_t b = f->nk > 0 ? buf_index(f, nc, i, el->key) : -1;
             if (b >= 0) {
                 f->pold[b] += fl->x * el->bcoef;
+                f->pccap[b] += ((double)fl->count - (double)(uint64_t)fl->p) * fl->bytes;
             }
             if (fl->mark != stamp) {
                 use += fl->x * el->coef;
@@ -201,6 +216,7 @@ static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
         }
         f->pfix[i] = use;
     }
+    buffer_open(f, nc);
 }
 
 /* The set as a max-min problem: each channel's capacity (1, or its eta
@@ -211,7 +227,7 @@ static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 {
     int32_t k = 0, ntot = nc * (1 + f->nk);
     for (int32_t i = 0; i < ntot; i++) {
-        double left = (i < nc ? f->pccap[i] : 1.0) - f->pfix[i];
+        double left = f->pccap[i] - f->pfix[i];
         f->pcap[i] = left > 0 ? left : 0;
     }
     for (int32_t j = 0; j < nf; j++) {
@@ -366,6 +382,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     double pf = fm_params_full(z, k);
     double credit = u * (pf > pb ? pf : pb);
     credit = idle * back > credit ? idle * back : credit;
+    inq *= par->inq_scale; /* the open-queue estimate, calibrated */
     if (c->full && c->cap < 1.0 && credit < 1.0 - c->cap) {
         credit = 1.0 - c->cap;
     }
