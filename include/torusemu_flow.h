@@ -31,7 +31,9 @@ temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_
 void temu_fm_destroy(temu_fm *f);
 
 /* Called once per packet delivered, as temu_tm_delivery_fn (a flow of
- * count packets: count calls, each with that packet's delivery time). */
+ * count packets: count calls, each with that packet's delivery time),
+ * all when the flow's last packet arrives: the times are spaced evenly at
+ * the flow's final rate (earlier packets' exact times are not kept). */
 void temu_fm_set_delivery(temu_fm *f, temu_tm_delivery_fn fn, void *ctx);
 
 /* Called once per flow when its last packet reached the destination (for
@@ -41,7 +43,10 @@ typedef void (*temu_fm_done_fn)(void *ctx, uint64_t tag, uint64_t packets, int64
 void temu_fm_set_done(temu_fm *f, temu_fm_done_fn fn, void *ctx);
 
 /* What crossed which channel, as temu_tm_hop_fn (evenly spaced packets
- * of a stretch of constant rate). */
+ * of a stretch of constant rate).  Unlike the packet model's, a record's
+ * start_ps may lie after the model's time at the call (never before it):
+ * each is told when the model's clock is about to pass it, in the order
+ * of start_ps; a packet crosses all channels of its route at once. */
 void temu_fm_set_hop(temu_fm *f, temu_tm_hop_fn fn, void *ctx);
 
 /* A flow of `count` packets of `bytes` wire bytes each from node src to

@@ -334,6 +334,29 @@ START_TEST(test_lone_flow_matches_packet_model)
 }
 END_TEST
 
+/* Shallow buffers (tests/test_timing_booksim.c's configuration: two
+ * 64-byte packets per input queue, a packet holding its space for
+ * 2 + 4 + 4 + 2 ns from the credit taken to the credit back) pace a lone
+ * flow at one packet per 6 ns, not per its 4-ns serialization: the flow
+ * level's buffer constraint gives the packet model's times. */
+START_TEST(test_shallow_buffers_pace_a_flow)
+{
+    temu_machine m = test_machine("bgp:4x4x4");
+    temu_tm_config c = round_config(); /* one class, credits; the rest: */
+    c.router_ps = 4000;
+    c.wire_ps = c.credit_ps = 2000;
+    c.node_wire_ps = 1000;
+    c.buffer_bytes = 128;
+    c.max_packet = 64;
+    c.link_gbs = c.node_gbs = 16.0;
+    int64_t pa[16], fa[16];
+    int64_t a = packet_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, pa);
+    int64_t b = flow_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, fa);
+    ck_assert_int_eq(pa[15] - pa[13], 12000); /* two packets per 12 ns */
+    ck_assert_msg(llabs(a - b) <= 4000, "packet %lld flow %lld", (long long)a, (long long)b);
+}
+END_TEST
+
 /* Two flows share the X+ link leaving x=1 on the round machine: A from
  * (0,0,0) to (2,0,0), 10 packets; B from (1,0,0) to (3,0,0), 4 packets;
  * 100 bytes each, S = 100000 ps per packet on every channel.  Each gets
@@ -558,6 +581,59 @@ START_TEST(test_lone_flow_no_stall)
 }
 END_TEST
 
+/* A steady stream of 2^40 packets (a job's phase) costs its start and
+ * nothing per packet: run for 10 ms of virtual time, its lanes have
+ * counted exactly the packets started (one per 100 ns at 1 GB/s, packet
+ * 0 at time 0), in one solve. */
+START_TEST(test_long_stream_costs_no_work_per_packet)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    temu_fm_totals tot;
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 1, 0), 100, 1ull << 40, 0, 0, 0);
+    temu_fm_run(f, 10000000000); /* 10 ms */
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_uint_eq(s.packets, 100001);
+    ck_assert_uint_eq(s.bytes, 10000100);
+    ck_assert_int_eq(s.busy_ps, 10000000000);
+    temu_fm_totals_get(f, &tot);
+    ck_assert_uint_eq(tot.flows, 1);
+    ck_assert_uint_eq(tot.solves, 1);
+    ck_assert_uint_eq(temu_fm_pending(f), 1);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A lone stream at half a link's rate on the Blue Gene machines' own
+ * parameters stalls nowhere: its input buffers are deep enough for its
+ * credit loop and nothing else uses them (a steady stream is not random
+ * traffic: no buffer is ever out of room). */
+START_TEST(test_lone_stream_on_machines_no_stall)
+{
+    const char *specs[2] = {"bgp:8x4x4", "bgq:4x4x4x4x2"};
+    for (int i = 0; i < 2; i++) {
+        temu_machine m = test_machine(specs[i]);
+        temu_tm_config c = machine_config(&m);
+        temu_fm *f = fm_make(&m, &c, NULL);
+        /* at half a link's rate: its lanes are idle half of the time */
+        fm_send(f, 0, 0, m.nnodes - 1, c.max_packet, 1000, 0,
+                temu_tm_link_lane_gbs(&m, &c, 0, TEMU_LINK_PLUS(0)) / 2, 0);
+        temu_fm_run(f, INT64_MAX);
+        for (int64_t rt = 0; rt < m.nrouters; rt++) {
+            for (int l = 0; l < 2 * m.ndims; l++) {
+                temu_tm_lane_stats s = fm_lane(f, rt, l, 0);
+                ck_assert_msg(s.inq_stall_ps + s.credit_stall_ps + s.no_dynamic_ps == 0,
+                              "%s router %lld link %d: inq %lld credit %lld", specs[i],
+                              (long long)rt, l, (long long)s.inq_stall_ps,
+                              (long long)s.credit_stall_ps);
+            }
+        }
+        temu_fm_destroy(f);
+    }
+}
+END_TEST
+
 /* --------------------------------------------------------------- hops */
 
 typedef struct hops {
@@ -669,12 +745,15 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_mm_chain_bottleneck);
     tcase_add_test(tc, test_params);
     tcase_add_test(tc, test_lone_flow_matches_packet_model);
+    tcase_add_test(tc, test_shallow_buffers_pace_a_flow);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_rate_cap);
     tcase_add_test(tc, test_rates_follow_changes);
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_lone_flow_no_stall);
+    tcase_add_test(tc, test_lone_stream_on_machines_no_stall);
+    tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);
     tcase_add_test(tc, test_hops_tell_every_crossing_in_time);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);

@@ -38,9 +38,13 @@
 /* One channel of a flow's route. */
 typedef struct fm_elem {
     int32_t chan;
-    int32_t pos; /* its entry in the channel's users          */
-    double coef; /* ps of the channel per packet              */
-    uint8_t vc;  /* dateline class: 1 where the ring wraps    */
+    int32_t pos;  /* its entry in the channel's users          */
+    double coef;  /* ps of the channel per packet              */
+    double hold;  /* the same, always (stall estimates)                                 */
+    double bcoef; /* of the input buffer at its end, per packet: bytes x the time they  */
+                  /* hold it (wire, router, read-out, credit return) / its size; 0: none */
+    uint8_t vc;   /* dateline class: 1 where the ring wraps    */
+    uint8_t key;  /* its VC's buffer at the channel's end: class x VCs per class + vc */
 } fm_elem;
 
 /* A channel's user: flow and the element of its route. */
@@ -63,6 +67,7 @@ typedef struct fm_chan {
     int32_t mark, local;     /* fm_solve.c: in the set (stamp), its index there */
     int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
     uint8_t full;            /* a bottleneck now */
+    uint16_t bfull;          /* bit key: that input buffer a bottleneck now */
 } fm_chan;
 
 enum fm_state {
@@ -84,12 +89,14 @@ typedef struct fm_flow {
     uint64_t seq, tag;
     fm_elem *el;
     int32_t nel;
-    int32_t limit; /* element of its bottleneck, -1: its bound or none    */
+    int32_t limit;     /* element of its bottleneck, -1: its bound or none    */
+    uint8_t limit_buf; /* the bottleneck is the input buffer at that element's end */
     int32_t next_free;
     int32_t mark, local;
     int64_t src, dst;
     uint32_t bytes, cls, lane_key;
     uint8_t state, adaptive;
+    uint8_t buffered; /* an input buffer on its route may limit it (some bcoef > 0) */
 } fm_flow;
 
 /* An indexed min-heap of flow ids keyed by (time, seq). */
@@ -105,6 +112,10 @@ struct temu_fm {
     temu_tm_config c;
     const fm_params *par;
     int tlinks, maxlanes;
+    int vcs_per_class; /* 2: dateline VCs (credits, or trains), else 1 */
+    int nkeys;         /* input buffers per channel: classes x vcs_per_class */
+    int nk;            /* of them, in the current solve: 0 while no flow is buffered */
+    int64_t nbuffered; /* flows under way that are buffered */
     int lanes[2 * TEMU_MAX_DIMS];
     int64_t ntorus, nchan;
     fm_chan *ch;
@@ -122,7 +133,7 @@ struct temu_fm {
     temu_fm_totals tot;
     /* fm_solve.c scratch */
     int32_t *cflows, *cchans, *pstart, *pchan;
-    double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap;
+    double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
     int32_t *aff;
     int32_t capaff;
     int32_t *rlimit;

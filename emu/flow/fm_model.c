@@ -239,6 +239,7 @@ static int on_create(temu_fm *f, int32_t id)
 {
     fm_flow *fl = &f->fl[id];
     fl->state = FM_ACTIVE;
+    f->nbuffered += fl->buffered;
     fl->tp = f->now;
     fl->p = 0;
     fl->x = 0;
@@ -254,6 +255,7 @@ static int on_drained(temu_fm *f, int32_t id)
     fm_flow_report(f, id, f->now, 1);
     fm_heap_remove(&f->due, f->fl, id);
     fl->state = FM_DRAINED;
+    f->nbuffered -= fl->buffered;
     fm_heap_set(&f->ev, f->fl, id, f->now + fl->lat);
     return flow_leave(f, id);
 }
@@ -502,6 +504,10 @@ temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_
     f->c = *c;
     f->par = &fm_params_default;
     f->tlinks = 2 * m->ndims;
+    /* the packet model's VCs: two per class (dateline) with credits or
+     * trains, else one (tokens and the bubble rule) */
+    f->vcs_per_class = c->flow == TEMU_TM_CREDIT || c->train_packets > 1 ? 2 : 1;
+    f->nkeys = (int)c->classes * f->vcs_per_class;
     f->maxlanes = temu_machine_family(m)->info.max_lanes;
     for (int l = 0; l < f->tlinks; l++) {
         f->lanes[l] = temu_link_lanes(m, l);
@@ -549,6 +555,7 @@ void temu_fm_destroy(temu_fm *f)
     free(f->pfix);
     free(f->punew);
     free(f->pccap);
+    free(f->pold);
     free(f->aff);
     free(f->seeds);
     fm_mm_work_free(&f->mm);

@@ -24,6 +24,11 @@ typedef struct fm_params {
     double eta_vcs[3];
     /* utilisation above which the open-queue formulas are held */
     double rho_max;
+    /* Calibration of the inq stall estimate against the packet model
+     * (doc/model.md, "Flow level: validation"): the open-queue inq stall
+     * rate is multiplied by this (before its bound 1).  A scale changes no
+     * rank, only totals. */
+    double inq_scale;
 } fm_params;
 
 extern const fm_params fm_params_default;
@@ -42,6 +47,11 @@ double fm_params_eta_least(const fm_params *p);
  * service, counting only the interfering part: a stream alone on a
  * channel never waits).  0 when rho_other is 0; held at rho_max. */
 double fm_params_wait(const fm_params *p, double rho_other, double rho_total);
+
+/* Probability that all of k slots are held, offered load a (slots held
+ * on average if there were no limit): Erlang's B formula, k rounded down
+ * (at least 1). */
+double fm_params_blocked(double a, double k);
 
 /* Probability that a buffer of k packets is full, offered load z (M/M/1/K:
  * (1 - z) z^k / (1 - z^(k + 1)); 1 / (k + 1) at z = 1). */

@@ -41,13 +41,28 @@ static int route_length(const temu_fm *f, const int32_t *cs, const int32_t *cd)
     return n;
 }
 
-static void add_elem(temu_fm *f, fm_flow *fl, int64_t chan, uint8_t vc)
+/* Channel chan (wire: its flight time) joins fl's route on dateline VC
+ * vc; buffer: it ends in a router's input queue (not an ejection). */
+static void add_elem(temu_fm *f, fm_flow *fl, int64_t chan, uint8_t vc, int64_t wire, int buffer)
 {
     fm_elem *e = &fl->el[fl->nel++];
     e->chan = (int32_t)chan;
     e->pos = -1;
     e->coef = (double)chan_ser(&f->ch[chan], fl->bytes);
     e->vc = vc;
+    e->key = (uint8_t)(fl->cls * (uint32_t)f->vcs_per_class + (f->vcs_per_class == 2 ? vc : 0));
+    /* a packet holds its bytes of the queue from the moment the sender
+     * takes their credit until the credit is back: flight, router, its
+     * read-out at the rate it came in, credit return (emu/packet/router.c) */
+    e->bcoef = buffer ? (double)fl->bytes *
+                            (double)(wire + f->c.router_ps + (int64_t)e->coef + f->c.credit_ps) /
+                            (double)f->c.buffer_bytes
+                      : 0;
+    /* a buffer that holds its packets for less than their time on the
+     * channel never limits them more than the channel does: left out */
+    e->hold = e->bcoef;
+    e->bcoef = e->bcoef > e->coef ? e->bcoef : 0;
+    fl->buffered |= e->bcoef > 0;
 }
 
 /* The torus hops, dimension by dimension (emu/packet/routing.h,
@@ -66,7 +81,7 @@ static void add_links(temu_fm *f, fm_flow *fl, int64_t cur, const int32_t *cd)
         int link = dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d);
         int lane = (int)(fl->lane_key % (uint32_t)f->lanes[link]);
         for (int s = 0; s < steps; s++) {
-            add_elem(f, fl, fm_chan_id(f, cur, link, lane), wraps);
+            add_elem(f, fl, fm_chan_id(f, cur, link, lane), wraps, f->c.wire_ps, 1);
             cur = f->nbr[cur * f->tlinks + link];
         }
     }
@@ -101,9 +116,9 @@ int fm_route_build(temu_fm *f, fm_flow *fl)
         return -1;
     }
     fl->nel = 0;
-    add_elem(f, fl, fm_inject_chan(f, fl->src), 0);
+    add_elem(f, fl, fm_inject_chan(f, fl->src), 0, f->c.node_wire_ps, 1);
     add_links(f, fl, rs, cd);
-    add_elem(f, fl, fm_eject_chan(f, fl->dst), 0);
+    add_elem(f, fl, fm_eject_chan(f, fl->dst), 0, f->c.node_wire_ps, 0);
     int64_t d0 = zero_load(f, fl, &slowest);
     fl->first = fl->created + d0;
     fl->lat = d0 - slowest;

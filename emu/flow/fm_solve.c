@@ -27,13 +27,18 @@
  *   inq     (its input queue's head waits for n_f): per next channel n,
  *           min(load of l's flows on n x W, other load on n), W the M/D/1
  *           wait caused by n's other traffic (fm_params.c); summed, at most 1;
- *   credit  (l idle, a packet ready, no room downstream): its idle time
- *           (1 - u) times the larger of the share of its traffic whose
+ *   credit  (l idle, a packet ready, no room downstream): the larger of
+ *           its idle time (1 - u) times the share of its traffic whose
  *           bottleneck lies further on (back-pressure: the buffers before
- *           that bottleneck fill) and the M/M/1/K probability that the
- *           queue it feeds is full (K = buffer / packet bytes); a derated
+ *           that bottleneck fill) and its load u times the probability
+ *           that the buffer it feeds has no room: every one of its
+ *           K = buffer / packet bytes slots held by a packet's credit loop
+ *           (Erlang B, per VC shared by several flows; a flow alone in a
+ *           buffer waits for credit only where its loop limits it, which
+ *           counts as held back) or the queue full of packets waiting for
+ *           the next channels (M/M/1/K on their other load); a derated
  *           bottleneck at least (1 - eta), the time head-of-line blocking
- *           leaves it idle;
+ *           leaves it idle; at most its idle time;
  *   no_dynamic: credit x the share of its load in adaptively routed
  *           classes.
  * A flow alone on its route stalls nowhere but upstream of a slower
@@ -43,6 +48,10 @@
 #include "fm.h"
 
 #include <stdlib.h>
+
+/* A change of a channel's load (fraction of its time) below this is
+ * rounding, not a change: it does not reach the channel's other flows. */
+#define FM_LOAD_EPS 1e-9
 
 void fm_chan_settle(fm_chan *c, int64_t t)
 {
@@ -83,7 +92,7 @@ static int scratch_reserve(temu_fm *f, int32_t nf, int32_t nc, int32_t ne)
     if (nc > f->capcc) {
         int32_t n = fm_room(nc, f->capcc);
         bad |= grow32(&f->cchans, n) | growd(&f->pcap, n) | growd(&f->pfix, n) |
-               growd(&f->punew, n) | growd(&f->pccap, n) |
+               growd(&f->punew, n) | growd(&f->pccap, n) | growd(&f->pold, n) |
                fm_resize((void **)&f->rfull, n, sizeof *f->rfull);
         f->capcc = bad ? f->capcc : n;
     }
@@ -158,29 +167,66 @@ static int add_seeds(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_
     return 0;
 }
 
-/* What the flows outside the set use of each of its channels (they keep
- * their rates). */
+/* Index of buffer constraint `key` of the set's channel i (after the nc
+ * channels themselves). */
+static int32_t buf_index(const temu_fm *f, int32_t nc, int32_t i, int key)
+{
+    return nc + i * f->nk + key;
+}
+
+/* Calibration (doc/model.md, "Flow level: validation"): the credit loop
+ * paces a buffer's flows only while they have more bytes to send than it
+ * holds: packets that fit go at the channel's rate (a lone packet of
+ * BookSim's configuration is not slowed from 4 to 6 ns).  On entry pccap
+ * of each buffer constraint holds its flows' bytes still to send; on exit
+ * its capacity: 1 (the loop binds) or FM_BUFFER_OPEN (it cannot). */
+#define FM_BUFFER_OPEN 1e30
+static void buffer_open(temu_fm *f, int32_t nc)
+{
+    for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
+        f->pccap[i] = f->pccap[i] > (double)f->c.buffer_bytes ? 1.0 : FM_BUFFER_OPEN;
+    }
+}
+
+/* What the flows outside the set use of each of its channels and of their
+ * input buffers (they keep their rates), and (pold) what all flows used of
+ * the buffers at their old rates. */
 static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
 {
+    for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
+        f->pfix[i] = f->pold[i] = f->pccap[i] = 0;
+    }
     for (int32_t i = 0; i < nc; i++) {
         const fm_chan *c = &f->ch[f->cchans[i]];
         double use = 0;
         for (int32_t u = 0; u < c->nusers; u++) {
             const fm_flow *fl = &f->fl[c->users[u].flow];
+            const fm_elem *el = &fl->el[c->users[u].elem];
+            int32_t b = f->nk > 0 ? buf_index(f, nc, i, el->key) : -1;
+            if (b >= 0) {
+                f->pold[b] += fl->x * el->bcoef;
+                f->pccap[b] += ((double)fl->count - (double)(uint64_t)fl->p) * fl->bytes;
+            }
             if (fl->mark != stamp) {
-                use += fl->x * fl->el[c->users[u].elem].coef;
+                use += fl->x * el->coef;
+                if (b >= 0) {
+                    f->pfix[b] += fl->x * el->bcoef;
+                }
             }
         }
         f->pfix[i] = use;
     }
+    buffer_open(f, nc);
 }
 
 /* The set as a max-min problem: each channel's capacity (1, or its eta
- * where derated: ccap) less what the others use. */
+ * where derated: ccap) and each input buffer's (1: all of its bytes, all
+ * the time) less what the others use; a flow crosses a channel and the
+ * buffer at its end (none at an ejection channel: bcoef 0). */
 static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 {
-    int32_t k = 0;
-    for (int32_t i = 0; i < nc; i++) {
+    int32_t k = 0, ntot = nc * (1 + f->nk);
+    for (int32_t i = 0; i < ntot; i++) {
         double left = f->pccap[i] - f->pfix[i];
         f->pcap[i] = left > 0 ? left : 0;
     }
@@ -190,12 +236,17 @@ static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
         f->pw[j] = 1.0;
         f->pbound[j] = fl->bound;
         for (int32_t e = 0; e < fl->nel; e++) {
-            f->pchan[k] = f->ch[fl->el[e].chan].local;
+            int32_t i = f->ch[fl->el[e].chan].local;
+            f->pchan[k] = i;
             f->pcoef[k++] = fl->el[e].coef;
+            if (fl->el[e].bcoef > 0) {
+                f->pchan[k] = buf_index(f, nc, i, fl->el[e].key);
+                f->pcoef[k++] = fl->el[e].bcoef;
+            }
         }
     }
     f->pstart[nf] = k;
-    *p = (fm_mm_problem){nf, nc, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
+    *p = (fm_mm_problem){nf, ntot, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
 }
 
 /* ------------------------------------------------------------ derating */
@@ -276,7 +327,8 @@ static void chan_rates(temu_fm *f, fm_chan *c)
 {
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
-    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0;
+    double inq = 0, back = 0, z = 0, k = 0, adaptive = 0, held[16] = {0}, keyed[16] = {0};
+    int flows[16] = {0};
     int32_t stamp = ++f->stamp;
     for (int32_t i = 0; i < c->nusers; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
@@ -287,11 +339,17 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
+        const fm_elem *el = &fl->el[c->users[i].elem];
         int32_t e = c->users[i].elem;
-        double share = fl->x * fl->el[e].coef / c->u;
+        double share = fl->x * el->coef / c->u;
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
-        back += fl->limit > e ? share : 0;
+        /* held back by a bottleneck further on, or by this lane's own
+         * input buffer (the credit loop: it waits for credit) */
+        back += fl->limit > e || (fl->limit == e && fl->limit_buf) ? share : 0;
+        flows[el->key & 15u]++;
         adaptive += fl->adaptive ? share : 0;
+        held[el->key & 15u] += fl->x * el->hold;
+        keyed[el->key & 15u] += share;
         if (e + 1 >= fl->nel) {
             continue;
         }
@@ -312,7 +370,19 @@ static void chan_rates(temu_fm *f, fm_chan *c)
             f->ch[fl->el[e + 1].chan].scratch = 0;
         }
     }
-    double pf = fm_params_full(z, k), credit = idle * (back > pf ? back : pf);
+    /* the input buffer at the lane's end is out of space: its packets all
+     * held (Erlang B, k slots each held for the credit loop), or the queue
+     * full of packets waiting (M/M/1/K on the next channels' other load) */
+    double pb = 0;
+    for (int key = 0; key < 16; key++) {
+        /* a buffer one steady stream uses is out of room only when its
+         * loop limits it (back, above): no randomness, no blocking */
+        pb += flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
+    }
+    double pf = fm_params_full(z, k);
+    double credit = u * (pf > pb ? pf : pb);
+    credit = idle * back > credit ? idle * back : credit;
+    inq *= par->inq_scale; /* the open-queue estimate, calibrated */
     if (c->full && c->cap < 1.0 && credit < 1.0 - c->cap) {
         credit = 1.0 - c->cap;
     }
@@ -365,15 +435,32 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
  * share there, or the set less), and a channel that was a bottleneck and
  * whose load changed (its flows may rise or must fall).  Their flows
  * join the set; 1 if any did. */
+/* Must the other flows of the set's channel i be solved too (grow_set)? */
+static int chan_needs(const temu_fm *f, int32_t nc, int32_t i)
+{
+    const fm_chan *c = &f->ch[f->cchans[i]];
+    double du = f->punew[i] - c->u;
+    if ((f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > FM_LOAD_EPS || du < -FM_LOAD_EPS))) {
+        return 1;
+    }
+    for (int key = 0; key < f->nk; key++) {
+        int32_t b = buf_index(f, nc, i, key);
+        double db = f->punew[b] - f->pold[b];
+        if ((f->rfull[b] && f->pfix[b] > 0) ||
+            ((c->bfull >> key & 1u) && (db > FM_LOAD_EPS || db < -FM_LOAD_EPS))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
 {
     int32_t n = *nc;
     *grew = 0;
     for (int32_t i = 0; i < n; i++) {
         fm_chan *c = &f->ch[f->cchans[i]];
-        double du = f->punew[i] - c->u;
-        int need = (f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > 1e-12 || du < -1e-12));
-        if (!need || c->grown == stamp) {
+        if (c->grown == stamp || !chan_needs(f, n, i)) {
             continue;
         }
         c->grown = stamp;
@@ -431,13 +518,20 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
         c->cap = f->pccap[i];
         c->full = f->rfull[i];
         c->u = f->punew[i];
+        c->bfull = 0;
+        for (int key = 0; key < f->nk; key++) {
+            c->bfull |= (uint16_t)(f->rfull[buf_index(f, nc, i, key)] ? 1u << key : 0u);
+        }
     }
     for (int32_t j = 0; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
+        /* the channel that stopped it (a buffer: the channel it ends) */
+        int32_t lim = f->rlimit[j] < nc ? f->rlimit[j] : (f->rlimit[j] - nc) / f->nk;
         fl->x = f->rrate[j];
         fl->limit = -1;
+        fl->limit_buf = f->rlimit[j] >= nc;
         for (int32_t e = 0; e < fl->nel; e++) {
-            if (f->ch[fl->el[e].chan].local == f->rlimit[j]) {
+            if (f->rlimit[j] >= 0 && f->ch[fl->el[e].chan].local == lim) {
                 fl->limit = e;
             }
         }
@@ -448,12 +542,13 @@ int fm_solve_changed(temu_fm *f)
 {
     int32_t nf = 0, nc = 0, ne = 0, na = 0, stamp = ++f->stamp;
     int grew = 1;
+    f->nk = f->nbuffered > 0 ? f->nkeys : 0;
     if (add_seeds(f, stamp, &nf, &nc, &ne) != 0) {
         return -1;
     }
     while (grew) {
-        if (scratch_reserve(f, nf, nc, ne) != 0 || solve_set(f, nf, nc, stamp) != 0 ||
-            grow_set(f, stamp, &nf, &nc, &ne, &grew) != 0) {
+        if (scratch_reserve(f, nf, nc * (1 + f->nk), 2 * ne) != 0 ||
+            solve_set(f, nf, nc, stamp) != 0 || grow_set(f, stamp, &nf, &nc, &ne, &grew) != 0) {
             return -1;
         }
     }
