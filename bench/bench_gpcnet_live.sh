@@ -10,7 +10,7 @@ B=${1:-_build}
 PROG="${GPCNET_DIR:-}/network_load_test"
 if [ -z "${GPCNET_DIR:-}" ] || [ ! -x "$PROG" ]; then
     echo "bench-gpcnet-live: skipped: set GPCNET_DIR to a directory holding GPCNeT's" \
-        "network_load_test built with mpicc (doc/replay.md, \"GPCNeT at scale\")"
+        "network_load_test built with mpicc (doc/replay.md, \"GPCNeT at scale on the flow level\")"
     exit 0
 fi
 exec /usr/bin/time -f 'host: %e s wall, %U s user, %S s system' "$B/torusemu" run \
