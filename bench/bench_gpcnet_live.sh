@@ -1,0 +1,17 @@
+#!/bin/sh
+# bench_gpcnet_live.sh BUILD_DIR - GPCNeT itself, unmodified
+# (netbench/GPCNET's network_load_test, built outside this tree with mpicc;
+# GPCNET_DIR names its directory), on 16 ranks of gemini-tiny under
+# `torusemu run --virtual-time --model flow`, printing its own congestion
+# impact; then the host's wall and CPU seconds.  Issue 24's target: within
+# 15 minutes.  Without GPCNET_DIR it says so and exits 0 (skipped).
+set -u
+B=${1:-_build}
+PROG="${GPCNET_DIR:-}/network_load_test"
+if [ -z "${GPCNET_DIR:-}" ] || [ ! -x "$PROG" ]; then
+    echo "bench-gpcnet-live: skipped: set GPCNET_DIR to a directory holding GPCNeT's" \
+        "network_load_test built with mpicc (doc/replay.md, \"GPCNeT at scale on the flow level\")"
+    exit 0
+fi
+exec /usr/bin/time -f 'host: %e s wall, %U s user, %S s system' "$B/torusemu" run \
+    --machine gemini-tiny -np 16 --virtual-time --model flow -- "$PROG"

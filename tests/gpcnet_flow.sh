@@ -1,0 +1,33 @@
+#!/bin/sh
+# gpcnet_flow.sh - GPCNeT's Congestion Impact on the flow level beside the
+# packet level's (issue 24, item 6): the `gpcnet` pattern on gemini-tiny,
+# 2 iterations, 4 KiB bandwidth messages, under both levels.  The flow
+# level must show congestion where the packet level does (every impact
+# above 1.1) and each of its three mean impacts must lie within a factor
+# 1.6 of the packet level's.  Measured (flow / packet, mean impacts Lat,
+# BW+Sync, Allreduce): this case 1.432/2.050, 1.473/1.222, 1.401/1.449
+# (ratios 0.70, 1.21, 0.97); 10 iterations 0.62, 1.15, 0.87; -np 20
+# --ranks-per-node 2 0.85, 1.17, 1.39.  The flow level has no queue
+# behind a congestor's packets for an 8-byte message (only its share of
+# the channels' bandwidth), so its latency impact is the lowest ratio;
+# 1.6 covers the extremes measured (0.62, 1.39) with the rounding of a
+# calibration change, not more.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+# the three mean impacts of a replay's output, one per line
+impacts() {
+    awk '$1 ~ /^(p2p_lat_us|p2p_bw_sync_mibs_per_rank|allreduce_us)$/ { print $4 }' "$TMP/out"
+}
+
+for level in packet flow; do
+    expect_ok "gpcnet under the $level level" "$TORUSEMU" replay --machine gemini-tiny \
+        --pattern gpcnet --timing --steps 2 --bytes 4K --quiet --model "$level"
+    impacts >"$TMP/$level.imp"
+    expect_eq "$level: three impacts" 3 "$(wc -l <"$TMP/$level.imp" | tr -d ' ')"
+done
+paste "$TMP/flow.imp" "$TMP/packet.imp" >"$TMP/both"
+awk '$1 > 1.1 { n++ } END { exit n != 3 }' "$TMP/both" && pass ||
+    failed "flow level: an impact not above 1.1 with congestors: $(cat "$TMP/both")"
+awk '{ r = $1 / $2; if (r >= 1 / 1.6 && r <= 1.6) n++ } END { exit n != 3 }' "$TMP/both" && pass ||
+    failed "flow / packet impact outside 1/1.6 .. 1.6: $(cat "$TMP/both")"
+finish
