@@ -11,7 +11,10 @@
 # behind a congestor's packets for an 8-byte message (only its share of
 # the channels' bandwidth), so its latency impact is the lowest ratio;
 # 1.6 covers the extremes measured (0.62, 1.39) with the rounding of a
-# calibration change, not more.
+# calibration change, not more.  Both levels run with --mpi-costs off:
+# the test compares the network levels, and the MPI software costs (the
+# same on both, doc/virtual-time.md) dilute every impact towards 1 (with
+# them on, the packet level's own Allreduce impact is 1.07 here).
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # the three mean impacts of a replay's output, one per line
@@ -21,7 +24,7 @@ impacts() {
 
 for level in packet flow; do
     expect_ok "gpcnet under the $level level" "$TORUSEMU" replay --machine gemini-tiny \
-        --pattern gpcnet --timing --steps 2 --bytes 4K --quiet --model "$level"
+        --pattern gpcnet --timing --steps 2 --bytes 4K --quiet --model "$level" --mpi-costs off
     impacts >"$TMP/$level.imp"
     expect_eq "$level: three impacts" 3 "$(wc -l <"$TMP/$level.imp" | tr -d ' ')"
 done

@@ -41,7 +41,7 @@ for case in "INT 2 Interrupt" "TERM 15 Terminated" "HUP 1 Hangup"; do
     # a process group of its own, as a terminal's foreground job, and
     # SIGINT not ignored (sh starts background jobs with SIGINT ignored,
     # and the replay leaves an ignored signal ignored, as under nohup)
-    TMPDIR="$TMP/tmpdir" TORUSEMU_PROGRESS_EVERY=1 setsid -w env --default-signal=INT \
+    TMPDIR="$TMP/tmpdir" TORUSEMU_PROGRESS_EVERY=1 setsid -w env --default-signal \
         sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/pgid" "$TORUSEMU" replay $LONG \
         >"$TMP/out" 2>"$TMP/err" &
     job=$!
