@@ -7,9 +7,11 @@
  * saturation throughput of an N x N switch with FIFO input queues and
  * uniform destinations, N = 1 .. 8 (their Table I: 1, 0.75, 0.6825,
  * 0.6553, 0.6399, 0.6302, 0.6234, 0.6184; 2 - sqrt(2) = 0.586 as N grows).
- * These are the starting values of /work/shared/reference/anchors/
- * flow-models.md, Option 1; they are not yet calibrated against the packet
- * model (doc/model.md, "Flow level", says what is and is not).
+ * They derate a saturated channel fed by several input queues (the
+ * "contention-derated capacity" idea, as SimGrid's non-linear sharing
+ * policy derates a link by its number of flows); they are not yet
+ * calibrated against the packet model (doc/model.md, "Flow level", says
+ * what is and is not).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "fm_params.h"
