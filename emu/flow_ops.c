@@ -304,3 +304,24 @@ const temu_model_ops temu_model_flow = {
     .check = ops_check,
     .counters = ops_counters,
 };
+
+/* A bare flow model's lane statistics through the same translation as the
+ * level's (temu_model_stall_counters_flush): a driver that feeds temu_fm
+ * itself (a production period's capped streams) gets the counters temu_net
+ * would give.  Without the level's per-class tallies the per-VC figures
+ * (BG/P no-token, BG/Q receive-FIFO, message-unit requests) are left out;
+ * Gemini's stall counters need only the lanes'. */
+temu_status temu_fm_stall_counters_flush(const temu_fm *fm, temu_tm_flushed *flushed,
+                                         temu_session *s, temu_error *err)
+{
+    flow_level fl = {.f = (temu_fm *)fm, .m = *temu_session_machine(s)};
+    const temu_model_stats src = {
+        .model = &fl,
+        .level = TEMU_TM_FLOW,
+        .adaptive = 0,
+        .lanes = stats_lanes,
+        .lane = stats_lane,
+        .check = ops_check,
+    };
+    return temu_model_stall_counters_flush(&src, flushed, s, err);
+}

@@ -72,6 +72,16 @@ uint64_t temu_fm_pending(const temu_fm *f);
 temu_status temu_fm_lane_stats_get(const temu_fm *f, int64_t router, int link, int lane,
                                    temu_tm_lane_stats *out, temu_error *err);
 
+/* The model's estimated stalls since the previous flush through f added
+ * to s's counters where the packet model's land (temu_net_stall_counters_flush
+ * of the flow level, timing_bridge.c: Gemini credit stall on the sending
+ * tile, inq stall on the receiving one, in router cycles); also marks s's
+ * counters as the flow level's (temu_tm_session_level).  s's machine must be
+ * the model's.  Counters that need per-VC figures (BG/P no-token, BG/Q
+ * receive FIFO and message unit) are not added: for those use temu_net. */
+temu_status temu_fm_stall_counters_flush(const temu_fm *fm, temu_tm_flushed *f, temu_session *s,
+                                         temu_error *err);
+
 /* What the model did: flows started, rate solutions computed, and
  * (flow, channel) rate updates made by them. */
 typedef struct temu_fm_totals {

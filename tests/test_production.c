@@ -579,6 +579,90 @@ START_TEST(queue_backfills)
 }
 END_TEST
 
+/* ------------------------------------------------------------ the run */
+
+/* A bare flow model's stalls reach the store through the bridge every
+ * level's counters take: each tile's credit stall is its lane's credit
+ * stall time in whole 800 MHz cycles, its inq stall the incoming lane's
+ * (what workload/production_run.c used to add by hand), after two flushes
+ * as after one, and the store says the flow level wrote it. */
+START_TEST(bare_flow_flush_is_the_bridge)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    temu_session *s;
+    temu_tm_config tc;
+    temu_fm *fm;
+    temu_tm_flushed *fl;
+    temu_error err;
+    ck_assert_int_eq(temu_session_create_private(&m, &s, &err), TEMU_OK);
+    ck_assert_int_eq(temu_tm_config_default(&m, &tc, &err), TEMU_OK);
+    ck_assert_int_eq(temu_fm_create(&m, &tc, &fm, &err), TEMU_OK);
+    ck_assert_int_eq(temu_tm_flushed_create(&m, &fl, &err), TEMU_OK);
+    /* every other node sends to nodes 0-2: the links into them stall */
+    for (int64_t n = 3; n < m.nnodes; n++) {
+        ck_assert_int_eq(temu_fm_send(fm, 0, n, n % 3, 96, 20000, 0, (uint32_t)n, 0, (uint64_t)n,
+                                      &err),
+                         TEMU_OK);
+    }
+    temu_fm_run(fm, 2000000);
+    ck_assert_msg(temu_fm_stall_counters_flush(fm, fl, s, &err) == TEMU_OK, "%s", err.message);
+    temu_fm_run(fm, INT64_MAX);
+    ck_assert_msg(temu_fm_stall_counters_flush(fm, fl, s, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_int_eq(temu_tm_session_level(s), TEMU_TM_FLOW);
+    uint64_t hz = temu_family_info_get(m.system)->router_hz, stalled = 0;
+    for (int64_t r = 0; r < m.nrouters; r++) {
+        for (int l = 0; l < 2 * m.ndims; l++) {
+            int tiles[8];
+            int64_t peer = temu_link_neighbor(&m, r, l);
+            temu_gemini_link_tiles(l, tiles);
+            for (int k = 0; k < temu_link_lanes(&m, l); k++) {
+                temu_tm_lane_stats ls;
+                ck_assert_int_eq(temu_fm_lane_stats_get(fm, r, l, k, &ls, &err), TEMU_OK);
+                uint64_t c = temu_clock_cycles(hz, ls.credit_stall_ps);
+                uint64_t q = temu_clock_cycles(hz, ls.inq_stall_ps);
+                ck_assert_uint_eq(temu_counter_read(s, temu_idx_gemini_tile(
+                                                           &m, r, tiles[k], TEMU_TILE_CREDIT_STALL)),
+                                  c);
+                ck_assert_uint_eq(
+                    temu_counter_read(s, temu_idx_gemini_tile(&m, peer,
+                                                              temu_gemini_peer_tile(tiles[k]),
+                                                              TEMU_TILE_INQ_STALL)),
+                    q);
+                stalled += c + q > 0;
+            }
+        }
+    }
+    ck_assert_uint_gt(stalled, 0);
+    temu_tm_flushed_free(fl);
+    temu_fm_destroy(fm);
+    temu_session_close(s);
+}
+END_TEST
+
+/* A production period's store is the flow level's (temu_tm_session_level:
+ * `torusemu stalls` and the events' descriptions say which level counted). */
+START_TEST(run_is_the_flow_level)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    temu_session *s;
+    temu_error err;
+    char path[256];
+    test_store_path(path, sizeof path, "prod-level");
+    temu_prod_run_opts o = {.allocator = TEMU_ALLOC_TOPO,
+                            .duration_ps = 120 * (int64_t)1000000000000,
+                            .interval_ps = 60 * (int64_t)1000000000000,
+                            .series = path};
+    temu_prod_params_default(&o.params, m.nnodes);
+    temu_prod_report rep;
+    ck_assert_int_eq(temu_session_create_private(&m, &s, &err), TEMU_OK);
+    ck_assert_msg(temu_prod_run(s, &o, &rep, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_uint_eq(rep.snapshots, 3);
+    ck_assert_int_eq(temu_tm_session_level(s), TEMU_TM_FLOW);
+    temu_session_close(s);
+    remove(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("production");
@@ -601,6 +685,8 @@ static Suite *suite(void)
     tcase_add_test(tc, queue_starts_full);
     tcase_add_test(tc, queue_is_the_seed);
     tcase_add_test(tc, queue_backfills);
+    tcase_add_test(tc, bare_flow_flush_is_the_bridge);
+    tcase_add_test(tc, run_is_the_flow_level);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -17,7 +17,8 @@
  * replay's series counts its messages (link tiles as packets start onto
  * them, the NIC counters of each stream's PUT as its packets leave and
  * enter the nodes); the flow level's estimated stalls go to the tiles'
- * stall counters in router cycles at every snapshot, and a snapshot of
+ * stall counters in router cycles at every snapshot through the bridge
+ * every level's counters take (temu_fm_stall_counters_flush), and a snapshot of
  * the store is written to the series every interval of virtual time.
  */
 #include "production.h"
@@ -65,7 +66,7 @@ typedef struct run {
     int64_t njobs, capjobs;
     pair *pairs;
     int64_t npairs, cappairs;
-    uint64_t *stall_done; /* [router][link][lane][credit, inq]: cycles added */
+    temu_tm_flushed *flushed; /* the stall counters added so far */
     uint32_t req_phits, resp_phits;
 } run;
 
@@ -133,53 +134,11 @@ static void advance(run *r, int64_t t)
     temu_fm_run(r->fm, t);
 }
 
-/* Cycles of the router clock in ps picoseconds (rounded down). */
-static uint64_t cycles(uint64_t hz, int64_t ps)
-{
-    return ps > 0 ? (uint64_t)((unsigned __int128)ps * hz / 1000000000000u) : 0;
-}
-
-/* Add the stall cycles the flow level estimated since the last flush:
- * credit stalls on the sending tile, inq stalls on the receiving one, as
- * the packet model's are placed (timing_bridge.c). */
-static temu_status stalls_flush(run *r)
-{
-    const temu_machine *m = r->m;
-    uint64_t hz = temu_family_info_get(m->system)->router_hz;
-    int tlinks = 2 * m->ndims;
-    temu_status st = TEMU_OK;
-    for (int64_t rt = 0; st == TEMU_OK && rt < m->nrouters; rt++) {
-        for (int l = 0; st == TEMU_OK && l < tlinks; l++) {
-            int64_t peer = temu_link_neighbor(m, rt, l);
-            int tiles[8], n = peer < 0 ? 0 : temu_link_lanes(m, l);
-            temu_gemini_link_tiles(l, tiles);
-            for (int k = 0; st == TEMU_OK && k < n; k++) {
-                temu_tm_lane_stats ls;
-                st = temu_fm_lane_stats_get(r->fm, rt, l, k, &ls, r->err);
-                uint64_t *d = &r->stall_done[((rt * tlinks + l) * 8 + k) * 2];
-                uint64_t c = cycles(hz, ls.credit_stall_ps), q = cycles(hz, ls.inq_stall_ps);
-                if (st == TEMU_OK && c > d[0]) {
-                    temu_counter_add(r->s,
-                                     temu_idx_gemini_tile(m, rt, tiles[k], TEMU_TILE_CREDIT_STALL),
-                                     c - d[0]);
-                    d[0] = c;
-                }
-                if (st == TEMU_OK && q > d[1]) {
-                    temu_counter_add(r->s,
-                                     temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]),
-                                                          TEMU_TILE_INQ_STALL),
-                                     q - d[1]);
-                    d[1] = q;
-                }
-            }
-        }
-    }
-    return st;
-}
-
 static temu_status snapshot(run *r, int64_t t)
 {
-    temu_status st = stalls_flush(r);
+    /* the flow level's estimated stalls since the last snapshot, where
+     * every level's land (the bridge's one translation, timing_bridge.c) */
+    temu_status st = temu_fm_stall_counters_flush(r->fm, r->flushed, r->s, r->err);
     if (st == TEMU_OK) {
         st = temu_series_snapshot(r->w, t, r->err);
     }
@@ -367,7 +326,7 @@ static void run_free(run *r)
     free(r->pend);
     free(r->jobs);
     free(r->pairs);
-    free(r->stall_done);
+    temu_tm_flushed_free(r->flushed);
     temu_fm_destroy(r->fm);
 }
 
@@ -385,10 +344,7 @@ temu_status temu_prod_run(temu_session *s, const temu_prod_run_opts *o, temu_pro
     st = st == TEMU_OK ? temu_fm_create(m, &tc, &r.fm, err) : st;
     st = st == TEMU_OK ? temu_alloc_create(m, o->allocator, &a, err) : st;
     st = st == TEMU_OK ? temu_prod_queue_create(&o->params, a, &q, err) : st;
-    if (st == TEMU_OK) {
-        r.stall_done = calloc((size_t)m->nrouters * 2 * (size_t)m->ndims * 8 * 2, sizeof(uint64_t));
-        st = r.stall_done == NULL ? temu_fail(err, TEMU_ENOMEM, "production: out of memory") : st;
-    }
+    st = st == TEMU_OK ? temu_tm_flushed_create(m, &r.flushed, err) : st;
     r.req_phits = temu_gemini_put_request_phits(TEMU_GEMINI_MAX_TRANSACTION, 0);
     r.resp_phits = TEMU_GEMINI_PUT_RESPONSE_PHITS;
     st = st == TEMU_OK ? temu_series_create(o->series, s, o->interval_ps, &r.w, err) : st;
