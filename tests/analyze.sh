@@ -21,6 +21,9 @@ expect_ok "summary" A "$CSV" -m gemini:4x2x2 --format=csv
 same "summary" "$GOLD/summary.csv" "$TMP/out"
 expect_ok "regions" A "$CSV" -m gemini:4x2x2 --report=regions --threshold=20 --format=csv
 same "regions at 20" "$GOLD/regions-20.csv" "$TMP/out"
+# seed 004's published figures beside the input's (hand-worked: README)
+expect_ok "seed004" A "$CSV" -m gemini:4x2x2 --report=seed004 --threshold=20 --format=csv
+same "seed004 at 20" "$GOLD/seed004-20.csv" "$TMP/out"
 # at the default 40 only the second minute is congested, with no past
 expect_ok "regions 40" A "$CSV" -m gemini:4x2x2 --report=regions --format=csv
 expect_out "regions 40" '^0,1,61000000000000,X\+,0,c0-0c0s0g0,0 0 0,1,0,50,0,$'
@@ -230,8 +233,8 @@ awk -F, -v end="$(cat "$TMP/end")" 'NR > 1 && ($2 != 0 || $3 != end) { bad++ } E
 
 # --- everything into a directory: CSVs, DOT and PNGs
 expect_ok "output dir" A "$CSV" -m gemini:4x2x2 --threshold=20 -o "$TMP/fig"
-for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv nodes.csv features.dot \
-    ccdf-ppm.png ccdf-pbu.png ccdf-pts_inq.png ccdf-pts_credit.png ccdf-nodes.png features.png; do
+for f in links.csv summary.csv ccdf.csv correlation.csv regions.csv nodes.csv seed004.csv \
+    features.dot ccdf-ppm.png ccdf-pbu.png ccdf-pts_inq.png ccdf-pts_credit.png ccdf-nodes.png features.png; do
     grep -qx "$TMP/fig/$f" "$TMP/out" && [ -s "$TMP/fig/$f" ] && pass || failed "output dir: $f"
 done
 same "dir links.csv" "$GOLD/links.csv" "$TMP/fig/links.csv"

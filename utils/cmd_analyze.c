@@ -43,7 +43,8 @@ static void usage(FILE *f)
                "Options:\n"
                "  -m, --machine=SPEC      the Gemini machine an LDMS CSV file was sampled on\n"
                "  -r, --report=NAME       the table to print: summary (default), links, ccdf,\n"
-               "                          correlation, regions, nodes, slice (with --slice)\n"
+               "                          correlation, regions, nodes, slice (with --slice),\n"
+               "                          seed004 (seed 004's published figures beside these)\n"
                "  -o, --output-dir=DIR    write every table as CSV, the feature graph (DOT)\n"
                "                          and PNG pictures into DIR (created if missing)\n"
                "      --no-png            with --output-dir: no pictures\n"
@@ -68,9 +69,19 @@ static void usage(FILE *f)
 }
 
 enum { OPT_NO_PNG = CLI_OPT_FIRST_LONG, OPT_FEATURE, OPT_FEATURE_LINK, OPT_THRESHOLD, OPT_SLICE };
-enum { REP_SUMMARY = 0, REP_LINKS, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REP_SLICE, REPORTS };
-static const char *const report_names[REPORTS] = {"summary", "links", "ccdf", "correlation",
-                                                  "regions", "nodes", "slice"};
+enum {
+    REP_SUMMARY = 0,
+    REP_LINKS,
+    REP_CCDF,
+    REP_CORR,
+    REP_REGIONS,
+    REP_NODES,
+    REP_SLICE,
+    REP_SEED004,
+    REPORTS
+};
+static const char *const report_names[REPORTS] = {"summary", "links",  "ccdf",  "correlation",
+                                                  "regions", "nodes", "slice", "seed004"};
 #define SLICE_NONE (-1) /* --slice not given */
 #define SLICE_PEAK (-2) /* --slice=peak */
 static const char dim_names[AN_DIMS] = {'X', 'Y', 'Z'};
@@ -570,6 +581,154 @@ static int report_slice(analysis *a, FILE *f, cli_format format)
     return table_end(&t);
 }
 
+/* ------------------------------------------------------ seed 004's figures */
+
+/* The dimension with the highest (most > 0) or lowest (most < 0) mean of
+ * metric, as a letter; "-" when no dimension has a mean. */
+static const char *seed004_dim_by(const analysis *a, int metric, int most)
+{
+    int best = -1;
+    double bv = 0;
+    for (int d = 0; d < AN_DIMS; d++) {
+        double v = an_values_mean(&a->stats.values[d][metric]);
+        if (!isnan(v) && (best < 0 || (most > 0 ? v > bv : v < bv))) {
+            best = d;
+            bv = v;
+        }
+    }
+    return best < 0 ? "-" : dim_label[best];
+}
+
+/* The dimensions whose mean inq P_Ts exceeds their mean credit P_Ts. */
+static void seed004_inq_over_credit(const analysis *a, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (int d = 0; d < AN_DIMS; d++) {
+        const an_values *v = a->stats.values[d];
+        if (an_values_mean(&v[AN_PTS_INQ]) > an_values_mean(&v[AN_PTS_CREDIT])) {
+            at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%s", at ? " " : "",
+                                   dim_label[d]);
+        }
+    }
+    if (at == 0) {
+        snprintf(out, len, "none");
+    }
+}
+
+/* The longest evolution of congestion regions, in intervals: a feature
+ * continues the longest chain among the features it came from (edges are
+ * kept in order of their later feature, features in order of id). */
+static int32_t seed004_longest_region(const an_features *fs)
+{
+    int32_t best = 0, *chain = calloc(fs->n + 1, sizeof *chain);
+    size_t e = 0;
+    for (size_t i = 0; chain != NULL && i < fs->n; i++) {
+        chain[i] = 1;
+        for (; e < fs->ne && fs->e[e].to == fs->f[i].id; e++) {
+            int32_t c = chain[fs->e[e].from] + 1;
+            chain[i] = c > chain[i] ? c : chain[i];
+        }
+        best = chain[i] > best ? chain[i] : best;
+    }
+    free(chain);
+    return best;
+}
+
+/* One row of seed 004's table: the product's figure beside the paper's. */
+static void seed004_row(table *t, const char *figure, const char *dim, const char *ours,
+                        const char *paper, const char *where)
+{
+    table_cell(t, "%s", figure);
+    table_cell(t, "%s", dim);
+    table_cell(t, "%s", ours);
+    table_cell(t, "%s", paper);
+    table_cell(t, "%s", where);
+    table_row(t);
+}
+
+/* A figure of dimension d: percentages to 3 significant digits (the
+ * shares above a threshold can be tiny), correlations to 2 decimals. */
+static void seed004_row_num(table *t, const char *figure, int d, double ours, int corr,
+                            const char *paper, const char *where)
+{
+    char buf[64];
+    if (isnan(ours)) {
+        snprintf(buf, sizeof buf, "-");
+    } else {
+        snprintf(buf, sizeof buf, corr ? "%.2f" : "%.3g", ours == 0 ? 0.0 : ours);
+    }
+    seed004_row(t, figure, dim_label[d], strcmp(buf, "-0.00") == 0 ? "0.00" : buf, paper, where);
+}
+
+/* Seed 004's published figures (Jha et al., HPCMASPA 2018: five months of
+ * Blue Waters' minute samples) beside this input's: the shares of
+ * d-link-minutes above its thresholds (section IV.B-C, in percent), Table
+ * I's correlations, which dimension carries and stalls most (Figs. 4a,
+ * 5), and the congestion regions of Fig. 9 (its defaults: X+ credit P_Ts
+ * >= 40; the paper's day held regions lasting up to 2.25 hours, ~85 at
+ * most).  "-": the paper gives no figure. */
+static int report_seed004(analysis *a, FILE *f, cli_format format)
+{
+    static const char *const cols[] = {"figure", "dim", "product", "paper", "source"};
+    static const char *const pbu[AN_DIMS] = {"7.5", "2.7", "11"};
+    static const char *const inq10[AN_DIMS] = {"4.1", "-", "-"};
+    static const char *const credit10[AN_DIMS] = {"3.1", "-", "-"};
+    static const char *const corr_credit[AN_DIMS] = {"0.60", "0.50", "0.66"};
+    static const char *const corr_inq[AN_DIMS] = {"0.52", "0.41", "0.65"};
+    char buf[64];
+    table t;
+    table_begin(&t, f, format, cols, NULL, 5);
+    for (int d = 0; d < AN_DIMS; d++) {
+        const an_values *v = a->stats.values[d];
+        seed004_row_num(&t, "pbu_over5_pct", d, 100 * an_values_over(&v[AN_PBU], 5), 0, pbu[d],
+                        "IV.B");
+    }
+    for (int d = 0; d < AN_DIMS; d++) {
+        const an_values *v = a->stats.values[d];
+        seed004_row_num(&t, "pts_inq_over10_pct", d, 100 * an_values_over(&v[AN_PTS_INQ], 10), 0,
+                        inq10[d], "IV.C");
+    }
+    for (int d = 0; d < AN_DIMS; d++) {
+        const an_values *v = a->stats.values[d];
+        seed004_row_num(&t, "pts_credit_over10_pct", d,
+                        100 * an_values_over(&v[AN_PTS_CREDIT], 10), 0, credit10[d], "IV.C");
+    }
+    for (int d = 0; d < AN_DIMS; d++) {
+        seed004_row_num(&t, "corr_pbu_credit", d, an_corr_value(&a->stats.credit[d]), 1,
+                        corr_credit[d], "Table I");
+    }
+    for (int d = 0; d < AN_DIMS; d++) {
+        seed004_row_num(&t, "corr_pbu_inq", d, an_corr_value(&a->stats.inq[d]), 1, corr_inq[d],
+                        "Table I");
+    }
+    seed004_row(&t, "most_packets", "-", seed004_dim_by(a, AN_PPM, 1), "Z", "IV.B, Fig. 4a");
+    seed004_row(&t, "fewest_packets", "-", seed004_dim_by(a, AN_PPM, -1), "Y", "IV.B, Fig. 4a");
+    seed004_row(&t, "most_inq_stalled", "-", seed004_dim_by(a, AN_PTS_INQ, 1), "X",
+                "IV.C, Fig. 5a");
+    seed004_row(&t, "most_credit_stalled", "-", seed004_dim_by(a, AN_PTS_CREDIT, 1), "X",
+                "IV.C, Fig. 5b");
+    seed004_inq_over_credit(a, buf, sizeof buf);
+    seed004_row(&t, "inq_over_credit", "-", buf, "X", "IV.C");
+    const char *dir = temu_link_name(a->m, a->features.dir);
+    snprintf(buf, sizeof buf, "%zu", a->features.n);
+    seed004_row(&t, "regions", dir, buf, "-", "VI, Fig. 9");
+    snprintf(buf, sizeof buf, "%" PRId32, seed004_longest_region(&a->features));
+    seed004_row(&t, "longest_region_intervals", dir, buf, "135",
+                "VI, Fig. 9a (2.25 h of minutes)");
+    double peak = NAN;
+    for (size_t i = 0; i < a->features.n; i++) {
+        peak = isnan(peak) || a->features.f[i].max > peak ? a->features.f[i].max : peak;
+    }
+    if (isnan(peak)) {
+        snprintf(buf, sizeof buf, "-");
+    } else {
+        snprintf(buf, sizeof buf, "%.3g", peak);
+    }
+    seed004_row(&t, "region_peak_pts", dir, buf, "85", "VI, Fig. 9c");
+    return table_end(&t);
+}
+
 /* Print report `which`; 0, or -1 out of memory. */
 static int report(analysis *a, int which, FILE *f, cli_format format)
 {
@@ -586,6 +745,8 @@ static int report(analysis *a, int which, FILE *f, cli_format format)
         return report_regions(a, f, format);
     case REP_SLICE:
         return report_slice(a, f, format);
+    case REP_SEED004:
+        return report_seed004(a, f, format);
     default:
         return 0; /* links are written while reading */
     }
@@ -783,11 +944,11 @@ static int write_file(analysis *a, const char *dir, const char *name, int which,
 
 static int write_dir(analysis *a, const char *dir, int png, const char *title)
 {
-    static const char *const files[] = {"summary.csv", "ccdf.csv", "correlation.csv", "regions.csv",
-                                        "nodes.csv"};
-    static const int which[] = {REP_SUMMARY, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES};
+    static const char *const files[] = {"summary.csv", "ccdf.csv",  "correlation.csv",
+                                        "regions.csv", "nodes.csv", "seed004.csv"};
+    static const int which[] = {REP_SUMMARY, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REP_SEED004};
     int rc = 0;
-    for (int i = 0; i < 5 && rc == 0; i++) {
+    for (size_t i = 0; i < sizeof files / sizeof files[0] && rc == 0; i++) {
         rc = write_file(a, dir, files[i], which[i], title);
     }
     if (rc == 0) {
@@ -879,7 +1040,7 @@ static int parse_options(int argc, char **argv, options *o, int *done)
             }
             if (o->report == REPORTS) {
                 return cli_fail("analyze: --report '%s' is not one of summary, links, ccdf, "
-                                "correlation, regions, nodes, slice",
+                                "correlation, regions, nodes, slice, seed004",
                                 optarg);
             }
             o->report_given = 1;
