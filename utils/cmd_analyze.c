@@ -671,6 +671,7 @@ static void seed004_row_num(table *t, const char *figure, int d, double ours, in
 static int report_seed004(analysis *a, FILE *f, cli_format format)
 {
     static const char *const cols[] = {"figure", "dim", "product", "paper", "source"};
+    static const int width[] = {24, 3, 9, 5, 0}; /* fixed: the rows print as they come */
     static const char *const pbu[AN_DIMS] = {"7.5", "2.7", "11"};
     static const char *const inq10[AN_DIMS] = {"4.1", "-", "-"};
     static const char *const credit10[AN_DIMS] = {"3.1", "-", "-"};
@@ -678,7 +679,7 @@ static int report_seed004(analysis *a, FILE *f, cli_format format)
     static const char *const corr_inq[AN_DIMS] = {"0.52", "0.41", "0.65"};
     char buf[64];
     table t;
-    table_begin(&t, f, format, cols, NULL, 5);
+    table_begin(&t, f, format, cols, width, 5);
     for (int d = 0; d < AN_DIMS; d++) {
         const an_values *v = a->stats.values[d];
         seed004_row_num(&t, "pbu_over5_pct", d, 100 * an_values_over(&v[AN_PBU], 5), 0, pbu[d],
