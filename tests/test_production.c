@@ -600,9 +600,9 @@ START_TEST(bare_flow_flush_is_the_bridge)
     ck_assert_int_eq(temu_tm_flushed_create(&m, &fl, &err), TEMU_OK);
     /* every other node sends to nodes 0-2: the links into them stall */
     for (int64_t n = 3; n < m.nnodes; n++) {
-        ck_assert_int_eq(temu_fm_send(fm, 0, n, n % 3, 96, 20000, 0, (uint32_t)n, 0, (uint64_t)n,
-                                      &err),
-                         TEMU_OK);
+        ck_assert_int_eq(
+            temu_fm_send(fm, 0, n, n % 3, 96, 20000, 0, (uint32_t)n, 0, (uint64_t)n, &err),
+            TEMU_OK);
     }
     temu_fm_run(fm, 2000000);
     ck_assert_msg(temu_fm_stall_counters_flush(fm, fl, s, &err) == TEMU_OK, "%s", err.message);
@@ -620,9 +620,10 @@ START_TEST(bare_flow_flush_is_the_bridge)
                 ck_assert_int_eq(temu_fm_lane_stats_get(fm, r, l, k, &ls, &err), TEMU_OK);
                 uint64_t c = temu_clock_cycles(hz, ls.credit_stall_ps);
                 uint64_t q = temu_clock_cycles(hz, ls.inq_stall_ps);
-                ck_assert_uint_eq(temu_counter_read(s, temu_idx_gemini_tile(
-                                                           &m, r, tiles[k], TEMU_TILE_CREDIT_STALL)),
-                                  c);
+                ck_assert_uint_eq(
+                    temu_counter_read(
+                        s, temu_idx_gemini_tile(&m, r, tiles[k], TEMU_TILE_CREDIT_STALL)),
+                    c);
                 ck_assert_uint_eq(
                     temu_counter_read(s, temu_idx_gemini_tile(&m, peer,
                                                               temu_gemini_peer_tile(tiles[k]),

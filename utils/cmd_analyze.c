@@ -80,7 +80,7 @@ enum {
     REP_SEED004,
     REPORTS
 };
-static const char *const report_names[REPORTS] = {"summary", "links",  "ccdf",  "correlation",
+static const char *const report_names[REPORTS] = {"summary", "links", "ccdf",  "correlation",
                                                   "regions", "nodes", "slice", "seed004"};
 #define SLICE_NONE (-1) /* --slice not given */
 #define SLICE_PEAK (-2) /* --slice=peak */
@@ -692,8 +692,8 @@ static int report_seed004(analysis *a, FILE *f, cli_format format)
     }
     for (int d = 0; d < AN_DIMS; d++) {
         const an_values *v = a->stats.values[d];
-        seed004_row_num(&t, "pts_credit_over10_pct", d,
-                        100 * an_values_over(&v[AN_PTS_CREDIT], 10), 0, credit10[d], "IV.C");
+        seed004_row_num(&t, "pts_credit_over10_pct", d, 100 * an_values_over(&v[AN_PTS_CREDIT], 10),
+                        0, credit10[d], "IV.C");
     }
     for (int d = 0; d < AN_DIMS; d++) {
         seed004_row_num(&t, "corr_pbu_credit", d, an_corr_value(&a->stats.credit[d]), 1,
@@ -715,8 +715,7 @@ static int report_seed004(analysis *a, FILE *f, cli_format format)
     snprintf(buf, sizeof buf, "%zu", a->features.n);
     seed004_row(&t, "regions", dir, buf, "-", "VI, Fig. 9");
     snprintf(buf, sizeof buf, "%" PRId32, seed004_longest_region(&a->features));
-    seed004_row(&t, "longest_region_intervals", dir, buf, "135",
-                "VI, Fig. 9a (2.25 h of minutes)");
+    seed004_row(&t, "longest_region_intervals", dir, buf, "135", "VI, Fig. 9a (2.25 h of minutes)");
     double peak = NAN;
     for (size_t i = 0; i < a->features.n; i++) {
         peak = isnan(peak) || a->features.f[i].max > peak ? a->features.f[i].max : peak;
@@ -947,7 +946,8 @@ static int write_dir(analysis *a, const char *dir, int png, const char *title)
 {
     static const char *const files[] = {"summary.csv", "ccdf.csv",  "correlation.csv",
                                         "regions.csv", "nodes.csv", "seed004.csv"};
-    static const int which[] = {REP_SUMMARY, REP_CCDF, REP_CORR, REP_REGIONS, REP_NODES, REP_SEED004};
+    static const int which[] = {REP_SUMMARY, REP_CCDF,  REP_CORR,
+                                REP_REGIONS, REP_NODES, REP_SEED004};
     int rc = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0] && rc == 0; i++) {
         rc = write_file(a, dir, files[i], which[i], title);
