@@ -55,7 +55,8 @@ expect_out "hours as minutes" '^period +1.5 min, 4 snapshots every 30 s$'
 # so no tolerance on a magnitude): Z carries the most packets per d-link
 # (Fig. 4a), and the inq stall exceeds the credit stall (IV.C: X 4.1 %
 # against 3.1 % of d-link-minutes above 10 %) - here in every dimension,
-# by the mean P_Ts.  Not reproduced, pinned at their measured values
+# by the mean P_Ts (on the whole of Blue Waters only in Z: doc/model.md).
+# Not reproduced, pinned at their measured values
 # so that a change shows and the doc is updated: X carries the fewest
 # packets (paper: Y), Y stalls most (paper: X), and no X+ credit P_Ts
 # reaches Fig. 9's 40 % (no congestion region).
