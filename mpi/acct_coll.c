@@ -47,7 +47,7 @@ static void emit_inject(void *ctx, const tmpi_msg *m)
     if (tmpi_vt_on && e->pass != TMPI_VT_PASS_AFTER) {
         temu_message msg = {tmpi_g.node, tmpi_g.rank_node[w], m->bytes,
                             tmpi_g.want_payload ? payload : NULL, TEMU_KIND_P2P};
-        int64_t lat = tmpi_vt_message_latency(&msg);
+        int64_t lat = tmpi_vt_coll_latency(&msg, tmpi_vt_message_latency(&msg));
         e->vt_ps += lat;
         if (e->pass == TMPI_VT_PASS_BEFORE) {
             uint64_t seq = tmpi_vt_feed_coll(&msg, e->inject, lat, e->vt_ps);

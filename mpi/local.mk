@@ -25,7 +25,7 @@ torusemu_CPPFLAGS = $(AM_CPPFLAGS) $(TPROTO_CPPFLAGS) $(TWORKLOAD_CPPFLAGS) -DTE
 # ------------------------------- unit tests of the pure core and coll/
 if HAVE_CHECK
 TMPI_UNIT = tests/mpi/test_coll tests/mpi/test_classroute tests/mpi/test_vt_model \
-	tests/mpi/test_clock_owner
+	tests/mpi/test_clock_owner tests/mpi/test_idle_backoff
 check_PROGRAMS += $(TMPI_UNIT)
 TESTS += $(TMPI_UNIT)
 tests_mpi_test_coll_SOURCES = tests/mpi/test_coll.c
@@ -45,6 +45,10 @@ tests_mpi_test_clock_owner_SOURCES = tests/mpi/test_clock_owner.c mpi/clock_owne
 tests_mpi_test_clock_owner_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 tests_mpi_test_clock_owner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_mpi_test_clock_owner_LDADD = $(CHECK_LIBS)
+tests_mpi_test_idle_backoff_SOURCES = tests/mpi/test_idle_backoff.c mpi/idle_backoff.h
+tests_mpi_test_idle_backoff_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+tests_mpi_test_idle_backoff_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_mpi_test_idle_backoff_LDADD = $(CHECK_LIBS)
 endif
 
 TMPI_SHELL_TESTS = tests/mpi/run.sh tests/mpi/ping.sh tests/mpi/p2p.sh \
@@ -68,7 +72,7 @@ libtorusemu_mpi_la_SOURCES = mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c \
 	mpi/vt_model.h mpi/vt_model.c mpi/rank_vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
 	mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
-	mpi/vt_clocks.c mpi/hosts.c
+	mpi/vt_clocks.c mpi/idle_backoff.h mpi/vt_idle.c mpi/hosts.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(TCOLL_CPPFLAGS) $(TPROTO_CPPFLAGS)
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la \

@@ -20,7 +20,11 @@
  *     the online model later by the most one of them was delivered after
  *     the chain would have it there);
  *   - with the online model, blocking sends from the eager limit up
- *     complete at their message's delivery.
+ *     complete at their message's delivery;
+ *   - the MPI library's software costs (LogGP's o_s, o_r and g, the
+ *     node's shared-memory path: temu_tm_config.mpi), charged as a replay
+ *     charges them (emu/vtime.c, "MPI software costs"); `run --mpi-costs
+ *     off` leaves the network's time alone.
  * With the online model the rank also tells the model, through the feed,
  * what it may still send (declare, tmpi_vt_recv_begin, the collectives'
  * COLL state), so the model never passes a time at which it may send.
@@ -74,6 +78,14 @@ static __thread int64_t last_id = -1, own_id = -1;
 static __thread uint64_t own_bytes;
 /* deliveries the receiver could not find any more (TMPI_VT_DELIV_CAP) */
 static uint64_t lost_deliveries;
+/* the MPI software costs charged (all 0 with `run --mpi-costs off`), the
+ * gap g after this rank's last send's start (the next may start then),
+ * and the last point-to-point message this thread sent: when it arrives
+ * in an empty network (its stamp's time, o_r included off the node) */
+static temu_tm_mpi_costs costs;
+static int64_t send_free_ps;
+static pthread_mutex_t cost_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int64_t sent_arrival = -1;
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -176,12 +188,13 @@ void tmpi_vt_leave(void)
     }
 }
 
-static uint64_t push(const temu_message *msg, int32_t dst_rank, uint32_t flags, int64_t latency,
-                     int64_t prefix)
+/* Message msg into the feed, its packets leaving at `when`, in an empty
+ * network there at `arrival`. */
+static uint64_t push_at(const temu_message *msg, int32_t dst_rank, uint32_t flags, int64_t when,
+                        int64_t arrival, int64_t prefix)
 {
-    int64_t now = clock_now();
-    tmpi_vt_rec r = {now,      msg->src, msg->dst, msg->bytes,    (int32_t)msg->kind,
-                     dst_rank, flags,    0,        now + latency, prefix};
+    tmpi_vt_rec r = {when,     msg->src, msg->dst, msg->bytes, (int32_t)msg->kind,
+                     dst_rank, flags,    0,        arrival,    prefix};
     if (msg->src == msg->dst) {
         r.flags |= TMPI_VT_F_NOMODEL; /* within a node: no network (latency 0) */
     }
@@ -189,6 +202,57 @@ static uint64_t push(const temu_message *msg, int32_t dst_rank, uint32_t flags, 
     uint64_t seq = tmpi_vt_feed_push(feed, tmpi_g.world_rank, &r);
     pthread_mutex_unlock(&feed_lock);
     return seq;
+}
+
+/* The same, sent at the rank's clock. */
+static uint64_t push(const temu_message *msg, int32_t dst_rank, uint32_t flags, int64_t latency,
+                     int64_t prefix)
+{
+    int64_t now = clock_now();
+    return push_at(msg, dst_rank, flags, now, now + latency, prefix);
+}
+
+/* ------------------------------------------------ MPI software costs */
+
+/* The shared-memory copy of `bytes` between two ranks of one node, ps
+ * (bytes / GB/s = ns; rounded as emu/vtime.c, costs_send, rounds it). */
+static int64_t costs_copy_ps(uint64_t bytes)
+{
+    double copy = costs.shm_gbs > 0 ? (double)bytes * 1000.0 / costs.shm_gbs : 0.0;
+    return costs.shm_ps + (int64_t)(copy + 0.5);
+}
+
+/* A send of msg asked for at the rank's clock starts once the gap g since
+ * the rank's previous send's start has passed; its packets leave o_s later
+ * and the call returns then (the clock moves there: the returned time).
+ * Within a node *shm is when the shared-memory path has delivered it
+ * (from the send's start), else -1. */
+static int64_t costs_send(const temu_message *msg, int64_t *shm)
+{
+    pthread_mutex_lock(&cost_lock);
+    int64_t now = clock_now(), begin = now > send_free_ps ? now : send_free_ps;
+    send_free_ps = begin + costs.gap_ps;
+    pthread_mutex_unlock(&cost_lock);
+    *shm = msg->src == msg->dst ? begin + costs_copy_ps(msg->bytes) : -1;
+    clock_raise(begin + costs.send_ps);
+    return begin + costs.send_ps;
+}
+
+/* o_r of a message from world rank src: none within the node, where the
+ * shared-memory delivery holds the whole call (emu/vtime.c,
+ * costs_received). */
+static int64_t costs_recv_ps(int32_t src)
+{
+    return tmpi_g.rank_node[src] == tmpi_g.node ? 0 : costs.recv_ps;
+}
+
+int64_t tmpi_vt_coll_latency(const temu_message *msg, int64_t latency_ps)
+{
+    if (msg->src == msg->dst) {
+        int64_t shm = costs_copy_ps(msg->bytes);
+        return shm > costs.send_ps ? shm : costs.send_ps;
+    }
+    return costs.send_ps + latency_ps + costs.recv_ps;
 }
 
 void tmpi_vt_feed_message(const temu_message *msg)
@@ -273,11 +337,16 @@ static int64_t id_of(int32_t rank, uint64_t seq)
 
 void tmpi_vt_feed_p2p(const temu_message *msg, int model, int32_t dst_rank, int64_t latency)
 {
+    int64_t shm, leave = costs_send(msg, &shm);
+    /* in an empty network: its packets' arrival, or the shared-memory
+     * path's delivery (not before the sender's o_s is over) */
+    int64_t arrival = shm < 0 ? leave + latency : shm > leave ? shm : leave;
     last_id = own_id = -1;
     own_bytes = msg->bytes;
+    sent_arrival = arrival + (shm < 0 ? costs.recv_ps : 0);
     if (feed != NULL && dst_rank >= 0) {
-        uint64_t seq =
-            push(msg, dst_rank, TMPI_VT_F_STAMPED | (model ? 0u : TMPI_VT_F_NOMODEL), latency, 0);
+        uint64_t seq = push_at(msg, dst_rank, TMPI_VT_F_STAMPED | (model ? 0u : TMPI_VT_F_NOMODEL),
+                               leave, arrival, 0);
         last_id = own_id = id_of(tmpi_g.world_rank, seq);
     }
 }
@@ -598,9 +667,11 @@ void tmpi_vt_stamp(int dest, int tag, MPI_Comm comm, int64_t latency_ps)
 {
     MPI_Comm h = hidden_of(comm);
     if (dest != MPI_PROC_NULL && h != MPI_COMM_NULL) {
-        stamp_send(dest, tag, h, last_id, clock_now() + latency_ps);
+        stamp_send(dest, tag, h, last_id,
+                   sent_arrival >= 0 ? sent_arrival : clock_now() + latency_ps);
     }
     last_id = -1;
+    sent_arrival = -1;
 }
 
 void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
@@ -627,7 +698,10 @@ void tmpi_vt_recv(MPI_Comm comm, const MPI_Status *st)
         clock_raise(v[1]);
         return;
     }
-    delivery(src, seq, v[1]);
+    /* the model delivers the last packet; the receive ends o_r later
+     * (v[1], the stamp's arrival, has it already) */
+    int64_t o_r = costs_recv_ps(src);
+    clock_raise(delivery(src, seq, v[1] - o_r) + o_r);
     tmpi_vt_feed_take(feed, src, seq, tmpi_g.world_rank);
 }
 
@@ -800,6 +874,12 @@ int tmpi_vt_start(void)
         fprintf(stderr, "torusemu-mpi: virtual time cannot start\n");
         return -1;
     }
+    const char *mpi_costs = getenv(TMPI_VT_MPI_COSTS_ENV);
+    costs = cfg.mpi;
+    if (mpi_costs != NULL && strcmp(mpi_costs, "off") == 0) {
+        memset(&costs, 0, sizeof costs); /* `run --mpi-costs off` */
+    }
+    send_free_ps = 0;
     const char *path = getenv(TMPI_VT_FEED_ENV);
     if (path != NULL && *path != '\0') {
         char why[512];

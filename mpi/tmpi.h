@@ -122,6 +122,10 @@ TMPI_HIDDEN void tmpi_vt_coll(MPI_Comm comm, int64_t chain_ps);
 TMPI_HIDDEN void tmpi_vt_icoll_start(MPI_Comm comm, int64_t chain_ps, MPI_Request req);
 TMPI_HIDDEN void tmpi_vt_icoll_done(void *state);
 TMPI_HIDDEN int64_t tmpi_vt_message_latency(const temu_message *msg);
+/* A collective's message's share of its member's chain: its modelled
+ * latency with the MPI software costs (o_s + latency + o_r off the node,
+ * the shared-memory path's time, not under o_s, within it). */
+TMPI_HIDDEN int64_t tmpi_vt_coll_latency(const temu_message *msg, int64_t latency_ps);
 /* A message put on the network now (injected into the store): to the
  * online timing model when there is one ($TORUSEMU_VT_FEED). */
 TMPI_HIDDEN void tmpi_vt_feed_message(const temu_message *msg);

@@ -23,6 +23,9 @@
 /* "1" (`run --host-clocks`): the program's clock_gettime, gettimeofday,
  * time and timespec_get keep host time (mpi/vt_clocks.c) */
 #define TMPI_VT_HOST_CLOCKS_ENV "TORUSEMU_HOST_CLOCKS"
+/* "off" (`run --mpi-costs off`): messages cost their network time only,
+ * not the MPI library's software costs (temu_tm_config.mpi) */
+#define TMPI_VT_MPI_COSTS_ENV "TORUSEMU_MPI_COSTS"
 /* the online model's feed file (vt_feed.h), created by the launcher */
 #define TMPI_VT_FEED_ENV "TORUSEMU_VT_FEED"
 

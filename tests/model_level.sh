@@ -34,6 +34,13 @@ expect_fail "run: unknown level" "run: --model 'fluid': expected packet or flow"
     "$TORUSEMU" run --machine gemini-tiny -np 2 --virtual-time --model fluid -- true
 expect_fail "run: --model without --virtual-time" "run: --model goes with --virtual-time" \
     "$TORUSEMU" run --machine gemini-tiny -np 2 --model flow -- true
+# BG/P has no online model (its counters are not modelled live): a level
+# asked for there is refused, not silently left unused
+for level in flow packet; do
+    expect_fail "run: --model $level on BG/P" \
+        "run: --model $level: bgp has no online timing model" \
+        "$TORUSEMU" run --machine bgp:4x4x4 -np 2 --virtual-time --model "$level" -- true
+done
 
 # --model packet is the default: the same report and the same store
 expect_ok "default level" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado --bytes 64K \

@@ -52,6 +52,40 @@ static const struct {
     {"2x2x2x2x2", 10}, /* uniform neighbor */
 };
 
+/* The rows' parser (bk_each_row, shared by both model levels' tests): the
+ * 4x4x4 rows of torus.tsv, by kind, each with its own field. */
+typedef struct row_counts {
+    int sat, lat, stall;
+} row_counts;
+
+static void count_row(void *ctx, const bk_row *r)
+{
+    row_counts *n = ctx;
+    ck_assert_str_eq(r->shape, "4x4x4");
+    ck_assert(r->load > 0 && r->load <= 1);
+    if (strcmp(r->kind, "sat") == 0) {
+        n->sat++;
+    } else if (strcmp(r->kind, "lat") == 0) {
+        ck_assert(r->lat > 0);
+        n->lat++;
+    } else {
+        ck_assert_str_eq(r->kind, "stall");
+        ck_assert(r->how[0] != '\0');
+        n->stall++;
+    }
+}
+
+START_TEST(test_rows)
+{
+    row_counts n = {0, 0, 0};
+    bk_each_row("4x4x4", 40, count_row, &n);
+    /* 8 patterns: 1 sat, 3 lat, 1 stall each */
+    ck_assert_int_eq(n.sat, 8);
+    ck_assert_int_eq(n.lat, 24);
+    ck_assert_int_eq(n.stall, 8);
+}
+END_TEST
+
 START_TEST(test_shape)
 {
     bk_check_rows(&packet_driver, shapes[_i].shape, shapes[_i].rows);
@@ -64,6 +98,7 @@ int main(void)
     Suite *s = suite_create("timing-booksim");
     TCase *tc = tcase_create("spearman");
     tcase_add_test(tc, test_spearman);
+    tcase_add_test(tc, test_rows);
     suite_add_tcase(s, tc);
     for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++) {
         tc = tcase_create(shapes[i].shape);

@@ -2,7 +2,8 @@
  * cmd_run.c - `torusemu run`: run an MPI program on an emulated machine.
  *
  *   torusemu run --machine=SPEC [--ranks-per-node=N] [--map=HOW] [--keep=FILE]
- *                [--trace=DIR] [--virtual-time [--cpu-scale=F] [--host-clocks]]
+ *                [--trace=DIR] [--virtual-time [--cpu-scale=F] [--host-clocks]
+ *                [--model=LEVEL] [--mpi-costs=on|off]]
  *                [--quiet] [--mpirun-arg=ARG]... [--mpirun-args="ARGS"]...
  *                -np P [--] PROGRAM [ARGS]
  *
@@ -61,6 +62,7 @@ typedef struct run_opts {
     int host_clocks;       /* --host-clocks: the program's own clocks stay host time */
     const char *model;     /* --model LEVEL (checked: temu_tm_level_parse), or NULL */
     uint32_t level;        /* its temu_tm_level (default TEMU_TM_PACKET) */
+    const char *mpi_costs; /* --mpi-costs on|off (checked), or NULL: on */
     uint64_t np;
     uint64_t rpn;
     uint64_t split_hosts; /* --split-hosts N (0: not given) */
@@ -108,6 +110,10 @@ static void usage(FILE *f)
                "                           program's own clock reads keep host time\n"
                "      --model=LEVEL        with --virtual-time: the timing model's level,\n"
                "                           packet (default) or flow (doc/model.md)\n"
+               "      --mpi-costs=on|off   with --virtual-time: each message's MPI software\n"
+               "                           costs (LogGP o_s, o_r, g; on-node copies), as a\n"
+               "                           replay charges them (default on;\n"
+               "                           doc/virtual-time.md)\n"
                "      --sample=INTERVAL    with --series: snapshot every counter every INTERVAL\n"
                "                           of host time (500ms, 2s, 1min); a live run has no\n"
                "                           virtual time\n"
@@ -202,6 +208,7 @@ enum {
     OPT_CPU_SCALE,
     OPT_HOST_CLOCKS,
     OPT_MODEL,
+    OPT_MPI_COSTS,
     OPT_ARG,
     OPT_ARGS,
     OPT_SAMPLE,
@@ -225,6 +232,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
                                          {"host-clocks", no_argument, NULL, OPT_HOST_CLOCKS},
                                          {"model", required_argument, NULL, OPT_MODEL},
+                                         {"mpi-costs", required_argument, NULL, OPT_MPI_COSTS},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
                                          {"split-hosts", required_argument, NULL, OPT_SPLIT_HOSTS},
@@ -293,6 +301,12 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                             optarg);
             }
             break;
+        case OPT_MPI_COSTS:
+            o->mpi_costs = optarg;
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+                return fail("--mpi-costs '%s': expected on or off", optarg);
+            }
+            break;
         case OPT_SAMPLE:
             if (run_parse_interval(optarg, &o->sample_ns) != 0) {
                 return fail("--sample '%s': expected a time with a unit (min, s, ms, us, ns), "
@@ -357,6 +371,9 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->model != NULL && !o->vtime) {
         return fail("--model goes with --virtual-time (without it no timing model runs)");
+    }
+    if (o->mpi_costs != NULL && !o->vtime) {
+        return fail("--mpi-costs goes with --virtual-time");
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
@@ -585,6 +602,13 @@ int cmd_run(int argc, char **argv)
     if (temu_machine_parse(o.spec, &m, &err) != TEMU_OK) {
         return fail("%s", err.message);
     }
+    if (o.model != NULL && !temu_family_info_get(m.system)->live_timing) {
+        return fail("--model %s: %s has no online timing model (its stall counters are not "
+                    "modelled live yet): its virtual clocks take each message's latency in an "
+                    "empty network; run without --model, or replay a trace with --timing "
+                    "(doc/virtual-time.md)",
+                    o.model, temu_family_info_get(m.system)->name);
+    }
     uint64_t slots = (uint64_t)m.nnodes * o.rpn;
     if (o.np > slots) {
         return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
@@ -670,6 +694,7 @@ int cmd_run(int argc, char **argv)
         }
     }
     char *x_scale = o.cpu_scale ? env_with(TMPI_VT_SCALE_ENV, o.cpu_scale, 0) : NULL;
+    char *x_costs = o.mpi_costs ? env_with(TMPI_VT_MPI_COSTS_ENV, o.mpi_costs, 0) : NULL;
     int nprog = 0;
     while (o.prog[nprog] != NULL) {
         nprog++;
@@ -678,8 +703,8 @@ int cmd_run(int argc, char **argv)
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
     /* --split-hosts: two more --mca triples and three -x pairs; --hostfile
-     * and --host: two pairs */
-    char **av = calloc((size_t)(28 + 16 + o.nextra + nprog), sizeof *av);
+     * and --host: two pairs; --mpi-costs: one -x pair */
+    char **av = calloc((size_t)(28 + 18 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -733,8 +758,8 @@ int cmd_run(int argc, char **argv)
     }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload, x_libpath, x_trace,       x_vtime,   x_scale,
-                  x_feed,    x_host_clocks, x_hosts, x_host_stores, x_gathered};
+    char *xs[] = {x_session, x_preload, x_libpath,     x_trace,    x_vtime, x_scale,
+                  x_feed,    x_host_clocks, x_hosts, x_host_stores, x_gathered, x_costs};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -824,6 +849,7 @@ out:
     free(x_vtime);
     free(x_host_clocks);
     free(x_scale);
+    free(x_costs);
     free(x_hosts);
     free(x_host_stores);
     free(x_gathered);

@@ -64,6 +64,17 @@ typedef struct cand_list {
     size_t n, cap;
 } cand_list;
 
+/* A blocking collective's bound as one bound() pass computed it: the same
+ * for every member (rank_bound), so computed once per pass, not once per
+ * member (each computation looks at every member's messages: 16 ranks in
+ * GPCNeT's collectives made these looks most of the model thread's CPU). */
+typedef struct coll_memo {
+    uint64_t comm, seq;
+    int64_t bound;
+    int step;
+} coll_memo;
+#define COLL_MEMOS 8
+
 struct run_model {
     temu_session *s;
     const temu_machine *m;
@@ -104,6 +115,8 @@ struct run_model {
      * bound() (publish_poll) */
     int64_t bound_min2;
     int32_t bound_min_rank;
+    coll_memo memo[COLL_MEMOS]; /* this bound() pass's collectives */
+    int nmemo;
     int32_t nranks;
     int failed;
 };
@@ -399,6 +412,57 @@ static int64_t member_exit(const run_model *rm, int32_t r, const tmpi_vt_state *
     return s->clock + s->coll_chain + late;
 }
 
+/* Rank r in a blocking collective: every member in, the latest exit;
+ * else the members still outside hold the model (each enters no earlier
+ * than it may send, and every member leaves after the last one entered). */
+static int64_t coll_bound_compute(const run_model *rm, int32_t r, int *step)
+{
+    const tmpi_vt_state *s = &rm->st[r];
+    int64_t x = INT64_MIN;
+    uint32_t in = 0;
+    for (int32_t o = 0; o < rm->feed->nranks; o++) {
+        const tmpi_vt_state *t = &rm->st[o];
+        if (t->mode == TMPI_VT_COLL && t->coll_comm == s->coll_comm &&
+            t->coll_seq == s->coll_seq && (s->coll_comm != 0 || o == r)) {
+            in++;
+            x = max64(x, member_exit(rm, o, t));
+        }
+    }
+    if (in < s->coll_size) {
+        /* a member has left it already: its exit is known */
+        if (s->coll_comm != 0 && s->coll_comm < rm->nleft_ids &&
+            rm->left_seq1[s->coll_comm] == s->coll_seq + 1) {
+            return rm->left_exit[s->coll_comm];
+        }
+        return INT64_MAX;
+    }
+    if (x == INT64_MAX) {
+        *step = 1;
+    }
+    return x;
+}
+
+/* The same, each collective (coll_comm, coll_seq; not MPI_COMM_SELF's, id
+ * 0, whose members are one rank each) computed once per bound() pass. */
+static int64_t coll_bound(run_model *rm, int32_t r, int *step)
+{
+    const tmpi_vt_state *s = &rm->st[r];
+    for (int i = 0; s->coll_comm != 0 && i < rm->nmemo; i++) {
+        const coll_memo *c = &rm->memo[i];
+        if (c->comm == s->coll_comm && c->seq == s->coll_seq) {
+            *step |= c->step;
+            return c->bound;
+        }
+    }
+    int own = 0;
+    int64_t b = coll_bound_compute(rm, r, &own);
+    if (s->coll_comm != 0 && rm->nmemo < COLL_MEMOS) {
+        rm->memo[rm->nmemo++] = (coll_memo){s->coll_comm, s->coll_seq, b, own};
+    }
+    *step |= own;
+    return b;
+}
+
 /* The earliest virtual time at which rank r may still send (doc/virtual-
  * time.md, "Synchronisation"), from its state as last read; *step set when
  * that time depends on deliveries still to come (the model then advances
@@ -430,33 +494,8 @@ static int64_t rank_bound(run_model *rm, int32_t r, int *step)
         *step = 1;
         return d == INT64_MAX ? INT64_MAX : max64(s->clock, d);
     }
-    case TMPI_VT_COLL: {
-        /* every member in: the latest exit; else the members still
-         * outside hold the model (each enters no earlier than it may
-         * send, and every member leaves after the last one entered) */
-        int64_t x = INT64_MIN;
-        uint32_t in = 0;
-        for (int32_t o = 0; o < rm->feed->nranks; o++) {
-            const tmpi_vt_state *t = &rm->st[o];
-            if (t->mode == TMPI_VT_COLL && t->coll_comm == s->coll_comm &&
-                t->coll_seq == s->coll_seq && (s->coll_comm != 0 || o == r)) {
-                in++;
-                x = max64(x, member_exit(rm, o, t));
-            }
-        }
-        if (in < s->coll_size) {
-            /* a member has left it already: its exit is known */
-            if (s->coll_comm != 0 && s->coll_comm < rm->nleft_ids &&
-                rm->left_seq1[s->coll_comm] == s->coll_seq + 1) {
-                return rm->left_exit[s->coll_comm];
-            }
-            return INT64_MAX;
-        }
-        if (x == INT64_MAX) {
-            *step = 1;
-        }
-        return x;
-    }
+    case TMPI_VT_COLL:
+        return coll_bound(rm, r, step);
     default:
         return INT64_MAX;
     }
@@ -467,6 +506,7 @@ static int64_t bound(run_model *rm, int *step)
     int64_t min = INT64_MAX, min2 = INT64_MAX;
     int32_t min_rank = -1;
     *step = 0;
+    rm->nmemo = 0; /* the states may have changed since the last pass */
     for (int32_t r = 0; r < rm->feed->nranks; r++) {
         int64_t v = rank_bound(rm, r, step);
         if (v < min) {

@@ -29,14 +29,15 @@ take_result "papi_mpi --papi-first, reversed"
 # MPI_Init, 10 round trips of 8 bytes, rank 0 resets and makes one more).
 # Under --virtual-time --cpu-scale 0 each rank counts its own virtual clock
 # in 2 ns cycles: bgq:4x1x1x1x2, ranks two hops apart, one way 118,200 ps
-# and a round trip 236,400 ps (derived in tests/mpi/vtime.sh, doc/model.md).
+# and a round trip 236,400 ps (derived in tests/mpi/vtime.sh, doc/model.md;
+# the network's time alone: --mpi-costs off).
 # Rank 0 reads at 10 x 236,400 = 2,364,000 ps: 1182 cycles; rank 1 after its
 # last send, at 9 x 236,400 + 118,200 = 2,245,800 ps: floor(1122.9) = 1122;
 # rank 0 after the reset and one more round trip: the clock's edges between
 # 2,364,000 and 2,600,400 ps, floor(1300.2) - 1182 = 118.
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
 run_mpi "vt_cycles, virtual time" "$S" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
-    --cpu-scale 0 --quiet -- "$TM/vt_cycles" 10
+    --cpu-scale 0 --mpi-costs off --quiet -- "$TM/vt_cycles" 10
 got=$(grep '^rank' "$TMP/out" | sort | tr '\n' ';')
 want="rank 0 after reset 118 at 2600400 ps;rank 0 cycles 1182 at 2364000 ps;rank 1 cycles 1122 at 2245800 ps;"
 [ "$got" = "$want" ] && pass || failed "virtual cycles: got '$got', want '$want'"

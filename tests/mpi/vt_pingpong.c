@@ -2,7 +2,7 @@
  * vt_pingpong.c - ping-pong between ranks 0 and 1 timed with MPI_Wtime,
  * for `torusemu run --virtual-time` (tests/mpi/vtime.sh).
  *
- *   vt_pingpong BYTES ITERATIONS MODE
+ *   vt_pingpong BYTES ITERATIONS MODE [bare]
  *
  * MODE is how the messages go: blocking (MPI_Send / MPI_Recv), nonblocking
  * (MPI_Isend / MPI_Irecv / MPI_Wait), wildcard (MPI_Recv from
@@ -13,7 +13,10 @@
  * MPI_Imrecv / MPI_Wait).
  * Rank 0 prints the round-trip time in picoseconds (exact: the virtual
  * clock counts picoseconds), then every rank its clock after a barrier
- * and after a non-blocking barrier (MPI_Ibarrier, MPI_Wait).
+ * and after a non-blocking barrier (MPI_Ibarrier, MPI_Wait).  With `bare`
+ * (ranks 0 and 1 only) every rank prints its clock after the ping-pong
+ * instead and calls no collective: a trace of the run then holds the
+ * ping-pong alone, whose timed replay ends at those clocks.
  */
 #include <math.h>
 #include <mpi.h>
@@ -90,9 +93,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc != 4 || size < 2) {
+    int bare = argc == 5 && strcmp(argv[4], "bare") == 0;
+    if ((argc != 4 && !bare) || size < 2) {
         if (rank == 0) {
-            fprintf(stderr, "usage: vt_pingpong BYTES ITERATIONS MODE (2 ranks or more)\n");
+            fprintf(stderr, "usage: vt_pingpong BYTES ITERATIONS MODE [bare] (2 ranks or more)\n");
         }
         MPI_Finalize();
         return 2;
@@ -119,7 +123,9 @@ int main(int argc, char **argv)
         one_way(buf, n, peer, !first, mode, comm, pers);
     }
     double t1 = MPI_Wtime();
-    if (rank == 0) {
+    if (bare) {
+        printf("rank %d end %lld ps\n", rank, ps(t1));
+    } else if (rank == 0) {
         long long rtt = ps((t1 - t0) / iters);
         printf("round trip %lld ps\n", rtt);
         /* bytes per picosecond x 1000 = GB/s, over the one-way time */
@@ -127,13 +133,15 @@ int main(int argc, char **argv)
         printf("tick %g\n", MPI_Wtick());
         fflush(stdout);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t2 = MPI_Wtime();
-    printf("rank %d after barrier %lld ps\n", rank, ps(t2));
-    MPI_Request ib;
-    MPI_Ibarrier(MPI_COMM_WORLD, &ib);
-    MPI_Wait(&ib, MPI_STATUS_IGNORE);
-    printf("rank %d after ibarrier %lld ps\n", rank, ps(MPI_Wtime()));
+    if (!bare) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t2 = MPI_Wtime();
+        printf("rank %d after barrier %lld ps\n", rank, ps(t2));
+        MPI_Request ib;
+        MPI_Ibarrier(MPI_COMM_WORLD, &ib);
+        MPI_Wait(&ib, MPI_STATUS_IGNORE);
+        printf("rank %d after ibarrier %lld ps\n", rank, ps(MPI_Wtime()));
+    }
     if (strcmp(mode, "persistent") == 0 && rank < 2) {
         MPI_Request_free(&pers[0]);
         MPI_Request_free(&pers[1]);

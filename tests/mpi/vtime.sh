@@ -4,7 +4,9 @@
 # Fortran SYSTEM_CLOCK) are the rank's virtual clock.  A ping-pong reports the latency and bandwidth of
 # its path as the timing model's parameters give them (derived here by
 # hand, doc/virtual-time.md), whichever way the messages are sent and
-# received; runs repeat exactly; wrong options are refused.
+# received; runs repeat exactly; wrong options are refused.  The exact
+# figures are the network's alone (--mpi-costs off); the MPI software
+# costs, on by default, are checked against a timed replay below.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
@@ -42,9 +44,49 @@ vt_run() {
     # vt_run DESC MACHINE NP MAPFILE PROGRAM ARGS...
     desc=$1 machine=$2 np=$3 map=$4
     shift 4
-    run_mpi "$desc" "$S" "$machine" "$np" --map "$map" --virtual-time --cpu-scale 0 --quiet \
-        -- "$@"
+    run_mpi "$desc" "$S" "$machine" "$np" --map "$map" --virtual-time --cpu-scale 0 \
+        --mpi-costs off --quiet -- "$@"
 }
+
+# MPI software costs (doc/virtual-time.md, "MPI software costs"): a live
+# run charges every message what a timed replay charges (LogGP's o_s, o_r
+# and g, the node's shared-memory path: temu_tm_config.mpi), by default.
+# A bare ping-pong (3 round trips, no collective), traced live and
+# replayed from its trace with --timing, brings rank 0 to the same
+# picosecond on both sides: ranks on two nodes and on one node, 8 and 4096
+# bytes (eager: the rendezvous replies leave at different times online and
+# in a replay, above), Gemini and BG/Q.  By hand for one of them: BG/Q
+# adds o_s + o_r = 2.0 us to every one-way time (Kumar et al., IPDPS 2012,
+# emu/family_bgq.c), 6 x (ONE_8 + 2,000,000) ps over 3 round trips
+# (before the costs reached live runs: 6 x ONE_8).
+costs_pair() { # costs_pair MACHINE MAPFILE BYTES: rank 0's clock live and replayed
+    rm -rf "$TMP/ctr"
+    run_mpi "costs: live $1 $(basename "$2") $3 B" "$S" "$1" 2 --ranks-per-node 2 --map "$2" \
+        --virtual-time --cpu-scale 0 --quiet --trace "$TMP/ctr" -- "$PP" "$3" 3 blocking bare
+    live=$(sed -n 's/^rank 0 end \([0-9]*\) ps$/\1/p' "$TMP/out")
+    "$TORUSEMU" replay --machine "$1" --ranks-per-node 2 --map "$2" --trace "$TMP/ctr" --timing \
+        --compute-scale 0 >"$TMP/crep" 2>&1
+    rep=$(awk '$1 == "0" && NF == 5 { printf "%.0f", $3 * 1e6 }' "$TMP/crep")
+}
+printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/q-apart.map"
+printf '0 0 0 0 0 0\n0 0 0 0 0 1\n' >"$TMP/q-node.map"
+printf '0 0 0 0 0\n1 0 0 0 0\n' >"$TMP/g-apart.map"
+printf '0 0 0 0 0\n0 0 0 0 1\n' >"$TMP/g-node.map"
+for case in bgq:4x1x1x1x2,q gemini:4x4x4,g; do
+    for where in apart node; do
+        for bytes in 8 4096; do
+            costs_pair "${case%,*}" "$TMP/${case#*,}-$where.map" "$bytes"
+            same "costs: ${case%,*} $where $bytes B: live = replay (ps)" "${rep:-no replay}" \
+                "${live:-no live}"
+        done
+    done
+done
+costs_pair bgq:4x1x1x1x2 "$TMP/q-apart.map" 8
+same "costs: bgq two hops 8 B by hand" "$((6 * (ONE_8 + 2000000)))" "${live:-none}"
+expect_fail "costs: bad value" "--mpi-costs 'maybe': expected on or off" "$TORUSEMU" run \
+    --machine bgq:4x1x1x1x2 -np 2 --virtual-time --mpi-costs maybe -- "$PP" 8 1 blocking
+expect_fail "costs without --virtual-time" "--mpi-costs goes with --virtual-time" "$TORUSEMU" run \
+    --machine bgq:4x1x1x1x2 -np 2 --mpi-costs off -- "$PP" 8 1 blocking
 
 # iprobe, improbe and test poll (the receiver's clock does not move at
 # --cpu-scale 0 while it polls, so each poll that finds nothing must let
@@ -193,7 +235,7 @@ libevent_sleep "own clocks"
 forward "own clocks"
 # --host-clocks: MPI_Wtime alone is virtual; the program's clocks see the host
 run_mpi "own clocks, --host-clocks" "$S" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
-    --cpu-scale 0 --host-clocks --quiet -- "$CK" 8 $N 20
+    --cpu-scale 0 --mpi-costs off --host-clocks --quiet -- "$CK" 8 $N 20
 cp "$TMP/out" "$TMP/clk"
 same "--host-clocks: MPI_Wtime still virtual" "MPI_Wtime $PS ps" "$(sed -n 1p "$TMP/clk")"
 slept=$(sed -n 's/^sleep CLOCK_MONOTONIC \([0-9]*\) ns$/\1/p' "$TMP/clk")
@@ -305,7 +347,8 @@ done
 want=$(echo "$want" | sed '/^$/d' | sort)
 for i in 1 2; do
     run_mpi "incast in the clocks $i" "$S" bgq:4x1x1x1x2 5 --ranks-per-node 4 \
-        --map "$TMP/incast.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_incast" 65536
+        --map "$TMP/incast.map" --virtual-time --cpu-scale 0 --mpi-costs off --quiet -- \
+        "$TM/vt_incast" 65536
     sort "$TMP/out" >"$TMP/vincast$i"
 done
 same "incast: each receive completes at the model's delivery" "$want" "$(cat "$TMP/vincast1")"
@@ -328,7 +371,7 @@ expect_ok "incast: the last arrives no earlier than 4 messages' bytes over the l
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n2 0 0 0 0 1\n' >"$TMP/canary.map"
 canary() { # canary MODE: the canaries' figures into $TMP/canary.MODE.N
     run_mpi "canary $1" "$S" bgq:4x1x1x1x2 6 --ranks-per-node 4 --map "$TMP/canary.map" \
-        --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_canary" "$1" 4 65536 8
+        --virtual-time --cpu-scale 0 --mpi-costs off --quiet -- "$TM/vt_canary" "$1" 4 65536 8
 }
 canary isolated
 same "canary isolated: uncongested figures" "pingpong $((2 * ONE_8)) ps
@@ -366,7 +409,7 @@ done
 # valve knows), hence the time limit.  Every round ends in a barrier (BG/Q:
 # the clocks joined), so again j x ONE_8.
 if timeout 300 "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --virtual-time \
-    --cpu-scale 0 --quiet -- "$TM/vt_sync" lock >"$TMP/out" 2>"$TMP/err"; then
+    --cpu-scale 0 --mpi-costs off --quiet -- "$TM/vt_sync" lock >"$TMP/out" 2>"$TMP/err"; then
     pass
 else
     failed "lock: the run did not end (exit $?): $(tail -n 3 "$TMP/err")"
