@@ -71,20 +71,20 @@ typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
 
-static int ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
+int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
 {
     static void *f;
     return ((send_fn)tmpi_next_fn(&f, "PMPI_Send"))(buf, n, t, to, tag, c);
 }
 
-static int ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
-                     MPI_Status *st)
+int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
+                   MPI_Status *st)
 {
     static void *f;
     return ((recv_fn)tmpi_next_fn(&f, "PMPI_Recv"))(buf, n, t, from, tag, c, st);
 }
 
-static int ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
+int tmpi_ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
 {
     static void *f;
     return ((iprobe_fn)tmpi_next_fn(&f, "PMPI_Iprobe"))(from, tag, c, flag, st);
@@ -92,7 +92,7 @@ static int ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
 
 /* ------------------------------------------------------------ sending */
 
-static int thread_ack_tag(void)
+int tmpi_hosts_ack_tag(void)
 {
     if (ack_tag == 0) {
         ack_tag = TAG_ACK_FIRST + __atomic_fetch_add(&next_ack_tag, 1, __ATOMIC_RELAXED) % ACK_TAGS;
@@ -110,12 +110,12 @@ static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
     if (wire == NULL && (wire = malloc(WIRE_MAX * sizeof *wire)) == NULL) {
         return -1;
     }
-    int tag = thread_ack_tag();
+    int tag = tmpi_hosts_ack_tag();
     wire[0] = (uint64_t)tag;
     memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
-    if (ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
+    if (tmpi_ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
             MPI_SUCCESS ||
-        ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
+        tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
             MPI_SUCCESS) {
         return -1;
     }
@@ -151,35 +151,79 @@ static void agent_serve(uint64_t *buf, int count, int source)
     int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
                   ? (int)buf[0]
                   : TAG_ACK_FIRST;
-    ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
+    tmpi_ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
 }
 
+/* Updates waiting from any rank: applied and acknowledged; 1 if any was. */
+static int agent_updates(void)
+{
+    static uint64_t buf[WIRE_MAX];
+    int flag = 0, count = 0;
+    MPI_Status st;
+    if (tmpi_ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
+        !flag) {
+        return 0;
+    }
+    PMPI_Get_count(&st, MPI_UINT64_T, &count);
+    if (count < 0 || count > WIRE_MAX) {
+        count = 0; /* not ours: take it as an empty message */
+    }
+    tmpi_ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
+                   MPI_STATUS_IGNORE);
+    agent_serve(buf, count, st.MPI_SOURCE);
+    return 1;
+}
+
+/* The agent serves counter updates and relays the online model's feed
+ * (host_feed.c) until told to stop and the relay has ended. */
 static void *agent_main(void *arg)
 {
     (void)arg;
-    static uint64_t buf[WIRE_MAX];
     unsigned idle = 0;
     /* nothing the agent does is the program's: not counted (depth above
      * 0) and outside its virtual time (depth above 1, tmpi_vt_active) */
     tmpi_depth = 2;
-    while (!__atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE)) {
-        int flag = 0, count = 0;
-        MPI_Status st;
-        if (ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
-            !flag) {
+    for (;;) {
+        int stopping = __atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE);
+        int busy = agent_updates();
+        busy |= tmpi_host_feed_serve(stopping);
+        if (stopping && !busy && tmpi_host_feed_ended()) {
+            break;
+        }
+        if (busy) {
+            idle = 0;
+        } else {
             agent_idle(&idle);
-            continue;
         }
-        idle = 0;
-        PMPI_Get_count(&st, MPI_UINT64_T, &count);
-        if (count < 0 || count > WIRE_MAX) {
-            count = 0; /* not ours: take it as an empty message */
-        }
-        ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
-                  MPI_STATUS_IGNORE);
-        agent_serve(buf, count, st.MPI_SOURCE);
     }
     return NULL;
+}
+
+/* ------------------------------------------------------- for host_feed.c */
+
+MPI_Comm tmpi_hosts_comm(void)
+{
+    return hosts_comm;
+}
+
+int32_t tmpi_hosts_count(void)
+{
+    return temu_hosts_count(hosts);
+}
+
+int32_t tmpi_hosts_leader(int32_t host)
+{
+    return host >= 0 && host < temu_hosts_count(hosts) ? leader[host] : -1;
+}
+
+int32_t tmpi_hosts_rank_host(int32_t rank)
+{
+    return temu_hosts_rank_host(hosts, rank);
+}
+
+int tmpi_hosts_split(void)
+{
+    return hosts_comm != MPI_COMM_NULL;
 }
 
 /* ------------------------------------------------------------ start, end */
@@ -277,8 +321,8 @@ static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals
         rc = temu_session_gather_host(run, hosts, 0, c, n, &err);
     }
     for (int32_t h = 1; h < temu_hosts_count(hosts); h++) {
-        ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
-        ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        tmpi_ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        tmpi_ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
         sum[0] += t[0];
         sum[1] += t[1];
         if (rc == TEMU_OK) {
@@ -313,8 +357,8 @@ static void hosts_gather(int32_t rank)
     if (rank == 0) {
         gather_into_run_store(c, n, totals);
     } else {
-        ompi_send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
-        ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        tmpi_ompi_send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        tmpi_ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
     }
     free(c);
     const char *path = temu_session_path(own), *dir = getenv(TEMU_HOST_STORES_ENV);
@@ -340,6 +384,7 @@ void tmpi_hosts_finish(void)
         __atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);
         pthread_join(agent, NULL);
         agent_on = 0;
+        tmpi_host_feed_close();
     }
     int rank = 0;
     PMPI_Comm_rank(hosts_comm, &rank);

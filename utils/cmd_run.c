@@ -365,13 +365,6 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
         return fail("--split-hosts does not work with %s yet (doc/mpi.md, \"Across hosts\")",
                     o->trace != NULL ? "--trace" : "--sample");
     }
-    /* the online model is a thread of the launcher, its feed in this
-     * machine's shared memory */
-    if (o->split_hosts > 1 && o->vtime && (o->hostfile != NULL || o->hostlist != NULL)) {
-        return fail("--split-hosts with --virtual-time runs on this machine only: the online "
-                    "timing model is not reachable from other hosts yet (doc/mpi.md, \"Across "
-                    "hosts\")");
-    }
     return 0;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "run_hosts.h"
 #include "cli.h"
+#include "run_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,12 @@ void run_hosts_remove(run_hosts *rh)
         temu_session_close(rh->stores[h]);
         rh->stores[h] = NULL;
         if (rh->dir[0] != '\0' && temu_hosts_store_path(rh->dir, h, path, sizeof path) == 0) {
+            unlink(path);
+        }
+        /* the host's copy of the online model's feed (mpi/host_feed.c),
+         * left by a rank that was killed */
+        if (rh->dir[0] != '\0' && snprintf(path, sizeof path, TMPI_HOST_FEED_FORMAT, rh->dir,
+                                            (int)h) < (int)sizeof path) {
             unlink(path);
         }
     }

@@ -108,34 +108,57 @@ else
 fi
 
 # --- virtual time: the online model (a thread of the launcher, its feed in
-# this machine's shared memory) sees every host's ranks: deliveries, clocks
-# and the store (the model's stall counters too) as on one host
-same_vt() {
-    what=$1
-    shift
-    one_host "$what, one host" "$TMP/one.store" "$@"
-    sort "$TMP/out" >"$TMP/one.read"
-    dump_all "$TMP/one.store" "$TMP/one.dump"
-    grep -q ' ps$\| us$\|[0-9]' "$TMP/one.read" && pass || failed "$what: printed no time"
-    machine=$1 np=$2
-    shift 2
-    run_mpi "$what, 2 hosts" "$TMP/split.store" "$machine" "$np" --split-hosts 2 "$@"
+# host 0's shared memory) sees every host's ranks: host 1's ranks use their
+# host's copy of the feed, which the agents relay over TCP (mpi/host_feed.c);
+# deliveries, clocks and the store (the model's stall counters too) as on
+# one host
+export TORUSEMU_HOSTS_FEED_STATS=1
+STATS="--mpirun-arg -x --mpirun-arg TORUSEMU_HOSTS_FEED_STATS"
+# vt_split DESC RELAYED MACHINE NP [options] -- PROGRAM ARGS: split over 2
+# hosts (options may add --host), clocks and store equal to the one-host
+# run's ($TMP/one.read, $TMP/one.dump); host 1's agent relayed exactly
+# RELAYED ("N records, ... M takes"): its ranks' messages and receives took
+# the inter-host path, not the launcher's feed
+vt_split() {
+    what=$1 relayed=$2 machine=$3 np=$4
+    shift 4
+    # shellcheck disable=SC2086
+    run_mpi "$what" "$TMP/split.store" "$machine" "$np" --split-hosts 2 $STATS "$@"
     sort "$TMP/out" >"$TMP/split.read"
     dump_all "$TMP/split.store" "$TMP/split.dump"
     cmp -s "$TMP/one.read" "$TMP/split.read" && pass ||
         failed "$what: clocks differ: $(diff "$TMP/one.read" "$TMP/split.read" | head -n 6)"
     cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass ||
         failed "$what: stores differ: $(diff "$TMP/one.dump" "$TMP/split.dump" | head -n 6)"
+    n_rec=${relayed%% *} n_take=$(echo "$relayed" | awk '{ print $(NF - 1) }')
+    grep -q "host 1 feed relay: $n_rec records, [1-9][0-9]* states, $n_take takes" "$TMP/err" &&
+        pass || failed "$what: host 1 did not relay $relayed: $(grep relay "$TMP/err")"
+}
+# same_vt DESC RELAYED MACHINE NP [options] -- PROGRAM ARGS: one host, then 2
+same_vt() {
+    what=$1 relayed=$2
+    shift 2
+    one_host "$what, one host" "$TMP/one.store" "$@"
+    sort "$TMP/out" >"$TMP/one.read"
+    dump_all "$TMP/one.store" "$TMP/one.dump"
+    grep -q ' ps$\| us$\|[0-9]' "$TMP/one.read" && pass || failed "$what: printed no time"
+    vt_split "$what, 2 hosts" "$relayed" "$@"
 }
 # an incast of 4 x 64 KiB (tests/mpi/vtime.sh derives its times): rank 0
-# alone on one node (host 0), the senders on another (host 1)
+# alone on one node (host 0), the senders on another (host 1): their 4
+# messages relayed up, the receiver on host 0 takes them itself
 printf '1 0 0 0 0 0\n0 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n' >"$TMP/incast.map"
-same_vt "vt_incast" bgq:4x1x1x1x2 5 --ranks-per-node 4 --map "$TMP/incast.map" --virtual-time \
-    --cpu-scale 0 --quiet -- "$TM/vt_incast" 65536
-# a ping-pong two hops apart, each rank its own host
+same_vt "vt_incast" "4 records, 0 takes" bgq:4x1x1x1x2 5 --ranks-per-node 4 \
+    --map "$TMP/incast.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_incast" 65536
+# a ping-pong two hops apart, each rank its own host: rank 1's 3 pongs and
+# its barrier's message, its 3 receives' takes
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
-same_vt "vt_pingpong" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time --cpu-scale 0 \
-    --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+same_vt "vt_pingpong" "4 records, 3 takes" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
+    --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+# real hosts (--host: host 1 makes its copy of the feed itself)
+vt_split "vt_pingpong, 2 real hosts" "4 records, 3 takes" bgq:4x1x1x1x2 2 --host localhost:2 \
+    --map "$TMP/k2.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+unset TORUSEMU_HOSTS_FEED_STATS
 
 # --- refusals -------------------------------------------------------------
 expect_fail "more hosts than nodes with ranks" \
@@ -143,10 +166,6 @@ expect_fail "more hosts than nodes with ranks" \
     "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 3 -- "$EX/app"
 expect_fail "--split-hosts 0" "expected a number of hosts from 1 to 4096" \
     "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 0 -- "$EX/app"
-expect_fail "--split-hosts with --virtual-time on real hosts" \
-    "the online timing model is not reachable from other hosts yet" \
-    "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --virtual-time --host localhost:4 \
-    -- "$EX/app"
 expect_fail "--split-hosts with --sample" "does not work with --sample yet" \
     "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --sample 1s --series "$TMP/s" \
     -- "$EX/app"
