@@ -63,9 +63,9 @@ typedef struct inflight {
 } inflight;
 
 static struct {
-    int on;           /* published last (release): the agent relays */
-    int owner;        /* host 0's agent: the launcher's feed */
-    tmpi_vt_feed *f;  /* the launcher's feed (owner) or this host's copy */
+    int on;          /* published last (release): the agent relays */
+    int owner;       /* host 0's agent: the launcher's feed */
+    tmpi_vt_feed *f; /* the launcher's feed (owner) or this host's copy */
     int32_t host, nhosts, nranks;
     MPI_Comm comm;
     /* each other host: what of its ranks' queues was passed on */
@@ -74,9 +74,9 @@ static struct {
      * bits of those from lo[r] on (one per delivery slot) */
     uint64_t *lo, *bits;
     uint64_t poll_ver;
-    int32_t ends;   /* host 0: end marks received */
-    int end_sent;   /* another host: its end mark sent */
-    int ended;      /* no more words to send or take */
+    int32_t ends; /* host 0: end marks received */
+    int end_sent; /* another host: its end mark sent */
+    int ended;    /* no more words to send or take */
     words out;
     inflight *fly;
     int nfly, capfly;
@@ -95,8 +95,7 @@ typedef int (*test_fn)(MPI_Request *, int *, MPI_Status *);
 static int ompi_isend(const void *buf, int n, int to, int tag, MPI_Request *r)
 {
     static void *f;
-    return ((isend_fn)tmpi_next_fn(&f, "PMPI_Isend"))(buf, n, MPI_UINT64_T, to, tag, rel.comm,
-                                                      r);
+    return ((isend_fn)tmpi_next_fn(&f, "PMPI_Isend"))(buf, n, MPI_UINT64_T, to, tag, rel.comm, r);
 }
 
 static int ompi_test(MPI_Request *r, int *done)
@@ -117,8 +116,9 @@ static uint64_t *words_add(words *o, int kind, int32_t rank, size_t n)
         uint64_t *w = realloc(o->w, cap * sizeof *w);
         if (w == NULL) {
             if (!o->bad) {
-                fprintf(stderr, "torusemu-mpi: out of memory: the online model's feed no longer "
-                                "reaches host %d\n",
+                fprintf(stderr,
+                        "torusemu-mpi: out of memory: the online model's feed no longer "
+                        "reaches host %d\n",
                         (int)rel.host);
             }
             o->bad = 1;
@@ -465,8 +465,8 @@ static int relay_start(tmpi_vt_feed *f, int32_t host)
     rel.sent_ver = calloc(n, sizeof *rel.sent_ver);
     rel.lo = calloc(n, sizeof *rel.lo);
     rel.bits = rel.owner ? calloc(n * BITS_WORDS, sizeof *rel.bits) : NULL;
-    if (rel.sent_tail == NULL || rel.sent_left == NULL || rel.sent_ver == NULL ||
-        rel.lo == NULL || (rel.owner && rel.bits == NULL)) {
+    if (rel.sent_tail == NULL || rel.sent_left == NULL || rel.sent_ver == NULL || rel.lo == NULL ||
+        (rel.owner && rel.bits == NULL)) {
         return -1;
     }
     __atomic_store_n(&rel.on, 1, __ATOMIC_RELEASE);

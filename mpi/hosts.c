@@ -47,7 +47,7 @@
 
 static MPI_Comm hosts_comm = MPI_COMM_NULL;
 static temu_hosts *hosts;
-static int32_t *leader;  /* world rank of each host's agent */
+static int32_t *leader;   /* world rank of each host's agent */
 static temu_session *own; /* this host's store (the session the layer counts into) */
 static pthread_t agent;
 static int agent_on;
@@ -77,8 +77,7 @@ int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_
     return ((send_fn)tmpi_next_fn(&f, "PMPI_Send"))(buf, n, t, to, tag, c);
 }
 
-int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
-                   MPI_Status *st)
+int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c, MPI_Status *st)
 {
     static void *f;
     return ((recv_fn)tmpi_next_fn(&f, "PMPI_Recv"))(buf, n, t, from, tag, c, st);
@@ -143,8 +142,9 @@ static void agent_serve(uint64_t *buf, int count, int source)
     if (count >= 1 && (count - 1) % 2 == 0) {
         int32_t refused = temu_session_apply_updates(own, buf + 1, (count - 1) / 2);
         if (refused != 0) {
-            fprintf(stderr, "torusemu-mpi: rank %d sent %d updates of counters this host does "
-                            "not own; ignored\n",
+            fprintf(stderr,
+                    "torusemu-mpi: rank %d sent %d updates of counters this host does "
+                    "not own; ignored\n",
                     source, (int)refused);
         }
     }
@@ -226,12 +226,48 @@ int tmpi_hosts_split(void)
     return hosts_comm != MPI_COMM_NULL;
 }
 
+/* ------------------------------------------------------------ windows */
+
+int tmpi_hosts_window_begin(MPI_Comm comm, MPI_Errhandler *eh)
+{
+    if (hosts_comm == MPI_COMM_NULL || PMPI_Comm_get_errhandler(comm, eh) != MPI_SUCCESS) {
+        return 0;
+    }
+    if (PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+        PMPI_Errhandler_free(eh);
+        return 0;
+    }
+    return 1;
+}
+
+/* Open MPI 4.1 over TCP serves one-sided windows with osc pt2pt, which
+ * refuses them under MPI_THREAD_MULTIPLE, which the agents need (doc/mpi.md,
+ * "One-sided programs"): without this the program dies of an "invalid
+ * window" with no word of why. */
+int tmpi_hosts_window_end(MPI_Comm comm, MPI_Errhandler eh, int rc, const char *call)
+{
+    PMPI_Comm_set_errhandler(comm, eh);
+    PMPI_Errhandler_free(&eh);
+    if (rc != MPI_SUCCESS) {
+        int rank = 0;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr,
+                "torusemu-mpi: rank %d: %s failed in a run across hosts: the hosts' agents "
+                "need MPI_THREAD_MULTIPLE, under which Open MPI's one-sided component over TCP "
+                "(osc pt2pt) makes no window; MPI_Win_allocate_shared, or MPI_Win_allocate "
+                "among ranks of one machine, work (doc/mpi.md, \"Across hosts\")\n",
+                rank, call);
+        PMPI_Comm_call_errhandler(comm, rc);
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ start, end */
 
 static int hosts_fail(int rank, const char *why, const char *detail)
 {
-    fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s%s%s\n", rank,
-            why, detail[0] ? ": " : "", detail);
+    fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s%s%s\n", rank, why,
+            detail[0] ? ": " : "", detail);
     return -1;
 }
 
@@ -321,7 +357,8 @@ static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals
         rc = temu_session_gather_host(run, hosts, 0, c, n, &err);
     }
     for (int32_t h = 1; h < temu_hosts_count(hosts); h++) {
-        tmpi_ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        tmpi_ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm,
+                       MPI_STATUS_IGNORE);
         tmpi_ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
         sum[0] += t[0];
         sum[1] += t[1];

@@ -806,10 +806,9 @@ int tmpi_vt_start(void)
     if (path != NULL && *path != '\0') {
         char why[512];
         why[0] = '\0';
-        feed = tmpi_hosts_split()
-                   ? tmpi_host_feed_open(path, tmpi_g.world_rank, tmpi_g.world_size, why,
-                                         sizeof why)
-                   : tmpi_vt_feed_map(path, 0, 0, why, sizeof why);
+        feed = tmpi_hosts_split() ? tmpi_host_feed_open(path, tmpi_g.world_rank, tmpi_g.world_size,
+                                                        why, sizeof why)
+                                  : tmpi_vt_feed_map(path, 0, 0, why, sizeof why);
         if (feed == NULL || feed->nranks < tmpi_g.world_size) {
             fprintf(stderr, "torusemu-mpi: rank %d: no online timing model (%s)\n",
                     tmpi_g.world_rank, feed == NULL ? why : "feed too small");

@@ -255,13 +255,19 @@ TMPI_HIDDEN void tmpi_hosts_finish(void);
  * rank's host, this thread's tag for answers; Open MPI's own calls, past
  * this library's wrappers (the layer's traffic is none of the program's). */
 TMPI_HIDDEN int tmpi_hosts_split(void);
+/* A window constructor on comm in a run across hosts: begin makes its
+ * errors return (1: the program's handler kept in *eh, to be given to
+ * end); end restores the handler and, if the call failed, says why
+ * windows may fail across hosts before calling the program's handler
+ * with rc (fatal unless the program chose otherwise); returns rc. */
+TMPI_HIDDEN int tmpi_hosts_window_begin(MPI_Comm comm, MPI_Errhandler *eh);
+TMPI_HIDDEN int tmpi_hosts_window_end(MPI_Comm comm, MPI_Errhandler eh, int rc, const char *call);
 TMPI_HIDDEN MPI_Comm tmpi_hosts_comm(void);
 TMPI_HIDDEN int32_t tmpi_hosts_count(void);
 TMPI_HIDDEN int32_t tmpi_hosts_leader(int32_t host);
 TMPI_HIDDEN int32_t tmpi_hosts_rank_host(int32_t rank);
 TMPI_HIDDEN int tmpi_hosts_ack_tag(void);
-TMPI_HIDDEN int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag,
-                               MPI_Comm c);
+TMPI_HIDDEN int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c);
 TMPI_HIDDEN int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
                                MPI_Status *st);
 TMPI_HIDDEN int tmpi_ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st);

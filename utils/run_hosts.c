@@ -87,7 +87,7 @@ void run_hosts_remove(run_hosts *rh)
         /* the host's copy of the online model's feed (mpi/host_feed.c),
          * left by a rank that was killed */
         if (rh->dir[0] != '\0' && snprintf(path, sizeof path, TMPI_HOST_FEED_FORMAT, rh->dir,
-                                            (int)h) < (int)sizeof path) {
+                                           (int)h) < (int)sizeof path) {
             unlink(path);
         }
     }

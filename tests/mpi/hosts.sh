@@ -166,6 +166,13 @@ expect_fail "more hosts than nodes with ranks" \
     "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 3 -- "$EX/app"
 expect_fail "--split-hosts 0" "expected a number of hosts from 1 to 4096" \
     "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 0 -- "$EX/app"
+# Open MPI makes no MPI_Win_create window over TCP under the agents'
+# MPI_THREAD_MULTIPLE: the program ends with the reason, not only Open
+# MPI's "invalid window"
+expect_fail "MPI_Win_create across hosts" \
+    "rank [0-9]*: MPI_Win_create failed in a run across hosts: the hosts' agents need MPI_THREAD_MULTIPLE" \
+    "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --split-hosts 2 -- \
+    "$TM/vt_sync" wincreate
 expect_fail "--split-hosts with --sample" "does not work with --sample yet" \
     "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --sample 1s --series "$TMP/s" \
     -- "$EX/app"
