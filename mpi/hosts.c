@@ -35,10 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Tags on the private communicator: updates to an agent, and each
- * sending thread's acknowledgements (one tag per thread, so a thread never
- * takes another's). */
+/* Tags on the private communicator: updates to an agent, the
+ * acknowledgements of updates (any thread of the process takes them), and
+ * each thread's answers (one tag per thread, so a thread never takes
+ * another's: host_feed.c's communicator ids). */
 #define TAG_UPDATES 0x51
+#define TAG_ACKS 0x56
 #define TAG_ACK_FIRST 0x100
 #define ACK_TAGS 4096
 /* The largest message of updates: the library hands on at most 1024
@@ -47,7 +49,7 @@
 
 static MPI_Comm hosts_comm = MPI_COMM_NULL;
 static temu_hosts *hosts;
-static int32_t *leader;   /* world rank of each host's agent */
+static int32_t *leader;  /* world rank of each host's agent */
 static temu_session *own; /* this host's store (the session the layer counts into) */
 static pthread_t agent;
 static int agent_on;
@@ -56,6 +58,17 @@ static int finished;
 static int next_ack_tag;
 static __thread int ack_tag;
 static __thread uint64_t *wire; /* WIRE_MAX words, at a thread's first batch */
+
+/* Lazy acknowledgements (doc/mpi.md, "What a reader sees"): batches of
+ * updates sent, acknowledged, and the number that must be acknowledged
+ * before the process's next MPI call goes on (each only grows); one
+ * thread at a time takes acknowledgements.  TORUSEMU_HOSTS_ACK=each: every
+ * batch waits for its own (the rule before, kept to measure it). */
+TMPI_HIDDEN int tmpi_hosts_lazy;
+TMPI_HIDDEN __thread int tmpi_hosts_started;
+static uint64_t acks_sent, acks_taken, acks_due;
+static pthread_mutex_t acks_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ack_each;
 
 int tmpi_hosts_wanted(void)
 {
@@ -99,7 +112,52 @@ int tmpi_hosts_ack_tag(void)
     return ack_tag;
 }
 
-/* temu_split_send_fn: n pairs to host's agent, returning once applied. */
+/* Take acknowledgements until `upto` batches have been acknowledged. */
+static void acks_settle(uint64_t upto)
+{
+    while (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < upto) {
+        if (pthread_mutex_trylock(&acks_lock) != 0) {
+            sched_yield(); /* another thread takes them */
+            continue;
+        }
+        while (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < upto) {
+            if (tmpi_ompi_recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_ACKS, hosts_comm,
+                               MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                break;
+            }
+            __atomic_add_fetch(&acks_taken, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&acks_lock);
+        break;
+    }
+}
+
+void tmpi_hosts_enter(void)
+{
+    uint64_t due = __atomic_load_n(&acks_due, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < due) {
+        int depth = tmpi_depth;
+        tmpi_depth = 2; /* ours: outside the program's virtual time */
+        acks_settle(due);
+        tmpi_depth = depth;
+    }
+}
+
+void tmpi_hosts_leave(void)
+{
+    if (tmpi_hosts_started) {
+        tmpi_hosts_started = 0; /* due when the call that completes it returns */
+        return;
+    }
+    uint64_t sent = __atomic_load_n(&acks_sent, __ATOMIC_ACQUIRE);
+    uint64_t due = __atomic_load_n(&acks_due, __ATOMIC_RELAXED);
+    while (due < sent && !__atomic_compare_exchange_n(&acks_due, &due, sent, 1, __ATOMIC_ACQ_REL,
+                                                      __ATOMIC_RELAXED)) {
+    }
+}
+
+/* temu_split_send_fn: n pairs to host's agent; with TORUSEMU_HOSTS_ACK=each
+ * returning once applied, else once sent (acknowledged lazily). */
 static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
 {
     (void)ctx;
@@ -109,16 +167,21 @@ static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
     if (wire == NULL && (wire = malloc(WIRE_MAX * sizeof *wire)) == NULL) {
         return -1;
     }
-    int tag = tmpi_hosts_ack_tag();
+    int tag = ack_each ? tmpi_hosts_ack_tag() : TAG_ACKS;
     wire[0] = (uint64_t)tag;
     memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
     if (tmpi_ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
-            MPI_SUCCESS ||
-        tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS) {
+        MPI_SUCCESS) {
         return -1;
     }
-    return 0;
+    if (!ack_each) {
+        __atomic_add_fetch(&acks_sent, 1, __ATOMIC_RELEASE);
+        return 0;
+    }
+    return tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) ==
+                   MPI_SUCCESS
+               ? 0
+               : -1;
 }
 
 /* -------------------------------------------------------------- agent */
@@ -150,7 +213,7 @@ static void agent_serve(uint64_t *buf, int count, int source)
     }
     int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
                   ? (int)buf[0]
-                  : TAG_ACK_FIRST;
+                  : TAG_ACKS;
     tmpi_ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
 }
 
@@ -318,6 +381,9 @@ int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
     if (temu_session_split(s, hosts, host, hosts_send, NULL, &err) != TEMU_OK) {
         return hosts_fail(rank, err.message, "");
     }
+    const char *each = getenv("TORUSEMU_HOSTS_ACK");
+    ack_each = each != NULL && strcmp(each, "each") == 0;
+    __atomic_store_n(&tmpi_hosts_lazy, !ack_each, __ATOMIC_RELEASE);
     if (leader[host] == rank) {
         int e = pthread_create(&agent, NULL, agent_main, NULL);
         if (e != 0) {
@@ -412,10 +478,12 @@ void tmpi_hosts_finish(void)
     if (hosts_comm == MPI_COMM_NULL || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
         return;
     }
-    /* every rank's last update has been acknowledged before it gets here,
-     * so past the barrier no update is on its way to any agent; the
-     * barrier is ours, not the program's (not counted) */
+    /* every rank's last update acknowledged before the barrier, so past it
+     * no update is on its way to any agent; the barrier is ours, not the
+     * program's (not counted) */
     tmpi_depth++;
+    acks_settle(__atomic_load_n(&acks_sent, __ATOMIC_ACQUIRE));
+    __atomic_store_n(&tmpi_hosts_lazy, 0, __ATOMIC_RELEASE);
     PMPI_Barrier(hosts_comm);
     if (agent_on) {
         __atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);

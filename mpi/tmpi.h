@@ -191,6 +191,17 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
 
 #define TMPI_UNPAREN(...) __VA_ARGS__
 
+/* A run across hosts acknowledges other hosts' updates lazily (hosts.c,
+ * doc/mpi.md "What a reader sees"): tmpi_hosts_lazy is set while it does;
+ * every outermost call first waits for the acknowledgements of what
+ * earlier calls completed (enter), and on its way out makes what it sent
+ * due unless it only started a non-blocking operation (leave; such calls
+ * set tmpi_hosts_started). */
+extern TMPI_HIDDEN int tmpi_hosts_lazy;
+extern TMPI_HIDDEN __thread int tmpi_hosts_started __attribute__((tls_model("initial-exec")));
+TMPI_HIDDEN void tmpi_hosts_enter(void);
+TMPI_HIDDEN void tmpi_hosts_leave(void);
+
 /* One generated entry point (MPI_X or PMPI_X): forward to the body with the
  * next definition of the same symbol, one level deeper. */
 #define TMPI_ENTRY_POINT(PREFIX, NAME, PARAMS, ARGS)                                               \
@@ -204,9 +215,15 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
         if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
             tmpi_vt_enter();                                                                       \
         }                                                                                          \
+        if (__builtin_expect(tmpi_hosts_lazy, 0) && tmpi_depth == 0) {                             \
+            tmpi_hosts_enter();                                                                    \
+        }                                                                                          \
         tmpi_depth++;                                                                              \
         int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
         tmpi_depth--;                                                                              \
+        if (__builtin_expect(tmpi_hosts_lazy, 0) && tmpi_depth == 0) {                             \
+            tmpi_hosts_leave();                                                                    \
+        }                                                                                          \
         if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
             tmpi_vt_leave();                                                                       \
         }                                                                                          \
