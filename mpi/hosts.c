@@ -5,14 +5,18 @@
  * (doc/mpi.md, "Across hosts").
  *
  * How: at the end of each injection (one message) the library hands this
- * layer the updates it set aside, per host (temu_session_split).  They go
- * in one message on a private duplicate of MPI_COMM_WORLD to the host's
- * agent, a thread of the host's lowest rank that applies them to its store
- * and answers with an empty acknowledgement, which the sender waits for
- * before its MPI call returns.  So once a send call has returned, every
- * counter its message touched is in the store of the host that owns it: a
- * PAPI read on any host that happens after it (through any
- * synchronisation) sees the whole message.
+ * layer the updates it set aside, per host (temu_session_split).  They
+ * gather in one batch per host, which goes, when an MPI call that
+ * completes something returns, in one message on a private duplicate of
+ * MPI_COMM_WORLD to the host's agent, a thread of the host's lowest rank
+ * that applies it to its store and answers with an empty
+ * acknowledgement.  The process's next MPI call waits for those
+ * acknowledgements before it goes on.  A PAPI read on another host can
+ * follow a call's return only through a later MPI call of this process
+ * (a message, a collective, a window synchronisation: each starts by
+ * that wait) - so it sees every counter the completed messages touched,
+ * as on one host, at one round trip per call that completed something
+ * rather than one per message (doc/mpi.md, "What a reader sees").
  *
  * At MPI_Finalize, once every update has landed, the agents send rank 0
  * their hosts' counters, which it gathers into the run's store
@@ -49,7 +53,7 @@
 
 static MPI_Comm hosts_comm = MPI_COMM_NULL;
 static temu_hosts *hosts;
-static int32_t *leader;  /* world rank of each host's agent */
+static int32_t *leader;   /* world rank of each host's agent */
 static temu_session *own; /* this host's store (the session the layer counts into) */
 static pthread_t agent;
 static int agent_on;
@@ -59,16 +63,25 @@ static int next_ack_tag;
 static __thread int ack_tag;
 static __thread uint64_t *wire; /* WIRE_MAX words, at a thread's first batch */
 
-/* Lazy acknowledgements (doc/mpi.md, "What a reader sees"): batches of
- * updates sent, acknowledged, and the number that must be acknowledged
- * before the process's next MPI call goes on (each only grows); one
- * thread at a time takes acknowledgements.  TORUSEMU_HOSTS_ACK=each: every
- * batch waits for its own (the rule before, kept to measure it). */
+/* Lazy acknowledgements (doc/mpi.md, "What a reader sees"): the updates
+ * for each host gathered into one batch (bufs, under bufs_lock) until a
+ * call that completes something returns; batches sent, acknowledged, and
+ * the number that must be acknowledged before the process's next MPI call
+ * goes on (each only grows); one thread at a time takes acknowledgements.
+ * TORUSEMU_HOSTS_ACK=each: every message's updates sent at once, waiting
+ * for their acknowledgement (the rule before, kept to measure it). */
 TMPI_HIDDEN int tmpi_hosts_lazy;
 TMPI_HIDDEN __thread int tmpi_hosts_started;
 static uint64_t acks_sent, acks_taken, acks_due;
 static pthread_mutex_t acks_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ack_each;
+typedef struct batch {
+    uint64_t *w; /* WIRE_MAX words: the acknowledgement tag, then pairs */
+    int n;       /* words held, the tag's included (0: empty) */
+} batch;
+static batch *bufs; /* one per host */
+static pthread_mutex_t bufs_lock = PTHREAD_MUTEX_INITIALIZER;
+static int bufs_held; /* some batch holds updates */
 
 int tmpi_hosts_wanted(void)
 {
@@ -143,12 +156,51 @@ void tmpi_hosts_enter(void)
     }
 }
 
+/* Host h's batch sent (under bufs_lock); 0 or -1. */
+static int batch_send(int32_t h)
+{
+    batch *b = &bufs[h];
+    int rc = 0;
+    if (b->n > 1) {
+        b->w[0] = TAG_ACKS;
+        rc = tmpi_ompi_send(b->w, b->n, MPI_UINT64_T, leader[h], TAG_UPDATES, hosts_comm) ==
+                     MPI_SUCCESS
+                 ? 0
+                 : -1;
+        if (rc == 0) {
+            __atomic_add_fetch(&acks_sent, 1, __ATOMIC_RELEASE);
+        }
+    }
+    b->n = 0;
+    return rc;
+}
+
+/* Every held batch sent. */
+static void batches_send(void)
+{
+    if (!__atomic_load_n(&bufs_held, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    pthread_mutex_lock(&bufs_lock);
+    for (int32_t h = 0; h < temu_hosts_count(hosts); h++) {
+        if (batch_send(h) != 0) {
+            fprintf(stderr,
+                    "torusemu-mpi: counter updates could not reach host %d; its counts "
+                    "are short\n",
+                    (int)h);
+        }
+    }
+    __atomic_store_n(&bufs_held, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&bufs_lock);
+}
+
 void tmpi_hosts_leave(void)
 {
     if (tmpi_hosts_started) {
         tmpi_hosts_started = 0; /* due when the call that completes it returns */
         return;
     }
+    batches_send();
     uint64_t sent = __atomic_load_n(&acks_sent, __ATOMIC_ACQUIRE);
     uint64_t due = __atomic_load_n(&acks_due, __ATOMIC_RELAXED);
     while (due < sent && !__atomic_compare_exchange_n(&acks_due, &due, sent, 1, __ATOMIC_ACQ_REL,
@@ -156,30 +208,49 @@ void tmpi_hosts_leave(void)
     }
 }
 
-/* temu_split_send_fn: n pairs to host's agent; with TORUSEMU_HOSTS_ACK=each
- * returning once applied, else once sent (acknowledged lazily). */
+/* n pairs added to host's batch (the batch sent first if they would not
+ * fit); 0 or -1. */
+static int batch_add(int32_t host, const uint64_t *pairs, int32_t n)
+{
+    batch *b = &bufs[host];
+    int rc = 0;
+    pthread_mutex_lock(&bufs_lock);
+    if (b->w == NULL && (b->w = malloc(WIRE_MAX * sizeof *b->w)) == NULL) {
+        rc = -1;
+    } else {
+        if (b->n + 2 * n > WIRE_MAX) {
+            rc = batch_send(host);
+        }
+        b->n = b->n == 0 ? 1 : b->n;
+        memcpy(b->w + b->n, pairs, (size_t)n * 2 * sizeof *pairs);
+        b->n += 2 * n;
+        __atomic_store_n(&bufs_held, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&bufs_lock);
+    return rc;
+}
+
+/* temu_split_send_fn: n pairs for host's agent, added to its batch; with
+ * TORUSEMU_HOSTS_ACK=each sent at once, returning once applied. */
 static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
 {
     (void)ctx;
     if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || n < 0 || 1 + 2 * n > WIRE_MAX) {
         return -1;
     }
+    if (!ack_each) {
+        return batch_add(host, pairs, n);
+    }
     if (wire == NULL && (wire = malloc(WIRE_MAX * sizeof *wire)) == NULL) {
         return -1;
     }
-    int tag = ack_each ? tmpi_hosts_ack_tag() : TAG_ACKS;
+    int tag = tmpi_hosts_ack_tag();
     wire[0] = (uint64_t)tag;
     memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
-    if (tmpi_ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
-        MPI_SUCCESS) {
-        return -1;
-    }
-    if (!ack_each) {
-        __atomic_add_fetch(&acks_sent, 1, __ATOMIC_RELEASE);
-        return 0;
-    }
-    return tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) ==
-                   MPI_SUCCESS
+    return tmpi_ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) ==
+                       MPI_SUCCESS &&
+                   tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm,
+                                  MPI_STATUS_IGNORE) == MPI_SUCCESS
                ? 0
                : -1;
 }
@@ -383,6 +454,9 @@ int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
     }
     const char *each = getenv("TORUSEMU_HOSTS_ACK");
     ack_each = each != NULL && strcmp(each, "each") == 0;
+    if ((bufs = calloc((size_t)temu_hosts_count(hosts), sizeof *bufs)) == NULL) {
+        return hosts_fail(rank, "out of memory", "");
+    }
     __atomic_store_n(&tmpi_hosts_lazy, !ack_each, __ATOMIC_RELEASE);
     if (leader[host] == rank) {
         int e = pthread_create(&agent, NULL, agent_main, NULL);
@@ -482,6 +556,7 @@ void tmpi_hosts_finish(void)
      * no update is on its way to any agent; the barrier is ours, not the
      * program's (not counted) */
     tmpi_depth++;
+    batches_send();
     acks_settle(__atomic_load_n(&acks_sent, __ATOMIC_ACQUIRE));
     __atomic_store_n(&tmpi_hosts_lazy, 0, __ATOMIC_RELEASE);
     PMPI_Barrier(hosts_comm);

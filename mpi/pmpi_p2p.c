@@ -36,7 +36,7 @@
         if (rc == MPI_SUCCESS) {                                                                   \
             tmpi_after_send(buf, count, datatype, dest, tag, comm, REQ);                           \
         }                                                                                          \
-        if (tmpi_depth == 1) { /* the program's own call: complete at its wait */                \
+        if (tmpi_depth == 1) { /* the program's own call: complete at its wait */                  \
             tmpi_hosts_started = !BLOCKING;                                                        \
         }                                                                                          \
         return rc;                                                                                 \
