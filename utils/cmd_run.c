@@ -620,7 +620,7 @@ int cmd_run(int argc, char **argv)
     memset(&rh, 0, sizeof rh);
     int remote = o.hostfile != NULL || o.hostlist != NULL;
     /* --sample: the sampler snapshots the hosts' stores as one (on one
-     * machine; refused with real hosts, run_check) */
+     * machine; refused with real hosts, parse_args) */
     if (o.split_hosts > 1 &&
         (run_hosts_prepare(&rh, (int32_t)o.split_hosts, remote, s, &m, &map) != 0 ||
          (o.series != NULL && run_hosts_view_open(&rh, s, &m, &map) != 0))) {

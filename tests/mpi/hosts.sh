@@ -214,29 +214,40 @@ gone() { ! alive "$1"; }
 ours() { find "$1" -name 'torusemu-*' 2>/dev/null; }
 
 # one host's ranks killed (gemini-small, 2 hosts: ranks 2 and 3 on host 1):
-# the job ends with an error and every host's store goes
-rm -rf "$TMP/ranks" "$TMP/tmpdir"
-mkdir "$TMP/ranks" "$TMP/tmpdir"
-TMPDIR="$TMP/tmpdir" "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 2 -- \
-    "$TM/hold" "$TMP/ranks" >"$TMP/out" 2>"$TMP/err" &
-job=$!
-if poll 1200 started "$TMP/ranks" 4; then
-    pass
-    pids=$(cat "$TMP"/ranks/rank.*)
-    [ "$(ours "$TMP/tmpdir" | wc -l)" -ge 2 ] && pass ||
-        failed "kill: the run's stores are not in its TMPDIR: $(ls -R "$TMP/tmpdir")"
-    kill -KILL "$(cat "$TMP/ranks/rank.2")" "$(cat "$TMP/ranks/rank.3")"
-    poll 600 gone $job && pass || { failed "kill: the launcher still runs 60 s later"; kill -TERM $job; }
-    wait $job && failed "kill: the run succeeded" || pass
-    for p in $pids; do
-        poll 300 gone "$p" || failed "kill: rank pid $p still runs"
-    done
-    [ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "kill: left behind: $(ours "$TMP/tmpdir")"
-else
-    failed "kill: the ranks never started: $(cat "$TMP/err")"
-    kill -TERM $job
-    wait $job
-fi
+# the job ends with an error and every host's store goes; in virtual time
+# host 1's copy of the model's feed too (made before the kill)
+for vt in "" --virtual-time; do
+    rm -rf "$TMP/ranks" "$TMP/tmpdir"
+    mkdir "$TMP/ranks" "$TMP/tmpdir"
+    # shellcheck disable=SC2086
+    TMPDIR="$TMP/tmpdir" "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 2 $vt -- \
+        "$TM/hold" "$TMP/ranks" >"$TMP/out" 2>"$TMP/err" &
+    job=$!
+    if poll 1200 started "$TMP/ranks" 4; then
+        pass
+        pids=$(cat "$TMP"/ranks/rank.*)
+        [ "$(ours "$TMP/tmpdir" | wc -l)" -ge 2 ] && pass ||
+            failed "kill $vt: the run's stores are not in its TMPDIR: $(ls -R "$TMP/tmpdir")"
+        if [ -n "$vt" ]; then
+            [ -n "$(find "$TMP/tmpdir" -name host1.feed)" ] && pass ||
+                failed "kill $vt: no copy of the feed for host 1: $(ls -R "$TMP/tmpdir")"
+        fi
+        kill -KILL "$(cat "$TMP/ranks/rank.2")" "$(cat "$TMP/ranks/rank.3")"
+        poll 600 gone $job && pass || {
+            failed "kill $vt: the launcher still runs 60 s later"
+            kill -TERM $job
+        }
+        wait $job && failed "kill $vt: the run succeeded" || pass
+        for p in $pids; do
+            poll 300 gone "$p" || failed "kill $vt: rank pid $p still runs"
+        done
+        [ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "kill $vt: left behind: $(ours "$TMP/tmpdir")"
+    else
+        failed "kill $vt: the ranks never started: $(cat "$TMP/err")"
+        kill -TERM $job
+        wait $job
+    fi
+done
 
 # a host that cannot be reached at start: mpirun says so at once; nothing left
 rm -rf "$TMP/tmpdir"
