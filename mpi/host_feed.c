@@ -364,6 +364,21 @@ static void mirror_takes(words *o, int32_t r)
     __atomic_store_n(&q->take_head, head, __ATOMIC_RELEASE);
 }
 
+/* Entries [from, to) of one of rank r's rings (cap entries of size bytes,
+ * whole words) as items of kind; how many went. */
+static uint64_t ring_items(words *o, int kind, int32_t r, const void *ring, size_t size,
+                           uint64_t cap, uint64_t from, uint64_t to)
+{
+    uint64_t n = 0, *w;
+    for (uint64_t i = from; i < to; i++) {
+        if ((w = words_add(o, kind, r, size / sizeof(uint64_t))) != NULL) {
+            memcpy(w, (const char *)ring + (i % cap) * size, size);
+            n++;
+        }
+    }
+    return n;
+}
+
 /* Rank r's news: its state read first, so everything it wrote before it
  * is seen and goes ahead of it. */
 static void mirror_rank(words *o, int32_t r)
@@ -373,20 +388,12 @@ static void mirror_rank(words *o, int32_t r)
     uint64_t ver = tmpi_vt_feed_read_state(rel.f, r, &st), *w;
     mirror_takes(o, r);
     uint64_t nleft = __atomic_load_n(&q->nleft, __ATOMIC_ACQUIRE);
-    for (uint64_t i = rel.sent_left[r]; i < nleft; i++) {
-        if ((w = words_add(o, IT_LEFT, r, LEFT_WORDS)) != NULL) {
-            memcpy(w, &q->left[i % TMPI_VT_LEFT_CAP], sizeof(tmpi_vt_left));
-            rel.n_left++;
-        }
-    }
+    rel.n_left += ring_items(o, IT_LEFT, r, q->left, sizeof q->left[0], TMPI_VT_LEFT_CAP,
+                             rel.sent_left[r], nleft);
     rel.sent_left[r] = nleft;
     uint64_t tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
-    for (uint64_t s = rel.sent_tail[r]; s < tail; s++) {
-        if ((w = words_add(o, IT_REC, r, REC_WORDS)) != NULL) {
-            memcpy(w, &q->rec[s % TMPI_VT_FEED_CAP], sizeof(tmpi_vt_rec));
-            rel.n_rec++;
-        }
-    }
+    rel.n_rec += ring_items(o, IT_REC, r, q->rec, sizeof q->rec[0], TMPI_VT_FEED_CAP,
+                            rel.sent_tail[r], tail);
     rel.sent_tail[r] = tail;
     __atomic_store_n(&q->head, tail, __ATOMIC_RELEASE); /* the rank may reuse them */
     if (ver != rel.sent_ver[r] && (w = words_add(o, IT_STATE, r, 1 + STATE_WORDS)) != NULL) {
