@@ -185,6 +185,9 @@ same_vt "vt_incast" "4 records, 0 takes" bgq:4x1x1x1x2 5 --ranks-per-node 4 \
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
 same_vt "vt_pingpong" "4 records, 3 takes" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
     --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+# real hosts (--host: host 1 makes its copy of the feed itself)
+vt_split "vt_pingpong, 2 real hosts" "4 records, 3 takes" bgq:4x1x1x1x2 2 --host localhost:2 \
+    --map "$TMP/k2.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
 # congestion across hosts (tests/mpi/vtime.sh's canary): the congestors on
 # host 0 send 3 x 8 x 64 KiB to rank 5 on host 1, whose links the canaries
 # (ranks 0 and 1, one per host) share: host 1 relays rank 1's 4 pongs and 4
@@ -193,9 +196,6 @@ printf '0 0 0 0 0 0\n2 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n2 0 0 0
 same_vt "vt_canary" "8 records, 28 takes" bgq:4x1x1x1x2 6 --ranks-per-node 4 \
     --map "$TMP/canary.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_canary" congested 4 \
     65536 8
-# real hosts (--host: host 1 makes its copy of the feed itself)
-vt_split "vt_pingpong, 2 real hosts" "4 records, 3 takes" bgq:4x1x1x1x2 2 --host localhost:2 \
-    --map "$TMP/k2.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
 unset TORUSEMU_HOSTS_FEED_STATS
 
 # --- refusals -------------------------------------------------------------
