@@ -5,14 +5,18 @@
  * (doc/mpi.md, "Across hosts").
  *
  * How: at the end of each injection (one message) the library hands this
- * layer the updates it set aside, per host (temu_session_split).  They go
- * in one message on a private duplicate of MPI_COMM_WORLD to the host's
- * agent, a thread of the host's lowest rank that applies them to its store
- * and answers with an empty acknowledgement, which the sender waits for
- * before its MPI call returns.  So once a send call has returned, every
- * counter its message touched is in the store of the host that owns it: a
- * PAPI read on any host that happens after it (through any
- * synchronisation) sees the whole message.
+ * layer the updates it set aside, per host (temu_session_split).  They
+ * gather in one batch per host, which goes, when an MPI call that
+ * completes something returns, in one message on a private duplicate of
+ * MPI_COMM_WORLD to the host's agent, a thread of the host's lowest rank
+ * that applies it to its store and answers with an empty
+ * acknowledgement.  The process's next MPI call waits for those
+ * acknowledgements before it goes on.  A PAPI read on another host can
+ * follow a call's return only through a later MPI call of this process
+ * (a message, a collective, a window synchronisation: each starts by
+ * that wait) - so it sees every counter the completed messages touched,
+ * as on one host, at one round trip per call that completed something
+ * rather than one per message (doc/mpi.md, "What a reader sees").
  *
  * At MPI_Finalize, once every update has landed, the agents send rank 0
  * their hosts' counters, which it gathers into the run's store
@@ -35,10 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Tags on the private communicator: updates to an agent, and each
- * sending thread's acknowledgements (one tag per thread, so a thread never
- * takes another's). */
+/* Tags on the private communicator: updates to an agent, the
+ * acknowledgements of updates (any thread of the process takes them), and
+ * each thread's answers (one tag per thread, so a thread never takes
+ * another's: host_feed.c's communicator ids). */
 #define TAG_UPDATES 0x51
+#define TAG_ACKS 0x56
 #define TAG_ACK_FIRST 0x100
 #define ACK_TAGS 4096
 /* The largest message of updates: the library hands on at most 1024
@@ -47,7 +53,7 @@
 
 static MPI_Comm hosts_comm = MPI_COMM_NULL;
 static temu_hosts *hosts;
-static int32_t *leader;  /* world rank of each host's agent */
+static int32_t *leader;   /* world rank of each host's agent */
 static temu_session *own; /* this host's store (the session the layer counts into) */
 static pthread_t agent;
 static int agent_on;
@@ -56,6 +62,26 @@ static int finished;
 static int next_ack_tag;
 static __thread int ack_tag;
 static __thread uint64_t *wire; /* WIRE_MAX words, at a thread's first batch */
+
+/* Lazy acknowledgements (doc/mpi.md, "What a reader sees"): the updates
+ * for each host gathered into one batch (bufs, under bufs_lock) until a
+ * call that completes something returns; batches sent, acknowledged, and
+ * the number that must be acknowledged before the process's next MPI call
+ * goes on (each only grows); one thread at a time takes acknowledgements.
+ * TORUSEMU_HOSTS_ACK=each: every message's updates sent at once, waiting
+ * for their acknowledgement (the rule before, kept to measure it). */
+TMPI_HIDDEN int tmpi_hosts_lazy;
+TMPI_HIDDEN __thread int tmpi_hosts_started;
+static uint64_t acks_sent, acks_taken, acks_due;
+static pthread_mutex_t acks_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ack_each;
+typedef struct batch {
+    uint64_t *w; /* WIRE_MAX words: the acknowledgement tag, then pairs */
+    int n;       /* words held, the tag's included (0: empty) */
+} batch;
+static batch *bufs; /* one per host */
+static pthread_mutex_t bufs_lock = PTHREAD_MUTEX_INITIALIZER;
+static int bufs_held; /* some batch holds updates */
 
 int tmpi_hosts_wanted(void)
 {
@@ -71,20 +97,19 @@ typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
 
-static int ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
+int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
 {
     static void *f;
     return ((send_fn)tmpi_next_fn(&f, "PMPI_Send"))(buf, n, t, to, tag, c);
 }
 
-static int ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
-                     MPI_Status *st)
+int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c, MPI_Status *st)
 {
     static void *f;
     return ((recv_fn)tmpi_next_fn(&f, "PMPI_Recv"))(buf, n, t, from, tag, c, st);
 }
 
-static int ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
+int tmpi_ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
 {
     static void *f;
     return ((iprobe_fn)tmpi_next_fn(&f, "PMPI_Iprobe"))(from, tag, c, flag, st);
@@ -92,7 +117,7 @@ static int ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
 
 /* ------------------------------------------------------------ sending */
 
-static int thread_ack_tag(void)
+int tmpi_hosts_ack_tag(void)
 {
     if (ack_tag == 0) {
         ack_tag = TAG_ACK_FIRST + __atomic_fetch_add(&next_ack_tag, 1, __ATOMIC_RELAXED) % ACK_TAGS;
@@ -100,26 +125,134 @@ static int thread_ack_tag(void)
     return ack_tag;
 }
 
-/* temu_split_send_fn: n pairs to host's agent, returning once applied. */
+/* Take acknowledgements until `upto` batches have been acknowledged. */
+static void acks_settle(uint64_t upto)
+{
+    while (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < upto) {
+        if (pthread_mutex_trylock(&acks_lock) != 0) {
+            sched_yield(); /* another thread takes them */
+            continue;
+        }
+        while (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < upto) {
+            if (tmpi_ompi_recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_ACKS, hosts_comm,
+                               MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                break;
+            }
+            __atomic_add_fetch(&acks_taken, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&acks_lock);
+        break;
+    }
+}
+
+void tmpi_hosts_enter(void)
+{
+    uint64_t due = __atomic_load_n(&acks_due, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < due) {
+        int depth = tmpi_depth;
+        tmpi_depth = 2; /* ours: outside the program's virtual time */
+        acks_settle(due);
+        tmpi_depth = depth;
+    }
+}
+
+/* Host h's batch sent (under bufs_lock); 0 or -1. */
+static int batch_send(int32_t h)
+{
+    batch *b = &bufs[h];
+    int rc = 0;
+    if (b->n > 1) {
+        b->w[0] = TAG_ACKS;
+        rc = tmpi_ompi_send(b->w, b->n, MPI_UINT64_T, leader[h], TAG_UPDATES, hosts_comm) ==
+                     MPI_SUCCESS
+                 ? 0
+                 : -1;
+        if (rc == 0) {
+            __atomic_add_fetch(&acks_sent, 1, __ATOMIC_RELEASE);
+        }
+    }
+    b->n = 0;
+    return rc;
+}
+
+/* Every held batch sent. */
+static void batches_send(void)
+{
+    if (!__atomic_load_n(&bufs_held, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    pthread_mutex_lock(&bufs_lock);
+    for (int32_t h = 0; h < temu_hosts_count(hosts); h++) {
+        if (batch_send(h) != 0) {
+            fprintf(stderr,
+                    "torusemu-mpi: counter updates could not reach host %d; its counts "
+                    "are short\n",
+                    (int)h);
+        }
+    }
+    __atomic_store_n(&bufs_held, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&bufs_lock);
+}
+
+void tmpi_hosts_leave(void)
+{
+    if (tmpi_hosts_started) {
+        tmpi_hosts_started = 0; /* due when the call that completes it returns */
+        return;
+    }
+    batches_send();
+    uint64_t sent = __atomic_load_n(&acks_sent, __ATOMIC_ACQUIRE);
+    uint64_t due = __atomic_load_n(&acks_due, __ATOMIC_RELAXED);
+    while (due < sent && !__atomic_compare_exchange_n(&acks_due, &due, sent, 1, __ATOMIC_ACQ_REL,
+                                                      __ATOMIC_RELAXED)) {
+    }
+}
+
+/* n pairs added to host's batch (the batch sent first if they would not
+ * fit); 0 or -1. */
+static int batch_add(int32_t host, const uint64_t *pairs, int32_t n)
+{
+    batch *b = &bufs[host];
+    int rc = 0;
+    pthread_mutex_lock(&bufs_lock);
+    if (b->w == NULL && (b->w = malloc(WIRE_MAX * sizeof *b->w)) == NULL) {
+        rc = -1;
+    } else {
+        if (b->n + 2 * n > WIRE_MAX) {
+            rc = batch_send(host);
+        }
+        b->n = b->n == 0 ? 1 : b->n;
+        memcpy(b->w + b->n, pairs, (size_t)n * 2 * sizeof *pairs);
+        b->n += 2 * n;
+        __atomic_store_n(&bufs_held, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&bufs_lock);
+    return rc;
+}
+
+/* temu_split_send_fn: n pairs for host's agent, added to its batch; with
+ * TORUSEMU_HOSTS_ACK=each sent at once, returning once applied. */
 static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
 {
     (void)ctx;
     if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || n < 0 || 1 + 2 * n > WIRE_MAX) {
         return -1;
     }
+    if (!ack_each) {
+        return batch_add(host, pairs, n);
+    }
     if (wire == NULL && (wire = malloc(WIRE_MAX * sizeof *wire)) == NULL) {
         return -1;
     }
-    int tag = thread_ack_tag();
+    int tag = tmpi_hosts_ack_tag();
     wire[0] = (uint64_t)tag;
     memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
-    if (ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) !=
-            MPI_SUCCESS ||
-        ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS) {
-        return -1;
-    }
-    return 0;
+    return tmpi_ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) ==
+                       MPI_SUCCESS &&
+                   tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm,
+                                  MPI_STATUS_IGNORE) == MPI_SUCCESS
+               ? 0
+               : -1;
 }
 
 /* -------------------------------------------------------------- agent */
@@ -143,51 +276,132 @@ static void agent_serve(uint64_t *buf, int count, int source)
     if (count >= 1 && (count - 1) % 2 == 0) {
         int32_t refused = temu_session_apply_updates(own, buf + 1, (count - 1) / 2);
         if (refused != 0) {
-            fprintf(stderr, "torusemu-mpi: rank %d sent %d updates of counters this host does "
-                            "not own; ignored\n",
+            fprintf(stderr,
+                    "torusemu-mpi: rank %d sent %d updates of counters this host does "
+                    "not own; ignored\n",
                     source, (int)refused);
         }
     }
     int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
                   ? (int)buf[0]
-                  : TAG_ACK_FIRST;
-    ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
+                  : TAG_ACKS;
+    tmpi_ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
 }
 
+/* Updates waiting from any rank: applied and acknowledged; 1 if any was. */
+static int agent_updates(void)
+{
+    static uint64_t buf[WIRE_MAX];
+    int flag = 0, count = 0;
+    MPI_Status st;
+    if (tmpi_ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
+        !flag) {
+        return 0;
+    }
+    PMPI_Get_count(&st, MPI_UINT64_T, &count);
+    if (count < 0 || count > WIRE_MAX) {
+        count = 0; /* not ours: take it as an empty message */
+    }
+    tmpi_ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
+                   MPI_STATUS_IGNORE);
+    agent_serve(buf, count, st.MPI_SOURCE);
+    return 1;
+}
+
+/* The agent serves counter updates and relays the online model's feed
+ * (host_feed.c) until told to stop and the relay has ended. */
 static void *agent_main(void *arg)
 {
     (void)arg;
-    static uint64_t buf[WIRE_MAX];
     unsigned idle = 0;
     /* nothing the agent does is the program's: not counted (depth above
      * 0) and outside its virtual time (depth above 1, tmpi_vt_active) */
     tmpi_depth = 2;
-    while (!__atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE)) {
-        int flag = 0, count = 0;
-        MPI_Status st;
-        if (ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
-            !flag) {
+    for (;;) {
+        int stopping = __atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE);
+        int busy = agent_updates();
+        busy |= tmpi_host_feed_serve(stopping);
+        if (stopping && !busy && tmpi_host_feed_ended()) {
+            break;
+        }
+        if (busy) {
+            idle = 0;
+        } else {
             agent_idle(&idle);
-            continue;
         }
-        idle = 0;
-        PMPI_Get_count(&st, MPI_UINT64_T, &count);
-        if (count < 0 || count > WIRE_MAX) {
-            count = 0; /* not ours: take it as an empty message */
-        }
-        ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
-                  MPI_STATUS_IGNORE);
-        agent_serve(buf, count, st.MPI_SOURCE);
     }
     return NULL;
+}
+
+/* ------------------------------------------------------- for host_feed.c */
+
+MPI_Comm tmpi_hosts_comm(void)
+{
+    return hosts_comm;
+}
+
+int32_t tmpi_hosts_count(void)
+{
+    return temu_hosts_count(hosts);
+}
+
+int32_t tmpi_hosts_leader(int32_t host)
+{
+    return host >= 0 && host < temu_hosts_count(hosts) ? leader[host] : -1;
+}
+
+int32_t tmpi_hosts_rank_host(int32_t rank)
+{
+    return temu_hosts_rank_host(hosts, rank);
+}
+
+int tmpi_hosts_split(void)
+{
+    return hosts_comm != MPI_COMM_NULL;
+}
+
+/* ------------------------------------------------------------ windows */
+
+int tmpi_hosts_window_begin(MPI_Comm comm, MPI_Errhandler *eh)
+{
+    if (hosts_comm == MPI_COMM_NULL || PMPI_Comm_get_errhandler(comm, eh) != MPI_SUCCESS) {
+        return 0;
+    }
+    if (PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+        PMPI_Errhandler_free(eh);
+        return 0;
+    }
+    return 1;
+}
+
+/* Open MPI 4.1 over TCP serves one-sided windows with osc pt2pt, which
+ * refuses them under MPI_THREAD_MULTIPLE, which the agents need (doc/mpi.md,
+ * "One-sided programs"): without this the program dies of an "invalid
+ * window" with no word of why. */
+int tmpi_hosts_window_end(MPI_Comm comm, MPI_Errhandler eh, int rc, const char *call)
+{
+    PMPI_Comm_set_errhandler(comm, eh);
+    PMPI_Errhandler_free(&eh);
+    if (rc != MPI_SUCCESS) {
+        int rank = 0;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr,
+                "torusemu-mpi: rank %d: %s failed in a run across hosts: the hosts' agents "
+                "need MPI_THREAD_MULTIPLE, under which Open MPI's one-sided component over TCP "
+                "(osc pt2pt) makes no window; MPI_Win_allocate_shared, or MPI_Win_allocate "
+                "among ranks of one machine, work (doc/mpi.md, \"Across hosts\")\n",
+                rank, call);
+        PMPI_Comm_call_errhandler(comm, rc);
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------ start, end */
 
 static int hosts_fail(int rank, const char *why, const char *detail)
 {
-    fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s%s%s\n", rank,
-            why, detail[0] ? ": " : "", detail);
+    fprintf(stderr, "torusemu-mpi: rank %d: the run across hosts cannot start: %s%s%s\n", rank, why,
+            detail[0] ? ": " : "", detail);
     return -1;
 }
 
@@ -238,6 +452,12 @@ int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
     if (temu_session_split(s, hosts, host, hosts_send, NULL, &err) != TEMU_OK) {
         return hosts_fail(rank, err.message, "");
     }
+    const char *each = getenv("TORUSEMU_HOSTS_ACK");
+    ack_each = each != NULL && strcmp(each, "each") == 0;
+    if ((bufs = calloc((size_t)temu_hosts_count(hosts), sizeof *bufs)) == NULL) {
+        return hosts_fail(rank, "out of memory", "");
+    }
+    __atomic_store_n(&tmpi_hosts_lazy, !ack_each, __ATOMIC_RELEASE);
     if (leader[host] == rank) {
         int e = pthread_create(&agent, NULL, agent_main, NULL);
         if (e != 0) {
@@ -277,8 +497,9 @@ static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals
         rc = temu_session_gather_host(run, hosts, 0, c, n, &err);
     }
     for (int32_t h = 1; h < temu_hosts_count(hosts); h++) {
-        ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
-        ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
+        tmpi_ompi_recv(c, (int)n, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm,
+                       MPI_STATUS_IGNORE);
+        tmpi_ompi_recv(t, 2, MPI_UINT64_T, leader[h], TAG_GATHER, hosts_comm, MPI_STATUS_IGNORE);
         sum[0] += t[0];
         sum[1] += t[1];
         if (rc == TEMU_OK) {
@@ -313,8 +534,8 @@ static void hosts_gather(int32_t rank)
     if (rank == 0) {
         gather_into_run_store(c, n, totals);
     } else {
-        ompi_send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
-        ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        tmpi_ompi_send(c, (int)n, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
+        tmpi_ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
     }
     free(c);
     const char *path = temu_session_path(own), *dir = getenv(TEMU_HOST_STORES_ENV);
@@ -331,15 +552,19 @@ void tmpi_hosts_finish(void)
     if (hosts_comm == MPI_COMM_NULL || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
         return;
     }
-    /* every rank's last update has been acknowledged before it gets here,
-     * so past the barrier no update is on its way to any agent; the
-     * barrier is ours, not the program's (not counted) */
+    /* every rank's last update acknowledged before the barrier, so past it
+     * no update is on its way to any agent; the barrier is ours, not the
+     * program's (not counted) */
     tmpi_depth++;
+    batches_send();
+    acks_settle(__atomic_load_n(&acks_sent, __ATOMIC_ACQUIRE));
+    __atomic_store_n(&tmpi_hosts_lazy, 0, __ATOMIC_RELEASE);
     PMPI_Barrier(hosts_comm);
     if (agent_on) {
         __atomic_store_n(&agent_stop, 1, __ATOMIC_RELEASE);
         pthread_join(agent, NULL);
         agent_on = 0;
+        tmpi_host_feed_close();
     }
     int rank = 0;
     PMPI_Comm_rank(hosts_comm, &rank);

@@ -36,6 +36,9 @@
         if (rc == MPI_SUCCESS) {                                                                   \
             tmpi_after_send(buf, count, datatype, dest, tag, comm, REQ);                           \
         }                                                                                          \
+        if (tmpi_depth == 1) { /* the program's own call: complete at its wait */                  \
+            tmpi_hosts_started = !BLOCKING;                                                        \
+        }                                                                                          \
         return rc;                                                                                 \
     }
 
@@ -74,6 +77,7 @@ TMPI_ENTRY(Start, (MPI_Request * request), (request))
     if (rc == MPI_SUCCESS && tmpi_following()) {
         tmpi_treq_start(req);
     }
+    tmpi_hosts_started = tmpi_depth == 1; /* complete at its wait */
     return rc;
 }
 
@@ -88,6 +92,7 @@ TMPI_ENTRY(Startall, (int count, MPI_Request array_of_requests[]), (count, array
     for (int i = 0; rc == MPI_SUCCESS && tmpi_following() && i < count; i++) {
         tmpi_treq_start(array_of_requests[i]);
     }
+    tmpi_hosts_started = tmpi_depth == 1; /* complete at their wait */
     return rc;
 }
 

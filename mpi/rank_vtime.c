@@ -546,7 +546,9 @@ void tmpi_vt_comm_new(MPI_Comm comm)
         int me = 0;
         PMPI_Comm_rank(comm, &me);
         if (me == 0) {
-            t->id = __atomic_add_fetch(&feed->next_comm, 1, __ATOMIC_RELAXED) + 1;
+            /* a host's copy of the feed: host 0's agent hands it out */
+            t->id = feed->relay ? tmpi_host_feed_comm_id()
+                                : __atomic_add_fetch(&feed->next_comm, 1, __ATOMIC_RELAXED) + 1;
         }
         PMPI_Bcast(&t->id, 1, MPI_UINT64_T, 0, t->h);
     }
@@ -883,7 +885,10 @@ int tmpi_vt_start(void)
     const char *path = getenv(TMPI_VT_FEED_ENV);
     if (path != NULL && *path != '\0') {
         char why[512];
-        feed = tmpi_vt_feed_map(path, 0, 0, why, sizeof why);
+        why[0] = '\0';
+        feed = tmpi_hosts_split() ? tmpi_host_feed_open(path, tmpi_g.world_rank, tmpi_g.world_size,
+                                                        why, sizeof why)
+                                  : tmpi_vt_feed_map(path, 0, 0, why, sizeof why);
         if (feed == NULL || feed->nranks < tmpi_g.world_size) {
             fprintf(stderr, "torusemu-mpi: rank %d: no online timing model (%s)\n",
                     tmpi_g.world_rank, feed == NULL ? why : "feed too small");

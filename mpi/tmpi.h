@@ -195,6 +195,17 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
 
 #define TMPI_UNPAREN(...) __VA_ARGS__
 
+/* A run across hosts acknowledges other hosts' updates lazily (hosts.c,
+ * doc/mpi.md "What a reader sees"): tmpi_hosts_lazy is set while it does;
+ * every outermost call first waits for the acknowledgements of what
+ * earlier calls completed (enter), and on its way out makes what it sent
+ * due unless it only started a non-blocking operation (leave; such calls
+ * set tmpi_hosts_started). */
+extern TMPI_HIDDEN int tmpi_hosts_lazy;
+extern TMPI_HIDDEN __thread int tmpi_hosts_started __attribute__((tls_model("initial-exec")));
+TMPI_HIDDEN void tmpi_hosts_enter(void);
+TMPI_HIDDEN void tmpi_hosts_leave(void);
+
 /* One generated entry point (MPI_X or PMPI_X): forward to the body with the
  * next definition of the same symbol, one level deeper. */
 #define TMPI_ENTRY_POINT(PREFIX, NAME, PARAMS, ARGS)                                               \
@@ -208,9 +219,15 @@ static inline void *tmpi_next_fn(void **slot, const char *name)
         if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
             tmpi_vt_enter();                                                                       \
         }                                                                                          \
+        if (__builtin_expect(tmpi_hosts_lazy, 0) && tmpi_depth == 0) {                             \
+            tmpi_hosts_enter();                                                                    \
+        }                                                                                          \
         tmpi_depth++;                                                                              \
         int rc_ = tmpi_body_##NAME(fn_, TMPI_UNPAREN ARGS);                                        \
         tmpi_depth--;                                                                              \
+        if (__builtin_expect(tmpi_hosts_lazy, 0) && tmpi_depth == 0) {                             \
+            tmpi_hosts_leave();                                                                    \
+        }                                                                                          \
         if (__builtin_expect(tmpi_vt_on, 0) && tmpi_depth == 0) {                                  \
             tmpi_vt_leave();                                                                       \
         }                                                                                          \
@@ -254,6 +271,40 @@ static inline int tmpi_identity_known(void)
 TMPI_HIDDEN int tmpi_hosts_wanted(void);
 TMPI_HIDDEN int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size);
 TMPI_HIDDEN void tmpi_hosts_finish(void);
+/* For host_feed.c: the hosts' private communicator (MPI_COMM_NULL: not a
+ * split run), its number of hosts, each host's agent (world rank), a
+ * rank's host, this thread's tag for answers; Open MPI's own calls, past
+ * this library's wrappers (the layer's traffic is none of the program's). */
+TMPI_HIDDEN int tmpi_hosts_split(void);
+/* A window constructor on comm in a run across hosts: begin makes its
+ * errors return (1: the program's handler kept in *eh, to be given to
+ * end); end restores the handler and, if the call failed, says why
+ * windows may fail across hosts before calling the program's handler
+ * with rc (fatal unless the program chose otherwise); returns rc. */
+TMPI_HIDDEN int tmpi_hosts_window_begin(MPI_Comm comm, MPI_Errhandler *eh);
+TMPI_HIDDEN int tmpi_hosts_window_end(MPI_Comm comm, MPI_Errhandler eh, int rc, const char *call);
+TMPI_HIDDEN MPI_Comm tmpi_hosts_comm(void);
+TMPI_HIDDEN int32_t tmpi_hosts_count(void);
+TMPI_HIDDEN int32_t tmpi_hosts_leader(int32_t host);
+TMPI_HIDDEN int32_t tmpi_hosts_rank_host(int32_t rank);
+TMPI_HIDDEN int tmpi_hosts_ack_tag(void);
+TMPI_HIDDEN int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c);
+TMPI_HIDDEN int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
+                               MPI_Status *st);
+TMPI_HIDDEN int tmpi_ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st);
+
+/* The online model's feed across hosts (host_feed.c): every rank of a
+ * split run, at MPI_Init: host 0's ranks map the launcher's feed at path,
+ * the others their host's copy, which its agent relays (NULL with why in
+ * every rank if any cannot); the agent's round (1 if it did anything) and
+ * whether the relay has ended once stopping; a communicator's model id
+ * from host 0; at the end, the copy removed. */
+TMPI_HIDDEN tmpi_vt_feed *tmpi_host_feed_open(const char *path, int32_t rank, int32_t size,
+                                              char *why, size_t len);
+TMPI_HIDDEN int tmpi_host_feed_serve(int stopping);
+TMPI_HIDDEN int tmpi_host_feed_ended(void);
+TMPI_HIDDEN uint64_t tmpi_host_feed_comm_id(void);
+TMPI_HIDDEN void tmpi_host_feed_close(void);
 
 /* After PMPI_Init/_Init_thread succeeded: attach the session named by
  * $TORUSEMU_SESSION, register the rank, set the identity.  Idempotent. */

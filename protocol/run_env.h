@@ -28,5 +28,12 @@
 #define TMPI_VT_MPI_COSTS_ENV "TORUSEMU_MPI_COSTS"
 /* the online model's feed file (vt_feed.h), created by the launcher */
 #define TMPI_VT_FEED_ENV "TORUSEMU_VT_FEED"
+/* a run across hosts: host h's copy of the feed (mpi/host_feed.c), in the
+ * directory of the hosts' stores (TORUSEMU_HOST_STORES): printf format of
+ * the directory and h */
+#define TMPI_HOST_FEED_FORMAT "%s/host%d.feed"
+/* "1": each host's agent says at MPI_Finalize what of the feed it relayed
+ * (tests/mpi/hosts.sh) */
+#define TMPI_HOST_FEED_STATS_ENV "TORUSEMU_HOSTS_FEED_STATS"
 
 #endif

@@ -201,11 +201,10 @@ uint64_t tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec)
     return tail;
 }
 
-void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
+/* st into rank r's queue under its sequence lock, ending at version ver */
+static void state_write(tmpi_vt_queue *q, const tmpi_vt_state *st, uint64_t ver)
 {
-    tmpi_vt_queue *q = &f->q[r];
-    uint64_t v = q->ver;
-    __atomic_store_n(&q->ver, v + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->ver, ver - 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     /* word by word, relaxed: a reader that overlaps retries */
     const uint64_t *from = (const uint64_t *)st;
@@ -213,7 +212,18 @@ void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
     for (size_t i = 0; i < sizeof *st / sizeof *from; i++) {
         __atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
     }
-    __atomic_store_n(&q->ver, v + 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->ver, ver, __ATOMIC_RELEASE);
+}
+
+void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
+{
+    state_write(&f->q[r], st, f->q[r].ver + 2);
+    tmpi_vt_feed_wake_model(f);
+}
+
+void tmpi_vt_feed_state_at(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st, uint64_t ver)
+{
+    state_write(&f->q[r], st, ver);
     tmpi_vt_feed_wake_model(f);
 }
 
@@ -230,27 +240,35 @@ void tmpi_vt_feed_poll_publish(tmpi_vt_feed *f, int64_t next, int64_t min, int32
     __atomic_store_n(&f->poll_ver, v + 2, __ATOMIC_RELEASE);
 }
 
-int64_t tmpi_vt_feed_poll_target(const tmpi_vt_feed *f, int32_t r)
+uint64_t tmpi_vt_feed_poll_read(const tmpi_vt_feed *f, int64_t *next, int64_t *min,
+                                int32_t *min_rank, int64_t *min2)
 {
     for (;;) {
         uint64_t v = __atomic_load_n(&f->poll_ver, __ATOMIC_ACQUIRE);
         if (v & 1) {
             continue;
         }
-        int64_t next = __atomic_load_n(&f->poll_next, __ATOMIC_RELAXED);
-        int64_t min = __atomic_load_n(&f->poll_min, __ATOMIC_RELAXED);
-        int64_t min2 = __atomic_load_n(&f->poll_min2, __ATOMIC_RELAXED);
-        int32_t min_rank = __atomic_load_n(&f->poll_min_rank, __ATOMIC_RELAXED);
+        *next = __atomic_load_n(&f->poll_next, __ATOMIC_RELAXED);
+        *min = __atomic_load_n(&f->poll_min, __ATOMIC_RELAXED);
+        *min2 = __atomic_load_n(&f->poll_min2, __ATOMIC_RELAXED);
+        *min_rank = __atomic_load_n(&f->poll_min_rank, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&f->poll_ver, __ATOMIC_RELAXED) != v) {
-            continue;
+        if (__atomic_load_n(&f->poll_ver, __ATOMIC_RELAXED) == v) {
+            return v;
         }
-        if (next == INT64_MAX) {
-            return INT64_MAX; /* nothing in the network or on its way */
-        }
-        int64_t others = min_rank == r ? min2 : min; /* the other ranks' bound */
-        return next < others ? next : others;
     }
+}
+
+int64_t tmpi_vt_feed_poll_target(const tmpi_vt_feed *f, int32_t r)
+{
+    int64_t next, min, min2;
+    int32_t min_rank;
+    tmpi_vt_feed_poll_read(f, &next, &min, &min_rank, &min2);
+    if (next == INT64_MAX) {
+        return INT64_MAX; /* nothing in the network or on its way */
+    }
+    int64_t others = min_rank == r ? min2 : min; /* the other ranks' bound */
+    return next < others ? next : others;
 }
 
 uint64_t tmpi_vt_feed_read_state(const tmpi_vt_feed *f, int32_t r, tmpi_vt_state *st)
@@ -295,12 +313,38 @@ void tmpi_vt_feed_deliver(tmpi_vt_feed *f, int32_t r, uint64_t seq, int64_t when
     __atomic_store_n(&d->seq1, seq + 1, __ATOMIC_RELEASE);
 }
 
-void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq, int32_t me)
+void tmpi_vt_feed_take_at(tmpi_vt_feed *f, int32_t r, uint64_t seq, uint64_t ver)
 {
     tmpi_vt_deliv *d = &f->q[r].deliv[seq % TMPI_VT_DELIV_CAP];
-    __atomic_store_n(&d->taken_ver, __atomic_load_n(&f->q[me].ver, __ATOMIC_RELAXED),
-                     __ATOMIC_RELAXED);
+    __atomic_store_n(&d->taken_ver, ver, __ATOMIC_RELAXED);
     __atomic_store_n(&d->taken, seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A relayed feed: the take into receiver me's log, for its host's agent
+ * (the rank's threads may take at once: each reserves its entry; a full
+ * log waits for the agent, which drains it continuously) */
+static void take_log(tmpi_vt_feed *f, int32_t r, uint64_t seq, int32_t me, uint64_t ver)
+{
+    tmpi_vt_queue *q = &f->q[me];
+    uint64_t slot = __atomic_fetch_add(&q->ntake, 1, __ATOMIC_ACQ_REL);
+    while (slot - __atomic_load_n(&q->take_head, __ATOMIC_ACQUIRE) >= TMPI_VT_TAKE_CAP) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    tmpi_vt_take *t = &q->take[slot % TMPI_VT_TAKE_CAP];
+    t->src = r;
+    t->seq = seq;
+    t->ver = ver;
+    __atomic_store_n(&t->slot1, slot + 1, __ATOMIC_RELEASE);
+}
+
+void tmpi_vt_feed_take(tmpi_vt_feed *f, int32_t r, uint64_t seq, int32_t me)
+{
+    uint64_t ver = __atomic_load_n(&f->q[me].ver, __ATOMIC_RELAXED);
+    tmpi_vt_feed_take_at(f, r, seq, ver);
+    if (f->relay) {
+        take_log(f, r, seq, me, ver);
+    }
 }
 
 int tmpi_vt_feed_taken(const tmpi_vt_feed *f, int32_t r, uint64_t seq, uint64_t ver)

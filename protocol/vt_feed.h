@@ -24,7 +24,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define TMPI_VT_FEED_MAGIC 0x76746665656433ull /* "vtfeed3" */
+#define TMPI_VT_FEED_MAGIC 0x76746665656434ull /* "vtfeed4" */
 #define TMPI_VT_FEED_CAP 4096u                 /* records per rank queue */
 /* delivery times kept per sender: a receiver that takes a message more
  * than this many of its sender's messages later finds it overwritten and
@@ -115,6 +115,18 @@ typedef struct tmpi_vt_left {
 } tmpi_vt_left;
 #define TMPI_VT_LEFT_CAP 16u /* the last ones kept per rank */
 
+/* A relayed feed (a host's copy, mpi/host_feed.c): a receiver's take of
+ * message seq of sender src, made while its state had version ver, logged
+ * in the receiver's queue so the host's agent can pass it on to the model.
+ * slot1 (the entry's index + 1) is written last. */
+typedef struct tmpi_vt_take {
+    uint64_t slot1;
+    int32_t src;
+    uint32_t pad;
+    uint64_t seq, ver;
+} tmpi_vt_take;
+#define TMPI_VT_TAKE_CAP 1024u
+
 /* A rank asleep until the model delivers message seq of sender src
  * (tmpi_vt_feed_wait_delivery): the model wakes it through its futex word
  * `wake` when it publishes that delivery (tmpi_vt_feed_wake_ranks). */
@@ -134,6 +146,9 @@ typedef struct tmpi_vt_queue {
     uint64_t head; /* records consumed (model)                          */
     uint64_t tail; /* records produced (rank)                           */
     tmpi_vt_sleep sleep;
+    uint64_t ntake;     /* takes logged (a relayed feed's receivers) */
+    uint64_t take_head; /* takes passed on (the host's agent)        */
+    tmpi_vt_take take[TMPI_VT_TAKE_CAP];
     tmpi_vt_rec rec[TMPI_VT_FEED_CAP];
     tmpi_vt_deliv deliv[TMPI_VT_DELIV_CAP];
 } tmpi_vt_queue;
@@ -141,7 +156,9 @@ typedef struct tmpi_vt_queue {
 typedef struct tmpi_vt_feed {
     uint64_t magic;
     int32_t nranks;
-    int32_t pad;
+    /* 1: a host's copy of the launcher's feed, relayed to it by the host's
+     * agent (mpi/host_feed.c): receivers log their takes (tmpi_vt_take) */
+    int32_t relay;
     uint64_t next_comm; /* communicator ids handed out (rank_vtime.c) */
     /* where the model waits, for polling ranks (model -> ranks, under
      * the sequence lock poll_ver): the next time it would run and the two
@@ -204,6 +221,16 @@ void tmpi_vt_feed_wake_model(tmpi_vt_feed *f);
  * a message after the model last looked (the versions in ver[] and the
  * queues' heads), or timeout_ns of host time have passed. */
 void tmpi_vt_feed_model_sleep(tmpi_vt_feed *f, const uint64_t *ver, int64_t timeout_ns);
+
+/* Relaying (mpi/host_feed.c) writes another copy's words as they were:
+ * rank r's state st published at version ver (even, later than the last);
+ * the take of message seq of sender r by a receiver whose state had
+ * version ver; a consistent copy of where the model waits, returning its
+ * version. */
+void tmpi_vt_feed_state_at(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st, uint64_t ver);
+void tmpi_vt_feed_take_at(tmpi_vt_feed *f, int32_t r, uint64_t seq, uint64_t ver);
+uint64_t tmpi_vt_feed_poll_read(const tmpi_vt_feed *f, int64_t *next, int64_t *min,
+                                int32_t *min_rank, int64_t *min2);
 
 /* Rank r has left a blocking collective (written before its next state). */
 void tmpi_vt_feed_left(tmpi_vt_feed *f, int32_t r, const tmpi_vt_left *l);

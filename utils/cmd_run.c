@@ -378,16 +378,10 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
     }
-    if (o->split_hosts > 1 && (o->series != NULL || o->trace != NULL)) {
-        return fail("--split-hosts does not work with %s yet (doc/mpi.md, \"Across hosts\")",
-                    o->trace != NULL ? "--trace" : "--sample");
-    }
-    /* the online model is a thread of the launcher, its feed in this
-     * machine's shared memory */
-    if (o->split_hosts > 1 && o->vtime && (o->hostfile != NULL || o->hostlist != NULL)) {
-        return fail("--split-hosts with --virtual-time runs on this machine only: the online "
-                    "timing model is not reachable from other hosts yet (doc/mpi.md, \"Across "
-                    "hosts\")");
+    /* the launcher samples the hosts' stores: it must see them */
+    if (o->split_hosts > 1 && o->series != NULL && (o->hostfile != NULL || o->hostlist != NULL)) {
+        return fail("--split-hosts with --sample runs on this machine only: the launcher cannot "
+                    "read other hosts' stores (doc/mpi.md, \"Across hosts\")");
     }
     return 0;
 }
@@ -649,8 +643,12 @@ int cmd_run(int argc, char **argv)
     run_hosts rh;
     memset(&rh, 0, sizeof rh);
     int remote = o.hostfile != NULL || o.hostlist != NULL;
+    /* --sample: the sampler snapshots the hosts' stores as one (on one
+     * machine; refused with real hosts, parse_args) */
     if (o.split_hosts > 1 &&
-        run_hosts_prepare(&rh, (int32_t)o.split_hosts, remote, s, &m, &map) != 0) {
+        (run_hosts_prepare(&rh, (int32_t)o.split_hosts, remote, s, &m, &map) != 0 ||
+         (o.series != NULL && run_hosts_view_open(&rh, s, &m, &map) != 0))) {
+        run_hosts_remove(&rh);
         temu_mapping_free(&map);
         temu_session_close(s);
         unlink(store);
@@ -703,8 +701,8 @@ int cmd_run(int argc, char **argv)
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
     /* --split-hosts: two more --mca triples and three -x pairs; --hostfile
-     * and --host: two pairs; --mpi-costs: one -x pair */
-    char **av = calloc((size_t)(28 + 18 + o.nextra + nprog), sizeof *av);
+     * and --host: two pairs; --mpi-costs: one -x pair; two spare */
+    char **av = calloc((size_t)(28 + 20 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -758,8 +756,8 @@ int cmd_run(int argc, char **argv)
     }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload, x_libpath,     x_trace,    x_vtime, x_scale,
-                  x_feed,    x_host_clocks, x_hosts, x_host_stores, x_gathered, x_costs};
+    char *xs[] = {x_session, x_preload,     x_libpath, x_trace,       x_vtime,    x_scale,
+                  x_feed,    x_host_clocks, x_hosts,   x_host_stores, x_gathered, x_costs};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -775,7 +773,9 @@ int cmd_run(int argc, char **argv)
     av[k] = NULL;
 
     run_sampler rs;
-    if (o.series != NULL && run_sampler_start(&rs, o.series, s, o.sample_ns) != 0) {
+    if (o.series != NULL &&
+        run_sampler_start(&rs, o.series, rh.view != NULL ? rh.view : s, o.sample_ns,
+                          rh.view != NULL ? run_hosts_view_refresh : NULL, &rh) != 0) {
         rc = CLI_EXIT_USAGE;
         goto out;
     }

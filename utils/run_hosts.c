@@ -10,6 +10,7 @@
  */
 #include "run_hosts.h"
 #include "cli.h"
+#include "run_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,14 +74,66 @@ int run_hosts_gather(run_hosts *rh, temu_session *base)
     return 0;
 }
 
+#define VIEW_NAME "%s/view.store"
+
+int run_hosts_view_open(run_hosts *rh, const temu_session *base, const temu_machine *m,
+                        const temu_mapping *map)
+{
+    temu_error err;
+    char path[PATH_MAX + 32];
+    rh->base = base;
+    if (snprintf(path, sizeof path, VIEW_NAME, rh->dir) >= (int)sizeof path) {
+        return fail("--split-hosts: the path of the sampled view is too long");
+    }
+    if (temu_session_create_ex(path, m, map, 0, &rh->view, &err) != TEMU_OK) {
+        return fail("--split-hosts --sample: %s", err.message);
+    }
+    return 0;
+}
+
+void run_hosts_view_refresh(void *arg)
+{
+    run_hosts *rh = arg;
+    uint64_t n = temu_counter_count(rh->view);
+    uint64_t msgs = temu_session_messages(rh->base), bytes = temu_session_bytes(rh->base);
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        int32_t owner = temu_hosts_counter_host(rh->hosts, i);
+        uint64_t want = temu_counter_read(rh->base, i) +
+                        (owner >= 0 ? temu_counter_read(rh->stores[owner], i) : 0);
+        uint64_t have = temu_counter_read(rh->view, i);
+        /* every source only grows, and so does the view */
+        if (want > have) {
+            temu_counter_add(rh->view, i, want - have);
+        }
+    }
+    for (int32_t h = 0; h < rh->n; h++) {
+        msgs += temu_session_messages(rh->stores[h]);
+        bytes += temu_session_bytes(rh->stores[h]);
+    }
+    temu_session_set_totals(rh->view, msgs, bytes);
+}
+
 void run_hosts_remove(run_hosts *rh)
 {
     char path[PATH_MAX + 32];
+    if (rh->view != NULL) {
+        temu_session_close(rh->view);
+        rh->view = NULL;
+        if (snprintf(path, sizeof path, VIEW_NAME, rh->dir) < (int)sizeof path) {
+            unlink(path);
+        }
+    }
     /* remote: what a rank of this machine made and did not remove */
     for (int32_t h = 0; rh->stores != NULL && h < rh->n; h++) {
         temu_session_close(rh->stores[h]);
         rh->stores[h] = NULL;
         if (rh->dir[0] != '\0' && temu_hosts_store_path(rh->dir, h, path, sizeof path) == 0) {
+            unlink(path);
+        }
+        /* the host's copy of the online model's feed (mpi/host_feed.c),
+         * left by a rank that was killed */
+        if (rh->dir[0] != '\0' && snprintf(path, sizeof path, TMPI_HOST_FEED_FORMAT, rh->dir,
+                                           (int)h) < (int)sizeof path) {
             unlink(path);
         }
     }

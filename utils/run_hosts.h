@@ -11,12 +11,14 @@
 #include <limits.h>
 
 typedef struct run_hosts {
-    int32_t n;              /* hosts; 0: not split */
-    int remote;             /* real hosts: the ranks make and gather the stores */
-    char dir[PATH_MAX];     /* private directory of the hosts' stores */
-    char count[16];         /* N, for the ranks' environment */
-    temu_hosts *hosts;      /* who owns what */
+    int32_t n;             /* hosts; 0: not split */
+    int remote;            /* real hosts: the ranks make and gather the stores */
+    char dir[PATH_MAX];    /* private directory of the hosts' stores */
+    char count[16];        /* N, for the ranks' environment */
+    temu_hosts *hosts;     /* who owns what */
     temu_session **stores; /* host h's store */
+    temu_session *view;    /* --sample: the run as one store (run_hosts_view_open) */
+    const temu_session *base;
 } run_hosts;
 
 /* The hosts of a run whose store is base (made with machine m and map):
@@ -30,6 +32,14 @@ int run_hosts_prepare(run_hosts *rh, int32_t n, int remote, const temu_session *
 /* The job has ended: every host's counters into base (remote: nothing to
  * do, the ranks did it).  0, or -1 after saying why. */
 int run_hosts_gather(run_hosts *rh, temu_session *base);
+/* --sample on one machine: a store in the hosts' directory that holds, at
+ * each run_hosts_view_refresh (the sampler's, before each snapshot), what
+ * the run's store will hold once gathered: base's counters (the online
+ * model's) plus each counter's owning host's, the totals summed.  The
+ * sampler snapshots it.  0, or -1 after saying why. */
+int run_hosts_view_open(run_hosts *rh, const temu_session *base, const temu_machine *m,
+                        const temu_mapping *map);
+void run_hosts_view_refresh(void *rh);
 /* The hosts' stores and their directory removed (safe to call twice). */
 void run_hosts_remove(run_hosts *rh);
 

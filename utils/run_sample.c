@@ -40,6 +40,9 @@ static void snapshot(run_sampler *rs, int64_t t_ns)
     if (rs->failed || t_ns <= rs->last_ns) {
         return;
     }
+    if (rs->refresh != NULL) {
+        rs->refresh(rs->ctx);
+    }
     if (temu_series_snapshot(rs->w, t_ns * 1000, &err) != TEMU_OK) {
         fprintf(stderr, "torusemu: run: no more snapshots: %s\n", err.message);
         rs->failed = 1;
@@ -48,10 +51,13 @@ static void snapshot(run_sampler *rs, int64_t t_ns)
     rs->last_ns = t_ns;
 }
 
-int run_sampler_start(run_sampler *rs, const char *path, temu_session *s, int64_t interval_ns)
+int run_sampler_start(run_sampler *rs, const char *path, temu_session *s, int64_t interval_ns,
+                      void (*refresh)(void *ctx), void *ctx)
 {
     temu_error err;
     memset(rs, 0, sizeof *rs);
+    rs->refresh = refresh;
+    rs->ctx = ctx;
     rs->interval_ns = interval_ns;
     rs->last_ns = -1;
     if (temu_series_create_ex(path, s, interval_ns * 1000, TEMU_SERIES_HOST, &rs->w, &err) !=

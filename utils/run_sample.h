@@ -20,6 +20,10 @@ typedef struct run_sampler {
     int64_t last_ns;  /* of the last one written */
     int failed;       /* a snapshot could not be written: no more */
     uint64_t written; /* snapshots in the file, after run_sampler_finish */
+    /* called before each snapshot, if set (--split-hosts: the hosts'
+     * stores into the sampled view, run_hosts_view_refresh) */
+    void (*refresh)(void *ctx);
+    void *ctx;
 } run_sampler;
 
 /* cli_parse_time_ps ("500ms", "2s", "1min", "250us") in whole host
@@ -28,7 +32,8 @@ int run_parse_interval(const char *s, int64_t *ns);
 
 /* Create the series at path for s and write the snapshot at time 0.
  * 0, or prints why and returns CLI_EXIT_USAGE. */
-int run_sampler_start(run_sampler *rs, const char *path, temu_session *s, int64_t interval_ns);
+int run_sampler_start(run_sampler *rs, const char *path, temu_session *s, int64_t interval_ns,
+                      void (*refresh)(void *ctx), void *ctx);
 /* waitpid(pid, status, 0), writing the snapshots that fall due meanwhile. */
 pid_t run_sampler_wait(run_sampler *rs, pid_t pid, int *status);
 /* The last snapshot (the job's end) and the end record.  0, or prints why

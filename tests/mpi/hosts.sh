@@ -107,35 +107,96 @@ else
     echo "hosts_read not built (no PAPI): PAPI reads not checked"
 fi
 
+# --- sampled and traced: the launcher samples the hosts' stores as one
+# (tests/mpi/run_sample.sh's checks): the series starts empty, its last
+# snapshot is the kept store, which is the single-host store; a trace of a
+# split run replays to its store, every counter (BG/Q L2 slices included)
+rowa2a="$EX/rowa2a --rows 4 --cols 4 --bytes 1024 --iters 20"
+# shellcheck disable=SC2086
+one_host "sampled, one host" "$TMP/one.store" gemini-tiny 16 --ranks-per-node 4 -- $rowa2a
+dump_all "$TMP/one.store" "$TMP/one.dump"
+# shellcheck disable=SC2086
+run_mpi "sampled, 2 hosts" "$TMP/split.store" gemini-tiny 16 --ranks-per-node 4 --split-hosts 2 \
+    --sample 5ms --series "$TMP/r.tser" -- $rowa2a
+dump_all "$TMP/split.store" "$TMP/split.dump"
+cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass || failed "sampled: stores differ"
+"$TORUSEMU" series "$TMP/r.tser" | grep -q '^snapshot 0 at 0 ps: 0 counters changed$' && pass ||
+    failed "sampled: the first snapshot is not empty"
+n=$("$TORUSEMU" series --summary --format=csv "$TMP/r.tser" | sed -n '2s/.*,host,\([0-9]*\),1$/\1/p')
+last=$("$TORUSEMU" series --all --format=csv "$TMP/r.tser" |
+    awk -F, -v k=$((${n:-1} - 1)) 'NR > 1 && $1 == k { s += $(NF - 1) } END { print s + 0 }')
+store=$("$TORUSEMU" dump --all --format=csv "$TMP/split.store" | awk -F, 'NR > 1 { s += $NF } END { print s + 0 }')
+[ "${n:-0}" -ge 2 ] && [ "$last" = "$store" ] && [ "$store" -gt 0 ] && pass ||
+    failed "sampled: $n snapshots, the last sums to $last, the store to $store"
+run_mpi "traced, 3 hosts" "$TMP/split.store" nodeboard 8 --split-hosts 3 --trace "$TMP/trace" \
+    -- "$TM/coll_trace"
+expect_ok "traced: replay" "$TORUSEMU" replay --machine nodeboard -np 8 --trace "$TMP/trace" \
+    --keep "$TMP/replay.store" --quiet
+"$TORUSEMU" dump --all --format csv "$TMP/split.store" >"$TMP/split.dump"
+"$TORUSEMU" dump --all --format csv "$TMP/replay.store" >"$TMP/replay.dump"
+cmp -s "$TMP/split.dump" "$TMP/replay.dump" && pass ||
+    failed "traced: the replay differs: $(diff "$TMP/split.dump" "$TMP/replay.dump" | head -n 6)"
+
 # --- virtual time: the online model (a thread of the launcher, its feed in
-# this machine's shared memory) sees every host's ranks: deliveries, clocks
-# and the store (the model's stall counters too) as on one host
-same_vt() {
-    what=$1
-    shift
-    one_host "$what, one host" "$TMP/one.store" "$@"
-    sort "$TMP/out" >"$TMP/one.read"
-    dump_all "$TMP/one.store" "$TMP/one.dump"
-    grep -q ' ps$\| us$\|[0-9]' "$TMP/one.read" && pass || failed "$what: printed no time"
-    machine=$1 np=$2
-    shift 2
-    run_mpi "$what, 2 hosts" "$TMP/split.store" "$machine" "$np" --split-hosts 2 "$@"
+# host 0's shared memory) sees every host's ranks: host 1's ranks use their
+# host's copy of the feed, which the agents relay over TCP (mpi/host_feed.c);
+# deliveries, clocks and the store (the model's stall counters too) as on
+# one host
+export TORUSEMU_HOSTS_FEED_STATS=1
+STATS="--mpirun-arg -x --mpirun-arg TORUSEMU_HOSTS_FEED_STATS"
+# vt_split DESC RELAYED MACHINE NP [options] -- PROGRAM ARGS: split over 2
+# hosts (options may add --host), clocks and store equal to the one-host
+# run's ($TMP/one.read, $TMP/one.dump); host 1's agent relayed exactly
+# RELAYED ("N records, ... M takes"): its ranks' messages and receives took
+# the inter-host path, not the launcher's feed
+vt_split() {
+    what=$1 relayed=$2 machine=$3 np=$4
+    shift 4
+    # shellcheck disable=SC2086
+    run_mpi "$what" "$TMP/split.store" "$machine" "$np" --split-hosts 2 $STATS "$@"
     sort "$TMP/out" >"$TMP/split.read"
     dump_all "$TMP/split.store" "$TMP/split.dump"
     cmp -s "$TMP/one.read" "$TMP/split.read" && pass ||
         failed "$what: clocks differ: $(diff "$TMP/one.read" "$TMP/split.read" | head -n 6)"
     cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass ||
         failed "$what: stores differ: $(diff "$TMP/one.dump" "$TMP/split.dump" | head -n 6)"
+    n_rec=${relayed%% *} n_take=$(echo "$relayed" | awk '{ print $(NF - 1) }')
+    grep -q "host 1 feed relay: $n_rec records, [1-9][0-9]* states, $n_take takes" "$TMP/err" &&
+        pass || failed "$what: host 1 did not relay $relayed: $(grep relay "$TMP/err")"
+}
+# same_vt DESC RELAYED MACHINE NP [options] -- PROGRAM ARGS: one host, then 2
+same_vt() {
+    what=$1 relayed=$2
+    shift 2
+    one_host "$what, one host" "$TMP/one.store" "$@"
+    sort "$TMP/out" >"$TMP/one.read"
+    dump_all "$TMP/one.store" "$TMP/one.dump"
+    grep -q ' ps$\| us$\|[0-9]' "$TMP/one.read" && pass || failed "$what: printed no time"
+    vt_split "$what, 2 hosts" "$relayed" "$@"
 }
 # an incast of 4 x 64 KiB (tests/mpi/vtime.sh derives its times): rank 0
-# alone on one node (host 0), the senders on another (host 1)
+# alone on one node (host 0), the senders on another (host 1): their 4
+# messages relayed up, the receiver on host 0 takes them itself
 printf '1 0 0 0 0 0\n0 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n' >"$TMP/incast.map"
-same_vt "vt_incast" bgq:4x1x1x1x2 5 --ranks-per-node 4 --map "$TMP/incast.map" --virtual-time \
-    --cpu-scale 0 --quiet -- "$TM/vt_incast" 65536
-# a ping-pong two hops apart, each rank its own host
+same_vt "vt_incast" "4 records, 0 takes" bgq:4x1x1x1x2 5 --ranks-per-node 4 \
+    --map "$TMP/incast.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_incast" 65536
+# a ping-pong two hops apart, each rank its own host: rank 1's 3 pongs and
+# its barrier's message, its 3 receives' takes
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k2.map"
-same_vt "vt_pingpong" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time --cpu-scale 0 \
-    --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+same_vt "vt_pingpong" "4 records, 3 takes" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" --virtual-time \
+    --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+# real hosts (--host: host 1 makes its copy of the feed itself)
+vt_split "vt_pingpong, 2 real hosts" "4 records, 3 takes" bgq:4x1x1x1x2 2 --host localhost:2 \
+    --map "$TMP/k2.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+# congestion across hosts (tests/mpi/vtime.sh's canary): the congestors on
+# host 0 send 3 x 8 x 64 KiB to rank 5 on host 1, whose links the canaries
+# (ranks 0 and 1, one per host) share: host 1 relays rank 1's 4 pongs and 4
+# allreduce messages, and 28 takes (rank 5's 24, rank 1's 4 pings)
+printf '0 0 0 0 0 0\n2 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n2 0 0 0 0 1\n' >"$TMP/canary.map"
+same_vt "vt_canary" "8 records, 28 takes" bgq:4x1x1x1x2 6 --ranks-per-node 4 \
+    --map "$TMP/canary.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_canary" congested 4 \
+    65536 8
+unset TORUSEMU_HOSTS_FEED_STATS
 
 # --- refusals -------------------------------------------------------------
 expect_fail "more hosts than nodes with ranks" \
@@ -143,13 +204,16 @@ expect_fail "more hosts than nodes with ranks" \
     "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 3 -- "$EX/app"
 expect_fail "--split-hosts 0" "expected a number of hosts from 1 to 4096" \
     "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 0 -- "$EX/app"
-expect_fail "--split-hosts with --virtual-time on real hosts" \
-    "the online timing model is not reachable from other hosts yet" \
-    "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --virtual-time --host localhost:4 \
-    -- "$EX/app"
-expect_fail "--split-hosts with --sample" "does not work with --sample yet" \
+# Open MPI makes no MPI_Win_create window over TCP under the agents'
+# MPI_THREAD_MULTIPLE: the program ends with the reason, not only Open
+# MPI's "invalid window"
+expect_fail "MPI_Win_create across hosts" \
+    "rank [0-9]*: MPI_Win_create failed in a run across hosts: the hosts' agents need MPI_THREAD_MULTIPLE" \
+    "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --split-hosts 2 -- \
+    "$TM/vt_sync" wincreate
+expect_fail "--split-hosts --sample on real hosts" "the launcher cannot read other hosts' stores" \
     "$TORUSEMU" run --machine midplane -np 4 --split-hosts 2 --sample 1s --series "$TMP/s" \
-    -- "$EX/app"
+    --host localhost:4 -- "$EX/app"
 
 # --- faults: nothing hangs, nothing is left behind --------------------------
 alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*[ZX]' "/proc/$1/status"; }
@@ -158,29 +222,40 @@ gone() { ! alive "$1"; }
 ours() { find "$1" -name 'torusemu-*' 2>/dev/null; }
 
 # one host's ranks killed (gemini-small, 2 hosts: ranks 2 and 3 on host 1):
-# the job ends with an error and every host's store goes
-rm -rf "$TMP/ranks" "$TMP/tmpdir"
-mkdir "$TMP/ranks" "$TMP/tmpdir"
-TMPDIR="$TMP/tmpdir" "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 2 -- \
-    "$TM/hold" "$TMP/ranks" >"$TMP/out" 2>"$TMP/err" &
-job=$!
-if poll 1200 started "$TMP/ranks" 4; then
-    pass
-    pids=$(cat "$TMP"/ranks/rank.*)
-    [ "$(ours "$TMP/tmpdir" | wc -l)" -ge 2 ] && pass ||
-        failed "kill: the run's stores are not in its TMPDIR: $(ls -R "$TMP/tmpdir")"
-    kill -KILL "$(cat "$TMP/ranks/rank.2")" "$(cat "$TMP/ranks/rank.3")"
-    poll 600 gone $job && pass || { failed "kill: the launcher still runs 60 s later"; kill -TERM $job; }
-    wait $job && failed "kill: the run succeeded" || pass
-    for p in $pids; do
-        poll 300 gone "$p" || failed "kill: rank pid $p still runs"
-    done
-    [ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "kill: left behind: $(ours "$TMP/tmpdir")"
-else
-    failed "kill: the ranks never started: $(cat "$TMP/err")"
-    kill -TERM $job
-    wait $job
-fi
+# the job ends with an error and every host's store goes; in virtual time
+# host 1's copy of the model's feed too (made before the kill)
+for vt in "" --virtual-time; do
+    rm -rf "$TMP/ranks" "$TMP/tmpdir"
+    mkdir "$TMP/ranks" "$TMP/tmpdir"
+    # shellcheck disable=SC2086
+    TMPDIR="$TMP/tmpdir" "$TORUSEMU" run --machine gemini-small -np 4 --split-hosts 2 $vt -- \
+        "$TM/hold" "$TMP/ranks" >"$TMP/out" 2>"$TMP/err" &
+    job=$!
+    if poll 1200 started "$TMP/ranks" 4; then
+        pass
+        pids=$(cat "$TMP"/ranks/rank.*)
+        [ "$(ours "$TMP/tmpdir" | wc -l)" -ge 2 ] && pass ||
+            failed "kill $vt: the run's stores are not in its TMPDIR: $(ls -R "$TMP/tmpdir")"
+        if [ -n "$vt" ]; then
+            [ -n "$(find "$TMP/tmpdir" -name host1.feed)" ] && pass ||
+                failed "kill $vt: no copy of the feed for host 1: $(ls -R "$TMP/tmpdir")"
+        fi
+        kill -KILL "$(cat "$TMP/ranks/rank.2")" "$(cat "$TMP/ranks/rank.3")"
+        poll 600 gone $job && pass || {
+            failed "kill $vt: the launcher still runs 60 s later"
+            kill -TERM $job
+        }
+        wait $job && failed "kill $vt: the run succeeded" || pass
+        for p in $pids; do
+            poll 300 gone "$p" || failed "kill $vt: rank pid $p still runs"
+        done
+        [ -z "$(ours "$TMP/tmpdir")" ] && pass || failed "kill $vt: left behind: $(ours "$TMP/tmpdir")"
+    else
+        failed "kill $vt: the ranks never started: $(cat "$TMP/err")"
+        kill -TERM $job
+        wait $job
+    fi
+done
 
 # a host that cannot be reached at start: mpirun says so at once; nothing left
 rm -rf "$TMP/tmpdir"
