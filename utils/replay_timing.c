@@ -191,11 +191,13 @@ static void report_sync(temu_vt *vt)
     }
     fprintf(stderr,
             "parallel engine: %u regions, %llu windows, %.1f events per window, %llu boundary "
-            "crossings (%.2f per event), lookahead %lld ps\n",
+            "crossings (%.3f per event), balance bound %.2fx, lookahead %lld ps\n",
             y.regions, (unsigned long long)y.windows,
             y.windows > 0 ? (double)y.events / (double)y.windows : 0.0,
             (unsigned long long)y.crossings,
-            y.events > 0 ? (double)y.crossings / (double)y.events : 0.0, (long long)y.lookahead_ps);
+            y.events > 0 ? (double)y.crossings / (double)y.events : 0.0,
+            y.critical > 0 ? (double)y.events / (double)y.critical : 0.0,
+            (long long)y.lookahead_ps);
 }
 
 int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p, int np,

@@ -89,6 +89,7 @@ typedef struct tm_region {
     temu_tm_hop *hop;
     int64_t nhop, caphop; /* hops of the window */
     uint64_t delivered, crossings;
+    uint64_t win_events; /* events of the window just run */
     tm_published pub[2];
     pthread_t th;
     int started;
@@ -116,6 +117,7 @@ struct tm_engine {
     int stopped;
     int64_t last_end; /* the last window's end */
     uint64_t windows;
+    uint64_t critical; /* each window's busiest region's events, summed */
     tm_delivery *dl_all;
     temu_tm_hop *hop_all;
     int64_t capdl_all, caphop_all;
@@ -426,7 +428,9 @@ static int window_next(const struct tm_engine *e, int par, int64_t *end)
 /* Region i's events up to end. */
 static void window_run(tm_region *r, int64_t end)
 {
+    uint64_t before = r->v.tot.events;
     tm_router_run_events(&r->v, end);
+    r->win_events = r->v.tot.events - before;
     r->delivered = 0;
     while (r->ndh > 0 && r->dheap[0] <= end) {
         dheap_pop(r);
@@ -476,13 +480,16 @@ static void region_publish(tm_region *r, int par, int stop)
 }
 
 /* Does the advance stop after this window (thread 0, at the barrier, the
- * deliveries told)? */
+ * deliveries told)?  Also sums the busiest region's events (the window's
+ * critical path, of the speed-up the partition allows). */
 static int window_stops(struct tm_engine *e)
 {
-    uint64_t got = 0;
+    uint64_t got = 0, most = 0;
     for (int i = 0; i < e->n; i++) {
         got += e->reg[i].delivered;
+        most = e->reg[i].win_events > most ? e->reg[i].win_events : most;
     }
+    e->critical += most;
     e->stopped = e->stop && got > 0 && (e->answer == NULL || *e->answer != 0);
     return e->stopped;
 }
@@ -787,6 +794,7 @@ void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
     tm_engine_totals(t, &tot);
     out->windows = t->eng->windows;
     out->events = tot.events;
+    out->critical = t->eng->critical;
     for (int i = 0; i < t->eng->n; i++) {
         out->crossings += t->eng->reg[i].crossings;
     }
