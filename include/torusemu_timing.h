@@ -242,12 +242,13 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps);
  * their start, channel and tag (the serial engine: the order of events). */
 int64_t temu_tm_run_step(temu_tm *t, int64_t until_ps, const int32_t *answer);
 /* What the parallel engine's synchronisation cost (threads > 0; else all
- * 0): windows run, events processed, trains and credits handed to
+ * 0): advances (temu_tm_run and _step calls: each wakes the threads and
+ * parks them again), windows run, events processed, trains and credits handed to
  * another region, each window's busiest region's events summed (events /
  * critical: the most the partition lets the threads gain, barriers
  * aside), the lookahead (the longest window) in ps. */
 typedef struct temu_tm_sync_stats {
-    uint64_t windows, events, crossings, critical;
+    uint64_t advances, windows, events, crossings, critical;
     int64_t lookahead_ps;
     uint32_t regions;
 } temu_tm_sync_stats;

@@ -15,8 +15,8 @@ FP="$top_builddir/bench/timing_fingerprint"
 # -- the model: fingerprints of random traffic (SPEC LOAD US PACKETS TRAIN
 # WHOLE ROUTING MODE; timing_fingerprint.c); one line per case
 set -- \
-    bgp:8x8x8 0.9 4 1 1 0 d t \
-    bgp:4x4x4 0.8 10 4 1 0 a t \
+    bgp:8x8x8 0.9 2 1 1 0 d t \
+    bgp:4x4x4 0.8 5 4 1 0 a t \
     bgq:4x4x4x4x2 0.6 1 1 1 0 a t \
     bgq:4x4x4x4x2 0.6 1 1 1 0 d t \
     gemini:8x8x8 0.5 1 1 1 0 x t \

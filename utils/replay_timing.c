@@ -190,9 +190,9 @@ static void report_sync(temu_vt *vt)
         return;
     }
     fprintf(stderr,
-            "parallel engine: %u regions, %llu windows, %.1f events per window, %llu boundary "
-            "crossings (%.3f per event), balance bound %.2fx, lookahead %lld ps\n",
-            y.regions, (unsigned long long)y.windows,
+            "parallel engine: %u regions, %llu strides, %llu windows, %.1f events per window, "
+            "%llu boundary crossings (%.3f per event), balance bound %.2fx, lookahead %lld ps\n",
+            y.regions, (unsigned long long)y.advances, (unsigned long long)y.windows,
             y.windows > 0 ? (double)y.events / (double)y.windows : 0.0,
             (unsigned long long)y.crossings,
             y.events > 0 ? (double)y.crossings / (double)y.events : 0.0,

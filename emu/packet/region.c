@@ -116,7 +116,7 @@ struct tm_engine {
     const int32_t *answer; /* ... that made this non-zero (NULL: any) */
     int stopped;
     int64_t last_end; /* the last window's end */
-    uint64_t windows;
+    uint64_t windows, advances;
     uint64_t critical; /* each window's busiest region's events, summed */
     tm_delivery *dl_all;
     temu_tm_hop *hop_all;
@@ -162,6 +162,22 @@ static int grow(void **a, int64_t n, int64_t *cap, size_t size)
     }
     *a = p;
     *cap = c;
+    return 0;
+}
+
+/* Room for n of `size` bytes in *a (*cap allocated): 0, or -1 when out
+ * of memory. */
+static int reserve(void **a, int64_t n, int64_t *cap, size_t size)
+{
+    if (n <= *cap) {
+        return 0;
+    }
+    void *p = realloc(*a, (size_t)n * size);
+    if (p == NULL) {
+        return -1;
+    }
+    *a = p;
+    *cap = n;
     return 0;
 }
 
@@ -341,23 +357,10 @@ static void reports_tell(struct tm_engine *e)
         nd += e->reg[i].ndl;
         nh += e->reg[i].nhop;
     }
-    if (nd > e->capdl_all) {
-        void *p = realloc(e->dl_all, (size_t)nd * sizeof *e->dl_all);
-        if (p == NULL) {
-            t->oom = 1;
-            return;
-        }
-        e->dl_all = p;
-        e->capdl_all = nd;
-    }
-    if (nh > e->caphop_all) {
-        void *p = realloc(e->hop_all, (size_t)nh * sizeof *e->hop_all);
-        if (p == NULL) {
-            t->oom = 1;
-            return;
-        }
-        e->hop_all = p;
-        e->caphop_all = nh;
+    if (reserve((void **)&e->dl_all, nd, &e->capdl_all, sizeof *e->dl_all) != 0 ||
+        reserve((void **)&e->hop_all, nh, &e->caphop_all, sizeof *e->hop_all) != 0) {
+        t->oom = 1;
+        return;
     }
     nd = nh = 0;
     for (int i = 0; i < e->n; i++) {
@@ -558,6 +561,7 @@ int64_t tm_engine_run(temu_tm *t, int64_t until_ps, int stop, const int32_t *ans
     e->until = until_ps;
     e->stop = stop;
     e->answer = answer;
+    e->advances++;
     e->stopped = 0;
     pthread_mutex_lock(&e->mu);
     atomic_fetch_add_explicit(&e->epoch, 1, memory_order_release);
@@ -793,6 +797,7 @@ void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
     temu_tm_totals tot;
     tm_engine_totals(t, &tot);
     out->windows = t->eng->windows;
+    out->advances = t->eng->advances;
     out->events = tot.events;
     out->critical = t->eng->critical;
     for (int i = 0; i < t->eng->n; i++) {
