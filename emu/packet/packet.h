@@ -209,6 +209,8 @@ struct temu_tm {
      * totals) has eng and its region's number */
     struct tm_engine *eng;
     int rid;
+    temu_event cur; /* a view's event being processed (its content orders a
+                     * departure and an arrival of one instant, region.c) */
 };
 
 /* short_mask bit: no dynamic VC had tokens for an adaptive train */

@@ -23,8 +23,10 @@
  * what came for it.  A train handed over enters its queue as it would
  * have when it started: if the queue is empty and its last head left
  * after that start (in the same window), the newcomer is its head from
- * when that one was read out, else from its start; a departure at the
- * very instant of the start counts as before it.  Every torus crossing
+ * when that one was read out, else from its start; at the very instant of
+ * the start, the departure is after it if its event comes after the
+ * start's by content (temu_evq_before), as the serial engine would mostly
+ * have taken them.  Every torus crossing
  * goes this way, inside a region too, so one region (threads 1) and N
  * regions compute the same thing; events of one instant are ordered by
  * content (event.h), so no region's order depends on another's.
@@ -51,9 +53,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A train that crossed a torus link into queue q, started at sent_at. */
+/* A train that crossed a torus link into queue q, started at sent_at by
+ * event `by`. */
 typedef struct tm_handover {
     int64_t sent_at, q;
+    temu_event by;
     tm_train tr;
 } tm_handover;
 
@@ -108,6 +112,7 @@ struct tm_engine {
     tm_region *reg;
     int32_t *region_of;          /* [nrouters] */
     int64_t *popped_at, *free_at; /* [ntorus * nvc] torus queues' last departure, and its read-out end */
+    temu_event *popped_by;        /* [ntorus * nvc] the event it happened in */
     int64_t hop_ps;              /* wire_ps + router_ps */
     double fast_ppb, node_ppb;   /* ps per byte: fastest torus lane, a node's channels */
     uint32_t min_bytes;          /* smallest packet sent so far */
@@ -274,6 +279,7 @@ void tm_engine_handover(temu_tm *t, int64_t q, int32_t p)
     tm_handover *h = &b->ho[b->nho++];
     h->sent_at = t->now;
     h->q = q;
+    h->by = t->cur;
     h->tr = t->tr[p];
     tm_train_free(t, p);
 }
@@ -283,6 +289,7 @@ void tm_engine_popped(temu_tm *t, int64_t q, int64_t free_at)
     if (q < t->ntorus * t->nvc) {
         t->eng->popped_at[q] = t->now;
         t->eng->free_at[q] = free_at;
+        t->eng->popped_by[q] = t->cur;
     }
 }
 
@@ -456,9 +463,13 @@ static void window_absorb(struct tm_engine *e, int i)
                 break;
             }
             v->tr[p] = h->tr;
-            /* its queue emptied after it started: it is the head from the
+            /* its queue emptied after it started (at the same instant: by
+             * an event after its own, by content): it is the head from the
              * read-out of the one that left */
-            int64_t head = e->popped_at[h->q] > h->sent_at ? e->free_at[h->q] : h->sent_at;
+            int64_t at = e->popped_at[h->q];
+            int after = at > h->sent_at ||
+                        (at == h->sent_at && temu_evq_before(&h->by, &e->popped_by[h->q]));
+            int64_t head = after ? e->free_at[h->q] : h->sent_at;
             tm_router_arrive(v, h->q, p, head);
         }
         for (int64_t k = 0; k < b->ncr; k++) {
@@ -674,11 +685,12 @@ temu_status tm_engine_create(temu_tm *t, temu_error *err)
     e->region_of = malloc((size_t)t->m.nrouters * sizeof *e->region_of);
     e->popped_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_at);
     e->free_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->free_at);
+    e->popped_by = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_by);
     e->bar.n = (unsigned)n;
     if (pthread_mutex_init(&e->mu, NULL) == 0 && pthread_cond_init(&e->cv, NULL) == 0) {
         e->sync_ok = 1;
     }
-    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->sync_ok ||
+    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->sync_ok ||
         views_make(e, t) != 0) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %d regions", n);
     }
@@ -729,6 +741,7 @@ void tm_engine_destroy(temu_tm *t)
     free(e->region_of);
     free(e->popped_at);
     free(e->free_at);
+    free(e->popped_by);
     free(e->dl_all);
     free(e->hop_all);
     free(e);

@@ -289,6 +289,9 @@ void tm_router_run_events(temu_tm *t, int64_t until_ps)
         }
         t->now = e->t;
         t->tot.events++;
+        if (t->eng != NULL) {
+            t->cur = s.raw;
+        }
         switch (e->type) {
         case TM_EV_CREATE:
             tm_router_append(t, tm_source_queue(t, e->create.node), e->create.train);
