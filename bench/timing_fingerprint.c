@@ -21,7 +21,10 @@
  * Each line also prints the credit-stall and inq-stall ps of all lanes
  * summed (`stall`, `inq`), for reading how far a change moved them.
  *
- * usage: timing_fingerprint [-r] [SPEC LOAD MICROSECONDS PACKETS TRAIN WHOLE ROUTING MODE]...
+ * usage: timing_fingerprint [-r] [-t THREADS] [SPEC LOAD MICROSECONDS PACKETS TRAIN WHOLE ROUTING
+ *                           MODE]...
+ *   -t N: the parallel engine with N regions (temu_tm_config.threads):
+ *   the lines must be the same for every N >= 1 (tests/timing_threads.sh).
  *   -r: each instant's sends are made from the last node to the first
  *   (the same sends, tags and all): the lines of trains (MODE t) must not
  *   change, as events of equal time are ordered by content (doc/model.md,
@@ -172,8 +175,9 @@ static void make_send(temu_tm *t, const temu_machine *m, uint32_t pkts, char mod
     }
 }
 
-/* reverse: each instant's sends are made from the last node to the first */
-static void run_case(char **a, int reverse)
+/* reverse: each instant's sends are made from the last node to the first;
+ * threads: the parallel engine's (0: the serial engine) */
+static void run_case(char **a, int reverse, uint32_t threads)
 {
     const char *spec = a[0], *routing = a[6], *mode = a[7];
     double load = atof(a[1]), us = atof(a[2]);
@@ -200,6 +204,7 @@ static void run_case(char **a, int reverse)
     }
     c.train_packets = train;
     c.train_whole = (uint32_t)atoi(a[5]);
+    c.threads = threads;
     if (temu_tm_create(&m, &c, &t, &err) != TEMU_OK) {
         fail("create", &err);
     }
@@ -276,20 +281,26 @@ int main(int argc, char **argv)
         {"bgp:8x8x8", "0.5", "20", "6", "1", "0", "x", "m"},
     };
     int reverse = argc > 1 && strcmp(argv[1], "-r") == 0;
+    uint32_t threads = 0;
     argc -= reverse;
     argv += reverse;
+    if (argc > 2 && strcmp(argv[1], "-t") == 0) {
+        threads = (uint32_t)atoi(argv[2]);
+        argc -= 2;
+        argv += 2;
+    }
     if (argc > 1 && (argc - 1) % 8 != 0) {
-        fprintf(stderr, "usage: timing_fingerprint [-r] [SPEC LOAD MICROSECONDS PACKETS TRAIN "
+        fprintf(stderr, "usage: timing_fingerprint [-r] [-t THREADS] [SPEC LOAD MICROSECONDS PACKETS TRAIN "
                         "WHOLE ROUTING(d|a|x) MODE(t|m)]...\n");
         return 2;
     }
     if (argc > 1) {
         for (int i = 1; i < argc; i += 8) {
-            run_case(argv + i, reverse);
+            run_case(argv + i, reverse, threads);
         }
     } else {
         for (size_t i = 0; i < sizeof def / sizeof def[0]; i++) {
-            run_case(def[i], reverse);
+            run_case(def[i], reverse, threads);
         }
     }
     return 0;

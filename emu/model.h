@@ -73,6 +73,11 @@ typedef struct temu_model_ops {
                           const temu_message *msg, int dir, uint64_t tag, uint64_t *units,
                           uint64_t *bytes, temu_error *err);
     int64_t (*advance)(void *model, int64_t until_ps);
+    /* NULL, or: advance, but return after the first instant whose
+     * deliveries made *answer non-zero (its time): the parallel engine's
+     * way to take long strides (temu_tm_run_step; used when config
+     * threads > 0) */
+    int64_t (*step)(void *model, int64_t until_ps, const int32_t *answer);
     int64_t (*next_event)(const void *model);
     int64_t (*now)(const void *model);
     void (*totals)(const void *model, temu_tm_totals *out);

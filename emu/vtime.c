@@ -223,6 +223,12 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
     }
     if (st == TEMU_OK) {
         v->net = temu_model_of(v->tc.level, err); /* the level the configuration names */
+        if (v->net != NULL && v->tc.threads > 0 && v->net->step == NULL) {
+            v->net = NULL;
+            st = temu_fail(err, TEMU_EINVAL,
+                           "virtual time: threads run the packet level only, not the %s level",
+                           temu_tm_level_name(v->tc.level));
+        }
         st = v->net != NULL ? v->net->create(v->m, &v->tc, &v->model, err) : TEMU_EINVAL;
     }
     if (st == TEMU_OK) {
@@ -1204,6 +1210,22 @@ static temu_status stuck(const temu_vt *v, temu_error *err)
     return TEMU_OK;
 }
 
+/* The model's events from tn (its next) on, before the ranks' next at tr:
+ * the instant tn (the serial engine), or with threads everything up to
+ * tr or the next snapshot tick, stopping at the first instant that
+ * completed a message, whose answers may come at once (the same steps
+ * the instant-by-instant loop takes, in long strides).  Returns the
+ * instant the model stopped at. */
+static int64_t model_stride(temu_vt *v, int64_t tn, int64_t tr)
+{
+    if (v->tc.threads == 0) {
+        v->net->advance(v->model, tn);
+        return tn;
+    }
+    int64_t until = v->tick != NULL && v->next_tick < tr ? v->next_tick : tr;
+    return v->net->step(v->model, until, &v->ndone); /* completions to answer */
+}
+
 temu_status temu_vt_run(temu_vt *v, temu_error *err)
 {
     temu_status st = TEMU_OK;
@@ -1244,7 +1266,7 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
             break;
         }
         if (tn <= tr) {
-            v->net->advance(v->model, tn);
+            tn = model_stride(v, tn, tr);
             st = v->net->check(v->model, err);
             if (v->oom) {
                 st = oom(err);

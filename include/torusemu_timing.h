@@ -71,6 +71,9 @@ typedef struct temu_tm_mpi_costs {
     double shm_gbs;  /* ... and its bandwidth, GB/s (0: latency only)                     */
 } temu_tm_mpi_costs;
 
+/* Most threads (regions) of the parallel engine (temu_tm_config.threads). */
+#define TEMU_TM_MAX_THREADS 64
+
 typedef struct temu_tm_config {
     int64_t router_ps;      /* header arrival -> may leave on the next channel (routing, switch)  */
     int64_t wire_ps;        /* flight time of a router-to-router link                            */
@@ -100,6 +103,9 @@ typedef struct temu_tm_config {
     uint32_t level;         /* temu_tm_level: the model level a driver of either level (temu_net, */
                             /* virtual time) creates; temu_tm_create is the packet level's own   */
     temu_tm_mpi_costs mpi;  /* virtual time's per-message MPI costs (temu_vt_*); all 0: none     */
+    uint32_t threads;       /* packet level: 0 the serial engine; N >= 1 the machine cut into N */
+                            /* regions run by N threads in windows of the lookahead, the same   */
+                            /* results for every N (doc/model.md, "Parallel engine")           */
 } temu_tm_config;
 
 /* The model levels (doc/model.md, "Model levels"): the packet model of
@@ -226,6 +232,27 @@ void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx);
 /* Process every event up to and including virtual time until_ps (INT64_MAX:
  * until the network is empty).  Returns the new current time. */
 int64_t temu_tm_run(temu_tm *t, int64_t until_ps);
+/* The same, but returning after the first instant that delivered a
+ * packet and whose deliveries made *answer non-zero (answer NULL: any
+ * delivery), its time; else until_ps's as temu_tm_run.  A driver whose
+ * ranks answer a completed message at once points answer at its count of
+ * completions and so strides from one to the next.  With
+ * threads, the deliveries of one instant are told in the order of
+ * (tag, creation, arrival), and the hops of a window in the order of
+ * their start, channel and tag (the serial engine: the order of events). */
+int64_t temu_tm_run_step(temu_tm *t, int64_t until_ps, const int32_t *answer);
+/* What the parallel engine's synchronisation cost (threads > 0; else all
+ * 0): advances (temu_tm_run and _step calls: each wakes the threads and
+ * parks them again), windows run, events processed, trains and credits handed to
+ * another region, each window's busiest region's events summed (events /
+ * critical: the most the partition lets the threads gain, barriers
+ * aside), the lookahead (the longest window) in ps. */
+typedef struct temu_tm_sync_stats {
+    uint64_t advances, windows, events, crossings, critical;
+    int64_t lookahead_ps;
+    uint32_t regions;
+} temu_tm_sync_stats;
+void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out);
 int64_t temu_tm_now(const temu_tm *t);
 /* Time of the next event the model will process (INT64_MAX: none); a
  * driver that adds packets as the run goes steps to it. */

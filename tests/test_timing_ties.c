@@ -10,6 +10,8 @@
  * hop told to the hop function (in order), the totals, the final time and every lane's statistics
  * must be byte-identical.  On Gemini (credits, tiles, messages over tile slots), BG/Q (tokens,
  * adaptive routing) and BG/P with trains, all loaded to contention so that ties abound.
+ * The same on the parallel engine: 1, 2, 3 and 8 regions give the same
+ * records, and its records do not depend on the order of sends either.
  */
 #include "testutil.h"
 #include "torusemu_timing.h"
@@ -113,9 +115,10 @@ static void reorder(send *sends, int64_t n, int order)
     }
 }
 
-/* Run the traffic with each instant's sends in order `order`; everything
- * the model gave goes into *r. */
-static void run(const traffic *tf, int order, record *r)
+/* Run the traffic with each instant's sends in order `order` on the
+ * engine of `threads` (0: the serial one); everything the model gave goes
+ * into *r. */
+static void run(const traffic *tf, int order, uint32_t threads, record *r)
 {
     temu_machine m;
     temu_tm_config c;
@@ -130,6 +133,7 @@ static void run(const traffic *tf, int order, record *r)
         c.routing = TEMU_TM_ADAPTIVE;
     }
     c.train_packets = tf->train;
+    c.threads = threads;
     ck_assert_msg(temu_tm_create(&m, &c, &t, &err) == TEMU_OK, "%s", err.message);
     memset(r, 0, sizeof *r);
     temu_tm_set_delivery(t, on_delivery, r);
@@ -196,23 +200,48 @@ static void run(const traffic *tf, int order, record *r)
     temu_tm_destroy(t);
 }
 
+/* Record b is record a, value for value. */
+static void check_same(const traffic *tf, const record *a, const record *b, const char *what)
+{
+    ck_assert_uint_eq(b->n, a->n);
+    size_t i = 0;
+    while (i < a->n && a->v[i] == b->v[i]) {
+        i++;
+    }
+    ck_assert_msg(i == a->n, "%s: %s differs at value %zu of %zu", tf->spec, what, i, a->n);
+}
+
 /* The traffic in orders 0 (as drawn), 1 (reversed), 2 and 3 (shuffled):
- * byte-identical records, of a run with contention (stalls). */
-static void check_orders(const traffic *tf)
+ * byte-identical records, of a run with contention (stalls), on the
+ * serial engine and on the parallel engine of 2 regions. */
+static void check_orders(const traffic *tf, uint32_t threads)
 {
     record first, other;
-    run(tf, 0, &first);
+    char what[64];
+    run(tf, 0, threads, &first);
     ck_assert_uint_gt(first.n, 1000);
     ck_assert_int_gt(first.stall_ps, 0);
     for (int order = 1; order <= 3; order++) {
-        run(tf, order, &other);
-        ck_assert_uint_eq(other.n, first.n);
-        size_t i = 0;
-        while (i < first.n && first.v[i] == other.v[i]) {
-            i++;
-        }
-        ck_assert_msg(i == first.n, "%s: order %d differs from order 0 at value %zu of %zu",
-                      tf->spec, order, i, first.n);
+        run(tf, order, threads, &other);
+        snprintf(what, sizeof what, "order %d, threads %u", order, threads);
+        check_same(tf, &first, &other, what);
+        free(other.v);
+    }
+    free(first.v);
+}
+
+/* The same traffic on the parallel engine of 1, 2, 3 and 8 regions
+ * (doc/model.md, "Parallel engine"): byte-identical records. */
+static void check_threads(const traffic *tf)
+{
+    record first, other;
+    char what[64];
+    run(tf, 0, 1, &first);
+    ck_assert_int_gt(first.stall_ps, 0);
+    for (uint32_t n = 2; n <= 8; n = n == 3 ? 8 : n + 1) {
+        run(tf, 0, n, &other);
+        snprintf(what, sizeof what, "%u threads against 1", n);
+        check_same(tf, &first, &other, what);
         free(other.v);
     }
     free(first.v);
@@ -229,7 +258,17 @@ static const traffic cases[] = {
 
 START_TEST(test_send_order_does_not_matter)
 {
-    check_orders(&cases[_i]);
+    check_orders(&cases[_i], 0);
+}
+END_TEST
+
+/* the cases of single packets (trains run on one thread only) */
+START_TEST(test_thread_count_does_not_matter)
+{
+    if (cases[_i].train == 1) {
+        check_threads(&cases[_i]);
+        check_orders(&cases[_i], 2);
+    }
 }
 END_TEST
 
@@ -239,6 +278,8 @@ int main(void)
     TCase *tc = tcase_create("send order");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_send_order_does_not_matter, 0,
+                        (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(tc, test_thread_count_does_not_matter, 0,
                         (int)(sizeof cases / sizeof cases[0]));
     suite_add_tcase(s, tc);
     return test_run(s);

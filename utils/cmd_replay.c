@@ -80,7 +80,10 @@ static void usage(FILE *f)
             "                           PATTERN ranks=P [ranks-per-node=N] [at=NODE |\n"
             "                           nodes=LIST | map=FILE] [PARAMETER=VALUE]...\n"
             "                           (doc/replay.md, \"Job mixes\")\n"
-            "      --threads=T          threads of a pattern replay (default: the CPUs online)\n"
+            "      --threads=T          threads of a pattern replay (default: the CPUs online);\n"
+            "                           --timing: the packet model cut into T regions run by T\n"
+            "                           threads, the same results for every T (default: the\n"
+            "                           serial engine; doc/model.md, \"Parallel engine\")\n"
             "      --timing             ranks in virtual time over the timing model: print the\n"
             "                           predicted runtime and each rank's time in MPI, add the\n"
             "                           model's stall counters to the store; gpcnet: GPCNeT's\n"
@@ -319,6 +322,7 @@ static int set_option(int opt, const char *v, replay_opts *o)
             return fail("--threads '%s': expected 1..64", v);
         }
         o->threads = (int)u;
+        o->timing.threads = (uint32_t)u; /* --timing: the parallel engine's regions */
         return 0;
     case OPT_QUIET:
         o->quiet = 1;

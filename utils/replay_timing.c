@@ -176,6 +176,30 @@ static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const
     return st;
 }
 
+/* The parallel engine's synchronisation (--threads), on stderr: the
+ * results on stdout are the same for every thread count. */
+static void report_sync(temu_vt *vt)
+{
+    temu_tm *tm = temu_vt_model(vt);
+    temu_tm_sync_stats y;
+    if (tm == NULL) {
+        return;
+    }
+    temu_tm_sync_stats_get(tm, &y);
+    if (y.regions == 0) {
+        return;
+    }
+    fprintf(stderr,
+            "parallel engine: %u regions, %llu strides, %llu windows, %.1f events per window, "
+            "%llu boundary crossings (%.3f per event), balance bound %.2fx, lookahead %lld ps\n",
+            y.regions, (unsigned long long)y.advances, (unsigned long long)y.windows,
+            y.windows > 0 ? (double)y.events / (double)y.windows : 0.0,
+            (unsigned long long)y.crossings,
+            y.events > 0 ? (double)y.crossings / (double)y.events : 0.0,
+            y.critical > 0 ? (double)y.events / (double)y.critical : 0.0,
+            (long long)y.lookahead_ps);
+}
+
 int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p, int np,
                       const replay_timing *o, temu_replay_stats *stats)
 {
@@ -188,6 +212,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     temu_tm_config tc;
     st = temu_tm_config_default(m, &tc, &err);
     tc.level = o->level;
+    tc.threads = o->threads;
     if (o->no_mpi_costs) {
         memset(&tc.mpi, 0, sizeof tc.mpi); /* --mpi-costs=off */
     }
@@ -242,6 +267,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         }
         if (st == TEMU_OK) {
             report(s, vt, o->format);
+            report_sync(vt);
         }
     }
     if (st == TEMU_OK) {

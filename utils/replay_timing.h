@@ -25,6 +25,7 @@ typedef struct replay_timing {
     uint32_t train;            /* --train: longest packet train (0 or 1: single packets) */
     int whole_trains;          /* --whole-trains: a train never splits */
     uint32_t level;            /* --model: temu_tm_level (0: packet, the default) */
+    uint32_t threads;          /* --threads: the packet model's regions (0: the serial engine) */
     const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
 } replay_timing;
 

@@ -82,10 +82,17 @@ _Static_assert(sizeof(tm_event) == sizeof(temu_event) &&
                    offsetof(tm_event, ready.queue) == offsetof(temu_event, a),
                "tm_event is a temu_event with typed arguments");
 
+/* region.c: schedule s->ev in the parallel engine (a credit for a
+ * channel of another region goes there at the window's end). */
+int tm_engine_push(temu_tm *t, const tm_event_slot *s);
+
 /* Schedule s->ev; -1 when out of memory (the run stops, temu_tm_check
  * says). */
 static inline int tm_event_push(temu_tm *t, const tm_event_slot *s)
 {
+    if (t->eng != NULL) {
+        return tm_engine_push(t, s);
+    }
     if (temu_evq_push(&t->events, &s->raw) != 0) {
         t->oom = 1;
         return -1;

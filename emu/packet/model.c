@@ -114,6 +114,13 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     }
     fill_machine(t, m, c);
     tm_flow_init(t);
+    if (c->threads > 0) {
+        st = tm_engine_create(t, err);
+        if (st != TEMU_OK) {
+            temu_tm_destroy(t);
+            return st;
+        }
+    }
     *out = t;
     return TEMU_OK;
 }
@@ -123,6 +130,7 @@ void temu_tm_destroy(temu_tm *t)
     if (!t) {
         return;
     }
+    tm_engine_destroy(t);
     if (t->ch) {
         for (int64_t i = 0; i < t->nchan; i++) {
             free(t->ch[i].wait);
@@ -154,12 +162,18 @@ void temu_tm_set_delivery(temu_tm *t, temu_tm_delivery_fn fn, void *ctx)
 {
     t->deliver = fn;
     t->ctx = ctx;
+    if (t->eng != NULL) {
+        tm_engine_callbacks(t);
+    }
 }
 
 void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx)
 {
     t->hop = fn;
     t->hop_ctx = ctx;
+    if (t->eng != NULL) {
+        tm_engine_callbacks(t);
+    }
 }
 
 int64_t temu_tm_now(const temu_tm *t)
@@ -169,17 +183,17 @@ int64_t temu_tm_now(const temu_tm *t)
 
 int64_t temu_tm_next_event(const temu_tm *t)
 {
-    return temu_evq_next_time(&t->events);
+    return t->eng != NULL ? tm_engine_next(t) : temu_evq_next_time(&t->events);
 }
 
 uint64_t temu_tm_pending(const temu_tm *t)
 {
-    return t->pending;
+    return t->eng != NULL ? tm_engine_pending(t) : t->pending;
 }
 
 temu_status temu_tm_check(const temu_tm *t, temu_error *err)
 {
-    if (t->oom) {
+    if (t->eng != NULL ? tm_engine_oom(t) : t->oom) {
         return temu_fail(err, TEMU_ENOMEM,
                          "timing model: out of memory during the run; results incomplete");
     }
@@ -246,6 +260,11 @@ static int64_t ops_advance(void *model, int64_t until_ps)
     return temu_tm_run(model, until_ps);
 }
 
+static int64_t ops_step(void *model, int64_t until_ps, const int32_t *answer)
+{
+    return temu_tm_run_step(model, until_ps, answer);
+}
+
 static int64_t ops_next_event(const void *model)
 {
     return temu_tm_next_event(model);
@@ -283,6 +302,7 @@ const temu_model_ops temu_model_packet = {
     .set_done = NULL, /* one delivery per packet */
     .inject = ops_inject,
     .advance = ops_advance,
+    .step = ops_step,
     .next_event = ops_next_event,
     .now = ops_now,
     .totals = ops_totals,

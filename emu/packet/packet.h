@@ -203,6 +203,14 @@ struct temu_tm {
     void *ctx;
     temu_tm_hop_fn hop; /* told of every train starting onto a channel (NULL: none) */
     void *hop_ctx;
+    /* the parallel engine (region.c), threads > 0 only: the model's own
+     * handle has eng and rid -1; each region's view of the model (a copy
+     * sharing the arrays above, with its own trains, events, time and
+     * totals) has eng and its region's number */
+    struct tm_engine *eng;
+    int rid;
+    temu_event cur; /* a view's event being processed (its content orders a
+                     * departure and an arrival of one instant, region.c) */
 };
 
 /* short_mask bit: no dynamic VC had tokens for an adaptive train */
@@ -265,6 +273,37 @@ temu_status tm_params_check(const temu_machine *m, const temu_tm_config *c, temu
 /* router.c: train p enters queue q now (it becomes its head if the queue
  * was empty). */
 void tm_router_append(temu_tm *t, int64_t q, int32_t p);
+
+/* router.c: the same, its head time given: an empty queue's new head may
+ * leave no earlier than head_time (the parallel engine's handover). */
+void tm_router_arrive(temu_tm *t, int64_t q, int32_t p, int64_t head_time);
+
+/* router.c: events up to until_ps, leaving t->now at the last one's time
+ * (a region's window, region.c). */
+void tm_router_run_events(temu_tm *t, int64_t until_ps);
+
+/* region.c, the parallel engine: run the model's own handle t to until_ps
+ * (stop: return after the first instant whose deliveries made *answer
+ * non-zero, or any delivery if answer is NULL: temu_tm_run_step); the
+ * view of node src's region for a send, noting its smallest packet
+ * (`bytes`, of the lookahead); queue q's head train left it empty now, its
+ * last packet read out at free_at; train p crossed a torus channel into
+ * queue q (its router's region takes it at the window's end). */
+int64_t tm_engine_run(temu_tm *t, int64_t until_ps, int stop, const int32_t *answer);
+temu_tm *tm_engine_sender(temu_tm *t, int64_t src, uint32_t bytes);
+void tm_engine_popped(temu_tm *t, int64_t q, int64_t free_at);
+void tm_engine_handover(temu_tm *t, int64_t q, int32_t p);
+
+/* region.c: the engine of model t (c.threads regions and threads) made,
+ * or freed; its views told of the users' functions; the figures of the
+ * whole: totals, next event, packets pending, memory lost. */
+temu_status tm_engine_create(temu_tm *t, temu_error *err);
+void tm_engine_destroy(temu_tm *t);
+void tm_engine_callbacks(temu_tm *t);
+void tm_engine_totals(const temu_tm *t, temu_tm_totals *out);
+int64_t tm_engine_next(const temu_tm *t);
+uint64_t tm_engine_pending(const temu_tm *t);
+int tm_engine_oom(const temu_tm *t);
 
 #pragma GCC visibility pop
 

@@ -67,7 +67,7 @@ static void become_head(temu_tm *t, int64_t q, int64_t head_time)
     tm_event_ready(t, ready, (int32_t)q, p, tr->chan);
 }
 
-void tm_router_append(temu_tm *t, int64_t q, int32_t p)
+void tm_router_arrive(temu_tm *t, int64_t q, int32_t p, int64_t head_time)
 {
     t->tr[p].next = -1;
     if (t->q[q].tail >= 0) {
@@ -76,7 +76,12 @@ void tm_router_append(temu_tm *t, int64_t q, int32_t p)
         return;
     }
     t->q[q].head = t->q[q].tail = p;
-    become_head(t, q, t->now);
+    become_head(t, q, head_time);
+}
+
+void tm_router_append(temu_tm *t, int64_t q, int32_t p)
+{
+    tm_router_arrive(t, q, p, t->now);
 }
 
 /* ------------------------------------------------------------- traverse */
@@ -120,7 +125,10 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
      * assumption: the router's internal path is as fast as its input, and
      * a slower output holds at most the packet it is sending, as Gemini's
      * column buffers do); a source queue empties at its injection rate */
-    int64_t readout = src ? ser : tm_chan_ser_cached(&t->ch[q / t->nvc], tr->bytes);
+    int64_t readout = src                ? ser
+                      : t->eng == NULL ? tm_chan_ser_cached(&t->ch[q / t->nvc], tr->bytes)
+                                       : tm_chan_ser(&t->ch[q / t->nvc], tr->bytes); /* the
+                      * upstream channel's cache is its region's to write */
     int64_t sp = tm_train_spacing(t, tr, tr->n, src, readout, ser);
     int64_t last = t->now + (n - 1) * sp; /* the last packet starts */
     int vc = tr->vc;
@@ -128,6 +136,9 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
     t->q[q].head = tr->next;
     if (tr->next < 0) {
         t->q[q].tail = -1;
+        if (t->eng != NULL) {
+            tm_engine_popped(t, q, last + readout);
+        }
     }
     tm_arb_remove(ch, q);
     if (src) {
@@ -157,7 +168,11 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
         tr->tail = t->now + ser + ch->wire_ps;
         tr->sp = sp;
         tm_route_advance(t, tr);
-        tm_router_append(t, c * t->nvc + vc, p);
+        if (t->eng != NULL && c < t->ntorus) {
+            tm_engine_handover(t, c * t->nvc + vc, p);
+        } else {
+            tm_router_append(t, c * t->nvc + vc, p);
+        }
     }
     become_head(t, q, last + readout);
     if (ch->nwait > 0) {
@@ -262,7 +277,7 @@ static void on_deliver(temu_tm *t, int32_t p)
 
 /* ------------------------------------------------------------------ run */
 
-int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
+void tm_router_run_events(temu_tm *t, int64_t until_ps)
 {
     tm_event_slot s;
     const tm_event *e = &s.ev;
@@ -274,6 +289,9 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
         }
         t->now = e->t;
         t->tot.events++;
+        if (t->eng != NULL) {
+            t->cur = s.raw;
+        }
         switch (e->type) {
         case TM_EV_CREATE:
             tm_router_append(t, tm_source_queue(t, e->create.node), e->create.train);
@@ -294,6 +312,14 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
             break;
         }
     }
+}
+
+int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
+{
+    if (t->eng != NULL) {
+        return tm_engine_run(t, until_ps, 0, NULL);
+    }
+    tm_router_run_events(t, until_ps);
     if (until_ps != INT64_MAX && until_ps > t->now) {
         t->now = until_ps;
     }

@@ -27,6 +27,10 @@ void tm_stats_short(temu_tm *t, int64_t c, uint32_t mask)
 
 void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out)
 {
+    if (t->eng != NULL) {
+        tm_engine_totals(t, out);
+        return;
+    }
     *out = t->tot;
 }
 

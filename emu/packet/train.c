@@ -115,6 +115,9 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
                                 temu_error *err)
 {
     uint64_t all = count, sent = 0;
+    if (t->eng != NULL && src >= 0 && src < t->m.nnodes) {
+        t = tm_engine_sender(t, src, nbig < count && small < bytes ? small : bytes);
+    }
     temu_status st = check_send(t, when_ps, src, dst, nbig ? bytes : small, count, cls, err);
     if (st == TEMU_OK && nbig < count) {
         st = check_send(t, when_ps, src, dst, small, count, cls, err);

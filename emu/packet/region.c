@@ -1,0 +1,821 @@
+/*
+ * region.c - the packet model's parallel engine (temu_tm_config.threads
+ * > 0; doc/model.md, "Parallel engine").
+ *
+ * The machine is cut into N regions of consecutive routers (a node goes
+ * with its router).  Each region has a view of the model: a copy of the
+ * model's handle sharing its arrays (channels, queues, statistics) but
+ * with its own event queue, train slots, time and totals, run by one
+ * thread.  What a region owns: its routers' channels (their state,
+ * waiters, credit as the sender knows it, statistics), the input queues
+ * at its routers (their trains, occupancy, the input-stall fields of the
+ * channel feeding them) and its nodes.  Only two things cross a region's
+ * edge, both later than the window's end:
+ *   - a train crossing a torus link: it enters the downstream queue, whose
+ *     head it may become no earlier than its header's arrival plus the
+ *     router's latency (wire_ps + router_ps after it started);
+ *   - a credit coming back upstream: credit_ps after the packet's tail was
+ *     read out, itself at least one serialization of the smallest packet
+ *     sent so far after the packet started leaving.
+ * So windows of that lookahead run in parallel: every region processes
+ * its events up to the window's end, the trains and credits for other
+ * regions wait in its out-boxes, and at the barrier each region takes
+ * what came for it.  A train handed over enters its queue as it would
+ * have when it started: if the queue is empty and its last head left
+ * after that start (in the same window), the newcomer is its head from
+ * when that one was read out, else from its start; at the very instant of
+ * the start, the departure is after it if its event comes after the
+ * start's by content (temu_evq_before), as the serial engine would mostly
+ * have taken them.  Every torus crossing
+ * goes this way, inside a region too, so one region (threads 1) and N
+ * regions compute the same thing; events of one instant are ordered by
+ * content (event.h), so no region's order depends on another's.
+ *
+ * The windows are the same whatever N (they start at the earliest event
+ * of all regions), so the deliveries and hops the users' functions are
+ * told of, collected per window and sorted (deliveries by time, tag,
+ * creation, arrival; hops by start, channel and tag), come in the same
+ * order for every N.  Those functions run on the calling thread at the
+ * barrier and must not send.  temu_tm_run_step also ends a window at the
+ * first pending delivery and no later than one ejection after its start
+ * (node_wire_ps + a serialization), so a driver whose ranks answer a
+ * delivery at once (virtual time) sees the model stop at that instant.
+ */
+#define TEMU_BUILDING_LIBRARY 1
+#include "channel.h"
+#include "event.h"
+#include "packet.h"
+#include "train.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A train that crossed a torus link into queue q, started at sent_at by
+ * event `by`. */
+typedef struct tm_handover {
+    int64_t sent_at, q;
+    temu_event by;
+    tm_train tr;
+} tm_handover;
+
+/* What one region's events gave one region (itself included) in a window. */
+typedef struct tm_box {
+    tm_handover *ho;
+    temu_event *cr; /* credits */
+    int64_t nho, capho, ncr, capcr;
+} tm_box;
+
+/* A delivery told at the barrier: the event's time, then the user's. */
+typedef struct tm_delivery {
+    int64_t t;
+    uint64_t tag;
+    int64_t created, at;
+} tm_delivery;
+
+/* What a region tells the others at a barrier (by window parity). */
+typedef struct tm_published {
+    int64_t next;       /* its earliest event (INT64_MAX: none) */
+    int64_t deliver;    /* its earliest pending delivery          */
+    int stop; /* region 0's: the driver answers the window's deliveries */
+    int oom;
+} tm_published;
+
+typedef struct tm_region {
+    temu_tm v;   /* the region's view of the model */
+    tm_box *out; /* [n] for each region */
+    int64_t *dheap;
+    int64_t ndh, capdh; /* pending deliveries' times, a min-heap */
+    tm_delivery *dl;
+    int64_t ndl, capdl; /* deliveries of the window */
+    temu_tm_hop *hop;
+    int64_t nhop, caphop; /* hops of the window */
+    uint64_t delivered, crossings;
+    uint64_t win_events; /* events of the window just run */
+    tm_published pub[2];
+    pthread_t th;
+    int started;
+} tm_region;
+
+/* A barrier that spins a little, then yields (the threads share cores
+ * with other work). */
+typedef struct tm_barrier {
+    atomic_uint count, gen;
+    unsigned n;
+} tm_barrier;
+
+struct tm_engine {
+    temu_tm *t; /* the model's own handle: the users' functions, the time */
+    int n;
+    tm_region *reg;
+    int32_t *region_of;          /* [nrouters] */
+    int64_t *popped_at, *free_at; /* [ntorus * nvc] torus queues' last departure, and its read-out end */
+    temu_event *popped_by;        /* [ntorus * nvc] the event it happened in */
+    int64_t hop_ps;              /* wire_ps + router_ps */
+    double fast_ppb, node_ppb;   /* ps per byte: fastest torus lane, a node's channels */
+    uint32_t min_bytes;          /* smallest packet sent so far */
+    int64_t until; /* the advance under way */
+    int stop;      /* temu_tm_run_step: stop after deliveries ... */
+    const int32_t *answer; /* ... that made this non-zero (NULL: any) */
+    int stopped;
+    int64_t last_end; /* the last window's end */
+    uint64_t windows, advances;
+    uint64_t critical; /* each window's busiest region's events, summed */
+    tm_delivery *dl_all;
+    temu_tm_hop *hop_all;
+    int64_t capdl_all, caphop_all;
+    tm_barrier bar;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_uint epoch; /* one more per advance: the workers start */
+    int quit;
+    int sync_ok; /* mu and cv made */
+};
+
+/* ------------------------------------------------------------ barrier */
+
+static void barrier_wait(tm_barrier *b)
+{
+    unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) + 1 == b->n) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
+        return;
+    }
+    for (unsigned spin = 0; atomic_load_explicit(&b->gen, memory_order_acquire) == gen; spin++) {
+        if (spin > 200) {
+            sched_yield();
+        }
+    }
+}
+
+/* ------------------------------------------------------------ growth */
+
+/* Room for one more of `size` bytes in *a (n used, *cap allocated): 0, or
+ * -1 when out of memory. */
+static int grow(void **a, int64_t n, int64_t *cap, size_t size)
+{
+    if (n < *cap) {
+        return 0;
+    }
+    int64_t c = *cap ? 2 * *cap : 256;
+    void *p = realloc(*a, (size_t)c * size);
+    if (p == NULL) {
+        return -1;
+    }
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
+/* Room for n of `size` bytes in *a (*cap allocated): 0, or -1 when out
+ * of memory. */
+static int reserve(void **a, int64_t n, int64_t *cap, size_t size)
+{
+    if (n <= *cap) {
+        return 0;
+    }
+    void *p = realloc(*a, (size_t)n * size);
+    if (p == NULL) {
+        return -1;
+    }
+    *a = p;
+    *cap = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------ ownership */
+
+static int chan_region(const struct tm_engine *e, const temu_tm *t, int64_t c)
+{
+    if (c < t->ntorus) {
+        return e->region_of[c / t->maxlanes / t->tlinks];
+    }
+    return e->region_of[t->node_router[(c - t->ntorus) % t->m.nnodes]];
+}
+
+/* Region of torus queue q (its channel's downstream router). */
+static int queue_region(const struct tm_engine *e, const temu_tm *t, int64_t q)
+{
+    return e->region_of[t->nbr[q / t->nvc / t->maxlanes]];
+}
+
+/* ------------------------------------------------------------ deliveries heap */
+
+static int dheap_push(tm_region *r, int64_t when)
+{
+    if (grow((void **)&r->dheap, r->ndh, &r->capdh, sizeof *r->dheap) != 0) {
+        return -1;
+    }
+    int64_t i = r->ndh++;
+    while (i > 0 && r->dheap[(i - 1) / 2] > when) {
+        r->dheap[i] = r->dheap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    r->dheap[i] = when;
+    return 0;
+}
+
+static void dheap_pop(tm_region *r)
+{
+    int64_t last = r->dheap[--r->ndh], i = 0;
+    for (;;) {
+        int64_t k = 2 * i + 1;
+        if (k >= r->ndh) {
+            break;
+        }
+        if (k + 1 < r->ndh && r->dheap[k + 1] < r->dheap[k]) {
+            k++;
+        }
+        if (r->dheap[k] >= last) {
+            break;
+        }
+        r->dheap[i] = r->dheap[k];
+        i = k;
+    }
+    if (r->ndh > 0) {
+        r->dheap[i] = last;
+    }
+}
+
+/* ------------------------------------------------------------ the router's calls */
+
+int tm_engine_push(temu_tm *t, const tm_event_slot *s)
+{
+    struct tm_engine *e = t->eng;
+    tm_region *r = &e->reg[t->rid];
+    if (s->ev.type == TM_EV_CREDIT) {
+        int o = chan_region(e, t, s->ev.credit.chan);
+        if (o != t->rid) {
+            tm_box *b = &r->out[o];
+            if (grow((void **)&b->cr, b->ncr, &b->capcr, sizeof *b->cr) != 0) {
+                t->oom = 1;
+                return -1;
+            }
+            b->cr[b->ncr++] = s->raw;
+            return 0;
+        }
+    } else if (s->ev.type == TM_EV_DELIVER && dheap_push(r, s->ev.t) != 0) {
+        t->oom = 1;
+        return -1;
+    }
+    if (temu_evq_push(&t->events, &s->raw) != 0) {
+        t->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
+void tm_engine_handover(temu_tm *t, int64_t q, int32_t p)
+{
+    struct tm_engine *e = t->eng;
+    tm_box *b = &e->reg[t->rid].out[queue_region(e, t, q)];
+    if (grow((void **)&b->ho, b->nho, &b->capho, sizeof *b->ho) != 0) {
+        t->oom = 1; /* the train is lost: the run stops */
+        return;
+    }
+    tm_handover *h = &b->ho[b->nho++];
+    h->sent_at = t->now;
+    h->q = q;
+    h->by = t->cur;
+    h->tr = t->tr[p];
+    tm_train_free(t, p);
+}
+
+void tm_engine_popped(temu_tm *t, int64_t q, int64_t free_at)
+{
+    if (q < t->ntorus * t->nvc) {
+        t->eng->popped_at[q] = t->now;
+        t->eng->free_at[q] = free_at;
+        t->eng->popped_by[q] = t->cur;
+    }
+}
+
+temu_tm *tm_engine_sender(temu_tm *t, int64_t src, uint32_t bytes)
+{
+    struct tm_engine *e = t->eng;
+    if (bytes > 0 && bytes < e->min_bytes) {
+        e->min_bytes = bytes;
+    }
+    return &e->reg[e->region_of[t->node_router[src]]].v;
+}
+
+/* ------------------------------------------------------------ buffered reports */
+
+static void region_deliver(void *ctx, uint64_t tag, int64_t created, int64_t at)
+{
+    tm_region *r = ctx;
+    if (grow((void **)&r->dl, r->ndl, &r->capdl, sizeof *r->dl) != 0) {
+        r->v.oom = 1;
+        return;
+    }
+    r->dl[r->ndl++] = (tm_delivery){r->v.now, tag, created, at};
+}
+
+static void region_hop(void *ctx, const temu_tm_hop *h)
+{
+    tm_region *r = ctx;
+    if (grow((void **)&r->hop, r->nhop, &r->caphop, sizeof *r->hop) != 0) {
+        r->v.oom = 1;
+        return;
+    }
+    r->hop[r->nhop++] = *h;
+}
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_delivery(const void *x, const void *y)
+{
+    const tm_delivery *a = x, *b = y;
+    int c = cmp_i64(a->t, b->t);
+    c = c ? c : (a->tag > b->tag) - (a->tag < b->tag);
+    c = c ? c : cmp_i64(a->created, b->created);
+    return c ? c : cmp_i64(a->at, b->at);
+}
+
+/* Hops by start, then where (kind, node, router, link, lane), then what. */
+static int cmp_hop(const void *x, const void *y)
+{
+    const temu_tm_hop *a = x, *b = y;
+    const int64_t ka[] = {a->start_ps, a->kind, a->node, a->router, a->link, a->lane,
+                          (int64_t)a->tag, a->packets, (int64_t)a->bytes, a->spacing_ps};
+    const int64_t kb[] = {b->start_ps, b->kind, b->node, b->router, b->link, b->lane,
+                          (int64_t)b->tag, b->packets, (int64_t)b->bytes, b->spacing_ps};
+    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++) {
+        if (ka[i] != kb[i]) {
+            return ka[i] < kb[i] ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+/* The window's deliveries and hops, all regions', to the users' functions
+ * in their order (thread 0, at the barrier). */
+static void reports_tell(struct tm_engine *e)
+{
+    temu_tm *t = e->t;
+    int64_t nd = 0, nh = 0;
+    for (int i = 0; i < e->n; i++) {
+        nd += e->reg[i].ndl;
+        nh += e->reg[i].nhop;
+    }
+    if (reserve((void **)&e->dl_all, nd, &e->capdl_all, sizeof *e->dl_all) != 0 ||
+        reserve((void **)&e->hop_all, nh, &e->caphop_all, sizeof *e->hop_all) != 0) {
+        t->oom = 1;
+        return;
+    }
+    nd = nh = 0;
+    for (int i = 0; i < e->n; i++) {
+        tm_region *r = &e->reg[i];
+        memcpy(e->dl_all + nd, r->dl, (size_t)r->ndl * sizeof *r->dl);
+        memcpy(e->hop_all + nh, r->hop, (size_t)r->nhop * sizeof *r->hop);
+        nd += r->ndl;
+        nh += r->nhop;
+        r->ndl = r->nhop = 0;
+    }
+    if (nh > 0) {
+        qsort(e->hop_all, (size_t)nh, sizeof *e->hop_all, cmp_hop);
+        for (int64_t i = 0; i < nh; i++) {
+            t->hop(t->hop_ctx, &e->hop_all[i]);
+        }
+    }
+    if (nd > 0) {
+        qsort(e->dl_all, (size_t)nd, sizeof *e->dl_all, cmp_delivery);
+        for (int64_t i = 0; i < nd; i++) {
+            t->deliver(t->ctx, e->dl_all[i].tag, e->dl_all[i].created, e->dl_all[i].at);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ windows */
+
+/* The lookahead: nothing a region does reaches another sooner (ps). */
+static int64_t lookahead(const struct tm_engine *e)
+{
+    const temu_tm_config *c = &e->t->c;
+    int64_t l = c->credit_ps + tm_ser_ps(e->fast_ppb, e->min_bytes);
+    l = l < e->hop_ps ? l : e->hop_ps;
+    return l > 1 ? l : 1;
+}
+
+/* No delivery is scheduled sooner than this after its cause (ps). */
+static int64_t deliver_ahead(const struct tm_engine *e)
+{
+    int64_t l = e->t->c.node_wire_ps + tm_ser_ps(e->node_ppb, e->min_bytes);
+    return l > 1 ? l : 1;
+}
+
+/* The next window's end into *end from what the regions published (par):
+ * 1, or 0 when the advance is over.  Every thread decides alike. */
+static int window_next(const struct tm_engine *e, int par, int64_t *end)
+{
+    int64_t w = INT64_MAX, d = INT64_MAX;
+    int oom = 0;
+    for (int i = 0; i < e->n; i++) {
+        const tm_published *p = &e->reg[i].pub[par];
+        w = p->next < w ? p->next : w;
+        d = p->deliver < d ? p->deliver : d;
+        oom |= p->oom;
+    }
+    if (oom || e->reg[0].pub[par].stop || w == INT64_MAX || w > e->until) {
+        return 0;
+    }
+    int64_t l = lookahead(e), x = w > INT64_MAX - l ? INT64_MAX : w + l - 1;
+    if (e->stop) {
+        int64_t la = deliver_ahead(e), y = w > INT64_MAX - la ? INT64_MAX : w + la - 1;
+        x = y < x ? y : x;
+        x = d < x ? d : x;
+    }
+    *end = x < e->until ? x : e->until;
+    return 1;
+}
+
+/* Region i's events up to end. */
+static void window_run(tm_region *r, int64_t end)
+{
+    uint64_t before = r->v.tot.events;
+    tm_router_run_events(&r->v, end);
+    r->win_events = r->v.tot.events - before;
+    r->delivered = 0;
+    while (r->ndh > 0 && r->dheap[0] <= end) {
+        dheap_pop(r);
+        r->delivered++;
+    }
+}
+
+/* Region i takes what every region's window gave it. */
+static void window_absorb(struct tm_engine *e, int i)
+{
+    tm_region *r = &e->reg[i];
+    temu_tm *v = &r->v;
+    for (int s = 0; s < e->n; s++) {
+        tm_box *b = &e->reg[s].out[i];
+        for (int64_t k = 0; k < b->nho && !v->oom; k++) {
+            const tm_handover *h = &b->ho[k];
+            int32_t p = tm_train_alloc(v);
+            if (p < 0) {
+                v->oom = 1;
+                break;
+            }
+            v->tr[p] = h->tr;
+            /* its queue emptied after it started (at the same instant: by
+             * an event after its own, by content): it is the head from the
+             * read-out of the one that left */
+            int64_t at = e->popped_at[h->q];
+            int after = at > h->sent_at ||
+                        (at == h->sent_at && temu_evq_before(&h->by, &e->popped_by[h->q]));
+            int64_t head = after ? e->free_at[h->q] : h->sent_at;
+            tm_router_arrive(v, h->q, p, head);
+        }
+        for (int64_t k = 0; k < b->ncr; k++) {
+            if (temu_evq_push(&v->events, &b->cr[k]) != 0) {
+                v->oom = 1;
+            }
+        }
+        if (s != i) {
+            r->crossings += (uint64_t)(b->nho + b->ncr);
+        }
+        b->nho = b->ncr = 0;
+    }
+}
+
+static void region_publish(tm_region *r, int par, int stop)
+{
+    tm_published *p = &r->pub[par];
+    p->next = temu_evq_next_time(&r->v.events);
+    p->deliver = r->ndh > 0 ? r->dheap[0] : INT64_MAX;
+    p->stop = stop;
+    p->oom = r->v.oom;
+}
+
+/* Does the advance stop after this window (thread 0, at the barrier, the
+ * deliveries told)?  Also sums the busiest region's events (the window's
+ * critical path, of the speed-up the partition allows). */
+static int window_stops(struct tm_engine *e)
+{
+    uint64_t got = 0, most = 0;
+    for (int i = 0; i < e->n; i++) {
+        got += e->reg[i].delivered;
+        most = e->reg[i].win_events > most ? e->reg[i].win_events : most;
+    }
+    e->critical += most;
+    e->stopped = e->stop && got > 0 && (e->answer == NULL || *e->answer != 0);
+    return e->stopped;
+}
+
+/* One advance, run by every thread i alike (thread 0 is the caller's). */
+static void engine_windows(struct tm_engine *e, int i)
+{
+    tm_region *r = &e->reg[i];
+    int par = 0, stop = 0;
+    int64_t end;
+    region_publish(r, par, 0);
+    barrier_wait(&e->bar);
+    while (window_next(e, par, &end)) {
+        if (i == 0) {
+            e->last_end = end;
+            e->windows++;
+        }
+        window_run(r, end);
+        barrier_wait(&e->bar);
+        window_absorb(e, i);
+        if (i == 0) {
+            reports_tell(e);
+            stop = window_stops(e);
+        }
+        par ^= 1;
+        region_publish(r, par, stop);
+        barrier_wait(&e->bar);
+    }
+    barrier_wait(&e->bar); /* all have decided before the caller goes on */
+}
+
+static void *worker_main(void *arg)
+{
+    tm_region *r = arg;
+    struct tm_engine *e = r->v.eng;
+    unsigned seen = 0;
+    for (;;) {
+        unsigned spin = 0;
+        while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen && spin < 20000) {
+            spin++;
+            if (spin > 2000) {
+                sched_yield();
+            }
+        }
+        pthread_mutex_lock(&e->mu);
+        while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen && !e->quit) {
+            pthread_cond_wait(&e->cv, &e->mu);
+        }
+        int quit = e->quit;
+        seen = atomic_load_explicit(&e->epoch, memory_order_acquire);
+        pthread_mutex_unlock(&e->mu);
+        if (quit) {
+            return NULL;
+        }
+        engine_windows(e, r->v.rid);
+    }
+}
+
+int64_t tm_engine_run(temu_tm *t, int64_t until_ps, int stop, const int32_t *answer)
+{
+    struct tm_engine *e = t->eng;
+    int64_t now = t->now;
+    if (t->oom) {
+        return t->now;
+    }
+    e->until = until_ps;
+    e->stop = stop;
+    e->answer = answer;
+    e->advances++;
+    e->stopped = 0;
+    pthread_mutex_lock(&e->mu);
+    atomic_fetch_add_explicit(&e->epoch, 1, memory_order_release);
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    engine_windows(e, 0);
+    for (int i = 0; i < e->n; i++) {
+        tm_region *r = &e->reg[i];
+        now = r->v.now > now ? r->v.now : now;
+        t->oom |= r->v.oom;
+    }
+    if (!e->stopped && until_ps != INT64_MAX && until_ps > now) {
+        now = until_ps;
+    }
+    t->now = now;
+    for (int i = 0; i < e->n; i++) {
+        e->reg[i].v.now = now;
+    }
+    return now;
+}
+
+int64_t temu_tm_run_step(temu_tm *t, int64_t until_ps, const int32_t *answer)
+{
+    if (t->eng != NULL) {
+        return tm_engine_run(t, until_ps, 1, answer);
+    }
+    for (;;) {
+        int64_t tn = temu_tm_next_event(t);
+        uint64_t pending = t->pending;
+        if (tn > until_ps || t->oom) {
+            return temu_tm_run(t, until_ps);
+        }
+        temu_tm_run(t, tn);
+        if (t->pending != pending && (answer == NULL || *answer != 0)) {
+            return tn; /* packets were delivered at tn, and answered */
+        }
+    }
+}
+
+/* ------------------------------------------------------------ the engine's life */
+
+/* The regions' views of model t: copies sharing its arrays, each with
+ * nothing of its own yet. */
+static int views_make(struct tm_engine *e, temu_tm *t)
+{
+    for (int i = 0; i < e->n; i++) {
+        tm_region *r = &e->reg[i];
+        temu_tm *v = &r->v;
+        memcpy(v, t, sizeof *v);
+        v->tr = NULL;
+        v->tr_block = NULL;
+        v->ntr = v->captr = 0;
+        v->freetr = -1;
+        temu_evq_init(&v->events);
+        v->now = 0;
+        v->pending = 0;
+        memset(&v->tot, 0, sizeof v->tot);
+        v->oom = 0;
+        v->deliver = NULL;
+        v->hop = NULL;
+        v->eng = e;
+        v->rid = i;
+        r->out = calloc((size_t)e->n, sizeof *r->out);
+        if (r->out == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The machine's lookahead figures: flight plus router latency, the
+ * fastest torus lane's and the nodes' ps per byte. */
+static void engine_rates(struct tm_engine *e, const temu_tm *t)
+{
+    e->hop_ps = t->c.wire_ps + t->c.router_ps;
+    e->node_ppb = 1000.0 / t->c.node_gbs;
+    e->fast_ppb = e->node_ppb;
+    for (int64_t c = 0; c < t->ntorus; c++) {
+        double ppb = t->ch[c].ps_per_byte;
+        if (ppb > 0 && ppb < e->fast_ppb) {
+            e->fast_ppb = ppb;
+        }
+    }
+    e->min_bytes = t->c.max_packet;
+}
+
+static int workers_start(struct tm_engine *e)
+{
+    for (int i = 1; i < e->n; i++) {
+        if (pthread_create(&e->reg[i].th, NULL, worker_main, &e->reg[i]) != 0) {
+            return -1;
+        }
+        e->reg[i].started = 1;
+    }
+    return 0;
+}
+
+temu_status tm_engine_create(temu_tm *t, temu_error *err)
+{
+    int n = (int)t->c.threads;
+    struct tm_engine *e = calloc(1, sizeof *e);
+    if (e == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %d regions", n);
+    }
+    t->eng = e;
+    t->rid = -1;
+    e->t = t;
+    e->n = n;
+    e->reg = calloc((size_t)n, sizeof *e->reg);
+    e->region_of = malloc((size_t)t->m.nrouters * sizeof *e->region_of);
+    e->popped_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_at);
+    e->free_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->free_at);
+    e->popped_by = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_by);
+    e->bar.n = (unsigned)n;
+    if (pthread_mutex_init(&e->mu, NULL) == 0 && pthread_cond_init(&e->cv, NULL) == 0) {
+        e->sync_ok = 1;
+    }
+    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->sync_ok ||
+        views_make(e, t) != 0) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %d regions", n);
+    }
+    /* consecutive blocks of routers: slabs across the slowest dimension */
+    for (int64_t r = 0; r < t->m.nrouters; r++) {
+        e->region_of[r] = (int32_t)(r * n / t->m.nrouters);
+    }
+    engine_rates(e, t);
+    if (workers_start(e) != 0) {
+        return temu_fail(err, TEMU_ENOMEM, "timing model: cannot start %d threads", n);
+    }
+    return TEMU_OK;
+}
+
+void tm_engine_destroy(temu_tm *t)
+{
+    struct tm_engine *e = t->eng;
+    if (e == NULL) {
+        return;
+    }
+    if (e->sync_ok) {
+        pthread_mutex_lock(&e->mu);
+        e->quit = 1;
+        pthread_cond_broadcast(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+    }
+    for (int i = 0; e->reg != NULL && i < e->n; i++) {
+        tm_region *r = &e->reg[i];
+        if (r->started) {
+            pthread_join(r->th, NULL);
+        }
+        for (int k = 0; r->out != NULL && k < e->n; k++) {
+            free(r->out[k].ho);
+            free(r->out[k].cr);
+        }
+        free(r->out);
+        free(r->v.tr_block);
+        temu_evq_free(&r->v.events);
+        free(r->dheap);
+        free(r->dl);
+        free(r->hop);
+    }
+    if (e->sync_ok) {
+        pthread_mutex_destroy(&e->mu);
+        pthread_cond_destroy(&e->cv);
+    }
+    free(e->reg);
+    free(e->region_of);
+    free(e->popped_at);
+    free(e->free_at);
+    free(e->popped_by);
+    free(e->dl_all);
+    free(e->hop_all);
+    free(e);
+    t->eng = NULL;
+}
+
+void tm_engine_callbacks(temu_tm *t)
+{
+    struct tm_engine *e = t->eng;
+    for (int i = 0; i < e->n; i++) {
+        tm_region *r = &e->reg[i];
+        r->v.deliver = t->deliver != NULL ? region_deliver : NULL;
+        r->v.ctx = r;
+        r->v.hop = t->hop != NULL ? region_hop : NULL;
+        r->v.hop_ctx = r;
+    }
+}
+
+/* ------------------------------------------------------------ the whole's figures */
+
+void tm_engine_totals(const temu_tm *t, temu_tm_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < t->eng->n; i++) {
+        const temu_tm_totals *x = &t->eng->reg[i].v.tot;
+        out->packet_hops += x->packet_hops;
+        out->train_hops += x->train_hops;
+        out->events += x->events;
+    }
+}
+
+int64_t tm_engine_next(const temu_tm *t)
+{
+    int64_t w = INT64_MAX;
+    for (int i = 0; i < t->eng->n; i++) {
+        int64_t x = temu_evq_next_time(&t->eng->reg[i].v.events);
+        w = x < w ? x : w;
+    }
+    return w;
+}
+
+uint64_t tm_engine_pending(const temu_tm *t)
+{
+    uint64_t n = 0; /* a region's count may wrap: sent in one, delivered in another */
+    for (int i = 0; i < t->eng->n; i++) {
+        n += t->eng->reg[i].v.pending;
+    }
+    return n;
+}
+
+int tm_engine_oom(const temu_tm *t)
+{
+    int oom = t->oom;
+    for (int i = 0; i < t->eng->n; i++) {
+        oom |= t->eng->reg[i].v.oom;
+    }
+    return oom;
+}
+
+void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (t->eng == NULL) {
+        return;
+    }
+    temu_tm_totals tot;
+    tm_engine_totals(t, &tot);
+    out->windows = t->eng->windows;
+    out->advances = t->eng->advances;
+    out->events = tot.events;
+    out->critical = t->eng->critical;
+    for (int i = 0; i < t->eng->n; i++) {
+        out->crossings += t->eng->reg[i].crossings;
+    }
+    out->lookahead_ps = lookahead(t->eng);
+    out->regions = (uint32_t)t->eng->n;
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# timing_threads.sh - the packet model's parallel engine (--threads N,
+# temu_tm_config.threads; doc/model.md, "Parallel engine") gives the same
+# results, byte for byte, for every N: the model's own fingerprints
+# (every delivery, hop, total and lane counter: bench/timing_fingerprint
+# -t N) and whole replays (`torusemu replay --timing --threads N`: the
+# per-rank table, the store's counters, the series of snapshots) on
+# Gemini, BG/P and BG/Q, deterministic and adaptive routing, packets and
+# messages, N = 1, 2, 3 and 8.  Trains run on one thread (N = 1); more is
+# refused with a clear message, as are threads at the flow level.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+FP="$top_builddir/bench/timing_fingerprint"
+
+# -- the model: fingerprints of random traffic (SPEC LOAD US PACKETS TRAIN
+# WHOLE ROUTING MODE; timing_fingerprint.c); one line per case
+set -- \
+    bgp:8x8x8 0.9 2 1 1 0 d t \
+    bgp:4x4x4 0.8 5 4 1 0 a t \
+    bgq:4x4x4x4x2 0.6 1 1 1 0 a t \
+    bgq:4x4x4x4x2 0.6 1 1 1 0 d t \
+    gemini:8x8x8 0.5 1 1 1 0 x t \
+    gemini:4x4x4 0.7 2 8 1 0 x m \
+    bgq:4x4x4x4x2 0.5 1 6 1 0 x m
+expect_ok "fingerprints, threads 1" "$FP" -t 1 "$@"
+cp "$TMP/out" "$TMP/fp1"
+expect_eq "7 fingerprints" 7 "$(grep -c ' fp [0-9a-f]\{16\}$' "$TMP/fp1")"
+for n in 2 3 8; do
+    expect_ok "fingerprints, threads $n" "$FP" -t "$n" "$@"
+    if cmp -s "$TMP/fp1" "$TMP/out"; then
+        pass
+    else
+        failed "fingerprints with $n threads differ from 1 thread: $(diff "$TMP/fp1" "$TMP/out")"
+    fi
+done
+# each instant's sends made in reverse order: the same lines
+expect_ok "fingerprints reversed, threads 2" "$FP" -r -t 2 bgq:4x4x4x4x2 0.6 1 1 1 0 a t \
+    gemini:8x8x8 0.5 1 1 1 0 x t
+expect_eq "reversed, bgq" "$(sed -n 3p "$TMP/fp1")" "$(sed -n 1p "$TMP/out")"
+expect_eq "reversed, gemini" "$(sed -n 5p "$TMP/fp1")" "$(sed -n 2p "$TMP/out")"
+# trains: one thread; more refused
+expect_ok "trains, threads 1" "$FP" -t 1 gemini:4x4x4 0.7 2 32 64 0 x t
+expect_fail "trains, threads 2" "trains run on one thread only" \
+    "$FP" -t 2 gemini:4x4x4 0.7 2 32 64 0 x t
+expect_fail "threads 65" "at most 64" "$FP" -t 65 gemini:4x4x4 0.7 1 1 1 0 x t
+
+# -- whole replays: the per-rank table (stdout), the store, the series
+replay() {
+    out=$1
+    shift
+    "$TORUSEMU" replay --timing --keep "$TMP/$out.store" --quiet "$@" >"$TMP/$out.txt" &&
+        "$TORUSEMU" dump "$TMP/$out.store" --format csv >"$TMP/$out.csv"
+}
+same_replays() {
+    what=$1
+    shift
+    for n in 1 2 3 8; do
+        rm -rf "$TMP/r$n.store"
+        expect_ok "$what, threads $n" replay "r$n" --threads "$n" "$@"
+    done
+    grep -q '^predicted runtime' "$TMP/r1.txt" && pass || failed "$what: no runtime"
+    for n in 2 3 8; do
+        if cmp -s "$TMP/r1.txt" "$TMP/r$n.txt" && cmp -s "$TMP/r1.csv" "$TMP/r$n.csv"; then
+            pass
+        else
+            failed "$what: threads $n differ from 1: $(diff "$TMP/r1.txt" "$TMP/r$n.txt" | head -5)
+$(diff "$TMP/r1.csv" "$TMP/r$n.csv" | head -5)"
+        fi
+    done
+}
+same_replays "gemini random" --machine gemini:4x4x4 --pattern random --bytes 16K --steps 2
+same_replays "bgp random, adaptive" --machine bgp:4x4x4 --pattern random --bytes 8K
+same_replays "bgq fft, adaptive" --machine bgq:2x2x4x4x2 --pattern fft --grid 8x16 --size 64
+same_replays "bgq random, deterministic" --machine bgq:2x2x4x4x2 --pattern random --bytes 8K \
+    --routing deterministic
+# a series of snapshots (--interval) on every thread count: the same file
+for n in 1 2 3 8; do
+    rm -rf "$TMP/s$n.store"
+    expect_ok "series, threads $n" replay "s$n" --threads "$n" --machine bgq:2x2x4x4x2 \
+        --pattern random --bytes 8K --series "$TMP/s$n.tser" --interval 2us
+    "$TORUSEMU" series "$TMP/s$n.tser" --all --format csv >"$TMP/s$n.series.csv"
+done
+[ "$(wc -l <"$TMP/s1.series.csv")" -gt 10 ] && pass ||
+    failed "series: $(wc -l <"$TMP/s1.series.csv") lines"
+for n in 2 3 8; do
+    if cmp -s "$TMP/s1.series.csv" "$TMP/s$n.series.csv" && cmp -s "$TMP/s1.txt" "$TMP/s$n.txt"; then
+        pass
+    else
+        failed "series: threads $n differ from 1: $(diff "$TMP/s1.series.csv" "$TMP/s$n.series.csv" | head -5)"
+    fi
+done
+# refused combinations name the problem
+expect_fail "replay trains, threads 2" "trains run on one thread only" \
+    "$TORUSEMU" replay --machine gemini:4x4x4 --pattern random --timing --train 8 --threads 2 --quiet
+expect_fail "flow level, threads 2" "threads run the packet level only" \
+    "$TORUSEMU" replay --machine gemini:4x4x4 --pattern random --timing --model flow \
+    --threads 2 --quiet
+finish
