@@ -559,6 +559,31 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* Memory grows with the network, not with the sends: a send of 1 GiB
+ * (4 Mi packets of 256 bytes) is one record until its injection channel
+ * takes its packets one by one.  Alone on a 4-hop path of equal rates a
+ * packet k is cut at k S (S = 256000 ps, the injection channel's rate) and
+ * delivered at k S + L, L = S + 5 R + 4 W = 368000 ps < 2 S: when packet
+ * k is cut, packet k - 1 is still on its way, so at most three records
+ * exist at once (the rest of the send, k and k - 1), and by 1000 S the
+ * packets k with k S + L <= 1000 S, k = 0..998, have arrived. */
+START_TEST(test_send_streams_its_packets)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_error err;
+    temu_tm *t = make(&m, &c, NULL);
+    const uint32_t count = (1u << 30) / 256;
+    ck_assert(temu_tm_send_train(t, 0, node(&m, 0, 0, 0), node(&m, 3, 1, 0), 256, count, 0, 0, 0,
+                                 &err) == TEMU_OK);
+    ck_assert_uint_eq(temu_tm_records(t), 1);
+    temu_tm_run(t, 1000 * 256000LL);
+    ck_assert_uint_eq(temu_tm_records(t), 3);
+    ck_assert_uint_eq(temu_tm_pending(t), count - 999);
+    temu_tm_destroy(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timing");
@@ -577,6 +602,7 @@ int main(void)
     tcase_add_test(tc, test_occupancy_exact);
     tcase_add_test(tc, test_bgq_fifo_occupancy_in_store);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_send_streams_its_packets);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

@@ -107,6 +107,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
     t->nchan = t->ntorus + 2 * m->nnodes;
     t->freetr = -1;
+    t->last_bucket = -1;
     if (alloc_arrays(t, m, c) != 0) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",

@@ -120,6 +120,7 @@ typedef struct tm_train {
     uint8_t open;     /* adaptive, waiting: `chan` is only the deterministic candidate */
     uint8_t ncand;    /* adaptive: productive channels at `cur` (0: eject next)        */
     int8_t esc_dim;   /* adaptive: dimension of the hop just taken on the escape VC, -1 */
+    uint8_t msg;      /* in its source queue: TM_MSG_* (a send not yet cut into trains) */
     /* cold: 64 bytes */
     int64_t created;
     uint64_t tag;
@@ -136,6 +137,14 @@ typedef struct tm_train {
      * what orders its events among equal times (event.h) */
     uint32_t serial;
 } tm_train;
+
+/* tm_train.msg: a send waits in its source queue as one record, a bucket
+ * of all its packets, and becomes trains only as its injection channel
+ * takes them (tm_train_cut): memory grows with the sends outstanding, not
+ * with their packets. */
+#define TM_MSG_BUCKET 1u /* not cut yet: its first train is cut when it is READY   */
+#define TM_MSG_TURNS 2u  /* it and the buckets after it take turns, train by train */
+#define TM_MSG_MORE 4u   /* the next record in the queue is a bucket of its turn   */
 
 /* the layout above: change it only with its comment */
 _Static_assert(sizeof(tm_train) == 128 && offsetof(tm_train, created) == 64,
@@ -194,6 +203,8 @@ struct temu_tm {
     tm_train *tr;                 /* 64-byte aligned in tr_block (tm_train_alloc) */
     void *tr_block;
     int32_t ntr, captr, freetr;
+    int32_t last_bucket; /* the last send's record, which a next bucket may join (-1) */
+    uint8_t last_direct; /* it went into its source queue at once (no CREATE event) */
     temu_evq events; /* tm_event's (event.h) */
     int64_t now;
     uint64_t pending;

@@ -231,6 +231,8 @@ static void on_ready(temu_tm *t, int64_t q, int32_t p, int32_t chan)
     int64_t cand[TEMU_MAX_DIMS];
     if (!tm_is_source(t, q)) {
         tm_stats_inq_wait(t, q);
+    } else if (tm_train_cut(t, q) != 0) {
+        return; /* out of memory: t->oom stops the run */
     }
     int n = tm_route_order(t, &t->tr[p], chan, cand);
     for (int i = 0; i < n; i++) {
@@ -276,7 +278,7 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
         t->tot.events++;
         switch (e->type) {
         case TM_EV_CREATE:
-            tm_router_append(t, tm_source_queue(t, e->create.node), e->create.train);
+            tm_train_enter_source(t, e->create.node, e->create.train);
             break;
         case TM_EV_READY:
             on_ready(t, e->ready.queue, e->ready.train, e->ready.chan);
