@@ -156,6 +156,11 @@ typedef struct tm_queue {
     int32_t head, tail;
     int64_t credit; /* bytes free, as the upstream side knows them          */
     int64_t occ;    /* packets x ps spent in the queue (header to read-out) */
+    /* space coming back upstream at back_at while nobody waits for the
+     * channel, kept here instead of a CREDIT event (flow.h,
+     * tm_flow_return); back_bytes 0: none */
+    int64_t back_at;
+    int64_t back_bytes;
 } tm_queue;
 
 /* A train's credit coming back upstream packet by packet, as single
@@ -207,6 +212,8 @@ struct temu_tm {
     uint8_t last_direct; /* it went into its source queue at once (no CREATE event) */
     temu_evq events; /* tm_event's (event.h) */
     int64_t now;
+    int64_t back_last; /* the latest credit return kept in a queue (tm_flow_return) */
+    uint32_t *back_vcs; /* [nchan] bit v: queue (c, v) keeps a credit return */
     uint64_t pending;
     temu_tm_totals tot;
     int oom; /* an allocation failed during the run: results are incomplete */
