@@ -35,7 +35,9 @@
  *            (k = 1: a packet).  Its packets leave a queue evenly spaced, so a
  *            train carries the first packet's times and the spacing; the
  *            route is computed hop by hop (no stored path), so memory grows
- *            with channels and trains in flight only.
+ *            with channels and trains in flight only; a send waits in its
+ *            source queue as one record until its trains are cut from it
+ *            (TM_MSG_BUCKET below).
  */
 #ifndef TEMU_PACKET_H
 #define TEMU_PACKET_H
@@ -210,6 +212,7 @@ struct temu_tm {
     int32_t ntr, captr, freetr;
     int32_t last_bucket; /* the last send's record, which a next bucket may join (-1) */
     uint8_t last_direct; /* it went into its source queue at once (no CREATE event) */
+    uint64_t last_events; /* events processed when it was sent */
     temu_evq events; /* tm_event's (event.h) */
     int64_t now;
     int64_t back_last; /* the latest credit return kept in a queue (tm_flow_return) */

@@ -156,12 +156,12 @@ static temu_status check_send(const temu_tm *t, int64_t when_ps, int64_t src, in
 
 /* Can the send just made from node src at when_ps, tag `tag`, join the
  * previous send's record as a bucket of the same message?  Only right
- * after it: nothing ran in between, so that record is still the last of
- * its source queue (or of its CREATE event's chain). */
+ * after it, no event processed in between: that record is still the last
+ * of its source queue (or of its CREATE event's chain). */
 static int32_t joinable(const temu_tm *t, int64_t when_ps, int64_t src, uint64_t tag)
 {
     int32_t b = t->last_bucket;
-    if (b < 0 || b >= t->ntr) {
+    if (b < 0 || b >= t->ntr || t->tot.events != t->last_events) {
         return -1;
     }
     const tm_train *tr = &t->tr[b];
@@ -193,6 +193,7 @@ static int enqueue(temu_tm *t, int32_t p, int turns)
         return 0;
     }
     t->last_bucket = p;
+    t->last_events = t->tot.events;
     t->last_direct = when_ps == t->now;
     if (t->last_direct) {
         /* created now: no event needed */
