@@ -16,7 +16,8 @@
  * Otherwise all messages are created at time 0.  The model runs until the
  * network is empty or a CPU-time budget is spent (then the rate is of the
  * part done).  Prints CPU time, packet-hops (each packet once per torus channel,
- * trains counting their packets), train-hops, events, max RSS.
+ * trains counting their packets), train-hops, events, max RSS and the
+ * most train records held at once (temu_tm_records).
  *
  * TRAIN is the longest train (train_packets); with a trailing w, trains
  * never split (train_whole).
@@ -236,13 +237,15 @@ int main(int argc, char **argv)
     temu_tm_totals_get(t, &tot);
     getrusage(RUSAGE_SELF, &ru);
     printf("%s %s train %u%s: %llu messages sent in %.2f s; run %.2f s CPU to %.1f us virtual%s; "
-           "%llu packet-hops (%.3g /s), %llu train-hops, %llu events; max RSS %ld MB\n",
+           "%llu packet-hops (%.3g /s), %llu train-hops, %llu events; max RSS %ld MB; "
+           "%llu records\n",
            argv[1], argv[2], c.train_packets, c.train_whole ? " whole" : "",
            (unsigned long long)msgs, t1 - t0, t2 - t1, (double)temu_tm_now(t) / 1e6,
            temu_tm_pending(t) > 0 || behind > 0 ? " (budget spent, network not empty)"
                                                 : " (all delivered)",
            (unsigned long long)tot.packet_hops, (double)tot.packet_hops / (t2 - t0),
-           (unsigned long long)tot.train_hops, (unsigned long long)tot.events, ru.ru_maxrss / 1024);
+           (unsigned long long)tot.train_hops, (unsigned long long)tot.events, ru.ru_maxrss / 1024,
+           (unsigned long long)temu_tm_records(t));
     temu_tm_destroy(t);
     temu_mapping_free(&map);
     free(r.round);

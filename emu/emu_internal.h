@@ -332,11 +332,14 @@ static inline uint64_t temu_even_share(uint64_t total, uint64_t all, uint64_t fi
 /* temu_tm_send_even (emu/packet/train.c) for timing_bridge.c, with the BG/Q message
  * unit's memory requests of these packets: mu_reads payload reads at the
  * source, mu_writes stores at the destination, spread evenly over the
- * packets (doc/model.md, "Message-unit pending requests"). */
+ * packets (doc/model.md, "Message-unit pending requests").  turns: these
+ * packets take turns, train by train, with those of the send just made
+ * (the same message's, from the same node at the same time: Gemini's
+ * slots, which the packetizer takes in turn). */
 struct temu_tm;
 temu_status temu_tm_send_even_mu(struct temu_tm *t, int64_t when_ps, int64_t src, int64_t dst,
                                  uint32_t count, uint64_t units, uint32_t unit_bytes, uint32_t cls,
                                  uint32_t lane_key, uint64_t tag, uint64_t mu_reads,
-                                 uint64_t mu_writes, temu_error *err);
+                                 uint64_t mu_writes, int turns, temu_error *err);
 
 #endif /* TEMU_INTERNAL_H */

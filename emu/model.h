@@ -103,6 +103,8 @@ typedef struct temu_model_units {
     uint64_t count, units;
     uint32_t unit_bytes, cls, lane_key;
     uint64_t tag, reads, writes;
+    uint32_t turns; /* 1: a later bucket of the message, its packets taken in  */
+                    /* turn with the earlier ones' train by train (Gemini)    */
 } temu_model_units;
 
 /* A level as the packetizer sees it: up to `train` packets of a bucket

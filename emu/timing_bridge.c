@@ -60,14 +60,19 @@ static mu_requests mu_requests_of(const temu_machine *m, const temu_plan *plan, 
 
 /* Send the next min(train, left) packets of a bucket: its units split
  * evenly over its packets (the plan keeps totals, not each packet's size),
- * the larger ones first. */
+ * the larger ones first.  rr: the buckets are taken in turn (Gemini's
+ * slots). */
 static temu_status send_some(const temu_model_sender *to, int64_t when, int64_t src, int64_t dst,
                              bucket *b, uint32_t train, uint32_t unit, uint32_t cls,
-                             uint32_t lane_key, const mu_requests *mu, sent *out, temu_error *err)
+                             uint32_t lane_key, int rr, const mu_requests *mu, sent *out,
+                             temu_error *err)
 {
     uint64_t m = b->pkts < train ? b->pkts : train;
     uint64_t units = temu_even_share(b->units, b->pkts, 0, m); /* the larger packets first */
     uint64_t reads = 0, writes = 0;
+    /* a level that cuts whole buckets into trains itself takes the
+     * message's later buckets in turn with the earlier ones */
+    uint32_t turns = rr && out->packets > 0 ? 1 : 0;
     if (mu->packets > 0) {
         reads = temu_even_share(mu->reads, mu->packets, out->packets, m);
         writes = temu_even_share(mu->writes, mu->packets, out->packets, m);
@@ -76,7 +81,8 @@ static temu_status send_some(const temu_model_sender *to, int64_t when, int64_t 
     b->pkts -= m;
     out->packets += m;
     out->bytes += units * unit;
-    temu_model_units u = {when, src, dst, m, units, unit, cls, lane_key, out->tag, reads, writes};
+    temu_model_units u = {when,     src,   dst,  m,      units, unit, cls,
+                          lane_key, out->tag, reads, writes, turns};
     return to->send(to->model, &u, err);
 }
 
@@ -109,8 +115,8 @@ static temu_status send_dir(const temu_model_sender *to, int64_t when_ps, const 
                 for (int vc = 0; vc < 2 && st == TEMU_OK; vc++) {
                     if (b[vc][k].pkts > 0) {
                         st = send_some(to, when_ps, src, dst, &b[vc][k], train, fi->unit_bytes,
-                                       (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, &mu, out,
-                                       err);
+                                       (uint32_t)vc, plan->gemini_slot_base + (uint32_t)k, 1, &mu,
+                                       out, err);
                         left = 1;
                     }
                 }
@@ -121,26 +127,26 @@ static temu_status send_dir(const temu_model_sender *to, int64_t when_ps, const 
             bucket b = {plan->packets[dir][vc], plan->chunks[dir][vc]};
             while (b.pkts > 0 && st == TEMU_OK) {
                 st = send_some(to, when_ps, src, dst, &b, train, fi->unit_bytes, (uint32_t)vc, 0,
-                               &mu, out, err);
+                               0, &mu, out, err);
             }
         }
     }
     return st;
 }
 
-/* The packet model as a sender: its train length, its even split. */
+/* The packet model as a sender: whole buckets, its even split. */
 static temu_status packet_send(void *model, const temu_model_units *u, temu_error *err)
 {
     return temu_tm_send_even_mu(model, u->when_ps, u->src, u->dst, (uint32_t)u->count, u->units,
                                 u->unit_bytes, u->cls, u->lane_key, u->tag, u->reads, u->writes,
-                                err);
+                                (int)u->turns, err);
 }
 
 static temu_model_sender packet_sender(temu_tm *t)
 {
-    temu_tm_config c;
-    temu_tm_config_get(t, &c);
-    return (temu_model_sender){t, c.train_packets, packet_send};
+    /* whole buckets: the model cuts them into trains as their injection
+     * channel takes them (emu/packet/train.h) */
+    return (temu_model_sender){t, UINT32_MAX, packet_send};
 }
 
 /* Both directions of a planned message, untagged. */

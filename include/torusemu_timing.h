@@ -190,6 +190,13 @@ typedef struct temu_tm_totals {
 } temu_tm_totals;
 void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out);
 
+/* The most train records the model has held at once: trains in the
+ * network, and sends waiting in their source queues, one record each
+ * however many packets they have (they are cut into trains as they are
+ * injected), so it grows with channels and sends outstanding, not with
+ * packets sent. */
+uint64_t temu_tm_records(const temu_tm *t);
+
 /* A train (one packet, or train_packets of one send) starting onto a
  * channel: the node's injection channel, a router-to-router link, or the
  * destination's ejection channel.  Its packets start at start_ps,

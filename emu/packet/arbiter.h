@@ -117,6 +117,7 @@ static inline void tm_arb_left(temu_tm *t, int64_t c)
     if (ch->busy_until > t->now) {
         return;
     }
+    tm_flow_due(t, c);
     for (int i = 0; i < ch->nwait; i++) {
         tm_arb_waiter_vc(t, &ch->wait[i], c, &lack, &bubble);
     }

@@ -54,6 +54,83 @@ static inline void tm_flow_credit_back(temu_tm *t, int64_t c, int vc, int64_t by
     t->q[c * t->nvc + vc].credit += bytes;
 }
 
+/* Queue qi's space `bytes` is known upstream again at `when` (ps).  A
+ * CREDIT event then wakes the channel's waiting heads; it can let one go
+ * only if the channel is idle then with heads waiting: stalled (its heads
+ * short of credit), or freed at that very instant with heads that came
+ * while it was busy (their TRY comes after the CREDIT).  Otherwise the
+ * return needs no event: the queue keeps it (one at a time; tm_flow_due
+ * adds it when the channel is next looked at; tm_flow_stalled and
+ * tm_flow_freeing make it an event if the channel comes to either state
+ * before). */
+static inline void tm_flow_return(temu_tm *t, int64_t qi, int64_t when, int64_t bytes)
+{
+    tm_queue *q = &t->q[qi];
+    const tm_chan *ch = &t->ch[qi / t->nvc];
+    /* the parallel engine (region.c): the channel belongs to the upstream
+     * router's region, possibly another thread's, so its state is not read
+     * here and every return is an event, handed over at the window's end */
+    if (t->eng == NULL && !ch->stalled && ch->short_mask == 0 && !(ch->nwait > 0 && when == ch->busy_until)) {
+        if (q->back_bytes != 0 && q->back_at <= t->now) {
+            q->credit += q->back_bytes; /* back already: the bit stays */
+            q->back_bytes = 0;
+        }
+        if (q->back_bytes == 0) {
+            q->back_at = when;
+            q->back_bytes = bytes;
+            t->back_vcs[qi / t->nvc] |= 1u << (qi % t->nvc);
+            t->back_last = when > t->back_last ? when : t->back_last;
+            return;
+        }
+    }
+    tm_event_credit(t, when, (int32_t)(qi / t->nvc), (int32_t)(qi % t->nvc), (int32_t)bytes);
+}
+
+/* Channel c is looked at now: the space its queues kept that is back by
+ * now is added to their credit. */
+static inline void tm_flow_due(temu_tm *t, int64_t c)
+{
+    tm_queue *cq = &t->q[c * t->nvc];
+    for (uint32_t m = t->back_vcs[c]; m != 0; m &= m - 1) {
+        int v = __builtin_ctz(m);
+        if (cq[v].back_at <= t->now) {
+            cq[v].credit += cq[v].back_bytes;
+            cq[v].back_bytes = 0;
+            t->back_vcs[c] &= ~(1u << v);
+        }
+    }
+}
+
+/* The space channel c's queues keep, still to come back at `at` or at
+ * any time (at < 0), becomes CREDIT events. */
+static inline void tm_flow_back_events(temu_tm *t, int64_t c, int64_t at)
+{
+    tm_queue *cq = &t->q[c * t->nvc];
+    for (uint32_t m = t->back_vcs[c]; m != 0; m &= m - 1) {
+        int v = __builtin_ctz(m);
+        if (at < 0 || cq[v].back_at == at) {
+            tm_event_credit(t, cq[v].back_at, (int32_t)c, v, (int32_t)cq[v].back_bytes);
+            cq[v].back_bytes = 0;
+            t->back_vcs[c] &= ~(1u << v);
+        }
+    }
+}
+
+/* Channel c stalls now (its heads wait for credit): what its queues keep
+ * comes back by CREDIT events, which wake them. */
+static inline void tm_flow_stalled(temu_tm *t, int64_t c)
+{
+    tm_flow_back_events(t, c, -1);
+}
+
+/* Busy channel c has heads waiting for it to free (a TRY at busy_until):
+ * what its queues keep for that instant comes back by a CREDIT event,
+ * which comes before the TRY. */
+static inline void tm_flow_freeing(temu_tm *t, const tm_chan *ch, int64_t c)
+{
+    tm_flow_back_events(t, c, ch->busy_until);
+}
+
 /* Train tr's n packets (`total` bytes) leave input queue q from now, sp
  * apart, each read out in readout ps: the queue's space comes back
  * upstream credit_ps after the tails are read out. */
@@ -67,8 +144,7 @@ static inline void tm_flow_release(temu_tm *t, int64_t q, const tm_train *tr, in
          * the whole train had left; at the mean of its packets' times the
          * others get in halfway, nearer what interleaved single packets
          * would do (measured, doc/model.md "Packet trains") */
-        tm_event_credit(t, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps,
-                        (int32_t)(q / t->nvc), (int32_t)(q % t->nvc), (int32_t)total);
+        tm_flow_return(t, q, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, total);
     } else {
         tm_flow_give_back(t, q, tr, (uint32_t)n, sp, t->now + readout + t->c.credit_ps);
     }

@@ -24,6 +24,7 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
     t->node_router = malloc((size_t)m->nnodes * sizeof *t->node_router);
     t->sent = calloc((size_t)m->nnodes, sizeof *t->sent);
+    t->back_vcs = calloc((size_t)t->nchan, sizeof *t->back_vcs);
     if (c->flow == TEMU_TM_TOKEN) {
         t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
         t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
@@ -36,7 +37,7 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
-    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent ||
+    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent || !t->back_vcs ||
         (t->train > 1 && !t->ret) ||
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend)) {
@@ -107,6 +108,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
     t->nchan = t->ntorus + 2 * m->nnodes;
     t->freetr = -1;
+    t->last_bucket = -1;
     if (alloc_arrays(t, m, c) != 0) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
@@ -148,6 +150,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->coord);
     free(t->node_router);
     free(t->sent);
+    free(t->back_vcs);
     free(t->tr_block);
     temu_evq_free(&t->events);
     free(t);
@@ -183,7 +186,13 @@ int64_t temu_tm_now(const temu_tm *t)
 
 int64_t temu_tm_next_event(const temu_tm *t)
 {
-    return t->eng != NULL ? tm_engine_next(t) : temu_evq_next_time(&t->events);
+    if (t->eng != NULL) {
+        return tm_engine_next(t);
+    }
+    int64_t next = temu_evq_next_time(&t->events);
+    /* no event left: the last credit still comes back upstream then
+     * (tm_flow_return keeps it without one), as its event did */
+    return next == INT64_MAX && t->back_last > t->now ? t->back_last : next;
 }
 
 uint64_t temu_tm_pending(const temu_tm *t)

@@ -35,7 +35,9 @@
  *            (k = 1: a packet).  Its packets leave a queue evenly spaced, so a
  *            train carries the first packet's times and the spacing; the
  *            route is computed hop by hop (no stored path), so memory grows
- *            with channels and trains in flight only.
+ *            with channels and trains in flight only; a send waits in its
+ *            source queue as one record until its trains are cut from it
+ *            (TM_MSG_BUCKET below).
  */
 #ifndef TEMU_PACKET_H
 #define TEMU_PACKET_H
@@ -120,6 +122,7 @@ typedef struct tm_train {
     uint8_t open;     /* adaptive, waiting: `chan` is only the deterministic candidate */
     uint8_t ncand;    /* adaptive: productive channels at `cur` (0: eject next)        */
     int8_t esc_dim;   /* adaptive: dimension of the hop just taken on the escape VC, -1 */
+    uint8_t msg;      /* in its source queue: TM_MSG_* (a send not yet cut into trains) */
     /* cold: 64 bytes */
     int64_t created;
     uint64_t tag;
@@ -137,6 +140,14 @@ typedef struct tm_train {
     uint32_t serial;
 } tm_train;
 
+/* tm_train.msg: a send waits in its source queue as one record, a bucket
+ * of all its packets, and becomes trains only as its injection channel
+ * takes them (tm_train_cut): memory grows with the sends outstanding, not
+ * with their packets. */
+#define TM_MSG_BUCKET 1u /* not cut yet: its first train is cut when it is READY   */
+#define TM_MSG_TURNS 2u  /* it and the buckets after it take turns, train by train */
+#define TM_MSG_MORE 4u   /* the next record in the queue is a bucket of its turn   */
+
 /* the layout above: change it only with its comment */
 _Static_assert(sizeof(tm_train) == 128 && offsetof(tm_train, created) == 64,
                "tm_train is two cache lines, the hot one first");
@@ -147,6 +158,11 @@ typedef struct tm_queue {
     int32_t head, tail;
     int64_t credit; /* bytes free, as the upstream side knows them          */
     int64_t occ;    /* packets x ps spent in the queue (header to read-out) */
+    /* space coming back upstream at back_at while nobody waits for the
+     * channel, kept here instead of a CREDIT event (flow.h,
+     * tm_flow_return); back_bytes 0: none */
+    int64_t back_at;
+    int64_t back_bytes;
 } tm_queue;
 
 /* A train's credit coming back upstream packet by packet, as single
@@ -194,8 +210,13 @@ struct temu_tm {
     tm_train *tr;                 /* 64-byte aligned in tr_block (tm_train_alloc) */
     void *tr_block;
     int32_t ntr, captr, freetr;
+    int32_t last_bucket; /* the last send's record, which a next bucket may join (-1) */
+    uint8_t last_direct; /* it went into its source queue at once (no CREATE event) */
+    uint64_t last_events; /* events processed when it was sent */
     temu_evq events; /* tm_event's (event.h) */
     int64_t now;
+    int64_t back_last; /* the latest credit return kept in a queue (tm_flow_return) */
+    uint32_t *back_vcs; /* [nchan] bit v: queue (c, v) keeps a credit return */
     uint64_t pending;
     temu_tm_totals tot;
     int oom; /* an allocation failed during the run: results are incomplete */

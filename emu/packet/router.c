@@ -93,6 +93,9 @@ static void retry_when_free(temu_tm *t, tm_chan *ch, int64_t c)
         ch->try_pending = 1;
         tm_event_try(t, ch->busy_until, (int32_t)c);
     }
+    if (ch->nwait > 0) {
+        tm_flow_freeing(t, ch, c);
+    }
 }
 
 /* Channel ch is busy with a train's packets from now to `until`; on an
@@ -193,6 +196,9 @@ static void refuse(temu_tm *t, tm_chan *ch, int64_t c, int sending, uint32_t lac
         /* short of credit that trains' return streams will bring */
         tm_flow_wake(t, ch, c);
     }
+    if (ch->nwait > 0) {
+        tm_flow_stalled(t, c); /* woken when the space its queues keep is back */
+    }
     tm_stats_stall_open(ch, t->now);
     tm_stats_short(t, c, lack);
 }
@@ -219,6 +225,7 @@ static void allocate(temu_tm *t, int64_t c)
     /* trains still arriving into an ejection channel's node (not idle):
      * another may join them while their parts leave room */
     int sending = ch->busy_until > t->now;
+    tm_flow_due(t, c);
     if (sending && (ch->share >= SHARE_ONE || !tm_chan_shared(t, c))) {
         retry_when_free(t, ch, c);
         return;
@@ -246,8 +253,15 @@ static void on_ready(temu_tm *t, int64_t q, int32_t p, int32_t chan)
     int64_t cand[TEMU_MAX_DIMS];
     if (!tm_is_source(t, q)) {
         tm_stats_inq_wait(t, q);
+    } else if (tm_train_cut(t, q) != 0) {
+        return; /* out of memory: t->oom stops the run */
     }
-    int n = tm_route_order(t, &t->tr[p], chan, cand);
+    const tm_train *tr = &t->tr[p];
+    /* the candidates' credit as of now, before the route reads it */
+    for (int i = 0; tr->open && i < tr->ncand; i++) {
+        tm_flow_due(t, tr->cand[i]);
+    }
+    int n = tm_route_order(t, tr, chan, cand);
     for (int i = 0; i < n; i++) {
         if (tm_arb_wait(t, &t->ch[cand[i]], (int32_t)q, p) != 0) {
             t->oom = 1; /* the packet would be lost: temu_tm_run stops */
@@ -294,7 +308,7 @@ void tm_router_run_events(temu_tm *t, int64_t until_ps)
         }
         switch (e->type) {
         case TM_EV_CREATE:
-            tm_router_append(t, tm_source_queue(t, e->create.node), e->create.train);
+            tm_train_enter_source(t, e->create.node, e->create.train);
             break;
         case TM_EV_READY:
             on_ready(t, e->ready.queue, e->ready.train, e->ready.chan);
@@ -322,6 +336,9 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps)
     tm_router_run_events(t, until_ps);
     if (until_ps != INT64_MAX && until_ps > t->now) {
         t->now = until_ps;
+    } else if (!t->oom && until_ps == INT64_MAX && t->back_last > t->now) {
+        /* drained: the last credit came back when no event said so */
+        t->now = t->back_last;
     }
     return t->now;
 }

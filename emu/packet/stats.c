@@ -34,6 +34,11 @@ void temu_tm_totals_get(const temu_tm *t, temu_tm_totals *out)
     *out = t->tot;
 }
 
+uint64_t temu_tm_records(const temu_tm *t)
+{
+    return (uint64_t)t->ntr; /* slots are reused, never given back */
+}
+
 temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, int lane,
                                    uint32_t cls, int64_t *packet_ps, temu_error *err)
 {

@@ -29,6 +29,17 @@ int32_t tm_train_alloc(temu_tm *t);
  * the rest behind it as a train of its own; -1 if out of memory. */
 int tm_train_split(temu_tm *t, int64_t q, uint32_t m);
 
+/* Source queue q's head is READY: if it is a bucket (packet.h, TM_MSG_*),
+ * its first train of at most t->train packets is cut off and stays the
+ * head, as if each train had been sent on its own.  The rest waits
+ * behind it, or, when the message's buckets take turns, behind the last
+ * of them; those get the next serial numbers.  -1 if out of memory. */
+int tm_train_cut(temu_tm *t, int64_t q);
+
+/* CREATE: record p and the buckets joined to it (TM_MSG_MORE) enter node
+ * `node`'s source queue. */
+void tm_train_enter_source(temu_tm *t, int64_t node, int32_t p);
+
 /* Delivered train p's slot is free again. */
 static inline void tm_train_free(temu_tm *t, int32_t p)
 {

@@ -1,0 +1,36 @@
+#!/bin/sh
+# bench_memory.sh [BUILD_DIR] - memory of the packet model (issue 25):
+# peak RSS and the most train records held at once (temu_tm_records) of
+# bench_timing_scale's seed 003 all-to-all (every message sent at time 0)
+# with single packets, each run stopped after its CPU budget:
+#   sizes     a midplane, the same 122,880 messages 1, 8 and 64 times as
+#             large: a send is one record until its injection channel
+#             takes its packets, so records and RSS stay put;
+#   machines  a midplane, a quarter of Mira and Mira, messages of about the
+#             same size: RSS grows with channels and messages outstanding
+#             (here all of them, sent at once).
+# BENCH_MEMORY_BUDGET: CPU seconds of each run after its sends (default 3;
+# the peak is reached by the sends, the run only drains).
+# BENCH_MEMORY_MIRA=0 leaves Mira out (its sends need about 3.3 GB).
+set -eu
+B=${1:-_build}
+BUDGET=${BENCH_MEMORY_BUDGET:-3}
+BIN="$B/bench/bench_timing_scale"
+row() {
+    # row LABEL SPEC A B N: prints messages, pair bytes, records, max RSS
+    out=$("$BIN" fft "$2" 16 "$3" "$4" "$5" 1 "$BUDGET")
+    echo "$out" | awk -v l="$1" -v a="$3" -v n="$5" -v p="$(($3 * $4))" '{
+        msgs = $5; rss = $0; sub(/.*max RSS /, "", rss); sub(/ MB.*/, "", rss)
+        rec = $0; sub(/.* MB; /, "", rec); sub(/ records.*/, "", rec)
+        printf "%-34s %10d messages %9d bytes each %10d records %7d MB max RSS\n",
+            l, msgs, 16 * n * n * n / (p * a), rec, rss
+    }'
+}
+echo "packet model memory, single packets (bench_timing_scale fft, budget ${BUDGET} s a run)"
+row "midplane, 16 KiB a pair" midplane 16 512 512
+row "midplane, 128 KiB a pair" midplane 16 512 1024
+row "midplane, 1 MiB a pair" midplane 16 512 2048
+row "quarter Mira (12,288 nodes)" bgq:8x12x16x4x2 16 12288 1452
+if [ "${BENCH_MEMORY_MIRA:-1}" != 0 ]; then
+    row "Mira (49,152 nodes)" mira 16 49152 2304
+fi
