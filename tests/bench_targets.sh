@@ -20,4 +20,17 @@ expect_fail "a replay that cannot run" "cannot create session store" \
 expect_fail "an unknown case" "usage: bench_replay" "$BR" no-such-case
 expect_fail "a target that is not a number" "bench_replay: target '1s': expected seconds, a number >= 0" \
     "$BR" midplane 1s
+# the same convention in bench/bench_gpcnet_flow.sh (`make bench-gpcnet-flow`),
+# its target row set to gemini-tiny (0.3 s of CPU)
+BG="$top_srcdir/bench/bench_gpcnet_flow.sh"
+expect_ok "gpcnet flow: a missed target is not an error" env GPCNET_FLOW_TARGET_SHAPE=gemini-tiny \
+    GPCNET_FLOW_TARGET=0 GPCNET_FLOW_COMPARE= sh "$BG" "$top_builddir" 120 4K gemini-tiny
+expect_out "gpcnet flow: the row says MISSED" '^gemini-tiny +16 .* finished; target 0 s  MISSED$'
+expect_out "gpcnet flow: the summary counts it" '^targets \(CPU time\): 0 met, 1 MISSED$'
+expect_ok "gpcnet flow: a target met" env GPCNET_FLOW_TARGET_SHAPE=gemini-tiny \
+    GPCNET_FLOW_TARGET=1000000 GPCNET_FLOW_COMPARE= sh "$BG" "$top_builddir" 120 4K gemini-tiny
+expect_out "gpcnet flow: the row says met" '^gemini-tiny +16 .* finished; target 1000000 s  met$'
+expect_out "gpcnet flow: the summary counts it" '^targets \(CPU time\): 1 met, 0 MISSED$'
+expect_fail "gpcnet flow: a replay that cannot run" "machine spec 'no-such-machine'" \
+    env GPCNET_FLOW_COMPARE= sh "$BG" "$top_builddir" 120 4K no-such-machine
 finish

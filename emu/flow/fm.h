@@ -134,6 +134,7 @@ struct temu_fm {
     /* fm_solve.c scratch */
     int32_t *cflows, *cchans, *pstart, *pchan;
     double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
+    double *plevel, *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
     int32_t *aff;
     int32_t capaff;
     int32_t *rlimit;

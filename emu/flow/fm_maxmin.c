@@ -7,12 +7,16 @@
  * weight_f x level; channel c fills at level rem_c / sum_c, rem_c its
  * capacity less what stopped flows use, sum_c the weighted coefficients
  * of the flows still rising on it.  A heap of the channels' fill levels
- * and the flows' bound levels (bound / weight) gives the next event; a
- * channel's entry is renewed whenever a flow stopping elsewhere changes
- * its rem or sum (older entries are recognised by their stamp and
- * skipped).  Cost: O(elements x log channels).  Ties (equal levels) go to
- * the lower channel id, channels before bounds: the result depends on
- * the problem only.
+ * and the flows' bound levels (bound / weight) gives the next event.  A
+ * flow stopping at level L <= a channel's level (rem / sum) leaves that
+ * channel's level no lower, so a channel's entry in the heap stays a lower
+ * bound of its level: it is renewed lazily, when it comes to the top with
+ * a level that has since risen (one entry per channel, not one per flow
+ * stopping on it: the heap holds channels + bounds, not elements).  A
+ * channel's level is never taken below the level at which a flow last
+ * stopped on it (rounding).  Cost: O(elements + pops x log channels).
+ * Ties (equal levels) go to the lower channel id, channels before bounds:
+ * the result depends on the problem only.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "fm_maxmin.h"
@@ -24,7 +28,6 @@
 typedef struct fm_mm_entry {
     double level;
     int32_t id;
-    uint32_t version;
 } fm_mm_entry;
 
 static int entry_before(const fm_mm_entry *a, const fm_mm_entry *b)
@@ -108,7 +111,7 @@ static int work_reserve(fm_mm_work *w, const fm_mm_problem *p)
         bad |= fm_resize((void **)&w->rem, n, sizeof *w->rem);
         bad |= fm_resize((void **)&w->sum, n, sizeof *w->sum);
         bad |= fm_resize((void **)&w->rising, n, sizeof *w->rising);
-        bad |= fm_resize((void **)&w->version, n, sizeof *w->version);
+        bad |= fm_resize((void **)&w->floor, n, sizeof *w->floor);
         bad |= fm_resize((void **)&w->first, n, sizeof *w->first);
         w->capchans = bad ? w->capchans : n; /* a failed one kept its old size */
     }
@@ -137,7 +140,7 @@ static void index_channels(const fm_mm_problem *p, fm_mm_work *w)
         w->rem[c] = p->cap[c];
         w->sum[c] = 0;
         w->rising[c] = 0;
-        w->version[c] = 0;
+        w->floor[c] = 0;
     }
     for (int32_t e = 0; e < ne; e++) {
         w->first[p->chan[e] + 1]++;
@@ -155,18 +158,18 @@ static void index_channels(const fm_mm_problem *p, fm_mm_work *w)
     }
 }
 
-static int push_channel(fm_mm_work *w, int32_t c, double floor_level)
+/* Channel c's fill level now: rem / sum, not below where a flow last
+ * stopped on it (rounding may put it lower: it is full then). */
+static double chan_level(const fm_mm_work *w, int32_t c)
 {
     double level = w->rem[c] > 0 ? w->rem[c] / w->sum[c] : 0;
-    w->version[c]++;
-    /* rounding may put a level below the current one: it is full now */
-    return heap_push(w, (fm_mm_entry){level > floor_level ? level : floor_level, c, w->version[c]});
+    return level > w->floor[c] ? level : w->floor[c];
 }
 
 /* Flow f stops rising at `level` (rate weight x level, or its bound):
  * its channels no longer count it. */
-static int fix_flow(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int32_t f, double rate,
-                    int32_t limit, double level)
+static void fix_flow(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int32_t f, double rate,
+                     int32_t limit, double level)
 {
     w->fixed[f] = 1;
     r->rate[f] = rate;
@@ -175,24 +178,22 @@ static int fix_flow(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int3
         int32_t c = p->chan[e];
         w->rem[c] -= p->coef[e] * rate;
         w->sum[c] -= p->coef[e] * p->weight[f];
-        if (--w->rising[c] > 0 && c != limit && push_channel(w, c, level) != 0) {
-            return -1;
-        }
+        w->rising[c]--;
+        w->floor[c] = level; /* its heap entry, now a lower bound, renewed when on top */
     }
-    return 0;
 }
 
 static int seed_heap(const fm_mm_problem *p, fm_mm_work *w)
 {
     w->nheap = 0;
     for (int32_t c = 0; c < p->nchans; c++) {
-        if (w->rising[c] > 0 && push_channel(w, c, 0) != 0) {
+        if (w->rising[c] > 0 && heap_push(w, (fm_mm_entry){chan_level(w, c), c}) != 0) {
             return -1;
         }
     }
     for (int32_t f = 0; f < p->nflows; f++) {
         if (p->bound[f] > 0 &&
-            heap_push(w, (fm_mm_entry){p->bound[f] / p->weight[f], -1 - f, 0}) != 0) {
+            heap_push(w, (fm_mm_entry){p->bound[f] / p->weight[f], -1 - f}) != 0) {
             return -1;
         }
     }
@@ -200,17 +201,16 @@ static int seed_heap(const fm_mm_problem *p, fm_mm_work *w)
 }
 
 /* Channel c is full at `level`: every flow still rising on it stops. */
-static int fill_channel(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int32_t c,
-                        double level)
+static void fill_channel(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int32_t c,
+                         double level)
 {
     r->full[c] = 1;
     for (int32_t i = w->first[c]; i < w->first[c + 1]; i++) {
         int32_t f = w->link[i];
-        if (!w->fixed[f] && fix_flow(p, w, r, f, p->weight[f] * level, c, level) != 0) {
-            return -1;
+        if (!w->fixed[f]) {
+            fix_flow(p, w, r, f, p->weight[f] * level, c, level);
         }
     }
-    return 0;
 }
 
 int fm_mm_solve(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r)
@@ -227,14 +227,19 @@ int fm_mm_solve(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r)
     }
     while (w->nheap > 0) {
         fm_mm_entry e = heap_pop(w);
-        int rc = 0;
         if (e.id < 0) {
-            int32_t f = -1 - e.id;
-            rc = w->fixed[f] ? 0 : fix_flow(p, w, r, f, p->bound[f], -1, e.level);
-        } else if (e.version == w->version[e.id] && w->rising[e.id] > 0) {
-            rc = fill_channel(p, w, r, e.id, e.level);
+            if (!w->fixed[-1 - e.id]) {
+                fix_flow(p, w, r, -1 - e.id, p->bound[-1 - e.id], -1, e.level);
+            }
+            continue;
         }
-        if (rc != 0) {
+        if (w->rising[e.id] == 0) {
+            continue;
+        }
+        double now = chan_level(w, e.id);
+        if (now <= e.level) {
+            fill_channel(p, w, r, e.id, e.level);
+        } else if (heap_push(w, (fm_mm_entry){now, e.id}) != 0) {
             return -1;
         }
     }
@@ -248,7 +253,7 @@ void fm_mm_work_free(fm_mm_work *w)
     free(w->first);
     free(w->link);
     free(w->rising);
-    free(w->version);
+    free(w->floor);
     free(w->fixed);
     free(w->heap);
     *w = (fm_mm_work){0};

@@ -47,7 +47,7 @@ typedef struct fm_mm_work {
     double *rem, *sum;     /* [nchans] capacity left, weighted coefficients of rising flows */
     int32_t *first, *link; /* [nchans + 1], [elements]: the flows of each channel */
     int32_t *rising;       /* [nchans] rising flows on the channel              */
-    uint32_t *version;     /* [nchans] stamp of its newest heap entry            */
+    double *floor;         /* [nchans] level at which a flow last stopped on it  */
     uint8_t *fixed;        /* [nflows] */
     struct fm_mm_entry *heap;
     int32_t nheap, capheap;

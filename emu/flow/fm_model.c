@@ -556,6 +556,8 @@ void temu_fm_destroy(temu_fm *f)
     free(f->punew);
     free(f->pccap);
     free(f->pold);
+    free(f->plevel);
+    free(f->pmax);
     free(f->aff);
     free(f->seeds);
     fm_mm_work_free(&f->mm);

@@ -3,17 +3,22 @@
  * connected to it, their max-min rates with saturated channels derated,
  * and the stall rates the new rates imply.
  *
- * Incremental: the set solved starts with the flows that joined and the
- * channels where flows joined or left; all other flows keep their rates
- * and what they use of the set's channels is taken off its capacity.  The
- * set grows by the flows of every channel that is a bottleneck of the set
- * and that other flows cross too, and of every channel that was a
- * bottleneck and whose load changed, until there is none: then every flow
- * of the set has a bottleneck only flows of the set cross, and every
- * other flow its old one, unchanged, so the rates are the max-min rates
- * of all flows (doc/model.md says how it was checked against a solve of
- * the whole connected component).  Cost: the flows the change reaches x
- * their channels, never bytes.
+ * Incremental: the set solved starts with the flows that joined, the
+ * channels where flows joined or left and the channels those channels'
+ * flows go on to (their derating depends on the queue feeding them); all
+ * other flows keep their rates and what they use of the set's channels is
+ * taken off its capacity.  The max-min rates are the only ones where
+ * every flow has a bottleneck: a full constraint on which no flow has a
+ * higher rate (or its bound).  The set's flows have one given the others'
+ * use; an outside flow joins the set when the new rates take its
+ * bottleneck away (its load or capacity changed, or a set flow now has a
+ * higher rate there), when a constraint it crosses fills at a set level
+ * below its rate, or when the outside flows alone overfill one (grow_set).
+ * Repeated until none joins: then every flow has a bottleneck, and the
+ * rates are the max-min rates of all flows under way (tests/
+ * test_flow_solve.c checks them after every event against a solve from
+ * scratch).  Cost: the flows whose rates change (and the users of the
+ * set's channels, scanned), never bytes.
  *
  * Saturation, two passes on the set: the first with every channel's whole
  * time; where a channel is fed by an input queue that also holds packets
@@ -93,6 +98,7 @@ static int scratch_reserve(temu_fm *f, int32_t nf, int32_t nc, int32_t ne)
         int32_t n = fm_room(nc, f->capcc);
         bad |= grow32(&f->cchans, n) | growd(&f->pcap, n) | growd(&f->pfix, n) |
                growd(&f->punew, n) | growd(&f->pccap, n) | growd(&f->pold, n) |
+               growd(&f->plevel, n) | growd(&f->pmax, n) |
                fm_resize((void **)&f->rfull, n, sizeof *f->rfull);
         f->capcc = bad ? f->capcc : n;
     }
@@ -157,8 +163,13 @@ static int add_seeds(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_
             return -1;
         }
         for (int32_t u = 0; u < c->nusers; u++) {
-            int32_t id = c->users[u].flow;
+            int32_t id = c->users[u].flow, e = c->users[u].elem;
             if (f->fl[id].x == 0 && add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                return -1;
+            }
+            /* the channel it feeds: its input queue's outputs changed, and
+             * with them its derating (chan_eta), re-decided in the set */
+            if (e + 1 < f->fl[id].nel && add_chan(f, f->fl[id].el[e + 1].chan, stamp, nc) != 0) {
                 return -1;
             }
         }
@@ -408,6 +419,27 @@ static void set_loads(temu_fm *f, const fm_mm_problem *p)
     }
 }
 
+/* Per constraint of the set: the rate of the set's flows it stopped
+ * (plevel, -1: none; all equal, the weights are 1) and the highest rate of
+ * the set's flows crossing it (pmax). */
+static void set_levels(temu_fm *f, const fm_mm_problem *p)
+{
+    for (int32_t i = 0; i < p->nchans; i++) {
+        f->plevel[i] = -1;
+        f->pmax[i] = 0;
+    }
+    for (int32_t j = 0; j < p->nflows; j++) {
+        double x = f->rrate[j];
+        for (int32_t k = p->start[j]; k < p->start[j + 1]; k++) {
+            int32_t i = p->chan[k];
+            f->pmax[i] = x > f->pmax[i] ? x : f->pmax[i];
+        }
+        if (f->rlimit[j] >= 0 && x > f->plevel[f->rlimit[j]]) {
+            f->plevel[f->rlimit[j]] = x;
+        }
+    }
+}
+
 static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 {
     fm_mm_problem p;
@@ -427,46 +459,65 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
         }
         set_loads(f, &p);
     }
+    set_levels(f, &p);
     return 0;
 }
 
-/* Channels whose other flows must be solved too: a bottleneck of the set
- * that flows outside it also cross (they may have more than their fair
- * share there, or the set less), and a channel that was a bottleneck and
- * whose load changed (its flows may rise or must fall).  Their flows
- * join the set; 1 if any did. */
-/* Must the other flows of the set's channel i be solved too (grow_set)? */
-static int chan_needs(const temu_fm *f, int32_t nc, int32_t i)
+/* Rates closer than this (relative) are equal: rounding of the solver. */
+#define FM_RATE_REL 1e-9
+
+/* Must a flow outside the set, at rate x on constraint k of the set, be
+ * solved with it?  `limited`: k is its bottleneck; dload: k's change of
+ * load; oldcap: k's capacity when that flow was solved.  The max-min
+ * rates are the unique ones where every flow has a bottleneck: a full
+ * constraint where no flow has a higher rate (or its bound).  The set's
+ * flows have one given the others' use; an outside flow keeps its rate
+ * while its bottleneck stays full with no set flow above it, and while
+ * no constraint it crosses is filled by set flows at a lower rate (they
+ * would be entitled to more of it) or over-filled by the outside flows. */
+static int constraint_needs(const temu_fm *f, int32_t k, double x, int limited, double dload,
+                            double oldcap)
 {
-    const fm_chan *c = &f->ch[f->cchans[i]];
-    double du = f->punew[i] - c->u;
-    if ((f->rfull[i] && f->pfix[i] > 0) || (c->full && (du > FM_LOAD_EPS || du < -FM_LOAD_EPS))) {
+    if (f->pfix[k] > f->pccap[k] + FM_LOAD_EPS) {
         return 1;
     }
-    for (int key = 0; key < f->nk; key++) {
-        int32_t b = buf_index(f, nc, i, key);
-        double db = f->punew[b] - f->pold[b];
-        if ((f->rfull[b] && f->pfix[b] > 0) ||
-            ((c->bfull >> key & 1u) && (db > FM_LOAD_EPS || db < -FM_LOAD_EPS))) {
-            return 1;
-        }
+    if (f->plevel[k] >= 0 && x > f->plevel[k] * (1.0 + FM_RATE_REL)) {
+        return 1;
+    }
+    return limited && (dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[k] != oldcap ||
+                       f->pmax[k] > x * (1.0 + FM_RATE_REL));
+}
+
+/* Must the outside flow of user us of the set's channel i (of nc) join
+ * the set?  Its channel's constraint, then the input buffer's at its end
+ * (a buffer that limited a flow had the capacity 1, buffer_open). */
+static int user_needs(const temu_fm *f, int32_t nc, int32_t i, const fm_user *us)
+{
+    const fm_chan *c = &f->ch[f->cchans[i]];
+    const fm_flow *g = &f->fl[us->flow];
+    const fm_elem *el = &g->el[us->elem];
+    int here = g->limit == us->elem;
+    if (constraint_needs(f, i, g->x, here && !g->limit_buf, f->punew[i] - c->u, c->cap)) {
+        return 1;
+    }
+    if (f->nk > 0 && el->bcoef > 0) {
+        int32_t b = buf_index(f, nc, i, el->key);
+        return constraint_needs(f, b, g->x, here && g->limit_buf, f->punew[b] - f->pold[b], 1.0);
     }
     return 0;
 }
 
+/* The outside flows whose rates the set's new rates invalidate
+ * (user_needs) join it; *grew: 1 if any did. */
 static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
 {
     int32_t n = *nc;
     *grew = 0;
     for (int32_t i = 0; i < n; i++) {
         fm_chan *c = &f->ch[f->cchans[i]];
-        if (c->grown == stamp || !chan_needs(f, n, i)) {
-            continue;
-        }
-        c->grown = stamp;
         for (int32_t u = 0; u < c->nusers; u++) {
             int32_t id = c->users[u].flow;
-            if (f->fl[id].mark != stamp) {
+            if (f->fl[id].mark != stamp && user_needs(f, n, i, &c->users[u])) {
                 *grew = 1;
                 if (add_flow(f, id, stamp, nf, nc, ne) != 0) {
                     return -1;
