@@ -244,8 +244,8 @@ enum { SLOT_BGQ_SENT = 8, SLOT_BGQ_RECV = 16, SLOT_BGP_VC_CHUNKS = 8, SLOT_BGP_L
 struct temu_tm_flushed {
     int64_t nrouters, nnodes;
     int tlinks;
-    uint64_t *done;    /* [router][link][slot] */
-    uint64_t *done_mu; /* BG/Q: [node][0 reads, 1 writes] pending-request cycles */
+    uint64_t *done;      /* [router][link][slot] */
+    uint64_t *done_mu;   /* BG/Q: [node][0 reads, 1 writes] pending-request cycles */
     uint64_t *done_host; /* Gemini: [node][host tile slot] inq stall cycles */
 };
 
