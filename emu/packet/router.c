@@ -230,7 +230,7 @@ static void on_ready(temu_tm *t, int64_t q, int32_t p, int32_t chan)
 {
     int64_t cand[TEMU_MAX_DIMS];
     if (!tm_is_source(t, q)) {
-        tm_stats_inq_wait(t, q, &t->tr[p]);
+        tm_stats_inq_wait(t, q);
     }
     int n = tm_route_order(t, &t->tr[p], chan, cand);
     for (int i = 0; i < n; i++) {

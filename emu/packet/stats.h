@@ -58,15 +58,15 @@ static inline void tm_stats_host_wait(temu_tm *t, int64_t c, const tm_train *tr,
     }
 }
 
-/* The head tr of input queue q is ready now: an input-queue stall of its
+/* The head of input queue q is ready now: an input-queue stall of its
  * channel opens if none of its queues' heads was waiting. */
-static inline void tm_stats_inq_wait(temu_tm *t, int64_t q, const tm_train *tr)
+static inline void tm_stats_inq_wait(temu_tm *t, int64_t q)
 {
     tm_chan *up = &t->ch[q / t->nvc];
     if (up->inq_waiting++ == 0) {
         up->inq_since = t->now;
     }
-    tm_stats_host_wait(t, q / t->nvc, tr, 1);
+    tm_stats_host_wait(t, q / t->nvc, &t->tr[t->q[q].head], 1);
 }
 
 /* Input queue q's head train tr leaves now, n packets sp apart, each read
