@@ -126,7 +126,8 @@ temu_status temu_model_send_message_dir(const temu_model_sender *to, int64_t whe
 /* A level's statistics as the machines' counters read them
  * (timing_bridge.c): lanes of a link (0: none), a lane's statistics, and
  * where the level has them (NULL: none, those counters stay 0) a VC's,
- * a queue's occupancy and BG/Q's message-unit pending requests.  adaptive:
+ * a queue's occupancy, BG/Q's message-unit pending requests and Gemini's
+ * host tile input stall.  adaptive:
  * the classes the level routes adaptively (temu_tm_adaptive_classes). */
 typedef struct temu_model_stats {
     const void *model;
@@ -140,6 +141,9 @@ typedef struct temu_model_stats {
                              int64_t *packet_ps, temu_error *err);
     temu_status (*mu_pending)(const void *model, int64_t node, int64_t *read_ps, int64_t *write_ps,
                               temu_error *err);
+    /* Gemini: a node's injection stall on host tile slot (NULL: none) */
+    temu_status (*host_inq)(const void *model, int64_t node, int slot, int64_t *ps,
+                            temu_error *err);
     temu_status (*check)(const void *model, temu_error *err);
 } temu_model_stats;
 

@@ -242,13 +242,17 @@ temu_status temu_tm_inject_message(temu_tm *t, temu_session *s, int64_t when_ps,
 #define LINK_SLOTS 24
 _Static_assert(TEMU_BGQ_VCS <= 8, "eight flushed slots per BG/Q VC counter");
 
+/* Gemini's host tiles (the host link's 8), one flushed slot each per node */
+#define HOST_SLOTS 8
+
 enum { SLOT_BGQ_SENT = 8, SLOT_BGQ_RECV = 16, SLOT_BGP_VC_CHUNKS = 8, SLOT_BGP_LINK = 12 };
 
 struct temu_tm_flushed {
     int64_t nrouters, nnodes;
     int tlinks;
-    uint64_t *done;    /* [router][link][slot] */
-    uint64_t *done_mu; /* BG/Q: [node][0 reads, 1 writes] pending-request cycles */
+    uint64_t *done;      /* [router][link][slot] */
+    uint64_t *done_mu;   /* BG/Q: [node][0 reads, 1 writes] pending-request cycles */
+    uint64_t *done_host; /* Gemini: [node][host tile slot] inq stall cycles */
 };
 
 temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out, temu_error *err)
@@ -261,8 +265,12 @@ temu_status temu_tm_flushed_create(const temu_machine *m, temu_tm_flushed **out,
         f->nnodes = m->nnodes;
         f->done = calloc((size_t)(m->nrouters * f->tlinks) * LINK_SLOTS, sizeof *f->done);
         f->done_mu = calloc((size_t)(2 * m->nnodes), sizeof *f->done_mu);
+        if (m->system == TEMU_SYSTEM_GEMINI) {
+            f->done_host = calloc((size_t)(HOST_SLOTS * m->nnodes), sizeof *f->done_host);
+        }
     }
-    if (f == NULL || f->done == NULL || f->done_mu == NULL) {
+    if (f == NULL || f->done == NULL || f->done_mu == NULL ||
+        (m->system == TEMU_SYSTEM_GEMINI && f->done_host == NULL)) {
         temu_tm_flushed_free(f);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for counter flushes");
     }
@@ -275,6 +283,7 @@ void temu_tm_flushed_free(temu_tm_flushed *f)
     if (f != NULL) {
         free(f->done);
         free(f->done_mu);
+        free(f->done_host);
         free(f);
     }
 }
@@ -337,6 +346,39 @@ static temu_status gemini_counters(const temu_model_stats *src, temu_session *s,
             s, f, r, l, 2 * k + 1,
             temu_idx_gemini_tile(m, peer, temu_gemini_peer_tile(tiles[k]), TEMU_TILE_INQ_STALL),
             temu_clock_cycles(family_info(m)->router_hz, ls.inq_stall_ps));
+    }
+    return TEMU_OK;
+}
+
+/* Gemini: the input stall of each node's injection on the host tile of
+ * each slot (the tile the volume model counts the slot's packets on,
+ * emu/crossing.c), summed over the Gemini's two nodes (seed 000 section
+ * VI, Fig. 7a: host links stall on input under congestion). */
+static temu_status gemini_host_counters(const temu_model_stats *src, temu_session *s,
+                                        temu_tm_flushed *f, temu_error *err)
+{
+    const temu_machine *m = temu_session_machine(s);
+    const temu_link_tiles *host = &temu_gemini_tile_lists()[2 * m->ndims];
+    if (src->host_inq == NULL) {
+        return TEMU_OK;
+    }
+    for (int64_t n = 0; n < f->nnodes; n++) {
+        for (int k = 0; k < HOST_SLOTS; k++) {
+            int64_t ps;
+            temu_status st = src->host_inq(src->model, n, k, &ps, err);
+            if (st != TEMU_OK) {
+                return st;
+            }
+            uint64_t total = temu_clock_cycles(family_info(m)->router_hz, ps);
+            uint64_t *d = &f->done_host[n * HOST_SLOTS + k];
+            if (total > *d) {
+                temu_counter_add(s,
+                                 temu_idx_gemini_tile(m, temu_node_router(m, n), host->tile[k],
+                                                      TEMU_TILE_INQ_STALL),
+                                 total - *d);
+                *d = total;
+            }
+        }
     }
     return TEMU_OK;
 }
@@ -492,7 +534,7 @@ typedef struct placement {
 } placement;
 
 static const placement placements[TEMU_FAMILIES + 1] = {
-    [TEMU_SYSTEM_GEMINI] = {gemini_counters, {NULL, NULL}, NULL},
+    [TEMU_SYSTEM_GEMINI] = {gemini_counters, {NULL, NULL}, gemini_host_counters},
     [TEMU_SYSTEM_BGP] = {bgp_counters, {bgp_route_vc, bgp_route_link}, NULL},
     [TEMU_SYSTEM_BGQ] = {bgq_counters, {bgq_route_vc, NULL}, bgq_mu_counters},
 };
@@ -569,6 +611,12 @@ static temu_status packet_mu_pending(const void *model, int64_t node, int64_t *r
     return temu_tm_node_mu_pending(model, node, read_ps, write_ps, err);
 }
 
+static temu_status packet_host_inq(const void *model, int64_t node, int slot, int64_t *ps,
+                                   temu_error *err)
+{
+    return temu_tm_host_inq_stall(model, node, slot, ps, err);
+}
+
 static temu_status packet_check(const void *model, temu_error *err)
 {
     return temu_tm_check(model, err);
@@ -586,6 +634,7 @@ static temu_model_stats packet_stats(const temu_tm *t)
         .vc = packet_vc,
         .occupancy = packet_occupancy,
         .mu_pending = packet_mu_pending,
+        .host_inq = packet_host_inq,
         .check = packet_check,
     };
 }

@@ -315,6 +315,15 @@ temu_status temu_tm_lane_occupancy(const temu_tm *t, int64_t router, int link, i
 temu_status temu_tm_node_mu_pending(const temu_tm *t, int64_t node, int64_t *read_ps,
                                     int64_t *write_ps, temu_error *err);
 
+/* Gemini: the input stall of host tile slot `slot` (0..7, position
+ * lane_key mod 8 of the host tiles) from `node`'s injection, in ps: the
+ * time a packet of that slot at the head of the node's injection queue at
+ * its router was ready to leave and could not (output tile busy or out of
+ * credit).  The NIC feeds that queue, which stands for the host tiles'
+ * input queues (doc/model.md, "Host tiles").  0 on Blue Gene (slot 0). */
+temu_status temu_tm_host_inq_stall(const temu_tm *t, int64_t node, int slot, int64_t *ps,
+                                   temu_error *err);
+
 /* Lanes of a link leaving `router` (Gemini: tiles of the direction; else 1);
  * 0 for a link that does not exist (mesh edge, extra port). */
 int temu_tm_lanes(const temu_tm *t, int64_t router, int link);

@@ -126,6 +126,42 @@ expect_eq "timed pair: 2 counters x 4 dimensions x 2 stores" 16 "$(wc -l <"$TMP/
     failed "the tornado stores hold no inq stall"
 [ "$(grep -c ",$TMP/ta.store," "$TMP/got")" = 8 ] && [ "$(sed -n '2p' "$TMP/got" | cut -d, -f3)" = \
     "$TMP/tb.store" ] && pass || failed "the two stores are not side by side within a dimension"
+# host links stall on input (seed 000 Fig. 7a): the injection queues wait
+[ "$(awk -F, '$1 == "INQ_STALL" && $2 == "host" && $5 > 0' "$TMP/got" | wc -l)" = 2 ] && pass ||
+    failed "the tornado stores hold no host-link inq stall"
+
+# --- seed 000 Fig. 7 in miniature (doc/cli.md's example: 1,024 ranks of a
+# MiniGhost-like halo on gemini:4x4x2, MiniGhost's order against 2x2x4
+# bricks).  The paper (section VI): Remap cuts the maximum congestion of
+# every dimension by "about a factor of two", asserted as a ratio of the
+# largest Gemini's inq stall within 0.5 x (1 -+ 0.3); X links the most
+# (largest inq stall X > Y > Z, both placements); host links a high input
+# stall and a low output stall (host inq > 0, host credit < host inq).
+# Measured: maxima 0.55 (X), 0.51 (Y), 0.54 (Z), 0.45 (host).
+fig7() { # STORE [ARGS]: a timed replay of the halo
+    st=$1; shift
+    "$TORUSEMU" replay --machine gemini:4x4x2 --ranks-per-node 16 -np 1024 --pattern halo \
+        --grid 16x8x8 --size 10 --vars 2 --timing --quiet --keep "$st" "$@" >/dev/null
+}
+fig7 "$TMP/noremap.store"
+fig7 "$TMP/remap.store" --block 2x2x4
+expect_ok "fig. 7 pair" "$TORUSEMU" stalls "$TMP/noremap.store" "$TMP/remap.store" --format=csv
+for d in X Y Z host; do
+    r=$(awk -F, -v d="$d" '$1 == "INQ_STALL" && $2 == d { m[++n] = $7 }
+        END { if (m[1] > 0) printf "%.3f", m[2] / m[1]; else print "none" }' "$TMP/out")
+    awk -v r="$r" 'BEGIN { exit !(r != "none" && r >= 0.35 && r <= 0.65) }' && pass ||
+        failed "fig. 7: Remap's largest $d inq stall is $r of No-Remap's, not about a half"
+done
+order=$(awk -F, '$1 == "INQ_STALL" && $2 != "host" { m[$3, $2] = $7 }
+    END { for (s = 0; s < 2; s++) { k = s ? "remap" : "noremap"
+        for (i in m) { split(i, p, SUBSEP); if (p[1] ~ ("/" k ".store$")) v[s, p[2]] = m[i] }
+        printf "%s ", (v[s, "X"] > v[s, "Y"] && v[s, "Y"] > v[s, "Z"]) ? "XYZ" : "other" } }' \
+    "$TMP/out")
+expect_eq "fig. 7: X links stall most, then Y, then Z" "XYZ XYZ " "$order"
+expect_eq "fig. 7: host links: input stall high, output stall low" "yes yes" \
+    "$(awk -F, '$2 == "host" { v[$1, ++n[$1]] = $5 }
+        END { printf "%s %s", (v["INQ_STALL", 1] > v["CREDIT_STALL", 1]) ? "yes" : "no",
+                                (v["INQ_STALL", 2] > v["CREDIT_STALL", 2]) ? "yes" : "no" }' "$TMP/out")"
 
 # Blue Gene from timed replays: the per-dimension totals and maxima equal
 # the series' final counter values summed here by node and dimension

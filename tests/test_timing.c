@@ -421,6 +421,91 @@ START_TEST(test_stall_counters_in_store)
 }
 END_TEST
 
+/* Host tile inq stall of node n, slot k (ps). */
+static int64_t host_inq(const temu_tm *t, int64_t n, int k)
+{
+    int64_t ps;
+    temu_error err;
+    ck_assert_msg(temu_tm_host_inq_stall(t, n, k, &ps, &err) == TEMU_OK, "%s", err.message);
+    return ps;
+}
+
+/* Every host tile input stall of the machine, in the store (cycles). */
+static uint64_t host_inq_cycles(temu_session *s, const temu_machine *m)
+{
+    int tiles[8];
+    uint64_t sum = 0;
+    int n = temu_gemini_link_tiles(6, tiles); /* 6: the host link */
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        for (int k = 0; k < n; k++) {
+            sum += tile_counter(s, m, r, tiles[k], TEMU_TILE_INQ_STALL);
+        }
+    }
+    return sum;
+}
+
+/* Host links stall on input when injecting is hard (seed 000 section VI,
+ * Fig. 7a): a packet at the head of a node's injection queue (the host
+ * tiles' input queues) waits for its output tile.  Gemini defaults: the
+ * NIC injects a 96-byte packet in ceil(96000 / 5.2) = 18462 ps, an X
+ * cable tile carries it in 96000 / 1.171875 = 81920 ps.
+ *  - Two nodes of one Gemini, a packet each on slot 3 to the next Gemini
+ *    in X+, at time 0: both are ready at once; node 0's goes (lower
+ *    queue), node 1's waits the tile's 81920 ps: 65 cycles of 1250 ps on
+ *    host tile 28 (slot 3 of tiles 19, 20, 27, 28, ...).
+ *  - Four packets of node 0 on slot 3: each after the first is ready
+ *    18462 ps after the one before it left and waits out the tile's
+ *    81920: 3 x 63458 = 190374 ps (152 cycles).
+ *  - Lone messages stall nowhere: one packet, and a 64 KiB PUT whose
+ *    packets take the 8 slots in turn (a tile is free again after 81920 ps,
+ *    its next packet comes 8 x 18462 = 147696 ps later). */
+START_TEST(test_host_tiles_stall_on_input)
+{
+    temu_machine m = test_machine("gemini:4x4x4");
+    int64_t r0 = node(&m, 0, 0, 0), r1 = node(&m, 1, 0, 0), r2 = node(&m, 2, 0, 0);
+    for (int sc = 0; sc < 4; sc++) {
+        temu_session *s;
+        temu_tm_config c;
+        temu_error err;
+        temu_tm *t;
+        temu_message put = {2 * r0, 2 * r2, 65536, NULL, TEMU_KIND_PUT};
+        ck_assert(temu_session_create_private(&m, &s, &err) == TEMU_OK);
+        ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+        ck_assert(temu_tm_create(&m, &c, &t, &err) == TEMU_OK);
+        if (sc == 0) {
+            ck_assert(temu_tm_send(t, 0, 2 * r0, 2 * r1, 96, 0, 3, 0, &err) == TEMU_OK);
+            ck_assert(temu_tm_send(t, 0, 2 * r0 + 1, 2 * r1, 96, 0, 3, 1, &err) == TEMU_OK);
+        } else if (sc == 1) {
+            ck_assert(temu_tm_send_train(t, 0, 2 * r0, 2 * r1, 96, 4, 0, 3, 0, &err) == TEMU_OK);
+        } else if (sc == 2) {
+            ck_assert(temu_tm_send(t, 0, 2 * r0, 2 * r1, 96, 0, 3, 0, &err) == TEMU_OK);
+        } else {
+            ck_assert(temu_tm_send_message(t, 0, &m, &put, &err) == TEMU_OK);
+        }
+        temu_tm_run(t, INT64_MAX);
+        ck_assert(temu_tm_add_stall_counters(t, s, &err) == TEMU_OK);
+        if (sc == 0) {
+            ck_assert_int_eq(host_inq(t, 2 * r0, 3), 0);
+            ck_assert_int_eq(host_inq(t, 2 * r0 + 1, 3), 81920);
+            ck_assert_uint_eq(tile_counter(s, &m, r0, 28, TEMU_TILE_INQ_STALL), 65);
+            ck_assert_uint_eq(host_inq_cycles(s, &m), 65);
+        } else if (sc == 1) {
+            ck_assert_int_eq(host_inq(t, 2 * r0, 3), 3 * (81920 - 18462));
+            ck_assert_uint_eq(tile_counter(s, &m, r0, 28, TEMU_TILE_INQ_STALL), 152);
+            ck_assert_uint_eq(host_inq_cycles(s, &m), 152);
+        } else {
+            ck_assert_uint_eq(host_inq_cycles(s, &m), 0);
+        }
+        /* the NIC always takes what arrives: no output stall on host tiles */
+        for (int64_t r = 0; r < m.nrouters; r++) {
+            ck_assert_uint_eq(tile_counter(s, &m, r, 28, TEMU_TILE_CREDIT_STALL), 0);
+        }
+        temu_tm_destroy(t);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
 /* Queue occupancy of one packet on an idle path: in each input queue from
  * its header's arrival until it has been read out, R + S = 120000 ps. */
 START_TEST(test_occupancy_exact)
@@ -652,6 +737,7 @@ int main(void)
     tcase_add_test(tc, test_heavy_load_drains);
     tcase_add_test(tc, test_message_matches_volume_counters);
     tcase_add_test(tc, test_stall_counters_in_store);
+    tcase_add_test(tc, test_host_tiles_stall_on_input);
     tcase_add_test(tc, test_occupancy_exact);
     tcase_add_test(tc, test_bgq_fifo_occupancy_in_store);
     tcase_add_test(tc, test_bad_input);

@@ -34,13 +34,16 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (c->mu_request_ps > 0) {
         t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
     }
+    if (t->maxlanes > 1) {
+        t->host = calloc((size_t)(m->nnodes * t->maxlanes), sizeof *t->host);
+    }
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
     if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent || !t->back_vcs ||
         (t->train > 1 && !t->ret) ||
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
-        (c->mu_request_ps > 0 && !t->mu_pend)) {
+        (c->mu_request_ps > 0 && !t->mu_pend) || (t->maxlanes > 1 && !t->host)) {
         return -1;
     }
     return 0;
@@ -144,6 +147,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->notok);
     free(t->short_since);
     free(t->mu_pend);
+    free(t->host);
     free(t->q);
     free(t->ret);
     free(t->nbr);

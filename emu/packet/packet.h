@@ -178,6 +178,15 @@ typedef struct tm_return {
     uint32_t big, small;
 } tm_return;
 
+/* Gemini: one host tile's input stall from a node's injection queue (the
+ * queue at the router that the node's NIC feeds stands for the host
+ * tiles' input queues; a head of tile slot k waits on host tile k). */
+typedef struct tm_host {
+    int64_t since;    /* its heads started waiting (waiting > 0)    */
+    int64_t stall_ps; /* closed waits so far                        */
+    int32_t waiting;  /* heads of this slot waiting (one per class) */
+} tm_host;
+
 struct temu_tm {
     temu_machine m;
     temu_tm_config c;
@@ -206,6 +215,9 @@ struct temu_tm {
     /* BG/Q message unit, mu_request_ps > 0 only: requests x ps pending per
      * node, [2 * node] reads, [2 * node + 1] writes */
     int64_t *mu_pend;
+    /* Gemini (maxlanes > 1): input stall of each node's injection queue
+     * by host tile slot, [node * maxlanes + lane_key mod maxlanes] */
+    tm_host *host;
     int lanes[2 * TEMU_MAX_DIMS]; /* lanes of each link direction */
     tm_train *tr;                 /* 64-byte aligned in tr_block (tm_train_alloc) */
     void *tr_block;

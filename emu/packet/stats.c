@@ -83,6 +83,22 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
     return TEMU_OK;
 }
 
+temu_status temu_tm_host_inq_stall(const temu_tm *t, int64_t node, int slot, int64_t *ps,
+                                   temu_error *err)
+{
+    *ps = 0;
+    if (node < 0 || node >= t->m.nnodes || slot < 0 || slot >= t->maxlanes) {
+        return temu_fail(err, TEMU_ERANGE, "timing model: no host tile slot %d of node %lld", slot,
+                         (long long)node);
+    }
+    if (t->host != NULL) {
+        const tm_host *h = &t->host[node * t->maxlanes + slot];
+        /* a wait still open counts up to now */
+        *ps = h->stall_ps + (h->waiting > 0 ? t->now - h->since : 0);
+    }
+    return TEMU_OK;
+}
+
 temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, int lane, uint32_t vc,
                                   temu_tm_vc_stats *out, temu_error *err)
 {

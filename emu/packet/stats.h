@@ -39,6 +39,25 @@ static inline void tm_stats_stall_close(tm_chan *ch, int64_t now)
     }
 }
 
+/* Gemini: the head train tr of the input queue of channel c starts
+ * (d = 1) or stops (d = -1) waiting; on a node's injection channel that
+ * is an input stall of the host tile of its slot (lane_key mod 8, the
+ * tile the volume model counts it on), open while any head of that slot
+ * waits (seed 000 section VI: host links stall on input when congestion
+ * makes it hard to inject). */
+static inline void tm_stats_host_wait(temu_tm *t, int64_t c, const tm_train *tr, int d)
+{
+    if (t->host == NULL || c < t->ntorus) {
+        return;
+    }
+    tm_host *h = &t->host[(c - t->ntorus) * t->maxlanes + tr->lane_key % (uint32_t)t->maxlanes];
+    if (d > 0 && h->waiting++ == 0) {
+        h->since = t->now;
+    } else if (d < 0 && --h->waiting == 0) {
+        h->stall_ps += t->now - h->since;
+    }
+}
+
 /* The head of input queue q is ready now: an input-queue stall of its
  * channel opens if none of its queues' heads was waiting. */
 static inline void tm_stats_inq_wait(temu_tm *t, int64_t q)
@@ -47,6 +66,7 @@ static inline void tm_stats_inq_wait(temu_tm *t, int64_t q)
     if (up->inq_waiting++ == 0) {
         up->inq_since = t->now;
     }
+    tm_stats_host_wait(t, q / t->nvc, &t->tr[t->q[q].head], 1);
 }
 
 /* Input queue q's head train tr leaves now, n packets sp apart, each read
@@ -59,6 +79,7 @@ static inline void tm_stats_inq_leave(temu_tm *t, int64_t q, const tm_train *tr,
     if (--up->inq_waiting == 0) {
         up->st.inq_stall_ps += t->now - up->inq_since;
     }
+    tm_stats_host_wait(t, q / t->nvc, tr, -1);
     t->q[q].occ += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
 }
 
