@@ -5,8 +5,9 @@
 # level must show congestion where the packet level does (every impact
 # above 1.1) and each of its three mean impacts must lie within a factor
 # 1.6 of the packet level's.  Measured (flow / packet, mean impacts Lat,
-# BW+Sync, Allreduce): this case 1.432/2.050, 1.473/1.222, 1.401/1.449
-# (ratios 0.70, 1.21, 0.97); 10 iterations 0.62, 1.15, 0.87; -np 20
+# BW+Sync, Allreduce): this case 1.410/2.050, 1.429/1.156, 1.319/1.892
+# (ratios 0.69, 1.24, 0.70; with the flow level's source queue, 2026-12-02:
+# before it 1.432, 1.473, 1.401); 10 iterations 0.62, 1.15, 0.87; -np 20
 # --ranks-per-node 2 0.85, 1.17, 1.39.  The flow level has no queue
 # behind a congestor's packets for an 8-byte message (only its share of
 # the channels' bandwidth), so its latency impact is the lowest ratio;
