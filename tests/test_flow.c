@@ -416,7 +416,9 @@ START_TEST(test_rates_follow_changes)
     fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 8, 0, 0, 0);
     fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 9, 0, 0, 1);
     fm_send(f, 0, node(&m, 2, 0, 0), node(&m, 4, 0, 0), 100, 7, 0, 0, 2);
-    fm_send(f, 8 * s, node(&m, 2, 0, 0), node(&m, 3, 0, 0), 100, 2, 0, 0, 3);
+    /* D is sent while C, from the same node, is under way: capped (far above
+     * any rate it gets) it bypasses the node's source queue */
+    fm_send(f, 8 * s, node(&m, 2, 0, 0), node(&m, 3, 0, 0), 100, 2, 0, 1000.0, 3);
     temu_fm_run(f, INT64_MAX);
     ck_assert_int_eq(r.done, 4);
     ck_assert_int_eq(r.done_ps[0], 12 * s + 66000);
@@ -428,6 +430,46 @@ START_TEST(test_rates_follow_changes)
     temu_tm_lane_stats l2 = fm_lane(f, node(&m, 2, 0, 0), TEMU_LINK_PLUS(0), 0);
     ck_assert_int_eq(l2.busy_ps, 18 * s);
     ck_assert_uint_eq(l2.packets, 9 + 7 + 2);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* A node's flows leave its source queue in the order sent, as in the
+ * packet model (one FIFO per node): on the round machine (S = 100000 ps
+ * per 100-byte packet, 4096-byte buffers) x0 sends A, 40 packets to x2,
+ * and B, 30 packets to (0,1,0), at once.  B does not fit in the buffer
+ * behind A: A drains alone by 40S (66000 ps of pipeline: 2 hops), then B
+ * by 70S (43000: 1 hop) - not both at half the injection channel (B at
+ * 60S, A at 70S); and the packet model delivers both at the same ps. */
+START_TEST(test_source_queue_is_fifo)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    const int64_t s = 100000;
+    int64_t src = node(&m, 0, 0, 0), dst[2] = {node(&m, 2, 0, 0), node(&m, 0, 1, 0)};
+    uint32_t count[2] = {40, 30};
+    rec r, pr;
+    temu_fm *f = fm_make(&m, &c, &r);
+    temu_tm *t;
+    temu_error err;
+    memset(&pr, 0, sizeof pr);
+    ck_assert_msg(temu_tm_create(&m, &c, &t, &err) == TEMU_OK, "%s", err.message);
+    temu_tm_set_delivery(t, on_flow_delivery, &pr);
+    for (uint64_t i = 0; i < 2; i++) {
+        fm_send(f, 0, src, dst[i], 100, count[i], 0, 0, i);
+        ck_assert_msg(temu_tm_send_train(t, 0, src, dst[i], 100, count[i], 0, 0, i, &err) ==
+                          TEMU_OK,
+                      "%s", err.message);
+    }
+    temu_fm_run(f, INT64_MAX);
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_int_eq(r.done, 2);
+    ck_assert_int_eq(r.done_ps[0], 40 * s + 66000);
+    ck_assert_int_eq(r.done_ps[1], 70 * s + 43000);
+    ck_assert_int_eq(pr.n, 70);
+    ck_assert_int_eq(pr.delivered[39], r.done_ps[0]);
+    ck_assert_int_eq(pr.delivered[69], r.done_ps[1]);
+    temu_tm_destroy(t);
     temu_fm_destroy(f);
 }
 END_TEST
@@ -748,6 +790,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_shallow_buffers_pace_a_flow);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_rate_cap);
+    tcase_add_test(tc, test_source_queue_is_fifo);
     tcase_add_test(tc, test_rates_follow_changes);
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);

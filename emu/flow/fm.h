@@ -74,7 +74,8 @@ enum fm_state {
     FM_WAITING = 0, /* created in the future                   */
     FM_ACTIVE = 1,  /* on its channels, draining               */
     FM_DRAINED = 2, /* off its channels, the last packet flying */
-    FM_FREE = 3
+    FM_FREE = 3,
+    FM_QUEUED = 4 /* created, behind an earlier flow in its node's source queue */
 };
 
 typedef struct fm_flow {
@@ -92,6 +93,7 @@ typedef struct fm_flow {
     int32_t limit;     /* element of its bottleneck, -1: its bound or none    */
     uint8_t limit_buf; /* the bottleneck is the input buffer at that element's end */
     int32_t next_free;
+    int32_t qnext; /* the flow behind it in its node's source queue, -1: none */
     int32_t mark, local;
     int64_t src, dst;
     uint32_t bytes, cls, lane_key;
@@ -123,6 +125,12 @@ struct temu_fm {
     int32_t *coord; /* [nrouters * ndims] */
     fm_flow *fl;
     int32_t nfl, capfl, freefl;
+    /* [nnodes] source queues (fm_model.c): first (on its channels) and
+     * last flow, -1: empty */
+    int32_t *qhead, *qtail;
+    int32_t *revisit;    /* nodes whose queue waits for a solve (fm_model.c, source_admit) */
+    uint8_t *revisiting; /* [nnodes] in revisit */
+    int32_t nrevisit, caprevisit;
     fm_heap ev;  /* each flow's next event: creation, drain end, delivery */
     fm_heap due; /* active flows by their next packet's start (hop reports) */
     uint64_t seq;
@@ -205,6 +213,10 @@ void fm_flow_advance(temu_fm *f, int32_t id, int64_t t);
 /* Flow id's rate changed (or was first set): its drain end and its next
  * report. */
 int fm_flow_rescheduled(temu_fm *f, int32_t id);
+/* Bytes of the flows queued behind flow id at its source that take its
+ * route (the same destination, class and lane), counted until they
+ * exceed `enough`. */
+double fm_flow_queued_bytes(const temu_fm *f, int32_t id, double enough);
 
 #pragma GCC visibility pop
 

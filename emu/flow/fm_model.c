@@ -3,7 +3,8 @@
  * the run, the counting of crossings, what its users ask of it.
  *
  * The run (temu_fm_run) takes the flows' events in order of time (ties:
- * the flow sent first): a creation puts a flow on its channels, a drain
+ * the flow sent first): a creation puts a flow on its channels (or behind
+ * its node's earlier flows, in the node's source queue), a drain
  * end takes it off them (its last packet has left its slowest channel),
  * a delivery tells the driver.  All events of one time are taken before
  * the rates are solved again, once, for the flows and channels they touch
@@ -235,7 +236,8 @@ static int flow_leave(temu_fm *f, int32_t id)
 
 /* ------------------------------------------------------------ events */
 
-static int on_create(temu_fm *f, int32_t id)
+/* Flow id goes onto its channels now (its rate is solved next). */
+static int flow_start(temu_fm *f, int32_t id)
 {
     fm_flow *fl = &f->fl[id];
     fl->state = FM_ACTIVE;
@@ -243,8 +245,128 @@ static int on_create(temu_fm *f, int32_t id)
     fl->tp = f->now;
     fl->p = 0;
     fl->x = 0;
-    fm_heap_remove(&f->ev, f->fl, id); /* back when its rate is known */
     return flow_join(f, id);
+}
+
+/* The node's source queue, as the packet model's (emu/packet/packet.h,
+ * tm_source_queue: one FIFO per node, whose head leaves for the injection
+ * channel once the input buffer at its end has room for it): a node's
+ * uncapped flows are kept in the order sent (qhead .. qtail, the flows on
+ * their channels first, FM_ACTIVE, then those waiting, FM_QUEUED).  A
+ * waiting flow goes onto its channels when none is ahead, or when the
+ * flows ahead are held back further on (the injection channel has time to
+ * spare: their packets have left the queue and wait in the buffers
+ * downstream, as a Gemini message's packets spread over the tiles).  A
+ * capped flow (a steady stream of a job's phase, max_gbs) stands for
+ * messages interleaved with the node's others: it bypasses the queue. */
+
+/* Node src's queue is looked at again after the next solve (its flows
+ * ahead get their shares then). */
+static int source_revisit(temu_fm *f, int64_t src)
+{
+    if (f->revisiting[src]) {
+        return 0;
+    }
+    if (f->nrevisit == f->caprevisit) {
+        int32_t cap = fm_room(f->nrevisit + 1, f->caprevisit);
+        if (fm_resize((void **)&f->revisit, cap, sizeof *f->revisit) != 0) {
+            return -1;
+        }
+        f->caprevisit = cap;
+    }
+    f->revisiting[src] = 1;
+    f->revisit[f->nrevisit++] = (int32_t)src;
+    return 0;
+}
+
+/* Start node src's waiting flows that may go now: the first always; the
+ * next while the injection channel has time to spare (the flows ahead are
+ * held back further on: their packets have left the queue for the
+ * buffers downstream).  The spare time is the last solve's: a flow ahead
+ * slowed later keeps the next waiting until the node's next change. */
+static int source_admit(temu_fm *f, int64_t src)
+{
+    const fm_chan *inj = &f->ch[fm_inject_chan(f, src)];
+    int spare = inj->u < inj->cap - 1e-9, unsolved = 0;
+    int32_t q = f->qhead[src];
+    while (q >= 0 && f->fl[q].state == FM_ACTIVE) {
+        unsolved |= !(f->fl[q].x > 0); /* its share not known yet */
+        q = f->fl[q].qnext;
+    }
+    spare = spare && !unsolved;
+    for (; q >= 0 && (q == f->qhead[src] || spare); q = f->fl[q].qnext) {
+        spare = 0; /* the flow started takes the spare time: solved next */
+        unsolved = 1;
+        if (flow_start(f, q) != 0) {
+            return -1;
+        }
+    }
+    return q >= 0 && unsolved ? source_revisit(f, src) : 0;
+}
+
+/* Flow id (uncapped) joins the end of its node's queue; those that may go
+ * start. */
+static int source_join(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    int64_t src = fl->src;
+    fl->qnext = -1;
+    fl->state = FM_QUEUED;
+    if (f->qhead[src] < 0) {
+        f->qhead[src] = id;
+    } else {
+        f->fl[f->qtail[src]].qnext = id;
+    }
+    f->qtail[src] = id;
+    return source_admit(f, fl->src);
+}
+
+/* Flow id (uncapped) has left its channels: out of its node's queue, and
+ * those that may go now start. */
+static int source_leave(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    int64_t src = fl->src;
+    int32_t prev = -1, q = f->qhead[src];
+    while (q >= 0 && q != id) {
+        prev = q;
+        q = f->fl[q].qnext;
+    }
+    if (q < 0) {
+        return 0;
+    }
+    if (prev < 0) {
+        f->qhead[src] = fl->qnext;
+    } else {
+        f->fl[prev].qnext = fl->qnext;
+    }
+    if (f->qtail[src] == id) {
+        f->qtail[src] = prev;
+    }
+    return source_admit(f, src);
+}
+
+double fm_flow_queued_bytes(const temu_fm *f, int32_t id, double enough)
+{
+    const fm_flow *fl = &f->fl[id];
+    double sum = 0;
+    for (int32_t q = fl->bound > 0 ? -1 : fl->qnext; q >= 0 && sum <= enough; q = f->fl[q].qnext) {
+        const fm_flow *b = &f->fl[q];
+        if (b->dst != fl->dst || b->cls != fl->cls || b->lane_key != fl->lane_key) {
+            break; /* another route: a gap in the stream through fl's buffers */
+        }
+        /* those on their channels already count themselves */
+        sum += b->state == FM_QUEUED ? (double)b->count * b->bytes : 0;
+    }
+    return sum;
+}
+
+static int on_create(temu_fm *f, int32_t id)
+{
+    fm_flow *fl = &f->fl[id];
+    fm_heap_remove(&f->ev, f->fl, id); /* back when its rate is known */
+    fl->qnext = -1;
+    return fl->bound > 0 ? flow_start(f, id) : source_join(f, id);
 }
 
 static int on_drained(temu_fm *f, int32_t id)
@@ -257,7 +379,10 @@ static int on_drained(temu_fm *f, int32_t id)
     fl->state = FM_DRAINED;
     f->nbuffered -= fl->buffered;
     fm_heap_set(&f->ev, f->fl, id, f->now + fl->lat);
-    return flow_leave(f, id);
+    if (flow_leave(f, id) != 0) {
+        return -1;
+    }
+    return fl->bound > 0 ? 0 : source_leave(f, id);
 }
 
 static void flow_free(temu_fm *f, int32_t id)
@@ -295,7 +420,26 @@ static void on_delivered(temu_fm *f, int32_t id)
     }
 }
 
-/* Every event at time t, then one solve of what they changed. */
+/* After a solve: the queues that waited for it admit what may go now;
+ * 1 if a flow started (another solve is due). */
+static int sources_revisit(temu_fm *f)
+{
+    int32_t n = f->nrevisit;
+    f->nrevisit = 0;
+    for (int32_t i = 0; i < n; i++) {
+        f->revisiting[f->revisit[i]] = 0;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (source_admit(f, f->revisit[i]) != 0) {
+            return -1;
+        }
+    }
+    return f->nseeds > 0;
+}
+
+/* Every event at time t, then one solve of what they changed, and one
+ * more where source queues admit flows after it (at most one flow per
+ * queue and time: a queue admits one by one, as its flows get shares). */
 static int step(temu_fm *f, int64_t t)
 {
     int64_t key;
@@ -317,7 +461,11 @@ static int step(temu_fm *f, int64_t t)
             return -1;
         }
     }
-    return f->nseeds > 0 ? fm_solve_changed(f) : 0;
+    int rc = f->nseeds > 0 ? fm_solve_changed(f) : 0;
+    if (rc == 0 && (rc = sources_revisit(f)) == 1) {
+        rc = fm_solve_changed(f);
+    }
+    return rc;
 }
 
 int64_t temu_fm_run(temu_fm *f, int64_t until_ps)
@@ -515,7 +663,13 @@ temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_
     f->ntorus = m->nrouters * f->tlinks * f->maxlanes;
     f->nchan = f->ntorus + 2 * m->nnodes;
     f->freefl = -1;
-    if (fill_machine(f) != 0) {
+    f->qhead = malloc((size_t)m->nnodes * sizeof *f->qhead);
+    f->qtail = malloc((size_t)m->nnodes * sizeof *f->qtail);
+    f->revisiting = calloc((size_t)m->nnodes, sizeof *f->revisiting);
+    for (int64_t n = 0; f->qhead && f->qtail && n < m->nnodes; n++) {
+        f->qhead[n] = f->qtail[n] = -1;
+    }
+    if (!f->qhead || !f->qtail || !f->revisiting || fill_machine(f) != 0) {
         temu_fm_destroy(f);
         return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory for %lld channels",
                          (long long)(m->nrouters * 2 * m->ndims));
@@ -539,6 +693,10 @@ void temu_fm_destroy(temu_fm *f)
     free(f->ch);
     free(f->nbr);
     free(f->coord);
+    free(f->qhead);
+    free(f->qtail);
+    free(f->revisit);
+    free(f->revisiting);
     fm_heap_free(&f->ev);
     fm_heap_free(&f->due);
     free(f->cflows);

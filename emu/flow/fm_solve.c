@@ -188,7 +188,9 @@ static int32_t buf_index(const temu_fm *f, int32_t nc, int32_t i, int key)
 /* Calibration (doc/model.md, "Flow level: validation"): the credit loop
  * paces a buffer's flows only while they have more bytes to send than it
  * holds: packets that fit go at the channel's rate (a lone packet of
- * BookSim's configuration is not slowed from 4 to 6 ns).  On entry pccap
+ * BookSim's configuration is not slowed from 4 to 6 ns).  The flows
+ * queued behind one at its source on the same route continue its stream
+ * and count (fm_flow_queued_bytes).  On entry pccap
  * of each buffer constraint holds its flows' bytes still to send; on exit
  * its capacity: 1 (the loop binds) or FM_BUFFER_OPEN (it cannot). */
 #define FM_BUFFER_OPEN 1e30
@@ -216,7 +218,8 @@ static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
             int32_t b = f->nk > 0 ? buf_index(f, nc, i, el->key) : -1;
             if (b >= 0) {
                 f->pold[b] += fl->x * el->bcoef;
-                f->pccap[b] += ((double)fl->count - (double)(uint64_t)fl->p) * fl->bytes;
+                f->pccap[b] += ((double)fl->count - (double)(uint64_t)fl->p) * fl->bytes +
+                               fm_flow_queued_bytes(f, c->users[u].flow, f->c.buffer_bytes);
             }
             if (fl->mark != stamp) {
                 use += fl->x * el->coef;
