@@ -121,7 +121,7 @@ check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
 	tests/mpi/vt_cpu tests/mpi/vt_congest \
 	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_rma \
-	tests/mpi/vt_clocks tests/mpi/hold
+	tests/mpi/vt_clocks tests/mpi/hold tests/mpi/vt_pollstate
 tests_mpi_hold_SOURCES = tests/mpi/hold.c
 tests_mpi_hold_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_hold_LDADD = $(TMPI_MPI_LIBS)
@@ -191,6 +191,13 @@ tests_mpi_vt_sync_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_sync_LDADD = $(TMPI_MPI_LIBS) -lm
 tests_mpi_vt_sync_DEPENDENCIES =
 tests_mpi_vt_sync_LDFLAGS = -no-install
+# vt_pollstate reads the online model's feed itself (the state a rank publishes)
+tests_mpi_vt_pollstate_SOURCES = tests/mpi/vt_pollstate.c protocol/vt_feed.c
+tests_mpi_vt_pollstate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/protocol
+tests_mpi_vt_pollstate_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_pollstate_LDADD = $(TMPI_MPI_LIBS)
+tests_mpi_vt_pollstate_DEPENDENCIES =
+tests_mpi_vt_pollstate_LDFLAGS = -no-install
 tests_mpi_vt_rma_SOURCES = tests/mpi/vt_rma.c
 tests_mpi_vt_rma_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_vt_rma_LDADD = $(TMPI_MPI_LIBS) -lm

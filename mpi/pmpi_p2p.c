@@ -28,6 +28,7 @@
         if (BLOCKING && __builtin_expect(tmpi_vt_online, 0) && tmpi_vt_send_begin()) {             \
             /* online model: into its feed first, so it need not wait for this rank */             \
             tmpi_after_send(buf, count, datatype, dest, tag, comm, NULL);                          \
+            tmpi_vt_send_posted();                                                                 \
             int rc = tmpi_next_ ARGS;                                                              \
             tmpi_vt_send_done();                                                                   \
             return rc;                                                                             \

@@ -112,6 +112,16 @@ static int64_t clock_now(void)
 /* set by a poll that found nothing (tmpi_vt_poll_failed), taken by the
  * outermost call's return (tmpi_vt_leave) */
 static __thread int poll_failed __attribute__((tls_model("initial-exec")));
+/* The clock (ps) at which the rank last told the model a poll found
+ * nothing (bound clock + 1), -1 before any; under feed_lock.  The model may
+ * have run that picosecond already, so the bound stays while the clock
+ * does: the next call's entry declaring RUNNING at the same clock without
+ * it took the permission back, and a program polling in a loop (MPI_Improbe,
+ * MPI_Iprobe, MPI_Test* finding nothing) spends nearly all its host time
+ * inside the calls: the model, woken by the poll's return, mostly read the
+ * state of the next call's entry, could not run, and waited until the 2 s
+ * stall rule let the ranks go (run_model.c, relax). */
+static int64_t poll_clock = -1;
 
 static void declare_state(uint32_t mode, int in_mpi, int64_t src, uint64_t seq, uint32_t poll)
 {
@@ -122,6 +132,12 @@ static void declare_state(uint32_t mode, int in_mpi, int64_t src, uint64_t seq, 
                         .src = src,
                         .seq = seq};
     pthread_mutex_lock(&feed_lock);
+    if (mode == TMPI_VT_RUNNING && st.clock == poll_clock) {
+        st.poll = 1; /* a bound never goes back below what the model was told */
+    }
+    if (st.poll) {
+        poll_clock = st.clock;
+    }
     tmpi_vt_feed_state(feed, tmpi_g.world_rank, &st);
     pthread_mutex_unlock(&feed_lock);
 }
@@ -426,6 +442,20 @@ int tmpi_vt_send_begin(void)
 {
     own_id = -1;
     return feed != NULL && tmpi_vt_active();
+}
+
+/* From the eager limit up the host's MPI holds the send until the receiver
+ * takes the message, and the call returns at its delivery: until then the
+ * rank sends nothing, which the model learns before the host's call (WAIT
+ * for its own message).  Declared RUNNING at its clock instead, the rank
+ * held the model below the message's own send time: a receiver waiting for
+ * an earlier sender's delivery (an incast) then waited with it until the
+ * 2 s stall rule let the senders go. */
+void tmpi_vt_send_posted(void)
+{
+    if (own_id >= 0 && own_bytes >= tmpi_g.m->protocol.eager_limit) {
+        declare(TMPI_VT_WAIT, 1, tmpi_g.world_rank, (uint64_t)own_id & ((1ull << ID_SEQ_BITS) - 1));
+    }
 }
 
 void tmpi_vt_send_done(void)

@@ -157,6 +157,7 @@ TMPI_HIDDEN void tmpi_vt_recv_begin1(int source, MPI_Comm comm);
  * (tmpi_vt_send_begin true), completed after it (tmpi_vt_send_done: at
  * the model's delivery from the eager limit up). */
 TMPI_HIDDEN int tmpi_vt_send_begin(void);
+TMPI_HIDDEN void tmpi_vt_send_posted(void); /* fed, before the host's call */
 TMPI_HIDDEN void tmpi_vt_send_done(void);
 /* MPI_Finalize: this rank sends nothing more. */
 TMPI_HIDDEN void tmpi_vt_finalize(void);

@@ -11,6 +11,9 @@
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
 S="$TMP/vt.store"
+# every run here must keep its virtual times exact: none may need the
+# launcher's 2 s stall rule (mpilib.sh, run_mpi)
+VT_STRICT=1
 PP="$TM/vt_pingpong"
 
 # bgq:4x1x1x1x2 (node = 2a + e), rank 0 at a=0, rank 1 at a=2: k = 2 hops.
@@ -109,6 +112,22 @@ rank 1 after barrier $((5 * 2 * ONE_8)) ps" "$(grep 'after barrier' "$TMP/out" |
 rank 1 after ibarrier $((5 * 2 * ONE_8 + ONE_0)) ps" "$(grep 'after ibarrier' "$TMP/out" | sort)"
 done
 same "tick is one picosecond" "tick 1e-12" "$(grep '^tick' "$TMP/out")"
+
+# A poll that found nothing lets the model run the clock's picosecond
+# (bound clock + 1); the next call's entry at the same clock must not take
+# that back.  It did: a program polling in a loop spends nearly all its
+# host time inside the calls, the model mostly read the entry's state
+# (poll 0) and could not run, and on a loaded host both ranks of the
+# improbe ping-pong above sat until the 2 s stall rule let them go (its
+# clocks then may differ).  One rank, one empty poll of each kind, then an
+# MPI_Wait whose generalized request's query reads the rank's state in the
+# feed (tests/mpi/vt_pollstate.c).
+for mode in iprobe improbe test testany testsome testall; do
+    run_mpi "poll state: $mode" "$S" bgq:4x1x1x1x2 1 --virtual-time --cpu-scale 0 --quiet -- \
+        "$TM/vt_pollstate" "$mode"
+    same "poll state: $mode, then the next call's entry" "after the poll: poll 1
+mode 0 in_mpi 1 poll 1 clock-moved 0" "$(cat "$TMP/out")"
+done
 
 vt_run "ping-pong 4096 B" bgq:4x1x1x1x2 2 "$TMP/k2.map" "$PP" 4096 3 blocking
 same "4096 B: round trip" "round trip $((2 * ONE_4096)) ps" "$(grep '^round trip' "$TMP/out")"
@@ -465,6 +484,7 @@ rm -f "$S"
 "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --map "$TMP/k2.map" --virtual-time --cpu-scale 0 \
     --keep "$S" -- "$PP" 8 5 blocking >"$TMP/out" 2>"$TMP/err"
 last=$(sed -n 's/.*the last packet in at \([0-9.]*\) us.*/\1/p' "$TMP/err")
+expect_ok "summary run: no rank let go, no late message" sh -c "! grep -q 'run: virtual time:' '$TMP/err'"
 expect_ok "summary: last packet in at ${last:-?} us, after the round trips, finite" \
     awk -v t="${last:-0}" -v lo="$((10 * ONE_8))" 'BEGIN { exit !(t * 1e6 >= lo && t < 100) }'
 run_mpi "no virtual time: Open MPI's default" "$S" gemini:4x4x4 1 -- sh -c "$YIELD"
