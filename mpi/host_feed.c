@@ -33,6 +33,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Tags on the hosts' communicator (hosts.c uses 0x51, 0x52 and 0x100..) */
@@ -41,7 +42,11 @@
 #define TAG_COMM_ID 0x55
 
 /* An item: one word (kind << 32 | rank), then its words. */
-enum { IT_TAKE = 1, IT_LEFT, IT_REC, IT_STATE, IT_END, IT_DELIV, IT_POLL, IT_END_ACK };
+enum { IT_TAKE = 1, IT_LEFT, IT_REC, IT_STATE, IT_END, IT_DELIV, IT_POLL, IT_END_ACK, IT_ALIVE };
+/* another host's agent with nothing to relay says it is alive this often
+ * (ns): host 0 then knows that host has no news in flight (relay_heard_ns
+ * in vt_feed.h) */
+#define ALIVE_NS 20000000ll
 #define REC_WORDS (sizeof(tmpi_vt_rec) / sizeof(uint64_t))
 #define STATE_WORDS (sizeof(tmpi_vt_state) / sizeof(uint64_t))
 #define LEFT_WORDS (sizeof(tmpi_vt_left) / sizeof(uint64_t))
@@ -82,6 +87,12 @@ static struct {
     int nfly, capfly;
     /* what was relayed (TORUSEMU_HOSTS_FEED_STATS) */
     uint64_t n_rec, n_state, n_take, n_left, n_deliv;
+    /* another host: how long its first record is held up (ms, test hook
+     * TMPI_HOST_FEED_HOLD_ENV; 0 once done) */
+    long hold_ms;
+    /* host 0: when each host was last heard from; another: when it last
+     * sent (host time, ns) */
+    int64_t *heard, sent_ns;
     char mirror[4096]; /* this host's copy (removed at the end) */
 } rel;
 
@@ -230,7 +241,7 @@ static size_t owner_apply(const uint64_t *w, size_t left)
     } else if (kind == IT_END) {
         rel.ends++;
     }
-    return 1 + need;
+    return 1 + need; /* IT_ALIVE: the message itself was the news */
 }
 
 /* A communicator's id asked for by a rank of another host: the next of
@@ -291,6 +302,27 @@ static void owner_collect(words *o)
     }
 }
 
+static int64_t relay_now_ns(void)
+{
+    struct timespec ts = {0, 0};
+    tmpi_host_clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* A message came from world rank `source` (-1: none, only publish): its
+ * host heard from now; the oldest of the hosts' times into the feed. */
+static void owner_heard(int source)
+{
+    int64_t now = relay_now_ns(), oldest = now;
+    for (int32_t h = 1; h < rel.nhosts; h++) {
+        if (source >= 0 && tmpi_hosts_leader(h) == source) {
+            rel.heard[h] = now;
+        }
+        oldest = rel.heard[h] < oldest ? rel.heard[h] : oldest;
+    }
+    __atomic_store_n(&rel.f->relay_heard_ns, oldest, __ATOMIC_RELEASE);
+}
+
 static int owner_serve(int stopping)
 {
     words in = {0};
@@ -302,9 +334,11 @@ static int owner_serve(int stopping)
         for (size_t i = 0; i < (size_t)count;) {
             i += owner_apply(in.w + i, (size_t)count - i);
         }
+        owner_heard(source);
         busy = 1;
     }
     free(in.w);
+    owner_heard(-1);
     busy |= owner_comm_ids();
     rel.out.n = 0;
     owner_collect(&rel.out);
@@ -404,6 +438,17 @@ static void mirror_rank(words *o, int32_t r)
     }
 }
 
+/* The test hook: the first message carrying a record (n_rec moved from
+ * recs) waits hold_ms, every rank of the host going on meanwhile. */
+static void mirror_hold(uint64_t recs)
+{
+    if (rel.hold_ms > 0 && rel.n_rec != recs) {
+        struct timespec ts = {rel.hold_ms / 1000, (rel.hold_ms % 1000) * 1000000};
+        nanosleep(&ts, NULL);
+        rel.hold_ms = 0;
+    }
+}
+
 static int mirror_serve(int stopping)
 {
     words in = {0};
@@ -418,18 +463,28 @@ static int mirror_serve(int stopping)
         tmpi_vt_feed_wake_ranks(rel.f);
     }
     rel.out.n = 0;
+    uint64_t recs = rel.n_rec;
     for (int32_t r = 0; r < rel.nranks && !rel.end_sent; r++) {
         if (tmpi_hosts_rank_host(r) == rel.host) {
             mirror_rank(&rel.out, r);
         }
     }
+    mirror_hold(recs);
     /* stopping: every rank has declared itself done, so this was the last */
     if (stopping && !rel.end_sent) {
         words_add(&rel.out, IT_END, 0, 0);
         rel.end_sent = 1;
     }
+    int news = rel.out.n > 0;
+    int64_t now = relay_now_ns();
+    if (rel.out.n == 0 && !rel.end_sent && now - rel.sent_ns >= ALIVE_NS) {
+        words_add(&rel.out, IT_ALIVE, 0, 0); /* no news from here */
+    }
+    if (rel.out.n > 0) {
+        rel.sent_ns = now;
+    }
     words_send(&rel.out, owner, TAG_FEED_UP);
-    return busy || rel.out.n > 0;
+    return busy || news;
 }
 
 /* ------------------------------------------------------------ the agent */
@@ -472,10 +527,16 @@ static int relay_start(tmpi_vt_feed *f, int32_t host)
     rel.sent_ver = calloc(n, sizeof *rel.sent_ver);
     rel.lo = calloc(n, sizeof *rel.lo);
     rel.bits = rel.owner ? calloc(n * BITS_WORDS, sizeof *rel.bits) : NULL;
+    rel.heard = rel.owner ? calloc((size_t)rel.nhosts, sizeof *rel.heard) : NULL;
     if (rel.sent_tail == NULL || rel.sent_left == NULL || rel.sent_ver == NULL || rel.lo == NULL ||
-        (rel.owner && rel.bits == NULL)) {
+        (rel.owner && (rel.bits == NULL || rel.heard == NULL))) {
         return -1;
     }
+    for (int32_t h = 0; rel.owner && h < rel.nhosts; h++) {
+        rel.heard[h] = relay_now_ns();
+    }
+    const char *hold = getenv(TMPI_HOST_FEED_HOLD_ENV);
+    rel.hold_ms = hold != NULL && !rel.owner ? strtol(hold, NULL, 10) : 0;
     __atomic_store_n(&rel.on, 1, __ATOMIC_RELEASE);
     return 0;
 }

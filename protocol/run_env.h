@@ -35,5 +35,9 @@
 /* "1": each host's agent says at MPI_Finalize what of the feed it relayed
  * (tests/mpi/hosts.sh) */
 #define TMPI_HOST_FEED_STATS_ENV "TORUSEMU_HOSTS_FEED_STATS"
+/* test hook (tests/mpi/hosts.sh): milliseconds another host's agent holds
+ * the first of its messages up that carries a record, as a host too
+ * loaded to run it would */
+#define TMPI_HOST_FEED_HOLD_ENV "TORUSEMU_HOSTS_FEED_HOLD_MS"
 
 #endif

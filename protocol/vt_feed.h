@@ -24,7 +24,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define TMPI_VT_FEED_MAGIC 0x76746665656434ull /* "vtfeed4" */
+#define TMPI_VT_FEED_MAGIC 0x76746665656435ull /* "vtfeed5" */
 #define TMPI_VT_FEED_CAP 4096u                 /* records per rank queue */
 /* delivery times kept per sender: a receiver that takes a message more
  * than this many of its sender's messages later finds it overwritten and
@@ -170,6 +170,12 @@ typedef struct tmpi_vt_feed {
      * model_wake until a rank changes its state or queues a message
      * (tmpi_vt_feed_model_sleep, tmpi_vt_feed_wake_model) */
     uint32_t model_wake, model_asleep;
+    /* a run across hosts (mpi/host_feed.c): host 0's agent's host time
+     * (CLOCK_MONOTONIC, ns) when it last heard from the other host it
+     * heard from longest ago; 0 on one host.  The model's stall rule
+     * counts no time while that is old: the other host's news may not
+     * have been relayed yet (utils/run_model.c, RELAY_QUIET_NS) */
+    int64_t relay_heard_ns;
     tmpi_vt_queue q[];
 } tmpi_vt_feed;
 

@@ -609,6 +609,18 @@ static void relax(run_model *rm)
     }
 }
 
+/* A run across hosts: host 0's agent has not heard from another host for
+ * this long (host time, ns; that host's agent says it is alive every 20
+ * ms, mpi/host_feed.c), so that host may have news the model has not
+ * seen: a host too loaded to run its agent, not ranks blocked. */
+#define RELAY_QUIET_NS 200000000ll
+
+static int relay_behind(const run_model *rm, int64_t now)
+{
+    int64_t heard = __atomic_load_n(&rm->feed->relay_heard_ns, __ATOMIC_ACQUIRE);
+    return heard != 0 && now - heard > RELAY_QUIET_NS;
+}
+
 /* A rank is computing (outside MPI): it will come back; nothing to let go. */
 static int computing(const run_model *rm)
 {
@@ -638,6 +650,9 @@ static void *model_thread(void *arg)
             idle = 0;
         } else {
             int step = 0;
+            if (relay_behind(rm, now)) {
+                moved = now; /* not a standstill: news may be on its way */
+            }
             if (now - moved >= STALL_NS && bound(rm, &step) < INT64_MAX && !computing(rm) &&
                 (rm->npend > 0 || temu_net_next_event(rm->net) < INT64_MAX)) {
                 relax(rm);

@@ -196,6 +196,20 @@ printf '0 0 0 0 0 0\n2 0 0 0 0 0\n0 0 0 0 0 1\n0 0 0 0 0 2\n0 0 0 0 0 3\n2 0 0 0
 same_vt "vt_canary" "8 records, 28 takes" bgq:4x1x1x1x2 6 --ranks-per-node 4 \
     --map "$TMP/canary.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_canary" congested 4 \
     65536 8
+# a host too loaded to run its agent (the test hook holds host 1's first
+# record up 2.5 s, longer than the model's 2 s stall rule): the model
+# waits for the news instead of letting the ranks go, so the clocks are
+# still the single-host run's and no warning says they may not repeat
+export TORUSEMU_HOSTS_FEED_HOLD_MS=2500
+vt_split "vt_canary, host 1's agent held up" \
+    "8 records, 28 takes" bgq:4x1x1x1x2 6 --ranks-per-node 4 --map "$TMP/canary.map" \
+    --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_canary" congested 4 65536 8
+if grep -q 'virtual time:' "$TMP/err"; then
+    failed "held-up relay: $(grep 'virtual time:' "$TMP/err")"
+else
+    pass
+fi
+unset TORUSEMU_HOSTS_FEED_HOLD_MS
 unset TORUSEMU_HOSTS_FEED_STATS
 
 # --- refusals -------------------------------------------------------------
