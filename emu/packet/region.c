@@ -372,8 +372,13 @@ static void reports_tell(struct tm_engine *e)
     nd = nh = 0;
     for (int i = 0; i < e->n; i++) {
         tm_region *r = &e->reg[i];
-        memcpy(e->dl_all + nd, r->dl, (size_t)r->ndl * sizeof *r->dl);
-        memcpy(e->hop_all + nh, r->hop, (size_t)r->nhop * sizeof *r->hop);
+        /* an empty list may have no array yet (NULL): memcpy must not see it */
+        if (r->ndl > 0) {
+            memcpy(e->dl_all + nd, r->dl, (size_t)r->ndl * sizeof *r->dl);
+        }
+        if (r->nhop > 0) {
+            memcpy(e->hop_all + nh, r->hop, (size_t)r->nhop * sizeof *r->hop);
+        }
         nd += r->ndl;
         nh += r->nhop;
         r->ndl = r->nhop = 0;
