@@ -199,6 +199,7 @@ void tmpi_vt_leave(void)
             }
             declare_state(TMPI_VT_RUNNING, 0, -1, 0, 1);
         } else {
+            tmpi_vt_idle_restart();
             declare(TMPI_VT_RUNNING, 0, -1, 0);
         }
     }

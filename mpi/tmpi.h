@@ -103,6 +103,9 @@ TMPI_HIDDEN int64_t tmpi_vt_now_ps(void);
  * (tmpi_clocks_stop), unless $TORUSEMU_HOST_CLOCKS is 1. */
 TMPI_HIDDEN void tmpi_clocks_start(void);
 TMPI_HIDDEN void tmpi_clocks_stop(void);
+/* The calling thread's next wait is a new one (vt_idle.c, idle_backoff.h):
+ * an MPI call of it completed something. */
+TMPI_HIDDEN void tmpi_vt_idle_restart(void);
 /* The host's clock_gettime (the next definition, never ours). */
 TMPI_HIDDEN int tmpi_host_clock_gettime(clockid_t id, struct timespec *ts);
 /* A send's stamp (tmpi_acct_send).  In two steps when the buffer changes

@@ -12,7 +12,8 @@
  * of the model's).  This library is preloaded before libc, so its
  * sched_yield is the one Open MPI calls: a thread that keeps yielding yields
  * a few times, then sleeps, longer each time up to 200 us (idle_backoff.h),
- * so a long wait costs a wake-up per 200 us instead of a core.  Virtual time does
+ * so a wait costs a wake-up per 200 us instead of a core (2 ms once it has
+ * lasted 50 ms); each completed MPI call starts a new wait.  Virtual time does
  * not depend on host time, so the clocks are unchanged; a message that
  * arrives while the receiver sleeps is taken at most 200 us later in host
  * time.  Without the online model sched_yield is the system's.
@@ -47,4 +48,9 @@ TMPI_EXPORT int sched_yield(void)
     nanosleep(&ts, NULL);
     tmpi_idle_woke(&idle, idle_now_ns());
     return 0;
+}
+
+void tmpi_vt_idle_restart(void)
+{
+    tmpi_idle_restart(&idle);
 }
