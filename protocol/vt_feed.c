@@ -107,6 +107,21 @@ void tmpi_vt_feed_wake_model(tmpi_vt_feed *f)
     }
 }
 
+/* Rank r's news (a state, a message) can let the sleeping model run on:
+ * it sleeps only when it cannot run past the smallest rank bound of its
+ * last pass (poll_min_rank's), and another rank's news cannot raise that
+ * bound.  -1: every bound was the end of time, any news may count.  The
+ * model published the rank before it announced its sleep, and looks at
+ * every rank's version after that announcement (model_sleep), so news
+ * from a pass it has not read yet keeps it awake. */
+static void wake_model_for(tmpi_vt_feed *f, int32_t r)
+{
+    int32_t who = __atomic_load_n(&f->poll_min_rank, __ATOMIC_RELAXED);
+    if (who < 0 || who == r) {
+        tmpi_vt_feed_wake_model(f);
+    }
+}
+
 void tmpi_vt_feed_model_sleep(tmpi_vt_feed *f, const uint64_t *ver, int64_t timeout_ns)
 {
     uint32_t seen = __atomic_load_n(&f->model_wake, __ATOMIC_ACQUIRE);
@@ -197,7 +212,7 @@ uint64_t tmpi_vt_feed_push(tmpi_vt_feed *f, int32_t r, const tmpi_vt_rec *rec)
     }
     q->rec[tail % TMPI_VT_FEED_CAP] = *rec;
     __atomic_store_n(&q->tail, tail + 1, __ATOMIC_RELEASE);
-    tmpi_vt_feed_wake_model(f);
+    wake_model_for(f, r);
     return tail;
 }
 
@@ -218,7 +233,7 @@ static void state_write(tmpi_vt_queue *q, const tmpi_vt_state *st, uint64_t ver)
 void tmpi_vt_feed_state(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st)
 {
     state_write(&f->q[r], st, f->q[r].ver + 2);
-    tmpi_vt_feed_wake_model(f);
+    wake_model_for(f, r);
 }
 
 void tmpi_vt_feed_state_at(tmpi_vt_feed *f, int32_t r, const tmpi_vt_state *st, uint64_t ver)

@@ -38,8 +38,11 @@
 
 #define PUBLISH_NS 50000000ll /* host time between two additions to the store */
 /* Idle rounds the model thread yields the core before it sleeps: a rank
- * that wakes it pays a system call, more than a few rounds cost it. */
-#define IDLE_YIELDS 16
+ * that wakes it pays a system call, but only the rank it waits for wakes
+ * it (vt_feed.c, wake_model_for), and on a loaded host each yield is a
+ * context switch: 16 rounds were 38 % of the thread's CPU in GPCNeT's
+ * latency test. */
+#define IDLE_YIELDS 2
 
 typedef struct pending {
     tmpi_vt_rec rec;
