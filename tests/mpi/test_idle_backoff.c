@@ -10,6 +10,15 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* n calls 1 us apart from host time *t on; *t ends after the last */
+static void calls(tmpi_idle *s, int64_t *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        tmpi_idle_sleep_ns(s, *t);
+        *t += 1000;
+    }
+}
+
 START_TEST(streak_yields_then_sleeps)
 {
     tmpi_idle s = {0, 0, 0};
@@ -39,10 +48,7 @@ START_TEST(pause_starts_a_new_streak)
 {
     tmpi_idle s = {0, 0, 0};
     int64_t t = 5000000000ll;
-    for (int i = 0; i < 40; i++) {
-        tmpi_idle_sleep_ns(&s, t);
-        t += 1000;
-    }
+    calls(&s, &t, 40);
     ck_assert_int_gt(tmpi_idle_sleep_ns(&s, t), 0);
     /* 2 ms is still the streak, more is a new wait: yields again */
     t += 2000000;
@@ -60,10 +66,7 @@ START_TEST(completed_call_starts_a_new_streak)
 {
     tmpi_idle s = {0, 0, 0};
     int64_t t = 7000000000ll;
-    for (int i = 0; i < 200; i++) {
-        tmpi_idle_sleep_ns(&s, t);
-        t += 1000;
-    }
+    calls(&s, &t, 200);
     ck_assert_int_eq(tmpi_idle_sleep_ns(&s, t), 200000);
     tmpi_idle_restart(&s);
     t += 1000;
@@ -86,11 +89,9 @@ START_TEST(long_wait_sleeps_longer)
     uint32_t k = s.streak + 1; /* this call's place in the streak */
     ck_assert_int_eq(tmpi_idle_sleep_ns(&s, t), (int64_t)(k - 32) * 2000);
     ck_assert_int_gt((int64_t)(k - 32) * 2000, 200000);
-    for (int i = 0; i < 2000; i++) {
-        t += 1000;
-        tmpi_idle_sleep_ns(&s, t);
-    }
-    ck_assert_int_eq(tmpi_idle_sleep_ns(&s, t + 1000), 2000000);
+    t += 1000;
+    calls(&s, &t, 2000);
+    ck_assert_int_eq(tmpi_idle_sleep_ns(&s, t), 2000000);
 }
 END_TEST
 
