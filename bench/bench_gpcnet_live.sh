@@ -18,7 +18,13 @@ if [ -z "${GPCNET_DIR:-}" ] || [ ! -x "$PROG" ]; then
     exit 0
 fi
 LIMIT=${LIMIT:-900}
-/usr/bin/time -f 'host: %e s wall, %U s user, %S s system' timeout -s INT "$LIMIT" "$B/torusemu" \
+TORUSEMU=$(cd "$B" && pwd)/torusemu
+PROG=$(cd "$GPCNET_DIR" && pwd)/network_load_test
+# GPCNeT writes its *_congestion.dat files into the working directory
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-gpcnet-live.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+/usr/bin/time -f 'host: %e s wall, %U s user, %S s system' timeout -s INT "$LIMIT" "$TORUSEMU" \
     run --machine gemini-tiny -np 16 --virtual-time --model flow -- "$PROG"
 rc=$?
 if [ "$rc" -eq 124 ]; then
