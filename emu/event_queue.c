@@ -161,24 +161,32 @@ static void node_free(temu_evq *q, int32_t n)
     q->freenode = n;
 }
 
+/* The wheel's arrays, at the first push: 0, or -1 when out of memory.
+ * Out of line: kept off wheel_add, which every push runs. */
+static __attribute__((noinline, cold)) int wheel_init(temu_evq *q)
+{
+    q->first = malloc(TEMU_EVQ_WHEEL * sizeof *q->first);
+    q->tail = malloc(TEMU_EVQ_WHEEL * sizeof *q->tail);
+    q->bits = calloc(NWORDS, sizeof *q->bits);
+    q->words = calloc(NWORDS / 64, sizeof *q->words);
+    q->freenode = -1;
+    if (!q->first || !q->tail || !q->bits || !q->words) {
+        free(q->first);
+        free(q->tail);
+        free(q->bits);
+        free(q->words);
+        q->first = q->tail = NULL;
+        q->bits = q->words = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 static int wheel_add(temu_evq *q, const temu_event *e)
 {
     int32_t n;
-    if (q->bits == NULL) {
-        q->first = malloc(TEMU_EVQ_WHEEL * sizeof *q->first);
-        q->tail = malloc(TEMU_EVQ_WHEEL * sizeof *q->tail);
-        q->bits = calloc(NWORDS, sizeof *q->bits);
-        q->words = calloc(NWORDS / 64, sizeof *q->words);
-        q->freenode = -1;
-        if (!q->first || !q->tail || !q->bits || !q->words) {
-            free(q->first);
-            free(q->tail);
-            free(q->bits);
-            free(q->words);
-            q->first = q->tail = NULL;
-            q->bits = q->words = NULL;
-            return -1;
-        }
+    if (q->bits == NULL && wheel_init(q) != 0) {
+        return -1;
     }
     n = node_alloc(q);
     if (n < 0) {
@@ -296,6 +304,12 @@ static void keys_merge(const uint64_t *src, uint64_t *dst, int32_t lo, int32_t m
 {
     const uint64_t *x = src + lo, *xe = src + mid, *y = src + mid, *ye = src + hi;
     uint64_t *o = dst + lo;
+    if (mid == hi || src[mid - 1] <= src[mid]) {
+        /* in order already (an instant's events often come pushed in
+         * order of their channel or queue): one copy */
+        memcpy(o, x, (size_t)(hi - lo) * sizeof *x);
+        return;
+    }
     while (x < xe && y < ye) {
         int from_y = *y < *x;
         *o++ = from_y ? *y : *x;
