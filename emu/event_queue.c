@@ -384,8 +384,13 @@ static int32_t now_place(const temu_evq *q, const temu_event *e, int32_t lo, int
  * short but for the slow path). */
 static void now_ties(temu_evq *q, int32_t n)
 {
-    int32_t from = 0; /* start of the run of equal high halves */
-    for (int32_t j = 1; j < n; j++) {
+    int32_t j = 1;
+    /* most instants have no such run: a plain scan finds the first */
+    while (j < n && (q->now_key[j] ^ q->now_key[j - 1]) >> 32 != 0) {
+        j++;
+    }
+    int32_t from = j - 1; /* start of the run of equal high halves */
+    for (; j < n; j++) {
         uint64_t k = q->now_key[j];
         if ((k ^ q->now_key[j - 1]) >> 32 != 0) {
             from = j;
