@@ -134,15 +134,10 @@ static int far_take(temu_evq_far *f, temu_event *out)
 
 /* ------------------------------------------------------------ wheel */
 
-/* A free node (the pool may move), or -1 when out of memory. */
-static int32_t node_alloc(temu_evq *q)
+/* A node never used yet (the pool may move), or -1 when out of memory.
+ * Out of line: once the pool has grown, nodes come from the free list. */
+static __attribute__((noinline)) int32_t node_new(temu_evq *q)
 {
-    int32_t n;
-    if (q->freenode >= 0) {
-        n = q->freenode;
-        q->freenode = q->node[n].next;
-        return n;
-    }
     if (q->nnode == q->capnode) {
         int32_t cap = q->capnode ? 2 * q->capnode : 1024;
         temu_evq_node *nd = cap > q->capnode ? realloc(q->node, (size_t)cap * sizeof *nd) : NULL;
@@ -155,30 +150,49 @@ static int32_t node_alloc(temu_evq *q)
     return q->nnode++;
 }
 
+/* A free node (the pool may move), or -1 when out of memory. */
+static inline int32_t node_alloc(temu_evq *q)
+{
+    int32_t n = q->freenode;
+    if (n < 0) {
+        return node_new(q);
+    }
+    q->freenode = q->node[n].next;
+    return n;
+}
+
 static void node_free(temu_evq *q, int32_t n)
 {
     q->node[n].next = q->freenode;
     q->freenode = n;
 }
 
-static int wheel_add(temu_evq *q, const temu_event *e)
+/* The wheel's arrays, at the first push: 0, or -1 when out of memory.
+ * Out of line: kept off wheel_add, which every push runs. */
+static __attribute__((noinline, cold)) int wheel_init(temu_evq *q)
+{
+    q->first = malloc(TEMU_EVQ_WHEEL * sizeof *q->first);
+    q->tail = malloc(TEMU_EVQ_WHEEL * sizeof *q->tail);
+    q->bits = calloc(NWORDS, sizeof *q->bits);
+    q->words = calloc(NWORDS / 64, sizeof *q->words);
+    q->freenode = -1;
+    if (!q->first || !q->tail || !q->bits || !q->words) {
+        free(q->first);
+        free(q->tail);
+        free(q->bits);
+        free(q->words);
+        q->first = q->tail = NULL;
+        q->bits = q->words = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static inline int wheel_add(temu_evq *q, const temu_event *e)
 {
     int32_t n;
-    if (q->bits == NULL) {
-        q->first = malloc(TEMU_EVQ_WHEEL * sizeof *q->first);
-        q->tail = malloc(TEMU_EVQ_WHEEL * sizeof *q->tail);
-        q->bits = calloc(NWORDS, sizeof *q->bits);
-        q->words = calloc(NWORDS / 64, sizeof *q->words);
-        q->freenode = -1;
-        if (!q->first || !q->tail || !q->bits || !q->words) {
-            free(q->first);
-            free(q->tail);
-            free(q->bits);
-            free(q->words);
-            q->first = q->tail = NULL;
-            q->bits = q->words = NULL;
-            return -1;
-        }
+    if (q->bits == NULL && wheel_init(q) != 0) {
+        return -1;
     }
     n = node_alloc(q);
     if (n < 0) {
@@ -296,6 +310,12 @@ static void keys_merge(const uint64_t *src, uint64_t *dst, int32_t lo, int32_t m
 {
     const uint64_t *x = src + lo, *xe = src + mid, *y = src + mid, *ye = src + hi;
     uint64_t *o = dst + lo;
+    if (mid == hi || src[mid - 1] <= src[mid]) {
+        /* in order already (an instant's events often come pushed in
+         * order of their channel or queue): one copy */
+        memcpy(o, x, (size_t)(hi - lo) * sizeof *x);
+        return;
+    }
     while (x < xe && y < ye) {
         int from_y = *y < *x;
         *o++ = from_y ? *y : *x;
@@ -364,8 +384,13 @@ static int32_t now_place(const temu_evq *q, const temu_event *e, int32_t lo, int
  * short but for the slow path). */
 static void now_ties(temu_evq *q, int32_t n)
 {
-    int32_t from = 0; /* start of the run of equal high halves */
-    for (int32_t j = 1; j < n; j++) {
+    int32_t j = 1;
+    /* most instants have no such run: a plain scan finds the first */
+    while (j < n && (q->now_key[j] ^ q->now_key[j - 1]) >> 32 != 0) {
+        j++;
+    }
+    int32_t from = j - 1; /* start of the run of equal high halves */
+    for (; j < n; j++) {
         uint64_t k = q->now_key[j];
         if ((k ^ q->now_key[j - 1]) >> 32 != 0) {
             from = j;
@@ -429,7 +454,7 @@ static int now_insert(temu_evq *q, const temu_event *e)
 }
 
 /* Take the first event of `now` (not empty) into *out. */
-static void now_take(temu_evq *q, temu_event *out)
+static inline void now_take(temu_evq *q, temu_event *out)
 {
     int32_t n = (int32_t)(uint32_t)q->now_key[q->hnow++];
     *out = q->node[n].e;
@@ -455,18 +480,14 @@ int temu_evq_push(temu_evq *q, const temu_event *e)
     return st;
 }
 
-int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
+/* temu_evq_pop when the current instant is over: the next one is found
+ * and sorted.  Out of line: an instant holds tens of events (68 on
+ * average in bench_load_sweep's BG/Q tornado at twice saturation), and
+ * the pops within one need none of this. */
+static __attribute__((noinline)) int pop_next_instant(temu_evq *q, int64_t until,
+                                                      temu_event *out)
 {
     int64_t t;
-    if (q->nnow > 0) {
-        /* the rest of the current instant, in order */
-        if (q->base > until) {
-            return 0;
-        }
-        now_take(q, out);
-        q->size--;
-        return 1;
-    }
     if (q->near == 0) {
         if (q->far.size == 0 || far_next_time(&q->far) > until) {
             return 0;
@@ -507,6 +528,20 @@ int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
         q->size--;
     }
     return lost ? -1 : 1;
+}
+
+int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
+{
+    if (q->nnow == 0) {
+        return pop_next_instant(q, until, out);
+    }
+    /* the rest of the current instant, in order */
+    if (q->base > until) {
+        return 0;
+    }
+    now_take(q, out);
+    q->size--;
+    return 1;
 }
 
 int64_t temu_evq_next_time(const temu_evq *q)

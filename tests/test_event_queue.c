@@ -228,6 +228,47 @@ START_TEST(test_push_at_the_current_time)
 }
 END_TEST
 
+/* One instant of N events, each a distinct content but for a run of
+ * equal type and a (differing in b) at the end, pushed as blocks of 16
+ * each in content order: blocks in order (every merge finds its two runs
+ * in order already), blocks in reverse (none does), and blocks in order
+ * but the last two swapped.  The pops are the contents in order, the
+ * equal type-and-a run by b. */
+START_TEST(test_instant_of_sorted_blocks)
+{
+    enum { N = 200, BLOCK = 16, TIES = 5 };
+    temu_event ev[N], e;
+    int32_t order[N];
+    for (int32_t i = 0; i < N; i++) {
+        int32_t tie = i >= N - TIES;
+        ev[i] = (temu_event){77, 2 + i / 100, tie ? 99 : i % 100, tie ? i : 0, 0};
+    }
+    for (int arrangement = 0; arrangement < 3; arrangement++) {
+        int32_t nblocks = (N + BLOCK - 1) / BLOCK;
+        for (int32_t b = 0, k = 0; b < nblocks; b++) {
+            int32_t from = arrangement == 1 ? nblocks - 1 - b : b;
+            if (arrangement == 2 && b >= nblocks - 2) {
+                from = 2 * nblocks - 3 - b; /* the last two blocks swapped */
+            }
+            for (int32_t i = from * BLOCK; i < N && i < (from + 1) * BLOCK; i++) {
+                order[k++] = i;
+            }
+        }
+        temu_evq q;
+        temu_evq_init(&q);
+        for (int32_t i = 0; i < N; i++) {
+            ck_assert_int_eq(temu_evq_push(&q, &ev[order[i]]), 0);
+        }
+        for (int32_t i = 0; i < N; i++) {
+            ck_assert_int_eq(temu_evq_pop(&q, INT64_MAX, &e), 1);
+            assert_same_event(&e, &ev[i]);
+        }
+        ck_assert_int_eq(temu_evq_pop(&q, INT64_MAX, &e), 0);
+        temu_evq_free(&q);
+    }
+}
+END_TEST
+
 START_TEST(test_empty_queue)
 {
     temu_evq q;
@@ -261,6 +302,7 @@ int main(void)
     tcase_add_test(tc, test_mixed_schedule_and_ties);
     tcase_add_loop_test(tc, test_push_order_does_not_matter, 0, 2);
     tcase_add_test(tc, test_push_at_the_current_time);
+    tcase_add_test(tc, test_instant_of_sorted_blocks);
     tcase_add_test(tc, test_empty_queue);
     suite_add_tcase(s, tc);
     return test_run(s);

@@ -8,12 +8,9 @@
 
 #include <string.h>
 
-void tm_stats_short(temu_tm *t, int64_t c, uint32_t mask)
+void tm_stats_short_change(temu_tm *t, int64_t c, uint32_t mask)
 {
     tm_chan *ch = &t->ch[c];
-    if (t->notok == NULL || c >= t->ntorus || mask == ch->short_mask) {
-        return;
-    }
     int64_t dt = t->now - t->short_since[c], *acc = &t->notok[c * (t->nvc + 1)];
     for (int v = 0; v < t->nvc; v++) {
         acc[v] += (ch->short_mask >> v & 1u) ? dt : 0;

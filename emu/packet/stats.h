@@ -16,9 +16,19 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Channel c's token shortage changes to mask: the time the old mask held
- * goes to each of its VCs (BG/P no-token counters). */
-void tm_stats_short(temu_tm *t, int64_t c, uint32_t mask);
+/* Channel c's token shortage changes to a different mask (stats.c). */
+void tm_stats_short_change(temu_tm *t, int64_t c, uint32_t mask);
+
+/* Channel c's token shortage is mask from now: the time the old mask held
+ * goes to each of its VCs (BG/P no-token counters).  Inline: every grant
+ * asks, and almost always nothing changes (no counters, an ejection
+ * channel, or the same mask). */
+static inline void tm_stats_short(temu_tm *t, int64_t c, uint32_t mask)
+{
+    if (t->notok != NULL && c < t->ntorus && mask != t->ch[c].short_mask) {
+        tm_stats_short_change(t, c, mask);
+    }
+}
 
 /* A credit stall of idle channel ch (heads wait, none has credit) opens
  * now, unless one is open. */
