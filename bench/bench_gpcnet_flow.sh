@@ -4,9 +4,11 @@
 # `--mpi-costs off`) on Gemini tori and BG/Q partitions of 64, 256, 1,024
 # and 4,096 nodes (or the SHAPEs given), one iteration per test; prints the
 # three mean impacts, the messages of the congested run, the CPU
-# seconds and the peak resident memory (MiB) of each replay.  A replay is stopped after CPU_LIMIT seconds of
-# CPU (default 120) and reported as "not finished" with how far its
-# virtual time got.  BYTES: the bandwidth canary's messages (default 4K).
+# seconds and the peak resident memory (MiB) of each replay.  A replay is
+# stopped after CPU_LIMIT seconds of CPU (default 120) and reported as "not
+# finished" with how far it got: the virtual time of the timing run under
+# way (each of the pattern's runs starts again at 0) and the ranks'
+# operations done of all.  BYTES: the bandwidth canary's messages (default 4K).
 #
 # Target (issue 24): the 1,024-node Gemini torus (GPCNET_FLOW_TARGET_SHAPE,
 # default gemini:8x8x8) in under GPCNET_FLOW_TARGET s of CPU (default
@@ -79,7 +81,7 @@ for m in $SHAPES; do
         status=finished
         done_ok=1
     elif grep -q 'stopped by signal' "$T/err"; then
-        status="not finished ($(grep -o 'at [0-9.]* us of virtual time' "$T/err" | head -1))"
+        status="not finished ($(grep -o 'at [0-9.]* us of virtual time' "$T/err" | head -1), $(grep -o '[0-9]* of [0-9]* rank operations' "$T/err" | head -1))"
         imp=$(printf '%9s %9s %9s ' - - -)
     else
         status="failed: $(head -1 "$T/err")"
