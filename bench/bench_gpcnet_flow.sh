@@ -3,10 +3,12 @@
 # `gpcnet` pattern's Congestion Impact from the flow level (`--model flow`,
 # `--mpi-costs off`) on Gemini tori and BG/Q partitions of 64, 256, 1,024
 # and 4,096 nodes (or the SHAPEs given), one iteration per test; prints the
-# three mean impacts, the messages of the congested run and the CPU
-# seconds of each replay.  A replay is stopped after CPU_LIMIT seconds of
-# CPU (default 120) and reported as "not finished" with how far its
-# virtual time got.  BYTES: the bandwidth canary's messages (default 4K).
+# three mean impacts, the messages of the congested run, the CPU
+# seconds and the peak resident memory (MiB) of each replay.  A replay is
+# stopped after CPU_LIMIT seconds of CPU (default 120) and reported as "not
+# finished" with how far it got: the virtual time of the timing run under
+# way (each of the pattern's runs starts again at 0) and the ranks'
+# operations done of all.  BYTES: the bandwidth canary's messages (default 4K).
 #
 # Target (issue 24): the 1,024-node Gemini torus (GPCNET_FLOW_TARGET_SHAPE,
 # default gemini:8x8x8) in under GPCNET_FLOW_TARGET s of CPU (default
@@ -35,9 +37,10 @@ met=0
 missed=0
 bad=0
 
-# replay SHAPE BYTES: one replay under the CPU limit; sets rc, cpu, msgs
+# replay SHAPE BYTES: one replay under the CPU limit; sets rc, cpu, rss
+# (peak resident MiB), msgs
 replay() {
-    /usr/bin/time -f '%U %S' -o "$T/cpu" "$TORUSEMU" replay --machine "$1" --pattern gpcnet \
+    /usr/bin/time -f '%U %S %M' -o "$T/cpu" "$TORUSEMU" replay --machine "$1" --pattern gpcnet \
         --timing --model flow --mpi-costs off --steps 1 --bytes "$2" >"$T/out" 2>"$T/err" &
     pid=$!
     sleep 1
@@ -52,7 +55,8 @@ replay() {
     done
     wait "$pid"
     rc=$?
-    cpu=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { print $1 + $2 }' "$T/cpu" 2>/dev/null)
+    cpu=$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { print $1 + $2 }' "$T/cpu" 2>/dev/null)
+    rss=$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { printf "%.0f", $3 / 1024 }' "$T/cpu" 2>/dev/null)
     msgs=$(sed -n 's/.*the congested run replayed .*(\([0-9]*\) messages).*/\1/p' "$T/err" | head -1)
 }
 
@@ -67,7 +71,7 @@ verdict() {
     fi
 }
 
-printf '%-16s %6s %9s %9s %9s %8s %9s  %s\n' machine nodes lat bw+sync allreduce messages cpu_s status
+printf '%-16s %6s %9s %9s %9s %8s %9s %7s  %s\n' machine nodes lat bw+sync allreduce messages cpu_s rss_mib status
 for m in $SHAPES; do
     nodes=$("$TORUSEMU" machine "$m" 2>/dev/null | awk '$1 == "nodes" { print $2 }')
     replay "$m" "$BYTES"
@@ -77,7 +81,7 @@ for m in $SHAPES; do
         status=finished
         done_ok=1
     elif grep -q 'stopped by signal' "$T/err"; then
-        status="not finished ($(grep -o 'at [0-9.]* us of virtual time' "$T/err" | head -1))"
+        status="not finished ($(grep -o 'at [0-9.]* us of virtual time' "$T/err" | head -1), $(grep -o '[0-9]* of [0-9]* rank operations' "$T/err" | head -1))"
         imp=$(printf '%9s %9s %9s ' - - -)
     else
         status="failed: $(head -1 "$T/err")"
@@ -89,7 +93,7 @@ for m in $SHAPES; do
         verdict "${cpu:-0}" "$done_ok"
         status="$status; target ${TARGET} s  $v"
     fi
-    printf '%-16s %6s %s%8s %9s  %s\n' "$m" "${nodes:-?}" "$imp" "${msgs:--}" "${cpu:-?}" "$status"
+    printf '%-16s %6s %s%8s %9s %7s  %s\n' "$m" "${nodes:-?}" "$imp" "${msgs:--}" "${cpu:-?}" "${rss:-?}" "$status"
 done
 echo "targets (CPU time): $met met, $missed MISSED"
 

@@ -226,6 +226,28 @@ static void on_done(void *ctx, uint64_t tag, uint64_t packets, int64_t created, 
     r->n++;
 }
 
+/* A flow level on machine m with the round configuration, reporting
+ * completions into r. */
+static temu_fm *round_model(const temu_machine *m, done_rec *r)
+{
+    temu_tm_config c = round_config();
+    temu_fm *f;
+    temu_error err;
+    ck_assert_msg(temu_fm_create(m, &c, &f, &err) == TEMU_OK, "%s", err.message);
+    temu_fm_set_done(f, on_done, r);
+    return f;
+}
+
+/* Run f to its end, the rates checked against the reference after every
+ * event. */
+static void run_checked(temu_fm *f, int *checked)
+{
+    while (temu_fm_pending(f) > 0) {
+        temu_fm_run(f, temu_fm_next_event(f));
+        ref_check(f, checked);
+    }
+}
+
 /* An incast on the round machine (bgp:8x4x4, S = 100000 ps per 100-byte
  * packet on every channel): flows of 2, 4 and 6 packets from the three
  * neighbours (1,0,0), (0,1,0), (0,0,1) to (0,0,0) share its ejection
@@ -237,15 +259,12 @@ static void on_done(void *ctx, uint64_t tag, uint64_t packets, int64_t created, 
 START_TEST(test_incast_shares_ejection)
 {
     temu_machine m = test_machine("bgp:8x4x4");
-    temu_tm_config c = round_config();
-    temu_fm *f;
     temu_error err;
     done_rec r = {{0}, 0};
+    temu_fm *f = round_model(&m, &r);
     int checked = 0;
     const int64_t s = 100000;
     const int64_t src[3] = {node(&m, 1, 0, 0), node(&m, 0, 1, 0), node(&m, 0, 0, 1)};
-    ck_assert_msg(temu_fm_create(&m, &c, &f, &err) == TEMU_OK, "%s", err.message);
-    temu_fm_set_done(f, on_done, &r);
     for (int i = 0; i < 3; i++) {
         ck_assert(temu_fm_send(f, 0, src[i], node(&m, 0, 0, 0), 100, (uint64_t)(2 * i + 2), 0, 0,
                                0, (uint64_t)i, &err) == TEMU_OK);
@@ -255,14 +274,66 @@ START_TEST(test_incast_shares_ejection)
         ck_assert_msg(fabs(f->fl[i].x * (double)s - 1.0 / 3) < 1e-12, "flow %d: %g per S", i,
                       f->fl[i].x * (double)s);
     }
-    while (temu_fm_pending(f) > 0) {
-        temu_fm_run(f, temu_fm_next_event(f));
-        ref_check(f, &checked);
-    }
+    run_checked(f, &checked);
     ck_assert_int_eq(r.n, 3);
     ck_assert_int_eq(r.done[0], 6 * s + 43000);
     ck_assert_int_eq(r.done[1], 10 * s + 43000);
     ck_assert_int_eq(r.done[2], 12 * s + 43000);
+    temu_fm_destroy(f);
+}
+END_TEST
+
+/* Flow id's bottleneck channel now (-1: none). */
+static int64_t limit_chan(const temu_fm *f, int32_t id)
+{
+    const fm_flow *fl = &f->fl[id];
+    return fl->limit >= 0 ? fl->el[fl->limit].chan : -1;
+}
+
+/* Flows sharing one bottleneck leave it together, and the bottleneck of
+ * the one left moves (round machine, S = 100000 ps per 100-byte packet).
+ * A (30 packets, (1,0,0) -> (0,0,0)), B and D (3 each, from (0,1,0) and
+ * (0,0,1)) share the ejection channel of (0,0,0): 1/3 each; C (30,
+ * (1,0,0) -> (2,0,0)) shares A's injection channel and takes the 2/3 A
+ * leaves it.  B and D drain together at 9S; A's bottleneck moves to its
+ * injection channel, which A and C now share: 1/2 each, C slowed.  At 9S
+ * A has 27 packets left, C 24: C drains at 57S, A alone (rate 1) its last
+ * 3 at 60S.  Each crosses one link: delivery 43000 ps later.  Every rate
+ * is checked against the reference after every event. */
+START_TEST(test_bottleneck_moves)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_error err;
+    done_rec r = {{0}, 0};
+    temu_fm *f = round_model(&m, &r);
+    int checked = 0;
+    const int64_t s = 100000, dst = node(&m, 0, 0, 0), a = node(&m, 1, 0, 0);
+    const int64_t src[4] = {a, node(&m, 0, 1, 0), node(&m, 0, 0, 1), a};
+    const int64_t to[4] = {dst, dst, dst, node(&m, 2, 0, 0)};
+    const uint64_t count[4] = {30, 3, 3, 30};
+    for (int i = 0; i < 4; i++) {
+        ck_assert(temu_fm_send(f, 0, src[i], to[i], 100, count[i], 0, 0, 0, (uint64_t)i, &err) ==
+                  TEMU_OK);
+    }
+    temu_fm_run(f, 0);
+    ref_check(f, &checked);
+    ck_assert(fabs(f->fl[0].x * (double)s - 1.0 / 3) < 1e-12);
+    ck_assert(fabs(f->fl[3].x * (double)s - 2.0 / 3) < 1e-12);
+    ck_assert_int_eq(limit_chan(f, 0), fm_eject_chan(f, dst));
+    ck_assert_int_eq(limit_chan(f, 1), fm_eject_chan(f, dst));
+    temu_fm_run(f, 9 * s);
+    ref_check(f, &checked);
+    ck_assert_int_eq(r.n, 0);
+    ck_assert(fabs(f->fl[0].x * (double)s - 0.5) < 1e-12);
+    ck_assert(fabs(f->fl[3].x * (double)s - 0.5) < 1e-12);
+    ck_assert_int_eq(limit_chan(f, 0), fm_inject_chan(f, a));
+    run_checked(f, &checked);
+    ck_assert_int_eq(r.n, 4);
+    ck_assert_int_eq(r.done[1], 9 * s + 43000);
+    ck_assert_int_eq(r.done[2], 9 * s + 43000);
+    ck_assert_int_eq(r.done[3], 57 * s + 43000);
+    ck_assert_int_eq(r.done[0], 60 * s + 43000);
+    ck_assert_int_gt(checked, 8);
     temu_fm_destroy(f);
 }
 END_TEST
@@ -273,6 +344,7 @@ static Suite *flow_solve_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_incast_shares_ejection);
+    tcase_add_test(tc, test_bottleneck_moves);
     tcase_add_test(tc, test_random_rates_are_max_min);
     suite_add_tcase(s, tc);
     return s;

@@ -66,6 +66,10 @@ typedef struct fm_chan {
     double scratch;          /* fm_solve.c: a port's load on this channel */
     int32_t mark, local;     /* fm_solve.c: in the set (stamp), its index there */
     int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
+    int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
+    int32_t mixed_call;      /* fm_solve.c: and mixed */
+    double eta;              /* fm_solve.c: its derating if a bottleneck (chan_eta) */
+    uint8_t mixed;           /* fm_solve.c: its input queue feeds 2+ outputs */
     uint8_t full;            /* a bottleneck now */
     uint16_t bfull;          /* bit key: that input buffer a bottleneck now */
 } fm_chan;
@@ -137,6 +141,7 @@ struct temu_fm {
     int64_t now;
     uint64_t pending;
     int32_t stamp;
+    int32_t call; /* fm_solve.c: solves made (channels cache per solve what its users decide) */
     int oom;
     temu_fm_totals tot;
     /* fm_solve.c scratch */

@@ -265,10 +265,16 @@ static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 
 /* ------------------------------------------------------------ derating */
 
-/* Does channel c's input queue hold packets for more than one output? */
-static uint8_t queue_mixed(const temu_fm *f, const fm_chan *c)
+/* Does channel c's input queue hold packets for more than one output?
+ * Its users do not change during a solve: decided once per solve. */
+static uint8_t queue_mixed(const temu_fm *f, fm_chan *c)
 {
     int64_t first = -2;
+    if (c->mixed_call == f->call) {
+        return c->mixed;
+    }
+    c->mixed_call = f->call;
+    c->mixed = 0;
     for (int32_t u = 0; u < c->nusers; u++) {
         const fm_flow *fl = &f->fl[c->users[u].flow];
         int32_t e = c->users[u].elem;
@@ -276,15 +282,21 @@ static uint8_t queue_mixed(const temu_fm *f, const fm_chan *c)
         if (first == -2) {
             first = next;
         } else if (next != first) {
-            return 1;
+            c->mixed = 1;
+            break;
         }
     }
-    return 0;
+    return c->mixed;
 }
 
-/* The fraction of its time bottleneck channel c keeps (fm_params.c). */
-static double chan_eta(temu_fm *f, const fm_chan *c)
+/* The fraction of its time bottleneck channel c keeps (fm_params.c); it
+ * depends on c's users and its inputs' only: decided once per solve (the
+ * set grows in passes, each derating again). */
+static double chan_eta(temu_fm *f, fm_chan *c)
 {
+    if (c->eta_call == f->call) {
+        return c->eta;
+    }
     int32_t stamp = ++f->stamp;
     int inputs = 0, mixed = 0;
     unsigned vcs = 0;
@@ -302,7 +314,9 @@ static double chan_eta(temu_fm *f, const fm_chan *c)
             mixed |= queue_mixed(f, in);
         }
     }
-    return fm_params_eta(f->par, inputs, mixed, vcs == 3u ? 2 : 1);
+    c->eta_call = f->call;
+    c->eta = fm_params_eta(f->par, inputs, mixed, vcs == 3u ? 2 : 1);
+    return c->eta;
 }
 
 /* Derate the channels of the set whose first-pass load reaches what
@@ -596,6 +610,7 @@ int fm_solve_changed(temu_fm *f)
 {
     int32_t nf = 0, nc = 0, ne = 0, na = 0, stamp = ++f->stamp;
     int grew = 1;
+    f->call++;
     f->nk = f->nbuffered > 0 ? f->nkeys : 0;
     if (add_seeds(f, stamp, &nf, &nc, &ne) != 0) {
         return -1;
