@@ -223,6 +223,15 @@ same_vt "vt_pingpong" "4 records, 3 takes" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" -
 # real hosts (--host: host 1 makes its copy of the feed itself)
 vt_split "vt_pingpong, 2 real hosts" "4 records, 3 takes" bgq:4x1x1x1x2 2 --host localhost:2 \
     --map "$TMP/k2.map" --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_pingpong" 4096 3 blocking
+# windows the program made with MPI_Win_create, in virtual time
+# (tests/mpi/vt_sync.c; tests/mpi/vtime.sh derives the clocks): the
+# window's collectives, and rank 0 locking and unlocking the window of rank
+# 1 (on host 1) while rank 1 waits for the model's delivery; host 1
+# relays rank 1's 3 takes
+for mode in wincreate lock; do
+    same_vt "vt_sync $mode" "0 records, 3 takes" bgq:4x1x1x1x2 2 --map "$TMP/k2.map" \
+        --virtual-time --cpu-scale 0 --quiet -- "$TM/vt_sync" "$mode"
+done
 # congestion across hosts (tests/mpi/vtime.sh's canary): the congestors on
 # host 0 send 3 x 8 x 64 KiB to rank 5 on host 1, whose links the canaries
 # (ranks 0 and 1, one per host) share: host 1 relays rank 1's 4 pongs and 4
