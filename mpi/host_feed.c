@@ -7,7 +7,7 @@
  * ranks of every other host use a copy of the feed in their own host's
  * shared memory (its `relay` word set), exactly as host 0's ranks use the
  * launcher's, and the hosts' agents (hosts.c) keep the two in step over
- * MPI:
+ * the layer's own sockets (host_wire.c):
  *   up   (host h's agent -> host 0's): what h's ranks wrote, per rank in
  *        the order that keeps the model's reading sound: the takes logged
  *        by its receivers, the collectives it left, its new records, then
@@ -25,8 +25,8 @@
  *
  * At MPI_Finalize every rank has declared itself done before the agents
  * stop (hosts.c): each other host's agent sends its last words and an end
- * mark, host 0's answers once it has every host's, and both wait for their
- * sends to complete, so nothing is left in flight.
+ * mark, host 0's answers once it has every host's; a send returns once
+ * written, so nothing is left in flight.
  */
 #include "run_env.h"
 #include "tmpi.h"
@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Tags on the hosts' communicator (hosts.c uses 0x51, 0x52 and 0x100..) */
+/* Tags of the layer's messages (hosts.c uses 0x51, 0x52, 0x56 and 0x100..) */
 #define TAG_FEED_UP 0x53
 #define TAG_FEED_DOWN 0x54
 #define TAG_COMM_ID 0x55
@@ -45,7 +45,7 @@
 enum { IT_TAKE = 1, IT_LEFT, IT_REC, IT_STATE, IT_END, IT_DELIV, IT_POLL, IT_END_ACK, IT_ALIVE };
 /* another host's agent with nothing to relay says it is alive this often
  * (ns): host 0 then knows that host has no news in flight (relay_heard_ns
- * in vt_feed.h) */
+ * and tmpi_vt_feed_relay_busy in vt_feed.h) */
 #define ALIVE_NS 20000000ll
 #define REC_WORDS (sizeof(tmpi_vt_rec) / sizeof(uint64_t))
 #define STATE_WORDS (sizeof(tmpi_vt_state) / sizeof(uint64_t))
@@ -61,18 +61,12 @@ typedef struct words {
     int bad; /* out of memory: the relay is broken, said once */
 } words;
 
-/* Sends in flight: their buffers live until they complete. */
-typedef struct inflight {
-    MPI_Request r;
-    uint64_t *buf;
-} inflight;
-
 static struct {
     int on;          /* published last (release): the agent relays */
     int owner;       /* host 0's agent: the launcher's feed */
     tmpi_vt_feed *f; /* the launcher's feed (owner) or this host's copy */
     int32_t host, nhosts, nranks;
-    MPI_Comm comm;
+    MPI_Comm comm; /* for the collectives at the start */
     /* each other host: what of its ranks' queues was passed on */
     uint64_t *sent_tail, *sent_left, *sent_ver;
     /* host 0: deliveries passed on, per sender: all below lo[r], and the
@@ -83,8 +77,6 @@ static struct {
     int end_sent; /* another host: its end mark sent */
     int ended;    /* no more words to send or take */
     words out;
-    inflight *fly;
-    int nfly, capfly;
     /* what was relayed (TORUSEMU_HOSTS_FEED_STATS) */
     uint64_t n_rec, n_state, n_take, n_left, n_deliv;
     /* another host: how long its first record is held up (ms, test hook
@@ -97,23 +89,6 @@ static struct {
 } rel;
 
 #define BITS_WORDS (TMPI_VT_DELIV_CAP / 64)
-
-/* Open MPI's own calls past the wrappers (hosts.c: the layer's traffic is
- * none of the program's). */
-typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
-typedef int (*test_fn)(MPI_Request *, int *, MPI_Status *);
-
-static int ompi_isend(const void *buf, int n, int to, int tag, MPI_Request *r)
-{
-    static void *f;
-    return ((isend_fn)tmpi_next_fn(&f, "PMPI_Isend"))(buf, n, MPI_UINT64_T, to, tag, rel.comm, r);
-}
-
-static int ompi_test(MPI_Request *r, int *done)
-{
-    static void *f;
-    return ((test_fn)tmpi_next_fn(&f, "PMPI_Test"))(r, done, MPI_STATUS_IGNORE);
-}
 
 /* ------------------------------------------------------------ messages */
 
@@ -143,66 +118,30 @@ static uint64_t *words_add(words *o, int kind, int32_t rank, size_t n)
     return o->w + o->n - n;
 }
 
-/* The message put together so far to world rank `to`, as a send in flight. */
+/* The message put together so far to world rank `to`. */
 static void words_send(const words *o, int to, int tag)
 {
-    if (o->n == 0) {
-        return;
+    if (o->n > 0 && tmpi_wire_send(to, tag, o->w, o->n) != 0) {
+        fprintf(stderr, "torusemu-mpi: host %d: the online model's feed could not reach rank %d\n",
+                (int)rel.host, to);
     }
-    if (rel.nfly == rel.capfly) {
-        int cap = rel.capfly ? rel.capfly * 2 : 8;
-        inflight *fl = realloc(rel.fly, (size_t)cap * sizeof *fl);
-        if (fl == NULL) {
-            return;
-        }
-        rel.fly = fl;
-        rel.capfly = cap;
-    }
-    inflight *fl = &rel.fly[rel.nfly];
-    if ((fl->buf = malloc(o->n * sizeof *fl->buf)) == NULL) {
-        return;
-    }
-    memcpy(fl->buf, o->w, o->n * sizeof *fl->buf);
-    if (ompi_isend(fl->buf, (int)o->n, to, tag, &fl->r) != MPI_SUCCESS) {
-        free(fl->buf);
-        return;
-    }
-    rel.nfly++;
 }
 
-/* Sends that completed are forgotten; 1 while any is in flight. */
-static int inflight_reap(void)
-{
-    int keep = 0;
-    for (int i = 0; i < rel.nfly; i++) {
-        int done = 0;
-        if (ompi_test(&rel.fly[i].r, &done) == MPI_SUCCESS && done) {
-            free(rel.fly[i].buf);
-        } else {
-            rel.fly[keep++] = rel.fly[i];
-        }
-    }
-    rel.nfly = keep;
-    return keep > 0;
-}
-
-/* One waiting message with tag from `from` into a buffer (grown as
- * needed); its word count, or -1 if none waits. */
+/* One waiting message with tag from `from` (-1: any) into in (its words
+ * replaced); its word count, or -1 if none waits. */
 static int message_take(int from, int tag, words *in, int *source)
 {
-    int flag = 0, count = 0;
-    MPI_Status st;
-    if (tmpi_ompi_iprobe(from, tag, rel.comm, &flag, &st) != MPI_SUCCESS || !flag) {
+    size_t n = 0;
+    int32_t src = 0;
+    uint64_t *w = tmpi_wire_take(from, tag, &n, &src);
+    if (w == NULL) {
         return -1;
     }
-    PMPI_Get_count(&st, MPI_UINT64_T, &count);
-    in->n = 0;
-    if (count < 0 || words_add(in, 0, 0, (size_t)count) == NULL) {
-        count = 0;
-    }
-    tmpi_ompi_recv(in->w, count, MPI_UINT64_T, st.MPI_SOURCE, tag, rel.comm, MPI_STATUS_IGNORE);
-    *source = st.MPI_SOURCE;
-    return count;
+    free(in->w);
+    in->w = w;
+    in->n = in->cap = n;
+    *source = src;
+    return n > INT32_MAX ? 0 : (int)n;
 }
 
 /* ------------------------------------------------- host 0: the model's side */
@@ -250,9 +189,9 @@ static int owner_comm_ids(void)
 {
     words in = {0};
     int source = 0, served = 0;
-    while (message_take(MPI_ANY_SOURCE, TAG_COMM_ID, &in, &source) >= 1) {
+    while (message_take(-1, TAG_COMM_ID, &in, &source) >= 1) {
         uint64_t id = __atomic_add_fetch(&rel.f->next_comm, 1, __ATOMIC_RELAXED) + 1;
-        tmpi_ompi_send(&id, 1, MPI_UINT64_T, source, (int)in.w[0], rel.comm);
+        tmpi_wire_send(source, (int32_t)in.w[0], &id, 1);
         served = 1;
     }
     free(in.w);
@@ -330,7 +269,7 @@ static int owner_serve(int stopping)
     if (rel.ended) {
         return 0; /* the other hosts take nothing more */
     }
-    while ((count = message_take(MPI_ANY_SOURCE, TAG_FEED_UP, &in, &source)) >= 0) {
+    while ((count = message_take(-1, TAG_FEED_UP, &in, &source)) >= 0) {
         for (size_t i = 0; i < (size_t)count;) {
             i += owner_apply(in.w + i, (size_t)count - i);
         }
@@ -494,21 +433,24 @@ int tmpi_host_feed_serve(int stopping)
     if (!__atomic_load_n(&rel.on, __ATOMIC_ACQUIRE)) {
         return 0;
     }
-    int busy = rel.owner ? owner_serve(stopping) : mirror_serve(stopping);
-    return inflight_reap() | busy;
+    return rel.owner ? owner_serve(stopping) : mirror_serve(stopping);
 }
 
 int tmpi_host_feed_ended(void)
 {
-    return !__atomic_load_n(&rel.on, __ATOMIC_ACQUIRE) || (rel.ended && rel.nfly == 0);
+    return !__atomic_load_n(&rel.on, __ATOMIC_ACQUIRE) || rel.ended;
 }
 
 uint64_t tmpi_host_feed_comm_id(void)
 {
-    uint64_t tag = (uint64_t)tmpi_hosts_ack_tag(), id = 0;
+    uint64_t tag = (uint64_t)tmpi_hosts_ack_tag(), id = 0, *w = NULL;
     int32_t owner = tmpi_hosts_leader(0);
-    tmpi_ompi_send(&tag, 1, MPI_UINT64_T, owner, TAG_COMM_ID, rel.comm);
-    tmpi_ompi_recv(&id, 1, MPI_UINT64_T, owner, (int)tag, rel.comm, MPI_STATUS_IGNORE);
+    size_t n = 0;
+    if (tmpi_wire_send(owner, TAG_COMM_ID, &tag, 1) == 0 &&
+        (w = tmpi_wire_wait(owner, (int32_t)tag, &n, NULL)) != NULL && n == 1) {
+        id = w[0];
+    }
+    free(w);
     return id;
 }
 

@@ -7,19 +7,19 @@
  * How: at the end of each injection (one message) the library hands this
  * layer the updates it set aside, per host (temu_session_split).  They
  * gather in one batch per host, which goes, when an MPI call that
- * completes something returns, in one message on a private duplicate of
- * MPI_COMM_WORLD to the host's agent, a thread of the host's lowest rank
+ * completes something returns, in one message on the layer's own sockets
+ * (host_wire.c) to the host's agent, a thread of the host's lowest rank
  * that applies it to its store and answers with an empty
- * acknowledgement.  The process's next MPI call waits for those
- * acknowledgements before it goes on.  A PAPI read on another host can
- * follow a call's return only through a later MPI call of this process
- * (a message, a collective, a window synchronisation: each starts by
- * that wait) - so it sees every counter the completed messages touched,
- * as on one host, at one round trip per call that completed something
+ * acknowledgement.  The agents make no MPI call, so the program keeps the
+ * thread level it asked for (and its one-sided windows).  The process's
+ * next MPI call waits for those acknowledgements before it goes on.  A PAPI read on another host
+ * can follow a call's return only through a later MPI call of this process (a message, a
+ * collective, a window synchronisation: each starts by that wait) - so it sees every counter the
+ * completed messages touched, as on one host, at one round trip per call that completed something
  * rather than one per message (doc/mpi.md, "What a reader sees").
  *
  * At MPI_Finalize, once every update has landed, the agents send rank 0
- * their hosts' counters, which it gathers into the run's store
+ * their hosts' counters over MPI (no agent runs any more), which it gathers into the run's store
  * (TORUSEMU_SESSION), and remove their hosts' stores: a run whose hosts
  * the launcher cannot see still ends with one store.
  *
@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Tags on the private communicator: updates to an agent, the
+/* Tags of the layer's messages: updates to an agent, the
  * acknowledgements of updates (any thread of the process takes them), and
  * each thread's answers (one tag per thread, so a thread never takes
  * another's: host_feed.c's communicator ids). */
@@ -95,7 +95,6 @@ int tmpi_hosts_wanted(void)
  * touched). */
 typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
-typedef int (*iprobe_fn)(int, int, MPI_Comm, int *, MPI_Status *);
 
 int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c)
 {
@@ -107,12 +106,6 @@ int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm
 {
     static void *f;
     return ((recv_fn)tmpi_next_fn(&f, "PMPI_Recv"))(buf, n, t, from, tag, c, st);
-}
-
-int tmpi_ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st)
-{
-    static void *f;
-    return ((iprobe_fn)tmpi_next_fn(&f, "PMPI_Iprobe"))(from, tag, c, flag, st);
 }
 
 /* ------------------------------------------------------------ sending */
@@ -134,10 +127,12 @@ static void acks_settle(uint64_t upto)
             continue;
         }
         while (__atomic_load_n(&acks_taken, __ATOMIC_ACQUIRE) < upto) {
-            if (tmpi_ompi_recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_ACKS, hosts_comm,
-                               MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            size_t n = 0;
+            uint64_t *ack = tmpi_wire_wait(-1, TAG_ACKS, &n, NULL);
+            if (ack == NULL) {
                 break;
             }
+            free(ack);
             __atomic_add_fetch(&acks_taken, 1, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&acks_lock);
@@ -163,10 +158,7 @@ static int batch_send(int32_t h)
     int rc = 0;
     if (b->n > 1) {
         b->w[0] = TAG_ACKS;
-        rc = tmpi_ompi_send(b->w, b->n, MPI_UINT64_T, leader[h], TAG_UPDATES, hosts_comm) ==
-                     MPI_SUCCESS
-                 ? 0
-                 : -1;
+        rc = tmpi_wire_send(leader[h], TAG_UPDATES, b->w, (size_t)b->n);
         if (rc == 0) {
             __atomic_add_fetch(&acks_sent, 1, __ATOMIC_RELEASE);
         }
@@ -247,12 +239,14 @@ static int hosts_send(void *ctx, int32_t host, const uint64_t *pairs, int32_t n)
     int tag = tmpi_hosts_ack_tag();
     wire[0] = (uint64_t)tag;
     memcpy(wire + 1, pairs, (size_t)n * 2 * sizeof *pairs);
-    return tmpi_ompi_send(wire, 1 + 2 * n, MPI_UINT64_T, leader[host], TAG_UPDATES, hosts_comm) ==
-                       MPI_SUCCESS &&
-                   tmpi_ompi_recv(NULL, 0, MPI_BYTE, leader[host], tag, hosts_comm,
-                                  MPI_STATUS_IGNORE) == MPI_SUCCESS
-               ? 0
-               : -1;
+    size_t got = 0;
+    uint64_t *ack = NULL;
+    int rc = tmpi_wire_send(leader[host], TAG_UPDATES, wire, (size_t)(1 + 2 * n)) == 0 &&
+                     (ack = tmpi_wire_wait(leader[host], tag, &got, NULL)) != NULL
+                 ? 0
+                 : -1;
+    free(ack);
+    return rc;
 }
 
 /* -------------------------------------------------------------- agent */
@@ -271,10 +265,10 @@ static void agent_idle(unsigned *idle)
 }
 
 /* One message of updates from `source`: applied, then acknowledged. */
-static void agent_serve(uint64_t *buf, int count, int source)
+static void agent_serve(const uint64_t *buf, size_t count, int32_t source)
 {
     if (count >= 1 && (count - 1) % 2 == 0) {
-        int32_t refused = temu_session_apply_updates(own, buf + 1, (count - 1) / 2);
+        int32_t refused = temu_session_apply_updates(own, buf + 1, (int32_t)(count - 1) / 2);
         if (refused != 0) {
             fprintf(stderr,
                     "torusemu-mpi: rank %d sent %d updates of counters this host does "
@@ -285,31 +279,26 @@ static void agent_serve(uint64_t *buf, int count, int source)
     int tag = count >= 1 && buf[0] >= TAG_ACK_FIRST && buf[0] < TAG_ACK_FIRST + ACK_TAGS
                   ? (int)buf[0]
                   : TAG_ACKS;
-    tmpi_ompi_send(NULL, 0, MPI_BYTE, source, tag, hosts_comm);
+    tmpi_wire_send(source, tag, NULL, 0);
 }
 
 /* Updates waiting from any rank: applied and acknowledged; 1 if any was. */
 static int agent_updates(void)
 {
-    static uint64_t buf[WIRE_MAX];
-    int flag = 0, count = 0;
-    MPI_Status st;
-    if (tmpi_ompi_iprobe(MPI_ANY_SOURCE, TAG_UPDATES, hosts_comm, &flag, &st) != MPI_SUCCESS ||
-        !flag) {
+    size_t count = 0;
+    int32_t source = 0;
+    uint64_t *buf = tmpi_wire_take(-1, TAG_UPDATES, &count, &source);
+    if (buf == NULL) {
         return 0;
     }
-    PMPI_Get_count(&st, MPI_UINT64_T, &count);
-    if (count < 0 || count > WIRE_MAX) {
-        count = 0; /* not ours: take it as an empty message */
-    }
-    tmpi_ompi_recv(buf, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_UPDATES, hosts_comm,
-                   MPI_STATUS_IGNORE);
-    agent_serve(buf, count, st.MPI_SOURCE);
+    agent_serve(buf, count > WIRE_MAX ? 0 : count, source); /* too long: not ours */
+    free(buf);
     return 1;
 }
 
-/* The agent serves counter updates and relays the online model's feed
- * (host_feed.c) until told to stop and the relay has ended. */
+/* The agent serves counter updates, relays the online model's feed
+ * (host_feed.c) and keeps the launcher's copy of the stores (host_copy.c)
+ * until told to stop and the relay and the copies have ended. */
 static void *agent_main(void *arg)
 {
     (void)arg;
@@ -321,7 +310,8 @@ static void *agent_main(void *arg)
         int stopping = __atomic_load_n(&agent_stop, __ATOMIC_ACQUIRE);
         int busy = agent_updates();
         busy |= tmpi_host_feed_serve(stopping);
-        if (stopping && !busy && tmpi_host_feed_ended()) {
+        busy |= tmpi_host_copy_serve(stopping);
+        if (stopping && !busy && tmpi_host_feed_ended() && tmpi_host_copy_ended()) {
             break;
         }
         if (busy) {
@@ -360,42 +350,6 @@ int tmpi_hosts_split(void)
     return hosts_comm != MPI_COMM_NULL;
 }
 
-/* ------------------------------------------------------------ windows */
-
-int tmpi_hosts_window_begin(MPI_Comm comm, MPI_Errhandler *eh)
-{
-    if (hosts_comm == MPI_COMM_NULL || PMPI_Comm_get_errhandler(comm, eh) != MPI_SUCCESS) {
-        return 0;
-    }
-    if (PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
-        PMPI_Errhandler_free(eh);
-        return 0;
-    }
-    return 1;
-}
-
-/* Open MPI 4.1 over TCP serves one-sided windows with osc pt2pt, which
- * refuses them under MPI_THREAD_MULTIPLE, which the agents need (doc/mpi.md,
- * "One-sided programs"): without this the program dies of an "invalid
- * window" with no word of why. */
-int tmpi_hosts_window_end(MPI_Comm comm, MPI_Errhandler eh, int rc, const char *call)
-{
-    PMPI_Comm_set_errhandler(comm, eh);
-    PMPI_Errhandler_free(&eh);
-    if (rc != MPI_SUCCESS) {
-        int rank = 0;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        fprintf(stderr,
-                "torusemu-mpi: rank %d: %s failed in a run across hosts: the hosts' agents "
-                "need MPI_THREAD_MULTIPLE, under which Open MPI's one-sided component over TCP "
-                "(osc pt2pt) makes no window; MPI_Win_allocate_shared, or MPI_Win_allocate "
-                "among ranks of one machine, work (doc/mpi.md, \"Across hosts\")\n",
-                rank, call);
-        PMPI_Comm_call_errhandler(comm, rc);
-    }
-    return rc;
-}
-
 /* ------------------------------------------------------------ start, end */
 
 static int hosts_fail(int rank, const char *why, const char *detail)
@@ -430,12 +384,9 @@ static int leaders_find(int32_t size)
 int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
 {
     temu_error err = {0};
-    int provided = MPI_THREAD_SINGLE;
+    char why[256];
     long n = strtol(getenv(TEMU_HOSTS_ENV), NULL, 10);
     own = s;
-    if (PMPI_Query_thread(&provided) != MPI_SUCCESS || provided < MPI_THREAD_MULTIPLE) {
-        return hosts_fail(rank, "Open MPI does not provide MPI_THREAD_MULTIPLE", "");
-    }
     if (temu_hosts_assign(s, (int32_t)n, &hosts, &err) != TEMU_OK) {
         return hosts_fail(rank, err.message, "");
     }
@@ -449,6 +400,9 @@ int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
     if (dup != MPI_SUCCESS) {
         return hosts_fail(rank, "cannot duplicate MPI_COMM_WORLD", "");
     }
+    if (tmpi_wire_open(hosts_comm, rank, size, why, sizeof why) != 0) {
+        return hosts_fail(rank, why, "");
+    }
     if (temu_session_split(s, hosts, host, hosts_send, NULL, &err) != TEMU_OK) {
         return hosts_fail(rank, err.message, "");
     }
@@ -458,6 +412,10 @@ int tmpi_hosts_start(temu_session *s, int32_t rank, int32_t size)
         return hosts_fail(rank, "out of memory", "");
     }
     __atomic_store_n(&tmpi_hosts_lazy, !ack_each, __ATOMIC_RELEASE);
+    if (leader[host] == rank &&
+        tmpi_host_copy_start(s, host, temu_hosts_count(hosts), why, sizeof why) != 0) {
+        return hosts_fail(rank, why, "");
+    }
     if (leader[host] == rank) {
         int e = pthread_create(&agent, NULL, agent_main, NULL);
         if (e != 0) {
@@ -514,18 +472,10 @@ static void gather_into_run_store(uint64_t *c, uint64_t n, const uint64_t totals
     temu_session_close(run);
 }
 
-/* The agents send rank 0 their host's counters (unless the launcher
- * gathers the stores itself: TORUSEMU_HOSTS_GATHERED); the stores they made go
- * (a store the launcher made is its to remove: unlinking twice is
- * harmless, the launcher keeps its own mapping). */
-static void hosts_gather(int32_t rank)
+/* The agents send rank 0 their host's counters; rank 0 gathers them. */
+static void hosts_send_counters(int32_t rank, int32_t host)
 {
     uint64_t n, totals[2];
-    int32_t host = temu_hosts_rank_host(hosts, rank);
-    /* `torusemu run --split-hosts` on one machine gathers the stores itself */
-    if (leader[host] != rank || getenv(TEMU_HOSTS_GATHERED_ENV) != NULL) {
-        return;
-    }
     uint64_t *c = own_counters(&n, totals);
     if (c == NULL || n > (uint64_t)INT32_MAX) {
         fprintf(stderr, "torusemu-mpi: host %d's counters cannot be gathered\n", (int)host);
@@ -538,6 +488,22 @@ static void hosts_gather(int32_t rank)
         tmpi_ompi_send(totals, 2, MPI_UINT64_T, 0, TAG_GATHER, hosts_comm);
     }
     free(c);
+}
+
+/* The hosts' counters gathered into the run's store over MPI, unless the
+ * launcher gathers the stores itself (TORUSEMU_HOSTS_GATHERED: on one
+ * machine, or from its copies of them, host_copy.c); the stores the agents
+ * made go (a store the launcher made is its to remove: unlinking twice is
+ * harmless, the launcher keeps its own mapping). */
+static void hosts_gather(int32_t rank)
+{
+    int32_t host = temu_hosts_rank_host(hosts, rank);
+    if (leader[host] != rank) {
+        return;
+    }
+    if (getenv(TEMU_HOSTS_GATHERED_ENV) == NULL) {
+        hosts_send_counters(rank, host);
+    }
     const char *path = temu_session_path(own), *dir = getenv(TEMU_HOST_STORES_ENV);
     if (path[0] != '\0') {
         unlink(path);
@@ -565,7 +531,12 @@ void tmpi_hosts_finish(void)
         pthread_join(agent, NULL);
         agent_on = 0;
         tmpi_host_feed_close();
+        tmpi_host_copy_close();
     }
+    /* every agent has taken its last message before any socket closes (a
+     * socket closed with words unread resets its peer's) */
+    PMPI_Barrier(hosts_comm);
+    tmpi_wire_close();
     int rank = 0;
     PMPI_Comm_rank(hosts_comm, &rank);
     hosts_gather(rank);

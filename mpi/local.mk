@@ -72,7 +72,8 @@ libtorusemu_mpi_la_SOURCES = mpi/tmpi.h mpi/state.c mpi/account.c \
 	mpi/pmpi_rma.c mpi/pmpi_win.c mpi/pmpi_recv.c mpi/trace.c mpi/trace_req.c \
 	mpi/vt_model.h mpi/vt_model.c mpi/rank_vtime.c mpi/pmpi_comm.c mpi/pmpi_time.c \
 	mpi/pmpi_mprobe.c mpi/clock_owner.h mpi/clock_owner.c \
-	mpi/vt_clocks.c mpi/idle_backoff.h mpi/vt_idle.c mpi/hosts.c mpi/host_feed.c
+	mpi/vt_clocks.c mpi/idle_backoff.h mpi/vt_idle.c mpi/hosts.c mpi/host_feed.c mpi/host_wire.c \
+	mpi/host_copy.c
 libtorusemu_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(TCOLL_CPPFLAGS) $(TPROTO_CPPFLAGS)
 libtorusemu_mpi_la_CFLAGS = $(AM_CFLAGS) -O2 -fvisibility=hidden $(TMPI_MPI_CFLAGS)
 libtorusemu_mpi_la_LIBADD = coll/libtoruscoll.la protocol/libtorusproto.la libtorusemu.la \

@@ -14,18 +14,11 @@
 
 #include <string.h>
 
-typedef int (*init_thread_fn)(int *, char ***, int, int *);
-
-/* A run across hosts needs MPI_THREAD_MULTIPLE (each host's agent thread,
- * hosts.c): MPI_Init becomes the next MPI_Init_thread asking for it. */
+/* A run across hosts keeps the program's thread level: the hosts' agent
+ * threads make no MPI call (hosts.c, host_wire.c). */
 TMPI_ENTRY(Init, (int *argc, char ***argv), (argc, argv))
 {
-    static void *init_thread;
-    int provided = 0;
-    int rc = !tmpi_hosts_wanted()
-                 ? tmpi_next_(argc, argv)
-                 : ((init_thread_fn)tmpi_next_fn(&init_thread, "MPI_Init_thread"))(
-                       argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    int rc = tmpi_next_(argc, argv);
     if (rc == MPI_SUCCESS) {
         tmpi_start();
     }
@@ -35,10 +28,6 @@ TMPI_ENTRY(Init, (int *argc, char ***argv), (argc, argv))
 TMPI_ENTRY(Init_thread, (int *argc, char ***argv, int required, int *provided),
            (argc, argv, required, provided))
 {
-    /* the standard lets MPI provide more than was required */
-    if (tmpi_hosts_wanted()) {
-        required = MPI_THREAD_MULTIPLE;
-    }
     int rc = tmpi_next_(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         tmpi_start();

@@ -57,16 +57,10 @@ static void complete_rma(MPI_Win win, int rank)
 }
 
 /* The body of a window constructor over COMM: declared, and the window's
- * duplicate kept when it succeeded.  Across hosts a failure is explained
- * first (tmpi_hosts_window_end). */
-#define MAKE_WINDOW(NAME, COMM, WIN, CALL)                                                         \
+ * duplicate kept when it succeeded. */
+#define MAKE_WINDOW(COMM, WIN, CALL)                                                               \
     int declared = tmpi_vt_sync_begin(COMM);                                                       \
-    MPI_Errhandler eh_ = MPI_ERRHANDLER_NULL;                                                      \
-    int split_ = tmpi_hosts_window_begin(COMM, &eh_);                                              \
     int rc = CALL;                                                                                 \
-    if (split_) {                                                                                  \
-        rc = tmpi_hosts_window_end(COMM, eh_, rc, NAME);                                           \
-    }                                                                                              \
     if (declared && rc == MPI_SUCCESS && *(WIN) != MPI_WIN_NULL) {                                 \
         remember_group(COMM, *(WIN));                                                              \
     }                                                                                              \
@@ -77,7 +71,7 @@ TMPI_ENTRY(Win_create,
            (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
            (base, size, disp_unit, info, comm, win))
 {
-    MAKE_WINDOW("MPI_Win_create", comm, win, tmpi_next_(base, size, disp_unit, info, comm, win));
+    MAKE_WINDOW(comm, win, tmpi_next_(base, size, disp_unit, info, comm, win));
 }
 
 TMPI_ENTRY(Win_allocate,
@@ -85,8 +79,7 @@ TMPI_ENTRY(Win_allocate,
             MPI_Win *win),
            (size, disp_unit, info, comm, baseptr, win))
 {
-    MAKE_WINDOW("MPI_Win_allocate", comm, win,
-                tmpi_next_(size, disp_unit, info, comm, baseptr, win));
+    MAKE_WINDOW(comm, win, tmpi_next_(size, disp_unit, info, comm, baseptr, win));
 }
 
 TMPI_ENTRY(Win_allocate_shared,
@@ -94,13 +87,12 @@ TMPI_ENTRY(Win_allocate_shared,
             MPI_Win *win),
            (size, disp_unit, info, comm, baseptr, win))
 {
-    MAKE_WINDOW("MPI_Win_allocate_shared", comm, win,
-                tmpi_next_(size, disp_unit, info, comm, baseptr, win));
+    MAKE_WINDOW(comm, win, tmpi_next_(size, disp_unit, info, comm, baseptr, win));
 }
 
 TMPI_ENTRY(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (info, comm, win))
 {
-    MAKE_WINDOW("MPI_Win_create_dynamic", comm, win, tmpi_next_(info, comm, win));
+    MAKE_WINDOW(comm, win, tmpi_next_(info, comm, win));
 }
 
 TMPI_ENTRY(Win_fence, (int assert, MPI_Win win), (assert, win))

@@ -280,13 +280,6 @@ TMPI_HIDDEN void tmpi_hosts_finish(void);
  * rank's host, this thread's tag for answers; Open MPI's own calls, past
  * this library's wrappers (the layer's traffic is none of the program's). */
 TMPI_HIDDEN int tmpi_hosts_split(void);
-/* A window constructor on comm in a run across hosts: begin makes its
- * errors return (1: the program's handler kept in *eh, to be given to
- * end); end restores the handler and, if the call failed, says why
- * windows may fail across hosts before calling the program's handler
- * with rc (fatal unless the program chose otherwise); returns rc. */
-TMPI_HIDDEN int tmpi_hosts_window_begin(MPI_Comm comm, MPI_Errhandler *eh);
-TMPI_HIDDEN int tmpi_hosts_window_end(MPI_Comm comm, MPI_Errhandler eh, int rc, const char *call);
 TMPI_HIDDEN MPI_Comm tmpi_hosts_comm(void);
 TMPI_HIDDEN int32_t tmpi_hosts_count(void);
 TMPI_HIDDEN int32_t tmpi_hosts_leader(int32_t host);
@@ -295,7 +288,28 @@ TMPI_HIDDEN int tmpi_hosts_ack_tag(void);
 TMPI_HIDDEN int tmpi_ompi_send(const void *buf, int n, MPI_Datatype t, int to, int tag, MPI_Comm c);
 TMPI_HIDDEN int tmpi_ompi_recv(void *buf, int n, MPI_Datatype t, int from, int tag, MPI_Comm c,
                                MPI_Status *st);
-TMPI_HIDDEN int tmpi_ompi_iprobe(int from, int tag, MPI_Comm c, int *flag, MPI_Status *st);
+/* The layer's own messages across hosts (host_wire.c), on TCP sockets of
+ * its own so that the agents make no MPI call: open (collective over comm,
+ * at MPI_Init; 0, or -1 with why) exchanges every rank's address; send
+ * blocks until the n words are written (0 or -1); take returns the first
+ * waiting message from world rank `from` (-1: any) with tag, or NULL if
+ * none waits; wait waits for one (NULL once the wire is closed); both give
+ * its words (a block the caller frees), their number and its source. */
+TMPI_HIDDEN int tmpi_wire_open(MPI_Comm comm, int32_t rank, int32_t size, char *why, size_t len);
+TMPI_HIDDEN int tmpi_wire_send(int32_t to, int32_t tag, const uint64_t *w, size_t n);
+TMPI_HIDDEN uint64_t *tmpi_wire_take(int32_t from, int32_t tag, size_t *n, int32_t *source);
+TMPI_HIDDEN uint64_t *tmpi_wire_wait(int32_t from, int32_t tag, size_t *n, int32_t *source);
+TMPI_HIDDEN void tmpi_wire_close(void);
+/* `run --sample` across real hosts (host_copy.c): each host's agent keeps
+ * the launcher's copy of its store in step (TORUSEMU_HOSTS_COPY_NS; start
+ * does nothing without it): start (the agent's rank, at MPI_Init; 0, or
+ * -1 with why), the agent's round (1 if it did anything; stopping: the
+ * last), ended (the last sent, and host 0's: every host's taken), close. */
+TMPI_HIDDEN int tmpi_host_copy_start(temu_session *own, int32_t host, int32_t nhosts, char *why,
+                                     size_t len);
+TMPI_HIDDEN int tmpi_host_copy_serve(int stopping);
+TMPI_HIDDEN int tmpi_host_copy_ended(void);
+TMPI_HIDDEN void tmpi_host_copy_close(void);
 
 /* The online model's feed across hosts (host_feed.c): every rank of a
  * split run, at MPI_Init: host 0's ranks map the launcher's feed at path,

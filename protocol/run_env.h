@@ -32,6 +32,12 @@
  * directory of the hosts' stores (TORUSEMU_HOST_STORES): printf format of
  * the directory and h */
 #define TMPI_HOST_FEED_FORMAT "%s/host%d.feed"
+/* `run --sample` across real hosts (mpi/host_copy.c): host time (ns)
+ * between two updates of the launcher's copies of the hosts' stores, and
+ * where the copies are, in the directory of the hosts' stores on the
+ * launcher's machine: printf format of the directory and h */
+#define TMPI_HOST_COPY_ENV "TORUSEMU_HOSTS_COPY_NS"
+#define TMPI_HOST_COPY_FORMAT "%s/copy%d.store"
 /* "1": each host's agent says at MPI_Finalize what of the feed it relayed
  * (tests/mpi/hosts.sh) */
 #define TMPI_HOST_FEED_STATS_ENV "TORUSEMU_HOSTS_FEED_STATS"

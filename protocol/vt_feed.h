@@ -172,12 +172,25 @@ typedef struct tmpi_vt_feed {
     uint32_t model_wake, model_asleep;
     /* a run across hosts (mpi/host_feed.c): host 0's agent's host time
      * (CLOCK_MONOTONIC, ns) when it last heard from the other host it
-     * heard from longest ago; 0 on one host.  The model's stall rule
-     * counts no time while that is old: the other host's news may not
-     * have been relayed yet (utils/run_model.c, RELAY_QUIET_NS) */
+     * heard from longest ago; 0 on one host (tmpi_vt_feed_relay_busy) */
     int64_t relay_heard_ns;
     tmpi_vt_queue q[];
 } tmpi_vt_feed;
+
+/* A run across hosts: another host's agent says it is alive at least
+ * every 20 ms (mpi/host_feed.c); heard from none for this long (host
+ * time, ns), that host may have news the relay has not passed on yet. */
+#define TMPI_VT_RELAY_QUIET_NS 200000000ll
+
+/* 1 while the relay across hosts may still bring news at host time `now`
+ * (CLOCK_MONOTONIC, ns): some host has been quiet too long, which is a
+ * host too loaded to run its agent, not ranks that stand still.  The
+ * model counts that as progress (utils/run_model.c).  0 on one host. */
+static inline int tmpi_vt_feed_relay_busy(const tmpi_vt_feed *f, int64_t now)
+{
+    int64_t heard = __atomic_load_n(&f->relay_heard_ns, __ATOMIC_ACQUIRE);
+    return heard != 0 && now - heard > TMPI_VT_RELAY_QUIET_NS;
+}
 
 static inline size_t tmpi_vt_feed_size(int32_t nranks)
 {

@@ -121,8 +121,8 @@ static void usage(FILE *f)
                "                           `torusemu analyze`)\n"
                "      --split-hosts=N      behave as N hosts on this machine: a store per\n"
                "                           host, counter updates for another host's nodes\n"
-               "                           sent to it over Open MPI's TCP transport, the\n"
-               "                           stores gathered into one at the end (doc/mpi.md)\n"
+               "                           sent to it over TCP, the stores gathered into\n"
+               "                           one at the end (doc/mpi.md)\n"
                "      --hostfile=FILE      mpirun's hosts (passed on); with --split-hosts N the\n"
                "                           N hosts are real ones (doc/mpi.md)\n"
                "      --host=LIST          mpirun's hosts, host:slots,... (passed on)\n"
@@ -377,11 +377,6 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if ((o->series == NULL) != (o->sample_ns == 0)) {
         return fail("--sample INTERVAL and --series FILE go together");
-    }
-    /* the launcher samples the hosts' stores: it must see them */
-    if (o->split_hosts > 1 && o->series != NULL && (o->hostfile != NULL || o->hostlist != NULL)) {
-        return fail("--split-hosts with --sample runs on this machine only: the launcher cannot "
-                    "read other hosts' stores (doc/mpi.md, \"Across hosts\")");
     }
     return 0;
 }
@@ -643,10 +638,11 @@ int cmd_run(int argc, char **argv)
     run_hosts rh;
     memset(&rh, 0, sizeof rh);
     int remote = o.hostfile != NULL || o.hostlist != NULL;
-    /* --sample: the sampler snapshots the hosts' stores as one (on one
-     * machine; refused with real hosts, parse_args) */
+    /* --sample: the sampler snapshots the hosts' stores as one (on real
+     * hosts the copies of them the agents keep here) */
     if (o.split_hosts > 1 &&
         (run_hosts_prepare(&rh, (int32_t)o.split_hosts, remote, s, &m, &map) != 0 ||
+         (o.series != NULL && remote && run_hosts_copies_open(&rh, &m, &map) != 0) ||
          (o.series != NULL && run_hosts_view_open(&rh, s, &m, &map) != 0))) {
         run_hosts_remove(&rh);
         temu_mapping_free(&map);
@@ -672,7 +668,11 @@ int cmd_run(int argc, char **argv)
     char *x_host_clocks = o.host_clocks ? env_with(TMPI_VT_HOST_CLOCKS_ENV, "1", 0) : NULL;
     char *x_hosts = rh.n > 1 ? env_with(TEMU_HOSTS_ENV, rh.count, 0) : NULL;
     char *x_host_stores = rh.n > 1 ? env_with(TEMU_HOST_STORES_ENV, rh.dir, 0) : NULL;
-    char *x_gathered = rh.n > 1 && !rh.remote ? env_with(TEMU_HOSTS_GATHERED_ENV, "1", 0) : NULL;
+    char *x_gathered =
+        rh.n > 1 && (!rh.remote || rh.copies) ? env_with(TEMU_HOSTS_GATHERED_ENV, "1", 0) : NULL;
+    char copy_ns[32];
+    snprintf(copy_ns, sizeof copy_ns, "%" PRId64, o.sample_ns);
+    char *x_copies = rh.copies ? env_with(TMPI_HOST_COPY_ENV, copy_ns, 0) : NULL;
     /* the online timing model (BG/P: its counters are not filled yet) */
     run_model *rm = NULL;
     char feeddir[PATH_MAX] = "", feed[PATH_MAX + 8] = "", why[512];
@@ -700,9 +700,10 @@ int cmd_run(int argc, char **argv)
     /* mpirun and its own options (at most 9: root, oversubscribe, two
      * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
      * arguments + the program + NULL */
-    /* --split-hosts: two more --mca triples and three -x pairs; --hostfile
-     * and --host: two pairs; --mpi-costs: one -x pair; two spare */
-    char **av = calloc((size_t)(28 + 20 + o.nextra + nprog), sizeof *av);
+    /* --split-hosts: two more --mca triples and four -x pairs (the copies
+     * of --sample on real hosts); --hostfile and --host: two pairs;
+     * --mpi-costs: one -x pair; two spare */
+    char **av = calloc((size_t)(28 + 22 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -756,8 +757,8 @@ int cmd_run(int argc, char **argv)
     }
     av[k++] = "-np";
     av[k++] = np;
-    char *xs[] = {x_session, x_preload,     x_libpath, x_trace,       x_vtime,    x_scale,
-                  x_feed,    x_host_clocks, x_hosts,   x_host_stores, x_gathered, x_costs};
+    char *xs[] = {x_session,     x_preload, x_libpath,     x_trace,    x_vtime,  x_scale, x_feed,
+                  x_host_clocks, x_hosts,   x_host_stores, x_gathered, x_copies, x_costs};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         if (xs[i] != NULL) { /* the optional ones are NULL when off */
             av[k++] = "-x";
@@ -853,6 +854,7 @@ out:
     free(x_hosts);
     free(x_host_stores);
     free(x_gathered);
+    free(x_copies);
     free(av);
     return rc;
 }

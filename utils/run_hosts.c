@@ -19,12 +19,22 @@
 
 #define fail(...) cli_fail("run: " __VA_ARGS__)
 
+/* Host h's store, or with copies the launcher's copy of it, into out;
+ * -1 when it does not fit. */
+static int store_path(const run_hosts *rh, int32_t h, char *out, size_t len)
+{
+    if (rh->copies) {
+        return snprintf(out, len, TMPI_HOST_COPY_FORMAT, rh->dir, (int)h) < (int)len ? 0 : -1;
+    }
+    return temu_hosts_store_path(rh->dir, h, out, len);
+}
+
 static int stores_create(run_hosts *rh, const temu_machine *m, const temu_mapping *map)
 {
     temu_error err;
     char path[PATH_MAX + 32];
     for (int32_t h = 0; h < rh->n; h++) {
-        if (temu_hosts_store_path(rh->dir, h, path, sizeof path) != 0) {
+        if (store_path(rh, h, path, sizeof path) != 0) {
             return fail("--split-hosts: the path of host %d's store is too long", (int)h);
         }
         if (temu_session_create_ex(path, m, map, 0, &rh->stores[h], &err) != TEMU_OK) {
@@ -62,9 +72,47 @@ int run_hosts_prepare(run_hosts *rh, int32_t n, int remote, const temu_session *
     return 0;
 }
 
+int run_hosts_copies_open(run_hosts *rh, const temu_machine *m, const temu_mapping *map)
+{
+    rh->copies = 1;
+    return stores_create(rh, m, map);
+}
+
+/* The copies' counters into base, each from the host that owns it, as
+ * rank 0 gathers the hosts' stores over MPI (mpi/hosts.c); the totals
+ * added. */
+static int copies_gather(run_hosts *rh, temu_session *base)
+{
+    temu_error err;
+    uint64_t msgs = temu_session_messages(base), bytes = temu_session_bytes(base);
+    uint64_t n = temu_counter_count(base);
+    uint64_t *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+    if (c == NULL) {
+        return fail("out of memory");
+    }
+    for (int32_t h = 0; h < rh->n; h++) {
+        for (uint64_t i = 0; i < n; i++) {
+            c[i] = temu_counter_read(rh->stores[h], (int64_t)i);
+        }
+        if (temu_session_gather_host(base, rh->hosts, h, c, n, &err) != TEMU_OK) {
+            free(c);
+            return fail("--split-hosts: the copy of host %d's store cannot be gathered: %s", (int)h,
+                        err.message);
+        }
+        msgs += temu_session_messages(rh->stores[h]);
+        bytes += temu_session_bytes(rh->stores[h]);
+    }
+    free(c);
+    temu_session_set_totals(base, msgs, bytes);
+    return 0;
+}
+
 int run_hosts_gather(run_hosts *rh, temu_session *base)
 {
     temu_error err;
+    if (rh->copies) {
+        return copies_gather(rh, base);
+    }
     if (rh->remote) {
         return 0;
     }
@@ -128,6 +176,9 @@ void run_hosts_remove(run_hosts *rh)
         temu_session_close(rh->stores[h]);
         rh->stores[h] = NULL;
         if (rh->dir[0] != '\0' && temu_hosts_store_path(rh->dir, h, path, sizeof path) == 0) {
+            unlink(path);
+        }
+        if (rh->dir[0] != '\0' && rh->copies && store_path(rh, h, path, sizeof path) == 0) {
             unlink(path);
         }
         /* the host's copy of the online model's feed (mpi/host_feed.c),

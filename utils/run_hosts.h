@@ -13,10 +13,11 @@
 typedef struct run_hosts {
     int32_t n;             /* hosts; 0: not split */
     int remote;            /* real hosts: the ranks make and gather the stores */
+    int copies;            /* remote with --sample: stores are copies the agents fill */
     char dir[PATH_MAX];    /* private directory of the hosts' stores */
     char count[16];        /* N, for the ranks' environment */
     temu_hosts *hosts;     /* who owns what */
-    temu_session **stores; /* host h's store */
+    temu_session **stores; /* host h's store (copies: the launcher's copy of it) */
     temu_session *view;    /* --sample: the run as one store (run_hosts_view_open) */
     const temu_session *base;
 } run_hosts;
@@ -29,8 +30,13 @@ typedef struct run_hosts {
  * behind). */
 int run_hosts_prepare(run_hosts *rh, int32_t n, int remote, const temu_session *base,
                       const temu_machine *m, const temu_mapping *map);
-/* The job has ended: every host's counters into base (remote: nothing to
- * do, the ranks did it).  0, or -1 after saying why. */
+/* --sample on real hosts: a copy of each host's store on this machine,
+ * which the hosts' agents keep in step (mpi/host_copy.c; host 0's ranks
+ * run here); the sampler's view and the gathering read the copies as the
+ * hosts' stores.  0, or -1 after saying why. */
+int run_hosts_copies_open(run_hosts *rh, const temu_machine *m, const temu_mapping *map);
+/* The job has ended: every host's counters into base (remote without
+ * copies: nothing to do, the ranks did it).  0, or -1 after saying why. */
 int run_hosts_gather(run_hosts *rh, temu_session *base);
 /* --sample on one machine: a store in the hosts' directory that holds, at
  * each run_hosts_view_refresh (the sampler's, before each snapshot), what

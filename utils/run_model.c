@@ -425,8 +425,8 @@ static int64_t coll_bound_compute(const run_model *rm, int32_t r, int *step)
     uint32_t in = 0;
     for (int32_t o = 0; o < rm->feed->nranks; o++) {
         const tmpi_vt_state *t = &rm->st[o];
-        if (t->mode == TMPI_VT_COLL && t->coll_comm == s->coll_comm &&
-            t->coll_seq == s->coll_seq && (s->coll_comm != 0 || o == r)) {
+        if (t->mode == TMPI_VT_COLL && t->coll_comm == s->coll_comm && t->coll_seq == s->coll_seq &&
+            (s->coll_comm != 0 || o == r)) {
             in++;
             x = max64(x, member_exit(rm, o, t));
         }
@@ -612,18 +612,6 @@ static void relax(run_model *rm)
     }
 }
 
-/* A run across hosts: host 0's agent has not heard from another host for
- * this long (host time, ns; that host's agent says it is alive every 20
- * ms, mpi/host_feed.c), so that host may have news the model has not
- * seen: a host too loaded to run its agent, not ranks blocked. */
-#define RELAY_QUIET_NS 200000000ll
-
-static int relay_behind(const run_model *rm, int64_t now)
-{
-    int64_t heard = __atomic_load_n(&rm->feed->relay_heard_ns, __ATOMIC_ACQUIRE);
-    return heard != 0 && now - heard > RELAY_QUIET_NS;
-}
-
 /* A rank is computing (outside MPI): it will come back; nothing to let go. */
 static int computing(const run_model *rm)
 {
@@ -648,14 +636,15 @@ static void *model_thread(void *arg)
             publish(rm);
             published = now;
         }
-        if (progress) {
+        /* the run moves when the model does, or while the relay across
+         * hosts may still bring news (that is no reason to spin, though) */
+        if (progress || tmpi_vt_feed_relay_busy(rm->feed, now)) {
             moved = now;
+        }
+        if (progress) {
             idle = 0;
         } else {
             int step = 0;
-            if (relay_behind(rm, now)) {
-                moved = now; /* not a standstill: news may be on its way */
-            }
             if (now - moved >= STALL_NS && bound(rm, &step) < INT64_MAX && !computing(rm) &&
                 (rm->npend > 0 || temu_net_next_event(rm->net) < INT64_MAX)) {
                 relax(rm);

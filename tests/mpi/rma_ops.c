@@ -2,23 +2,27 @@
  * rma_ops - one-sided operations issued by rank 0 on the window of a target
  * rank, for the RMA tests:
  *
- *   rma_ops [--bytes B] [--target T] OP...
+ *   rma_ops [--bytes B] [--target T] [--create] [--pause MS] OP...
  *   OP: put get acc getacc getnoop fop cas rput rget racc rgetacc
  * (getnoop: MPI_Get_accumulate with MPI_NO_OP and null origin arguments)
  *
- * The window is MPI_Win_allocate'd on every rank and holds B bytes of ints
+ * The window is MPI_Win_allocate'd (--create: MPI_Win_create'd over a
+ * buffer of the program's) on every rank and holds B bytes of ints
  * (B a multiple of 4); rank 0 locks the target (passive target), issues the
  * operations in order with a flush after each, and unlocks.  put and get are
  * checked: the target's window (put) or the origin buffer (get) must hold
  * the other side's data.  Exit status 1 when a check fails.  Only the
  * operations are counted: MPI_Pcontrol(0) keeps the barriers around them
- * out of the store.
+ * out of the store.  --pause MS: every rank sleeps MS milliseconds after
+ * the operations, before the window goes (a sampled run's snapshots then
+ * show the final counts before the job ends: tests/mpi/hosts.sh).
  */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int val(int who, int i)
 {
@@ -27,7 +31,7 @@ static int val(int who, int i)
 
 int main(int argc, char **argv)
 {
-    int rank, size, target = 1, bytes = 1024, bad = 0, first = 0;
+    int rank, size, target = 1, bytes = 1024, bad = 0, first = 0, create = 0, pause_ms = 0;
     MPI_Init(&argc, &argv);
     MPI_Pcontrol(0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -37,6 +41,10 @@ int main(int argc, char **argv)
             bytes = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
             target = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--pause") == 0 && i + 1 < argc) {
+            pause_ms = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--create") == 0) {
+            create = 1;
         } else if (first == 0) {
             first = i;
         }
@@ -55,7 +63,13 @@ int main(int argc, char **argv)
     int *win_mem, *origin = calloc((size_t)n, sizeof(int)), *result = calloc((size_t)n, 4);
     int one = 5, cmp = 0, old = 0;
     MPI_Win win;
-    MPI_Win_allocate((MPI_Aint)bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win_mem, &win);
+    if (create) {
+        win_mem = calloc((size_t)n, sizeof(int));
+        MPI_Win_create(win_mem, (MPI_Aint)bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate((MPI_Aint)bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win_mem,
+                         &win);
+    }
     for (int i = 0; i < n; i++) {
         win_mem[i] = val(rank, i);
         origin[i] = val(1000 + rank, i);
@@ -67,8 +81,12 @@ int main(int argc, char **argv)
         MPI_Pcontrol(1);
         for (int a = first; a < argc; a++) {
             const char *op = argv[a];
-            if (strcmp(op, "--bytes") == 0 || strcmp(op, "--target") == 0) {
+            if (strcmp(op, "--bytes") == 0 || strcmp(op, "--target") == 0 ||
+                strcmp(op, "--pause") == 0) {
                 a++;
+                continue;
+            }
+            if (strcmp(op, "--create") == 0) {
                 continue;
             }
             if (strcmp(op, "put") == 0) {
@@ -125,7 +143,14 @@ int main(int argc, char **argv)
     if (bad) {
         fprintf(stderr, "rma_ops: rank %d: wrong data after %s\n", rank, argv[first]);
     }
+    if (pause_ms > 0) {
+        struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000};
+        nanosleep(&ts, NULL);
+    }
     MPI_Win_free(&win);
+    if (create) {
+        free(win_mem);
+    }
     free(origin);
     free(result);
     MPI_Finalize();

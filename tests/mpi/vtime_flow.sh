@@ -6,6 +6,9 @@
 # reach the store while the job runs; `torusemu dump` names the level.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
+# every run in virtual time here must keep its virtual times exact: none
+# may need the launcher's 2 s stall rule (mpilib.sh, run_mpi)
+VT_STRICT=1
 
 CG="$TM/vt_congest"
 volume() { # the counters that do not depend on the level (no stalls)
