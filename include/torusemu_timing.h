@@ -253,11 +253,17 @@ int64_t temu_tm_run_step(temu_tm *t, int64_t until_ps, const int32_t *answer);
  * parks them again), windows run, events processed, trains and credits handed to
  * another region, each window's busiest region's events summed (events /
  * critical: the most the partition lets the threads gain, barriers
- * aside), the lookahead (the longest window) in ps. */
+ * aside), the lookahead (the longest window) in ps; then where the wall
+ * time went: ns the threads waited at barriers (summed over threads),
+ * the futex sleeps among those waits, ns thread 0 spent alone telling
+ * the reports and deciding the stop, and trains handed over at a torus
+ * crossing (inside a region too: crossings counts only those between
+ * regions). */
 typedef struct temu_tm_sync_stats {
     uint64_t advances, windows, events, crossings, critical;
     int64_t lookahead_ps;
     uint32_t regions;
+    uint64_t wait_ns, sleeps, serial_ns, handovers;
 } temu_tm_sync_stats;
 void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out);
 int64_t temu_tm_now(const temu_tm *t);

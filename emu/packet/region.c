@@ -47,17 +47,26 @@
 #include "packet.h"
 #include "train.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* A train that crossed a torus link into queue q, started at sent_at by
- * event `by`. */
+ * event `by`.  Inside its region it stays in its slot p; to another
+ * region it travels as the copy tr (p -1). */
 typedef struct tm_handover {
     int64_t sent_at, q;
     temu_event by;
+    int32_t p;
     tm_train tr;
 } tm_handover;
 
@@ -92,17 +101,21 @@ typedef struct tm_region {
     int64_t ndl, capdl; /* deliveries of the window */
     temu_tm_hop *hop;
     int64_t nhop, caphop; /* hops of the window */
+    int64_t ndl_told, nhop_told; /* how far the barrier's merge has told them */
     uint64_t delivered, crossings;
+    uint64_t wait_ns, sleeps; /* at the barriers: time waited, futex sleeps */
+    uint64_t handovers;       /* trains taken in, from itself too */
     uint64_t win_events; /* events of the window just run */
     tm_published pub[2];
     pthread_t th;
     int started;
 } tm_region;
 
-/* A barrier that spins a little, then yields (the threads share cores
- * with other work). */
+/* A barrier that spins a little, then sleeps until the last thread comes
+ * (the threads share cores with other work: a spinning thread can keep
+ * the one it waits for off the core). */
 typedef struct tm_barrier {
-    atomic_uint count, gen;
+    atomic_uint count, gen, sleepers;
     unsigned n;
 } tm_barrier;
 
@@ -123,9 +136,8 @@ struct tm_engine {
     int64_t last_end; /* the last window's end */
     uint64_t windows, advances;
     uint64_t critical; /* each window's busiest region's events, summed */
-    tm_delivery *dl_all;
-    temu_tm_hop *hop_all;
-    int64_t capdl_all, caphop_all;
+    uint64_t serial_ns;  /* thread 0 alone at the barrier: reports told, stop decided */
+    int *live;           /* [n] regions with reports left, in the merge */
     tm_barrier bar;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -136,19 +148,71 @@ struct tm_engine {
 
 /* ------------------------------------------------------------ barrier */
 
-static void barrier_wait(tm_barrier *b)
+static uint64_t clock_ns(void)
 {
-    unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) + 1 == b->n) {
-        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep while *a holds v (or return at once if it no longer does). */
+static void barrier_sleep(atomic_uint *a, unsigned v)
+{
+#ifdef __linux__
+    syscall(SYS_futex, (unsigned *)a, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+#else
+    (void)a;
+    (void)v;
+    sched_yield();
+#endif
+}
+
+static void barrier_wake(atomic_uint *a)
+{
+#ifdef __linux__
+    syscall(SYS_futex, (unsigned *)a, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+    (void)a;
+#endif
+}
+
+/* Spins before sleeping: about 2 us on this host's cores, the time a
+ * window of a few tens of events takes, so an idle machine never sleeps
+ * and a loaded one stops spinning soon. */
+#define BARRIER_SPINS 1000
+
+/* The last thread to arrive moves gen on and wakes the sleepers: the
+ * arrival (count), the sleepers' count and gen are sequentially
+ * consistent, so either the last thread sees a sleeper or the sleeper
+ * sees the new gen before it sleeps. */
+static void barrier_wait(tm_barrier *b, tm_region *r)
+{
+    if (b->n == 1) {
         return;
     }
-    for (unsigned spin = 0; atomic_load_explicit(&b->gen, memory_order_acquire) == gen; spin++) {
-        if (spin > 200) {
-            sched_yield();
+    uint64_t t0 = clock_ns();
+    unsigned gen = atomic_load(&b->gen);
+    if (atomic_fetch_add(&b->count, 1) + 1 == b->n) {
+        atomic_store(&b->count, 0);
+        atomic_fetch_add(&b->gen, 1);
+        if (atomic_load(&b->sleepers) > 0) {
+            barrier_wake(&b->gen);
+        }
+    } else {
+        unsigned spin = 0;
+        while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen && spin < BARRIER_SPINS) {
+            spin++;
+        }
+        if (spin == BARRIER_SPINS) {
+            atomic_fetch_add(&b->sleepers, 1);
+            while (atomic_load(&b->gen) == gen) {
+                r->sleeps++;
+                barrier_sleep(&b->gen, gen);
+            }
+            atomic_fetch_sub(&b->sleepers, 1);
         }
     }
+    r->wait_ns += clock_ns() - t0;
 }
 
 /* ------------------------------------------------------------ growth */
@@ -167,22 +231,6 @@ static int grow(void **a, int64_t n, int64_t *cap, size_t size)
     }
     *a = p;
     *cap = c;
-    return 0;
-}
-
-/* Room for n of `size` bytes in *a (*cap allocated): 0, or -1 when out
- * of memory. */
-static int reserve(void **a, int64_t n, int64_t *cap, size_t size)
-{
-    if (n <= *cap) {
-        return 0;
-    }
-    void *p = realloc(*a, (size_t)n * size);
-    if (p == NULL) {
-        return -1;
-    }
-    *a = p;
-    *cap = n;
     return 0;
 }
 
@@ -271,7 +319,8 @@ int tm_engine_push(temu_tm *t, const tm_event_slot *s)
 void tm_engine_handover(temu_tm *t, int64_t q, int32_t p)
 {
     struct tm_engine *e = t->eng;
-    tm_box *b = &e->reg[t->rid].out[queue_region(e, t, q)];
+    int o = queue_region(e, t, q);
+    tm_box *b = &e->reg[t->rid].out[o];
     if (grow((void **)&b->ho, b->nho, &b->capho, sizeof *b->ho) != 0) {
         t->oom = 1; /* the train is lost: the run stops */
         return;
@@ -280,6 +329,11 @@ void tm_engine_handover(temu_tm *t, int64_t q, int32_t p)
     h->sent_at = t->now;
     h->q = q;
     h->by = t->cur;
+    if (o == t->rid) {
+        h->p = p; /* no copy: a slot's number orders nothing (event.h) */
+        return;
+    }
+    h->p = -1;
     h->tr = t->tr[p];
     tm_train_free(t, p);
 }
@@ -354,47 +408,91 @@ static int cmp_hop(const void *x, const void *y)
     return 0;
 }
 
-/* The window's deliveries and hops, all regions', to the users' functions
- * in their order (thread 0, at the barrier). */
-static void reports_tell(struct tm_engine *e)
+/* Sort n items of `size` bytes by cmp unless they are in order already
+ * (a region's reports mostly are: by time, out of order only within an
+ * instant). */
+static void reports_sort(void *a, int64_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    const char *x = a;
+    for (int64_t i = 1; i < n; i++) {
+        if (cmp(x + (size_t)(i - 1) * size, x + (size_t)i * size) > 0) {
+            qsort(a, (size_t)n, size, cmp);
+            return;
+        }
+    }
+}
+
+/* A region's own reports of the window in their order (its thread, before
+ * the barrier). */
+static void region_reports_sort(tm_region *r)
+{
+    reports_sort(r->dl, r->ndl, sizeof *r->dl, cmp_delivery);
+    reports_sort(r->hop, r->nhop, sizeof *r->hop, cmp_hop);
+    r->ndl_told = r->nhop_told = 0;
+}
+
+/* The window's hops, every region's list sorted, merged straight into
+ * the user's function. */
+static void reports_tell_hops(struct tm_engine *e)
 {
     temu_tm *t = e->t;
-    int64_t nd = 0, nh = 0;
+    int nl = 0;
     for (int i = 0; i < e->n; i++) {
-        nd += e->reg[i].ndl;
-        nh += e->reg[i].nhop;
+        if (e->reg[i].nhop > 0) {
+            e->live[nl++] = i;
+        }
     }
-    if (reserve((void **)&e->dl_all, nd, &e->capdl_all, sizeof *e->dl_all) != 0 ||
-        reserve((void **)&e->hop_all, nh, &e->caphop_all, sizeof *e->hop_all) != 0) {
-        t->oom = 1;
-        return;
+    while (nl > 0) {
+        int best = 0;
+        for (int k = 1; k < nl; k++) {
+            const tm_region *a = &e->reg[e->live[k]], *b = &e->reg[e->live[best]];
+            if (cmp_hop(&a->hop[a->nhop_told], &b->hop[b->nhop_told]) < 0) {
+                best = k;
+            }
+        }
+        tm_region *r = &e->reg[e->live[best]];
+        t->hop(t->hop_ctx, &r->hop[r->nhop_told++]);
+        if (r->nhop_told == r->nhop) {
+            r->nhop = 0;
+            e->live[best] = e->live[--nl];
+        }
     }
-    nd = nh = 0;
+}
+
+/* The same for the deliveries. */
+static void reports_tell_deliveries(struct tm_engine *e)
+{
+    temu_tm *t = e->t;
+    int nl = 0;
     for (int i = 0; i < e->n; i++) {
-        tm_region *r = &e->reg[i];
-        /* an empty list may have no array yet (NULL): memcpy must not see it */
-        if (r->ndl > 0) {
-            memcpy(e->dl_all + nd, r->dl, (size_t)r->ndl * sizeof *r->dl);
-        }
-        if (r->nhop > 0) {
-            memcpy(e->hop_all + nh, r->hop, (size_t)r->nhop * sizeof *r->hop);
-        }
-        nd += r->ndl;
-        nh += r->nhop;
-        r->ndl = r->nhop = 0;
-    }
-    if (nh > 0) {
-        qsort(e->hop_all, (size_t)nh, sizeof *e->hop_all, cmp_hop);
-        for (int64_t i = 0; i < nh; i++) {
-            t->hop(t->hop_ctx, &e->hop_all[i]);
+        if (e->reg[i].ndl > 0) {
+            e->live[nl++] = i;
         }
     }
-    if (nd > 0) {
-        qsort(e->dl_all, (size_t)nd, sizeof *e->dl_all, cmp_delivery);
-        for (int64_t i = 0; i < nd; i++) {
-            t->deliver(t->ctx, e->dl_all[i].tag, e->dl_all[i].created, e->dl_all[i].at);
+    while (nl > 0) {
+        int best = 0;
+        for (int k = 1; k < nl; k++) {
+            const tm_region *a = &e->reg[e->live[k]], *b = &e->reg[e->live[best]];
+            if (cmp_delivery(&a->dl[a->ndl_told], &b->dl[b->ndl_told]) < 0) {
+                best = k;
+            }
+        }
+        tm_region *r = &e->reg[e->live[best]];
+        const tm_delivery *d = &r->dl[r->ndl_told++];
+        t->deliver(t->ctx, d->tag, d->created, d->at);
+        if (r->ndl_told == r->ndl) {
+            r->ndl = 0;
+            e->live[best] = e->live[--nl];
         }
     }
+}
+
+/* The window's deliveries and hops, all regions', to the users' functions
+ * in their order (thread 0, at the barrier): hops first, as before. */
+static void reports_tell(struct tm_engine *e)
+{
+    reports_tell_hops(e);
+    reports_tell_deliveries(e);
 }
 
 /* ------------------------------------------------------------ windows */
@@ -446,6 +544,7 @@ static void window_run(tm_region *r, int64_t end)
     uint64_t before = r->v.tot.events;
     tm_router_run_events(&r->v, end);
     r->win_events = r->v.tot.events - before;
+    region_reports_sort(r);
     r->delivered = 0;
     while (r->ndh > 0 && r->dheap[0] <= end) {
         dheap_pop(r);
@@ -462,12 +561,14 @@ static void window_absorb(struct tm_engine *e, int i)
         tm_box *b = &e->reg[s].out[i];
         for (int64_t k = 0; k < b->nho && !v->oom; k++) {
             const tm_handover *h = &b->ho[k];
-            int32_t p = tm_train_alloc(v);
-            if (p < 0) {
+            int32_t p = h->p;
+            if (p < 0 && (p = tm_train_alloc(v)) < 0) {
                 v->oom = 1;
                 break;
             }
-            v->tr[p] = h->tr;
+            if (h->p < 0) {
+                v->tr[p] = h->tr;
+            }
             /* its queue emptied after it started (at the same instant: by
              * an event after its own, by content): it is the head from the
              * read-out of the one that left */
@@ -485,6 +586,7 @@ static void window_absorb(struct tm_engine *e, int i)
         if (s != i) {
             r->crossings += (uint64_t)(b->nho + b->ncr);
         }
+        r->handovers += (uint64_t)b->nho;
         b->nho = b->ncr = 0;
     }
 }
@@ -520,24 +622,26 @@ static void engine_windows(struct tm_engine *e, int i)
     int par = 0, stop = 0;
     int64_t end;
     region_publish(r, par, 0);
-    barrier_wait(&e->bar);
+    barrier_wait(&e->bar, r);
     while (window_next(e, par, &end)) {
         if (i == 0) {
             e->last_end = end;
             e->windows++;
         }
         window_run(r, end);
-        barrier_wait(&e->bar);
+        barrier_wait(&e->bar, r);
         window_absorb(e, i);
         if (i == 0) {
+            uint64_t t0 = clock_ns();
             reports_tell(e);
             stop = window_stops(e);
+            e->serial_ns += clock_ns() - t0;
         }
         par ^= 1;
         region_publish(r, par, stop);
-        barrier_wait(&e->bar);
+        barrier_wait(&e->bar, r);
     }
-    barrier_wait(&e->bar); /* all have decided before the caller goes on */
+    barrier_wait(&e->bar, r); /* all have decided before the caller goes on */
 }
 
 static void *worker_main(void *arg)
@@ -546,12 +650,12 @@ static void *worker_main(void *arg)
     struct tm_engine *e = r->v.eng;
     unsigned seen = 0;
     for (;;) {
+        /* a short spin (the ranks' answer to a delivery is often quick),
+         * then asleep: a yielding thread still takes the core from others */
         unsigned spin = 0;
-        while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen && spin < 20000) {
+        while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen &&
+               spin < 4 * BARRIER_SPINS) {
             spin++;
-            if (spin > 2000) {
-                sched_yield();
-            }
         }
         pthread_mutex_lock(&e->mu);
         while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen && !e->quit) {
@@ -664,6 +768,28 @@ static void engine_rates(struct tm_engine *e, const temu_tm *t)
     e->min_bytes = t->c.max_packet;
 }
 
+/* Regions as slabs across the longest dimension (the first of equal
+ * ones): consecutive blocks of the routers numbered with that dimension
+ * the slowest, so a slab's faces are the machine's smallest cross
+ * section and N above that dimension's size cuts slabs further. */
+static void engine_partition(struct tm_engine *e, const temu_machine *m)
+{
+    int d = 0;
+    for (int k = 1; k < m->ndims; k++) {
+        d = m->size[k] > m->size[d] ? k : d;
+    }
+    int64_t below = 1; /* routers per step of dimension d in the machine's numbering */
+    for (int k = d + 1; k < m->ndims; k++) {
+        below *= m->size[k];
+    }
+    int64_t per = m->nrouters / m->size[d]; /* routers per plane across d */
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        int64_t x = r / below % m->size[d];           /* the coordinate along d */
+        int64_t rest = r / below / m->size[d] * below + r % below; /* within its plane */
+        e->region_of[r] = (int32_t)((x * per + rest) * e->n / m->nrouters);
+    }
+}
+
 static int workers_start(struct tm_engine *e)
 {
     for (int i = 1; i < e->n; i++) {
@@ -691,18 +817,16 @@ temu_status tm_engine_create(temu_tm *t, temu_error *err)
     e->popped_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_at);
     e->free_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->free_at);
     e->popped_by = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_by);
+    e->live = calloc((size_t)n, sizeof *e->live);
     e->bar.n = (unsigned)n;
     if (pthread_mutex_init(&e->mu, NULL) == 0 && pthread_cond_init(&e->cv, NULL) == 0) {
         e->sync_ok = 1;
     }
-    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->sync_ok ||
+    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->live || !e->sync_ok ||
         views_make(e, t) != 0) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %d regions", n);
     }
-    /* consecutive blocks of routers: slabs across the slowest dimension */
-    for (int64_t r = 0; r < t->m.nrouters; r++) {
-        e->region_of[r] = (int32_t)(r * n / t->m.nrouters);
-    }
+    engine_partition(e, &t->m);
     engine_rates(e, t);
     if (workers_start(e) != 0) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: cannot start %d threads", n);
@@ -747,8 +871,7 @@ void tm_engine_destroy(temu_tm *t)
     free(e->popped_at);
     free(e->free_at);
     free(e->popped_by);
-    free(e->dl_all);
-    free(e->hop_all);
+    free(e->live);
     free(e);
     t->eng = NULL;
 }
@@ -818,8 +941,13 @@ void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
     out->advances = t->eng->advances;
     out->events = tot.events;
     out->critical = t->eng->critical;
+    out->serial_ns = t->eng->serial_ns;
     for (int i = 0; i < t->eng->n; i++) {
-        out->crossings += t->eng->reg[i].crossings;
+        const tm_region *r = &t->eng->reg[i];
+        out->crossings += r->crossings;
+        out->wait_ns += r->wait_ns;
+        out->sleeps += r->sleeps;
+        out->handovers += r->handovers;
     }
     out->lookahead_ps = lookahead(t->eng);
     out->regions = (uint32_t)t->eng->n;
