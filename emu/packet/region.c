@@ -392,20 +392,21 @@ static int cmp_delivery(const void *x, const void *y)
     return c ? c : cmp_i64(a->at, b->at);
 }
 
-/* Hops by start, then where (kind, node, router, link, lane), then what. */
+/* Hops by start, then where (kind, node, router, link, lane), then what;
+ * field by field, most hops differ in the first or second. */
 static int cmp_hop(const void *x, const void *y)
 {
     const temu_tm_hop *a = x, *b = y;
-    const int64_t ka[] = {a->start_ps, a->kind, a->node, a->router, a->link, a->lane,
-                          (int64_t)a->tag, a->packets, (int64_t)a->bytes, a->spacing_ps};
-    const int64_t kb[] = {b->start_ps, b->kind, b->node, b->router, b->link, b->lane,
-                          (int64_t)b->tag, b->packets, (int64_t)b->bytes, b->spacing_ps};
-    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++) {
-        if (ka[i] != kb[i]) {
-            return ka[i] < kb[i] ? -1 : 1;
-        }
-    }
-    return 0;
+    int c = cmp_i64(a->start_ps, b->start_ps);
+    c = c ? c : cmp_i64(a->kind, b->kind);
+    c = c ? c : cmp_i64(a->node, b->node);
+    c = c ? c : cmp_i64(a->router, b->router);
+    c = c ? c : cmp_i64(a->link, b->link);
+    c = c ? c : cmp_i64(a->lane, b->lane);
+    c = c ? c : cmp_i64((int64_t)a->tag, (int64_t)b->tag);
+    c = c ? c : cmp_i64(a->packets, b->packets);
+    c = c ? c : cmp_i64((int64_t)a->bytes, (int64_t)b->bytes);
+    return c ? c : cmp_i64(a->spacing_ps, b->spacing_ps);
 }
 
 /* Sort n items of `size` bytes by cmp unless they are in order already
