@@ -2,12 +2,13 @@
  * region.c - the packet model's parallel engine (temu_tm_config.threads
  * > 0; doc/model.md, "Parallel engine").
  *
- * The machine is cut into N regions of consecutive routers (a node goes
- * with its router).  Each region has a view of the model: a copy of the
- * model's handle sharing its arrays (channels, queues, statistics) but
- * with its own event queue, train slots, time and totals, run by one
- * thread.  What a region owns: its routers' channels (their state,
- * waiters, credit as the sender knows it, statistics), the input queues
+ * The machine is cut into N regions, slabs across its longest dimension
+ * (engine_partition; a node goes with its router).  Each region has a
+ * view of the model: a copy of the model's handle sharing its arrays
+ * (channels, queues, statistics) but with its own event queue, train
+ * slots, time and totals, run by one thread.  What a region owns: its
+ * routers' channels (their state, waiters, credit as the sender knows
+ * it, statistics), the input queues
  * at its routers (their trains, occupancy, the input-stall fields of the
  * channel feeding them) and its nodes.  Only two things cross a region's
  * edge, both later than the window's end:
@@ -35,11 +36,13 @@
  * of all regions), so the deliveries and hops the users' functions are
  * told of, collected per window and sorted (deliveries by time, tag,
  * creation, arrival; hops by start, channel and tag), come in the same
- * order for every N.  Those functions run on the calling thread at the
- * barrier and must not send.  temu_tm_run_step also ends a window at the
- * first pending delivery and no later than one ejection after its start
- * (node_wire_ps + a serialization), so a driver whose ranks answer a
- * delivery at once (virtual time) sees the model stop at that instant.
+ * order for every N: each region sorts its own lists on its thread, and
+ * the calling thread merges them straight into the users' functions at
+ * the barrier.  Those functions must not send.  temu_tm_run_step also
+ * ends a window at the first pending delivery and no later than one
+ * ejection after its start (node_wire_ps + a serialization), so a driver
+ * whose ranks answer a delivery at once (virtual time) sees the model
+ * stop at that instant.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "channel.h"
@@ -84,6 +87,17 @@ typedef struct tm_delivery {
     int64_t created, at;
 } tm_delivery;
 
+/* A region's reports of one kind in a window (items of that kind's size),
+ * and how far the barrier's merge has told them. */
+typedef struct tm_list {
+    void *v;
+    int64_t n, cap, told;
+} tm_list;
+
+/* The kinds of reports: hops of even and of odd windows (a window's hops
+ * are told while the regions run the next one), and deliveries. */
+enum { REP_HOPS, REP_HOPS_ODD, REP_DELIVERIES, REP_KINDS };
+
 /* What a region tells the others at a barrier (by window parity). */
 typedef struct tm_published {
     int64_t next;       /* its earliest event (INT64_MAX: none) */
@@ -97,11 +111,8 @@ typedef struct tm_region {
     tm_box *out; /* [n] for each region */
     int64_t *dheap;
     int64_t ndh, capdh; /* pending deliveries' times, a min-heap */
-    tm_delivery *dl;
-    int64_t ndl, capdl; /* deliveries of the window */
-    temu_tm_hop *hop;
-    int64_t nhop, caphop; /* hops of the window */
-    int64_t ndl_told, nhop_told; /* how far the barrier's merge has told them */
+    tm_list rep[REP_KINDS]; /* hops (temu_tm_hop), deliveries (tm_delivery) */
+    int hops;               /* the list of this window's hops: REP_HOPS + its parity */
     uint64_t delivered, crossings;
     uint64_t wait_ns, sleeps; /* at the barriers: time waited, futex sleeps */
     uint64_t handovers;       /* trains taken in, from itself too */
@@ -136,7 +147,8 @@ struct tm_engine {
     int64_t last_end; /* the last window's end */
     uint64_t windows, advances;
     uint64_t critical; /* each window's busiest region's events, summed */
-    uint64_t serial_ns;  /* thread 0 alone at the barrier: reports told, stop decided */
+    uint64_t serial_ns;  /* thread 0 alone at the barrier: deliveries told, stop decided */
+    uint64_t hops_ns;    /* thread 0 telling a window's hops while the others run the next */
     int *live;           /* [n] regions with reports left, in the merge */
     tm_barrier bar;
     pthread_mutex_t mu;
@@ -361,21 +373,23 @@ temu_tm *tm_engine_sender(temu_tm *t, int64_t src, uint32_t bytes)
 static void region_deliver(void *ctx, uint64_t tag, int64_t created, int64_t at)
 {
     tm_region *r = ctx;
-    if (grow((void **)&r->dl, r->ndl, &r->capdl, sizeof *r->dl) != 0) {
+    tm_list *l = &r->rep[REP_DELIVERIES];
+    if (grow(&l->v, l->n, &l->cap, sizeof(tm_delivery)) != 0) {
         r->v.oom = 1;
         return;
     }
-    r->dl[r->ndl++] = (tm_delivery){r->v.now, tag, created, at};
+    ((tm_delivery *)l->v)[l->n++] = (tm_delivery){r->v.now, tag, created, at};
 }
 
 static void region_hop(void *ctx, const temu_tm_hop *h)
 {
     tm_region *r = ctx;
-    if (grow((void **)&r->hop, r->nhop, &r->caphop, sizeof *r->hop) != 0) {
+    tm_list *l = &r->rep[r->hops];
+    if (grow(&l->v, l->n, &l->cap, sizeof *h) != 0) {
         r->v.oom = 1;
         return;
     }
-    r->hop[r->nhop++] = *h;
+    ((temu_tm_hop *)l->v)[l->n++] = *h;
 }
 
 static int cmp_i64(int64_t a, int64_t b)
@@ -409,91 +423,74 @@ static int cmp_hop(const void *x, const void *y)
     return c ? c : cmp_i64(a->spacing_ps, b->spacing_ps);
 }
 
-/* Sort n items of `size` bytes by cmp unless they are in order already
- * (a region's reports mostly are: by time, out of order only within an
- * instant). */
-static void reports_sort(void *a, int64_t n, size_t size, int (*cmp)(const void *, const void *))
+/* Each kind's item size and order. */
+static const struct {
+    size_t size;
+    int (*cmp)(const void *, const void *);
+} rep_kind[REP_KINDS] = {{sizeof(temu_tm_hop), cmp_hop},
+                         {sizeof(temu_tm_hop), cmp_hop},
+                         {sizeof(tm_delivery), cmp_delivery}};
+
+static const void *list_at(const tm_list *l, int kind, int64_t i)
 {
-    const char *x = a;
-    for (int64_t i = 1; i < n; i++) {
-        if (cmp(x + (size_t)(i - 1) * size, x + (size_t)i * size) > 0) {
-            qsort(a, (size_t)n, size, cmp);
-            return;
-        }
-    }
+    return (const char *)l->v + (size_t)i * rep_kind[kind].size;
 }
 
 /* A region's own reports of the window in their order (its thread, before
- * the barrier). */
+ * the barrier): sorted unless in order already (they mostly are: by
+ * time, out of order only within an instant). */
 static void region_reports_sort(tm_region *r)
 {
-    reports_sort(r->dl, r->ndl, sizeof *r->dl, cmp_delivery);
-    reports_sort(r->hop, r->nhop, sizeof *r->hop, cmp_hop);
-    r->ndl_told = r->nhop_told = 0;
-}
-
-/* The window's hops, every region's list sorted, merged straight into
- * the user's function. */
-static void reports_tell_hops(struct tm_engine *e)
-{
-    temu_tm *t = e->t;
-    int nl = 0;
-    for (int i = 0; i < e->n; i++) {
-        if (e->reg[i].nhop > 0) {
-            e->live[nl++] = i;
+    for (int k = 0; k < REP_KINDS; k++) {
+        tm_list *l = &r->rep[k];
+        if (k != REP_DELIVERIES && k != r->hops) {
+            continue; /* the last window's hops: thread 0 may be telling them */
         }
-    }
-    while (nl > 0) {
-        int best = 0;
-        for (int k = 1; k < nl; k++) {
-            const tm_region *a = &e->reg[e->live[k]], *b = &e->reg[e->live[best]];
-            if (cmp_hop(&a->hop[a->nhop_told], &b->hop[b->nhop_told]) < 0) {
-                best = k;
+        l->told = 0;
+        for (int64_t i = 1; i < l->n; i++) {
+            if (rep_kind[k].cmp(list_at(l, k, i - 1), list_at(l, k, i)) > 0) {
+                qsort(l->v, (size_t)l->n, rep_kind[k].size, rep_kind[k].cmp);
+                break;
             }
-        }
-        tm_region *r = &e->reg[e->live[best]];
-        t->hop(t->hop_ctx, &r->hop[r->nhop_told++]);
-        if (r->nhop_told == r->nhop) {
-            r->nhop = 0;
-            e->live[best] = e->live[--nl];
         }
     }
 }
 
-/* The same for the deliveries. */
-static void reports_tell_deliveries(struct tm_engine *e)
+static void report_tell(const temu_tm *t, int kind, const void *x)
 {
-    temu_tm *t = e->t;
-    int nl = 0;
-    for (int i = 0; i < e->n; i++) {
-        if (e->reg[i].ndl > 0) {
-            e->live[nl++] = i;
-        }
-    }
-    while (nl > 0) {
-        int best = 0;
-        for (int k = 1; k < nl; k++) {
-            const tm_region *a = &e->reg[e->live[k]], *b = &e->reg[e->live[best]];
-            if (cmp_delivery(&a->dl[a->ndl_told], &b->dl[b->ndl_told]) < 0) {
-                best = k;
-            }
-        }
-        tm_region *r = &e->reg[e->live[best]];
-        const tm_delivery *d = &r->dl[r->ndl_told++];
+    if (kind != REP_DELIVERIES) {
+        t->hop(t->hop_ctx, x);
+    } else {
+        const tm_delivery *d = x;
         t->deliver(t->ctx, d->tag, d->created, d->at);
-        if (r->ndl_told == r->ndl) {
-            r->ndl = 0;
-            e->live[best] = e->live[--nl];
-        }
     }
 }
 
-/* The window's deliveries and hops, all regions', to the users' functions
- * in their order (thread 0, at the barrier): hops first, as before. */
-static void reports_tell(struct tm_engine *e)
+/* The window's reports of one kind, every region's list sorted, merged
+ * straight into the user's function. */
+static void reports_merge(struct tm_engine *e, int kind)
 {
-    reports_tell_hops(e);
-    reports_tell_deliveries(e);
+    int nl = 0;
+    for (int i = 0; i < e->n; i++) {
+        if (e->reg[i].rep[kind].n > 0) {
+            e->live[nl++] = i;
+        }
+    }
+    while (nl > 0) {
+        int best = 0;
+        for (int k = 1; k < nl; k++) {
+            const tm_list *a = &e->reg[e->live[k]].rep[kind], *b = &e->reg[e->live[best]].rep[kind];
+            if (rep_kind[kind].cmp(list_at(a, kind, a->told), list_at(b, kind, b->told)) < 0) {
+                best = k;
+            }
+        }
+        tm_list *l = &e->reg[e->live[best]].rep[kind];
+        report_tell(e->t, kind, list_at(l, kind, l->told++));
+        if (l->told == l->n) {
+            l->n = 0;
+            e->live[best] = e->live[--nl];
+        }
+    }
 }
 
 /* ------------------------------------------------------------ windows */
@@ -629,18 +626,30 @@ static void engine_windows(struct tm_engine *e, int i)
             e->last_end = end;
             e->windows++;
         }
+        r->hops = REP_HOPS + par;
+        if (i == 0) {
+            /* the last window's hops, while the other regions run this one */
+            uint64_t t0 = clock_ns();
+            reports_merge(e, REP_HOPS + (par ^ 1));
+            e->hops_ns += clock_ns() - t0;
+        }
         window_run(r, end);
         barrier_wait(&e->bar, r);
         window_absorb(e, i);
         if (i == 0) {
             uint64_t t0 = clock_ns();
-            reports_tell(e);
+            reports_merge(e, REP_DELIVERIES);
             stop = window_stops(e);
             e->serial_ns += clock_ns() - t0;
         }
         par ^= 1;
         region_publish(r, par, stop);
         barrier_wait(&e->bar, r);
+    }
+    if (i == 0) {
+        uint64_t t0 = clock_ns();
+        reports_merge(e, REP_HOPS + (par ^ 1)); /* the advance's last window's */
+        e->serial_ns += clock_ns() - t0;
     }
     barrier_wait(&e->bar, r); /* all have decided before the caller goes on */
 }
@@ -823,8 +832,8 @@ temu_status tm_engine_create(temu_tm *t, temu_error *err)
     if (pthread_mutex_init(&e->mu, NULL) == 0 && pthread_cond_init(&e->cv, NULL) == 0) {
         e->sync_ok = 1;
     }
-    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->live || !e->sync_ok ||
-        views_make(e, t) != 0) {
+    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->live ||
+        !e->sync_ok || views_make(e, t) != 0) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %d regions", n);
     }
     engine_partition(e, &t->m);
@@ -860,8 +869,9 @@ void tm_engine_destroy(temu_tm *t)
         free(r->v.tr_block);
         temu_evq_free(&r->v.events);
         free(r->dheap);
-        free(r->dl);
-        free(r->hop);
+        for (int k = 0; k < REP_KINDS; k++) {
+            free(r->rep[k].v);
+        }
     }
     if (e->sync_ok) {
         pthread_mutex_destroy(&e->mu);
@@ -943,6 +953,7 @@ void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
     out->events = tot.events;
     out->critical = t->eng->critical;
     out->serial_ns = t->eng->serial_ns;
+    out->hops_ns = t->eng->hops_ns;
     for (int i = 0; i < t->eng->n; i++) {
         const tm_region *r = &t->eng->reg[i];
         out->crossings += r->crossings;
