@@ -246,18 +246,26 @@ int64_t temu_tm_run(temu_tm *t, int64_t until_ps);
  * completions and so strides from one to the next.  With
  * threads, the deliveries of one instant are told in the order of
  * (tag, creation, arrival), and the hops of a window in the order of
- * their start, channel and tag (the serial engine: the order of events). */
+ * their start, channel and tag, after the window's deliveries (the
+ * serial engine: the order of events). */
 int64_t temu_tm_run_step(temu_tm *t, int64_t until_ps, const int32_t *answer);
 /* What the parallel engine's synchronisation cost (threads > 0; else all
  * 0): advances (temu_tm_run and _step calls: each wakes the threads and
  * parks them again), windows run, events processed, trains and credits handed to
  * another region, each window's busiest region's events summed (events /
  * critical: the most the partition lets the threads gain, barriers
- * aside), the lookahead (the longest window) in ps. */
+ * aside), the lookahead (the longest window) in ps; then where the wall
+ * time went: ns the threads waited at barriers (summed over threads),
+ * the futex sleeps among those waits, ns thread 0 spent alone telling
+ * the deliveries and deciding the stop (and the last window's hops of
+ * each advance), trains handed over at a torus crossing (inside a region
+ * too: crossings counts only those between regions), and ns thread 0
+ * spent telling a window's hops while the other threads ran the next. */
 typedef struct temu_tm_sync_stats {
     uint64_t advances, windows, events, crossings, critical;
     int64_t lookahead_ps;
     uint32_t regions;
+    uint64_t wait_ns, sleeps, serial_ns, handovers, hops_ns;
 } temu_tm_sync_stats;
 void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out);
 int64_t temu_tm_now(const temu_tm *t);

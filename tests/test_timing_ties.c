@@ -11,7 +11,8 @@
  * must be byte-identical.  On Gemini (credits, tiles, messages over tile slots), BG/Q (tokens,
  * adaptive routing) and BG/P with trains, all loaded to contention so that ties abound.
  * The same on the parallel engine: 1, 2, 3 and 8 regions give the same
- * records, and its records do not depend on the order of sends either.
+ * records, and its records do not depend on the order of sends either;
+ * and its regions are slabs across the longest dimension.
  */
 #include "testutil.h"
 #include "torusemu_timing.h"
@@ -272,6 +273,49 @@ START_TEST(test_thread_count_does_not_matter)
 }
 END_TEST
 
+/* One packet from the node at coordinates `from` to the one at `to` on a
+ * BG/Q 2x2x4x4x2 of 2 regions, deterministic routing: the engine's
+ * synchronisation figures. */
+static void one_packet(const int32_t *from, const int32_t *to, temu_tm_sync_stats *y)
+{
+    temu_machine m;
+    temu_tm_config c;
+    temu_tm *t;
+    temu_error err;
+    ck_assert(temu_machine_parse("bgq:2x2x4x4x2", &m, &err) == TEMU_OK);
+    ck_assert(temu_tm_config_default(&m, &c, &err) == TEMU_OK);
+    c.routing = TEMU_TM_DETERMINISTIC;
+    c.threads = 2;
+    ck_assert_msg(temu_tm_create(&m, &c, &t, &err) == TEMU_OK, "%s", err.message);
+    ck_assert(temu_tm_send(t, 0, temu_router_index(&m, from), temu_router_index(&m, to), 512, 0, 0,
+                           1, &err) == TEMU_OK);
+    temu_tm_run(t, INT64_MAX);
+    ck_assert_uint_eq(temu_tm_pending(t), 0);
+    temu_tm_sync_stats_get(t, y);
+    temu_tm_destroy(t);
+}
+
+/* The regions are slabs across the machine's longest dimension, the first
+ * of equal ones (doc/model.md, "Parallel engine"): of BG/Q 2x2x4x4x2 in 2
+ * regions, C (4 long) is cut between C = 1 and 2, and A (2 long) is not.
+ * A packet one hop along C crosses the edge (its train there, its credit
+ * back); one along A stays in its region.  Each is one torus hop, so one
+ * handover. */
+START_TEST(test_regions_cut_the_longest_dimension)
+{
+    const int32_t c1[5] = {0, 0, 1, 0, 0}, c2[5] = {0, 0, 2, 0, 0};
+    const int32_t a0[5] = {0, 1, 3, 2, 1}, a1[5] = {1, 1, 3, 2, 1};
+    temu_tm_sync_stats y;
+    one_packet(c1, c2, &y);
+    ck_assert_uint_eq(y.regions, 2);
+    ck_assert_uint_eq(y.handovers, 1);
+    ck_assert_uint_eq(y.crossings, 2);
+    one_packet(a0, a1, &y);
+    ck_assert_uint_eq(y.handovers, 1);
+    ck_assert_uint_eq(y.crossings, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timing-ties");
@@ -281,6 +325,7 @@ int main(void)
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(tc, test_thread_count_does_not_matter, 0,
                         (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_test(tc, test_regions_cut_the_longest_dimension);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

@@ -710,6 +710,9 @@ int run_model_start(run_model **out, temu_session *s, uint32_t level, const char
          * deterministic route, so the model routes that way too
          * (doc/virtual-time.md) */
         (c.routing = TEMU_TM_DETERMINISTIC, c.level = level,
+         /* the packet level runs on the replays' engine (one region,
+          * doc/model.md "Parallel engine"): the same results */
+         c.threads = level == TEMU_TM_PACKET ? 1 : 0,
          temu_net_create(rm->m, &c, &rm->net, &err)) != TEMU_OK ||
         temu_tm_flushed_create(rm->m, &rm->flushed, &err) != TEMU_OK) {
         snprintf(why, len, "timing model: %s", err.message);

@@ -2,12 +2,13 @@
  * region.c - the packet model's parallel engine (temu_tm_config.threads
  * > 0; doc/model.md, "Parallel engine").
  *
- * The machine is cut into N regions of consecutive routers (a node goes
- * with its router).  Each region has a view of the model: a copy of the
- * model's handle sharing its arrays (channels, queues, statistics) but
- * with its own event queue, train slots, time and totals, run by one
- * thread.  What a region owns: its routers' channels (their state,
- * waiters, credit as the sender knows it, statistics), the input queues
+ * The machine is cut into N regions, slabs across its longest dimension
+ * (engine_partition; a node goes with its router).  Each region has a
+ * view of the model: a copy of the model's handle sharing its arrays
+ * (channels, queues, statistics) but with its own event queue, train
+ * slots, time and totals, run by one thread.  What a region owns: its
+ * routers' channels (their state, waiters, credit as the sender knows
+ * it, statistics), the input queues
  * at its routers (their trains, occupancy, the input-stall fields of the
  * channel feeding them) and its nodes.  Only two things cross a region's
  * edge, both later than the window's end:
@@ -35,11 +36,13 @@
  * of all regions), so the deliveries and hops the users' functions are
  * told of, collected per window and sorted (deliveries by time, tag,
  * creation, arrival; hops by start, channel and tag), come in the same
- * order for every N.  Those functions run on the calling thread at the
- * barrier and must not send.  temu_tm_run_step also ends a window at the
- * first pending delivery and no later than one ejection after its start
- * (node_wire_ps + a serialization), so a driver whose ranks answer a
- * delivery at once (virtual time) sees the model stop at that instant.
+ * order for every N: each region sorts its own lists on its thread, and
+ * the calling thread merges them straight into the users' functions at
+ * the barrier.  Those functions must not send.  temu_tm_run_step also
+ * ends a window at the first pending delivery and no later than one
+ * ejection after its start (node_wire_ps + a serialization), so a driver
+ * whose ranks answer a delivery at once (virtual time) sees the model
+ * stop at that instant.
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "channel.h"
@@ -47,17 +50,26 @@
 #include "packet.h"
 #include "train.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* A train that crossed a torus link into queue q, started at sent_at by
- * event `by`. */
+ * event `by`.  Inside its region it stays in its slot p; to another
+ * region it travels as the copy tr (p -1). */
 typedef struct tm_handover {
     int64_t sent_at, q;
     temu_event by;
+    int32_t p;
     tm_train tr;
 } tm_handover;
 
@@ -75,6 +87,17 @@ typedef struct tm_delivery {
     int64_t created, at;
 } tm_delivery;
 
+/* A region's reports of one kind in a window (items of that kind's size),
+ * and how far the barrier's merge has told them. */
+typedef struct tm_list {
+    void *v;
+    int64_t n, cap, told;
+} tm_list;
+
+/* The kinds of reports: hops of even and of odd windows (a window's hops
+ * are told while the regions run the next one), and deliveries. */
+enum { REP_HOPS, REP_HOPS_ODD, REP_DELIVERIES, REP_KINDS };
+
 /* What a region tells the others at a barrier (by window parity). */
 typedef struct tm_published {
     int64_t next;       /* its earliest event (INT64_MAX: none) */
@@ -88,21 +111,22 @@ typedef struct tm_region {
     tm_box *out; /* [n] for each region */
     int64_t *dheap;
     int64_t ndh, capdh; /* pending deliveries' times, a min-heap */
-    tm_delivery *dl;
-    int64_t ndl, capdl; /* deliveries of the window */
-    temu_tm_hop *hop;
-    int64_t nhop, caphop; /* hops of the window */
+    tm_list rep[REP_KINDS]; /* hops (temu_tm_hop), deliveries (tm_delivery) */
+    int hops;               /* the list of this window's hops: REP_HOPS + its parity */
     uint64_t delivered, crossings;
+    uint64_t wait_ns, sleeps; /* at the barriers: time waited, futex sleeps */
+    uint64_t handovers;       /* trains taken in, from itself too */
     uint64_t win_events; /* events of the window just run */
     tm_published pub[2];
     pthread_t th;
     int started;
 } tm_region;
 
-/* A barrier that spins a little, then yields (the threads share cores
- * with other work). */
+/* A barrier that spins a little, then sleeps until the last thread comes
+ * (the threads share cores with other work: a spinning thread can keep
+ * the one it waits for off the core). */
 typedef struct tm_barrier {
-    atomic_uint count, gen;
+    atomic_uint count, gen, sleepers;
     unsigned n;
 } tm_barrier;
 
@@ -123,9 +147,9 @@ struct tm_engine {
     int64_t last_end; /* the last window's end */
     uint64_t windows, advances;
     uint64_t critical; /* each window's busiest region's events, summed */
-    tm_delivery *dl_all;
-    temu_tm_hop *hop_all;
-    int64_t capdl_all, caphop_all;
+    uint64_t serial_ns;  /* thread 0 alone at the barrier: deliveries told, stop decided */
+    uint64_t hops_ns;    /* thread 0 telling a window's hops while the others run the next */
+    int *live;           /* [n] regions with reports left, in the merge */
     tm_barrier bar;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -136,19 +160,71 @@ struct tm_engine {
 
 /* ------------------------------------------------------------ barrier */
 
-static void barrier_wait(tm_barrier *b)
+static uint64_t clock_ns(void)
 {
-    unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) + 1 == b->n) {
-        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep while *a holds v (or return at once if it no longer does). */
+static void barrier_sleep(atomic_uint *a, unsigned v)
+{
+#ifdef __linux__
+    syscall(SYS_futex, (unsigned *)a, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+#else
+    (void)a;
+    (void)v;
+    sched_yield();
+#endif
+}
+
+static void barrier_wake(atomic_uint *a)
+{
+#ifdef __linux__
+    syscall(SYS_futex, (unsigned *)a, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+    (void)a;
+#endif
+}
+
+/* Spins before sleeping: about 2 us on this host's cores, the time a
+ * window of a few tens of events takes, so an idle machine never sleeps
+ * and a loaded one stops spinning soon. */
+#define BARRIER_SPINS 1000
+
+/* The last thread to arrive moves gen on and wakes the sleepers: the
+ * arrival (count), the sleepers' count and gen are sequentially
+ * consistent, so either the last thread sees a sleeper or the sleeper
+ * sees the new gen before it sleeps. */
+static void barrier_wait(tm_barrier *b, tm_region *r)
+{
+    if (b->n == 1) {
         return;
     }
-    for (unsigned spin = 0; atomic_load_explicit(&b->gen, memory_order_acquire) == gen; spin++) {
-        if (spin > 200) {
-            sched_yield();
+    uint64_t t0 = clock_ns();
+    unsigned gen = atomic_load(&b->gen);
+    if (atomic_fetch_add(&b->count, 1) + 1 == b->n) {
+        atomic_store(&b->count, 0);
+        atomic_fetch_add(&b->gen, 1);
+        if (atomic_load(&b->sleepers) > 0) {
+            barrier_wake(&b->gen);
+        }
+    } else {
+        unsigned spin = 0;
+        while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen && spin < BARRIER_SPINS) {
+            spin++;
+        }
+        if (spin == BARRIER_SPINS) {
+            atomic_fetch_add(&b->sleepers, 1);
+            while (atomic_load(&b->gen) == gen) {
+                r->sleeps++;
+                barrier_sleep(&b->gen, gen);
+            }
+            atomic_fetch_sub(&b->sleepers, 1);
         }
     }
+    r->wait_ns += clock_ns() - t0;
 }
 
 /* ------------------------------------------------------------ growth */
@@ -167,22 +243,6 @@ static int grow(void **a, int64_t n, int64_t *cap, size_t size)
     }
     *a = p;
     *cap = c;
-    return 0;
-}
-
-/* Room for n of `size` bytes in *a (*cap allocated): 0, or -1 when out
- * of memory. */
-static int reserve(void **a, int64_t n, int64_t *cap, size_t size)
-{
-    if (n <= *cap) {
-        return 0;
-    }
-    void *p = realloc(*a, (size_t)n * size);
-    if (p == NULL) {
-        return -1;
-    }
-    *a = p;
-    *cap = n;
     return 0;
 }
 
@@ -271,7 +331,8 @@ int tm_engine_push(temu_tm *t, const tm_event_slot *s)
 void tm_engine_handover(temu_tm *t, int64_t q, int32_t p)
 {
     struct tm_engine *e = t->eng;
-    tm_box *b = &e->reg[t->rid].out[queue_region(e, t, q)];
+    int o = queue_region(e, t, q);
+    tm_box *b = &e->reg[t->rid].out[o];
     if (grow((void **)&b->ho, b->nho, &b->capho, sizeof *b->ho) != 0) {
         t->oom = 1; /* the train is lost: the run stops */
         return;
@@ -280,6 +341,11 @@ void tm_engine_handover(temu_tm *t, int64_t q, int32_t p)
     h->sent_at = t->now;
     h->q = q;
     h->by = t->cur;
+    if (o == t->rid) {
+        h->p = p; /* no copy: a slot's number orders nothing (event.h) */
+        return;
+    }
+    h->p = -1;
     h->tr = t->tr[p];
     tm_train_free(t, p);
 }
@@ -307,21 +373,23 @@ temu_tm *tm_engine_sender(temu_tm *t, int64_t src, uint32_t bytes)
 static void region_deliver(void *ctx, uint64_t tag, int64_t created, int64_t at)
 {
     tm_region *r = ctx;
-    if (grow((void **)&r->dl, r->ndl, &r->capdl, sizeof *r->dl) != 0) {
+    tm_list *l = &r->rep[REP_DELIVERIES];
+    if (grow(&l->v, l->n, &l->cap, sizeof(tm_delivery)) != 0) {
         r->v.oom = 1;
         return;
     }
-    r->dl[r->ndl++] = (tm_delivery){r->v.now, tag, created, at};
+    ((tm_delivery *)l->v)[l->n++] = (tm_delivery){r->v.now, tag, created, at};
 }
 
 static void region_hop(void *ctx, const temu_tm_hop *h)
 {
     tm_region *r = ctx;
-    if (grow((void **)&r->hop, r->nhop, &r->caphop, sizeof *r->hop) != 0) {
+    tm_list *l = &r->rep[r->hops];
+    if (grow(&l->v, l->n, &l->cap, sizeof *h) != 0) {
         r->v.oom = 1;
         return;
     }
-    r->hop[r->nhop++] = *h;
+    ((temu_tm_hop *)l->v)[l->n++] = *h;
 }
 
 static int cmp_i64(int64_t a, int64_t b)
@@ -338,61 +406,89 @@ static int cmp_delivery(const void *x, const void *y)
     return c ? c : cmp_i64(a->at, b->at);
 }
 
-/* Hops by start, then where (kind, node, router, link, lane), then what. */
+/* Hops by start, then where (kind, node, router, link, lane), then what;
+ * field by field, most hops differ in the first or second. */
 static int cmp_hop(const void *x, const void *y)
 {
     const temu_tm_hop *a = x, *b = y;
-    const int64_t ka[] = {a->start_ps, a->kind, a->node, a->router, a->link, a->lane,
-                          (int64_t)a->tag, a->packets, (int64_t)a->bytes, a->spacing_ps};
-    const int64_t kb[] = {b->start_ps, b->kind, b->node, b->router, b->link, b->lane,
-                          (int64_t)b->tag, b->packets, (int64_t)b->bytes, b->spacing_ps};
-    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++) {
-        if (ka[i] != kb[i]) {
-            return ka[i] < kb[i] ? -1 : 1;
-        }
-    }
-    return 0;
+    int c = cmp_i64(a->start_ps, b->start_ps);
+    c = c ? c : cmp_i64(a->kind, b->kind);
+    c = c ? c : cmp_i64(a->node, b->node);
+    c = c ? c : cmp_i64(a->router, b->router);
+    c = c ? c : cmp_i64(a->link, b->link);
+    c = c ? c : cmp_i64(a->lane, b->lane);
+    c = c ? c : cmp_i64((int64_t)a->tag, (int64_t)b->tag);
+    c = c ? c : cmp_i64(a->packets, b->packets);
+    c = c ? c : cmp_i64((int64_t)a->bytes, (int64_t)b->bytes);
+    return c ? c : cmp_i64(a->spacing_ps, b->spacing_ps);
 }
 
-/* The window's deliveries and hops, all regions', to the users' functions
- * in their order (thread 0, at the barrier). */
-static void reports_tell(struct tm_engine *e)
+/* Each kind's item size and order. */
+static const struct {
+    size_t size;
+    int (*cmp)(const void *, const void *);
+} rep_kind[REP_KINDS] = {{sizeof(temu_tm_hop), cmp_hop},
+                         {sizeof(temu_tm_hop), cmp_hop},
+                         {sizeof(tm_delivery), cmp_delivery}};
+
+static const void *list_at(const tm_list *l, int kind, int64_t i)
 {
-    temu_tm *t = e->t;
-    int64_t nd = 0, nh = 0;
+    return (const char *)l->v + (size_t)i * rep_kind[kind].size;
+}
+
+/* A region's own reports of the window in their order (its thread, before
+ * the barrier): sorted unless in order already (they mostly are: by
+ * time, out of order only within an instant). */
+static void region_reports_sort(tm_region *r)
+{
+    for (int k = 0; k < REP_KINDS; k++) {
+        tm_list *l = &r->rep[k];
+        if (k != REP_DELIVERIES && k != r->hops) {
+            continue; /* the last window's hops: thread 0 may be telling them */
+        }
+        l->told = 0;
+        for (int64_t i = 1; i < l->n; i++) {
+            if (rep_kind[k].cmp(list_at(l, k, i - 1), list_at(l, k, i)) > 0) {
+                qsort(l->v, (size_t)l->n, rep_kind[k].size, rep_kind[k].cmp);
+                break;
+            }
+        }
+    }
+}
+
+static void report_tell(const temu_tm *t, int kind, const void *x)
+{
+    if (kind != REP_DELIVERIES) {
+        t->hop(t->hop_ctx, x);
+    } else {
+        const tm_delivery *d = x;
+        t->deliver(t->ctx, d->tag, d->created, d->at);
+    }
+}
+
+/* The window's reports of one kind, every region's list sorted, merged
+ * straight into the user's function. */
+static void reports_merge(struct tm_engine *e, int kind)
+{
+    int nl = 0;
     for (int i = 0; i < e->n; i++) {
-        nd += e->reg[i].ndl;
-        nh += e->reg[i].nhop;
-    }
-    if (reserve((void **)&e->dl_all, nd, &e->capdl_all, sizeof *e->dl_all) != 0 ||
-        reserve((void **)&e->hop_all, nh, &e->caphop_all, sizeof *e->hop_all) != 0) {
-        t->oom = 1;
-        return;
-    }
-    nd = nh = 0;
-    for (int i = 0; i < e->n; i++) {
-        tm_region *r = &e->reg[i];
-        /* an empty list may have no array yet (NULL): memcpy must not see it */
-        if (r->ndl > 0) {
-            memcpy(e->dl_all + nd, r->dl, (size_t)r->ndl * sizeof *r->dl);
-        }
-        if (r->nhop > 0) {
-            memcpy(e->hop_all + nh, r->hop, (size_t)r->nhop * sizeof *r->hop);
-        }
-        nd += r->ndl;
-        nh += r->nhop;
-        r->ndl = r->nhop = 0;
-    }
-    if (nh > 0) {
-        qsort(e->hop_all, (size_t)nh, sizeof *e->hop_all, cmp_hop);
-        for (int64_t i = 0; i < nh; i++) {
-            t->hop(t->hop_ctx, &e->hop_all[i]);
+        if (e->reg[i].rep[kind].n > 0) {
+            e->live[nl++] = i;
         }
     }
-    if (nd > 0) {
-        qsort(e->dl_all, (size_t)nd, sizeof *e->dl_all, cmp_delivery);
-        for (int64_t i = 0; i < nd; i++) {
-            t->deliver(t->ctx, e->dl_all[i].tag, e->dl_all[i].created, e->dl_all[i].at);
+    while (nl > 0) {
+        int best = 0;
+        for (int k = 1; k < nl; k++) {
+            const tm_list *a = &e->reg[e->live[k]].rep[kind], *b = &e->reg[e->live[best]].rep[kind];
+            if (rep_kind[kind].cmp(list_at(a, kind, a->told), list_at(b, kind, b->told)) < 0) {
+                best = k;
+            }
+        }
+        tm_list *l = &e->reg[e->live[best]].rep[kind];
+        report_tell(e->t, kind, list_at(l, kind, l->told++));
+        if (l->told == l->n) {
+            l->n = 0;
+            e->live[best] = e->live[--nl];
         }
     }
 }
@@ -446,6 +542,7 @@ static void window_run(tm_region *r, int64_t end)
     uint64_t before = r->v.tot.events;
     tm_router_run_events(&r->v, end);
     r->win_events = r->v.tot.events - before;
+    region_reports_sort(r);
     r->delivered = 0;
     while (r->ndh > 0 && r->dheap[0] <= end) {
         dheap_pop(r);
@@ -462,12 +559,14 @@ static void window_absorb(struct tm_engine *e, int i)
         tm_box *b = &e->reg[s].out[i];
         for (int64_t k = 0; k < b->nho && !v->oom; k++) {
             const tm_handover *h = &b->ho[k];
-            int32_t p = tm_train_alloc(v);
-            if (p < 0) {
+            int32_t p = h->p;
+            if (p < 0 && (p = tm_train_alloc(v)) < 0) {
                 v->oom = 1;
                 break;
             }
-            v->tr[p] = h->tr;
+            if (h->p < 0) {
+                v->tr[p] = h->tr;
+            }
             /* its queue emptied after it started (at the same instant: by
              * an event after its own, by content): it is the head from the
              * read-out of the one that left */
@@ -485,6 +584,7 @@ static void window_absorb(struct tm_engine *e, int i)
         if (s != i) {
             r->crossings += (uint64_t)(b->nho + b->ncr);
         }
+        r->handovers += (uint64_t)b->nho;
         b->nho = b->ncr = 0;
     }
 }
@@ -520,24 +620,38 @@ static void engine_windows(struct tm_engine *e, int i)
     int par = 0, stop = 0;
     int64_t end;
     region_publish(r, par, 0);
-    barrier_wait(&e->bar);
+    barrier_wait(&e->bar, r);
     while (window_next(e, par, &end)) {
         if (i == 0) {
             e->last_end = end;
             e->windows++;
         }
+        r->hops = REP_HOPS + par;
+        if (i == 0) {
+            /* the last window's hops, while the other regions run this one */
+            uint64_t t0 = clock_ns();
+            reports_merge(e, REP_HOPS + (par ^ 1));
+            e->hops_ns += clock_ns() - t0;
+        }
         window_run(r, end);
-        barrier_wait(&e->bar);
+        barrier_wait(&e->bar, r);
         window_absorb(e, i);
         if (i == 0) {
-            reports_tell(e);
+            uint64_t t0 = clock_ns();
+            reports_merge(e, REP_DELIVERIES);
             stop = window_stops(e);
+            e->serial_ns += clock_ns() - t0;
         }
         par ^= 1;
         region_publish(r, par, stop);
-        barrier_wait(&e->bar);
+        barrier_wait(&e->bar, r);
     }
-    barrier_wait(&e->bar); /* all have decided before the caller goes on */
+    if (i == 0) {
+        uint64_t t0 = clock_ns();
+        reports_merge(e, REP_HOPS + (par ^ 1)); /* the advance's last window's */
+        e->serial_ns += clock_ns() - t0;
+    }
+    barrier_wait(&e->bar, r); /* all have decided before the caller goes on */
 }
 
 static void *worker_main(void *arg)
@@ -546,12 +660,12 @@ static void *worker_main(void *arg)
     struct tm_engine *e = r->v.eng;
     unsigned seen = 0;
     for (;;) {
+        /* a short spin (the ranks' answer to a delivery is often quick),
+         * then asleep: a yielding thread still takes the core from others */
         unsigned spin = 0;
-        while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen && spin < 20000) {
+        while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen &&
+               spin < 4 * BARRIER_SPINS) {
             spin++;
-            if (spin > 2000) {
-                sched_yield();
-            }
         }
         pthread_mutex_lock(&e->mu);
         while (atomic_load_explicit(&e->epoch, memory_order_acquire) == seen && !e->quit) {
@@ -664,6 +778,28 @@ static void engine_rates(struct tm_engine *e, const temu_tm *t)
     e->min_bytes = t->c.max_packet;
 }
 
+/* Regions as slabs across the longest dimension (the first of equal
+ * ones): consecutive blocks of the routers numbered with that dimension
+ * the slowest, so a slab's faces are the machine's smallest cross
+ * section and N above that dimension's size cuts slabs further. */
+static void engine_partition(struct tm_engine *e, const temu_machine *m)
+{
+    int d = 0;
+    for (int k = 1; k < m->ndims; k++) {
+        d = m->size[k] > m->size[d] ? k : d;
+    }
+    int64_t below = 1; /* routers per step of dimension d in the machine's numbering */
+    for (int k = d + 1; k < m->ndims; k++) {
+        below *= m->size[k];
+    }
+    int64_t per = m->nrouters / m->size[d]; /* routers per plane across d */
+    for (int64_t r = 0; r < m->nrouters; r++) {
+        int64_t x = r / below % m->size[d];           /* the coordinate along d */
+        int64_t rest = r / below / m->size[d] * below + r % below; /* within its plane */
+        e->region_of[r] = (int32_t)((x * per + rest) * e->n / m->nrouters);
+    }
+}
+
 static int workers_start(struct tm_engine *e)
 {
     for (int i = 1; i < e->n; i++) {
@@ -691,18 +827,16 @@ temu_status tm_engine_create(temu_tm *t, temu_error *err)
     e->popped_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_at);
     e->free_at = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->free_at);
     e->popped_by = calloc((size_t)(t->ntorus * t->nvc), sizeof *e->popped_by);
+    e->live = calloc((size_t)n, sizeof *e->live);
     e->bar.n = (unsigned)n;
     if (pthread_mutex_init(&e->mu, NULL) == 0 && pthread_cond_init(&e->cv, NULL) == 0) {
         e->sync_ok = 1;
     }
-    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->sync_ok ||
-        views_make(e, t) != 0) {
+    if (!e->reg || !e->region_of || !e->popped_at || !e->free_at || !e->popped_by || !e->live ||
+        !e->sync_ok || views_make(e, t) != 0) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %d regions", n);
     }
-    /* consecutive blocks of routers: slabs across the slowest dimension */
-    for (int64_t r = 0; r < t->m.nrouters; r++) {
-        e->region_of[r] = (int32_t)(r * n / t->m.nrouters);
-    }
+    engine_partition(e, &t->m);
     engine_rates(e, t);
     if (workers_start(e) != 0) {
         return temu_fail(err, TEMU_ENOMEM, "timing model: cannot start %d threads", n);
@@ -735,8 +869,9 @@ void tm_engine_destroy(temu_tm *t)
         free(r->v.tr_block);
         temu_evq_free(&r->v.events);
         free(r->dheap);
-        free(r->dl);
-        free(r->hop);
+        for (int k = 0; k < REP_KINDS; k++) {
+            free(r->rep[k].v);
+        }
     }
     if (e->sync_ok) {
         pthread_mutex_destroy(&e->mu);
@@ -747,8 +882,7 @@ void tm_engine_destroy(temu_tm *t)
     free(e->popped_at);
     free(e->free_at);
     free(e->popped_by);
-    free(e->dl_all);
-    free(e->hop_all);
+    free(e->live);
     free(e);
     t->eng = NULL;
 }
@@ -818,8 +952,14 @@ void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
     out->advances = t->eng->advances;
     out->events = tot.events;
     out->critical = t->eng->critical;
+    out->serial_ns = t->eng->serial_ns;
+    out->hops_ns = t->eng->hops_ns;
     for (int i = 0; i < t->eng->n; i++) {
-        out->crossings += t->eng->reg[i].crossings;
+        const tm_region *r = &t->eng->reg[i];
+        out->crossings += r->crossings;
+        out->wait_ns += r->wait_ns;
+        out->sleeps += r->sleeps;
+        out->handovers += r->handovers;
     }
     out->lookahead_ps = lookahead(t->eng);
     out->regions = (uint32_t)t->eng->n;
