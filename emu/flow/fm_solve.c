@@ -66,6 +66,11 @@ void fm_chan_settle(fm_chan *c, int64_t t)
         c->inq += c->r_inq * dt;
         c->credit += c->r_credit * dt;
         c->nodyn += c->r_nodyn * dt;
+        for (int32_t k = 0; k < c->ncls; k++) {
+            double *q = &c->cls[k * FM_CLS_N];
+            q[FM_CLS_INQ] += q[FM_CLS_RINQ] * dt;
+            q[FM_CLS_CREDIT] += q[FM_CLS_RCREDIT] * dt;
+        }
     }
     c->since = t;
 }
@@ -335,13 +340,32 @@ static int solve_once(temu_fm *f, const fm_mm_problem *p)
 
 /* ---------------------------------------------------------- stall rates */
 
+/* Split a lane's stall rate over its classes by their own terms (raw,
+ * one per class; by their shares of its load where no term is positive):
+ * into c->cls at entry `slot`. */
+static void chan_split(fm_chan *c, int slot, double rate, const double *raw, const double *share)
+{
+    double sum = 0, shares = 0;
+    for (int32_t k = 0; k < c->ncls; k++) {
+        sum += raw[k];
+        shares += share[k];
+    }
+    for (int32_t k = 0; k < c->ncls; k++) {
+        double part = sum > 0 ? raw[k] / sum : (shares > 0 ? share[k] / shares : 0);
+        c->cls[k * FM_CLS_N + slot] = rate * part;
+    }
+}
+
 /* The rates of lane c now, from its flows' rates and the load of the
- * channels they go on to (the comment at the top). */
+ * channels they go on to (the comment at the top); each class's part of
+ * them by its own terms. */
 static void chan_rates(temu_fm *f, fm_chan *c)
 {
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
     double inq = 0, back = 0, z = 0, k = 0, adaptive = 0, held[16] = {0}, keyed[16] = {0};
+    double cback[TEMU_TM_MAX_CLASSES] = {0}, cshare[TEMU_TM_MAX_CLASSES] = {0};
+    double cinq[TEMU_TM_MAX_CLASSES] = {0}, ccredit[TEMU_TM_MAX_CLASSES] = {0};
     int flows[16] = {0};
     int32_t stamp = ++f->stamp;
     for (int32_t i = 0; i < c->nusers; i++) {
@@ -356,10 +380,13 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         const fm_elem *el = &fl->el[c->users[i].elem];
         int32_t e = c->users[i].elem;
         double share = fl->x * el->coef / c->u;
+        int held_back = fl->limit > e || (fl->limit == e && fl->limit_buf);
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
         /* held back by a bottleneck further on, or by this lane's own
          * input buffer (the credit loop: it waits for credit) */
-        back += fl->limit > e || (fl->limit == e && fl->limit_buf) ? share : 0;
+        back += held_back ? share : 0;
+        cback[fl->cls] += held_back ? share : 0;
+        cshare[fl->cls] += share;
         flows[el->key & 15u]++;
         adaptive += fl->adaptive ? share : 0;
         held[el->key & 15u] += fl->x * el->hold;
@@ -371,6 +398,8 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         double other = (n->u - n->scratch) / n->cap, total = n->u / n->cap;
         other = other > 0 ? other : 0;
         z += share * other;
+        /* the class's own wait for n: its load there x n's M/D/1 wait */
+        cinq[fl->cls] += fl->x * fl->el[e + 1].coef * fm_params_wait(par, other, total);
         if (n->seen != stamp) {
             double own = n->scratch * fm_params_wait(par, other, total);
             n->seen = stamp;
@@ -391,7 +420,11 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     for (int key = 0; key < 16; key++) {
         /* a buffer one steady stream uses is out of room only when its
          * loop limits it (back, above): no randomness, no blocking */
-        pb += flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
+        double b = flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
+        pb += b;
+        if (key / f->vcs_per_class < c->ncls) {
+            ccredit[key / f->vcs_per_class] += u * b; /* its own buffers out of room */
+        }
     }
     double pf = fm_params_full(z, k);
     double credit = u * (pf > pb ? pf : pb);
@@ -403,6 +436,12 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     c->r_credit = credit < idle ? credit : idle;
     c->r_inq = inq < 1.0 ? inq : 1.0;
     c->r_nodyn = c->r_credit * adaptive;
+    for (int32_t cl = 0; cl < c->ncls; cl++) {
+        double own = ccredit[cl] > u * pf * cshare[cl] ? ccredit[cl] : u * pf * cshare[cl];
+        ccredit[cl] = idle * cback[cl] > own ? idle * cback[cl] : own;
+    }
+    chan_split(c, FM_CLS_RCREDIT, c->r_credit, ccredit, cshare);
+    chan_split(c, FM_CLS_RINQ, c->r_inq, cinq, cshare);
 }
 
 /* ------------------------------------------------------------ solving */
