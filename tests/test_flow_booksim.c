@@ -71,9 +71,10 @@ static const fb_packet_sat fb_packet[] = {
 static const bk_gap fb_gaps[] = {
     /* stable at 1.172 x, saturated at 1.180 x (the packet model: 1.141 x) */
     {"4x4x4", "shuffle", 1.172, 0.02, "doc/model.md, Flow level: validation"},
-    /* stable at 1.15 x (worst source 88 cycles), saturated at 1.30 x; the
-     * packet model saturates at 1.25 x: within 15 % of it, not of BookSim */
-    {"6x6x6", "tornado", 1.225, 0.075, "doc/model.md, Flow level: validation"},
+    /* stable at 1.30 x (worst source 111 cycles), saturated at 1.60 x
+     * (FB_ALL=1: 56 s of CPU); above BookSim's and the packet model's (1.25
+     * x) tolerance at least from 1.30 x: a known gap */
+    {"6x6x6", "tornado", 1.45, 0.15, "doc/model.md, Flow level: validation"},
     {NULL, NULL, 0, 0, NULL},
 };
 
@@ -307,10 +308,11 @@ static void fb_check_stalls(const char *shape, const char *pattern, double load,
  * and a 4-D torus).  Where every node's packets spread over many
  * destinations (uniform, alltoall) or the network is 8x8x8, thousands of
  * one-packet flows share channels near saturation and every start or end
- * re-solves them: minutes per row (doc/model.md).  The 4-cube tornado's
- * saturated run (1.15 x, 256 nodes' backlog growing until Little's law
- * stops it) takes 100 s of CPU: make check runs its stable side only
- * (half_sat).  FB_ALL=1 runs every case and side. */
+ * re-solves them: minutes per row (doc/model.md).  The saturated runs of
+ * the 4-cube's tornado (1.15 x, 256 nodes' backlog growing until Little's
+ * law stops it: 100 s of CPU) and of 6x6x6 tornado (1.60 x: 56 s) run
+ * only with FB_ALL=1; make check runs their stable side (half_sat).
+ * FB_ALL=1 runs every case and side. */
 typedef struct fb_fast {
     const char *shape, *pattern;
     int half_sat; /* the saturated side of the "sat" row only with FB_ALL */
@@ -319,7 +321,7 @@ typedef struct fb_fast {
 static const fb_fast fb_fast_cases[] = {
     {"4x4x4", "tornado", 0},   {"4x4x4", "transpose", 0}, {"4x4x4", "bitrev", 0},
     {"4x4x4", "shuffle", 0},   {"4x4x4", "bitcomp", 0},   {"4x4x4", "neighbor", 0},
-    {"6x6x6", "tornado", 0},   {"4x4x4x4", "tornado", 1}, {"2x2x2x2x2", "neighbor", 0},
+    {"6x6x6", "tornado", 1},   {"4x4x4x4", "tornado", 1}, {"2x2x2x2x2", "neighbor", 0},
     {NULL, NULL, 0},
 };
 
