@@ -637,6 +637,46 @@ START_TEST(test_back_pressure_needs_a_backlog)
 }
 END_TEST
 
+/* Per-class stalls: held_back_credit's A and B (64 packets, class 0) and
+ * C, 64 packets of class 1 from (0,0,0) to (1,0,0), alone at its
+ * destination.  On A's first lane class 0's part is nearly all of the
+ * lane's credit stall and all of its inq stall; the parts sum to the
+ * lane's figures (the split by packet share gave class 1 half). */
+START_TEST(test_stalls_per_class)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_error err;
+    int64_t credit[2], inq[2];
+    c.classes = 2;
+    temu_fm *f = fm_make(&m, &c, NULL);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, 64, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 256, 64, 0, 0, 1);
+    ck_assert_int_eq(temu_fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 256, 64, 1, 0, 0.05,
+                                  2, &err),
+                     TEMU_OK);
+    temu_fm_run(f, INT64_MAX);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
+    for (uint32_t k = 0; k < 2; k++) {
+        ck_assert_msg(temu_fm_lane_class_stalls_get(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0, k,
+                                                    &credit[k], &inq[k], &err) == TEMU_OK,
+                      "%s", err.message);
+    }
+    ck_assert_int_gt(s.credit_stall_ps, 0);
+    ck_assert_int_gt(s.inq_stall_ps, 0);
+    /* class 1: only the queue-full term's trace (M/M/1/K, K = 16) */
+    ck_assert_msg(credit[1] * 1000 < s.credit_stall_ps, "class 1 credit %lld of %lld ps",
+                  (long long)credit[1], (long long)s.credit_stall_ps);
+    ck_assert_int_eq(inq[1], 0);
+    ck_assert(llabs(credit[0] + credit[1] - s.credit_stall_ps) <= 1);
+    ck_assert(llabs(inq[0] - s.inq_stall_ps) <= 1);
+    ck_assert_int_eq(temu_fm_lane_class_stalls_get(f, 0, TEMU_LINK_PLUS(0), 0, 2, &credit[0],
+                                                   &inq[0], &err),
+                     TEMU_ERANGE);
+    temu_fm_destroy(f);
+}
+END_TEST
+
 /* A lone flow on the round machine stalls nowhere: every lane of its
  * route is at its rate, none behind a slower one. */
 START_TEST(test_lone_flow_no_stall)
@@ -830,6 +870,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_back_pressure_needs_a_backlog);
+    tcase_add_test(tc, test_stalls_per_class);
     tcase_add_test(tc, test_lone_flow_no_stall);
     tcase_add_test(tc, test_lone_stream_on_machines_no_stall);
     tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);
