@@ -652,9 +652,9 @@ START_TEST(test_stalls_per_class)
     temu_fm *f = fm_make(&m, &c, NULL);
     fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, 64, 0, 0, 0);
     fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 256, 64, 0, 0, 1);
-    ck_assert_int_eq(temu_fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 256, 64, 1, 0, 0.05,
-                                  2, &err),
-                     TEMU_OK);
+    ck_assert_int_eq(
+        temu_fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 256, 64, 1, 0, 0.05, 2, &err),
+        TEMU_OK);
     temu_fm_run(f, INT64_MAX);
     temu_tm_lane_stats s = fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
     for (uint32_t k = 0; k < 2; k++) {
@@ -670,9 +670,9 @@ START_TEST(test_stalls_per_class)
     ck_assert_int_eq(inq[1], 0);
     ck_assert(llabs(credit[0] + credit[1] - s.credit_stall_ps) <= 1);
     ck_assert(llabs(inq[0] - s.inq_stall_ps) <= 1);
-    ck_assert_int_eq(temu_fm_lane_class_stalls_get(f, 0, TEMU_LINK_PLUS(0), 0, 2, &credit[0],
-                                                   &inq[0], &err),
-                     TEMU_ERANGE);
+    ck_assert_int_eq(
+        temu_fm_lane_class_stalls_get(f, 0, TEMU_LINK_PLUS(0), 0, 2, &credit[0], &inq[0], &err),
+        TEMU_ERANGE);
     temu_fm_destroy(f);
 }
 END_TEST

@@ -186,12 +186,12 @@ START_TEST(bgp_no_tokens_follow_the_vc)
     ck_assert_int_eq(temu_tm_flushed_create(&m, &f, &err), TEMU_OK);
     ck_assert_msg(temu_net_stall_counters_flush(n, f, s, &err) == TEMU_OK, "%s", err.message);
     int64_t r = bgp_node(&m, 0);
-    uint64_t vcd0 = temu_counter_read(s, temu_idx_bgp(&m, r, TEMU_LINK_PLUS(0),
-                                                      TEMU_BGP_NO_VCD0_TOKENS));
-    uint64_t vcbn = temu_counter_read(s, temu_idx_bgp(&m, r, TEMU_LINK_PLUS(0),
-                                                      TEMU_BGP_NO_VCBN_TOKENS));
-    uint64_t vcbp = temu_counter_read(s, temu_idx_bgp(&m, r, TEMU_LINK_PLUS(0),
-                                                      TEMU_BGP_NO_VCBP_TOKENS));
+    uint64_t vcd0 =
+        temu_counter_read(s, temu_idx_bgp(&m, r, TEMU_LINK_PLUS(0), TEMU_BGP_NO_VCD0_TOKENS));
+    uint64_t vcbn =
+        temu_counter_read(s, temu_idx_bgp(&m, r, TEMU_LINK_PLUS(0), TEMU_BGP_NO_VCBN_TOKENS));
+    uint64_t vcbp =
+        temu_counter_read(s, temu_idx_bgp(&m, r, TEMU_LINK_PLUS(0), TEMU_BGP_NO_VCBP_TOKENS));
     fprintf(stderr, "bgp flow no-token cycles on X+ of (0,0,0): VCD0 %llu, VCBN %llu, VCBP %llu\n",
             (unsigned long long)vcd0, (unsigned long long)vcbn, (unsigned long long)vcbp);
     ck_assert_uint_gt(vcd0, 0);

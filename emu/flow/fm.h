@@ -129,7 +129,7 @@ struct temu_fm {
     int lanes[2 * TEMU_MAX_DIMS];
     int64_t ntorus, nchan;
     fm_chan *ch;
-    double *chcls; /* [nchan * classes * FM_CLS_N]: every channel's cls */
+    double *chcls;  /* [nchan * classes * FM_CLS_N]: every channel's cls */
     int32_t *nbr;   /* [nrouters * tlinks] */
     int32_t *coord; /* [nrouters * ndims] */
     fm_flow *fl;

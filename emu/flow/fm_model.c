@@ -810,8 +810,10 @@ temu_status temu_fm_lane_class_stalls_get(const temu_fm *f, int64_t router, int 
     if (router < 0 || router >= f->m.nrouters || link < 0 || link >= f->tlinks ||
         f->nbr[router * f->tlinks + link] < 0 || lane < 0 || lane >= f->lanes[link] ||
         cls >= f->c.classes) {
-        return temu_fail(err, TEMU_ERANGE, "flow model: no lane %d on link %d of router %lld, or "
-                         "no class %u (%u)", lane, link, (long long)router, cls, f->c.classes);
+        return temu_fail(err, TEMU_ERANGE,
+                         "flow model: no lane %d on link %d of router %lld, or no class %u "
+                         "(the model has %u)",
+                         lane, link, (long long)router, cls, f->c.classes);
     }
     const fm_chan *c = &f->ch[fm_chan_id(f, router, link, lane)];
     const double *k = &c->cls[cls * FM_CLS_N];
