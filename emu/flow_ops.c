@@ -11,16 +11,16 @@
  * machines' stall counters through the packet model's translation
  * (temu_model_stall_counters_flush).
  *
- * The flow interface reports a lane's statistics for all its classes
- * together; the counters kept per VC are estimated here from what crossed
- * each link per class (the hop function, which this table always
- * registers) - doc/model.md, "Model levels":
- *   - BG/P no-token cycles of a VC: the lane's credit stall times that
- *     VC's share of the lane's packets;
+ * The counters kept per VC come from the flow model's per-class stalls
+ * (temu_fm_lane_class_stalls_get) and what crossed each link per class
+ * (the hop function, which this table always registers) - doc/model.md,
+ * "Model levels":
+ *   - BG/P no-token cycles of a VC: the part of the lane's credit stall
+ *     that VC's packets waited for;
  *   - BG/Q receive-FIFO occupancy of a VC: every packet of the VC waits its
- *     own serialization (cut-through read-out) plus the lane's input-queue
- *     stall times the VC's share of its packets (one packet waiting while
- *     the head is blocked: a lower bound);
+ *     own serialization (cut-through read-out) plus the VC's part of the
+ *     lane's input-queue stall (one packet waiting while the head is
+ *     blocked: a lower bound);
  *   - BG/Q message-unit pending requests: each request pending
  *     mu_request_ps, as the packet model counts them, counted when its
  *     packets are sent (the packet model: when they leave the node, and
@@ -42,9 +42,8 @@ typedef struct flow_level {
     int tlinks;
     temu_tm_hop_fn hop; /* the driver's (NULL: none) */
     void *hop_ctx;
-    /* [router][link][class]: packets that crossed, and their serialization
-     * (ps) */
-    uint64_t *cls_packets;
+    /* [router][link][class]: the serialization (ps) of the packets that
+     * crossed */
     int64_t *cls_ser_ps;
     uint64_t *mu_requests; /* [node][0 reads, 1 writes] */
 } flow_level;
@@ -56,7 +55,6 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
     if (h->kind == TEMU_TM_HOP_LINK && h->vc_class < fl->classes) {
         size_t i =
             ((size_t)h->router * (size_t)fl->tlinks + (size_t)h->link) * fl->classes + h->vc_class;
-        fl->cls_packets[i] += h->packets;
         fl->cls_ser_ps[i] += (int64_t)h->packets * h->ser_ps;
     }
     if (fl->hop != NULL) {
@@ -68,7 +66,6 @@ static void flow_level_free(flow_level *fl)
 {
     if (fl != NULL) {
         temu_fm_destroy(fl->f);
-        free(fl->cls_packets);
         free(fl->cls_ser_ps);
         free(fl->mu_requests);
         free(fl);
@@ -87,12 +84,10 @@ static temu_status ops_create(const temu_machine *m, const temu_tm_config *c, vo
         fl->mu_request_ps = c->mu_request_ps;
         fl->classes = c->classes;
         fl->tlinks = 2 * m->ndims;
-        fl->cls_packets = calloc(per + 1, sizeof *fl->cls_packets);
         fl->cls_ser_ps = calloc(per + 1, sizeof *fl->cls_ser_ps);
         fl->mu_requests = calloc((size_t)(2 * m->nnodes), sizeof *fl->mu_requests);
     }
-    if (fl == NULL || fl->cls_packets == NULL || fl->cls_ser_ps == NULL ||
-        fl->mu_requests == NULL) {
+    if (fl == NULL || fl->cls_ser_ps == NULL || fl->mu_requests == NULL) {
         flow_level_free(fl);
         return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory");
     }
@@ -213,47 +208,31 @@ static temu_status stats_lane(const void *model, int64_t router, int link, int l
     return temu_fm_lane_stats_get(((const flow_level *)model)->f, router, link, lane, out, err);
 }
 
-/* Class cls's share of what crossed lane (router, link) (0 when nothing
- * did), and where its tallies are. */
-static double class_share(const flow_level *fl, int64_t router, int link, uint32_t cls)
-{
-    size_t base = ((size_t)router * (size_t)fl->tlinks + (size_t)link) * fl->classes;
-    uint64_t all = 0;
-    for (uint32_t k = 0; k < fl->classes; k++) {
-        all += fl->cls_packets[base + k];
-    }
-    return all > 0 && cls < fl->classes ? (double)fl->cls_packets[base + cls] / (double)all : 0;
-}
-
-/* BG/P: the lane's credit stall, the VC's share of it (no per-VC token
- * figures at this level). */
+/* BG/P: the part of the lane's credit stall the VC's packets waited for
+ * (the flow model's per-class figures: a VC is a class). */
 static temu_status stats_vc(const void *model, int64_t router, int link, int lane, uint32_t vc,
                             temu_tm_vc_stats *out, temu_error *err)
 {
     const flow_level *fl = model;
-    temu_tm_lane_stats ls;
-    temu_status st = temu_fm_lane_stats_get(fl->f, router, link, lane, &ls, err);
+    int64_t inq_ps = 0;
     out->adaptive_packets = out->adaptive_bytes = 0; /* crossings count every link */
-    out->no_token_ps = 0;
-    if (st == TEMU_OK) {
-        out->no_token_ps = llround((double)ls.credit_stall_ps * class_share(fl, router, link, vc));
-    }
-    return st;
+    return temu_fm_lane_class_stalls_get(fl->f, router, link, lane, vc, &out->no_token_ps, &inq_ps,
+                                         err);
 }
 
 /* BG/Q: packets x ps in the queue at the lane's receiving end: each
- * packet's serialization, and the input-queue stall by the class's share. */
+ * packet's serialization, and the class's part of the input-queue stall. */
 static temu_status stats_occupancy(const void *model, int64_t router, int link, int lane,
                                    uint32_t cls, int64_t *packet_ps, temu_error *err)
 {
     const flow_level *fl = model;
-    temu_tm_lane_stats ls;
-    temu_status st = temu_fm_lane_stats_get(fl->f, router, link, lane, &ls, err);
+    int64_t credit_ps = 0, inq_ps = 0;
+    temu_status st =
+        temu_fm_lane_class_stalls_get(fl->f, router, link, lane, cls, &credit_ps, &inq_ps, err);
     *packet_ps = 0;
-    if (st == TEMU_OK && cls < fl->classes) {
+    if (st == TEMU_OK) {
         size_t i = ((size_t)router * (size_t)fl->tlinks + (size_t)link) * fl->classes + cls;
-        *packet_ps = fl->cls_ser_ps[i] +
-                     llround((double)ls.inq_stall_ps * class_share(fl, router, link, cls));
+        *packet_ps = fl->cls_ser_ps[i] + inq_ps;
     }
     return st;
 }

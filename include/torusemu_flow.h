@@ -72,6 +72,15 @@ uint64_t temu_fm_pending(const temu_fm *f);
 temu_status temu_fm_lane_stats_get(const temu_fm *f, int64_t router, int link, int lane,
                                    temu_tm_lane_stats *out, temu_error *err);
 
+/* The part of a lane's credit stall and input-queue stall (ps, as
+ * temu_fm_lane_stats_get's) that packets of class cls waited for: each
+ * class's own terms of the estimate (its flows held back further on, its
+ * VC buffers out of room, its load on the next channels), the lane's
+ * figures split by them; summed over the classes, the lane's figures. */
+temu_status temu_fm_lane_class_stalls_get(const temu_fm *f, int64_t router, int link, int lane,
+                                          uint32_t cls, int64_t *credit_ps, int64_t *inq_ps,
+                                          temu_error *err);
+
 /* The model's estimated stalls since the previous flush through f added
  * to s's counters where the packet model's land (temu_net_stall_counters_flush
  * of the flow level, timing_bridge.c: Gemini credit stall on the sending

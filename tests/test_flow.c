@@ -602,6 +602,81 @@ START_TEST(test_stalls_grow_with_load)
 }
 END_TEST
 
+/* Back-pressure needs a backlog that fills the buffer: flows A (0,0,0) ->
+ * (2,0,0) and B (1,0,0) -> (2,0,0), n packets of 256 bytes each, share the
+ * link out of (1,0,0) at half its time each, so A's first lane sends one
+ * packet per 512 ns and idles half the time, A held back further on.  The
+ * buffer at that lane's end holds 4096 bytes (16 packets): with 8 packets
+ * A never fills it, and the lane's credit stall is only the queue-full
+ * term (M/M/1/K, z = 0.5, K = 16: 8e-6 of its busy time, 16 ps); the rule
+ * before counted every idle moment (2,048,000 ps).  With 64 packets the
+ * backlog fills it when the rates are solved, and the stall rate stands
+ * until the next solve (here: the flows' end), so every idle moment counts:
+ * half of 64 x 512 ns (a limit, doc/model.md: the packet model would stop
+ * stalling once A has fewer than 16 left). */
+static int64_t held_back_credit(uint64_t n)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, n, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 256, n, 0, 0, 1);
+    temu_fm_run(f, INT64_MAX);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
+    ck_assert_uint_eq(s.packets, n);
+    temu_fm_destroy(f);
+    return s.credit_stall_ps;
+}
+
+START_TEST(test_back_pressure_needs_a_backlog)
+{
+    int64_t few = held_back_credit(8), many = held_back_credit(64);
+    ck_assert_msg(few <= 100, "8 packets: credit stall %lld ps", (long long)few);
+    ck_assert_msg(llabs(many - 16384000) <= 1000, "64 packets: credit stall %lld ps",
+                  (long long)many);
+}
+END_TEST
+
+/* Per-class stalls: held_back_credit's A and B (64 packets, class 0) and
+ * C, 64 packets of class 1 from (0,0,0) to (1,0,0), alone at its
+ * destination.  On A's first lane class 0's part is nearly all of the
+ * lane's credit stall and all of its inq stall; the parts sum to the
+ * lane's figures (the split by packet share gave class 1 half). */
+START_TEST(test_stalls_per_class)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    temu_error err;
+    int64_t credit[2], inq[2];
+    c.classes = 2;
+    temu_fm *f = fm_make(&m, &c, NULL);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 256, 64, 0, 0, 0);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 2, 0, 0), 256, 64, 0, 0, 1);
+    ck_assert_int_eq(
+        temu_fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 256, 64, 1, 0, 0.05, 2, &err),
+        TEMU_OK);
+    temu_fm_run(f, INT64_MAX);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0);
+    for (uint32_t k = 0; k < 2; k++) {
+        ck_assert_msg(temu_fm_lane_class_stalls_get(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(0), 0, k,
+                                                    &credit[k], &inq[k], &err) == TEMU_OK,
+                      "%s", err.message);
+    }
+    ck_assert_int_gt(s.credit_stall_ps, 0);
+    ck_assert_int_gt(s.inq_stall_ps, 0);
+    /* class 1: only the queue-full term's trace (M/M/1/K, K = 16) */
+    ck_assert_msg(credit[1] * 1000 < s.credit_stall_ps, "class 1 credit %lld of %lld ps",
+                  (long long)credit[1], (long long)s.credit_stall_ps);
+    ck_assert_int_eq(inq[1], 0);
+    ck_assert(llabs(credit[0] + credit[1] - s.credit_stall_ps) <= 1);
+    ck_assert(llabs(inq[0] - s.inq_stall_ps) <= 1);
+    ck_assert_int_eq(
+        temu_fm_lane_class_stalls_get(f, 0, TEMU_LINK_PLUS(0), 0, 2, &credit[0], &inq[0], &err),
+        TEMU_ERANGE);
+    temu_fm_destroy(f);
+}
+END_TEST
+
 /* A lone flow on the round machine stalls nowhere: every lane of its
  * route is at its rate, none behind a slower one. */
 START_TEST(test_lone_flow_no_stall)
@@ -794,6 +869,8 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_rates_follow_changes);
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
+    tcase_add_test(tc, test_back_pressure_needs_a_backlog);
+    tcase_add_test(tc, test_stalls_per_class);
     tcase_add_test(tc, test_lone_flow_no_stall);
     tcase_add_test(tc, test_lone_stream_on_machines_no_stall);
     tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);

@@ -71,6 +71,10 @@ static const fb_packet_sat fb_packet[] = {
 static const bk_gap fb_gaps[] = {
     /* stable at 1.172 x, saturated at 1.180 x (the packet model: 1.141 x) */
     {"4x4x4", "shuffle", 1.172, 0.02, "doc/model.md, Flow level: validation"},
+    /* stable at 1.30 x (worst source 111 cycles), saturated at 1.60 x
+     * (FB_ALL=1: 56 s of CPU); above BookSim's and the packet model's (1.25
+     * x) tolerance at least from 1.30 x: a known gap */
+    {"6x6x6", "tornado", 1.45, 0.15, "doc/model.md, Flow level: validation"},
     {NULL, NULL, 0, 0, NULL},
 };
 
@@ -88,27 +92,37 @@ typedef struct fb_known {
 static const fb_known fb_known_gaps[] = {
     /* Measured with the node's source queue (a node's packets go in turn)
      * and the exact re-solve together (2026-12-02): latency at 0.8 x
-     * saturation is within 25 % on every 4x4x4 case (tornado, bit
-     * complement, neighbour +14.7 %, bit reversal +20.5 %), so no latency
-     * gap is left.  The credit stall's back-pressure term counts every idle
-     * moment of a lane whose flows have their bottleneck further on
-     * (per-packet flows: nearly always), so its ranks and totals miss: */
+     * saturation is within 25 % on every case run here (4x4x4 tornado, bit
+     * complement, neighbour +14.7 %, bit reversal +20.5 %; 6x6x6 tornado
+     * +8.5 %, 4x4x4x4 tornado +7.5 %, 2x2x2x2x2 neighbour +3.2 %), so no
+     * latency gap is left.  The credit stall's back-pressure term counts a
+     * held-back flow only while its backlog fills the buffer at the lane's
+     * end (fm_solve.c, backlog_spill): totals within the factor on
+     * transpose, bit reversal and shuffle; the ranks stay below 0.8, and
+     * on the one-hop-per-dimension patterns (tornado on k = 4, bit
+     * complement, neighbour) the excess comes from another term: */
     {"4x4x4", "tornado", "credit-rank", 0, 0.588, 0.05},
     {"4x4x4", "bitcomp", "credit-rank", 0, 0.588, 0.05},
     {"4x4x4", "neighbor", "credit-rank", 0, 0.588, 0.05},
-    {"4x4x4", "bitrev", "credit-rank", 0, 0.788, 0.02},
-    {"4x4x4", "shuffle", "credit-rank", 0, 0.695, 0.02},
+    {"4x4x4", "transpose", "credit-rank", 0, 0.780, 0.02},
+    {"4x4x4", "bitrev", "credit-rank", 0, 0.757, 0.02},
+    {"4x4x4", "shuffle", "credit-rank", 0, 0.678, 0.02},
     {"4x4x4", "tornado", "credit-total", 0, 4.97, 0.5},
     {"4x4x4", "bitcomp", "credit-total", 0, 4.97, 0.5},
     {"4x4x4", "neighbor", "credit-total", 0, 4.97, 0.5},
-    {"4x4x4", "transpose", "credit-total", 0, 3.95, 0.5},
-    {"4x4x4", "bitrev", "credit-total", 0, 3.65, 0.5},
-    {"4x4x4", "shuffle", "credit-total", 0, 3.62, 0.5},
+    {"6x6x6", "tornado", "credit-total", 0, 2.17, 0.2},
+    {"6x6x6", "tornado", "inq-total", 0, 2.69, 0.3},
+    {"4x4x4x4", "tornado", "credit-rank", 0, 0.495, 0.05},
+    {"4x4x4x4", "tornado", "credit-total", 0, 5.95, 0.5},
+    {"2x2x2x2x2", "neighbor", "credit-rank", 0, 0.438, 0.05},
+    {"2x2x2x2x2", "neighbor", "credit-total", 0, 6.67, 0.5},
     {NULL, NULL, NULL, 0, 0, 0},
 };
 
 /* FB_MEASURE=1: print every figure, assert nothing (for calibrating). */
 static int fb_measuring(void);
+/* Whether a "sat" row's saturated run is made (fb_fast_cases). */
+static int fb_sat_side_runs(const char *shape, const char *pattern);
 
 /* Assert `ok`, or, where the figure is a known gap, that `value` is within
  * its margin of the measured value. */
@@ -182,7 +196,14 @@ static void fb_check_sat(const char *shape, const char *pattern, double load)
     if (fb_measuring()) {
         fprintf(stderr, "  (stable run: %.1f s CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     }
-    bk_result above = bk_run_case(&fb_flow, &c, pattern, hi * load, NULL);
+    int sat_side = fb_sat_side_runs(shape, pattern);
+    bk_result above = {NAN, NAN, NAN}; /* not run: make check's half_sat cases */
+    if (sat_side) {
+        above = bk_run_case(&fb_flow, &c, pattern, hi * load, NULL);
+    } else {
+        fprintf(stderr, "flow %s %s sat: the saturated side runs only with FB_ALL=1\n", shape,
+                pattern);
+    }
     const char *bisect = getenv("BOOKSIM_BISECT");
     if (bisect && *bisect) {
         bk_bisect(&fb_flow, shape, pattern, load);
@@ -194,7 +215,7 @@ static void fb_check_sat(const char *shape, const char *pattern, double load)
             g ? " (KNOWN GAP, asserted at its measured ratio)" : "");
     ck_assert_msg(fb_measuring() || below.worst < 500,
                   "flow %s %s: saturated at %.3f x BookSim's %.4f", shape, pattern, lo, load);
-    ck_assert_msg(fb_measuring() || above.worst >= 500,
+    ck_assert_msg(fb_measuring() || !sat_side || above.worst >= 500,
                   "flow %s %s: not saturated at %.3f x BookSim's %.4f", shape, pattern, hi, load);
 }
 
@@ -281,25 +302,57 @@ static void fb_check_stalls(const char *shape, const char *pattern, double load,
     free(pk.inq);
 }
 
-/* The cases make check runs: those whose runs take seconds.  Where every
- * node's packets spread over many destinations (uniform, alltoall) or the
- * network is larger (6x6x6, 8x8x8), thousands of one-packet flows share
- * channels near saturation and every start or end re-solves them: minutes
- * per row (doc/model.md).  FB_ALL=1 runs every case. */
-static int fb_case_runs(const char *shape, const char *pattern)
+/* The cases make check runs: the permutations (every node sends to one
+ * node), whose runs take seconds: the 4x4x4 ones, 6x6x6 tornado, the
+ * 4-cube's tornado and the 5-cube's neighbour (issue 24 asks for a 6x6x6
+ * and a 4-D torus).  Where every node's packets spread over many
+ * destinations (uniform, alltoall) or the network is 8x8x8, thousands of
+ * one-packet flows share channels near saturation and every start or end
+ * re-solves them: minutes per row (doc/model.md).  The saturated runs of
+ * the 4-cube's tornado (1.15 x, 256 nodes' backlog growing until Little's
+ * law stops it: 100 s of CPU) and of 6x6x6 tornado (1.60 x: 56 s) run
+ * only with FB_ALL=1; make check runs their stable side (half_sat).
+ * FB_ALL=1 runs every case and side. */
+typedef struct fb_fast {
+    const char *shape, *pattern;
+    int half_sat; /* the saturated side of the "sat" row only with FB_ALL */
+} fb_fast;
+
+static const fb_fast fb_fast_cases[] = {
+    {"4x4x4", "tornado", 0},   {"4x4x4", "transpose", 0}, {"4x4x4", "bitrev", 0},
+    {"4x4x4", "shuffle", 0},   {"4x4x4", "bitcomp", 0},   {"4x4x4", "neighbor", 0},
+    {"6x6x6", "tornado", 1},   {"4x4x4x4", "tornado", 1}, {"2x2x2x2x2", "neighbor", 0},
+    {NULL, NULL, 0},
+};
+
+static int fb_all(void)
 {
-    static const char *const fast[] = {"tornado", "transpose", "bitrev",
-                                       "shuffle", "bitcomp",   "neighbor"};
     const char *all = getenv("FB_ALL");
-    if ((all && *all) || strcmp(shape, "4x4x4") != 0) {
-        return all && *all;
-    }
-    for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++) {
-        if (strcmp(fast[i], pattern) == 0) {
-            return 1;
+    return all && *all;
+}
+
+/* The fast case of shape and pattern, NULL: not one. */
+static const fb_fast *fb_fast_find(const char *shape, const char *pattern)
+{
+    for (const fb_fast *c = fb_fast_cases; c->shape; c++) {
+        if (strcmp(c->shape, shape) == 0 && strcmp(c->pattern, pattern) == 0) {
+            return c;
         }
     }
-    return 0;
+    return NULL;
+}
+
+static int fb_case_runs(const char *shape, const char *pattern)
+{
+    return fb_all() || fb_fast_find(shape, pattern) != NULL;
+}
+
+/* Whether the "sat" row's saturated run is made (not for half_sat cases
+ * in make check). */
+static int fb_sat_side_runs(const char *shape, const char *pattern)
+{
+    const fb_fast *c = fb_fast_find(shape, pattern);
+    return fb_all() || c == NULL || !c->half_sat;
 }
 
 /* One row of the fixture on the flow level (bk_each_row), unless

@@ -35,6 +35,9 @@
 
 #pragma GCC visibility push(hidden)
 
+/* A class's entries in fm_chan.cls (4 per class). */
+enum { FM_CLS_RINQ = 0, FM_CLS_RCREDIT = 1, FM_CLS_INQ = 2, FM_CLS_CREDIT = 3, FM_CLS_N = 4 };
+
 /* One channel of a flow's route. */
 typedef struct fm_elem {
     int32_t chan;
@@ -61,6 +64,11 @@ typedef struct fm_chan {
     double cap;                         /* the solver's capacity: 1, or eta derated */
     double u, r_inq, r_credit, r_nodyn; /* now: busy fraction, stall fractions    */
     double busy, inq, credit, nodyn;    /* integrated up to `since`              */
+    /* per class k (BG/P and BG/Q VCs, Gemini's request/response classes):
+     * cls[FM_CLS_* + 4 k], the part of r_inq and r_credit its packets wait
+     * for, and their integrals; they sum to the lane's */
+    double *cls;
+    int32_t ncls;
     int64_t since;
     uint64_t packets, bytes; /* counted as the flows cross            */
     double scratch;          /* fm_solve.c: a port's load on this channel */
@@ -125,6 +133,7 @@ struct temu_fm {
     int lanes[2 * TEMU_MAX_DIMS];
     int64_t ntorus, nchan;
     fm_chan *ch;
+    double *chcls;  /* [nchan * classes * FM_CLS_N]: every channel's cls */
     int32_t *nbr;   /* [nrouters * tlinks] */
     int32_t *coord; /* [nrouters * ndims] */
     fm_flow *fl;

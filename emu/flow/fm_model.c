@@ -612,7 +612,8 @@ static int fill_machine(temu_fm *f)
     f->ch = calloc((size_t)f->nchan, sizeof *f->ch);
     f->nbr = malloc((size_t)(m->nrouters * f->tlinks) * sizeof *f->nbr);
     f->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *f->coord);
-    if (!f->ch || !f->nbr || !f->coord) {
+    f->chcls = calloc((size_t)f->nchan * f->c.classes * FM_CLS_N, sizeof *f->chcls);
+    if (!f->ch || !f->nbr || !f->coord || !f->chcls) {
         return -1;
     }
     for (int64_t r = 0; r < m->nrouters; r++) {
@@ -631,6 +632,8 @@ static int fill_machine(temu_fm *f)
     }
     for (int64_t i = 0; i < f->nchan; i++) {
         f->ch[i].cap = 1.0;
+        f->ch[i].ncls = (int32_t)f->c.classes;
+        f->ch[i].cls = &f->chcls[(size_t)i * f->c.classes * FM_CLS_N];
     }
     return 0;
 }
@@ -691,6 +694,7 @@ void temu_fm_destroy(temu_fm *f)
     }
     free(f->fl);
     free(f->ch);
+    free(f->chcls);
     free(f->nbr);
     free(f->coord);
     free(f->qhead);
@@ -795,5 +799,25 @@ temu_status temu_fm_lane_stats_get(const temu_fm *f, int64_t router, int link, i
     out->inq_stall_ps = integral(c->inq, c->r_inq, c->since, f->now);
     out->credit_stall_ps = integral(c->credit, c->r_credit, c->since, f->now);
     out->no_dynamic_ps = integral(c->nodyn, c->r_nodyn, c->since, f->now);
+    return TEMU_OK;
+}
+
+temu_status temu_fm_lane_class_stalls_get(const temu_fm *f, int64_t router, int link, int lane,
+                                          uint32_t cls, int64_t *credit_ps, int64_t *inq_ps,
+                                          temu_error *err)
+{
+    *credit_ps = *inq_ps = 0;
+    if (router < 0 || router >= f->m.nrouters || link < 0 || link >= f->tlinks ||
+        f->nbr[router * f->tlinks + link] < 0 || lane < 0 || lane >= f->lanes[link] ||
+        cls >= f->c.classes) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "flow model: no lane %d on link %d of router %lld, or no class %u "
+                         "(the model has %u)",
+                         lane, link, (long long)router, cls, f->c.classes);
+    }
+    const fm_chan *c = &f->ch[fm_chan_id(f, router, link, lane)];
+    const double *k = &c->cls[cls * FM_CLS_N];
+    *credit_ps = integral(k[FM_CLS_CREDIT], k[FM_CLS_RCREDIT], c->since, f->now);
+    *inq_ps = integral(k[FM_CLS_INQ], k[FM_CLS_RINQ], c->since, f->now);
     return TEMU_OK;
 }

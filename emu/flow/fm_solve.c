@@ -33,9 +33,13 @@
  *           min(load of l's flows on n x W, other load on n), W the M/D/1
  *           wait caused by n's other traffic (fm_params.c); summed, at most 1;
  *   credit  (l idle, a packet ready, no room downstream): the larger of
- *           its idle time (1 - u) times the share of its traffic whose
- *           bottleneck lies further on (back-pressure: the buffers before
- *           that bottleneck fill) and its load u times the probability
+ *           its idle time (1 - u) times the share of its traffic held
+ *           back where the buffer at l's end is full (back-pressure: the
+ *           flows held back by a bottleneck further on have more bytes
+ *           left, with those queued behind them at their sources, than
+ *           the buffers between l's end and that bottleneck hold,
+ *           backlog_spill; or l's own credit loop limits them) and its
+ *           load u times the probability
  *           that the buffer it feeds has no room: every one of its
  *           K = buffer / packet bytes slots held by a packet's credit loop
  *           (Erlang B, per VC shared by several flows; a flow alone in a
@@ -66,6 +70,11 @@ void fm_chan_settle(fm_chan *c, int64_t t)
         c->inq += c->r_inq * dt;
         c->credit += c->r_credit * dt;
         c->nodyn += c->r_nodyn * dt;
+        for (int32_t k = 0; k < c->ncls; k++) {
+            double *q = &c->cls[k * FM_CLS_N];
+            q[FM_CLS_INQ] += q[FM_CLS_RINQ] * dt;
+            q[FM_CLS_CREDIT] += q[FM_CLS_RCREDIT] * dt;
+        }
     }
     c->since = t;
 }
@@ -349,13 +358,50 @@ static int solve_once(temu_fm *f, const fm_mm_problem *p)
 
 /* ---------------------------------------------------------- stall rates */
 
+/* Split a lane's stall rate over its classes by their own terms (raw,
+ * one per class; by their shares of its load where no term is positive):
+ * into c->cls at entry `slot`. */
+static void chan_split(fm_chan *c, int slot, double rate, const double *raw, const double *share)
+{
+    double sum = 0, shares = 0;
+    for (int32_t k = 0; k < c->ncls; k++) {
+        sum += raw[k];
+        shares += share[k];
+    }
+    for (int32_t k = 0; k < c->ncls; k++) {
+        double part = sum > 0 ? raw[k] / sum : (shares > 0 ? share[k] / shares : 0);
+        c->cls[k * FM_CLS_N + slot] = rate * part;
+    }
+}
+
+/* Back-pressure (doc/model.md, "Flow level: validation"): a flow held back
+ * by a bottleneck `hops` channels further on keeps its packets still to
+ * send (and those queued behind it at its source on the same route) in
+ * the input buffers before that bottleneck, the nearest first; what
+ * remains after the hops - 1 buffers between this lane's end and the
+ * bottleneck's input, in bytes, waits in the buffer at this lane's end
+ * (0: it does not reach it). */
+static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops)
+{
+    const fm_flow *fl = &f->fl[id];
+    double p = fl->p + fl->x * (double)(f->now > fl->tp ? f->now - fl->tp : 0);
+    double left = ((double)fl->count - (p < (double)fl->count ? p : (double)fl->count)) * fl->bytes;
+    double room = (double)(hops - 1) * f->c.buffer_bytes;
+    left += fm_flow_queued_bytes(f, id, room + f->c.buffer_bytes);
+    return left > room ? left - room : 0;
+}
+
 /* The rates of lane c now, from its flows' rates and the load of the
- * channels they go on to (the comment at the top). */
+ * channels they go on to (the comment at the top); each class's part of
+ * them by its own terms. */
 static void chan_rates(temu_fm *f, fm_chan *c)
 {
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
     double inq = 0, back = 0, z = 0, k = 0, adaptive = 0, held[16] = {0}, keyed[16] = {0};
+    double cback[TEMU_TM_MAX_CLASSES] = {0}, cshare[TEMU_TM_MAX_CLASSES] = {0};
+    double cinq[TEMU_TM_MAX_CLASSES] = {0}, ccredit[TEMU_TM_MAX_CLASSES] = {0};
+    double spill[16] = {0}, spilled[16] = {0};
     int flows[16] = {0};
     int32_t stamp = ++f->stamp;
     for (int32_t i = 0; i < c->nusers; i++) {
@@ -371,9 +417,17 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         int32_t e = c->users[i].elem;
         double share = fl->x * el->coef / c->u;
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
-        /* held back by a bottleneck further on, or by this lane's own
-         * input buffer (the credit loop: it waits for credit) */
-        back += fl->limit > e || (fl->limit == e && fl->limit_buf) ? share : 0;
+        /* held back by this lane's own input buffer (the credit loop: it
+         * waits for credit), or by a bottleneck further on whose backlog
+         * reaches back into the buffer at this lane's end */
+        if (fl->limit == e && fl->limit_buf) {
+            back += share;
+            cback[fl->cls] += share;
+        } else if (fl->limit > e) {
+            spill[el->key & 15u] += backlog_spill(f, c->users[i].flow, fl->limit - e);
+            spilled[el->key & 15u] += share;
+        }
+        cshare[fl->cls] += share;
         flows[el->key & 15u]++;
         adaptive += fl->adaptive ? share : 0;
         held[el->key & 15u] += fl->x * el->hold;
@@ -385,6 +439,8 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         double other = (n->u - n->scratch) / n->cap, total = n->u / n->cap;
         other = other > 0 ? other : 0;
         z += share * other;
+        /* the class's own wait for n: its load there x n's M/D/1 wait */
+        cinq[fl->cls] += fl->x * fl->el[e + 1].coef * fm_params_wait(par, other, total);
         if (n->seen != stamp) {
             double own = n->scratch * fm_params_wait(par, other, total);
             n->seen = stamp;
@@ -403,9 +459,21 @@ static void chan_rates(temu_fm *f, fm_chan *c)
      * full of packets waiting (M/M/1/K on the next channels' other load) */
     double pb = 0;
     for (int key = 0; key < 16; key++) {
+        /* the buffer is full, the lane idle for credit, while the flows
+         * held back behind it have more bytes than it holds */
+        if (spilled[key] > 0 && spill[key] >= (double)f->c.buffer_bytes) {
+            back += spilled[key];
+            if (key / f->vcs_per_class < c->ncls) {
+                cback[key / f->vcs_per_class] += spilled[key];
+            }
+        }
         /* a buffer one steady stream uses is out of room only when its
          * loop limits it (back, above): no randomness, no blocking */
-        pb += flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
+        double b = flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
+        pb += b;
+        if (key / f->vcs_per_class < c->ncls) {
+            ccredit[key / f->vcs_per_class] += u * b; /* its own buffers out of room */
+        }
     }
     double pf = fm_params_full(z, k);
     double credit = u * (pf > pb ? pf : pb);
@@ -417,6 +485,12 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     c->r_credit = credit < idle ? credit : idle;
     c->r_inq = inq < 1.0 ? inq : 1.0;
     c->r_nodyn = c->r_credit * adaptive;
+    for (int32_t cl = 0; cl < c->ncls; cl++) {
+        double own = ccredit[cl] > u * pf * cshare[cl] ? ccredit[cl] : u * pf * cshare[cl];
+        ccredit[cl] = idle * cback[cl] > own ? idle * cback[cl] : own;
+    }
+    chan_split(c, FM_CLS_RCREDIT, c->r_credit, ccredit, cshare);
+    chan_split(c, FM_CLS_RINQ, c->r_inq, cinq, cshare);
 }
 
 /* ------------------------------------------------------------ solving */
