@@ -90,35 +90,16 @@ typedef struct bkm_packet {
     temu_tm *t;
 } bkm_packet;
 
-/* The packet model on BookSim's network; turn_ps: its VC turnaround. */
-static inline void *bkm_packet_create_turn(const bk_cube *c, bk_delivery_fn fn, void *ctx,
-                                           int64_t turn_ps)
+static inline void *bkm_packet_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
 {
     bkm_packet *pm = calloc(1, sizeof *pm);
     temu_tm_config cfg = bkm_config();
     temu_error err;
-    cfg.turn_ps = turn_ps;
     ck_assert(pm != NULL);
     bkm_net_init(&pm->net, c);
     ck_assert_msg(temu_tm_create(&pm->net.m, &cfg, &pm->t, &err) == TEMU_OK, "%s", err.message);
     temu_tm_set_delivery(pm->t, fn, ctx);
     return pm;
-}
-
-/* With BookSim's VC turnaround: an input VC's next packet is routed
- * (routing_delay, 1 cycle) and allocated an output VC (vc_alloc_delay, 1)
- * only once the tail ahead of it has left (iq_router.cpp puts the VC back
- * into its routing state then; doc/model.md, "VC turnaround"). */
-static inline void *bkm_packet_create(const bk_cube *c, bk_delivery_fn fn, void *ctx)
-{
-    return bkm_packet_create_turn(c, fn, ctx, 2 * BK_CYCLE);
-}
-
-/* Without it: the packet model the flow level's figures were measured
- * against (tests/test_flow_booksim.c, to be measured again). */
-static inline void *bkm_packet_create_noturn(const bk_cube *c, bk_delivery_fn fn, void *ctx)
-{
-    return bkm_packet_create_turn(c, fn, ctx, 0);
 }
 
 static inline void bkm_packet_send(void *model, int64_t at_ps, int src, int dst, uint64_t tag)
