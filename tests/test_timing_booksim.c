@@ -55,7 +55,7 @@ static const struct {
     {"6x6x6", 10},     /* uniform tornado */
     {"4x4x4x4", 10},   /* uniform tornado */
     {"2x2x2x2x2", 20}, /* uniform neighbor shuffle bitrev */
-    {"3x3x3x3", 5},    /* uniform */
+    {"3x3x3x3", 10},   /* uniform tornado */
 };
 
 /* The rows' parser (bk_each_row, shared by both model levels' tests): the
