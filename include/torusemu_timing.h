@@ -106,6 +106,9 @@ typedef struct temu_tm_config {
     uint32_t threads;       /* packet level: 0 the serial engine; N >= 1 the machine cut into N */
                             /* regions run by N threads in windows of the lookahead, the same   */
                             /* results for every N (doc/model.md, "Parallel engine")           */
+    int64_t turn_ps;        /* a queue's next head is routed and given a VC only after the train */
+                            /* ahead of it has left the queue: it may leave this long after      */
+                            /* (route computation + VC allocation; doc/model.md, "VC turnaround") */
 } temu_tm_config;
 
 /* The model levels (doc/model.md, "Model levels"): the packet model of

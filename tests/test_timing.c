@@ -35,6 +35,37 @@ START_TEST(test_idle_latency_exact)
 }
 END_TEST
 
+/* VC turnaround (turn_ps = T): a router input queue routes its next head
+ * and allocates it a VC only once the train ahead has left.  A lone flow
+ * of 8 packets, all created at 0, from (0,0,0) to (3,0,0): its packets
+ * leave the source queue every S = 100000 ps and arrive at router x=1 S
+ * apart, where packet k may leave T after packet k-1 has left, so from
+ * there on they are S + T apart (the routers after it see them arrive
+ * at exactly that spacing and add nothing).  The first packet meets no
+ * predecessor: its latency is the idle one, S + 4R + 3W.  T = 0: S apart,
+ * as without the turnaround. */
+START_TEST(test_vc_turnaround_exact)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    for (int64_t turn = 0; turn <= 50000; turn += 50000) {
+        temu_tm_config c = round_config();
+        got g;
+        c.turn_ps = turn;
+        temu_tm *t = make(&m, &c, &g);
+        for (int i = 0; i < 8; i++) {
+            send(t, 0, node(&m, 0, 0, 0), node(&m, 3, 0, 0), 100, (uint64_t)i);
+        }
+        temu_tm_run(t, INT64_MAX);
+        ck_assert_int_eq(g.n, 8);
+        ck_assert_int_eq(g.delivered[0], 100000 + 4 * 20000 + 3 * 3000);
+        for (int i = 1; i < 8; i++) {
+            ck_assert_int_eq(g.delivered[i] - g.delivered[i - 1], 100000 + turn);
+        }
+        temu_tm_destroy(t);
+    }
+}
+END_TEST
+
 /* Two flows share the X+ link from x=1: (0,0,0)->(2,0,0) and
  * (1,0,0)->(3,0,0), 32 packets of 100 bytes each, all created at time 0.
  * Alone, a flow would deliver one packet every S = 100000 ps (its injection
@@ -727,6 +758,7 @@ int main(void)
     Suite *s = suite_create("timing");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_idle_latency_exact);
+    tcase_add_test(tc, test_vc_turnaround_exact);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_no_competition_no_stall);
     tcase_add_test(tc, test_back_pressure_stalls_upstream);

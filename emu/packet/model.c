@@ -55,6 +55,7 @@ static void fill_machine(temu_tm *t, const temu_machine *m, const temu_tm_config
 {
     for (int64_t i = 0; i < t->nchan * t->nvc + m->nnodes; i++) {
         t->q[i].head = t->q[i].tail = -1;
+        t->q[i].left_at = INT64_MIN / 4; /* no train has left yet: no VC turnaround */
     }
     for (int64_t r = 0; r < m->nrouters; r++) {
         temu_router_coords(m, r, &t->coord[r * m->ndims]);

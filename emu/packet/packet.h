@@ -163,6 +163,7 @@ typedef struct tm_queue {
      * tm_flow_return); back_bytes 0: none */
     int64_t back_at;
     int64_t back_bytes;
+    int64_t left_at; /* the last train read out of the queue has left it (ps) */
 } tm_queue;
 
 /* A train's credit coming back upstream packet by packet, as single

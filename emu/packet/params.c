@@ -81,7 +81,7 @@ temu_status tm_params_check(const temu_machine *m, const temu_tm_config *c, temu
                          "timing model: adaptive routing is modelled for Blue Gene only");
     }
     if (c->router_ps < 0 || c->wire_ps < 0 || c->node_wire_ps < 0 || c->credit_ps < 0 ||
-        c->mu_request_ps < 0) {
+        c->mu_request_ps < 0 || c->turn_ps < 0) {
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
     if (c->mu_request_ps > 1000000) {

@@ -6,7 +6,9 @@
  *   queue     A train enters an input queue (or its node's source queue);
  *             the first in a queue is its head.  The head is READY when it
  *             may leave: router_ps after its header arrived (no delay in a
- *             source queue), not before the train ahead of it was read out,
+ *             source queue), not before the train ahead of it was read out
+ *             (in a router's input queue: turn_ps after that, the VC
+ *             turnaround),
  *             and not so early that its tail would be overtaken on a faster
  *             channel (become_head).
  *   route     READY: the routing function gives the channels the head may
@@ -59,6 +61,13 @@ static void become_head(temu_tm *t, int64_t q, int64_t head_time)
     int64_t s_out = tm_chan_ser_cached(&t->ch[tr->chan], tr->bytes);
     if (head_time > ready) {
         ready = head_time;
+    }
+    /* VC turnaround: a router input queue routes its head and allocates
+     * it a VC only once the train ahead of it has left, so the head may
+     * leave turn_ps after that at the earliest (doc/model.md, "VC
+     * turnaround"); 0: none, as before */
+    if (t->c.turn_ps > 0 && !tm_is_source(t, q) && t->q[q].left_at + t->c.turn_ps > ready) {
+        ready = t->q[q].left_at + t->c.turn_ps;
     }
     /* cut-through onto a faster channel cannot overtake the arriving tail */
     if (tr->tail - s_out > ready) {
@@ -137,6 +146,7 @@ static void transmit(temu_tm *t, int64_t q, int32_t p, int64_t c, uint32_t m)
     int vc = tr->vc;
 
     t->q[q].head = tr->next;
+    t->q[q].left_at = last + readout;
     if (tr->next < 0) {
         t->q[q].tail = -1;
         if (t->eng != NULL) {
