@@ -14,27 +14,12 @@
  * usage: bench_flow [SPEC [PER_NODE [DEPTH [BYTES]...]]]
  */
 #include "torusemu_flow.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* CPU time of this process: the figure stays meaningful on a shared host */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 typedef struct load {
     temu_fm *f;
@@ -52,7 +37,7 @@ static void send_next(load *l, int64_t src, int64_t when)
         return;
     }
     l->left[src]--;
-    int64_t dst = (int64_t)(rng_next(&l->rng[src]) % (uint64_t)(l->m->nnodes - 1));
+    int64_t dst = (int64_t)(bench_rng_next(&l->rng[src]) % (uint64_t)(l->m->nnodes - 1));
     dst += dst >= src;
     if (temu_fm_send(l->f, when, src, dst, l->bytes, l->count, 0, (uint32_t)l->left[src], 0,
                      (uint64_t)src, &err) != TEMU_OK) {
@@ -80,7 +65,7 @@ static int run(const temu_machine *m, uint64_t per_node, int depth, uint64_t msg
         fprintf(stderr, "bench_flow: %s\n", err.message);
         return -1;
     }
-    double t0 = now_s();
+    double t0 = bench_cpu_seconds();
     l.m = m;
     l.bytes = c.max_packet;
     l.count = (uint32_t)((msg_bytes + c.max_packet - 1) / c.max_packet);
@@ -100,7 +85,7 @@ static int run(const temu_machine *m, uint64_t per_node, int depth, uint64_t msg
         }
     }
     int64_t end = temu_fm_run(l.f, INT64_MAX);
-    double cpu = now_s() - t0;
+    double cpu = bench_cpu_seconds() - t0;
     temu_fm_totals_get(l.f, &tot);
     printf("%-16s %9llu B %7u pk  %8llu flows  %8.2f s  %9.0f flows/s  %8llu solves  %11llu "
            "updates  %10.3f us virtual\n",

@@ -23,27 +23,13 @@
  *            (bench_load_sweep.sh)
  */
 #include "torusemu_timing.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Packets delivered from `from` ps on. */
 typedef struct counted {
@@ -97,7 +83,7 @@ static result run(const temu_machine *m, int uniform, double load, int64_t span_
     double ser = (double)c.max_packet * 1000.0 / c.node_gbs;
     int64_t step = (int64_t)ceil(ser);
     double p = load * (double)step / ser;
-    double t0 = cpu_s();
+    double t0 = bench_cpu_seconds();
     for (int64_t when = 0; when < span_ps; when += step) {
         temu_tm_run(t, when);
         for (int64_t n = 0; n < m->nnodes; n++) {
@@ -105,10 +91,10 @@ static result run(const temu_machine *m, int uniform, double load, int64_t span_
              * packets, and the fraction left at random */
             double want = p;
             for (; want > 0; want -= 1) {
-                if (want < 1 && (double)(rng_next(&rng) >> 11) * 0x1.0p-53 >= want) {
+                if (want < 1 && (double)(bench_rng_next(&rng) >> 11) * 0x1.0p-53 >= want) {
                     break;
                 }
-                int64_t d = uniform ? (int64_t)(rng_next(&rng) % (uint64_t)m->nnodes)
+                int64_t d = uniform ? (int64_t)(bench_rng_next(&rng) % (uint64_t)m->nnodes)
                                     : tornado(m, n);
                 if (temu_tm_send(t, when, n, d, c.max_packet, 0, (uint32_t)n, 0, &err) !=
                     TEMU_OK) {
@@ -119,7 +105,7 @@ static result run(const temu_machine *m, int uniform, double load, int64_t span_
         }
     }
     temu_tm_run(t, span_ps);
-    r.cpu = cpu_s() - t0;
+    r.cpu = bench_cpu_seconds() - t0;
     temu_tm_totals_get(t, &r.tot);
     r.accepted = (double)cnt.late * ser / ((double)m->nnodes * (double)(span_ps - cnt.from));
     temu_tm_destroy(t);

@@ -15,6 +15,7 @@
  * usage: bench_timing [SPEC LOAD MICROSECONDS]...
  */
 #include "torusemu_timing.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,26 +24,10 @@
 
 #define RUNS 3
 
-/* CPU time of this process: the figure stays meaningful on a shared host */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 /* One run: messages of `pkts` maximal packets, trains of at most `train`;
@@ -68,19 +53,19 @@ static double run(const temu_machine *m, double load, int64_t span_ps, uint32_t 
     double gap = (double)c.max_packet * pkts * 1000.0 / c.node_gbs / load;
     int64_t step = (int64_t)gap;
     double p = (double)step / gap;
-    double t0 = now_s();
+    double t0 = bench_cpu_seconds();
     for (int64_t when = 0; when < span_ps; when += step) {
         temu_tm_run(t, when);
         for (int64_t n = 0; n < m->nnodes; n++) {
-            if ((double)(rng_next(&rng) >> 11) * 0x1.0p-53 >= p) {
+            if ((double)(bench_rng_next(&rng) >> 11) * 0x1.0p-53 >= p) {
                 continue;
             }
-            int64_t d = (int64_t)(rng_next(&rng) % (uint64_t)m->nnodes);
+            int64_t d = (int64_t)(bench_rng_next(&rng) % (uint64_t)m->nnodes);
             temu_tm_send_train(t, when, n, d, c.max_packet, pkts, 0, (uint32_t)n, 0, &err);
         }
     }
     temu_tm_run(t, INT64_MAX);
-    double dt = now_s() - t0;
+    double dt = bench_cpu_seconds() - t0;
     temu_tm_totals_get(t, &tot);
     temu_tm_destroy(t);
     *hops_out = tot.packet_hops;

@@ -26,19 +26,13 @@
  *        bench_timing_scale halo SPEC RPN X Y Z CELLS VARS TRAIN BUDGET_S
  */
 #include "torusemu_timing.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, const temu_error *err)
 {
@@ -164,7 +158,7 @@ int main(int argc, char **argv)
     c.routing =
         TEMU_TM_DETERMINISTIC; /* as doc/performance.md measured; adaptive: single packets */
     double budget = atof(argv[argc - 1]);
-    double t0 = cpu_s();
+    double t0 = bench_cpu_seconds();
     if (temu_tm_create(&m, &c, &t, &err) != TEMU_OK) {
         die("create", &err);
     }
@@ -217,14 +211,14 @@ int main(int argc, char **argv)
             }
         }
     }
-    double t1 = cpu_s();
+    double t1 = bench_cpu_seconds();
     /* run in slices of virtual time so the budget can stop it */
     int64_t until = 0;
-    while (temu_tm_pending(t) > 0 && cpu_s() - t0 < budget) {
+    while (temu_tm_pending(t) > 0 && bench_cpu_seconds() - t0 < budget) {
         until += 1000000; /* 1 us */
         temu_tm_run(t, until);
     }
-    double t2 = cpu_s();
+    double t2 = bench_cpu_seconds();
     int64_t behind = 0; /* fft-rounds: ranks not through every round */
     if (in_rounds) {
         msgs = r.msgs;

@@ -37,6 +37,7 @@
  *   maximal packets less 0-99 bytes.
  */
 #include "torusemu_timing.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,14 +88,6 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         mix(f, v[i]);
     }
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 static void fail(const char *what, const temu_error *err)
@@ -222,17 +215,17 @@ static void run_case(char **a, int reverse, uint32_t threads)
         int64_t ns = 0;
         temu_tm_run(t, when);
         for (int64_t n = 0; n < m.nnodes; n++) {
-            if ((double)(rng_next(&rng) >> 11) * 0x1.0p-53 >= p) {
+            if ((double)(bench_rng_next(&rng) >> 11) * 0x1.0p-53 >= p) {
                 continue;
             }
             send *e = &sends[ns++];
             e->src = n;
-            e->dst = (int64_t)(rng_next(&rng) % (uint64_t)m.nnodes);
-            e->cls = (uint32_t)(rng_next(&rng) % c.classes);
+            e->dst = (int64_t)(bench_rng_next(&rng) % (uint64_t)m.nnodes);
+            e->cls = (uint32_t)(bench_rng_next(&rng) % c.classes);
             if (mode[0] == 'm') {
-                e->bytes = (uint64_t)pkts * c.max_packet - rng_next(&rng) % 100;
+                e->bytes = (uint64_t)pkts * c.max_packet - bench_rng_next(&rng) % 100;
             } else {
-                e->bytes = c.max_packet - (uint32_t)(rng_next(&rng) % 7);
+                e->bytes = c.max_packet - (uint32_t)(bench_rng_next(&rng) % 7);
                 e->tag = ++tag;
             }
         }

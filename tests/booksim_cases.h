@@ -41,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
+
 #define BK_CYCLE 1000 /* ps: one BookSim cycle */
 #define BK_FLIT 16    /* bytes */
 #define BK_PKT_FLITS 4
@@ -86,15 +88,6 @@ typedef struct bk_driver {
     void (*destroy)(void *model);
     const bk_gap *gaps; /* known gaps, ended by a NULL shape; NULL = none */
 } bk_driver;
-
-/* Deterministic generator (splitmix64): no host dependence. */
-static uint64_t bk_rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* --- traffic, as BookSim's src/traffic.cpp makes it -------------------- */
 
@@ -155,7 +148,7 @@ static int bk_traffic_dest(bk_traffic *tr, int b)
 {
     const bk_cube *c = &tr->cube;
     if (strcmp(tr->pattern, "uniform") == 0) {
-        return (int)(bk_rng_next(&tr->rng) % (uint64_t)c->nodes);
+        return (int)(test_rng_next(&tr->rng) % (uint64_t)c->nodes);
     }
     if (strcmp(tr->pattern, "alltoall") == 0) {
         /* each source cycles through every other node in a fixed rotating
@@ -268,7 +261,7 @@ static bk_result bk_run_case(const bk_driver *drv, const bk_cube *c, const char 
             bk_snapshot(drv, model, c, -1, st);
         }
         for (int b = 0; b < c->nodes; b++) {
-            if ((double)(bk_rng_next(&tr.rng) >> 11) * 0x1.0p-53 >= p) {
+            if ((double)(test_rng_next(&tr.rng) >> 11) * 0x1.0p-53 >= p) {
                 continue;
             }
             int d = bk_traffic_dest(&tr, b);

@@ -224,15 +224,6 @@ static double spearman(const double *x, const double *y, int n)
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 1.0;
 }
 
-/* Deterministic generator (splitmix64). */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 typedef struct outcome {
     int64_t stall_ps; /* credit + inq stall over all lanes */
     double mean_latency;
@@ -267,7 +258,7 @@ static outcome run_traffic(const char *spec, int credit, int pattern, int msgs, 
         for (int64_t n = 0; n < m.nnodes; n++) {
             int64_t d;
             if (pattern == 0) {
-                d = (int64_t)(rng_next(&rng) % (uint64_t)m.nnodes);
+                d = (int64_t)(test_rng_next(&rng) % (uint64_t)m.nnodes);
             } else if (pattern == 1) {
                 int32_t cs[TEMU_MAX_DIMS], cd[TEMU_MAX_DIMS];
                 temu_router_coords(&m, temu_node_router(&m, n), cs);
@@ -276,7 +267,7 @@ static outcome run_traffic(const char *spec, int credit, int pattern, int msgs, 
                 }
                 d = temu_router_index(&m, cd) * m.nodes_per_router;
             } else {
-                d = (int64_t)(rng_next(&rng) % (uint64_t)(m.nnodes / 4));
+                d = (int64_t)(test_rng_next(&rng) % (uint64_t)(m.nnodes / 4));
             }
             if (d != n) {
                 send(t, (int64_t)j * gap, n, d, c.max_packet, pkts, 0);

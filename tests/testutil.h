@@ -56,6 +56,17 @@ static inline int64_t test_node(const temu_machine *m, const int32_t *c, int k)
 }
 
 /* Run every test case of a suite; exit status for automake. */
+/* The next number of a splitmix64 stream whose state is *s (Steele, Lea
+ * and Flood, "Fast splittable pseudorandom number generators", OOPSLA
+ * 2014): traffic that is the same on every host. */
+static inline uint64_t test_rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 static inline int test_run(Suite *s)
 {
     SRunner *sr = srunner_create(s);
