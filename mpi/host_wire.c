@@ -22,6 +22,13 @@
  * come in meanwhile, so two processes sending to each other never wait on
  * each other.  One lock guards everything: the layer's messages are few
  * and small beside the program's.
+ *
+ * The port listens on every interface, so anything on the network can
+ * connect to it: a connection's first 8 bytes must be the run's key (drawn
+ * by rank 0 from the system's random source and given to every rank over
+ * MPI at the start), and every header must name a rank of the run and a
+ * length the layer can send; a connection that breaks either rule is
+ * closed and said on stderr, and nothing it sent is taken.
  */
 #include "tmpi.h"
 
@@ -36,13 +43,19 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #define WIRE_ADDR_ENV "TORUSEMU_HOSTS_ADDR"
+/* a directory where each rank writes its port (tests: a stranger's bytes) */
+#define WIRE_PORTS_ENV "TORUSEMU_HOSTS_WIRE_PORTS"
 /* the header: source << 32 | tag, then the number of words that follow */
 #define HEAD_WORDS 2
+/* the longest message the layer sends, in words (a host's store copy for
+ * the sampler is the longest: far below this); longer is not ours */
+#define WIRE_MAX_WORDS ((uint64_t)1 << 27)
 
 typedef struct wire_msg {
     struct wire_msg *next;
@@ -56,6 +69,7 @@ typedef struct wire_in {
     int fd;
     unsigned char *buf;
     size_t have, cap;
+    int keyed; /* its first 8 bytes were the run's key */
 } wire_in;
 
 static struct {
@@ -63,6 +77,7 @@ static struct {
     int on;
     int listen_fd;
     int32_t rank, size;
+    uint64_t key;   /* the run's key: the first 8 bytes on every connection */
     uint32_t *addr; /* per rank: IPv4 address, port (network order) */
     int *out;       /* per rank: the connection this process opened, or -1 */
     wire_in *in;
@@ -79,13 +94,53 @@ static void queue_push(wire_msg *m)
     wire.tail = &m->next;
 }
 
+/* c closed and emptied: its peer broke a rule of the wire (why). */
+static void in_refuse(wire_in *c, const char *why)
+{
+    fprintf(stderr, "torusemu-mpi: rank %d closed a connection to the layer's port: %s\n",
+            (int)wire.rank, why);
+    if (c->fd >= 0) {
+        close(c->fd);
+    }
+    c->fd = -1;
+    c->have = 0;
+}
+
+/* Whether c's first 8 bytes are the run's key (consumed); 0 while they
+ * have not all come, -1 (c refused) when they are not the key. */
+static int in_key(wire_in *c)
+{
+    uint64_t key;
+    if (c->have < sizeof key) {
+        return 0;
+    }
+    memcpy(&key, c->buf, sizeof key);
+    if (key != wire.key) {
+        in_refuse(c, "it did not present this run's key");
+        return -1;
+    }
+    memmove(c->buf, c->buf + sizeof key, c->have - sizeof key);
+    c->have -= sizeof key;
+    c->keyed = 1;
+    return 1;
+}
+
 /* The complete messages in c's buffer into the queue. */
 static void in_parse(wire_in *c)
 {
     size_t at = 0;
+    if (!c->keyed && in_key(c) <= 0) {
+        return;
+    }
     while (c->have - at >= HEAD_WORDS * sizeof(uint64_t)) {
         uint64_t head[HEAD_WORDS];
         memcpy(head, c->buf + at, sizeof head);
+        int64_t from = (int64_t)(head[0] >> 32);
+        if (from >= wire.size || head[1] > WIRE_MAX_WORDS) {
+            in_refuse(c, from >= wire.size ? "a message from no rank of the run"
+                                           : "a message longer than the layer sends");
+            return;
+        }
         size_t bytes = sizeof head + head[1] * sizeof(uint64_t);
         if (c->have - at < bytes) {
             break;
@@ -185,28 +240,6 @@ static wire_msg *queue_match(int32_t from, int32_t tag)
 
 /* ------------------------------------------------------------ sending */
 
-/* This process's connection to rank `to`, opened at the first message. */
-static int out_fd(int32_t to)
-{
-    if (wire.out[to] >= 0) {
-        return wire.out[to];
-    }
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    struct sockaddr_in sa = {.sin_family = AF_INET};
-    sa.sin_addr.s_addr = wire.addr[2 * to];
-    sa.sin_port = (in_port_t)wire.addr[2 * to + 1];
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        if (fd >= 0) {
-            close(fd);
-        }
-        return -1;
-    }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    wire.out[to] = fd;
-    return fd;
-}
-
 /* len bytes written to fd; what comes in meanwhile is read (the peer may
  * be writing to this process too); 0 or -1. */
 static int out_write(int fd, const void *p, size_t len)
@@ -226,6 +259,32 @@ static int out_write(int fd, const void *p, size_t len)
         }
     }
     return 0;
+}
+
+/* This process's connection to rank `to`, opened at the first message. */
+static int out_fd(int32_t to)
+{
+    if (wire.out[to] >= 0) {
+        return wire.out[to];
+    }
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = wire.addr[2 * to];
+    sa.sin_port = (in_port_t)wire.addr[2 * to + 1];
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    if (out_write(fd, &wire.key, sizeof wire.key) != 0) {
+        close(fd);
+        return -1;
+    }
+    wire.out[to] = fd;
+    return fd;
 }
 
 int tmpi_wire_send(int32_t to, int32_t tag, const uint64_t *w, size_t n)
@@ -316,6 +375,20 @@ static uint32_t own_address(void)
     return a.s_addr;
 }
 
+/* The run's key: 8 bytes from the system's random source (the clock
+ * and the process id mixed if it has none). */
+static uint64_t run_key(void)
+{
+    uint64_t k = 0;
+    if (getrandom(&k, sizeof k, 0) != (ssize_t)sizeof k) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        k = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+            ((uint64_t)getpid() << 40) ^ 0x9e3779b97f4a7c15ull;
+    }
+    return k;
+}
+
 /* The listening socket, on any interface and a port the system picks;
  * its port (network order) or 0. */
 static uint32_t listen_open(void)
@@ -332,6 +405,23 @@ static uint32_t listen_open(void)
     return sa.sin_port;
 }
 
+/* The port (network order) written to $TORUSEMU_HOSTS_WIRE_PORTS/port.RANK
+ * when that is set: a test's way to reach the port from outside. */
+static void port_tell(int32_t rank, uint32_t port)
+{
+    const char *dir = getenv(WIRE_PORTS_ENV);
+    char path[4096];
+    if (dir == NULL || dir[0] == '\0' ||
+        snprintf(path, sizeof path, "%s/port.%d", dir, (int)rank) >= (int)sizeof path) {
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+        fprintf(f, "%u\n", (unsigned)ntohs((uint16_t)port));
+        fclose(f);
+    }
+}
+
 int tmpi_wire_open(MPI_Comm comm, int32_t rank, int32_t size, char *why, size_t len)
 {
     uint32_t mine[2] = {own_address(), listen_open()};
@@ -345,10 +435,14 @@ int tmpi_wire_open(MPI_Comm comm, int32_t rank, int32_t size, char *why, size_t 
     for (int32_t r = 0; ok && r < size; r++) {
         wire.out[r] = -1;
     }
+    if (rank == 0) {
+        wire.key = run_key();
+    }
     tmpi_depth++; /* ours, not the program's */
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (all) {
         PMPI_Allgather(mine, 2, MPI_UINT32_T, wire.addr, 2, MPI_UINT32_T, comm);
+        PMPI_Bcast(&wire.key, 1, MPI_UINT64_T, 0, comm);
     }
     tmpi_depth--;
     if (!all) {
@@ -358,6 +452,7 @@ int tmpi_wire_open(MPI_Comm comm, int32_t rank, int32_t size, char *why, size_t 
         return -1;
     }
     __atomic_store_n(&wire.on, 1, __ATOMIC_RELEASE);
+    port_tell(rank, mine[1]);
     return 0;
 }
 

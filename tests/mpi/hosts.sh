@@ -163,6 +163,47 @@ full=$("$TORUSEMU" series --all --format=csv "$TMP/h.tser" |
         END { for (k in s) if (s[k] == want) n++; print n + 0, (s[last] == want) }')
 [ "${full% *}" -ge 2 ] && [ "${full#* }" = 1 ] && [ "$store" -gt 0 ] && pass ||
     failed "sampled on real hosts: $full (snapshots at the store's sum, last one at it)"
+# a stranger on the layer's ports (mpi/host_wire.c): while the ranks pause,
+# every rank's port gets a connection that does not start with the run's
+# key and sends what an agent would take for 32 counter updates of +1000
+# from rank 0; each is closed and said, the store is the single-host one
+le64() {
+    _v=$1 _s=""
+    for _ in 1 2 3 4 5 6 7 8; do
+        _s="$_s\\x$(printf %02x $((_v & 255)))"
+        _v=$((_v >> 8))
+    done
+    printf '%s' "$_s"
+}
+forged="$(le64 81)$(le64 65)$(le64 0)"
+for i in $(seq 0 31); do forged="$forged$(le64 "$i")$(le64 1000)"; done
+ports_told() { [ "$(find "$TMP/ports" -name 'port.*' 2>/dev/null | wc -l)" -eq 4 ]; }
+rma="$TM/rma_ops --bytes 512 --target 3 put get acc"
+# shellcheck disable=SC2086
+one_host "stranger: one host" "$TMP/one.store" gemini-small 4 -- $rma
+dump_all "$TMP/one.store" "$TMP/one.dump"
+rm -rf "$TMP/ports" && mkdir "$TMP/ports"
+rm -f "$TMP/split.store"
+# shellcheck disable=SC2086
+TORUSEMU_HOSTS_WIRE_PORTS="$TMP/ports" "$TORUSEMU" run --machine gemini-small -np 4 \
+    --split-hosts 2 --keep "$TMP/split.store" --mpirun-arg -x \
+    --mpirun-arg TORUSEMU_HOSTS_WIRE_PORTS -- $rma --pause 5000 >"$TMP/out" 2>"$TMP/err" &
+job=$!
+if poll 1200 ports_told; then
+    for f in "$TMP"/ports/port.*; do
+        bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "$2" >&3' _ "$(cat "$f")" "$forged" ||
+            failed "stranger: no connection to port $(cat "$f")"
+    done
+    pass
+else
+    failed "stranger: the ranks never told their ports: $(tail -n 3 "$TMP/err")"
+fi
+wait $job && pass || failed "stranger: the run failed: $(tail -n 5 "$TMP/err")"
+grep -q "closed a connection to the layer's port: it did not present this run's key" "$TMP/err" &&
+    pass || failed "stranger: no connection was refused: $(tail -n 5 "$TMP/err")"
+dump_all "$TMP/split.store" "$TMP/split.dump"
+cmp -s "$TMP/one.dump" "$TMP/split.dump" && pass ||
+    failed "stranger: the store differs: $(diff "$TMP/one.dump" "$TMP/split.dump" | head -n 6)"
 run_mpi "traced, 3 hosts" "$TMP/split.store" nodeboard 8 --split-hosts 3 --trace "$TMP/trace" \
     -- "$TM/coll_trace"
 expect_ok "traced: replay" "$TORUSEMU" replay --machine nodeboard -np 8 --trace "$TMP/trace" \
