@@ -334,6 +334,20 @@ START_TEST(test_lone_flow_matches_packet_model)
 }
 END_TEST
 
+/* tests/test_timing_booksim.c's configuration: one class, credits, two
+ * 64-byte packets per input queue, 16 GB/s channels (4 ns a packet). */
+static temu_tm_config shallow_config(void)
+{
+    temu_tm_config c = round_config();
+    c.router_ps = 4000;
+    c.wire_ps = c.credit_ps = 2000;
+    c.node_wire_ps = 1000;
+    c.buffer_bytes = 128;
+    c.max_packet = 64;
+    c.link_gbs = c.node_gbs = 16.0;
+    return c;
+}
+
 /* Shallow buffers (tests/test_timing_booksim.c's configuration: two
  * 64-byte packets per input queue, a packet holding its space for
  * 2 + 4 + 4 + 2 ns from the credit taken to the credit back) pace a lone
@@ -342,13 +356,7 @@ END_TEST
 START_TEST(test_shallow_buffers_pace_a_flow)
 {
     temu_machine m = test_machine("bgp:4x4x4");
-    temu_tm_config c = round_config(); /* one class, credits; the rest: */
-    c.router_ps = 4000;
-    c.wire_ps = c.credit_ps = 2000;
-    c.node_wire_ps = 1000;
-    c.buffer_bytes = 128;
-    c.max_packet = 64;
-    c.link_gbs = c.node_gbs = 16.0;
+    temu_tm_config c = shallow_config();
     int64_t pa[16], fa[16];
     int64_t a = packet_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, pa);
     int64_t b = flow_model_time(&m, &c, 0, node(&m, 2, 1, 3), 64, 16, 0, fa);
@@ -637,6 +645,42 @@ START_TEST(test_back_pressure_needs_a_backlog)
 }
 END_TEST
 
+/* A lane waits for its own credit only where its stream is not paced yet
+ * (doc/model.md, "Flow level: validation"): on BookSim's shallow buffers
+ * (test_shallow_buffers_pace_a_flow) streams go from (0,0,0) to (3,0,0),
+ * three X+ lanes.  The first lane is fed by the node; the second and third
+ * each by the one lane before them, whose loop (as long as theirs) has
+ * already spaced the packets, so they never wait for credit, as in the
+ * packet model (4x4x4 tornado: only the first dimension's lanes stall).
+ * `n` capped streams of g GB/s each (n = 2: they share the buffers' two
+ * slots, Erlang B), or one uncapped stream (n = 0: its loop limits it).
+ * Returns lane `hop`'s credit stall (ps) over 10 us. */
+static int64_t paced_credit(int n, double g, int hop)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = shallow_config();
+    temu_fm *f = fm_make(&m, &c, NULL);
+    for (int i = 0; i < (n > 0 ? n : 1); i++) {
+        fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 3, 0, 0), 64, 1000000, 0, n > 0 ? g : 0,
+                (uint64_t)i);
+    }
+    temu_fm_run(f, 10000000);
+    temu_tm_lane_stats s = fm_lane(f, node(&m, hop, 0, 0), TEMU_LINK_PLUS(0), 0);
+    temu_fm_destroy(f);
+    return s.credit_stall_ps;
+}
+
+START_TEST(test_paced_lanes_wait_for_no_credit)
+{
+    ck_assert_int_gt(paced_credit(2, 4.0, 0), 0);
+    ck_assert_int_gt(paced_credit(0, 0, 0), 0);
+    for (int hop = 1; hop <= 2; hop++) {
+        ck_assert_int_eq(paced_credit(2, 4.0, hop), 0);
+        ck_assert_int_eq(paced_credit(0, 0, hop), 0);
+    }
+}
+END_TEST
+
 /* Per-class stalls: held_back_credit's A and B (64 packets, class 0) and
  * C, 64 packets of class 1 from (0,0,0) to (1,0,0), alone at its
  * destination.  On A's first lane class 0's part is nearly all of the
@@ -870,6 +914,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);
     tcase_add_test(tc, test_back_pressure_needs_a_backlog);
+    tcase_add_test(tc, test_paced_lanes_wait_for_no_credit);
     tcase_add_test(tc, test_stalls_per_class);
     tcase_add_test(tc, test_lone_flow_no_stall);
     tcase_add_test(tc, test_lone_stream_on_machines_no_stall);

@@ -76,8 +76,10 @@ typedef struct fm_chan {
     int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
     int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
     int32_t mixed_call;      /* fm_solve.c: and mixed */
+    int32_t paced_call;      /* fm_solve.c: and paced */
     double eta;              /* fm_solve.c: its derating if a bottleneck (chan_eta) */
     uint8_t mixed;           /* fm_solve.c: its input queue feeds 2+ outputs */
+    uint8_t paced;           /* fm_solve.c: fed by one link lane whose loop paces it */
     uint8_t full;            /* a bottleneck now */
     uint16_t bfull;          /* bit key: that input buffer a bottleneck now */
 } fm_chan;

@@ -38,11 +38,15 @@
  *           flows held back by a bottleneck further on have more bytes
  *           left, with those queued behind them at their sources, than
  *           the buffers between l's end and that bottleneck hold,
- *           backlog_spill; or l's own credit loop limits them) and its
+ *           backlog_spill; or their own credit loop limits them,
+ *           counted on the first lane of the paced run ending at the
+ *           limiting buffer, loop_holds) and its
  *           load u times the probability
  *           that the buffer it feeds has no room: every one of its
  *           K = buffer / packet bytes slots held by a packet's credit loop
- *           (Erlang B, per VC shared by several flows; a flow alone in a
+ *           (Erlang B, per VC shared by several flows, none on a lane
+ *           whose stream the one lane feeding it already paced,
+ *           lane_paced; a flow alone in a
  *           buffer waits for credit only where its loop limits it, which
  *           counts as held back) or the queue full of packets waiting for
  *           the next channels (M/M/1/K on their other load); a derated
@@ -391,6 +395,52 @@ static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops)
     return left > room ? left - room : 0;
 }
 
+/* Is lane c's stream already paced by the lane feeding it (doc/model.md,
+ * "Flow level: validation")?  Yes when every flow on c comes from one
+ * torus lane (not a node's injection channel) whose credit loop holds a
+ * packet at least as long as c's own: that loop spaced the packets it
+ * lets into c's input queue, so they reach c no faster than c's own loop
+ * lets them go on, and c never waits for its own credit (the packet
+ * model: on 4x4x4 tornado only the first dimension's lanes, fed by the
+ * nodes' bursts, stall for credit).  Users do not change during a solve:
+ * decided once per solve. */
+static uint8_t lane_paced(const temu_fm *f, fm_chan *c)
+{
+    int64_t from = -1;
+    if (c->paced_call == f->call) {
+        return c->paced;
+    }
+    c->paced_call = f->call;
+    c->paced = c->nusers > 0;
+    for (int32_t u = 0; u < c->nusers && c->paced; u++) {
+        const fm_flow *fl = &f->fl[c->users[u].flow];
+        int32_t e = c->users[u].elem;
+        if (e < 2 || (from >= 0 && fl->el[e - 1].chan != from) ||
+            fl->el[e - 1].hold < fl->el[e].hold) {
+            c->paced = 0;
+        }
+        from = e > 0 ? fl->el[e - 1].chan : -1;
+    }
+    return c->paced;
+}
+
+/* Is a flow held back by its own credit loop (limited by the input buffer
+ * at the end of its element `limit`) held back at its element e?  At the
+ * first lane of the run of paced lanes that ends at `limit` (lane_paced):
+ * the lanes after it receive a stream that lane already spaced. */
+static int loop_holds(temu_fm *f, const fm_flow *fl, int32_t e)
+{
+    if (!fl->limit_buf || fl->limit < e || lane_paced(f, &f->ch[fl->el[e].chan])) {
+        return 0;
+    }
+    for (int32_t i = e + 1; i <= fl->limit; i++) {
+        if (!lane_paced(f, &f->ch[fl->el[i].chan])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The rates of lane c now, from its flows' rates and the load of the
  * channels they go on to (the comment at the top); each class's part of
  * them by its own terms. */
@@ -420,7 +470,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         /* held back by this lane's own input buffer (the credit loop: it
          * waits for credit), or by a bottleneck further on whose backlog
          * reaches back into the buffer at this lane's end */
-        if (fl->limit == e && fl->limit_buf) {
+        if (loop_holds(f, fl, e)) {
             back += share;
             cback[fl->cls] += share;
         } else if (fl->limit > e) {
@@ -458,6 +508,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
      * held (Erlang B, k slots each held for the credit loop), or the queue
      * full of packets waiting (M/M/1/K on the next channels' other load) */
     double pb = 0;
+    uint8_t paced = lane_paced(f, c);
     for (int key = 0; key < 16; key++) {
         /* the buffer is full, the lane idle for credit, while the flows
          * held back behind it have more bytes than it holds */
@@ -469,7 +520,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
         }
         /* a buffer one steady stream uses is out of room only when its
          * loop limits it (back, above): no randomness, no blocking */
-        double b = flows[key] > 1 ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
+        double b = flows[key] > 1 && !paced ? keyed[key] * fm_params_blocked(k * held[key], k) : 0;
         pb += b;
         if (key / f->vcs_per_class < c->ncls) {
             ccredit[key / f->vcs_per_class] += u * b; /* its own buffers out of room */
