@@ -122,7 +122,12 @@ check_PROGRAMS += tests/mpi/tmpi_check tests/mpi/fail tests/mpi/names tests/mpi/
 	tests/mpi/sonar_linked tests/mpi/coll_trace tests/mpi/trace_p2p tests/mpi/vt_pingpong \
 	tests/mpi/vt_cpu tests/mpi/vt_congest \
 	tests/mpi/vt_incast tests/mpi/vt_canary tests/mpi/vt_sync tests/mpi/vt_rma \
-	tests/mpi/vt_clocks tests/mpi/hold tests/mpi/vt_pollstate
+	tests/mpi/vt_clocks tests/mpi/hold tests/mpi/vt_pollstate tests/mpi/vt_lockcpu
+tests_mpi_vt_lockcpu_SOURCES = tests/mpi/vt_lockcpu.c
+tests_mpi_vt_lockcpu_CFLAGS = $(TMPI_PROG_CFLAGS)
+tests_mpi_vt_lockcpu_LDADD = $(TMPI_MPI_LIBS) -lpthread -lm
+tests_mpi_vt_lockcpu_DEPENDENCIES =
+tests_mpi_vt_lockcpu_LDFLAGS = -no-install
 tests_mpi_hold_SOURCES = tests/mpi/hold.c
 tests_mpi_hold_CFLAGS = $(TMPI_PROG_CFLAGS)
 tests_mpi_hold_LDADD = $(TMPI_MPI_LIBS)
@@ -240,6 +245,11 @@ tests_mpi_libpmpitool_la_CFLAGS = $(AM_CFLAGS) $(TMPI_MPI_CFLAGS)
 tests_mpi_libpmpitool_la_LIBADD = $(TMPI_MPI_LIBS)
 tests_mpi_libpmpitool_la_DEPENDENCIES =
 tests_mpi_libpmpitool_la_LDFLAGS = -module -avoid-version -rpath $(abs_builddir)/tests/mpi
+# a thread CPU clock only locking advances, preloaded after the layer
+# (vtime.sh; tests/mpi/fake_cpu.c)
+check_LTLIBRARIES += tests/mpi/libfakecpu.la
+tests_mpi_libfakecpu_la_SOURCES = tests/mpi/fake_cpu.c
+tests_mpi_libfakecpu_la_LDFLAGS = -module -avoid-version -rpath $(abs_builddir)/tests/mpi
 check_PROGRAMS += tests/mpi/tool_app tests/mpi/tool_app_ours tests/mpi/tool_app_tool
 tests_mpi_tool_app_SOURCES = tests/mpi/tool_app.c
 tests_mpi_tool_app_CFLAGS = $(TMPI_PROG_CFLAGS)

@@ -178,12 +178,12 @@ void tmpi_vt_enter(void)
 }
 
 /* The clock only grows, and every message of the call that ends was fed
- * at a time not after it: the floor may rise to it. */
+ * at a time not after it: the floor may rise to it.  The program's
+ * computation starts when the layer is done: the CPU mark is taken last,
+ * so the layer's own work here (the feed's lock, its futex wake) is not
+ * counted as compute at --cpu-scale > 0. */
 void tmpi_vt_leave(void)
 {
-    if (ps_per_cpu_ns > 0) {
-        cpu_mark = thread_cpu_ns();
-    }
     if (feed != NULL) {
         if (poll_failed) {
             /* The program polls (MPI_Test, MPI_Iprobe ... found nothing): in
@@ -202,6 +202,9 @@ void tmpi_vt_leave(void)
             tmpi_vt_idle_restart();
             declare(TMPI_VT_RUNNING, 0, -1, 0);
         }
+    }
+    if (ps_per_cpu_ns > 0) {
+        cpu_mark = thread_cpu_ns();
     }
 }
 

@@ -207,6 +207,23 @@ for f in 1 2 0.5; do
         sh -c "[ \"$mono\" -ge \"$mlo\" ] && [ \"$mono\" -le \"$mhi\" ]"
 done
 
+# The layer's own work is not computation: with tests/mpi/fake_cpu.c
+# preloaded after the layer, the thread CPU clock the layer reads moves
+# only by 1 ms at each pthread_mutex_lock.  One rank, 10 MPI calls, 3 of
+# its own locks before each (tests/mpi/vt_lockcpu.c): 30 ms of virtual
+# time, exactly.  The layer's locking at a call's return (the feed's lock
+# in tmpi_vt_leave, mpi/rank_vtime.c) counted as compute: 40 ms.
+# (LD_PRELOAD for these runs alone: set and restored around run_mpi)
+preload=${LD_PRELOAD-}
+for locks in 3 0; do
+    export LD_PRELOAD="$TM/.libs/libfakecpu.so${preload:+:$preload}"
+    run_mpi "fake CPU clock, $locks locks" "$S" bgq:4x1x1x1x2 1 --virtual-time --cpu-scale 1 \
+        --mpi-costs off --quiet -- "$TM/vt_lockcpu" 10 "$locks"
+    if [ -n "$preload" ]; then LD_PRELOAD=$preload; else unset LD_PRELOAD; fi
+    same "10 calls, $locks locks of the program's before each: only those count" \
+        "virtual $((10 * locks * 1000000000))" "$(cat "$TMP/out")"
+done
+
 # The program's own clocks (tests/mpi/vt_clocks.c; doc/virtual-time.md,
 # "The program's own clocks"): 50 round trips of 8 bytes on the two-hop
 # path, timed with MPI_Wtime (ps), clock_gettime and timespec_get (ns) and
