@@ -38,6 +38,6 @@ expect_out "stall table" "^INQ_STALL    host remap.store +32 +[1-9][0-9]* "
 expect_out "paper's column" "^Remap/No-Remap +mean +largest +paper \\(seed 000 section VI, Fig\\. 7\\)$"
 expect_out "X beside the paper" "^INQ_STALL X +0\\.[0-9][0-9] +0\\.[0-9][0-9] +largest about 0\\.5; X the largest$"
 expect_eq "a ratio row per counter and dimension" 8 "$(sed -n '/^Remap\/No-Remap/,$p' "$TMP/out" | tail -n +2 | wc -l)"
-expect_fail "unknown scale" "scale 'huge': expected cielo or small" \
+expect_fail "unknown scale" "scale 'huge': expected cielo, eighth or small" \
     sh "$EXS/minighost_stalls.sh" "$TORUSEMU" huge
 finish

@@ -138,30 +138,59 @@ expect_eq "timed pair: 2 counters x 4 dimensions x 2 stores" 16 "$(wc -l <"$TMP/
 # (largest inq stall X > Y > Z, both placements); host links a high input
 # stall and a low output stall (host inq > 0, host credit < host inq).
 # Measured: maxima 0.55 (X), 0.51 (Y), 0.54 (Z), 0.45 (host).
-fig7() { # STORE [ARGS]: a timed replay of the halo
+# SEED000_SCALE=eighth asserts the paper's findings on Cielo halved in every
+# dimension (examples/minighost_stalls.sh eighth: 16,384 ranks on
+# gemini:8x6x12, about 80 s of CPU, so not in make check): the ratio for X,
+# Y and Z (the paper's "all dimensions"; host 0.34 is left out), X the
+# largest under both placements (Remap's Z passes Y there: the strict order
+# is the miniature's), host input above output.  Measured: maxima 0.56 (X),
+# 0.39 (Y), 0.55 (Z), 0.34 (host).  Credit stall is highest on Y (both
+# placements of the miniature, No-Remap of the eighth) or Z (Remap of the
+# eighth) where the paper has X: asserted as a known gap, its measured
+# cause in doc/model.md "Seed 000 Fig. 7".
+case ${SEED000_SCALE:-small} in
+eighth)
+    set -- --machine gemini:8x6x12 -np 16384 --grid 32x32x16
+    halved="X Y Z" order="X?? X?? " credit="Y Z"
+    ;;
+*)
+    set -- --machine gemini:4x4x2 -np 1024 --grid 16x8x8
+    halved="X Y Z host" order="XYZ XYZ " credit="Y Y"
+    ;;
+esac
+fig7() { # STORE [ARGS]: a timed replay of the halo at the chosen scale
     st=$1; shift
-    "$TORUSEMU" replay --machine gemini:4x4x2 --ranks-per-node 16 -np 1024 --pattern halo \
-        --grid 16x8x8 --size 10 --vars 2 --timing --quiet --keep "$st" "$@" >/dev/null
+    "$TORUSEMU" replay "$@" --ranks-per-node 16 --pattern halo --size 10 --vars 2 --timing \
+        --quiet --keep "$st" >/dev/null
 }
-fig7 "$TMP/noremap.store"
-fig7 "$TMP/remap.store" --block 2x2x4
+fig7 "$TMP/noremap.store" "$@"
+fig7 "$TMP/remap.store" "$@" --block 2x2x4
 expect_ok "fig. 7 pair" "$TORUSEMU" stalls "$TMP/noremap.store" "$TMP/remap.store" --format=csv
-for d in X Y Z host; do
+for d in $halved; do
     r=$(awk -F, -v d="$d" '$1 == "INQ_STALL" && $2 == d { m[++n] = $7 }
         END { if (m[1] > 0) printf "%.3f", m[2] / m[1]; else print "none" }' "$TMP/out")
     awk -v r="$r" 'BEGIN { exit !(r != "none" && r >= 0.35 && r <= 0.65) }' && pass ||
         failed "fig. 7: Remap's largest $d inq stall is $r of No-Remap's, not about a half"
 done
-order=$(awk -F, '$1 == "INQ_STALL" && $2 != "host" { m[$3, $2] = $7 }
-    END { for (s = 0; s < 2; s++) { k = s ? "remap" : "noremap"
-        for (i in m) { split(i, p, SUBSEP); if (p[1] ~ ("/" k ".store$")) v[s, p[2]] = m[i] }
-        printf "%s ", (v[s, "X"] > v[s, "Y"] && v[s, "Y"] > v[s, "Z"]) ? "XYZ" : "other" } }' \
-    "$TMP/out")
-expect_eq "fig. 7: X links stall most, then Y, then Z" "XYZ XYZ " "$order"
+# each placement's dimensions by their largest Gemini's inq stall, most first
+got=$(awk -F, '$1 == "INQ_STALL" && $2 != "host" { k = ($3 ~ /\/remap\.store$/); m[k, $2] = $7 }
+    END { for (k = 0; k < 2; k++) { s = ""; left = "XYZ"
+        while (left != "") { b = ""; for (i = 1; i <= length(left); i++) { d = substr(left, i, 1)
+                if (b == "" || m[k, d] > m[k, b]) { b = d } }
+            s = s b; sub(b, "", left) }
+        printf "%s ", s } }' "$TMP/out")
+case $got in
+$order) pass ;;
+*) failed "fig. 7: largest inq stall by dimension, No-Remap and Remap: $got, want $order" ;;
+esac
 expect_eq "fig. 7: host links: input stall high, output stall low" "yes yes" \
     "$(awk -F, '$2 == "host" { v[$1, ++n[$1]] = $5 }
         END { printf "%s %s", (v["INQ_STALL", 1] > v["CREDIT_STALL", 1]) ? "yes" : "no",
                                 (v["INQ_STALL", 2] > v["CREDIT_STALL", 2]) ? "yes" : "no" }' "$TMP/out")"
+expect_eq "fig. 7: credit stall highest on Y or Z (known gap: the paper's X)" "$credit" \
+    "$(awk -F, '$1 == "CREDIT_STALL" && $2 != "host" { k = ($3 ~ /\/remap\.store$/)
+            if ($7 > m[k]) { m[k] = $7; d[k] = $2 } }
+        END { printf "%s %s", d[0], d[1] }' "$TMP/out")"
 
 # Blue Gene from timed replays: the per-dimension totals and maxima equal
 # the series' final counter values summed here by node and dimension
