@@ -109,6 +109,9 @@ typedef struct temu_tm_config {
     int64_t turn_ps;        /* a queue's next head is routed and given a VC only after the train */
                             /* ahead of it has left the queue: it may leave this long after      */
                             /* (route computation + VC allocation; doc/model.md, "VC turnaround") */
+    uint32_t inject_vcs;    /* 1: a node's packets take its class's VCs of the injection channel */
+                            /* in turn, as BookSim's source does; 0: the class's first VC only   */
+                            /* (doc/model.md, "VC turnaround")                                   */
 } temu_tm_config;
 
 /* The model levels (doc/model.md, "Model levels"): the packet model of

@@ -35,8 +35,8 @@ static inline temu_machine bkm_machine(const bk_cube *c)
 }
 
 /* BookSim's network: one cycle = 1000 ps, 16-byte flits, 4-flit packets,
- * 2 VCs of 8 flits, router pipeline 4 cycles, channel latency 2,
- * injection and ejection latency 1. */
+ * 2 VCs of 8 flits, router pipeline 4 cycles, VC turnaround 2 cycles,
+ * channel latency 2, injection and ejection latency 1. */
 static inline temu_tm_config bkm_config(void)
 {
     temu_tm_config cfg;
@@ -51,6 +51,13 @@ static inline temu_tm_config bkm_config(void)
     cfg.flow = TEMU_TM_CREDIT;
     cfg.link_gbs = BK_FLIT * 1000.0 / BK_CYCLE; /* one flit per cycle */
     cfg.node_gbs = cfg.link_gbs;
+    /* the VC turnaround: after a tail leaves an input VC, the next head
+     * there is routed (routing_delay 1) and allocated a VC (vc_alloc_delay
+     * 1) before it bids for the switch (iq_router.cpp, _SWAllocUpdate);
+     * the source spreads its packets over the injection port's 2 VCs
+     * (trafficmanager.cpp, _Step: the VC after the one used last) */
+    cfg.turn_ps = 2 * BK_CYCLE;
+    cfg.inject_vcs = 1;
     return cfg;
 }
 

@@ -66,6 +66,42 @@ START_TEST(test_vc_turnaround_exact)
 }
 END_TEST
 
+/* The injection port's VCs (inject_vcs): packet 0 from (0,0,0) to
+ * (1,0,0), packet 1 from there to (7,0,0) (one hop X-), both created at
+ * 0.  Packet 0 leaves the injection input queue at R = 20000 and is read
+ * out of it by 120000; packet 1's header reaches the router at S = 100000
+ * and is ready at 120000.  On the class's one VC it stands behind packet
+ * 0 and waits T more (VC turnaround); with inject_vcs it is on the other
+ * VC and leaves at 120000, as with no turnaround: delivered at 120000 +
+ * R + W + S = 243000.  Packet 0: S + 2R + W = 143000 either way. */
+START_TEST(test_inject_vcs_hide_turnaround)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    const int64_t turn = 50000;
+    for (uint32_t spread = 0; spread <= 1; spread++) {
+        temu_tm_config c = round_config();
+        got g;
+        c.turn_ps = turn;
+        c.inject_vcs = spread;
+        temu_tm *t = make(&m, &c, &g);
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 1, 0, 0), 100, 0);
+        send(t, 0, node(&m, 0, 0, 0), node(&m, 7, 0, 0), 100, 1);
+        temu_tm_run(t, INT64_MAX);
+        ck_assert_int_eq(g.n, 2);
+        ck_assert_int_eq(g.delivered[0], 143000);
+        ck_assert_int_eq(g.delivered[1], 243000 + (spread ? 0 : turn));
+        temu_tm_destroy(t);
+    }
+    /* anything else than 0 or 1 is refused, by name */
+    temu_tm_config c = round_config();
+    temu_tm *t = NULL;
+    temu_error err;
+    c.inject_vcs = 2;
+    ck_assert_int_eq(temu_tm_create(&m, &c, &t, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "inject_vcs 2"));
+}
+END_TEST
+
 /* Two flows share the X+ link from x=1: (0,0,0)->(2,0,0) and
  * (1,0,0)->(3,0,0), 32 packets of 100 bytes each, all created at time 0.
  * Alone, a flow would deliver one packet every S = 100000 ps (its injection
@@ -759,6 +795,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_idle_latency_exact);
     tcase_add_test(tc, test_vc_turnaround_exact);
+    tcase_add_test(tc, test_inject_vcs_hide_turnaround);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_no_competition_no_stall);
     tcase_add_test(tc, test_back_pressure_stalls_upstream);

@@ -84,6 +84,10 @@ temu_status tm_params_check(const temu_machine *m, const temu_tm_config *c, temu
         c->mu_request_ps < 0 || c->turn_ps < 0) {
         return temu_fail(err, TEMU_EINVAL, "timing model: negative latency");
     }
+    if (c->inject_vcs > 1) {
+        return temu_fail(err, TEMU_EINVAL, "timing model: inject_vcs %u must be 0 or 1",
+                         c->inject_vcs);
+    }
     if (c->mu_request_ps > 1000000) {
         return temu_fail(err, TEMU_EINVAL, "timing model: mu_request_ps %lld above 1000000 (1 us)",
                          (long long)c->mu_request_ps);

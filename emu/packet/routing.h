@@ -33,16 +33,22 @@
 int tm_route_choose_vc(const temu_tm *t, const tm_train *tr, int64_t c, uint32_t *lack,
                        int64_t *bubble);
 
-/* A new train of class cls from node src: its first channel is the
- * injection channel; the class is routed adaptively if the machine's
- * routing makes it a dynamic VC. */
-static inline void tm_route_start(const temu_tm *t, tm_train *tr, int64_t src, uint32_t cls)
+/* A new train of class cls from node src, whose first packet is the
+ * node's serial-th: its first channel is the injection channel, on the
+ * class's first VC, or with inject_vcs on its two VCs in turn (BookSim's
+ * source takes the VC after the one it used last: trafficmanager.cpp,
+ * _Step, _last_vc; so a VC's turnaround overlaps the other's packet); the
+ * class is routed adaptively if the machine's routing makes it a dynamic
+ * VC. */
+static inline void tm_route_start(const temu_tm *t, tm_train *tr, int64_t src, uint32_t cls,
+                                  uint32_t serial)
 {
     tr->cur = t->node_router[src];
     tr->cls = (uint8_t)cls;
     tr->chan = (int32_t)tm_inject_chan(t, src);
-    tr->vc = (uint8_t)(cls * (uint32_t)t->per);
     tr->adaptive = t->c.routing == TEMU_TM_ADAPTIVE && (t->c.dynamic_vcs >> cls & 1u);
+    tr->vc = (uint8_t)(cls * (uint32_t)t->per +
+                       (t->c.inject_vcs && t->per == 2 && !tr->adaptive ? serial & 1u : 0));
     tr->esc_dim = -1;
 }
 

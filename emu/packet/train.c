@@ -256,7 +256,7 @@ static temu_status send_packets(temu_tm *t, int64_t when_ps, int64_t src, int64_
     tr->src_node = (int32_t)src;
     tr->dst_node = (int32_t)dst;
     tr->dst_router = t->node_router[dst];
-    tm_route_start(t, tr, src, cls);
+    tm_route_start(t, tr, src, cls, t->sent[src]);
     tr->mu_rd = (uint32_t)mu[0];
     tr->mu_wr = (uint32_t)mu[1];
     tr->serial = t->sent[src];
