@@ -236,6 +236,13 @@ static void allocate(temu_tm *t, int64_t c)
      * another may join them while their parts leave room */
     int sending = ch->busy_until > t->now;
     tm_flow_due(t, c);
+    /* no head waits (a CREDIT that came back to an unwanted channel): no
+     * stall or shortage is open (each closes when its last waiter goes),
+     * and the next head to wait asks for the channel itself, so no TRY
+     * is scheduled that would find nobody */
+    if (ch->nwait == 0) {
+        return;
+    }
     if (sending && (ch->share >= SHARE_ONE || !tm_chan_shared(t, c))) {
         retry_when_free(t, ch, c);
         return;
