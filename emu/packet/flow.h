@@ -21,8 +21,17 @@
 void tm_flow_init(temu_tm *t);
 
 /* Queue qi's credit with what its train's return stream has brought back
- * by now. */
-void tm_flow_settle(temu_tm *t, int64_t qi);
+ * by now (trains' queues only: tm_flow_settle). */
+void tm_flow_settle_stream(temu_tm *t, int64_t qi);
+
+/* The same, inline: single packets keep no return streams, and every
+ * allocation asks. */
+static inline void tm_flow_settle(temu_tm *t, int64_t qi)
+{
+    if (t->ret != NULL) {
+        tm_flow_settle_stream(t, qi);
+    }
+}
 
 /* Train tr's n packets leave queue q from now, sp apart: their credit
  * comes back upstream one packet at a time from t0 (tm_return). */
