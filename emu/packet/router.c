@@ -15,6 +15,9 @@
  *             take (routing.h: its next channel; an adaptive head still
  *             choosing, every productive one); it waits at each of them
  *             (arbiter.h), and its queue's input stall opens (stats.h).
+ *             A routed head whose channel is idle, wanted by nobody else
+ *             and has its credit goes at once (go_at_once), as it would
+ *             as that channel's one waiter.
  *   allocate  TRY (the channel is free, or an ejection channel's trains
  *             leave it room) and CREDIT (space known free downstream): if
  *             the channel may take a train, the arbiter picks one waiter
