@@ -21,10 +21,10 @@ void tm_flow_init(temu_tm *t)
     }
 }
 
-void tm_flow_settle(temu_tm *t, int64_t qi)
+void tm_flow_settle_stream(temu_tm *t, int64_t qi)
 {
-    tm_return *r = t->ret != NULL ? &t->ret[qi] : NULL;
-    if (r == NULL || r->n == 0 || t->now < r->t0) {
+    tm_return *r = &t->ret[qi];
+    if (r->n == 0 || t->now < r->t0) {
         return;
     }
     uint64_t k = r->sp > 0 ? (uint64_t)((t->now - r->t0) / r->sp) + 1 : r->n;

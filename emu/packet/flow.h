@@ -21,8 +21,17 @@
 void tm_flow_init(temu_tm *t);
 
 /* Queue qi's credit with what its train's return stream has brought back
- * by now. */
-void tm_flow_settle(temu_tm *t, int64_t qi);
+ * by now (trains' queues only: tm_flow_settle). */
+void tm_flow_settle_stream(temu_tm *t, int64_t qi);
+
+/* The same, inline: single packets keep no return streams, and every
+ * allocation asks. */
+static inline void tm_flow_settle(temu_tm *t, int64_t qi)
+{
+    if (t->ret != NULL) {
+        tm_flow_settle_stream(t, qi);
+    }
+}
 
 /* Train tr's n packets leave queue q from now, sp apart: their credit
  * comes back upstream one packet at a time from t0 (tm_return). */
@@ -54,15 +63,47 @@ static inline void tm_flow_credit_back(temu_tm *t, int64_t c, int vc, int64_t by
     t->q[c * t->nvc + vc].credit += bytes;
 }
 
+/* Queue q's kept returns that are back by now go into its credit; 0 when
+ * it keeps none after. */
+static inline int tm_flow_fold(tm_queue *q, int64_t now)
+{
+    while (q->back_bytes[0] != 0 && q->back_at[0] <= now) {
+        q->credit += q->back_bytes[0];
+        for (int i = 1; i < TM_BACK_SLOTS; i++) {
+            q->back_at[i - 1] = q->back_at[i];
+            q->back_bytes[i - 1] = q->back_bytes[i];
+        }
+        q->back_bytes[TM_BACK_SLOTS - 1] = 0;
+    }
+    return q->back_bytes[0] != 0;
+}
+
+/* Queue q keeps `bytes` coming back at `when`, in time order: 0, or -1 if
+ * it has no room left. */
+static inline int tm_flow_keep(tm_queue *q, int64_t when, int64_t bytes)
+{
+    int i = TM_BACK_SLOTS - 1;
+    if (q->back_bytes[i] != 0) {
+        return -1;
+    }
+    for (; i > 0 && (q->back_bytes[i - 1] == 0 || q->back_at[i - 1] > when); i--) {
+        q->back_at[i] = q->back_at[i - 1];
+        q->back_bytes[i] = q->back_bytes[i - 1];
+    }
+    q->back_at[i] = when;
+    q->back_bytes[i] = bytes;
+    return 0;
+}
+
 /* Queue qi's space `bytes` is known upstream again at `when` (ps).  A
  * CREDIT event then wakes the channel's waiting heads; it can let one go
  * only if the channel is idle then with heads waiting: stalled (its heads
  * short of credit), or freed at that very instant with heads that came
  * while it was busy (their TRY comes after the CREDIT).  Otherwise the
- * return needs no event: the queue keeps it (one at a time; tm_flow_due
- * adds it when the channel is next looked at; tm_flow_stalled and
- * tm_flow_freeing make it an event if the channel comes to either state
- * before). */
+ * return needs no event: the queue keeps it (TM_BACK_SLOTS at a time;
+ * tm_flow_due adds it when the channel is next looked at; tm_flow_stalled
+ * and tm_flow_freeing make it an event if the channel comes to either
+ * state before). */
 static inline void tm_flow_return(temu_tm *t, int64_t qi, int64_t when, int64_t bytes)
 {
     tm_queue *q = &t->q[qi];
@@ -70,14 +111,10 @@ static inline void tm_flow_return(temu_tm *t, int64_t qi, int64_t when, int64_t 
     /* the parallel engine (region.c): the channel belongs to the upstream
      * router's region, possibly another thread's, so its state is not read
      * here and every return is an event, handed over at the window's end */
-    if (t->eng == NULL && !ch->stalled && ch->short_mask == 0 && !(ch->nwait > 0 && when == ch->busy_until)) {
-        if (q->back_bytes != 0 && q->back_at <= t->now) {
-            q->credit += q->back_bytes; /* back already: the bit stays */
-            q->back_bytes = 0;
-        }
-        if (q->back_bytes == 0) {
-            q->back_at = when;
-            q->back_bytes = bytes;
+    if (t->eng == NULL && !ch->stalled && ch->short_mask == 0 &&
+        !(ch->nwait > 0 && when == ch->busy_until)) {
+        tm_flow_fold(q, t->now); /* back already: the bit stays */
+        if (tm_flow_keep(q, when, bytes) == 0) {
             t->back_vcs[qi / t->nvc] |= 1u << (qi % t->nvc);
             t->back_last = when > t->back_last ? when : t->back_last;
             return;
@@ -93,9 +130,7 @@ static inline void tm_flow_due(temu_tm *t, int64_t c)
     tm_queue *cq = &t->q[c * t->nvc];
     for (uint32_t m = t->back_vcs[c]; m != 0; m &= m - 1) {
         int v = __builtin_ctz(m);
-        if (cq[v].back_at <= t->now) {
-            cq[v].credit += cq[v].back_bytes;
-            cq[v].back_bytes = 0;
+        if (cq[v].back_at[0] <= t->now && tm_flow_fold(&cq[v], t->now) == 0) {
             t->back_vcs[c] &= ~(1u << v);
         }
     }
@@ -108,9 +143,20 @@ static inline void tm_flow_back_events(temu_tm *t, int64_t c, int64_t at)
     tm_queue *cq = &t->q[c * t->nvc];
     for (uint32_t m = t->back_vcs[c]; m != 0; m &= m - 1) {
         int v = __builtin_ctz(m);
-        if (at < 0 || cq[v].back_at == at) {
-            tm_event_credit(t, cq[v].back_at, (int32_t)c, v, (int32_t)cq[v].back_bytes);
-            cq[v].back_bytes = 0;
+        tm_queue *q = &cq[v];
+        int kept = 0;
+        for (int i = 0; i < TM_BACK_SLOTS && q->back_bytes[i] != 0; i++) {
+            if (at < 0 || q->back_at[i] == at) {
+                tm_event_credit(t, q->back_at[i], (int32_t)c, v, (int32_t)q->back_bytes[i]);
+            } else {
+                q->back_at[kept] = q->back_at[i];
+                q->back_bytes[kept++] = q->back_bytes[i];
+            }
+        }
+        for (int i = kept; i < TM_BACK_SLOTS; i++) {
+            q->back_bytes[i] = 0;
+        }
+        if (kept == 0) {
             t->back_vcs[c] &= ~(1u << v);
         }
     }

@@ -154,15 +154,22 @@ _Static_assert(sizeof(tm_train) == 128 && offsetof(tm_train, created) == 64,
 
 /* An input queue (channel x VC) with what the sending side knows of it,
  * kept together: one cache line serves the queue and its credit. */
+/* Credit returns a queue keeps without an event: two, so that a queue
+ * whose packets follow each other closely keeps the next return while the
+ * last is still on its way (with one, bench_load_sweep's BG/Q tornado at
+ * twice saturation made 36,207 CREDIT events for want of room, half of
+ * them finding nobody waiting); a tm_queue is then one 64-byte line. */
+#define TM_BACK_SLOTS 2
+
 typedef struct tm_queue {
     int32_t head, tail;
     int64_t credit; /* bytes free, as the upstream side knows them          */
     int64_t occ;    /* packets x ps spent in the queue (header to read-out) */
-    /* space coming back upstream at back_at while nobody waits for the
+    /* space coming back upstream at back_at[i] while nobody waits for the
      * channel, kept here instead of a CREDIT event (flow.h,
-     * tm_flow_return); back_bytes 0: none */
-    int64_t back_at;
-    int64_t back_bytes;
+     * tm_flow_return): the earliest first; back_bytes[i] 0: none from i on */
+    int64_t back_at[TM_BACK_SLOTS];
+    int64_t back_bytes[TM_BACK_SLOTS];
     int64_t left_at; /* the last train read out of the queue has left it (ps) */
 } tm_queue;
 

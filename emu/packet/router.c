@@ -15,6 +15,9 @@
  *             take (routing.h: its next channel; an adaptive head still
  *             choosing, every productive one); it waits at each of them
  *             (arbiter.h), and its queue's input stall opens (stats.h).
+ *             A routed head whose channel is idle, wanted by nobody else
+ *             and has its credit goes at once (go_at_once), as it would
+ *             as that channel's one waiter.
  *   allocate  TRY (the channel is free, or an ejection channel's trains
  *             leave it room) and CREDIT (space known free downstream): if
  *             the channel may take a train, the arbiter picks one waiter
@@ -236,6 +239,13 @@ static void allocate(temu_tm *t, int64_t c)
      * another may join them while their parts leave room */
     int sending = ch->busy_until > t->now;
     tm_flow_due(t, c);
+    /* no head waits (a CREDIT that came back to an unwanted channel): no
+     * stall or shortage is open (each closes when its last waiter goes),
+     * and the next head to wait asks for the channel itself, so no TRY
+     * is scheduled that would find nobody */
+    if (ch->nwait == 0) {
+        return;
+    }
     if (sending && (ch->share >= SHARE_ONE || !tm_chan_shared(t, c))) {
         retry_when_free(t, ch, c);
         return;
@@ -251,6 +261,32 @@ static void allocate(temu_tm *t, int64_t c)
         return;
     }
     grant(t, ch, c, &g, m);
+}
+
+/* Routed head p of queue q asks for channel c: if c is idle, nobody waits
+ * for it and the head's VC has the credit, allocate would grant it as the
+ * channel's one waiter, so it goes at once without being made one (0;
+ * the waiter array's writes, its removal and, at low load, its first
+ * allocation are saved); otherwise -1 and nothing has changed but credit
+ * that was due by now. */
+static int go_at_once(temu_tm *t, int64_t q, int32_t p, int64_t c)
+{
+    tm_chan *ch = &t->ch[c];
+    const tm_train *tr = &t->tr[p];
+    if (tr->open || ch->nwait > 0 || ch->busy_until > t->now) {
+        return -1;
+    }
+    int64_t qi = c * t->nvc + tr->vc;
+    int64_t bubble = tm_flow_bubble(t, tr);
+    tm_flow_due(t, c);
+    tm_flow_settle(t, qi);
+    if (t->q[qi].credit < (int64_t)tr->bytes + bubble) {
+        return -1;
+    }
+    tm_grant g = {
+        .q = q, .ready = t->now, .credit = t->q[qi].credit, .bubble = bubble, .p = p, .vc = tr->vc};
+    grant(t, ch, c, &g, tm_train_share(t, p, c, g.credit, bubble));
+    return 0;
 }
 
 /* ---------------------------------------------------------------- route */
@@ -272,6 +308,9 @@ static void on_ready(temu_tm *t, int64_t q, int32_t p, int32_t chan)
         tm_flow_due(t, tr->cand[i]);
     }
     int n = tm_route_order(t, tr, chan, cand);
+    if (n == 1 && go_at_once(t, q, p, cand[0]) == 0) {
+        return;
+    }
     for (int i = 0; i < n; i++) {
         if (tm_arb_wait(t, &t->ch[cand[i]], (int32_t)q, p) != 0) {
             t->oom = 1; /* the packet would be lost: temu_tm_run stops */
