@@ -3,7 +3,10 @@
  * (torusemu_vtime.h; doc/replay.md, "Virtual time").
  *
  * Recording builds one operation list per rank and matches receives to
- * sends (match.c, MPI's non-overtaking order).  temu_vt_run then executes
+ * sends (match.c, MPI's non-overtaking order), all before the run or,
+ * from a source (temu_vt_set_source), a round at a time when a rank has
+ * run out of operations; the rounds every rank is past are then released
+ * (release_rounds), their ids never reused.  temu_vt_run then executes
  * the lists as a conservative discrete-event simulation on top of the
  * timing model's own, which it reaches only through the model level's
  * ops table (emu/model.h; today the packet model, emu/packet/): the rank
@@ -943,7 +946,9 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
 {
     temu_vt *v = ctx;
     int64_t until = v->tick != NULL ? v->next_tick : INT64_MAX;
-    if (h->tag >> 1 >= (uint64_t)v->msg_base + (uint64_t)v->nmsg || !MSG(v, h->tag >> 1).inject) {
+    uint64_t id = h->tag >> 1;
+    if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
+        !MSG(v, id).inject) {
         return; /* not a message of this run's (a caller's own packet) */
     }
     if (!temu_crossing_done_by(h, until)) {
