@@ -166,7 +166,7 @@ END_TEST
 /* MPI software costs (doc/virtual-time.md, "MPI software costs"): the
  * families' values are those their sources give (each cited in
  * emu/family_*.c), written here again so a changed table fails. */
-#define GEMINI_O_PS 550000  /* o_s = o_r = g: Alverson et al. HOTI 2010, ~1.3 us one-way */
+#define GEMINI_O_PS 550000   /* o_s = o_r = g: Alverson et al. HOTI 2010, ~1.3 us one-way */
 #define GEMINI_SHM_PS 400000 /* on-node latency, 0.4 us; 5 GB/s */
 #define BGP_O_PS 1200000     /* Kumar et al. ICS 2008, ~2.6 us one-way */
 #define BGQ_O_PS 1000000     /* Kumar et al. IPDPS 2012, ~2.2 us one-way */
@@ -597,8 +597,7 @@ START_TEST(test_pattern_lazy_bounded)
         ck_assert_uint_eq(whole.held.messages_peak, whole.held.messages);
         ck_assert_msg(lazy.held.messages_peak <= 3 * per_step[i],
                       "%s: %llu messages held at once (%llu a step)", spec[i],
-                      (unsigned long long)lazy.held.messages_peak,
-                      (unsigned long long)per_step[i]);
+                      (unsigned long long)lazy.held.messages_peak, (unsigned long long)per_step[i]);
         ck_assert_uint_le(lazy.held.slots_peak, 3 * per_step[i]);
         ck_assert_uint_eq(lazy.held.rounds, 40);
         ck_assert_uint_le(lazy.held.colls_peak, 3 * 4); /* fft: 4 groups a step */

@@ -570,8 +570,14 @@ temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_prog
     if (st != TEMU_OK) {
         return st;
     }
-    gen g = {.r = r, .p = &q, .base = q.first_rank, .n = q.nranks, .progress = progress,
-             .ctx = ctx, .err = err, .nth = 1};
+    gen g = {.r = r,
+             .p = &q,
+             .base = q.first_rank,
+             .n = q.nranks,
+             .progress = progress,
+             .ctx = ctx,
+             .err = err,
+             .nth = 1};
     st = generate(&g);
     if (st == TEMU_OK && progress != NULL) {
         progress(ctx, g.total, g.total);
@@ -610,8 +616,8 @@ temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, temu_patter
         return temu_fail(err, TEMU_ENOMEM, "pattern: out of memory");
     }
     temu_status st = normalize(p, temu_replay_nranks(r), &pg->q, err);
-    pg->g = (gen){.r = r, .p = &pg->q, .base = pg->q.first_rank, .n = pg->q.nranks, .err = err,
-                  .nth = 1};
+    pg->g = (gen){
+        .r = r, .p = &pg->q, .base = pg->q.first_rank, .n = pg->q.nranks, .err = err, .nth = 1};
     st = st == TEMU_OK ? prepare(&pg->g) : st;
     if (st == TEMU_OK) {
         st = temu_vt_set_source(vt, pg->q.first_rank, pg->q.nranks, lazy_round, pg, err);
@@ -689,8 +695,14 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
     int started = 0;
     for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
         st = temu_replay_create(s, &w[t].r, err);
-        w[t].g = (gen){.r = w[t].r, .p = &q, .base = q.first_rank, .n = q.nranks,
-                       .progress = progress, .ctx = ctx, .err = &w[t].err, .tid = t,
+        w[t].g = (gen){.r = w[t].r,
+                       .p = &q,
+                       .base = q.first_rank,
+                       .n = q.nranks,
+                       .progress = progress,
+                       .ctx = ctx,
+                       .err = &w[t].err,
+                       .tid = t,
                        .nth = nthreads};
     }
     for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
