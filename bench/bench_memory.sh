@@ -12,9 +12,16 @@
 # BENCH_MEMORY_BUDGET: CPU seconds of each run after its sends (default 3;
 # the peak is reached by the sends, the run only drains).
 # BENCH_MEMORY_MIRA=0 leaves Mira out (its sends need about 3.3 GB).
+# Then `torusemu replay --timing` of a pattern for growing step counts
+# (neighbor, 8-byte messages, on gemini:4x4x4's 128 ranks: 768 messages a
+# step), generated as the ranks reach each step (the default) and recorded
+# whole first (TORUSEMU_RECORD_WHOLE=1): peak RSS flat against growing with
+# the steps.  Needs GNU time (/usr/bin/time); BENCH_MEMORY_STEPS: the
+# largest count (default 10000; 0 leaves these rows out).
 set -eu
 B=${1:-_build}
 BUDGET=${BENCH_MEMORY_BUDGET:-3}
+STEPS=${BENCH_MEMORY_STEPS:-10000}
 BIN="$B/bench/bench_timing_scale"
 row() {
     # row LABEL SPEC A B N: prints messages, pair bytes, records, max RSS
@@ -33,4 +40,19 @@ row "midplane, 1 MiB a pair" midplane 16 512 2048
 row "quarter Mira (12,288 nodes)" bgq:8x12x16x4x2 16 12288 1452
 if [ "${BENCH_MEMORY_MIRA:-1}" != 0 ]; then
     row "Mira (49,152 nodes)" mira 16 49152 2304
+fi
+steps_rss() {
+    # steps_rss N WHOLE: max RSS in MB of N steps, recorded whole if WHOLE=1
+    TORUSEMU_RECORD_WHOLE=$2 /usr/bin/time -f '%M' "$B/torusemu" replay --machine gemini:4x4x4 \
+        --pattern neighbor --bytes 8 --steps "$1" --timing --quiet 2>&1 >/dev/null |
+        awk 'END { printf "%d", $1 / 1024 }'
+}
+if [ "$STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
+    echo "timed replay of a pattern: neighbor on gemini:4x4x4 (128 ranks, 768 messages a step)"
+    n=10
+    while [ "$n" -le "$STEPS" ]; do
+        printf "%8d steps %10d messages %7d MB max RSS step by step %7d MB recorded whole\n" \
+            "$n" $((n * 768)) "$(steps_rss "$n" 0)" "$(steps_rss "$n" 1)"
+        n=$((n * 10))
+    done
 fi

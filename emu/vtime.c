@@ -3,7 +3,10 @@
  * (torusemu_vtime.h; doc/replay.md, "Virtual time").
  *
  * Recording builds one operation list per rank and matches receives to
- * sends (match.c, MPI's non-overtaking order).  temu_vt_run then executes
+ * sends (match.c, MPI's non-overtaking order), all before the run or,
+ * from a source (temu_vt_set_source), a round at a time when a rank has
+ * run out of operations; the rounds every rank is past are then released
+ * (release_rounds), their ids never reused.  temu_vt_run then executes
  * the lists as a conservative discrete-event simulation on top of the
  * timing model's own, which it reaches only through the model level's
  * ops table (emu/model.h; today the packet model, emu/packet/): the rank
@@ -42,6 +45,11 @@ enum {
     OP_MARK
 };
 
+/* Set on the type of a rank's last operation of a source's round
+ * (temu_vt_set_source): executing it completes the round for the rank. */
+#define OP_ROUND_END 0x10000
+#define OP_TYPE(op) ((op)->type & ~OP_ROUND_END)
+
 typedef struct vop {
     int32_t type;
     int32_t a;
@@ -72,9 +80,11 @@ typedef struct pend {
 } pend;
 
 typedef struct vrank {
-    vop *ops;
+    vop *ops; /* operations op_base + 0 .. op_base + nops - 1 (the older are done) */
     int32_t nops, capops;
     int32_t pc;
+    int64_t op_base;
+    int32_t rounds; /* a source's rounds whose operations it has executed */
     int32_t node;
     int64_t clock, compute;
     int64_t send_free; /* the gap g after its last send's start: the next may start */
@@ -137,13 +147,28 @@ struct temu_vt {
     void *model;
     int32_t nranks;
     vrank *rk;
+    /* messages, receive slots and collective instances by id; each array
+     * holds ids base .. base + n - 1, the older ones released (a source's
+     * rounds every rank is done with, release_rounds) */
     vmsg *msg;
-    int32_t nmsg, capmsg;
+    int32_t msg_base, nmsg, capmsg;
     int32_t *slot_msg; /* receive slot -> matched message, -1 */
-    int32_t nslot, capslot;
+    int32_t slot_base, nslot, capslot;
     temu_match *match;
     vinst *inst;
-    int32_t ninst, capinst;
+    int32_t inst_base, ninst, capinst;
+    /* generation per round as ranks reach it (temu_vt_set_source) */
+    temu_vt_source_fn source;
+    void *source_ctx;
+    int32_t src_first, src_n; /* the ranks it gives operations to */
+    int source_more;          /* 0: it said it has no more rounds */
+    int32_t nrounds, caprounds;
+    struct round_start {
+        int32_t msg, slot, inst; /* the first ids the round recorded */
+    } * round;                   /* round -> its first ids */
+    int32_t *nops_before;        /* rank -> operations before the round being generated */
+    temu_vt_held held_stats;
+    uint64_t ops_held; /* rank operations not yet released */
     vcomm *comm;
     int32_t ncomm;
     int64_t *nic_free; /* per node */
@@ -192,6 +217,11 @@ static int grow(void **arr, int32_t n, int32_t *cap, size_t sz)
 }
 
 #define GROW(arr, n, cap) grow((void **)&(arr), (n), &(cap), sizeof *(arr))
+
+/* Message, receive slot and collective instance by id (their windows). */
+#define MSG(v, id) ((v)->msg[(id) - (v)->msg_base])
+#define SLOT(v, id) ((v)->slot_msg[(id) - (v)->slot_base])
+#define INST(v, id) ((v)->inst[(id) - (v)->inst_base])
 
 static temu_status oom(temu_error *err)
 {
@@ -254,6 +284,19 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
     return TEMU_OK;
 }
 
+static void inst_free(vinst *in)
+{
+    free(in->world);
+    free(in->in_head);
+    free(in->out_head);
+    free(in->out_tail);
+    free(in->cursor);
+    free(in->enter_t);
+    free(in->scan_in);
+    free(in->scan_out);
+    free(in->seen_t);
+}
+
 void temu_vt_free(temu_vt *v)
 {
     if (v == NULL) {
@@ -266,16 +309,7 @@ void temu_vt_free(temu_vt *v)
         free(v->rk[r].posts);
     }
     for (int32_t i = 0; i < v->ninst; i++) {
-        vinst *in = &v->inst[i];
-        free(in->world);
-        free(in->in_head);
-        free(in->out_head);
-        free(in->out_tail);
-        free(in->cursor);
-        free(in->enter_t);
-        free(in->scan_in);
-        free(in->scan_out);
-        free(in->seen_t);
+        inst_free(&v->inst[i]);
     }
     for (int32_t i = 0; i < v->ncomm; i++) {
         free(v->comm[i].calls);
@@ -292,6 +326,8 @@ void temu_vt_free(temu_vt *v)
     free(v->slot_msg);
     free(v->nic_free);
     free(v->heap);
+    free(v->round);
+    free(v->nops_before);
     free(v->done_list);
     free(v->held);
     temu_match_free(v->match);
@@ -377,6 +413,12 @@ static temu_status check_rank(const temu_vt *v, int32_t rank, temu_error *err)
     return TEMU_OK;
 }
 
+/* *high = max(*high, now): a high-water mark. */
+static void peak(uint64_t *high, uint64_t now)
+{
+    *high = now > *high ? now : *high;
+}
+
 static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int64_t x,
                           temu_error *err)
 {
@@ -386,6 +428,8 @@ static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int
     }
     r->ops[r->nops++] = (vop){type, a, x};
     v->ops_recorded++;
+    v->ops_held++;
+    peak(&v->held_stats.ops_peak, v->ops_held);
     return TEMU_OK;
 }
 
@@ -408,7 +452,9 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->payload = payload;
     g->inject = (int8_t)(inject != 0);
     v->pay_recorded += bytes;
-    return v->nmsg++;
+    v->held_stats.messages++;
+    peak(&v->held_stats.messages_peak, (uint64_t)v->nmsg + 1);
+    return v->msg_base + v->nmsg++;
 }
 
 temu_status temu_vt_compute(temu_vt *v, int32_t rank, int64_t ps, temu_error *err)
@@ -466,7 +512,7 @@ temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
         return oom(err);
     }
     if (slot >= 0) {
-        v->slot_msg[slot] = id;
+        SLOT(v, slot) = id;
     }
     if (p->req == 0 && !v->post_all) {
         return add_op(v, p->wsrc, OP_SEND, id, 0, err);
@@ -480,7 +526,8 @@ static int32_t new_slot(temu_vt *v)
         return -1;
     }
     v->slot_msg[v->nslot] = -1;
-    return v->nslot++;
+    peak(&v->held_stats.slots_peak, (uint64_t)v->nslot + 1);
+    return v->slot_base + v->nslot++;
 }
 
 temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error *err)
@@ -523,7 +570,7 @@ temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
         return oom(err);
     }
     if (id >= 0) {
-        v->slot_msg[slot] = (int32_t)id;
+        SLOT(v, slot) = (int32_t)id;
     }
     if (posted) {
         return add_op(v, p->wdst, OP_WAIT, 0, (int64_t)p->req, err);
@@ -627,6 +674,7 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
     in->scan_out = malloc((size_t)n * sizeof *in->scan_out);
     in->seen_t = malloc((size_t)n * sizeof *in->seen_t);
     v->ninst++; /* freed with the others even when incomplete */
+    peak(&v->held_stats.colls_peak, (uint64_t)v->ninst);
     if (in->world == NULL || in->in_head == NULL || in->out_head == NULL || in->out_tail == NULL ||
         in->cursor == NULL || in->enter_t == NULL || in->scan_in == NULL || in->scan_out == NULL ||
         in->seen_t == NULL) {
@@ -637,7 +685,7 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
         in->in_head[i] = in->out_head[i] = in->out_tail[i] = in->cursor[i] = -1;
         in->enter_t[i] = -1;
     }
-    return v->ninst - 1;
+    return v->inst_base + v->ninst - 1;
 }
 
 temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, int32_t rank,
@@ -663,7 +711,7 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
         c->inst[c->ninst++] = id;
     }
     int32_t id = c->inst[call];
-    vinst *in = &v->inst[id];
+    vinst *in = &INST(v, id);
     if (in->sync != sync_only) {
         return temu_fail(err, TEMU_EINVAL,
                          "virtual time: members of communicator %d disagree on collective %d", comm,
@@ -693,21 +741,21 @@ temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, i
     if (st != TEMU_OK) {
         return st;
     }
-    vinst *in = &v->inst[v->comm[comm].cur[me]];
+    vinst *in = &INST(v, v->comm[comm].cur[me]);
     int32_t id = new_msg(v, in->world[me], wto, bytes, TEMU_KIND_P2P, round, payload, 1);
     if (id < 0) {
         return oom(err);
     }
-    in = &v->inst[v->comm[comm].cur[me]];
-    if (in->out_tail[me] >= 0 && v->msg[in->out_tail[me]].round > round) {
+    in = &INST(v, v->comm[comm].cur[me]);
+    if (in->out_tail[me] >= 0 && MSG(v, in->out_tail[me]).round > round) {
         return temu_fail(err, TEMU_EINVAL,
                          "virtual time: member %d of communicator %d sends round %d after round %d",
-                         me, comm, round, v->msg[in->out_tail[me]].round);
+                         me, comm, round, MSG(v, in->out_tail[me]).round);
     }
-    v->msg[id].next_in = in->in_head[to];
+    MSG(v, id).next_in = in->in_head[to];
     in->in_head[to] = id;
     if (in->out_tail[me] >= 0) {
-        v->msg[in->out_tail[me]].next_out = id;
+        MSG(v, in->out_tail[me]).next_out = id;
     } else {
         in->out_head[me] = id;
     }
@@ -779,7 +827,7 @@ static void wake(temu_vt *v, int32_t rank, int64_t t)
  * last. */
 static void units_arrived(temu_vt *v, uint64_t tag, uint64_t n)
 {
-    vmsg *g = &v->msg[tag >> 1];
+    vmsg *g = &MSG(v, tag >> 1);
     v->pk_delivered += n;
     g->left = g->left > n ? g->left - n : 0;
     if (g->left == 0) {
@@ -810,7 +858,7 @@ static void on_done(void *ctx, uint64_t tag, uint64_t units, int64_t created, in
 static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t *packets,
                             uint64_t *bytes, temu_error *err)
 {
-    vmsg *g = &v->msg[id];
+    vmsg *g = &MSG(v, id);
     temu_message tm = {v->rk[g->src].node, v->rk[g->dst].node, g->bytes,
                        (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
     temu_status st = v->net->inject(v->model, t, v->m, &tm, dir, (uint64_t)id * 2 + (uint64_t)dir,
@@ -859,7 +907,7 @@ static int64_t costs_received(const temu_vt *v, const vmsg *g, int64_t t)
 /* Direction dir of message id has wholly arrived at t. */
 static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_error *err)
 {
-    vmsg *g = &v->msg[id];
+    vmsg *g = &MSG(v, id);
     temu_status st = TEMU_OK;
     if (dir == 0) {
         uint64_t pk = 0, by = 0;
@@ -888,7 +936,7 @@ static temu_message message_of(const temu_vt *v, const vmsg *g)
 /* Count what crossing h accounts for in (after, until]. */
 static void count_crossing(temu_vt *v, const temu_tm_hop *h, int64_t after, int64_t until)
 {
-    vmsg *g = &v->msg[h->tag >> 1];
+    vmsg *g = &MSG(v, h->tag >> 1);
     temu_crossing_count(v->s, &g->ledger, (int)(h->tag & 1u), h, after, until);
 }
 
@@ -898,7 +946,9 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
 {
     temu_vt *v = ctx;
     int64_t until = v->tick != NULL ? v->next_tick : INT64_MAX;
-    if (h->tag >> 1 >= (uint64_t)v->nmsg || !v->msg[h->tag >> 1].inject) {
+    uint64_t id = h->tag >> 1;
+    if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
+        !MSG(v, id).inject) {
         return; /* not a message of this run's (a caller's own packet) */
     }
     if (!temu_crossing_done_by(h, until)) {
@@ -929,7 +979,7 @@ static void release_held(temu_vt *v, int64_t t)
 /* Put message id on the network at t. */
 static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
 {
-    vmsg *g = &v->msg[id];
+    vmsg *g = &MSG(v, id);
     uint64_t pk = 0, by = 0;
     if (g->started) {
         return TEMU_OK;
@@ -949,7 +999,7 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
     if (st == TEMU_OK) {
         st = send_dir(v, id, 0, t, &pk, &by, err);
     }
-    g = &v->msg[id];
+    g = &MSG(v, id);
     g->local_t = temu_vt_inject_done(&v->nic_free[v->rk[g->src].node], t, by, v->tc.node_gbs);
     if (st == TEMU_OK && pk == 0) {
         st = arrived(v, id, 0, t, err); /* within the node: no network */
@@ -962,7 +1012,7 @@ static temu_status start(temu_vt *v, int32_t id, int64_t t, temu_error *err)
 /* When message id is complete at its sender; -1: not yet. */
 static int64_t send_done(const temu_vt *v, int32_t id)
 {
-    const vmsg *g = &v->msg[id];
+    const vmsg *g = &MSG(v, id);
     return g->eager ? g->local_t : g->done_t;
 }
 
@@ -977,8 +1027,8 @@ static int64_t pend_done(const temu_vt *v, const pend *p)
     if (p->type == PEND_SEND) {
         return send_done(v, p->id);
     }
-    int32_t id = v->slot_msg[p->id];
-    return id < 0 ? -1 : v->msg[id].arrive_t;
+    int32_t id = SLOT(v, p->id);
+    return id < 0 ? -1 : MSG(v, id).arrive_t;
 }
 
 /* Wait for the pending operations with request req (all: every one;
@@ -1022,7 +1072,7 @@ static int add_pend(vrank *r, int32_t type, int32_t id, uint64_t req)
 static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_status *st,
                          temu_error *err)
 {
-    vinst *in = &v->inst[id];
+    vinst *in = &INST(v, id);
     int64_t t = r->clock;
     if (in->enter_t[me] < 0) {
         in->enter_t[me] = t;
@@ -1041,28 +1091,28 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
         return in->entered == in->n ? max64(t, in->last_entry) : -1;
     }
     while (in->cursor[me] >= 0) {
-        int32_t k = v->msg[in->cursor[me]].round;
-        for (int32_t j = k > 0 ? in->in_head[me] : -1; j >= 0; j = v->msg[j].next_in) {
-            if (v->msg[j].round < k && v->msg[j].arrive_t < 0) {
+        int32_t k = MSG(v, in->cursor[me]).round;
+        for (int32_t j = k > 0 ? in->in_head[me] : -1; j >= 0; j = MSG(v, j).next_in) {
+            if (MSG(v, j).round < k && MSG(v, j).arrive_t < 0) {
                 return -1;
             }
         }
-        int32_t next = v->msg[in->cursor[me]].next_out;
+        int32_t next = MSG(v, in->cursor[me]).next_out;
         *st = start(v, in->cursor[me], t, err);
         if (*st != TEMU_OK) {
             return -1;
         }
-        in = &v->inst[id];
+        in = &INST(v, id);
         in->cursor[me] = next;
     }
     /* an arrival time or a send's completion, once known, stays */
-    for (int32_t j = in->scan_in[me]; j >= 0; j = in->scan_in[me] = v->msg[j].next_in) {
-        if (v->msg[j].arrive_t < 0) {
+    for (int32_t j = in->scan_in[me]; j >= 0; j = in->scan_in[me] = MSG(v, j).next_in) {
+        if (MSG(v, j).arrive_t < 0) {
             return -1;
         }
-        in->seen_t[me] = max64(in->seen_t[me], v->msg[j].arrive_t);
+        in->seen_t[me] = max64(in->seen_t[me], MSG(v, j).arrive_t);
     }
-    for (int32_t j = in->scan_out[me]; j >= 0; j = in->scan_out[me] = v->msg[j].next_out) {
+    for (int32_t j = in->scan_out[me]; j >= 0; j = in->scan_out[me] = MSG(v, j).next_out) {
         int64_t d = send_done(v, j);
         if (d < 0) {
             return -1;
@@ -1072,17 +1122,190 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
     return max64(t, in->seen_t[me]);
 }
 
+/* ------------------------------------------------------------ sources */
+
+temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
+                               void *ctx, temu_error *err)
+{
+    if (v->ops_recorded > 0 || v->nmsg > 0 || v->ninst > 0 || v->nslot > 0) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: a source on a run already recorded");
+    }
+    if (fn == NULL || first < 0 || n <= 0 || n > v->nranks - first) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: a source of ranks %d .. %lld", first,
+                         (long long)first + n - 1);
+    }
+    v->nops_before = malloc((size_t)n * sizeof *v->nops_before);
+    if (v->nops_before == NULL) {
+        return oom(err);
+    }
+    v->source = fn;
+    v->source_ctx = ctx;
+    v->src_first = first;
+    v->src_n = n;
+    v->source_more = 1;
+    return TEMU_OK;
+}
+
+/* The first message and receive slot some rank of the source still
+ * refers to (pending operations, receives posted), at most *msg and
+ * *slot. */
+static void ranks_refs(const temu_vt *v, int32_t *msg, int32_t *slot)
+{
+    for (int32_t i = v->src_first; i < v->src_first + v->src_n; i++) {
+        const vrank *r = &v->rk[i];
+        for (int32_t k = 0; k < r->npend; k++) {
+            int32_t id = r->pend[k].id;
+            if (r->pend[k].type == PEND_SEND) {
+                *msg = id < *msg ? id : *msg;
+            } else {
+                *slot = id < *slot ? id : *slot;
+                int32_t got = id >= v->slot_base ? SLOT(v, id) : -1;
+                *msg = got >= 0 && got < *msg ? got : *msg;
+            }
+        }
+        for (int32_t k = 0; k < r->nposts; k++) {
+            *slot = r->posts[k].slot < *slot ? r->posts[k].slot : *slot;
+        }
+    }
+    for (int32_t k = 0; k < v->nheld; k++) { /* crossings still to count */
+        int32_t id = (int32_t)(v->held[k].h.tag >> 1);
+        *msg = id < *msg ? id : *msg;
+    }
+}
+
+/* Drop the first k elements (of size sz) of an array of *n. */
+static void drop_front(void *arr, int32_t *n, int32_t k, size_t sz)
+{
+    memmove(arr, (char *)arr + (size_t)k * sz, (size_t)(*n - k) * sz);
+    *n -= k;
+}
+
+/* Release the messages, slots and collective instances of the rounds
+ * every rank of the source is past: a message once its packets and
+ * replies have all arrived and no crossing of it is still held. */
+static void release_rounds(temu_vt *v)
+{
+    int32_t done = v->nrounds;
+    for (int32_t i = v->src_first; i < v->src_first + v->src_n; i++) {
+        done = v->rk[i].rounds < done ? v->rk[i].rounds : done;
+    }
+    int32_t msg_end = done < v->nrounds ? v->round[done].msg : v->msg_base + v->nmsg;
+    int32_t slot_end = done < v->nrounds ? v->round[done].slot : v->slot_base + v->nslot;
+    int32_t inst_end = done < v->nrounds ? v->round[done].inst : v->inst_base + v->ninst;
+    ranks_refs(v, &msg_end, &slot_end);
+    int32_t k = 0;
+    while (k < v->nmsg && v->msg_base + k < msg_end && v->msg[k].done_t >= 0) {
+        temu_ledger_free(v->msg[k].ledger);
+        k++;
+    }
+    drop_front(v->msg, &v->nmsg, k, sizeof *v->msg);
+    v->msg_base += k;
+    k = slot_end - v->slot_base < v->nslot ? slot_end - v->slot_base : v->nslot;
+    drop_front(v->slot_msg, &v->nslot, k, sizeof *v->slot_msg);
+    v->slot_base += k;
+    k = inst_end - v->inst_base < v->ninst ? inst_end - v->inst_base : v->ninst;
+    for (int32_t i = 0; i < k; i++) {
+        inst_free(&v->inst[i]);
+    }
+    drop_front(v->inst, &v->ninst, k, sizeof *v->inst);
+    v->inst_base += k;
+}
+
+/* Forget the operations rank has executed once they are at least half of
+ * those held (each operation moves O(1) times on average). */
+static void ops_compact(temu_vt *v, vrank *r)
+{
+    if (r->pc > 0 && r->pc >= r->nops - r->pc) {
+        v->ops_held -= (uint64_t)r->pc;
+        r->op_base += r->pc;
+        drop_front(r->ops, &r->nops, r->pc, sizeof *r->ops);
+        r->pc = 0;
+    }
+}
+
+/* A member of collective instances first .. of this round that never
+ * calls it; TEMU_OK if all do. */
+static temu_status round_colls_check(const temu_vt *v, int32_t first, temu_error *err)
+{
+    for (int32_t i = first; i < v->inst_base + v->ninst; i++) {
+        const vinst *in = &INST(v, i);
+        if (in->callers < in->n) {
+            int32_t me = 0;
+            while (in->world[me] >= 0) {
+                me++;
+            }
+            return temu_fail(err, TEMU_EINVAL,
+                             "virtual time: member %d of communicator %d never calls its "
+                             "collective number %d (%d of %d members do)",
+                             me, in->comm, in->call + 1, in->callers, in->n);
+        }
+    }
+    return TEMU_OK;
+}
+
+/* Have the source record its next round (or find it has none). */
+static temu_status source_round(temu_vt *v, temu_error *err)
+{
+    release_rounds(v);
+    for (int32_t i = 0; i < v->src_n; i++) {
+        vrank *r = &v->rk[v->src_first + i];
+        ops_compact(v, r);
+        v->nops_before[i] = r->nops;
+    }
+    if (GROW(v->round, v->nrounds, v->caprounds) != 0) {
+        return oom(err);
+    }
+    struct round_start at = {v->msg_base + v->nmsg, v->slot_base + v->nslot,
+                             v->inst_base + v->ninst};
+    int more = 0;
+    temu_status st = v->source(v->source_ctx, &more, err);
+    v->source_more = st == TEMU_OK && more;
+    if (!v->source_more) {
+        return st;
+    }
+    v->round[v->nrounds++] = at;
+    v->held_stats.rounds++;
+    for (int32_t i = 0; i < v->src_n; i++) {
+        vrank *r = &v->rk[v->src_first + i];
+        if (r->nops > v->nops_before[i]) {
+            r->ops[r->nops - 1].type |= OP_ROUND_END;
+        }
+    }
+    return round_colls_check(v, at.inst, err);
+}
+
+/* Rank has executed all its operations: the source's next rounds until it
+ * has more or the source has no more. */
+static temu_status source_until(temu_vt *v, int32_t rank, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    if (rank < v->src_first || rank >= v->src_first + v->src_n) {
+        return st;
+    }
+    while (st == TEMU_OK && v->source_more && v->rk[rank].pc == v->rk[rank].nops) {
+        st = source_round(v, err);
+    }
+    return st;
+}
+
 /* Execute rank's next operation at its clock: its clock after it, -1 if it
  * must wait. */
 static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
 {
     vrank *r = &v->rk[rank];
+    if (r->pc == r->nops && v->source_more) {
+        *st = source_until(v, rank, err);
+        r = &v->rk[rank];
+        if (*st != TEMU_OK) {
+            return -1;
+        }
+    }
     if (r->pc == r->nops) { /* the end: what is still pending */
         return wait_pend(v, r, 0, 1, 0);
     }
     const vop *op = &r->ops[r->pc];
     int64_t t = r->clock, d;
-    switch (op->type) {
+    switch (OP_TYPE(op)) {
     case OP_COMPUTE:
         r->compute += op->x;
         return t + op->x;
@@ -1096,15 +1319,15 @@ static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
         if (add_pend(r, PEND_SEND, op->a, (uint64_t)op->x) != 0) {
             *st = oom(err);
         }
-        return max64(t, v->msg[op->a].cpu_t); /* the call returns after o_s */
+        return max64(t, MSG(v, op->a).cpu_t); /* the call returns after o_s */
     case OP_IRECV:
         if (add_pend(r, PEND_RECV, op->a, (uint64_t)op->x) != 0) {
             *st = oom(err);
         }
         return t;
     case OP_RECV: {
-        int32_t id = v->slot_msg[op->a];
-        return id < 0 || v->msg[id].arrive_t < 0 ? -1 : max64(t, v->msg[id].arrive_t);
+        int32_t id = SLOT(v, op->a);
+        return id < 0 || MSG(v, id).arrive_t < 0 ? -1 : max64(t, MSG(v, id).arrive_t);
     }
     case OP_WAIT:
         return wait_pend(v, r, (uint64_t)op->x, 0, 0);
@@ -1144,6 +1367,7 @@ static temu_status step(temu_vt *v, int32_t rank, int64_t t, temu_error *err)
             r->finished = 1;
             return TEMU_OK;
         }
+        r->rounds += (r->ops[r->pc].type & OP_ROUND_END) != 0;
         r->pc++;
         r->done_ops++;
         v->ops_done++;
@@ -1198,13 +1422,13 @@ static temu_status stuck(const temu_vt *v, temu_error *err)
         const vrank *r = &v->rk[i];
         if (!r->finished) {
             const char *what =
-                r->pc < r->nops ? names[r->ops[r->pc].type] : "end (pending operations)";
+                r->pc < r->nops ? names[OP_TYPE(&r->ops[r->pc])] : "end (pending operations)";
             return temu_fail(
                 err, TEMU_EINVAL,
                 "virtual time: rank %d waits for ever at operation %d (%s) at %lld ps: "
                 "a receive without its send or a collective some member never "
                 "calls",
-                i, r->pc, what, (long long)r->clock);
+                i, (int)(r->op_base + r->pc), what, (long long)r->clock);
         }
     }
     return TEMU_OK;
@@ -1228,19 +1452,9 @@ static int64_t model_stride(temu_vt *v, int64_t tn, int64_t tr)
 
 temu_status temu_vt_run(temu_vt *v, temu_error *err)
 {
-    temu_status st = TEMU_OK;
-    for (int32_t i = 0; i < v->ninst; i++) {
-        const vinst *in = &v->inst[i];
-        if (in->callers < in->n) {
-            int32_t me = 0;
-            while (in->world[me] >= 0) {
-                me++;
-            }
-            return temu_fail(err, TEMU_EINVAL,
-                             "virtual time: member %d of communicator %d never calls its "
-                             "collective number %d (%d of %d members do)",
-                             me, in->comm, in->call + 1, in->callers, in->n);
-        }
+    temu_status st = round_colls_check(v, v->inst_base, err);
+    if (st != TEMU_OK) {
+        return st;
     }
     if (v->net->set_done != NULL) {
         v->net->set_done(v->model, on_done, v);
@@ -1335,6 +1549,11 @@ const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n)
     }
     *n = v->rk[rank].nmarks;
     return v->rk[rank].marks;
+}
+
+void temu_vt_held_get(const temu_vt *v, temu_vt_held *out)
+{
+    *out = v->held_stats;
 }
 
 uint64_t temu_vt_messages(const temu_vt *v)

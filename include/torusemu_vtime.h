@@ -60,6 +60,21 @@ void temu_vt_free(temu_vt *v);
  * rank posts its step's messages at once, as MiniGhost's and GPCNeT's
  * kernels do). */
 void temu_vt_set_post_all(temu_vt *v, int on);
+/* A source of operations recorded as the ranks reach them instead of all
+ * before the run (memory bounded by the work outstanding, not the whole
+ * workload; doc/performance.md, "Memory"): when one of ranks first ..
+ * first + n - 1 has executed every operation recorded for it, fn records
+ * the next round (every rank's operations of one step, through the
+ * temu_vt_* calls or a replay) and sets *more to 1, or records nothing
+ * and sets *more to 0 when none are left.  A round must leave no
+ * operation waiting when its ranks are past it (end with a wait-all, as
+ * the built-in patterns' steps do): its messages, receive slots and
+ * collectives are released once every rank of the source is past it and
+ * the messages' packets and replies have arrived.  Only on a virtual time
+ * with nothing recorded yet. */
+typedef temu_status (*temu_vt_source_fn)(void *ctx, int *more, temu_error *err);
+temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
+                               void *ctx, temu_error *err);
 /* Multiply the compute gaps recorded from now on (temu_vt_compute,
  * temu_vt_trace_time) by scale (>= 0; 0: communication only). */
 temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err);
@@ -173,6 +188,14 @@ int64_t temu_vt_runtime(const temu_vt *v);
 const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n);
 /* Messages that crossed the network, and their packets. */
 uint64_t temu_vt_messages(const temu_vt *v);
+/* What the run held: messages recorded in all and, at most at once, the
+ * messages, receive slots, collective calls and rank operations held
+ * (with a source these stay near one round's; without, they are all). */
+typedef struct temu_vt_held {
+    uint64_t messages, rounds;
+    uint64_t messages_peak, slots_peak, colls_peak, ops_peak;
+} temu_vt_held;
+void temu_vt_held_get(const temu_vt *v, temu_vt_held *out);
 /* The packet timing model (its stall counters: temu_tm_stall_counters_flush;
  * the run counts every link crossing itself, adaptively routed ones
  * included); NULL if the run's model level is another. */

@@ -166,7 +166,7 @@ END_TEST
 /* MPI software costs (doc/virtual-time.md, "MPI software costs"): the
  * families' values are those their sources give (each cited in
  * emu/family_*.c), written here again so a changed table fails. */
-#define GEMINI_O_PS 550000  /* o_s = o_r = g: Alverson et al. HOTI 2010, ~1.3 us one-way */
+#define GEMINI_O_PS 550000   /* o_s = o_r = g: Alverson et al. HOTI 2010, ~1.3 us one-way */
 #define GEMINI_SHM_PS 400000 /* on-node latency, 0.4 us; 5 GB/s */
 #define BGP_O_PS 1200000     /* Kumar et al. ICS 2008, ~2.6 us one-way */
 #define BGQ_O_PS 1000000     /* Kumar et al. IPDPS 2012, ~2.2 us one-way */
@@ -503,6 +503,107 @@ START_TEST(test_volume_unchanged)
         temu_vt_free(vt);
         temu_session_close(a);
         temu_session_close(b);
+    }
+}
+END_TEST
+
+/* What a timed run of a pattern gave: its results and what it held. */
+typedef struct pattern_run {
+    int64_t runtime, end_ps[16];
+    uint64_t net_msgs, *counters, ncounters;
+    temu_vt_held held;
+} pattern_run;
+
+/* Pattern p on 16 ranks of spec in virtual time, recorded whole first or
+ * generated step by step as the ranks reach it (temu_pattern_lazy). */
+static void pattern_timed(const char *spec, const temu_pattern *p, int lazy, pattern_run *out)
+{
+    temu_session *s = test_mapped_store(spec, 16, 1, NULL);
+    temu_error err;
+    temu_replay *r;
+    temu_vt *vt;
+    temu_pattern_gen *gen = NULL;
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    temu_vt_set_post_all(vt, 1);
+    ck_assert(temu_replay_create(s, &r, &err) == TEMU_OK);
+    temu_replay_set_vtime(r, vt);
+    if (lazy) {
+        ck_assert_msg(temu_pattern_lazy(r, p, &gen, &err) == TEMU_OK, "%s", err.message);
+    } else {
+        ck_assert_msg(temu_pattern_replay(r, p, NULL, NULL, &err) == TEMU_OK, "%s", err.message);
+    }
+    ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_msg(temu_replay_finish(r, &err) == TEMU_OK, "%s", err.message);
+    out->runtime = temu_vt_runtime(vt);
+    for (int32_t i = 0; i < 16; i++) {
+        temu_vt_rank_stats rs;
+        temu_vt_rank_get(vt, i, &rs);
+        out->end_ps[i] = rs.end_ps;
+    }
+    out->net_msgs = temu_vt_messages(vt);
+    temu_vt_held_get(vt, &out->held);
+    temu_tm_flushed *f;
+    ck_assert(temu_tm_flushed_create(temu_session_machine(s), &f, &err) == TEMU_OK);
+    ck_assert(temu_vt_counters_flush(vt, f, s, &err) == TEMU_OK);
+    temu_tm_flushed_free(f);
+    out->counters = all_counters(s);
+    out->ncounters = temu_counter_count(s);
+    temu_pattern_gen_free(gen);
+    temu_replay_free(r);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+
+/* A pattern generated step by step as the ranks reach it gives the
+ * results of the one recorded whole, counter for counter, and holds at
+ * most about two steps of messages, receive slots, collective calls and
+ * operations, not all of them: 40 steps of fft (two all-to-alls of rows
+ * and columns of a 4x4 grid), halo and tornado on 16 ranks. */
+START_TEST(test_pattern_lazy_bounded)
+{
+    temu_pattern p[3];
+    const char *spec[3] = {"gemini:2x2x2", "bgq:2x2x2x2x2", "bgp:4x2x2"};
+    memset(p, 0, sizeof p);
+    p[0].kind = TEMU_PATTERN_FFT;
+    p[0].grid[0] = p[0].grid[1] = 4;
+    p[0].size = 16;
+    p[0].steps = 20; /* 40 rounds: 20 of each phase */
+    small_halo(&p[1]);
+    p[1].steps = 40;
+    p[2].kind = TEMU_PATTERN_TORNADO;
+    p[2].bytes = 2048;
+    p[2].steps = 40;
+    p[2].compute_ps = 100000;
+    /* messages a step: fft 4 groups x 4 x 3 pairs; halo 4x2x2 faces
+     * (24 + 16 + 16); tornado every rank */
+    const uint64_t per_step[3] = {48, 56, 16};
+    for (int i = 0; i < 3; i++) {
+        pattern_run whole, lazy;
+        pattern_timed(spec[i], &p[i], 0, &whole);
+        pattern_timed(spec[i], &p[i], 1, &lazy);
+        ck_assert_int_eq(lazy.runtime, whole.runtime);
+        for (int32_t k = 0; k < 16; k++) {
+            ck_assert_int_eq(lazy.end_ps[k], whole.end_ps[k]);
+        }
+        ck_assert_uint_eq(lazy.net_msgs, whole.net_msgs);
+        ck_assert_uint_eq(lazy.ncounters, whole.ncounters);
+        for (uint64_t k = 0; k < whole.ncounters; k++) {
+            ck_assert_msg(lazy.counters[k] == whole.counters[k], "%s: counter %llu: %llu vs %llu",
+                          spec[i], (unsigned long long)k, (unsigned long long)lazy.counters[k],
+                          (unsigned long long)whole.counters[k]);
+        }
+        ck_assert_uint_eq(whole.held.messages, 40 * per_step[i]);
+        ck_assert_uint_eq(lazy.held.messages, whole.held.messages);
+        ck_assert_uint_eq(whole.held.messages_peak, whole.held.messages);
+        ck_assert_msg(lazy.held.messages_peak <= 3 * per_step[i],
+                      "%s: %llu messages held at once (%llu a step)", spec[i],
+                      (unsigned long long)lazy.held.messages_peak, (unsigned long long)per_step[i]);
+        ck_assert_uint_le(lazy.held.slots_peak, 3 * per_step[i]);
+        ck_assert_uint_eq(lazy.held.rounds, 40);
+        ck_assert_uint_le(lazy.held.colls_peak, 3 * 4); /* fft: 4 groups a step */
+        ck_assert_uint_le(lazy.held.ops_peak * 10, whole.held.ops_peak);
+        free(whole.counters);
+        free(lazy.counters);
     }
 }
 END_TEST
@@ -869,6 +970,7 @@ int main(void)
     tcase_add_test(tc, test_nonblocking_requests);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_volume_unchanged);
+    tcase_add_test(tc, test_pattern_lazy_bounded);
     tcase_add_test(tc, test_stall_counters);
     tcase_add_test(tc, test_bgq_fifo_occupancy);
     tcase_add_test(tc, test_incremental_flush);

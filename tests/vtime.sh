@@ -159,4 +159,30 @@ expect_fail "gpcnet series" "not with the gpcnet pattern" "$TORUSEMU" replay --m
     --pattern gpcnet --timing --series "$TMP/x.tser" --interval 1us
 expect_fail "bad format" "format" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado \
     --timing --format xml
+# a pattern generated step by step as the ranks reach it gives what the
+# pattern recorded whole first gives (TORUSEMU_RECORD_WHOLE=1): the same
+# report and series, with threads and trains and with a halo's snapshots
+# (doc/performance.md, "Memory bounded by the network")
+lazy_same() {
+    desc=$1; shift
+    expect_ok "$desc, step by step" "$TORUSEMU" replay "$@" --timing --format csv \
+        --series "$TMP/lz.tser" --interval 1us
+    mv "$TMP/out" "$TMP/lz.out"
+    expect_ok "$desc, whole" env TORUSEMU_RECORD_WHOLE=1 "$TORUSEMU" replay "$@" --timing \
+        --format csv --series "$TMP/wh.tser" --interval 1us
+    "$TORUSEMU" series "$TMP/lz.tser" | sed 1d >"$TMP/lz.ser"
+    "$TORUSEMU" series "$TMP/wh.tser" | sed 1d >"$TMP/wh.ser"
+    if [ -s "$TMP/lz.out" ] && cmp -s "$TMP/lz.out" "$TMP/out" && [ -s "$TMP/lz.ser" ] &&
+        cmp -s "$TMP/lz.ser" "$TMP/wh.ser"; then
+        pass
+    else
+        failed "$desc: step by step differs from whole: $(diff "$TMP/lz.out" "$TMP/out" | head -5)"
+    fi
+}
+lazy_same "fft, 2 threads" --machine bgq:2x2x2x2x2 --pattern fft --grid 4x8 --size 32 \
+    --steps 3 --threads 2
+lazy_same "random, trains" --machine bgq:2x2x2x2x2 --pattern random --steps 4 \
+    --routing deterministic --train=4
+lazy_same "halo, compute" --machine gemini-tiny --pattern halo --grid 4x2x2 --size 6 --vars 2 \
+    --steps 4 --compute 1us
 finish

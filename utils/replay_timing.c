@@ -144,35 +144,57 @@ static temu_status on_tick(void *ctx, temu_vt *vt, int64_t t_ps, temu_error *err
     return st == TEMU_OK ? temu_series_snapshot(k->w, t_ps, err) : st;
 }
 
+/* The replay that records into a run's virtual time, and a pattern it
+ * generates as the ranks go (NULL: all was recorded before the run). */
+typedef struct recording {
+    temu_replay *r;
+    temu_pattern_gen *gen;
+} recording;
+
 /* A trace, or np patterns, recorded into vt through one replay (labels:
- * what each pattern's errors are about, or NULL). */
+ * what each pattern's errors are about, or NULL).  A single pattern is
+ * generated step by step during the run (temu_pattern_lazy) unless
+ * TORUSEMU_RECORD_WHOLE=1 (for comparing memory: the same results). */
 static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const temu_pattern *p,
-                          int np, const char *const *labels, temu_replay_stats *stats,
-                          temu_error *err)
+                          int np, const char *const *labels, recording *rec, temu_error *err)
 {
-    temu_replay *r = NULL;
-    temu_status st = temu_replay_create(s, &r, err);
+    const char *whole = getenv("TORUSEMU_RECORD_WHOLE");
+    temu_status st = temu_replay_create(s, &rec->r, err);
     if (st == TEMU_OK) {
-        temu_replay_set_vtime(r, vt);
+        temu_replay_set_vtime(rec->r, vt);
         if (trace != NULL) {
-            st = temu_otf2_replay(trace, r, replay_watch_ops, NULL, err);
+            st = temu_otf2_replay(trace, rec->r, replay_watch_ops, NULL, err);
+        } else if (np == 1 && (whole == NULL || strcmp(whole, "1") != 0)) {
+            temu_vt_set_post_all(vt, 1);
+            st = temu_pattern_lazy(rec->r, p, &rec->gen, err);
         } else {
             temu_vt_set_post_all(vt, 1);
             for (int i = 0; i < np && st == TEMU_OK; i++) {
-                st = temu_pattern_replay(r, &p[i], replay_watch_ops, NULL, err);
+                st = temu_pattern_replay(rec->r, &p[i], replay_watch_ops, NULL, err);
                 if (st != TEMU_OK && labels != NULL) {
                     cli_err_prefix(err, labels[i]);
                 }
             }
         }
     }
-    if (st == TEMU_OK) {
-        st = temu_replay_finish(r, err);
+    return st;
+}
+
+/* The recording's end (st: how it went so far): every send matched, its
+ * counts in *stats. */
+static temu_status record_end(recording *rec, temu_status st, temu_replay_stats *stats,
+                              temu_error *err)
+{
+    if (st == TEMU_OK && rec->r != NULL) {
+        st = temu_replay_finish(rec->r, err);
     }
-    if (r != NULL) {
-        temu_replay_get_stats(r, stats);
+    if (rec->r != NULL) {
+        temu_replay_get_stats(rec->r, stats);
     }
-    temu_replay_free(r);
+    temu_replay_free(rec->r);
+    temu_pattern_gen_free(rec->gen);
+    rec->r = NULL;
+    rec->gen = NULL;
     return st;
 }
 
@@ -260,13 +282,20 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
                 st = temu_vt_set_tick(vt, o->interval_ps, on_tick, &k, &err);
             }
         }
+        recording rec = {NULL, NULL};
         if (st == TEMU_OK) {
-            st = record(s, vt, trace, p, np, o->labels, stats, &err);
+            st = record(s, vt, trace, p, np, o->labels, &rec, &err);
+        }
+        if (rec.gen == NULL) {
+            st = record_end(&rec, st, stats, &err);
         }
         if (st == TEMU_OK) {
             temu_vt_set_watch(vt, replay_watch_vt());
             st = temu_vt_run(vt, &err);
             replay_watch_break();
+        }
+        if (rec.gen != NULL) {
+            st = record_end(&rec, st, stats, &err);
         }
         if (st == TEMU_OK) {
             report(s, vt, o->format);

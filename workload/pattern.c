@@ -48,6 +48,15 @@ typedef struct gen {
      * (r is NULL then) */
     temu_pair_fn emit;
     void *emit_ctx;
+    /* resumable: the pattern is rounds (steps) emitted one at a time by
+     * round(g, k) after its kind's prepare; what they share */
+    temu_status (*round)(struct gen *g, int32_t k);
+    int32_t rounds, next;
+    int32_t a, b;     /* fft: the grid; synthetic transpose: k = a */
+    uint64_t pair[2]; /* fft: bytes of a pair in phase 1, 2 */
+    int32_t *ids, *buf;
+    int32_t grid[3], blk[3]; /* halo, neighbor */
+    uint64_t bytes;          /* halo, synthetic */
 } gen;
 
 /* Progress from thread 0 only, scaled to the whole. */
@@ -141,36 +150,40 @@ static temu_status fft_phase_pairs(gen *g, int phase, int32_t a, int32_t b, uint
     return st;
 }
 
-static temu_status fft_phase(gen *g, int phase, int32_t a, int32_t b, uint64_t pair, int32_t *buf)
+/* The communicators of phase's all-to-alls (a row or column each). */
+static temu_status fft_comms(gen *g, int phase)
 {
-    if (g->emit != NULL) {
-        return fft_phase_pairs(g, phase, a, b, pair);
-    }
-    int32_t groups = phase == 1 ? b : a, members = phase == 1 ? a : b;
-    int32_t *ids = malloc((size_t)groups * sizeof *ids);
+    int32_t groups = phase == 1 ? g->b : g->a;
     temu_status st = TEMU_OK;
-    if (ids == NULL) {
-        return temu_fail(g->err, TEMU_ENOMEM, "fft: out of memory");
-    }
     for (int32_t i = 0; st == TEMU_OK && i < groups; i++) {
-        st = phase == 1 ? strided_comm(g, i, a, b, &ids[i], buf)
-                        : strided_comm(g, i * b, b, 1, &ids[i], buf);
+        st = phase == 1 ? strided_comm(g, i, g->a, g->b, &g->ids[i], g->buf)
+                        : strided_comm(g, i * g->b, g->b, 1, &g->ids[i], g->buf);
     }
-    temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1, .bytes = pair};
-    for (int32_t step = 0; st == TEMU_OK && step < g->p->steps; step++) {
-        int64_t lo, hi;
-        share(g, groups, &lo, &hi);
-        st = vt_step(g, 1);
-        for (int32_t i = (int32_t)lo; st == TEMU_OK && i < hi; i++) {
-            for (int32_t me = 0; st == TEMU_OK && me < members; me++) {
-                st = temu_replay_collective(g->r, ids[i], me, &c, g->err);
-                tick(g);
-            }
-        }
-        st = st == TEMU_OK ? vt_step(g, 0) : st;
-    }
-    free(ids);
     return st;
+}
+
+/* Round k: step k mod steps of the first phase run, then of the second. */
+static temu_status fft_round(gen *g, int32_t k)
+{
+    int phase = (g->p->phase == 2 ? 2 : 1) + k / g->p->steps;
+    int32_t step = k % g->p->steps;
+    int32_t groups = phase == 1 ? g->b : g->a, members = phase == 1 ? g->a : g->b;
+    uint64_t pair = g->pair[phase - 1];
+    if (g->emit != NULL) {
+        return step == 0 ? fft_phase_pairs(g, phase, g->a, g->b, pair) : TEMU_OK;
+    }
+    temu_status st = step == 0 ? fft_comms(g, phase) : TEMU_OK;
+    temu_replay_coll c = {.op = TEMU_COLL_ALLTOALL, .blocking = 1, .commutative = 1, .bytes = pair};
+    int64_t lo, hi;
+    share(g, groups, &lo, &hi);
+    st = st == TEMU_OK ? vt_step(g, 1) : st;
+    for (int32_t i = (int32_t)lo; st == TEMU_OK && i < hi; i++) {
+        for (int32_t me = 0; st == TEMU_OK && me < members; me++) {
+            st = temu_replay_collective(g->r, g->ids[i], me, &c, g->err);
+            tick(g);
+        }
+    }
+    return st == TEMU_OK ? vt_step(g, 0) : st;
 }
 
 static temu_status fft(gen *g)
@@ -193,20 +206,19 @@ static temu_status fft(gen *g)
                          "fft: %llu^3 points do not split evenly over a %dx%d grid",
                          (unsigned long long)n, a, b);
     }
-    int32_t *buf = malloc((size_t)(a > b ? a : b) * sizeof *buf);
-    if (buf == NULL) {
+    g->buf = malloc((size_t)(a > b ? a : b) * sizeof *g->buf);
+    g->ids = malloc((size_t)(a > b ? a : b) * sizeof *g->ids);
+    if (g->buf == NULL || g->ids == NULL) {
         return temu_fail(g->err, TEMU_ENOMEM, "fft: out of memory");
     }
-    g->total = (uint64_t)g->n * (uint64_t)p->steps * (p->phase == 0 ? 2 : 1);
-    temu_status st = TEMU_OK;
-    if (p->phase != 2) {
-        st = fft_phase(g, 1, a, b, per_rank / (uint64_t)a, buf);
-    }
-    if (st == TEMU_OK && p->phase != 1) {
-        st = fft_phase(g, 2, a, b, per_rank / (uint64_t)b, buf);
-    }
-    free(buf);
-    return st;
+    g->a = a;
+    g->b = b;
+    g->pair[0] = per_rank / (uint64_t)a;
+    g->pair[1] = per_rank / (uint64_t)b;
+    g->rounds = p->steps * (p->phase == 0 ? 2 : 1);
+    g->total = (uint64_t)g->n * (uint64_t)g->rounds;
+    g->round = fft_round;
+    return TEMU_OK;
 }
 
 /* ----------------------------------------------------------------- halo */
@@ -234,6 +246,36 @@ static int32_t halo_rank(const int32_t *grid, const int32_t *blk, int32_t x, int
  * them so each run of bx*by*bz consecutive ranks is one brick (the "Remap"
  * 2x2x4 placement of the seed against the default 1x1x16).
  */
+/* One time step: every rank to each of its face neighbours. */
+static temu_status halo_round(gen *g, int32_t k)
+{
+    (void)k;
+    const int32_t *grid = g->grid, *blk = g->blk;
+    int64_t lo, hi;
+    share(g, (int64_t)grid[1] * grid[2], &lo, &hi);
+    temu_status st = vt_step(g, 1);
+    for (int64_t yz = lo; st == TEMU_OK && yz < hi; yz++) {
+        int32_t y = (int32_t)(yz % grid[1]), z = (int32_t)(yz / grid[1]);
+        for (int32_t x = 0; st == TEMU_OK && x < grid[0]; x++) {
+            int32_t c[3] = {x, y, z};
+            int32_t me = halo_rank(grid, blk, x, y, z);
+            for (int d = 0; st == TEMU_OK && d < 3; d++) {
+                for (int s = -1; st == TEMU_OK && s <= 1; s += 2) {
+                    int32_t q[3] = {c[0], c[1], c[2]};
+                    q[d] += s;
+                    if (q[d] < 0 || q[d] >= grid[d]) {
+                        continue;
+                    }
+                    st = job_p2p(g, me, halo_rank(grid, blk, q[0], q[1], q[2]), 2 * d + (s > 0),
+                                 g->bytes);
+                }
+            }
+            tick(g);
+        }
+    }
+    return st == TEMU_OK ? vt_step(g, 0) : st;
+}
+
 static temu_status halo(gen *g)
 {
     const temu_pattern *p = g->p;
@@ -256,37 +298,13 @@ static temu_status halo(gen *g)
         return temu_fail(g->err, TEMU_EINVAL, "halo: --size %llu cells per dimension is too large",
                          (unsigned long long)n);
     }
-    uint64_t bytes = (n + 2) * (n + 2) * vars * 8;
+    g->bytes = (n + 2) * (n + 2) * vars * 8;
+    memcpy(g->grid, grid, sizeof grid);
+    memcpy(g->blk, blk, sizeof blk);
+    g->rounds = p->steps;
     g->total = (uint64_t)g->n * (uint64_t)p->steps;
-    temu_status st = TEMU_OK;
-    for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        int64_t lo, hi;
-        share(g, (int64_t)grid[1] * grid[2], &lo, &hi);
-        st = vt_step(g, 1);
-        for (int64_t yz = lo; st == TEMU_OK && yz < hi; yz++) {
-            int32_t y = (int32_t)(yz % grid[1]), z = (int32_t)(yz / grid[1]);
-            {
-                for (int32_t x = 0; st == TEMU_OK && x < grid[0]; x++) {
-                    int32_t c[3] = {x, y, z};
-                    int32_t me = halo_rank(grid, blk, x, y, z);
-                    for (int d = 0; st == TEMU_OK && d < 3; d++) {
-                        for (int s = -1; st == TEMU_OK && s <= 1; s += 2) {
-                            int32_t q[3] = {c[0], c[1], c[2]};
-                            q[d] += s;
-                            if (q[d] < 0 || q[d] >= grid[d]) {
-                                continue;
-                            }
-                            st = job_p2p(g, me, halo_rank(grid, blk, q[0], q[1], q[2]),
-                                         2 * d + (s > 0), bytes);
-                        }
-                    }
-                    tick(g);
-                }
-            }
-        }
-        st = st == TEMU_OK ? vt_step(g, 0) : st;
-    }
-    return st;
+    g->round = halo_round;
+    return TEMU_OK;
 }
 
 /* --------------------------------------------------------------- gpcnet */
@@ -322,8 +340,10 @@ static temu_status gpcnet_step(gen *g, const temu_gpcnet_layout *l, const int32_
     return st;
 }
 
-static temu_status gpcnet(gen *g)
+/* Every step in one round (its rounds of roles are not resumable). */
+static temu_status gpcnet_all(gen *g, int32_t k)
 {
+    (void)k;
     temu_gpcnet_layout l;
     if (g->tid != 0) {
         return TEMU_OK; /* one shuffled order: thread 0 replays it all */
@@ -379,6 +399,68 @@ static uint64_t rng_seed(uint64_t seed)
  *   neighbor    ranks in a periodic X x Y x Z grid (x fastest), to the - and
  *               + neighbour in every dimension longer than 1
  */
+/* Rank r's messages of step `step`. */
+static temu_status synthetic_rank(gen *g, int32_t step, int32_t r)
+{
+    const temu_pattern *p = g->p;
+    int32_t n = g->n, k = g->a;
+    const int32_t *grid = g->grid;
+    uint64_t bytes = g->bytes;
+    temu_status st = TEMU_OK;
+    switch (p->kind) {
+    case TEMU_PATTERN_RANDOM: {
+        /* a generator per (step, rank): the same draw on any number of
+         * threads */
+        uint64_t s =
+            rng_seed(p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) * 0x9E3779B97F4A7C15ull));
+        int32_t d = (int32_t)(rng_next(&s) % (uint64_t)(n - 1));
+        st = job_p2p(g, r, d >= r ? d + 1 : d, 0, bytes);
+        break;
+    }
+    case TEMU_PATTERN_TRANSPOSE:
+        if (r / k != r % k) {
+            st = job_p2p(g, r, (r % k) * k + r / k, 0, bytes);
+        }
+        break;
+    case TEMU_PATTERN_TORNADO: {
+        int32_t d = (int32_t)((r + (n + 1) / 2 - 1) % n);
+        if (d != r) {
+            st = job_p2p(g, r, d, 0, bytes);
+        }
+        break;
+    }
+    case TEMU_PATTERN_BISECTION:
+        st = job_p2p(g, r, (r + n / 2) % n, 0, bytes);
+        break;
+    default: { /* neighbor */
+        int32_t c[3] = {r % grid[0], r / grid[0] % grid[1], r / grid[0] / grid[1]};
+        for (int d = 0; st == TEMU_OK && d < 3; d++) {
+            for (int sgn = -1; st == TEMU_OK && grid[d] > 1 && sgn <= 1; sgn += 2) {
+                int32_t q[3] = {c[0], c[1], c[2]};
+                q[d] = (q[d] + sgn + grid[d]) % grid[d];
+                st = job_p2p(g, r, q[0] + grid[0] * (q[1] + grid[1] * q[2]), 2 * d + (sgn > 0),
+                             bytes);
+            }
+        }
+        break;
+    }
+    }
+    return st;
+}
+
+/* Step k: every rank's messages. */
+static temu_status synthetic_round(gen *g, int32_t k)
+{
+    int64_t lo, hi;
+    share(g, g->n, &lo, &hi);
+    temu_status st = vt_step(g, 1);
+    for (int32_t r = (int32_t)lo; st == TEMU_OK && r < hi; r++) {
+        st = synthetic_rank(g, k, r);
+        tick(g);
+    }
+    return st == TEMU_OK ? vt_step(g, 0) : st;
+}
+
 static temu_status synthetic(gen *g)
 {
     const temu_pattern *p = g->p;
@@ -404,56 +486,13 @@ static temu_status synthetic(gen *g)
                              n);
         }
     }
+    g->a = k;
+    g->bytes = bytes;
+    memcpy(g->grid, grid, sizeof grid);
+    g->rounds = p->steps;
     g->total = (uint64_t)n * (uint64_t)p->steps;
-    temu_status st = TEMU_OK;
-    for (int32_t step = 0; st == TEMU_OK && step < p->steps; step++) {
-        int64_t lo, hi;
-        share(g, n, &lo, &hi);
-        st = vt_step(g, 1);
-        for (int32_t r = (int32_t)lo; st == TEMU_OK && r < hi; r++) {
-            switch (p->kind) {
-            case TEMU_PATTERN_RANDOM: {
-                /* a generator per (step, rank): the same draw on any
-                 * number of threads */
-                uint64_t s = rng_seed(
-                    p->seed ^ (((uint64_t)step << 32 | (uint32_t)r) * 0x9E3779B97F4A7C15ull));
-                int32_t d = (int32_t)(rng_next(&s) % (uint64_t)(n - 1));
-                st = job_p2p(g, r, d >= r ? d + 1 : d, 0, bytes);
-                break;
-            }
-            case TEMU_PATTERN_TRANSPOSE:
-                if (r / k != r % k) {
-                    st = job_p2p(g, r, (r % k) * k + r / k, 0, bytes);
-                }
-                break;
-            case TEMU_PATTERN_TORNADO: {
-                int32_t d = (int32_t)((r + (n + 1) / 2 - 1) % n);
-                if (d != r) {
-                    st = job_p2p(g, r, d, 0, bytes);
-                }
-                break;
-            }
-            case TEMU_PATTERN_BISECTION:
-                st = job_p2p(g, r, (r + n / 2) % n, 0, bytes);
-                break;
-            default: { /* neighbor */
-                int32_t c[3] = {r % grid[0], r / grid[0] % grid[1], r / grid[0] / grid[1]};
-                for (int d = 0; st == TEMU_OK && d < 3; d++) {
-                    for (int sgn = -1; st == TEMU_OK && grid[d] > 1 && sgn <= 1; sgn += 2) {
-                        int32_t q[3] = {c[0], c[1], c[2]};
-                        q[d] = (q[d] + sgn + grid[d]) % grid[d];
-                        st = job_p2p(g, r, q[0] + grid[0] * (q[1] + grid[1] * q[2]),
-                                     2 * d + (sgn > 0), bytes);
-                    }
-                }
-                break;
-            }
-            }
-            tick(g);
-        }
-        st = st == TEMU_OK ? vt_step(g, 0) : st;
-    }
-    return st;
+    g->round = synthetic_round;
+    return TEMU_OK;
 }
 
 /* Defaults filled in and ranges checked (world: the session's ranks). */
@@ -488,7 +527,8 @@ static temu_status normalize(const temu_pattern *p, int32_t world, temu_pattern 
     return TEMU_OK;
 }
 
-static temu_status generate(gen *g)
+/* The pattern's parameters checked and its rounds ready (g->round). */
+static temu_status prepare(gen *g)
 {
     switch (g->p->kind) {
     case TEMU_PATTERN_FFT:
@@ -496,10 +536,30 @@ static temu_status generate(gen *g)
     case TEMU_PATTERN_HALO:
         return halo(g);
     case TEMU_PATTERN_GPCNET:
-        return gpcnet(g);
+        g->rounds = 1;
+        g->round = gpcnet_all;
+        return TEMU_OK;
     default:
         return synthetic(g);
     }
+}
+
+static void gen_release(gen *g)
+{
+    free(g->ids);
+    free(g->buf);
+    g->ids = g->buf = NULL;
+}
+
+/* The whole pattern at once. */
+static temu_status generate(gen *g)
+{
+    temu_status st = prepare(g);
+    while (st == TEMU_OK && g->next < g->rounds) {
+        st = g->round(g, g->next++);
+    }
+    gen_release(g);
+    return st;
 }
 
 temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
@@ -510,12 +570,72 @@ temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_prog
     if (st != TEMU_OK) {
         return st;
     }
-    gen g = {r, &q, q.first_rank, q.nranks, progress, ctx, 0, 0, err, 0, 1, NULL, NULL};
+    gen g = {.r = r,
+             .p = &q,
+             .base = q.first_rank,
+             .n = q.nranks,
+             .progress = progress,
+             .ctx = ctx,
+             .err = err,
+             .nth = 1};
     st = generate(&g);
     if (st == TEMU_OK && progress != NULL) {
         progress(ctx, g.total, g.total);
     }
     return st;
+}
+
+/* A pattern generated round by round as the ranks of a timed replay
+ * reach it (temu_vt_set_source). */
+struct temu_pattern_gen {
+    temu_pattern q;
+    gen g;
+};
+
+static temu_status lazy_round(void *ctx, int *more, temu_error *err)
+{
+    gen *g = &((temu_pattern_gen *)ctx)->g;
+    *more = g->next < g->rounds;
+    if (!*more) {
+        return TEMU_OK;
+    }
+    g->err = err;
+    return g->round(g, g->next++);
+}
+
+temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, temu_pattern_gen **out,
+                              temu_error *err)
+{
+    temu_vt *vt = temu_replay_vtime(r);
+    *out = NULL;
+    if (vt == NULL) {
+        return temu_fail(err, TEMU_EINVAL, "pattern: generated lazily only in virtual time");
+    }
+    temu_pattern_gen *pg = calloc(1, sizeof *pg);
+    if (pg == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "pattern: out of memory");
+    }
+    temu_status st = normalize(p, temu_replay_nranks(r), &pg->q, err);
+    pg->g = (gen){
+        .r = r, .p = &pg->q, .base = pg->q.first_rank, .n = pg->q.nranks, .err = err, .nth = 1};
+    st = st == TEMU_OK ? prepare(&pg->g) : st;
+    if (st == TEMU_OK) {
+        st = temu_vt_set_source(vt, pg->q.first_rank, pg->q.nranks, lazy_round, pg, err);
+    }
+    if (st != TEMU_OK) {
+        temu_pattern_gen_free(pg);
+        return st;
+    }
+    *out = pg;
+    return TEMU_OK;
+}
+
+void temu_pattern_gen_free(temu_pattern_gen *pg)
+{
+    if (pg != NULL) {
+        gen_release(&pg->g);
+        free(pg);
+    }
 }
 
 temu_status temu_pattern_pairs(const temu_pattern *p, int32_t nranks, temu_pair_fn fn, void *ctx,
@@ -532,7 +652,7 @@ temu_status temu_pattern_pairs(const temu_pattern *p, int32_t nranks, temu_pair_
     if (st != TEMU_OK) {
         return st;
     }
-    gen g = {NULL, &q, 0, nranks, NULL, NULL, 0, 0, err, 0, 1, fn, ctx};
+    gen g = {.p = &q, .n = nranks, .err = err, .nth = 1, .emit = fn, .emit_ctx = ctx};
     return generate(&g);
 }
 
@@ -575,8 +695,15 @@ temu_status temu_pattern_run(temu_session *s, const temu_pattern *p, int nthread
     int started = 0;
     for (int t = 0; t < nthreads && st == TEMU_OK; t++) {
         st = temu_replay_create(s, &w[t].r, err);
-        w[t].g = (gen){w[t].r,    &q, q.first_rank, q.nranks, progress, ctx, 0, 0,
-                       &w[t].err, t,  nthreads,     NULL,     NULL};
+        w[t].g = (gen){.r = w[t].r,
+                       .p = &q,
+                       .base = q.first_rank,
+                       .n = q.nranks,
+                       .progress = progress,
+                       .ctx = ctx,
+                       .err = &w[t].err,
+                       .tid = t,
+                       .nth = nthreads};
     }
     for (int t = 1; t < nthreads && st == TEMU_OK; t++) {
         if (pthread_create(&w[t].th, NULL, work, &w[t]) != 0) {

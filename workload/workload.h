@@ -62,6 +62,19 @@ int temu_pattern_parse_name(const char *name);
 temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
                                 void *ctx, temu_error *err);
 
+/* Pattern p generated step by step as the ranks of the timed replay r
+ * (temu_replay_set_vtime) reach it, instead of recorded whole first: its
+ * virtual time (nothing recorded in it yet) asks for each step when one
+ * of the pattern's ranks has run out of operations and forgets the
+ * steps every rank is past (temu_vt_set_source), so memory follows the
+ * steps under way, not their number.  The same operations in the same
+ * order as temu_pattern_replay: the same results.  *out lives until the
+ * run is over (temu_pattern_gen_free after temu_vt_run). */
+typedef struct temu_pattern_gen temu_pattern_gen;
+temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, temu_pattern_gen **out,
+                              temu_error *err);
+void temu_pattern_gen_free(temu_pattern_gen *pg);
+
 /* Replay pattern p into session s on nthreads threads (1..64), each with
  * its own replay over a share of the ranks (contiguous blocks of rows, planes, ranks), all
  * adding to the same store; the counts do not depend on nthreads.  Every
