@@ -435,11 +435,25 @@ START_TEST(test_count_now_is_the_whole_crossing)
     temu_error err;
     temu_tm_hop hops[2];
     memset(hops, 0, sizeof hops);
-    hops[0] = (temu_tm_hop){.start_ps = 1000, .spacing_ps = 500, .ser_ps = 400, .tag = 2,
-                            .bytes = 192, .packets = 2, .kind = TEMU_TM_HOP_LINK, .router = 0,
-                            .to_router = 1, .link = 1, .lane = 4};
-    hops[1] = (temu_tm_hop){.start_ps = 0, .spacing_ps = 100, .ser_ps = 100, .tag = 2,
-                            .bytes = 192, .packets = 2, .kind = TEMU_TM_HOP_INJECT, .node = 0,
+    hops[0] = (temu_tm_hop){.start_ps = 1000,
+                            .spacing_ps = 500,
+                            .ser_ps = 400,
+                            .tag = 2,
+                            .bytes = 192,
+                            .packets = 2,
+                            .kind = TEMU_TM_HOP_LINK,
+                            .router = 0,
+                            .to_router = 1,
+                            .link = 1,
+                            .lane = 4};
+    hops[1] = (temu_tm_hop){.start_ps = 0,
+                            .spacing_ps = 100,
+                            .ser_ps = 100,
+                            .tag = 2,
+                            .bytes = 192,
+                            .packets = 2,
+                            .kind = TEMU_TM_HOP_INJECT,
+                            .node = 0,
                             .lane_key = 4};
     for (int i = 0; i < 2; i++) {
         temu_ledger *lg = NULL;

@@ -200,8 +200,7 @@ static void report_sync(temu_vt *vt)
             y.events > 0 ? (double)y.crossings / (double)y.events : 0.0,
             y.critical > 0 ? (double)y.events / (double)y.critical : 0.0, (long long)y.lookahead_ps,
             (unsigned long long)y.handovers, (double)y.wait_ns * 1e-9, (unsigned long long)y.sleeps,
-            (double)y.serial_ns * 1e-9, (double)y.hops_ns * 1e-9,
-            (unsigned long long)y.hops_now);
+            (double)y.serial_ns * 1e-9, (double)y.hops_ns * 1e-9, (unsigned long long)y.hops_now);
 }
 
 int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p, int np,
