@@ -404,6 +404,35 @@ static int ledger_done(const temu_ledger *lg)
     return 1;
 }
 
+/* The counters of the channel a crossing took (a link's, or a Gemini's
+ * host tiles); 1 if that is all it counts (a link hop). */
+static int channel_counters(sink *k, const temu_tm_hop *h, uint64_t packets, uint64_t units)
+{
+    if (h->kind == TEMU_TM_HOP_LINK) {
+        /* an adaptively routed packet too, on the link and VC it took */
+        link_counters(k, h, packets, units);
+        return 1;
+    }
+    if (h->kind == TEMU_TM_HOP_INJECT && tiled(k->s->family)) {
+        host_tiles(k, h, packets, units);
+    }
+    return 0;
+}
+
+int temu_crossing_count_now(temu_session *s, const temu_tm_hop *h)
+{
+    /* armed loaded once: an add racing with the arming is one made just
+     * before it */
+    sink k = {s, temu_store_armed(s)};
+    if (k.armed) {
+        return 0;
+    }
+    if (!s->readonly && (h->packets > 0 || h->bytes > 0)) {
+        (void)channel_counters(&k, h, h->packets, h->bytes / s->family->info.unit_bytes);
+    }
+    return 1;
+}
+
 void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_tm_hop *h,
                          int64_t after_ps, int64_t until_ps)
 {
@@ -418,13 +447,8 @@ void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_
         return;
     }
     sink k = {s, temu_store_armed(s)};
-    if (h->kind == TEMU_TM_HOP_LINK) {
-        /* an adaptively routed packet too, on the link and VC it took */
-        link_counters(&k, h, packets, units);
+    if (channel_counters(&k, h, packets, units)) {
         return;
-    }
-    if (h->kind == TEMU_TM_HOP_INJECT && tiled(f)) {
-        host_tiles(&k, h, packets, units);
     }
     if (*lg != NULL && packets > 0) {
         int end = h->kind == TEMU_TM_HOP_INJECT ? END_INJECT : END_EJECT;

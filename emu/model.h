@@ -64,6 +64,9 @@ typedef struct temu_model_ops {
     void (*destroy)(void *model);
     void (*set_delivery)(void *model, temu_tm_delivery_fn fn, void *ctx);
     void (*set_hop)(void *model, temu_tm_hop_fn fn, void *ctx);
+    /* NULL, or: hops offered to fn first on the threads that make them
+     * (temu_tm_set_hop_now) */
+    void (*set_hop_now)(void *model, temu_tm_hop_now_fn fn, void *ctx);
     /* NULL, or: tell fn once per group of units that arrived together
      * instead of once per unit (set_delivery then not used): a level whose
      * flows carry millions of packets makes one call per flow, not one per

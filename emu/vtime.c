@@ -961,6 +961,23 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
     count_crossing(v, h, h->start_ps - 1, until);
 }
 
+/* The parallel engine's regions offer each hop here first, on their own
+ * threads (temu_tm_set_hop_now).  Without snapshots no message has a
+ * ledger and a crossing is counted whole, as atomic adds: taken at once,
+ * unless watches are armed.  v->msg is not resized while regions run (the
+ * ranks act between strides). */
+static int on_hop_now(void *ctx, const temu_tm_hop *h)
+{
+    temu_vt *v = ctx;
+    if (v->tick != NULL) {
+        return 0;
+    }
+    if (h->tag >> 1 >= (uint64_t)v->nmsg || !v->msg[h->tag >> 1].inject) {
+        return 1; /* not a message of this run's: nothing to count */
+    }
+    return temu_crossing_count_now(v->s, h);
+}
+
 /* Count what the held crossings account for up to t. */
 static void release_held(temu_vt *v, int64_t t)
 {
@@ -1462,6 +1479,9 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
         v->net->set_delivery(v->model, on_delivery, v);
     }
     v->net->set_hop(v->model, on_hop, v);
+    if (v->net->set_hop_now != NULL) {
+        v->net->set_hop_now(v->model, on_hop_now, v);
+    }
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);
     }

@@ -46,6 +46,14 @@ temu_status temu_crossing_begin(temu_session *s, const temu_message *msg, temu_l
 void temu_crossing_count(temu_session *s, temu_ledger **lg, int dir, const temu_tm_hop *h,
                          int64_t after_ps, int64_t until_ps);
 
+/* All of crossing h, of a message without a ledger (temu_crossing_begin
+ * with out NULL), into the store, from any thread, at the same time as
+ * others: its updates are atomic adds, whose sums do not depend on their
+ * order.  0, counting nothing, when watches are armed on the store (their
+ * signals follow the order of the updates: count it with
+ * temu_crossing_count in order then); 1 when counted. */
+int temu_crossing_count_now(temu_session *s, const temu_tm_hop *h);
+
 /* Is all of crossing h over by time t (its last unit sent)? */
 int temu_crossing_done_by(const temu_tm_hop *h, int64_t t);
 

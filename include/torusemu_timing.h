@@ -241,6 +241,16 @@ typedef struct temu_tm_hop {
  * into the model. */
 typedef void (*temu_tm_hop_fn)(void *ctx, const temu_tm_hop *hop);
 void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx);
+/* Optional, beside the hop function: on the parallel engine (threads >= 1)
+ * each region's thread offers every hop of its region to fn as it
+ * happens, at the same time as the other regions' threads and in no
+ * particular order.  fn returns 1 if it has counted the hop (then what it
+ * did must not depend on order or thread: atomic adds), 0 to have it told
+ * to the hop function in order as without fn.  The serial engine (threads
+ * 0) tells every hop to the hop function.  The record is valid during the
+ * call only; fn must not call back into the model. */
+typedef int (*temu_tm_hop_now_fn)(void *ctx, const temu_tm_hop *hop);
+void temu_tm_set_hop_now(temu_tm *t, temu_tm_hop_now_fn fn, void *ctx);
 
 /* Process every event up to and including virtual time until_ps (INT64_MAX:
  * until the network is empty).  Returns the new current time. */
@@ -265,13 +275,16 @@ int64_t temu_tm_run_step(temu_tm *t, int64_t until_ps, const int32_t *answer);
  * the futex sleeps among those waits, ns thread 0 spent alone telling
  * the deliveries and deciding the stop (and the last window's hops of
  * each advance), trains handed over at a torus crossing (inside a region
- * too: crossings counts only those between regions), and ns thread 0
- * spent telling a window's hops while the other threads ran the next. */
+ * too: crossings counts only those between regions), ns thread 0
+ * spent telling a window's hops while the other threads ran the next,
+ * and the hops the regions' threads counted themselves
+ * (temu_tm_set_hop_now) instead of leaving them to thread 0. */
 typedef struct temu_tm_sync_stats {
     uint64_t advances, windows, events, crossings, critical;
     int64_t lookahead_ps;
     uint32_t regions;
     uint64_t wait_ns, sleeps, serial_ns, handovers, hops_ns;
+    uint64_t hops_now;
 } temu_tm_sync_stats;
 void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out);
 int64_t temu_tm_now(const temu_tm *t);

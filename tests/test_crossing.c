@@ -11,6 +11,7 @@
  * happened at or before T.
  */
 #include "testutil.h"
+#include "torusemu_crossing.h"
 #include "torusemu_timing.h"
 #include "torusemu_vtime.h"
 
@@ -419,6 +420,62 @@ START_TEST(test_every_protocol_exact)
 }
 END_TEST
 
+/*
+ * A crossing counted whole from a region's thread (temu_crossing_count_now,
+ * the parallel engine's hop-now path) adds what temu_crossing_count adds
+ * for the whole of it: a Gemini X+ link hop of 2 packets, 64 phits (its
+ * tile's phits and packets on the next Gemini) and an injection (the host
+ * tiles).  With a watch armed it counts nothing and says so (0): the hop
+ * is then counted in order.
+ */
+START_TEST(test_count_now_is_the_whole_crossing)
+{
+    temu_session *now = test_mapped_store("gemini:4x1x1", 2, 1, NULL);
+    temu_session *ordered = test_mapped_store("gemini:4x1x1", 2, 1, NULL);
+    temu_error err;
+    temu_tm_hop hops[2];
+    memset(hops, 0, sizeof hops);
+    hops[0] = (temu_tm_hop){.start_ps = 1000,
+                            .spacing_ps = 500,
+                            .ser_ps = 400,
+                            .tag = 2,
+                            .bytes = 192,
+                            .packets = 2,
+                            .kind = TEMU_TM_HOP_LINK,
+                            .router = 0,
+                            .to_router = 1,
+                            .link = 1,
+                            .lane = 4};
+    hops[1] = (temu_tm_hop){.start_ps = 0,
+                            .spacing_ps = 100,
+                            .ser_ps = 100,
+                            .tag = 2,
+                            .bytes = 192,
+                            .packets = 2,
+                            .kind = TEMU_TM_HOP_INJECT,
+                            .node = 0,
+                            .lane_key = 4};
+    for (int i = 0; i < 2; i++) {
+        temu_ledger *lg = NULL;
+        ck_assert_int_eq(temu_crossing_count_now(now, &hops[i]), 1);
+        temu_crossing_count(ordered, &lg, 0, &hops[i], hops[i].start_ps - 1, INT64_MAX);
+    }
+    same_store(ordered, now, "counted now");
+    const temu_machine *m = temu_session_machine(now);
+    int64_t tile = tile_idx(m, 1, XM_POS4, TEMU_TILE_VC0_PHITS);
+    ck_assert_uint_eq(temu_counter_read(now, tile), 64);
+    ck_assert_uint_eq(temu_counter_read(now, tile_idx(m, 0, HOST_POS4, TEMU_TILE_VC0_PKTS)), 2);
+    temu_watch_spec spec = {&tile, 1, 0, 1000000, 0, 0};
+    int32_t id;
+    ck_assert(temu_watch_arm(now, &spec, &id, &err) == TEMU_OK);
+    ck_assert_int_eq(temu_crossing_count_now(now, &hops[0]), 0);
+    ck_assert_uint_eq(temu_counter_read(now, tile), 64);
+    temu_watch_disarm(now, id);
+    temu_session_close(now);
+    temu_session_close(ordered);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("crossing");
@@ -427,6 +484,7 @@ int main(void)
     tcase_add_test(tc, test_gemini_message_hops);
     tcase_add_test(tc, test_bgp_train);
     tcase_add_test(tc, test_every_protocol_exact);
+    tcase_add_test(tc, test_count_now_is_the_whole_crossing);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

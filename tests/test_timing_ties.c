@@ -12,7 +12,9 @@
  * adaptive routing) and BG/P with trains, all loaded to contention so that ties abound.
  * The same on the parallel engine: 1, 2, 3 and 8 regions give the same
  * records, and its records do not depend on the order of sends either;
- * and its regions are slabs across the longest dimension.
+ * and its regions are slabs across the longest dimension.  A hop_now
+ * function (temu_tm_set_hop_now) that takes the link hops on the regions'
+ * threads gets exactly those, and the hop function the rest in order.
  */
 #include "testutil.h"
 #include "torusemu_timing.h"
@@ -24,7 +26,29 @@ typedef struct record {
     int64_t *v; /* deliveries (tag, created, delivered), hops, then the rest */
     size_t n, cap;
     int64_t stall_ps; /* credit and input-queue stalls of all lanes */
+    int links_apart;  /* link hops summed into links and link_sum, not into v */
+    uint64_t links, link_sum; /* (atomic adds: from the regions' threads too) */
+    uint64_t hops_now;        /* the engine's count of hops hop_now took */
 } record;
+
+/* Link hop h into r's order-free sums. */
+static void link_add(record *r, const temu_tm_hop *h)
+{
+    uint64_t x = (uint64_t)h->start_ps * 31u + h->tag * 7u + (uint64_t)h->router * 5u +
+                 (uint64_t)h->link * 3u + h->packets + h->bytes + (uint64_t)h->spacing_ps;
+    __atomic_fetch_add(&r->links, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&r->link_sum, x, __ATOMIC_RELAXED);
+}
+
+/* On a region's thread: the link hops only. */
+static int on_hop_now(void *ctx, const temu_tm_hop *h)
+{
+    if (h->kind != TEMU_TM_HOP_LINK) {
+        return 0;
+    }
+    link_add(ctx, h);
+    return 1;
+}
 
 static void put(record *r, int64_t x)
 {
@@ -47,6 +71,10 @@ static void on_delivery(void *ctx, uint64_t tag, int64_t created, int64_t delive
 static void on_hop(void *ctx, const temu_tm_hop *h)
 {
     record *r = ctx;
+    if (r->links_apart && h->kind == TEMU_TM_HOP_LINK) {
+        link_add(r, h);
+        return;
+    }
     put(r, h->start_ps);
     put(r, h->spacing_ps);
     put(r, (int64_t)h->tag);
@@ -118,8 +146,9 @@ static void reorder(send *sends, int64_t n, int order)
 
 /* Run the traffic with each instant's sends in order `order` on the
  * engine of `threads` (0: the serial one); everything the model gave goes
- * into *r. */
-static void run(const traffic *tf, int order, uint32_t threads, record *r)
+ * into *r.  links: 0 every hop in order; 1 the link hops summed apart by
+ * the hop function; 2 by a hop_now function. */
+static void run_links(const traffic *tf, int order, uint32_t threads, int links, record *r)
 {
     temu_machine m;
     temu_tm_config c;
@@ -137,8 +166,12 @@ static void run(const traffic *tf, int order, uint32_t threads, record *r)
     c.threads = threads;
     ck_assert_msg(temu_tm_create(&m, &c, &t, &err) == TEMU_OK, "%s", err.message);
     memset(r, 0, sizeof *r);
+    r->links_apart = links > 0;
     temu_tm_set_delivery(t, on_delivery, r);
     temu_tm_set_hop(t, on_hop, r);
+    if (links == 2) {
+        temu_tm_set_hop_now(t, on_hop_now, r);
+    }
     send *sends = malloc((size_t)m.nnodes * sizeof *sends);
     for (int64_t when = 0; when < tf->span_ps; when += tf->step_ps) {
         temu_tm_run(t, when);
@@ -174,6 +207,9 @@ static void run(const traffic *tf, int order, uint32_t threads, record *r)
     put(r, (int64_t)tot.train_hops);
     put(r, (int64_t)tot.events);
     put(r, temu_tm_now(t));
+    temu_tm_sync_stats y;
+    temu_tm_sync_stats_get(t, &y);
+    r->hops_now = y.hops_now;
     for (int64_t rt = 0; rt < m.nrouters; rt++) {
         for (int l = 0; l < 2 * m.ndims; l++) {
             for (int k = 0; k < temu_tm_lanes(t, rt, l); k++) {
@@ -199,6 +235,11 @@ static void run(const traffic *tf, int order, uint32_t threads, record *r)
         }
     }
     temu_tm_destroy(t);
+}
+
+static void run(const traffic *tf, int order, uint32_t threads, record *r)
+{
+    run_links(tf, order, threads, 0, r);
 }
 
 /* Record b is record a, value for value. */
@@ -273,6 +314,34 @@ START_TEST(test_thread_count_does_not_matter)
 }
 END_TEST
 
+/* The link hops taken by hop_now on 1, 2, 3 and 8 regions: the same link
+ * hops (count and order-free sum) as one region tells without it, the hop
+ * function the other hops in the same order, every other figure the same;
+ * the engine counts what hop_now took. */
+START_TEST(test_hop_now_takes_the_link_hops)
+{
+    const traffic *tf = &cases[_i];
+    record ref, other;
+    char what[64];
+    if (tf->train != 1) {
+        return;
+    }
+    run_links(tf, 0, 1, 1, &ref);
+    ck_assert_uint_gt(ref.links, 1000);
+    ck_assert_uint_eq(ref.hops_now, 0);
+    for (uint32_t n = 1; n <= 8; n = n == 3 ? 8 : n + 1) {
+        run_links(tf, 0, n, 2, &other);
+        snprintf(what, sizeof what, "hop_now on %u threads", n);
+        check_same(tf, &ref, &other, what);
+        ck_assert_uint_eq(other.links, ref.links);
+        ck_assert_uint_eq(other.link_sum, ref.link_sum);
+        ck_assert_uint_eq(other.hops_now, ref.links);
+        free(other.v);
+    }
+    free(ref.v);
+}
+END_TEST
+
 /* One packet from the node at coordinates `from` to the one at `to` on a
  * BG/Q 2x2x4x4x2 of 2 regions, deterministic routing: the engine's
  * synchronisation figures. */
@@ -324,6 +393,8 @@ int main(void)
     tcase_add_loop_test(tc, test_send_order_does_not_matter, 0,
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(tc, test_thread_count_does_not_matter, 0,
+                        (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(tc, test_hop_now_takes_the_link_hops, 0,
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(tc, test_regions_cut_the_longest_dimension);
     suite_add_tcase(s, tc);

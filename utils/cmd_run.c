@@ -3,7 +3,7 @@
  *
  *   torusemu run --machine=SPEC [--ranks-per-node=N] [--map=HOW] [--keep=FILE]
  *                [--trace=DIR] [--virtual-time [--cpu-scale=F] [--host-clocks]
- *                [--model=LEVEL] [--mpi-costs=on|off]]
+ *                [--model=LEVEL] [--threads=N] [--mpi-costs=on|off]]
  *                [--quiet] [--mpirun-arg=ARG]... [--mpirun-args="ARGS"]...
  *                -np P [--] PROGRAM [ARGS]
  *
@@ -62,6 +62,7 @@ typedef struct run_opts {
     int host_clocks;       /* --host-clocks: the program's own clocks stay host time */
     const char *model;     /* --model LEVEL (checked: temu_tm_level_parse), or NULL */
     uint32_t level;        /* its temu_tm_level (default TEMU_TM_PACKET) */
+    uint64_t threads;      /* --threads N: the packet model's regions (0: not given, 1) */
     const char *mpi_costs; /* --mpi-costs on|off (checked), or NULL: on */
     uint64_t np;
     uint64_t rpn;
@@ -110,6 +111,9 @@ static void usage(FILE *f)
                "                           program's own clock reads keep host time\n"
                "      --model=LEVEL        with --virtual-time: the timing model's level,\n"
                "                           packet (default) or flow (doc/model.md)\n"
+               "      --threads=N          with --virtual-time: the packet level's online model\n"
+               "                           in N regions on N threads (1..64, default 1; the\n"
+               "                           same results for every N, doc/model.md)\n"
                "      --mpi-costs=on|off   with --virtual-time: each message's MPI software\n"
                "                           costs (LogGP o_s, o_r, g; on-node copies), as a\n"
                "                           replay charges them (default on;\n"
@@ -208,6 +212,7 @@ enum {
     OPT_CPU_SCALE,
     OPT_HOST_CLOCKS,
     OPT_MODEL,
+    OPT_THREADS,
     OPT_MPI_COSTS,
     OPT_ARG,
     OPT_ARGS,
@@ -232,6 +237,7 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
                                          {"cpu-scale", required_argument, NULL, OPT_CPU_SCALE},
                                          {"host-clocks", no_argument, NULL, OPT_HOST_CLOCKS},
                                          {"model", required_argument, NULL, OPT_MODEL},
+                                         {"threads", required_argument, NULL, OPT_THREADS},
                                          {"mpi-costs", required_argument, NULL, OPT_MPI_COSTS},
                                          {"sample", required_argument, NULL, OPT_SAMPLE},
                                          {"series", required_argument, NULL, OPT_SERIES},
@@ -299,6 +305,12 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
             if (temu_tm_level_parse(optarg, &o->level, NULL) != TEMU_OK) {
                 return fail("--model '%s': expected packet or flow (the timing model's level)",
                             optarg);
+            }
+            break;
+        case OPT_THREADS:
+            if (parse_count(optarg, &o->threads) != 0 || o->threads > TEMU_TM_MAX_THREADS) {
+                return fail("--threads '%s': expected 1..%d (the packet model's regions)", optarg,
+                            TEMU_TM_MAX_THREADS);
             }
             break;
         case OPT_MPI_COSTS:
@@ -371,6 +383,14 @@ static int parse_args(int argc, char **argv, run_opts *o, int *done)
     }
     if (o->model != NULL && !o->vtime) {
         return fail("--model goes with --virtual-time (without it no timing model runs)");
+    }
+    if (o->threads != 0 && !o->vtime) {
+        return fail("--threads goes with --virtual-time (the online timing model's threads)");
+    }
+    if (o->threads > 1 && o->level != TEMU_TM_PACKET) {
+        return fail("--threads %" PRIu64 " goes with the packet level (--model flow runs on "
+                    "one thread)",
+                    o->threads);
     }
     if (o->mpi_costs != NULL && !o->vtime) {
         return fail("--mpi-costs goes with --virtual-time");
@@ -598,6 +618,10 @@ int cmd_run(int argc, char **argv)
                     "(doc/virtual-time.md)",
                     o.model, temu_family_info_get(m.system)->name);
     }
+    if ((int64_t)o.threads > m.nrouters) {
+        return fail("--threads %" PRIu64 ": %s has %lld routers, at most one region each",
+                    o.threads, o.spec, (long long)m.nrouters);
+    }
     uint64_t slots = (uint64_t)m.nnodes * o.rpn;
     if (o.np > slots) {
         return fail("-np %" PRIu64 " does not fit %s: %lld nodes x %" PRIu64 " per node = %" PRIu64
@@ -683,7 +707,8 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "torusemu: run: no online timing model: %s\n", strerror(errno));
         } else {
             snprintf(feed, sizeof feed, "%s/feed", feeddir);
-            if (run_model_start(&rm, s, o.level, feed, (int32_t)o.np, why, sizeof why) != 0) {
+            if (run_model_start(&rm, s, o.level, o.threads ? (uint32_t)o.threads : 1, feed,
+                                (int32_t)o.np, why, sizeof why) != 0) {
                 fprintf(stderr, "torusemu: run: no online timing model: %s\n", why);
                 rm = NULL;
             } else {

@@ -215,14 +215,14 @@ static void report_sync(temu_vt *vt)
             "parallel engine: %u regions, %llu strides, %llu windows, %.1f events per window, "
             "%llu boundary crossings (%.3f per event), balance bound %.2fx, lookahead %lld ps, "
             "%llu handovers, barrier wait %.3f s (%llu sleeps), serial reports %.3f s, "
-            "hops told alongside %.3f s\n",
+            "hops told alongside %.3f s, hops counted in the regions %llu\n",
             y.regions, (unsigned long long)y.advances, (unsigned long long)y.windows,
             y.windows > 0 ? (double)y.events / (double)y.windows : 0.0,
             (unsigned long long)y.crossings,
             y.events > 0 ? (double)y.crossings / (double)y.events : 0.0,
             y.critical > 0 ? (double)y.events / (double)y.critical : 0.0, (long long)y.lookahead_ps,
             (unsigned long long)y.handovers, (double)y.wait_ns * 1e-9, (unsigned long long)y.sleeps,
-            (double)y.serial_ns * 1e-9, (double)y.hops_ns * 1e-9);
+            (double)y.serial_ns * 1e-9, (double)y.hops_ns * 1e-9, (unsigned long long)y.hops_now);
 }
 
 int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p, int np,

@@ -691,8 +691,8 @@ static void release(run_model *rm)
     free(rm);
 }
 
-int run_model_start(run_model **out, temu_session *s, uint32_t level, const char *feed_path,
-                    int32_t nranks, char *why, size_t len)
+int run_model_start(run_model **out, temu_session *s, uint32_t level, uint32_t threads,
+                    const char *feed_path, int32_t nranks, char *why, size_t len)
 {
     temu_tm_config c;
     temu_error err;
@@ -710,9 +710,9 @@ int run_model_start(run_model **out, temu_session *s, uint32_t level, const char
          * deterministic route, so the model routes that way too
          * (doc/virtual-time.md) */
         (c.routing = TEMU_TM_DETERMINISTIC, c.level = level,
-         /* the packet level runs on the replays' engine (one region,
-          * doc/model.md "Parallel engine"): the same results */
-         c.threads = level == TEMU_TM_PACKET ? 1 : 0,
+         /* the packet level runs on the replays' engine (doc/model.md,
+          * "Parallel engine"): the same results for every number of regions */
+         c.threads = level == TEMU_TM_PACKET ? threads : 0,
          temu_net_create(rm->m, &c, &rm->net, &err)) != TEMU_OK ||
         temu_tm_flushed_create(rm->m, &rm->flushed, &err) != TEMU_OK) {
         snprintf(why, len, "timing model: %s", err.message);

@@ -184,6 +184,12 @@ void temu_tm_set_hop(temu_tm *t, temu_tm_hop_fn fn, void *ctx)
     }
 }
 
+void temu_tm_set_hop_now(temu_tm *t, temu_tm_hop_now_fn fn, void *ctx)
+{
+    t->hop_now = fn; /* the regions read it from the model's own handle */
+    t->hop_now_ctx = ctx;
+}
+
 int64_t temu_tm_now(const temu_tm *t)
 {
     return t->now;
@@ -262,6 +268,11 @@ static void ops_set_hop(void *model, temu_tm_hop_fn fn, void *ctx)
     temu_tm_set_hop(model, fn, ctx);
 }
 
+static void ops_set_hop_now(void *model, temu_tm_hop_now_fn fn, void *ctx)
+{
+    temu_tm_set_hop_now(model, fn, ctx);
+}
+
 static temu_status ops_inject(void *model, int64_t when_ps, const temu_machine *m,
                               const temu_message *msg, int dir, uint64_t tag, uint64_t *units,
                               uint64_t *bytes, temu_error *err)
@@ -313,6 +324,7 @@ const temu_model_ops temu_model_packet = {
     .destroy = ops_destroy,
     .set_delivery = ops_set_delivery,
     .set_hop = ops_set_hop,
+    .set_hop_now = ops_set_hop_now,
     .set_done = NULL, /* one delivery per packet */
     .inject = ops_inject,
     .advance = ops_advance,

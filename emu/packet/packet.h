@@ -244,6 +244,8 @@ struct temu_tm {
     void *ctx;
     temu_tm_hop_fn hop; /* told of every train starting onto a channel (NULL: none) */
     void *hop_ctx;
+    temu_tm_hop_now_fn hop_now; /* the parallel engine: offered each hop first (NULL: none) */
+    void *hop_now_ctx;
     /* the parallel engine (region.c), threads > 0 only: the model's own
      * handle has eng and rid -1; each region's view of the model (a copy
      * sharing the arrays above, with its own trains, events, time and

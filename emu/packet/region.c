@@ -116,6 +116,7 @@ typedef struct tm_region {
     uint64_t delivered, crossings;
     uint64_t wait_ns, sleeps; /* at the barriers: time waited, futex sleeps */
     uint64_t handovers;       /* trains taken in, from itself too */
+    uint64_t hops_now;        /* hops the model's hop_now counted on this thread */
     uint64_t win_events; /* events of the window just run */
     tm_published pub[2];
     pthread_t th;
@@ -387,9 +388,16 @@ static void region_deliver(void *ctx, uint64_t tag, int64_t created, int64_t at)
     ((tm_delivery *)l->v)[l->n++] = (tm_delivery){r->v.now, tag, created, at};
 }
 
+/* A hop of the region's: counted here if the users' hop_now takes it,
+ * else kept for thread 0 to tell in order. */
 static void region_hop(void *ctx, const temu_tm_hop *h)
 {
     tm_region *r = ctx;
+    const temu_tm *t = r->v.eng->t;
+    if (t->hop_now != NULL && t->hop_now(t->hop_now_ctx, h)) {
+        r->hops_now++;
+        return;
+    }
     tm_list *l = &r->rep[r->hops];
     if (grow(&l->v, l->n, &l->cap, sizeof *h) != 0) {
         r->v.oom = 1;
@@ -968,6 +976,7 @@ void temu_tm_sync_stats_get(const temu_tm *t, temu_tm_sync_stats *out)
         out->wait_ns += r->wait_ns;
         out->sleeps += r->sleeps;
         out->handovers += r->handovers;
+        out->hops_now += r->hops_now;
     }
     out->lookahead_ps = lookahead(t->eng);
     out->regions = (uint32_t)t->eng->n;

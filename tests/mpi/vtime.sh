@@ -90,6 +90,14 @@ expect_fail "costs: bad value" "--mpi-costs 'maybe': expected on or off" "$TORUS
     --machine bgq:4x1x1x1x2 -np 2 --virtual-time --mpi-costs maybe -- "$PP" 8 1 blocking
 expect_fail "costs without --virtual-time" "--mpi-costs goes with --virtual-time" "$TORUSEMU" run \
     --machine bgq:4x1x1x1x2 -np 2 --mpi-costs off -- "$PP" 8 1 blocking
+expect_fail "threads without --virtual-time" "--threads goes with --virtual-time" "$TORUSEMU" \
+    run --machine bgq:4x1x1x1x2 -np 2 --threads 2 -- "$PP" 8 1 blocking
+expect_fail "threads: more than the routers" "--threads 9: bgq:4x1x1x1x2 has 8 routers" \
+    "$TORUSEMU" run --machine bgq:4x1x1x1x2 -np 2 --virtual-time --threads 9 -- "$PP" 8 1 blocking
+expect_fail "threads: the flow level" "--threads 2 goes with the packet level" "$TORUSEMU" run \
+    --machine bgq:4x1x1x1x2 -np 2 --virtual-time --model flow --threads 2 -- "$PP" 8 1 blocking
+expect_fail "threads: bad count" "--threads '0': expected 1..64" "$TORUSEMU" run \
+    --machine bgq:4x1x1x1x2 -np 2 --virtual-time --threads 0 -- "$PP" 8 1 blocking
 
 # iprobe, improbe and test poll (the receiver's clock does not move at
 # --cpu-scale 0 while it polls, so each poll that finds nothing must let
@@ -314,6 +322,13 @@ expect_ok "incast: stall counters above 0 ($total)" test "$total" -gt 0
 "$TORUSEMU" dump "$TMP/incast1.store" --format csv --all --tiles >"$TMP/incast1.csv"
 "$TORUSEMU" dump "$TMP/incast2.store" --format csv --all --tiles >"$TMP/incast2.csv"
 expect_ok "incast twice: every counter equal, stalls included" cmp "$TMP/incast1.csv" "$TMP/incast2.csv"
+# the online model in 3 regions on 3 threads (--threads, doc/model.md,
+# "Parallel engine"): the same counters, stalls included
+run_mpi "incast, --threads 3" "$TMP/incast3.store" gemini:4x4x4 5 --virtual-time --cpu-scale 0 \
+    --threads 3 --quiet -- "$CG" 65536 incast
+"$TORUSEMU" dump "$TMP/incast3.store" --format csv --all --tiles >"$TMP/incast3.csv"
+expect_ok "incast, --threads 3: every counter as with one thread" \
+    cmp "$TMP/incast1.csv" "$TMP/incast3.csv"
 run_mpi "incast without virtual time" "$TMP/plain.store" gemini:4x4x4 5 --quiet -- "$CG" 65536 incast
 "$TORUSEMU" dump "$TMP/plain.store" --format csv --all --tiles | grep -v STALL >"$TMP/plain.csv"
 grep -v STALL "$TMP/incast1.csv" >"$TMP/incast1-volume.csv"
@@ -389,6 +404,12 @@ for i in 1 2; do
 done
 same "incast: each receive completes at the model's delivery" "$want" "$(cat "$TMP/vincast1")"
 expect_ok "incast twice: identical virtual times" cmp "$TMP/vincast1" "$TMP/vincast2"
+# one region per router (8 threads): the same virtual times
+run_mpi "incast in the clocks, --threads 8" "$S" bgq:4x1x1x1x2 5 --ranks-per-node 4 \
+    --map "$TMP/incast.map" --virtual-time --cpu-scale 0 --mpi-costs off --threads 8 --quiet -- \
+    "$TM/vt_incast" 65536
+sort "$TMP/out" >"$TMP/vincast8"
+expect_ok "incast, --threads 8: identical virtual times" cmp "$TMP/vincast1" "$TMP/vincast8"
 last=$(sed -n 's/^from 4 at \([0-9]*\) ps$/\1/p' "$TMP/vincast1")
 expect_ok "incast: the last arrives no earlier than 4 messages' bytes over the link" \
     test "${last:-0}" -ge $((4 * PER_MSG))
