@@ -964,15 +964,19 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
 /* The parallel engine's regions offer each hop here first, on their own
  * threads (temu_tm_set_hop_now).  Without snapshots no message has a
  * ledger and a crossing is counted whole, as atomic adds: taken at once,
- * unless watches are armed.  v->msg is not resized while regions run (the
- * ranks act between strides). */
+ * unless watches are armed.  v->msg is not resized or moved while regions
+ * run (the ranks act, and released rounds are dropped, between strides);
+ * ids are kept across releases, so a message is found at id - msg_base as
+ * in on_hop. */
 static int on_hop_now(void *ctx, const temu_tm_hop *h)
 {
     temu_vt *v = ctx;
     if (v->tick != NULL) {
         return 0;
     }
-    if (h->tag >> 1 >= (uint64_t)v->nmsg || !v->msg[h->tag >> 1].inject) {
+    uint64_t id = h->tag >> 1;
+    if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
+        !MSG(v, id).inject) {
         return 1; /* not a message of this run's: nothing to count */
     }
     return temu_crossing_count_now(v->s, h);
