@@ -448,9 +448,10 @@ END_TEST
  * x0's injection channel has time to spare and its source queue admits A2
  * in a second solve of the same instant.  The lanes whose stall rates
  * change: the first solve's 7 (x0's and x1's injection channels, X+ of x0,
- * x1 and x2, the ejection channels of x2 and x3) and the second's 3 (x0's
- * injection channel, its Y+ link, (0,1,0)'s ejection channel), x0's
- * injection channel in both: 9 lanes, each evaluated once. */
+ * x1 and x2, the ejection channels of x2 and x3) and the second's 4 (x0's
+ * injection channel, its Y+ link, (0,1,0)'s ejection channel, and x0's X+
+ * link, fed by the injection channel whose queue changed), two of them in
+ * both: 9 lanes, each evaluated once (evaluated after each solve: 11). */
 START_TEST(test_one_instant_stall_rates_once)
 {
     temu_machine m = test_machine("bgp:8x4x4");
