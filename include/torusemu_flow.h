@@ -92,9 +92,11 @@ temu_status temu_fm_stall_counters_flush(const temu_fm *fm, temu_tm_flushed *f, 
                                          temu_error *err);
 
 /* What the model did: flows started, rate solutions computed, and
- * (flow, channel) rate updates made by them. */
+ * (flow, channel) rate updates made by them; lanes whose stall rates were
+ * evaluated (each once per instant that changed it). */
 typedef struct temu_fm_totals {
     uint64_t flows, solves, updates;
+    uint64_t stall_lanes;
 } temu_fm_totals;
 void temu_fm_totals_get(const temu_fm *f, temu_fm_totals *out);
 

@@ -442,6 +442,36 @@ START_TEST(test_rates_follow_changes)
 }
 END_TEST
 
+/* One instant, two solves, stall rates once (fm_model.c, step): on the
+ * round machine x0 sends A1 to x2 and A2 to (0,1,0), x1 sends B to x3,
+ * all at 0.  The first solve gives A1 and B half of x1's X+ link each, so
+ * x0's injection channel has time to spare and its source queue admits A2
+ * in a second solve of the same instant.  The lanes whose stall rates
+ * change: the first solve's 7 (x0's and x1's injection channels, X+ of x0,
+ * x1 and x2, the ejection channels of x2 and x3) and the second's 4 (x0's
+ * injection channel, its Y+ link, (0,1,0)'s ejection channel, and x0's X+
+ * link, fed by the injection channel whose queue changed), two of them in
+ * both: 9 lanes, each evaluated once (evaluated after each solve: 11). */
+START_TEST(test_one_instant_stall_rates_once)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_tm_config c = round_config();
+    rec r;
+    temu_fm *f = fm_make(&m, &c, &r);
+    temu_fm_totals tot;
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 10, 0, 0, 0);
+    fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 0, 1, 0), 100, 10, 0, 0, 1);
+    fm_send(f, 0, node(&m, 1, 0, 0), node(&m, 3, 0, 0), 100, 10, 0, 0, 2);
+    temu_fm_run(f, 0);
+    temu_fm_totals_get(f, &tot);
+    ck_assert_uint_eq(tot.flows, 3);
+    ck_assert_uint_eq(tot.stall_lanes, 9);
+    /* A2 went at 0 with the half the injection channel left */
+    ck_assert_int_eq(fm_lane(f, node(&m, 0, 0, 0), TEMU_LINK_PLUS(1), 0).packets, 1);
+    temu_fm_destroy(f);
+}
+END_TEST
+
 /* A node's flows leave its source queue in the order sent, as in the
  * packet model (one FIFO per node): on the round machine (S = 100000 ps
  * per 100-byte packet, 4096-byte buffers) x0 sends A, 40 packets to x2,
@@ -910,6 +940,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_rate_cap);
     tcase_add_test(tc, test_source_queue_is_fifo);
+    tcase_add_test(tc, test_one_instant_stall_rates_once);
     tcase_add_test(tc, test_rates_follow_changes);
     tcase_add_test(tc, test_lane_volumes_follow_routes);
     tcase_add_test(tc, test_stalls_grow_with_load);

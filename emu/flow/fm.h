@@ -77,6 +77,7 @@ typedef struct fm_chan {
     int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
     int32_t mixed_call;      /* fm_solve.c: and mixed */
     int32_t paced_call;      /* fm_solve.c: and paced */
+    int32_t aff_batch;       /* fm_solve.c: the instant (batch + 1) whose stall rates it awaits */
     double eta;              /* fm_solve.c: its derating if a bottleneck (chan_eta) */
     uint8_t mixed;           /* fm_solve.c: its input queue feeds 2+ outputs */
     uint8_t paced;           /* fm_solve.c: fed by one link lane whose loop paces it */
@@ -109,6 +110,7 @@ typedef struct fm_flow {
     int32_t next_free;
     int32_t qnext; /* the flow behind it in its node's source queue, -1: none */
     int32_t mark, local;
+    int32_t resched_batch; /* fm_solve.c: the instant (batch + 1) whose rescheduling it awaits */
     int64_t src, dst;
     uint32_t bytes, cls, lane_key;
     uint8_t state, adaptive;
@@ -159,8 +161,11 @@ struct temu_fm {
     int32_t *cflows, *cchans, *pstart, *pchan;
     double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
     double *plevel, *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
-    int32_t *aff;
-    int32_t capaff;
+    /* the lanes whose stall rates and the flows whose events the solves of
+     * the current instant changed (fm_solve_finish): each once */
+    int32_t *aff, *resched;
+    int32_t naff, capaff, nresched, capresched;
+    int32_t batch; /* instants finished (fm_solve_finish) */
     int32_t *rlimit;
     uint8_t *rfull;
     int32_t capcf, capcc, capce;
@@ -214,8 +219,14 @@ int fm_route_build(temu_fm *f, fm_flow *fl);
 
 /* Re-solve the flows connected to the seed channels (f->seeds) at f->now;
  * every flow in the component has its progress settled first.  0 or -1
- * (out of memory). */
+ * (out of memory).  The stall rates and the flows' events follow once per
+ * instant, from its last solve's rates: fm_solve_finish. */
 int fm_solve_changed(temu_fm *f);
+/* After the instant's last solve: the stall rates of the lanes its solves
+ * reached and the events of the flows whose rates they set (rates set
+ * and replaced within one instant are never integrated: dt = 0).  0 or -1
+ * (out of memory). */
+int fm_solve_finish(temu_fm *f);
 /* Channel c's integrals up to time t. */
 void fm_chan_settle(fm_chan *c, int64_t t);
 

@@ -439,7 +439,8 @@ static int sources_revisit(temu_fm *f)
 
 /* Every event at time t, then one solve of what they changed, and one
  * more where source queues admit flows after it (at most one flow per
- * queue and time: a queue admits one by one, as its flows get shares). */
+ * queue and time: a queue admits one by one, as its flows get shares);
+ * the stall rates and events once, from the last solve's rates. */
 static int step(temu_fm *f, int64_t t)
 {
     int64_t key;
@@ -465,7 +466,7 @@ static int step(temu_fm *f, int64_t t)
     if (rc == 0 && (rc = sources_revisit(f)) == 1) {
         rc = fm_solve_changed(f);
     }
-    return rc;
+    return rc == 0 ? fm_solve_finish(f) : rc;
 }
 
 int64_t temu_fm_run(temu_fm *f, int64_t until_ps)
@@ -721,6 +722,7 @@ void temu_fm_destroy(temu_fm *f)
     free(f->plevel);
     free(f->pmax);
     free(f->aff);
+    free(f->resched);
     free(f->seeds);
     fm_mm_work_free(&f->mm);
     free(f);

@@ -672,12 +672,27 @@ static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t
 
 /* ------------------------------------------------------------ apply */
 
+/* Append id to the list (n items, cap allocated), grown as needed. */
+static int list_push(int32_t **list, int32_t *n, int32_t *cap, int32_t id)
+{
+    if (*n == *cap) {
+        int32_t room = fm_room(*n + 1, *cap);
+        if (grow32(list, room) != 0) {
+            return -1;
+        }
+        *cap = room;
+    }
+    (*list)[(*n)++] = id;
+    return 0;
+}
+
 /* Lanes whose stall rates change: the set's channels, and the lanes before
  * them on the routes of their flows (a lane's stalls depend on the load of
- * the channels its flows go on to); settled to now. */
-static int affected(temu_fm *f, int32_t nc, int32_t *na)
+ * the channels its flows go on to); settled to now and queued, once per
+ * instant, for fm_solve_finish. */
+static int affected(temu_fm *f, int32_t nc)
 {
-    int32_t stamp = ++f->stamp, n = 0;
+    int32_t batch = f->batch + 1;
     for (int32_t i = 0; i < nc; i++) {
         const fm_chan *c = &f->ch[f->cchans[i]];
         for (int32_t u = -1; u < c->nusers; u++) {
@@ -685,22 +700,33 @@ static int affected(temu_fm *f, int32_t nc, int32_t *na)
             if (u >= 0 && c->users[u].elem > 0) {
                 id = f->fl[c->users[u].flow].el[c->users[u].elem - 1].chan;
             }
-            if (id < 0 || f->ch[id].seen == stamp) {
+            if (id < 0 || f->ch[id].aff_batch == batch) {
                 continue;
             }
-            if (n == f->capaff) {
-                int32_t cap = fm_room(n + 1, f->capaff);
-                if (grow32(&f->aff, cap) != 0) {
-                    return -1;
-                }
-                f->capaff = cap;
+            if (list_push(&f->aff, &f->naff, &f->capaff, id) != 0) {
+                return -1;
             }
-            f->ch[id].seen = stamp;
+            f->ch[id].aff_batch = batch;
             fm_chan_settle(&f->ch[id], f->now);
-            f->aff[n++] = id;
         }
     }
-    *na = n;
+    return 0;
+}
+
+/* The set's flows, queued once per instant for their events
+ * (fm_solve_finish). */
+static int resched_queue(temu_fm *f, int32_t nf)
+{
+    int32_t batch = f->batch + 1;
+    for (int32_t j = 0; j < nf; j++) {
+        fm_flow *fl = &f->fl[f->cflows[j]];
+        if (fl->resched_batch != batch) {
+            fl->resched_batch = batch;
+            if (list_push(&f->resched, &f->nresched, &f->capresched, f->cflows[j]) != 0) {
+                return -1;
+            }
+        }
+    }
     return 0;
 }
 
@@ -733,7 +759,7 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
 
 int fm_solve_changed(temu_fm *f)
 {
-    int32_t nf = 0, nc = 0, ne = 0, na = 0, stamp = ++f->stamp;
+    int32_t nf = 0, nc = 0, ne = 0, stamp = ++f->stamp;
     int grew = 1;
     f->call++;
     f->nk = f->nbuffered > 0 ? f->nkeys : 0;
@@ -746,17 +772,25 @@ int fm_solve_changed(temu_fm *f)
             return -1;
         }
     }
-    if (affected(f, nc, &na) != 0) {
+    if (affected(f, nc) != 0 || resched_queue(f, nf) != 0) {
         return -1;
     }
     apply(f, nf, nc);
-    for (int32_t i = 0; i < na; i++) {
+    return 0;
+}
+
+int fm_solve_finish(temu_fm *f)
+{
+    int rc = 0;
+    f->tot.stall_lanes += (uint64_t)f->naff;
+    for (int32_t i = 0; i < f->naff; i++) {
         chan_rates(f, &f->ch[f->aff[i]]);
     }
-    for (int32_t j = 0; j < nf; j++) {
-        if (fm_flow_rescheduled(f, f->cflows[j]) != 0) {
-            return -1;
-        }
+    for (int32_t j = 0; j < f->nresched && rc == 0; j++) {
+        rc = fm_flow_rescheduled(f, f->resched[j]);
     }
-    return 0;
+    f->naff = 0;
+    f->nresched = 0;
+    f->batch++;
+    return rc;
 }
