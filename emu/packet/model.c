@@ -7,6 +7,7 @@
 #include "../model.h"
 #include "flow.h"
 #include "packet.h"
+#include "routing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,33 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend) || (t->maxlanes > 1 && !t->host)) {
         return -1;
+    }
+    return 0;
+}
+
+/* The table of tm_route_step, if every dimension is short enough: 0, or
+ * -1 when out of memory. */
+static int fill_steps(temu_tm *t, const temu_machine *m)
+{
+    int64_t n = 0;
+    for (int d = 0; d < m->ndims; d++) {
+        if (m->size[d] > TM_STEP_TABLE_MAX) {
+            return 0; /* computed hop by hop */
+        }
+        t->step_off[d] = n;
+        n += (int64_t)m->size[d] * m->size[d];
+    }
+    t->dim_step = malloc((size_t)n * sizeof *t->dim_step);
+    if (!t->dim_step) {
+        return -1;
+    }
+    for (int d = 0; d < m->ndims; d++) {
+        for (int32_t from = 0; from < m->size[d]; from++) {
+            for (int32_t to = 0; to < m->size[d]; to++) {
+                t->dim_step[t->step_off[d] + (int64_t)from * m->size[d] + to] =
+                    (uint16_t)tm_route_step_code(m, d, from, to);
+            }
+        }
     }
     return 0;
 }
@@ -113,7 +141,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     t->nchan = t->ntorus + 2 * m->nnodes;
     t->freetr = -1;
     t->last_bucket = -1;
-    if (alloc_arrays(t, m, c) != 0) {
+    if (alloc_arrays(t, m, c) != 0 || fill_steps(t, m) != 0) {
         temu_tm_destroy(t);
         return temu_fail(err, TEMU_ENOMEM, "timing model: out of memory for %lld channels",
                          (long long)t->nchan);
@@ -153,6 +181,7 @@ void temu_tm_destroy(temu_tm *t)
     free(t->ret);
     free(t->nbr);
     free(t->coord);
+    free(t->dim_step);
     free(t->node_router);
     free(t->sent);
     free(t->back_vcs);

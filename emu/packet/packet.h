@@ -212,6 +212,11 @@ struct temu_tm {
     int64_t qbytes;       /* an input queue's size (per VC) */
     int32_t *nbr;         /* [nrouters * tlinks] neighbour router (-1: none) */
     int32_t *coord;       /* [nrouters * ndims] router coordinates */
+    /* the deterministic route along one dimension, precomputed
+     * (routing.h, tm_route_step): [step_off[d] + from * size[d] + to],
+     * NULL when some dimension is longer than TM_STEP_TABLE_MAX */
+    uint16_t *dim_step;
+    int64_t step_off[TEMU_MAX_DIMS];
     int32_t *node_router; /* [nnodes] */
     uint32_t *sent;       /* [nnodes] packets each node has sent: the next serial */
     /* token flow only, torus channels: adaptive packets and bytes per VC

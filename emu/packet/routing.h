@@ -33,6 +33,35 @@
 int tm_route_choose_vc(const temu_tm *t, const tm_train *tr, int64_t c, uint32_t *lack,
                        int64_t *bubble);
 
+/* The deterministic route from coordinate `from` to `to` along dimension
+ * d, as one code: its hops (temu_route_dim_steps: shortest, ties +) in the
+ * low bits, TM_STEP_MINUS if they go the minus way, TM_STEP_WRAPS if they
+ * cross the wrap link (the dateline: the class's second VC). */
+#define TM_STEP_HOPS 0x3fffu
+#define TM_STEP_MINUS 0x4000u
+#define TM_STEP_WRAPS 0x8000u
+#define TM_STEP_TABLE_MAX 64 /* longest dimension tabulated (64^2 codes) */
+
+static inline uint32_t tm_route_step_code(const temu_machine *m, int d, int32_t from, int32_t to)
+{
+    int dir;
+    uint32_t hops = (uint32_t)temu_route_dim_steps(m, d, from, to, &dir);
+    int wraps = dir > 0 ? to < from : to > from;
+    return hops | (dir < 0 ? TM_STEP_MINUS : 0u) | (wraps ? TM_STEP_WRAPS : 0u);
+}
+
+/* tm_route_step_code from the model's table (model.c fills it), computed
+ * only for machines with a dimension too long to tabulate.  Why: every
+ * dimension a train enters asked temu_route_dim_steps (two divisions and
+ * a call into route.c), about 4 % of BG/Q's instructions per packet-hop. */
+static inline uint32_t tm_route_step(const temu_tm *t, int d, int32_t from, int32_t to)
+{
+    if (t->dim_step != NULL) {
+        return t->dim_step[t->step_off[d] + (int64_t)from * t->m.size[d] + to];
+    }
+    return tm_route_step_code(&t->m, d, from, to);
+}
+
 /* A new train of class cls from node src, whose first packet is the
  * node's serial-th: its first channel is the injection channel, on the
  * class's first VC, or with inject_vcs on its two VCs in turn (BookSim's
@@ -67,14 +96,14 @@ static inline void tm_route_next_dimension(temu_tm *t, tm_train *tr)
     const int32_t *cs = &t->coord[(int64_t)tr->cur * m->ndims];
     const int32_t *cd = &t->coord[(int64_t)tr->dst_router * m->ndims];
     while (tr->di < m->ndims) {
-        int d = m->dim_order[tr->di++], dir;
-        int steps = temu_route_dim_steps(m, d, cs[d], cd[d], &dir);
-        if (steps == 0) {
+        int d = m->dim_order[tr->di++];
+        uint32_t code = tm_route_step(t, d, cs[d], cd[d]);
+        if ((code & TM_STEP_HOPS) == 0) {
             continue;
         }
-        int wraps = dir > 0 ? cd[d] < cs[d] : cd[d] > cs[d];
-        tr->link = (uint8_t)(dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d));
-        tr->left = (uint16_t)(steps - 1);
+        int wraps = (code & TM_STEP_WRAPS) != 0;
+        tr->link = (uint8_t)(code & TM_STEP_MINUS ? TEMU_LINK_MINUS(d) : TEMU_LINK_PLUS(d));
+        tr->left = (uint16_t)((code & TM_STEP_HOPS) - 1);
         tr->vc = (uint8_t)(tr->cls * (uint32_t)t->per + (uint32_t)(t->per == 2 && wraps));
         tr->enter = 1;
         tr->chan = tm_route_lane_chan(t, tr);
@@ -98,9 +127,10 @@ static inline void tm_route_candidates(temu_tm *t, tm_train *tr)
     const int32_t *cd = &t->coord[(int64_t)tr->dst_router * m->ndims];
     tr->ncand = 0;
     for (int i = 0; i < m->ndims; i++) {
-        int d = m->dim_order[i], dir;
-        if (temu_route_dim_steps(m, d, cs[d], cd[d], &dir) > 0) {
-            int link = dir > 0 ? TEMU_LINK_PLUS(d) : TEMU_LINK_MINUS(d);
+        int d = m->dim_order[i];
+        uint32_t code = tm_route_step(t, d, cs[d], cd[d]);
+        if ((code & TM_STEP_HOPS) != 0) {
+            int link = code & TM_STEP_MINUS ? TEMU_LINK_MINUS(d) : TEMU_LINK_PLUS(d);
             tr->cand[tr->ncand++] = (int32_t)tm_chan_id(t, tr->cur, link, 0);
         }
     }
