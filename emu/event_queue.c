@@ -85,7 +85,7 @@ static int far_append(temu_evq_far *f, int k, const temu_event *e)
     return 0;
 }
 
-static int far_push(temu_evq_far *f, const temu_event *e)
+static __attribute__((noinline)) int far_push(temu_evq_far *f, const temu_event *e)
 {
     if (far_append(f, far_bucket(f, (uint64_t)e->t), e) != 0) {
         return -1;
@@ -334,13 +334,19 @@ static void keys_sort(uint64_t *k, uint64_t *tmp, int32_t n)
     enum { BLOCK = 16 };
     for (int32_t lo = 0; lo < n; lo += BLOCK) {
         int32_t hi = n - lo > BLOCK ? lo + BLOCK : n;
-        for (int32_t i = lo + 1; i < hi; i++) {
-            uint64_t x = k[i];
-            int32_t j = i;
-            for (; j > lo && k[j - 1] > x; j--) {
-                k[j] = k[j - 1];
+        for (uint64_t *p = k + lo + 1; p < k + hi; p++) {
+            uint64_t x = *p, *at = p;
+            if (x < k[lo]) {
+                /* first of the block so far: the rest move up one */
+                memmove(k + lo + 1, k + lo, (size_t)(p - (k + lo)) * sizeof *p);
+                k[lo] = x;
+                continue;
             }
-            k[j] = x;
+            /* k[lo] <= x stops the scan: no bound to test */
+            for (; at[-1] > x; at--) {
+                *at = at[-1];
+            }
+            *at = x;
         }
     }
     uint64_t *src = k, *dst = tmp;
@@ -438,8 +444,9 @@ static int now_fill(temu_evq *q, int64_t s)
 }
 
 /* e, at time base, joins the events of `now` not yet taken, in its place:
- * 0, or -1 when out of memory. */
-static int now_insert(temu_evq *q, const temu_event *e)
+ * 0, or -1 when out of memory.  Out of line: most pushes are for a later
+ * time, and this path's registers cost every push their saving. */
+static __attribute__((noinline)) int now_insert(temu_evq *q, const temu_event *e)
 {
     int32_t n = now_reserve(q, (int64_t)q->nnow + 1) == 0 ? node_alloc(q) : -1;
     if (n < 0) {
