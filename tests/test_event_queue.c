@@ -229,14 +229,14 @@ START_TEST(test_push_at_the_current_time)
 END_TEST
 
 /* One instant of N events, each a distinct content but for a run of
- * equal type and a (differing in b) at the end, pushed as blocks of 16
+ * equal type and a (differing in b) at the end, pushed as blocks of 32
  * each in content order: blocks in order (every merge finds its two runs
  * in order already), blocks in reverse (none does), and blocks in order
  * but the last two swapped.  The pops are the contents in order, the
  * equal type-and-a run by b. */
 START_TEST(test_instant_of_sorted_blocks)
 {
-    enum { N = 200, BLOCK = 16, TIES = 5 };
+    enum { N = 200, BLOCK = 32, TIES = 5 };
     temu_event ev[N], e;
     int32_t order[N];
     for (int32_t i = 0; i < N; i++) {
