@@ -139,6 +139,7 @@ temu_status temu_tm_create(const temu_machine *m, const temu_tm_config *c, temu_
     }
     t->ntorus = m->nrouters * t->tlinks * t->maxlanes;
     t->nchan = t->ntorus + 2 * m->nnodes;
+    t->nqin = t->nchan * t->nvc;
     t->freetr = -1;
     t->last_bucket = -1;
     if (alloc_arrays(t, m, c) != 0 || fill_steps(t, m) != 0) {

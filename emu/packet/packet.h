@@ -206,6 +206,7 @@ struct temu_tm {
     uint32_t train; /* longest train */
     int64_t ntorus; /* torus channels (existing or not) */
     int64_t nchan;  /* + injection + ejection channels */
+    int64_t nqin;   /* nchan * nvc input queues: the first source queue */
     tm_chan *ch;
     tm_queue *q;          /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_return *ret;       /* [nchan * nvc] trains' credit coming back (trains only) */
@@ -287,12 +288,12 @@ static inline int64_t tm_eject_chan(const temu_tm *t, int64_t node)
  * queues. */
 static inline int64_t tm_source_queue(const temu_tm *t, int64_t node)
 {
-    return t->nchan * t->nvc + node;
+    return t->nqin + node;
 }
 
 static inline int tm_is_source(const temu_tm *t, int64_t q)
 {
-    return q >= t->nchan * t->nvc;
+    return q >= t->nqin;
 }
 
 /* Dimension of torus channel c, -1 for a node's channels. */

@@ -90,7 +90,12 @@ static inline void tm_stats_inq_leave(temu_tm *t, int64_t q, const tm_train *tr,
         up->st.inq_stall_ps += t->now - up->inq_since;
     }
     tm_stats_host_wait(t, q / t->nvc, tr, -1);
-    t->q[q].occ += n * (t->now + readout - tr->hdr) + (sp - tr->sp) * (n * (n - 1) / 2);
+    int64_t occ = t->now + readout - tr->hdr;
+    if (n > 1) {
+        /* the later packets' delays grow by sp - tr->sp each */
+        occ = n * occ + (sp - tr->sp) * (n * (n - 1) / 2);
+    }
+    t->q[q].occ += occ;
 }
 
 /* Channel ch carries n packets, `total` bytes: nbig of them in ser ps
