@@ -208,11 +208,11 @@ struct temu_tm {
     int64_t nchan;  /* + injection + ejection channels */
     int64_t nqin;   /* nchan * nvc input queues: the first source queue */
     tm_chan *ch;
-    tm_queue *q;          /* [nchan * nvc] input queues, then [nnodes] source queues */
-    tm_return *ret;       /* [nchan * nvc] trains' credit coming back (trains only) */
-    int64_t qbytes;       /* an input queue's size (per VC) */
-    int32_t *nbr;         /* [nrouters * tlinks] neighbour router (-1: none) */
-    int32_t *coord;       /* [nrouters * ndims] router coordinates */
+    tm_queue *q;    /* [nchan * nvc] input queues, then [nnodes] source queues */
+    tm_return *ret; /* [nchan * nvc] trains' credit coming back (trains only) */
+    int64_t qbytes; /* an input queue's size (per VC) */
+    int32_t *nbr;   /* [nrouters * tlinks] neighbour router (-1: none) */
+    int32_t *coord; /* [nrouters * ndims] router coordinates */
     /* the deterministic route along one dimension, precomputed
      * (routing.h, tm_route_step): [step_off[d] + from * size[d] + to],
      * NULL when some dimension is longer than TM_STEP_TABLE_MAX */
