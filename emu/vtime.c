@@ -1197,6 +1197,9 @@ static void ranks_refs(const temu_vt *v, int32_t *msg, int32_t *slot)
 /* Drop the first k elements (of size sz) of an array of *n. */
 static void drop_front(void *arr, int32_t *n, int32_t k, size_t sz)
 {
+    if (k == 0) {
+        return; /* nothing to drop; arr may still be NULL (never grown) */
+    }
     memmove(arr, (char *)arr + (size_t)k * sz, (size_t)(*n - k) * sz);
     *n -= k;
 }
