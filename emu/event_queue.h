@@ -95,11 +95,37 @@ void temu_evq_free(temu_evq *q);
 /* Add e (e->t >= the last time popped, and >= 0); 0, or -1 when out of
  * memory (the queue is then unchanged). */
 int temu_evq_push(temu_evq *q, const temu_event *e);
+/* temu_evq_pop when the current instant's events are all taken: the next
+ * instant is found and its events sorted (event_queue.c). */
+int temu_evq_pop_instant(temu_evq *q, int64_t until, temu_event *out);
+
 /* Remove the earliest event into *out if its time is at most `until` (of
  * equal times, the first by temu_evq_before of those held, however they
  * were pushed): 1, or 0 if there is none.  -1: out of
- * memory while moving events (some events are then lost). */
-int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out);
+ * memory while moving events (some events are then lost).  Inline for
+ * the common case, the next event of the instant being taken out (68 a
+ * instant on average in bench_load_sweep's BG/Q tornado at twice
+ * saturation): a call, its saved registers and the copy through a
+ * pointer it cannot see cost about a fifth of a pop there. */
+static inline int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
+{
+    if (q->nnow == 0) {
+        return temu_evq_pop_instant(q, until, out);
+    }
+    if (q->base > until) {
+        return 0;
+    }
+    int32_t n = (int32_t)(uint32_t)q->now_key[q->hnow++];
+    temu_evq_node *nd = &q->node[n];
+    *out = nd->e;
+    nd->next = q->freenode; /* back to the free list */
+    q->freenode = n;
+    if (q->hnow == q->nnow) {
+        q->hnow = q->nnow = 0;
+    }
+    q->size--;
+    return 1;
+}
 /* Time of the earliest event, INT64_MAX if none. */
 int64_t temu_evq_next_time(const temu_evq *q);
 
