@@ -474,7 +474,9 @@ static inline void now_take(temu_evq *q, temu_event *out)
 
 /* ------------------------------------------------------------ queue */
 
-int temu_evq_push(temu_evq *q, const temu_event *e)
+/* temu_evq_push (event_queue.h) for an event of the current instant, of
+ * the far part, or when the node pool must grow or the wheel be made. */
+int temu_evq_push_other(temu_evq *q, const temu_event *e)
 {
     int st;
     if (q->nnow > 0 && e->t == q->base) {
