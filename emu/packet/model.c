@@ -50,8 +50,8 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
-    if (!t->ch || !t->wait0 || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent || !t->back_vcs ||
-        (t->train > 1 && !t->ret) ||
+    if (!t->ch || !t->wait0 || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent ||
+        !t->back_vcs || (t->train > 1 && !t->ret) ||
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend) || (t->maxlanes > 1 && !t->host)) {
         return -1;

@@ -87,7 +87,8 @@ typedef struct tm_chan {
     double ps_per_byte;
     int64_t ser_val; /* ser_ps cache: the time of ser_bytes */
     int64_t wire_ps;
-    int32_t nwait, capwait; /* capwait TM_WAIT_INLINE: `wait` is in temu_tm.wait0 */
+    /* capwait TM_WAIT_INLINE: `wait` is the channel's part of temu_tm.wait0 */
+    int32_t nwait, capwait;
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
     uint32_t ser_bytes;  /* ser_ps cache: last size asked */
     uint32_t short_mask; /* idle: VCs (bit v; NO_DYNAMIC) waiting heads lack tokens on */
