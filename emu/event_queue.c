@@ -474,7 +474,9 @@ static inline void now_take(temu_evq *q, temu_event *out)
 
 /* ------------------------------------------------------------ queue */
 
-int temu_evq_push(temu_evq *q, const temu_event *e)
+/* temu_evq_push (event_queue.h) for an event of the current instant, of
+ * the far part, or when the node pool must grow or the wheel be made. */
+int temu_evq_push_other(temu_evq *q, const temu_event *e)
 {
     int st;
     if (q->nnow > 0 && e->t == q->base) {
@@ -488,12 +490,10 @@ int temu_evq_push(temu_evq *q, const temu_event *e)
     return st;
 }
 
-/* temu_evq_pop when the current instant is over: the next one is found
- * and sorted.  Out of line: an instant holds tens of events (68 on
- * average in bench_load_sweep's BG/Q tornado at twice saturation), and
- * the pops within one need none of this. */
-static __attribute__((noinline)) int pop_next_instant(temu_evq *q, int64_t until,
-                                                      temu_event *out)
+/* temu_evq_pop (event_queue.h) when the current instant is over: the
+ * next one is found and sorted.  Out of line: an instant holds tens of
+ * events, and the pops within one need none of this. */
+int temu_evq_pop_instant(temu_evq *q, int64_t until, temu_event *out)
 {
     int64_t t;
     if (q->near == 0) {
@@ -536,20 +536,6 @@ static __attribute__((noinline)) int pop_next_instant(temu_evq *q, int64_t until
         q->size--;
     }
     return lost ? -1 : 1;
-}
-
-int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
-{
-    if (q->nnow == 0) {
-        return pop_next_instant(q, until, out);
-    }
-    /* the rest of the current instant, in order */
-    if (q->base > until) {
-        return 0;
-    }
-    now_take(q, out);
-    q->size--;
-    return 1;
 }
 
 int64_t temu_evq_next_time(const temu_evq *q)

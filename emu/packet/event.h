@@ -87,8 +87,9 @@ _Static_assert(sizeof(tm_event) == sizeof(temu_event) &&
 int tm_engine_push(temu_tm *t, const tm_event_slot *s);
 
 /* Schedule s->ev; -1 when out of memory (the run stops, temu_tm_check
- * says). */
-static inline int tm_event_push(temu_tm *t, const tm_event_slot *s)
+ * says).  Always inline, as temu_evq_push is: GCC otherwise keeps a copy
+ * that every grant calls (callgrind: 1 % of the instructions). */
+static inline __attribute__((always_inline)) int tm_event_push(temu_tm *t, const tm_event_slot *s)
 {
     if (t->eng != NULL) {
         return tm_engine_push(t, s);

@@ -103,3 +103,34 @@ void tm_flow_wake(temu_tm *t, const tm_chan *ch, int64_t c)
         tm_event_credit(t, wake, (int32_t)c, wake_vc, 0);
     }
 }
+
+/* Out of line: most channels that stall or free with waiters keep no
+ * return (their waiters drained it), and the inline guard asks first. */
+void tm_flow_back_events(temu_tm *t, int64_t c, int64_t at)
+{
+    tm_queue *cq = &t->q[c * t->nvc];
+    for (uint32_t m = t->back_vcs[c]; m != 0; m &= m - 1) {
+        int v = __builtin_ctz(m);
+        tm_queue *q = &cq[v];
+        int i = 0, kept = 0;
+        for (; i < TM_BACK_SLOTS && q->back_bytes[i] != 0; i++) {
+            if (at < 0 || q->back_at[i] == at) {
+                tm_event_credit(t, q->back_at[i], (int32_t)c, v, (int32_t)q->back_bytes[i]);
+            } else {
+                if (kept < i) {
+                    q->back_at[kept] = q->back_at[i];
+                    q->back_bytes[kept] = q->back_bytes[i];
+                }
+                kept++;
+            }
+        }
+        /* the slots from i on were empty: only those made free are cleared
+         * (a channel freeing keeps its other returns: mostly none is made) */
+        for (int j = kept; j < i; j++) {
+            q->back_bytes[j] = 0;
+        }
+        if (kept == 0) {
+            t->back_vcs[c] &= ~(1u << v);
+        }
+    }
+}

@@ -137,36 +137,17 @@ static inline void tm_flow_due(temu_tm *t, int64_t c)
 }
 
 /* The space channel c's queues keep, still to come back at `at` or at
- * any time (at < 0), becomes CREDIT events. */
-static inline void tm_flow_back_events(temu_tm *t, int64_t c, int64_t at)
-{
-    tm_queue *cq = &t->q[c * t->nvc];
-    for (uint32_t m = t->back_vcs[c]; m != 0; m &= m - 1) {
-        int v = __builtin_ctz(m);
-        tm_queue *q = &cq[v];
-        int kept = 0;
-        for (int i = 0; i < TM_BACK_SLOTS && q->back_bytes[i] != 0; i++) {
-            if (at < 0 || q->back_at[i] == at) {
-                tm_event_credit(t, q->back_at[i], (int32_t)c, v, (int32_t)q->back_bytes[i]);
-            } else {
-                q->back_at[kept] = q->back_at[i];
-                q->back_bytes[kept++] = q->back_bytes[i];
-            }
-        }
-        for (int i = kept; i < TM_BACK_SLOTS; i++) {
-            q->back_bytes[i] = 0;
-        }
-        if (kept == 0) {
-            t->back_vcs[c] &= ~(1u << v);
-        }
-    }
-}
+ * any time (at < 0), becomes CREDIT events (flow.c; only when some queue
+ * of c keeps a return: tm_flow_stalled, tm_flow_freeing). */
+void tm_flow_back_events(temu_tm *t, int64_t c, int64_t at);
 
 /* Channel c stalls now (its heads wait for credit): what its queues keep
  * comes back by CREDIT events, which wake them. */
 static inline void tm_flow_stalled(temu_tm *t, int64_t c)
 {
-    tm_flow_back_events(t, c, -1);
+    if (t->back_vcs[c] != 0) {
+        tm_flow_back_events(t, c, -1);
+    }
 }
 
 /* Busy channel c has heads waiting for it to free (a TRY at busy_until):
@@ -174,7 +155,9 @@ static inline void tm_flow_stalled(temu_tm *t, int64_t c)
  * which comes before the TRY. */
 static inline void tm_flow_freeing(temu_tm *t, const tm_chan *ch, int64_t c)
 {
-    tm_flow_back_events(t, c, ch->busy_until);
+    if (t->back_vcs[c] != 0) {
+        tm_flow_back_events(t, c, ch->busy_until);
+    }
 }
 
 /* Train tr's n packets (`total` bytes) leave input queue q from now, sp

@@ -20,6 +20,15 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (t->ch) {
         memset(t->ch, 0, (size_t)t->nchan * sizeof *t->ch);
     }
+    /* malloc, not calloc: a waiter is written before it is read, and
+     * pages of channels that never have one are never touched */
+    t->wait0 = malloc((size_t)(t->nchan * TM_WAIT_INLINE) * sizeof *t->wait0);
+    if (t->ch && t->wait0) {
+        for (int64_t i = 0; i < t->nchan; i++) {
+            t->ch[i].wait = &t->wait0[i * TM_WAIT_INLINE];
+            t->ch[i].capwait = TM_WAIT_INLINE;
+        }
+    }
     t->q = calloc((size_t)(t->nchan * t->nvc + m->nnodes), sizeof *t->q);
     t->nbr = malloc((size_t)(m->nrouters * t->tlinks) * sizeof *t->nbr);
     t->coord = malloc((size_t)(m->nrouters * m->ndims) * sizeof *t->coord);
@@ -41,8 +50,8 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
-    if (!t->ch || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent || !t->back_vcs ||
-        (t->train > 1 && !t->ret) ||
+    if (!t->ch || !t->wait0 || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent ||
+        !t->back_vcs || (t->train > 1 && !t->ret) ||
         (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
         (c->mu_request_ps > 0 && !t->mu_pend) || (t->maxlanes > 1 && !t->host)) {
         return -1;
@@ -168,10 +177,13 @@ void temu_tm_destroy(temu_tm *t)
     tm_engine_destroy(t);
     if (t->ch) {
         for (int64_t i = 0; i < t->nchan; i++) {
-            free(t->ch[i].wait);
+            if (t->ch[i].capwait > TM_WAIT_INLINE) {
+                free(t->ch[i].wait); /* moved to the heap (tm_arb_grow) */
+            }
         }
     }
     free(t->ch);
+    free(t->wait0);
     free(t->vc_pk);
     free(t->vc_bytes);
     free(t->notok);

@@ -63,6 +63,16 @@ typedef struct tm_waiter {
     uint8_t open;   /* adaptive, still choosing: VC and need come from tm_route_choose_vc */
 } tm_waiter;
 
+/* Waiters a channel has room for without an allocation of its own: its
+ * part of temu_tm.wait0, 4 x 32 = 128 bytes (a fifth waiter moves them
+ * all to the heap, arbiter.c).  Four: a torus channel is wanted by the
+ * heads of its router's other inputs, rarely more than four at once
+ * (bench_load_sweep at twice saturation); allocating each channel's array
+ * at its first contention was about 1 % of the model's instructions there
+ * and 9 % at a tenth of saturation (doc/performance.md, "Inline waiters
+ * and pop"). */
+#define TM_WAIT_INLINE 4
+
 /* A channel.  Layout (for speed only): what arbitration reads fills the
  * first 64 bytes, what a transmission adds up the second; the array is
  * 64-byte aligned (temu_tm_create).  Since when short_mask has held is
@@ -77,6 +87,7 @@ typedef struct tm_chan {
     double ps_per_byte;
     int64_t ser_val; /* ser_ps cache: the time of ser_bytes */
     int64_t wire_ps;
+    /* capwait TM_WAIT_INLINE: `wait` is the channel's part of temu_tm.wait0 */
     int32_t nwait, capwait;
     int32_t inq_waiting; /* ready heads waiting in this channel's queues */
     uint32_t ser_bytes;  /* ser_ps cache: last size asked */
@@ -208,6 +219,10 @@ struct temu_tm {
     int64_t nchan;  /* + injection + ejection channels */
     int64_t nqin;   /* nchan * nvc input queues: the first source queue */
     tm_chan *ch;
+    /* [nchan * TM_WAIT_INLINE] each channel's first waiters (tm_chan.wait
+     * points here until a channel has more); pages untouched until one of
+     * their channels has a waiter */
+    tm_waiter *wait0;
     tm_queue *q;    /* [nchan * nvc] input queues, then [nnodes] source queues */
     tm_return *ret; /* [nchan * nvc] trains' credit coming back (trains only) */
     int64_t qbytes; /* an input queue's size (per VC) */
