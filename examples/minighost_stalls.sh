@@ -1,5 +1,5 @@
 #!/bin/sh
-# minighost_stalls.sh [TORUSEMU [cielo|eighth|small]] - seed 000 Fig. 7 (Pedretti
+# minighost_stalls.sh [TORUSEMU [cielo|full|eighth|small]] - seed 000 Fig. 7 (Pedretti
 # et al., "Using the Cray Gemini Performance Counters", CUG 2013, section
 # VI): the Gemini stall counters of one MiniGhost halo step by dimension,
 # under MiniGhost's rank order (No-Remap: a 16x1x1 line of ranks per node)
@@ -7,6 +7,7 @@
 # `torusemu stalls`, with the paper's findings beside the model's.
 #   cielo (default)  the paper's job: 131,072 ranks, 16 per node, on 8,192
 #                    nodes of Cielo (16x12x24 Geminis), a 64x64x32 grid
+#   full             the same as cielo (the full job, beside eighth)
 #   eighth           Cielo halved in every dimension: 16,384 ranks, 16 per
 #                    node, on 1,024 of the 1,152 nodes of gemini:8x6x12 (the
 #                    same 8/9 of the machine), a 32x32x16 grid
@@ -19,11 +20,11 @@ case $T in # the stall table runs in the stores' directory
 */*) T=$(cd "$(dirname "$T")" && pwd)/$(basename "$T") ;;
 esac
 case ${2:-cielo} in
-cielo) set -- --machine cielo -np 131072 --grid 64x64x32 ;;
+cielo | full) set -- --machine cielo -np 131072 --grid 64x64x32 ;;
 eighth) set -- --machine gemini:8x6x12 -np 16384 --grid 32x32x16 ;;
 small) set -- --machine gemini:4x4x2 -np 1024 --grid 16x8x8 ;;
 *)
-    echo "minighost_stalls.sh: scale '$2': expected cielo, eighth or small" >&2
+    echo "minighost_stalls.sh: scale '$2': expected cielo, full, eighth or small" >&2
     exit 2
     ;;
 esac

@@ -38,6 +38,24 @@ expect_out "stall table" "^INQ_STALL    host remap.store +32 +[1-9][0-9]* "
 expect_out "paper's column" "^Remap/No-Remap +mean +largest +paper \\(seed 000 section VI, Fig\\. 7\\)$"
 expect_out "X beside the paper" "^INQ_STALL X +0\\.[0-9][0-9] +0\\.[0-9][0-9] +largest about 0\\.5; X the largest$"
 expect_eq "a ratio row per counter and dimension" 8 "$(sed -n '/^Remap\/No-Remap/,$p' "$TMP/out" | tail -n +2 | wc -l)"
-expect_fail "unknown scale" "scale 'huge': expected cielo, eighth or small" \
+expect_fail "unknown scale" "scale 'huge': expected cielo, full, eighth or small" \
     sh "$EXS/minighost_stalls.sh" "$TORUSEMU" huge
+# `full` is `cielo`, the paper's whole job (131,072 ranks on 8,192 nodes of
+# Cielo, far too slow here): a stand-in torusemu logs the first replay's
+# arguments and fails, which stops the script there
+cat >"$TMP/logtemu" <<EOF
+#!/bin/sh
+echo "\$*" >>"$TMP/replays"
+echo "stand-in: stopped" >&2
+exit 3
+EOF
+chmod +x "$TMP/logtemu"
+for scale in full cielo ""; do
+    : >"$TMP/replays"
+    expect_fail "scale '$scale' reaches the replay" "stand-in: stopped" \
+        sh "$EXS/minighost_stalls.sh" "$TMP/logtemu" ${scale:+"$scale"}
+    expect_eq "scale '$scale': the paper's job" "replay --machine cielo -np 131072 --grid 64x64x32 \
+--ranks-per-node 16 --pattern halo --size 10 --vars 2 --timing --quiet --keep" \
+        "$(sed 's/ [^ ]*noremap\.store$//' "$TMP/replays")"
+done
 finish

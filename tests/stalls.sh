@@ -148,14 +148,34 @@ expect_eq "timed pair: 2 counters x 4 dimensions x 2 stores" 16 "$(wc -l <"$TMP/
 # placements of the miniature, No-Remap of the eighth) or Z (Remap of the
 # eighth) where the paper has X: asserted as a known gap, its measured
 # cause in doc/model.md "Seed 000 Fig. 7".
+# SEED000_SCALE=full (or cielo) runs the paper's own job
+# (examples/minighost_stalls.sh full: 131,072 ranks on the first 8,192 of
+# cielo's 9,216 nodes, a 64x64x32 grid; about 20 minutes of CPU and 850 MiB
+# here, so not in make check).  Measured there: maxima 0.64 (X), 0.30 (Y),
+# 0.74 (Z), 0.28 (host), so only X is asserted about a half; Y and the host
+# links fall below the band and Z above it, asserted as a known gap
+# (doc/model.md "Seed 000 Fig. 7" gives the causes).  X holds the largest
+# inq stall under both placements and host input is above output, as in the
+# paper; the largest credit stall is on X under Remap, as in the paper, but
+# on Y under No-Remap (a known gap).  At every scale Remap's largest inq
+# stall is below No-Remap's in every dimension, host links included.
+outside=""
 case ${SEED000_SCALE:-small} in
+full | cielo)
+    set -- --machine cielo -np 131072 --grid 64x64x32
+    halved="X" order="X?? X?? " credit="Y X" outside="Y:below Z:above host:below"
+    ;;
 eighth)
     set -- --machine gemini:8x6x12 -np 16384 --grid 32x32x16
     halved="X Y Z" order="X?? X?? " credit="Y Z"
     ;;
-*)
+small)
     set -- --machine gemini:4x4x2 -np 1024 --grid 16x8x8
     halved="X Y Z host" order="XYZ XYZ " credit="Y Y"
+    ;;
+*)
+    echo "stalls.sh: SEED000_SCALE '$SEED000_SCALE': expected small, eighth, full or cielo" >&2
+    exit 99
     ;;
 esac
 fig7() { # STORE [ARGS]: a timed replay of the halo at the chosen scale
@@ -166,12 +186,29 @@ fig7() { # STORE [ARGS]: a timed replay of the halo at the chosen scale
 fig7 "$TMP/noremap.store" "$@"
 fig7 "$TMP/remap.store" "$@" --block 2x2x4
 expect_ok "fig. 7 pair" "$TORUSEMU" stalls "$TMP/noremap.store" "$TMP/remap.store" --format=csv
+ratio() { # DIM: Remap's largest inq stall over No-Remap's, or "none"
+    awk -F, -v d="$1" '$1 == "INQ_STALL" && $2 == d { m[++n] = $7 }
+        END { if (m[1] > 0) printf "%.3f", m[2] / m[1]; else print "none" }' "$TMP/out"
+}
+for d in X Y Z host; do
+    r=$(ratio "$d")
+    awk -v r="$r" 'BEGIN { exit !(r != "none" && r < 1) }' && pass ||
+        failed "fig. 7: Remap's largest $d inq stall is $r of No-Remap's, not below it"
+done
 for d in $halved; do
-    r=$(awk -F, -v d="$d" '$1 == "INQ_STALL" && $2 == d { m[++n] = $7 }
-        END { if (m[1] > 0) printf "%.3f", m[2] / m[1]; else print "none" }' "$TMP/out")
+    r=$(ratio "$d")
     awk -v r="$r" 'BEGIN { exit !(r != "none" && r >= 0.35 && r <= 0.65) }' && pass ||
         failed "fig. 7: Remap's largest $d inq stall is $r of No-Remap's, not about a half"
 done
+if [ -n "$outside" ]; then
+    got=""
+    for d in X Y Z host; do
+        case " $halved " in *" $d "*) continue ;; esac
+        got="$got $d:$(awk -v r="$(ratio "$d")" 'BEGIN { if (r == "none") print "none"
+            else if (r < 0.35) print "below"; else if (r > 0.65) print "above"; else print "half" }')"
+    done
+    expect_eq "fig. 7: largest inq stall outside about a half (known gap)" "$outside" "${got# }"
+fi
 # each placement's dimensions by their largest Gemini's inq stall, most first
 got=$(awk -F, '$1 == "INQ_STALL" && $2 != "host" { k = ($3 ~ /\/remap\.store$/); m[k, $2] = $7 }
     END { for (k = 0; k < 2; k++) { s = ""; left = "XYZ"
@@ -187,7 +224,7 @@ expect_eq "fig. 7: host links: input stall high, output stall low" "yes yes" \
     "$(awk -F, '$2 == "host" { v[$1, ++n[$1]] = $5 }
         END { printf "%s %s", (v["INQ_STALL", 1] > v["CREDIT_STALL", 1]) ? "yes" : "no",
                                 (v["INQ_STALL", 2] > v["CREDIT_STALL", 2]) ? "yes" : "no" }' "$TMP/out")"
-expect_eq "fig. 7: credit stall highest on Y or Z (known gap: the paper's X)" "$credit" \
+expect_eq "fig. 7: the largest credit stall's dimension, No-Remap and Remap (the paper's: X)" "$credit" \
     "$(awk -F, '$1 == "CREDIT_STALL" && $2 != "host" { k = ($3 ~ /\/remap\.store$/)
             if ($7 > m[k]) { m[k] = $7; d[k] = $2 } }
         END { printf "%s %s", d[0], d[1] }' "$TMP/out")"
