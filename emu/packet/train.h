@@ -7,7 +7,8 @@
  * read out (flow.c: no event each) if the train fits its queue, else all
  * at once at the mean of the packets' read-out times.  On Gemini trains
  * share the ejection channel (channel.h).  If the downstream queue is not
- * empty and the whole train does not fit in the credit, the train is
+ * empty (the parallel engine, torus channels: if not all the credit is
+ * home) and the whole train does not fit in the credit, the train is
  * split: what fits goes, the rest waits as a new train.  Trains travel on
  * two dateline VCs per class, also with tokens (the bubble rule keeps a
  * ring deadlock-free only while no queue holds more than its size; the
@@ -88,7 +89,15 @@ static inline uint32_t tm_train_share(const temu_tm *t, int32_t p, int64_t c, in
 {
     const tm_train *tr = &t->tr[p];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes || credit - bubble >= tm_train_bytes(tr) ||
-        t->q[c * t->nvc + tr->vc].head < 0 || t->c.train_whole) {
+        t->c.train_whole) {
+        return tr->n;
+    }
+    /* the parallel engine, torus channels: the downstream queue is another
+     * region's, so the sender judges it by what it owns, its credit: all
+     * of it home means the queue and the link into it are empty (later
+     * than the queue itself empties: by the last read-out plus credit_ps) */
+    if (t->eng != NULL && c < t->ntorus ? credit >= t->qbytes
+                                         : t->q[c * t->nvc + tr->vc].head < 0) {
         return tr->n;
     }
     return (uint32_t)((credit - bubble) / tr->bytes);
