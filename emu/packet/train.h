@@ -74,6 +74,14 @@ static inline int64_t tm_train_spacing(const temu_tm *t, const tm_train *tr, uin
     return (last - t->now + k - 1) / k;
 }
 
+/* Bytes queue qi's train credit stream has still to bring back (all of
+ * it fixed: the parallel engine hands a stream over whole, flow.h). */
+static inline int64_t tm_train_incoming(const temu_tm *t, int64_t qi)
+{
+    const tm_return *r = &t->ret[qi];
+    return (int64_t)r->nbig * r->big + (int64_t)(r->n - r->nbig) * r->small;
+}
+
 /* Packets of queue q's head train to send on channel c now.  The train
  * started because its first packet had credit.  If the queue it enters is
  * empty it goes whole and takes credit for all its packets, which may
@@ -93,11 +101,14 @@ static inline uint32_t tm_train_share(const temu_tm *t, int32_t p, int64_t c, in
         return tr->n;
     }
     /* the parallel engine, torus channels: the downstream queue is another
-     * region's, so the sender judges it by what it owns, its credit: all
-     * of it home means the queue and the link into it are empty (later
-     * than the queue itself empties: by the last read-out plus credit_ps) */
-    if (t->eng != NULL && c < t->ntorus ? credit >= t->qbytes
-                                         : t->q[c * t->nvc + tr->vc].head < 0) {
+     * region's, so the sender judges it by what it owns, its credit: the
+     * queue counts as empty when all of it is home or in the stream it
+     * holds (every train it sent there has begun its read-out, the
+     * serial engine's "empty", known at the last one's first credit:
+     * one read-out and credit_ps later) */
+    int64_t qi = c * t->nvc + tr->vc;
+    if (t->eng != NULL && c < t->ntorus ? credit + tm_train_incoming(t, qi) >= t->qbytes
+                                        : t->q[qi].head < 0) {
         return tr->n;
     }
     return (uint32_t)((credit - bubble) / tr->bytes);
