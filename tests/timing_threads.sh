@@ -14,7 +14,9 @@
 FP="$top_builddir/bench/timing_fingerprint"
 
 # -- the model: fingerprints of random traffic (SPEC LOAD US PACKETS TRAIN
-# WHOLE ROUTING MODE; timing_fingerprint.c); one line per case
+# WHOLE ROUTING MODE; timing_fingerprint.c); one line per case: single
+# packets, then trains (TRAIN > 1, deterministic routes on Blue Gene),
+# split ones (WHOLE 0) and whole ones, packets and messages
 set -- \
     bgp:8x8x8 0.9 2 1 1 0 d t \
     bgp:4x4x4 0.8 5 4 1 0 a t \
@@ -22,10 +24,16 @@ set -- \
     bgq:4x4x4x4x2 0.6 1 1 1 0 d t \
     gemini:8x8x8 0.5 1 1 1 0 x t \
     gemini:4x4x4 0.7 2 8 1 0 x m \
-    bgq:4x4x4x4x2 0.5 1 6 1 0 x m
+    bgq:4x4x4x4x2 0.5 1 6 1 0 x m \
+    gemini:4x4x4 0.7 2 32 64 0 x t \
+    gemini:8x8x8 0.5 1 16 16 0 x m \
+    bgp:8x8x8 0.9 1 8 8 0 d t \
+    bgp:4x4x4 0.8 2 32 4 0 d m \
+    bgq:4x4x4x4x2 0.6 1 16 16 0 d t \
+    bgq:4x4x4x4x2 0.9 1 32 32 1 d t
 expect_ok "fingerprints, threads 1" "$FP" -t 1 "$@"
 cp "$TMP/out" "$TMP/fp1"
-expect_eq "7 fingerprints" 7 "$(grep -c ' fp [0-9a-f]\{16\}$' "$TMP/fp1")"
+expect_eq "13 fingerprints" 13 "$(grep -c ' fp [0-9a-f]\{16\}$' "$TMP/fp1")"
 for n in 2 3 8; do
     expect_ok "fingerprints, threads $n" "$FP" -t "$n" "$@"
     if cmp -s "$TMP/fp1" "$TMP/out"; then
@@ -39,26 +47,6 @@ expect_ok "fingerprints reversed, threads 2" "$FP" -r -t 2 bgq:4x4x4x4x2 0.6 1 1
     gemini:8x8x8 0.5 1 1 1 0 x t
 expect_eq "reversed, bgq" "$(sed -n 3p "$TMP/fp1")" "$(sed -n 1p "$TMP/out")"
 expect_eq "reversed, gemini" "$(sed -n 5p "$TMP/fp1")" "$(sed -n 2p "$TMP/out")"
-# trains (TRAIN > 1, deterministic routes on Blue Gene): split ones
-# (WHOLE 0) and whole ones, packets and messages
-set -- \
-    gemini:4x4x4 0.7 2 32 64 0 x t \
-    gemini:8x8x8 0.5 1 16 16 0 x m \
-    bgp:8x8x8 0.9 1 8 8 0 d t \
-    bgp:4x4x4 0.8 2 32 4 0 d m \
-    bgq:4x4x4x4x2 0.6 1 16 16 0 d t \
-    bgq:4x4x4x4x2 0.9 1 32 32 1 d t
-expect_ok "trains, threads 1" "$FP" -t 1 "$@"
-cp "$TMP/out" "$TMP/tr1"
-expect_eq "6 train fingerprints" 6 "$(grep -c ' fp [0-9a-f]\{16\}$' "$TMP/tr1")"
-for n in 2 3 8; do
-    expect_ok "trains, threads $n" "$FP" -t "$n" "$@"
-    if cmp -s "$TMP/tr1" "$TMP/out"; then
-        pass
-    else
-        failed "trains: $n threads differ from 1 thread: $(diff "$TMP/tr1" "$TMP/out")"
-    fi
-done
 expect_fail "threads 65" "at most 64" "$FP" -t 65 gemini:4x4x4 0.7 1 1 1 0 x t
 
 # -- whole replays: the per-rank table (stdout), the store, the series
