@@ -304,13 +304,12 @@ START_TEST(test_send_order_does_not_matter)
 }
 END_TEST
 
-/* the cases of single packets (trains run on one thread only) */
+/* every case, trains too (their credit streams and splits go by what
+ * the upstream region owns: doc/model.md, "Parallel engine") */
 START_TEST(test_thread_count_does_not_matter)
 {
-    if (cases[_i].train == 1) {
-        check_threads(&cases[_i]);
-        check_orders(&cases[_i], 2);
-    }
+    check_threads(&cases[_i]);
+    check_orders(&cases[_i], 2);
 }
 END_TEST
 
@@ -323,9 +322,6 @@ START_TEST(test_hop_now_takes_the_link_hops)
     const traffic *tf = &cases[_i];
     record ref, other;
     char what[64];
-    if (tf->train != 1) {
-        return;
-    }
     run_links(tf, 0, 1, 1, &ref);
     ck_assert_uint_gt(ref.links, 1000);
     ck_assert_uint_eq(ref.hops_now, 0);

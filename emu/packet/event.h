@@ -59,7 +59,9 @@ typedef struct tm_event {
             int32_t chan;  /* the channel whose downstream queue freed space */
             int32_t vc;    /* the queue's VC                                 */
             int32_t bytes; /* space freed (0: a wake-up, trains' return     */
-                           /* stream brought it, flow.c)                    */
+                           /* stream brought it, flow.c; -1 - k: the        */
+                           /* parallel engine's train credit stream in slot */
+                           /* k begins, region.c)                           */
         } credit;
         struct {
             int32_t node; /* as create's */

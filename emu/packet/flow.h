@@ -174,6 +174,12 @@ static inline void tm_flow_release(temu_tm *t, int64_t q, const tm_train *tr, in
          * others get in halfway, nearer what interleaved single packets
          * would do (measured, doc/model.md "Packet trains") */
         tm_flow_return(t, q, t->now + readout + (n - 1) * sp / 2 + t->c.credit_ps, total);
+    } else if (t->eng != NULL) {
+        /* the parallel engine: the stream's state is the upstream router's
+         * (its region's), so the whole stream goes there as one message,
+         * taken at its first credit's time, no sooner than the lookahead
+         * (region.c) */
+        tm_engine_stream(t, q, tr, (uint32_t)n, sp, t->now + readout + t->c.credit_ps);
     } else {
         tm_flow_give_back(t, q, tr, (uint32_t)n, sp, t->now + readout + t->c.credit_ps);
     }

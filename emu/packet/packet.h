@@ -352,11 +352,17 @@ void tm_router_run_events(temu_tm *t, int64_t until_ps);
  * view of node src's region for a send, noting its smallest packet
  * (`bytes`, of the lookahead); queue q's head train left it empty now, its
  * last packet read out at free_at; train p crossed a torus channel into
- * queue q (its router's region takes it at the window's end). */
+ * queue q (its router's region takes it at the window's end); a train's n
+ * packets leave queue q sp apart, their credit back upstream from t0 (the
+ * upstream router's region takes the stream at t0: tm_engine_stream_in,
+ * from the CREDIT event of channel c, VC vc whose bytes are -1 - slot). */
 int64_t tm_engine_run(temu_tm *t, int64_t until_ps, int stop, const int32_t *answer);
 temu_tm *tm_engine_sender(temu_tm *t, int64_t src, uint32_t bytes);
 void tm_engine_popped(temu_tm *t, int64_t q, int64_t free_at);
 void tm_engine_handover(temu_tm *t, int64_t q, int32_t p);
+void tm_engine_stream(temu_tm *t, int64_t q, const tm_train *tr, uint32_t n, int64_t sp,
+                      int64_t t0);
+void tm_engine_stream_in(temu_tm *t, int64_t c, int vc, int32_t slot);
 
 /* region.c: the engine of model t (c.threads regions and threads) made,
  * or freed; its views told of the users' functions; the figures of the

@@ -126,14 +126,5 @@ temu_status tm_params_check(const temu_machine *m, const temu_tm_config *c, temu
                          "timing model: %u threads, at most %d and at most the %lld routers",
                          c->threads, TEMU_TM_MAX_THREADS, (long long)m->nrouters);
     }
-    if (c->threads > 1 && c->train_packets > 1) {
-        /* a train's credit streams back into the upstream router's state
-         * and its split reads the downstream queue at the same instant:
-         * no lookahead (doc/model.md, "Parallel engine") */
-        return temu_fail(err, TEMU_EINVAL,
-                         "timing model: %u threads with trains of %u packets: trains run on "
-                         "one thread only (threads 1, or train_packets 1)",
-                         c->threads, c->train_packets);
-    }
     return c->routing == TEMU_TM_ADAPTIVE ? check_adaptive(c, err) : TEMU_OK;
 }

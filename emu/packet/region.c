@@ -10,14 +10,25 @@
  * routers' channels (their state, waiters, credit as the sender knows
  * it, statistics), the input queues
  * at its routers (their trains, occupancy, the input-stall fields of the
- * channel feeding them) and its nodes.  Only two things cross a region's
- * edge, both later than the window's end:
+ * channel feeding them) and its nodes.  Only three things cross a region's
+ * edge, all later than the window's end:
  *   - a train crossing a torus link: it enters the downstream queue, whose
  *     head it may become no earlier than its header's arrival plus the
  *     router's latency (wire_ps + router_ps after it started);
  *   - a credit coming back upstream: credit_ps after the packet's tail was
  *     read out, itself at least one serialization of the smallest packet
- *     sent so far after the packet started leaving.
+ *     sent so far after the packet started leaving;
+ *   - a train's credit stream (tm_return, flow.h), whole, fixed when the
+ *     train's read-out starts: the upstream region takes it at its first
+ *     credit's time, as late as a single packet's credit.  A queue's next
+ *     train is read out only after the last one's, so its stream begins
+ *     after the last one's ended and each stream comes back packet by
+ *     packet to its end (the serial engine, which keeps one stream per
+ *     queue from the read-out on, folds the rest of the last one into one
+ *     return at the mean of its times).
+ * A train's split (train.h) is decided by the sender from its credit
+ * alone (all of it home: the queue and its link are empty), not from the
+ * downstream queue, which is another region's.
  * So windows of that lookahead run in parallel: every region processes
  * its events up to the window's end, the trains and credits for other
  * regions wait in its out-boxes, and at the barrier each region takes
@@ -47,6 +58,7 @@
 #define TEMU_BUILDING_LIBRARY 1
 #include "channel.h"
 #include "event.h"
+#include "flow.h"
 #include "packet.h"
 #include "train.h"
 
@@ -73,11 +85,20 @@ typedef struct tm_handover {
     tm_train tr;
 } tm_handover;
 
+/* A train's credit stream (tm_return) for queue q, as the downstream
+ * region fixed it when the train's read-out started: the upstream region
+ * takes it at its first credit's time t0 (tm_engine_stream). */
+typedef struct tm_stream {
+    int64_t q;
+    tm_return r;
+} tm_stream;
+
 /* What one region's events gave one region (itself included) in a window. */
 typedef struct tm_box {
     tm_handover *ho;
     temu_event *cr; /* credits */
-    int64_t nho, capho, ncr, capcr;
+    tm_stream *st;  /* trains' credit streams */
+    int64_t nho, capho, ncr, capcr, nst, capst;
 } tm_box;
 
 /* A delivery told at the barrier: the event's time, then the user's. */
@@ -119,6 +140,9 @@ typedef struct tm_region {
     uint64_t hops_now;        /* hops the model's hop_now counted on this thread */
     uint64_t win_events; /* events of the window just run */
     tm_published pub[2];
+    tm_return *st;     /* streams taken in, waiting for their t0 (slots) */
+    int32_t *st_free;  /* free slots of st, a stack */
+    int64_t nst, capst, nfree, capfree;
     pthread_t th;
     int started;
 } tm_region;
@@ -366,6 +390,64 @@ void tm_engine_popped(temu_tm *t, int64_t q, int64_t free_at)
     }
 }
 
+void tm_engine_stream(temu_tm *t, int64_t q, const tm_train *tr, uint32_t n, int64_t sp,
+                      int64_t t0)
+{
+    struct tm_engine *e = t->eng;
+    tm_box *b = &e->reg[t->rid].out[chan_region(e, t, q / t->nvc)];
+    if (grow((void **)&b->st, b->nst, &b->capst, sizeof *b->st) != 0) {
+        t->oom = 1; /* the credit is lost: the run stops */
+        return;
+    }
+    b->st[b->nst++] = (tm_stream){
+        q, {.t0 = t0, .sp = sp, .woken_at = -1, .n = n, .nbig = tr->nbig < n ? tr->nbig : n,
+            .big = tr->bytes, .small = tr->small}};
+}
+
+/* Region r keeps stream s until its t0: a CREDIT event of the queue's
+ * channel and VC whose bytes, negative, name its slot (an event's content
+ * orders it, event.h: a queue has at most one stream starting at one
+ * instant, as its trains' read-outs do not overlap). */
+static int stream_keep(tm_region *r, const tm_stream *s)
+{
+    temu_tm *v = &r->v;
+    int32_t k;
+    if (r->nfree > 0) {
+        k = r->st_free[--r->nfree];
+    } else {
+        if (grow((void **)&r->st, r->nst, &r->capst, sizeof *r->st) != 0 ||
+            grow((void **)&r->st_free, r->nst, &r->capfree, sizeof *r->st_free) != 0 ||
+            r->nst >= INT32_MAX) {
+            return -1;
+        }
+        k = (int32_t)r->nst++;
+    }
+    r->st[k] = s->r;
+    tm_event_slot ev = {.ev = {.t = s->r.t0,
+                               .type = TM_EV_CREDIT,
+                               .credit = {(int32_t)(s->q / v->nvc), (int32_t)(s->q % v->nvc),
+                                          -1 - k}}};
+    return temu_evq_push(&v->events, &ev.raw);
+}
+
+void tm_engine_stream_in(temu_tm *t, int64_t c, int vc, int32_t slot)
+{
+    tm_region *r = &t->eng->reg[t->rid];
+    int64_t q = c * t->nvc + vc;
+    tm_return *old = &t->ret[q];
+    tm_flow_settle(t, q);
+    if (old->n > 0) {
+        /* not met so far: a queue's next train is read out after the last
+         * one's, so its stream starts after the last one's ended; kept as
+         * the serial engine does (tm_flow_give_back) */
+        int64_t rest = (int64_t)old->nbig * old->big + (int64_t)(old->n - old->nbig) * old->small;
+        tm_event_credit(t, old->t0 + (int64_t)(old->n - 1) * old->sp / 2, (int32_t)c, vc,
+                        (int32_t)rest);
+    }
+    *old = r->st[slot];
+    r->st_free[r->nfree++] = slot; /* room: st_free grows with st */
+}
+
 temu_tm *tm_engine_sender(temu_tm *t, int64_t src, uint32_t bytes)
 {
     struct tm_engine *e = t->eng;
@@ -595,11 +677,16 @@ static void window_absorb(struct tm_engine *e, int i)
                 v->oom = 1;
             }
         }
+        for (int64_t k = 0; k < b->nst; k++) {
+            if (stream_keep(r, &b->st[k]) != 0) {
+                v->oom = 1;
+            }
+        }
         if (s != i) {
-            r->crossings += (uint64_t)(b->nho + b->ncr);
+            r->crossings += (uint64_t)(b->nho + b->ncr + b->nst);
         }
         r->handovers += (uint64_t)b->nho;
-        b->nho = b->ncr = 0;
+        b->nho = b->ncr = b->nst = 0;
     }
 }
 
@@ -880,11 +967,14 @@ void tm_engine_destroy(temu_tm *t)
         for (int k = 0; r->out != NULL && k < e->n; k++) {
             free(r->out[k].ho);
             free(r->out[k].cr);
+            free(r->out[k].st);
         }
         free(r->out);
         free(r->v.tr_block);
         temu_evq_free(&r->v.events);
         free(r->dheap);
+        free(r->st);
+        free(r->st_free);
         for (int k = 0; k < REP_KINDS; k++) {
             free(r->rep[k].v);
         }

@@ -381,7 +381,12 @@ void tm_router_run_events(temu_tm *t, int64_t until_ps)
             allocate(t, e->try_chan.chan);
             break;
         case TM_EV_CREDIT:
-            tm_flow_credit_back(t, e->credit.chan, e->credit.vc, e->credit.bytes);
+            if (e->credit.bytes < 0) {
+                /* the parallel engine: a train's credit stream begins */
+                tm_engine_stream_in(t, e->credit.chan, e->credit.vc, -1 - e->credit.bytes);
+            } else {
+                tm_flow_credit_back(t, e->credit.chan, e->credit.vc, e->credit.bytes);
+            }
             allocate(t, e->credit.chan);
             break;
         default:

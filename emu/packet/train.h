@@ -7,7 +7,8 @@
  * read out (flow.c: no event each) if the train fits its queue, else all
  * at once at the mean of the packets' read-out times.  On Gemini trains
  * share the ejection channel (channel.h).  If the downstream queue is not
- * empty and the whole train does not fit in the credit, the train is
+ * empty (the parallel engine, torus channels: if not all the credit is
+ * home) and the whole train does not fit in the credit, the train is
  * split: what fits goes, the rest waits as a new train.  Trains travel on
  * two dateline VCs per class, also with tokens (the bubble rule keeps a
  * ring deadlock-free only while no queue holds more than its size; the
@@ -73,6 +74,14 @@ static inline int64_t tm_train_spacing(const temu_tm *t, const tm_train *tr, uin
     return (last - t->now + k - 1) / k;
 }
 
+/* Bytes queue qi's train credit stream has still to bring back (all of
+ * it fixed: the parallel engine hands a stream over whole, flow.h). */
+static inline int64_t tm_train_incoming(const temu_tm *t, int64_t qi)
+{
+    const tm_return *r = &t->ret[qi];
+    return (int64_t)r->nbig * r->big + (int64_t)(r->n - r->nbig) * r->small;
+}
+
 /* Packets of queue q's head train to send on channel c now.  The train
  * started because its first packet had credit.  If the queue it enters is
  * empty it goes whole and takes credit for all its packets, which may
@@ -88,7 +97,18 @@ static inline uint32_t tm_train_share(const temu_tm *t, int32_t p, int64_t c, in
 {
     const tm_train *tr = &t->tr[p];
     if (tr->n == 1 || c >= t->ntorus + t->m.nnodes || credit - bubble >= tm_train_bytes(tr) ||
-        t->q[c * t->nvc + tr->vc].head < 0 || t->c.train_whole) {
+        t->c.train_whole) {
+        return tr->n;
+    }
+    /* the parallel engine, torus channels: the downstream queue is another
+     * region's, so the sender judges it by what it owns, its credit: the
+     * queue counts as empty when all of it is home or in the stream it
+     * holds (every train it sent there has begun its read-out, the
+     * serial engine's "empty", known at the last one's first credit:
+     * one read-out and credit_ps later) */
+    int64_t qi = c * t->nvc + tr->vc;
+    if (t->eng != NULL && c < t->ntorus ? credit + tm_train_incoming(t, qi) >= t->qbytes
+                                        : t->q[qi].head < 0) {
         return tr->n;
     }
     return (uint32_t)((credit - bubble) / tr->bytes);
