@@ -461,17 +461,6 @@ static __attribute__((noinline)) int now_insert(temu_evq *q, const temu_event *e
     return 0;
 }
 
-/* Take the first event of `now` (not empty) into *out. */
-static inline void now_take(temu_evq *q, temu_event *out)
-{
-    int32_t n = (int32_t)(uint32_t)q->now_key[q->hnow++];
-    *out = q->node[n].e;
-    node_free(q, n);
-    if (q->hnow == q->nnow) {
-        q->hnow = q->nnow = 0;
-    }
-}
-
 /* ------------------------------------------------------------ queue */
 
 /* temu_evq_push (event_queue.h) for an event of the current instant, of
@@ -532,8 +521,7 @@ int temu_evq_pop_instant(temu_evq *q, int64_t until, temu_event *out)
         return -1; /* all lost */
     }
     if (several) {
-        now_take(q, out);
-        q->size--;
+        temu_evq_take_now(q, out);
     }
     return lost ? -1 : 1;
 }

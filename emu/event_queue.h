@@ -127,6 +127,20 @@ static inline int temu_evq_push(temu_evq *q, const temu_event *e)
     q->size++;
     return 0;
 }
+/* Take the first event of the current instant (not empty) into *out, its
+ * node back to the free list; for temu_evq_pop and event_queue.c only. */
+static inline void temu_evq_take_now(temu_evq *q, temu_event *out)
+{
+    int32_t n = (int32_t)(uint32_t)q->now_key[q->hnow++];
+    temu_evq_node *nd = &q->node[n];
+    *out = nd->e;
+    nd->next = q->freenode;
+    q->freenode = n;
+    if (q->hnow == q->nnow) {
+        q->hnow = q->nnow = 0;
+    }
+    q->size--;
+}
 /* temu_evq_pop when the current instant's events are all taken: the next
  * instant is found and its events sorted (event_queue.c). */
 int temu_evq_pop_instant(temu_evq *q, int64_t until, temu_event *out);
@@ -147,15 +161,7 @@ static inline int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
     if (q->base > until) {
         return 0;
     }
-    int32_t n = (int32_t)(uint32_t)q->now_key[q->hnow++];
-    temu_evq_node *nd = &q->node[n];
-    *out = nd->e;
-    nd->next = q->freenode; /* back to the free list */
-    q->freenode = n;
-    if (q->hnow == q->nnow) {
-        q->hnow = q->nnow = 0;
-    }
-    q->size--;
+    temu_evq_take_now(q, out);
     return 1;
 }
 /* Time of the earliest event, INT64_MAX if none. */
