@@ -27,8 +27,9 @@
  *     queue from the read-out on, folds the rest of the last one into one
  *     return at the mean of its times).
  * A train's split (train.h) is decided by the sender from its credit
- * alone (all of it home: the queue and its link are empty), not from the
- * downstream queue, which is another region's.
+ * alone (all of it home or in the stream it holds: every train sent there
+ * has begun its read-out), not from the downstream queue, which is
+ * another region's.
  * So windows of that lookahead run in parallel: every region processes
  * its events up to the window's end, the trains and credits for other
  * regions wait in its out-boxes, and at the barrier each region takes
@@ -440,9 +441,8 @@ void tm_engine_stream_in(temu_tm *t, int64_t c, int vc, int32_t slot)
         /* not met so far: a queue's next train is read out after the last
          * one's, so its stream starts after the last one's ended; kept as
          * the serial engine does (tm_flow_give_back) */
-        int64_t rest = (int64_t)old->nbig * old->big + (int64_t)(old->n - old->nbig) * old->small;
         tm_event_credit(t, old->t0 + (int64_t)(old->n - 1) * old->sp / 2, (int32_t)c, vc,
-                        (int32_t)rest);
+                        (int32_t)tm_train_incoming(t, q));
     }
     *old = r->st[slot];
     r->st_free[r->nfree++] = slot; /* room: st_free grows with st */

@@ -7,8 +7,9 @@
  * read out (flow.c: no event each) if the train fits its queue, else all
  * at once at the mean of the packets' read-out times.  On Gemini trains
  * share the ejection channel (channel.h).  If the downstream queue is not
- * empty (the parallel engine, torus channels: if not all the credit is
- * home) and the whole train does not fit in the credit, the train is
+ * empty (the parallel engine, torus channels: if the sender's credit is
+ * neither home nor in the stream it holds) and the whole train does not
+ * fit in the credit, the train is
  * split: what fits goes, the rest waits as a new train.  Trains travel on
  * two dateline VCs per class, also with tokens (the bubble rule keeps a
  * ring deadlock-free only while no queue holds more than its size; the
