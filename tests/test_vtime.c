@@ -564,6 +564,24 @@ static void pattern_timed(const char *spec, const temu_pattern *p, int lazy, pat
     patterns_timed(spec, 16, p, 1, lazy, out);
 }
 
+/* Runs a and b on spec gave the same results: runtime, the ends of ranks
+ * 0 .. nranks - 1, messages and every counter. */
+static void assert_same_run(const char *spec, int32_t nranks, const pattern_run *a,
+                            const pattern_run *b)
+{
+    ck_assert_int_eq(b->runtime, a->runtime);
+    for (int32_t k = 0; k < nranks; k++) {
+        ck_assert_int_eq(b->end_ps[k], a->end_ps[k]);
+    }
+    ck_assert_uint_eq(b->net_msgs, a->net_msgs);
+    ck_assert_uint_eq(b->ncounters, a->ncounters);
+    for (uint64_t k = 0; k < a->ncounters; k++) {
+        ck_assert_msg(b->counters[k] == a->counters[k], "%s: counter %llu: %llu vs %llu", spec,
+                      (unsigned long long)k, (unsigned long long)b->counters[k],
+                      (unsigned long long)a->counters[k]);
+    }
+}
+
 /* A pattern generated step by step as the ranks reach it gives the
  * results of the one recorded whole, counter for counter, and holds at
  * most about two steps of messages, receive slots, collective calls and
@@ -591,17 +609,7 @@ START_TEST(test_pattern_lazy_bounded)
         pattern_run whole, lazy;
         pattern_timed(spec[i], &p[i], 0, &whole);
         pattern_timed(spec[i], &p[i], 1, &lazy);
-        ck_assert_int_eq(lazy.runtime, whole.runtime);
-        for (int32_t k = 0; k < 16; k++) {
-            ck_assert_int_eq(lazy.end_ps[k], whole.end_ps[k]);
-        }
-        ck_assert_uint_eq(lazy.net_msgs, whole.net_msgs);
-        ck_assert_uint_eq(lazy.ncounters, whole.ncounters);
-        for (uint64_t k = 0; k < whole.ncounters; k++) {
-            ck_assert_msg(lazy.counters[k] == whole.counters[k], "%s: counter %llu: %llu vs %llu",
-                          spec[i], (unsigned long long)k, (unsigned long long)lazy.counters[k],
-                          (unsigned long long)whole.counters[k]);
-        }
+        assert_same_run(spec[i], 16, &whole, &lazy);
         ck_assert_uint_eq(whole.held.messages, 40 * per_step[i]);
         ck_assert_uint_eq(lazy.held.messages, whole.held.messages);
         ck_assert_uint_eq(whole.held.messages_peak, whole.held.messages);
@@ -653,17 +661,7 @@ START_TEST(test_mix_lazy_bounded)
         pattern_run whole, lazy;
         patterns_timed(spec[i], 32, p, 3, 0, &whole);
         patterns_timed(spec[i], 32, p, 3, 1, &lazy);
-        ck_assert_int_eq(lazy.runtime, whole.runtime);
-        for (int32_t k = 0; k < 32; k++) {
-            ck_assert_int_eq(lazy.end_ps[k], whole.end_ps[k]);
-        }
-        ck_assert_uint_eq(lazy.net_msgs, whole.net_msgs);
-        ck_assert_uint_eq(lazy.ncounters, whole.ncounters);
-        for (uint64_t k = 0; k < whole.ncounters; k++) {
-            ck_assert_msg(lazy.counters[k] == whole.counters[k], "%s: counter %llu: %llu vs %llu",
-                          spec[i], (unsigned long long)k, (unsigned long long)lazy.counters[k],
-                          (unsigned long long)whole.counters[k]);
-        }
+        assert_same_run(spec[i], 32, &whole, &lazy);
         ck_assert_uint_eq(whole.held.messages, 40 * per_step);
         ck_assert_uint_eq(lazy.held.messages, whole.held.messages);
         ck_assert_uint_eq(whole.held.messages_peak, whole.held.messages);

@@ -199,4 +199,15 @@ lazy_same "mix of 3" --machine gemini:4x2x2 --mix "$TMP/three.mix"
 lazy_same "mix of 3, 2 threads" --machine gemini:4x2x2 --mix "$TMP/three.mix" --threads 2
 lazy_same "mix of 3, trains, 2 threads" --machine bgq:2x2x2x2x2 --mix "$TMP/three.mix" \
     --routing deterministic --train=4 --threads 2
+# jobs of different lengths, one of them gpcnet (all its steps one round)
+cat >"$TMP/uneven.mix" <<'EOF'
+gpcnet ranks=16 steps=2
+tornado ranks=8 steps=7 compute=2us
+halo ranks=8 grid=2x2x2 size=4 vars=2 steps=1
+EOF
+lazy_same "mix with gpcnet" --machine gemini:4x2x2 --mix "$TMP/uneven.mix"
+# a job's pattern refused step by step names its line, as recorded whole
+printf 'tornado ranks=8 steps=2\nfft ranks=16 grid=4x2 size=16 steps=2\n' >"$TMP/bad.mix"
+expect_fail "mix job refused" "bad.mix:2: fft: --grid AxB must hold the 16 ranks" "$TORUSEMU" \
+    replay --machine gemini:4x2x2 --mix "$TMP/bad.mix" --timing --quiet
 finish
