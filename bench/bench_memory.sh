@@ -17,11 +17,16 @@
 # step), generated as the ranks reach each step (the default) and recorded
 # whole first (TORUSEMU_RECORD_WHOLE=1): peak RSS flat against growing with
 # the steps.  Needs GNU time (/usr/bin/time); BENCH_MEMORY_STEPS: the
-# largest count (default 10000; 0 leaves these rows out).
+# largest count (default 10000; 0 leaves these rows out).  The same for a
+# mix of three jobs on gemini:4x4x4 (neighbor on 64 ranks, tornado and
+# halo on 32 each, 544 messages a step of all three), each generated step
+# by step in its own window of ids; BENCH_MEMORY_MIX_STEPS: the largest
+# count (default 1000; 0 leaves them out).
 set -eu
 B=${1:-_build}
 BUDGET=${BENCH_MEMORY_BUDGET:-3}
 STEPS=${BENCH_MEMORY_STEPS:-10000}
+MIX_STEPS=${BENCH_MEMORY_MIX_STEPS:-1000}
 BIN="$B/bench/bench_timing_scale"
 row() {
     # row LABEL SPEC A B N: prints messages, pair bytes, records, max RSS
@@ -47,12 +52,30 @@ steps_rss() {
         --pattern neighbor --bytes 8 --steps "$1" --timing --quiet 2>&1 >/dev/null |
         awk 'END { printf "%d", $1 / 1024 }'
 }
-if [ "$STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
-    echo "timed replay of a pattern: neighbor on gemini:4x4x4 (128 ranks, 768 messages a step)"
+rss_rows() {
+    # rss_rows FUNCTION LARGEST PER_STEP: a row per 10, 100, ... LARGEST steps
     n=10
-    while [ "$n" -le "$STEPS" ]; do
+    while [ "$n" -le "$2" ]; do
         printf "%8d steps %10d messages %7d MB max RSS step by step %7d MB recorded whole\n" \
-            "$n" $((n * 768)) "$(steps_rss "$n" 0)" "$(steps_rss "$n" 1)"
+            "$n" $((n * $3)) "$("$1" "$n" 0)" "$("$1" "$n" 1)"
         n=$((n * 10))
     done
+}
+if [ "$STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
+    echo "timed replay of a pattern: neighbor on gemini:4x4x4 (128 ranks, 768 messages a step)"
+    rss_rows steps_rss "$STEPS" 768
+fi
+mix_rss() {
+    # mix_rss N WHOLE: max RSS in MB of the mix's jobs N steps each
+    printf '%s\n' "neighbor ranks=64 grid=4x4x4 bytes=8 steps=$1" \
+        "tornado ranks=32 bytes=8 steps=$1" "halo ranks=32 grid=4x4x2 size=4 vars=1 steps=$1" \
+        >"$MIXDIR/m.mix"
+    TORUSEMU_RECORD_WHOLE=$2 /usr/bin/time -f '%M' "$B/torusemu" replay --machine gemini:4x4x4 \
+        --mix "$MIXDIR/m.mix" --timing --quiet 2>&1 >/dev/null | awk 'END { printf "%d", $1 / 1024 }'
+}
+if [ "$MIX_STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
+    MIXDIR=$(mktemp -d)
+    trap 'rm -rf "$MIXDIR"' EXIT
+    echo "timed replay of a mix: neighbor (64 ranks), tornado (32), halo (32) on gemini:4x4x4"
+    rss_rows mix_rss "$MIX_STEPS" 544
 fi

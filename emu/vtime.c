@@ -4,9 +4,12 @@
  *
  * Recording builds one operation list per rank and matches receives to
  * sends (match.c, MPI's non-overtaking order), all before the run or,
- * from a source (temu_vt_set_source), a round at a time when a rank has
- * run out of operations; the rounds every rank is past are then released
- * (release_rounds), their ids never reused.  temu_vt_run then executes
+ * from sources (temu_vt_set_sources; one per job of a mix, on its own
+ * ranks), a round at a time when one of a source's ranks has run out of
+ * operations; the rounds every rank of the source is past are then
+ * released (release_rounds), their ids never reused.  Each source has its
+ * own window of ids (vwin), source k's all below source k + 1's, the
+ * order recording them whole one after the other gives.  temu_vt_run then executes
  * the lists as a conservative discrete-event simulation on top of the
  * timing model's own, which it reaches only through the model level's
  * ops table (emu/model.h; today the packet model, emu/packet/): the rank
@@ -85,6 +88,7 @@ typedef struct vrank {
     int32_t pc;
     int64_t op_base;
     int32_t rounds; /* a source's rounds whose operations it has executed */
+    int32_t win;    /* the window of its source (temu_vt_set_sources), -1: none */
     int32_t node;
     int64_t clock, compute;
     int64_t send_free; /* the gap g after its last send's start: the next may start */
@@ -139,22 +143,17 @@ typedef struct held_hop {
     int64_t after;
 } held_hop;
 
-struct temu_vt {
-    temu_session *s;
-    const temu_machine *m;
-    temu_tm_config tc;
-    const temu_model_ops *net; /* the model level the messages cross (emu/model.h) */
-    void *model;
-    int32_t nranks;
-    vrank *rk;
-    /* messages, receive slots and collective instances by id; each array
-     * holds ids base .. base + n - 1, the older ones released (a source's
-     * rounds every rank is done with, release_rounds) */
+/* A window of ids: messages, receive slots and collective instances, each
+ * array holding ids base .. base + n - 1, the older ones released (a
+ * source's rounds every rank of it is done with, release_rounds); and the
+ * source that records into it, if any.  Window w's ids start at
+ * w << win_shift: with several sources, each source's ids all come before
+ * the next one's, as when they are recorded whole one after the other. */
+typedef struct vwin {
     vmsg *msg;
     int32_t msg_base, nmsg, capmsg;
     int32_t *slot_msg; /* receive slot -> matched message, -1 */
     int32_t slot_base, nslot, capslot;
-    temu_match *match;
     vinst *inst;
     int32_t inst_base, ninst, capinst;
     /* generation per round as ranks reach it (temu_vt_set_source) */
@@ -167,6 +166,26 @@ struct temu_vt {
         int32_t msg, slot, inst; /* the first ids the round recorded */
     } * round;                   /* round -> its first ids */
     int32_t *nops_before;        /* rank -> operations before the round being generated */
+} vwin;
+
+struct temu_vt {
+    temu_session *s;
+    const temu_machine *m;
+    temu_tm_config tc;
+    const temu_model_ops *net; /* the model level the messages cross (emu/model.h) */
+    void *model;
+    int32_t nranks;
+    vrank *rk;
+    /* messages, receive slots and collective instances by id, in windows
+     * (one without sources or with one; one per source with several) */
+    vwin *win;
+    int32_t nwin;
+    int32_t cur;                            /* the window recording goes to */
+    int win_shift;                          /* id >> win_shift: its window */
+    int32_t win_ids;                        /* ids a window has room for (INT32_MAX: one window) */
+    int full;                               /* a window ran out of ids */
+    int64_t nmsg_all, nslot_all, ninst_all; /* held in all windows */
+    temu_match *match;
     temu_vt_held held_stats;
     uint64_t ops_held; /* rank operations not yet released */
     vcomm *comm;
@@ -218,14 +237,39 @@ static int grow(void **arr, int32_t n, int32_t *cap, size_t sz)
 
 #define GROW(arr, n, cap) grow((void **)&(arr), (n), &(cap), sizeof *(arr))
 
-/* Message, receive slot and collective instance by id (their windows). */
-#define MSG(v, id) ((v)->msg[(id) - (v)->msg_base])
-#define SLOT(v, id) ((v)->slot_msg[(id) - (v)->slot_base])
-#define INST(v, id) ((v)->inst[(id) - (v)->inst_base])
+/* The window of an id; message, receive slot and collective instance by
+ * id (in their windows). */
+#define WIN(v, id) (&(v)->win[(uint32_t)(id) >> (v)->win_shift])
+#define MSG(v, id) (WIN(v, id)->msg[(id)-WIN(v, id)->msg_base])
+#define SLOT(v, id) (WIN(v, id)->slot_msg[(id)-WIN(v, id)->slot_base])
+#define INST(v, id) (WIN(v, id)->inst[(id)-WIN(v, id)->inst_base])
 
 static temu_status oom(temu_error *err)
 {
     return temu_fail(err, TEMU_ENOMEM, "virtual time: out of memory");
+}
+
+/* No new message, slot or instance: out of memory, or out of ids. */
+static temu_status no_id(const temu_vt *v, temu_error *err)
+{
+    if (v->full) {
+        return temu_fail(err, TEMU_ERANGE,
+                         "virtual time: a source recorded more than the %d messages, receives "
+                         "or collective calls its window of ids holds",
+                         (int)v->win_ids);
+    }
+    return oom(err);
+}
+
+/* Room in the current window for one more id after base + n. */
+static int win_room(temu_vt *v, int32_t base, int32_t n)
+{
+    int64_t used = (int64_t)base + n - ((int64_t)v->cur << v->win_shift);
+    if (v->nwin > 1 && used >= v->win_ids) {
+        v->full = 1;
+        return 0;
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------ create */
@@ -262,11 +306,16 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         st = v->net != NULL ? v->net->create(v->m, &v->tc, &v->model, err) : TEMU_EINVAL;
     }
     if (st == TEMU_OK) {
+        v->win = calloc(1, sizeof *v->win);
+        v->nwin = 1;
+        v->win_shift = 31; /* every id (0 .. INT32_MAX) in window 0 */
+        v->win_ids = INT32_MAX;
         v->rk = calloc((size_t)v->nranks, sizeof *v->rk);
         v->nic_free = calloc((size_t)v->m->nnodes, sizeof *v->nic_free);
         v->heap = malloc((size_t)v->nranks * sizeof *v->heap);
         v->match = temu_match_new();
-        if (v->rk == NULL || v->nic_free == NULL || v->heap == NULL || v->match == NULL) {
+        if (v->win == NULL || v->rk == NULL || v->nic_free == NULL || v->heap == NULL ||
+            v->match == NULL) {
             st = oom(err);
         }
     }
@@ -275,6 +324,7 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
         st = temu_session_rank_slot(s, r, &slot, err);
         v->rk[r].node = slot.node;
         v->rk[r].last_end_ns = -1;
+        v->rk[r].win = -1;
     }
     if (st != TEMU_OK) {
         temu_vt_free(v);
@@ -308,26 +358,30 @@ void temu_vt_free(temu_vt *v)
         free(v->rk[r].marks);
         free(v->rk[r].posts);
     }
-    for (int32_t i = 0; i < v->ninst; i++) {
-        inst_free(&v->inst[i]);
+    for (int32_t w = 0; v->win != NULL && w < v->nwin; w++) {
+        vwin *x = &v->win[w];
+        for (int32_t i = 0; i < x->ninst; i++) {
+            inst_free(&x->inst[i]);
+        }
+        for (int32_t i = 0; i < x->nmsg; i++) {
+            temu_ledger_free(x->msg[i].ledger); /* a run that stopped half-way */
+        }
+        free(x->inst);
+        free(x->msg);
+        free(x->slot_msg);
+        free(x->round);
+        free(x->nops_before);
     }
+    free(v->win);
     for (int32_t i = 0; i < v->ncomm; i++) {
         free(v->comm[i].calls);
         free(v->comm[i].cur);
         free(v->comm[i].inst);
     }
     free(v->comm);
-    free(v->inst);
     free(v->rk);
-    for (int32_t i = 0; i < v->nmsg; i++) {
-        temu_ledger_free(v->msg[i].ledger); /* a run that stopped half-way */
-    }
-    free(v->msg);
-    free(v->slot_msg);
     free(v->nic_free);
     free(v->heap);
-    free(v->round);
-    free(v->nops_before);
     free(v->done_list);
     free(v->held);
     temu_match_free(v->match);
@@ -436,10 +490,11 @@ static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int
 static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, temu_kind kind,
                        int32_t round, uint64_t payload, int inject)
 {
-    if (GROW(v->msg, v->nmsg, v->capmsg) != 0) {
+    vwin *w = &v->win[v->cur];
+    if (!win_room(v, w->msg_base, w->nmsg) || GROW(w->msg, w->nmsg, w->capmsg) != 0) {
         return -1;
     }
-    vmsg *g = &v->msg[v->nmsg];
+    vmsg *g = &w->msg[w->nmsg];
     memset(g, 0, sizeof *g);
     g->src = src;
     g->dst = dst;
@@ -453,8 +508,8 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->inject = (int8_t)(inject != 0);
     v->pay_recorded += bytes;
     v->held_stats.messages++;
-    peak(&v->held_stats.messages_peak, (uint64_t)v->nmsg + 1);
-    return v->msg_base + v->nmsg++;
+    peak(&v->held_stats.messages_peak, (uint64_t)++v->nmsg_all);
+    return w->msg_base + w->nmsg++;
 }
 
 temu_status temu_vt_compute(temu_vt *v, int32_t rank, int64_t ps, temu_error *err)
@@ -509,7 +564,7 @@ temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
     int32_t id = new_msg(v, p->wsrc, p->wdst, p->bytes, TEMU_KIND_P2P, 0, p->payload, p->inject);
     int64_t slot = id < 0 ? -2 : post(v, p, TEMU_MATCH_SEND, id);
     if (slot == -2) {
-        return oom(err);
+        return no_id(v, err);
     }
     if (slot >= 0) {
         SLOT(v, slot) = id;
@@ -522,12 +577,13 @@ temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
 
 static int32_t new_slot(temu_vt *v)
 {
-    if (GROW(v->slot_msg, v->nslot, v->capslot) != 0) {
+    vwin *w = &v->win[v->cur];
+    if (!win_room(v, w->slot_base, w->nslot) || GROW(w->slot_msg, w->nslot, w->capslot) != 0) {
         return -1;
     }
-    v->slot_msg[v->nslot] = -1;
-    peak(&v->held_stats.slots_peak, (uint64_t)v->nslot + 1);
-    return v->slot_base + v->nslot++;
+    w->slot_msg[w->nslot] = -1;
+    peak(&v->held_stats.slots_peak, (uint64_t)++v->nslot_all);
+    return w->slot_base + w->nslot++;
 }
 
 temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error *err)
@@ -539,7 +595,7 @@ temu_status temu_vt_recv_post(temu_vt *v, int32_t rank, uint64_t req, temu_error
     vrank *r = &v->rk[rank];
     int32_t slot = new_slot(v);
     if (slot < 0 || GROW(r->posts, r->nposts, r->capposts) != 0) {
-        return oom(err);
+        return no_id(v, err);
     }
     r->posts[r->nposts++] = (struct post){req, slot};
     return add_op(v, rank, OP_IRECV, slot, (int64_t)req, err);
@@ -563,7 +619,7 @@ temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
     }
     int posted = slot >= 0;
     if (!posted && (slot = new_slot(v)) < 0) {
-        return oom(err);
+        return no_id(v, err);
     }
     int64_t id = post(v, p, TEMU_MATCH_RECV, slot);
     if (id == -2) {
@@ -607,7 +663,7 @@ temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t byt
         return st;
     }
     int32_t id = new_msg(v, origin, target, bytes, kind, 0, payload, inject);
-    return id < 0 ? oom(err) : add_op(v, origin, OP_START, id, 0, err);
+    return id < 0 ? no_id(v, err) : add_op(v, origin, OP_START, id, 0, err);
 }
 
 temu_status temu_vt_mark(temu_vt *v, int32_t rank, temu_error *err)
@@ -657,10 +713,11 @@ static temu_status comm_of(temu_vt *v, int32_t id, int32_t n, vcomm **out, temu_
 
 static int32_t new_inst(temu_vt *v, int32_t n, int sync)
 {
-    if (GROW(v->inst, v->ninst, v->capinst) != 0) {
+    vwin *w = &v->win[v->cur];
+    if (!win_room(v, w->inst_base, w->ninst) || GROW(w->inst, w->ninst, w->capinst) != 0) {
         return -1;
     }
-    vinst *in = &v->inst[v->ninst];
+    vinst *in = &w->inst[w->ninst];
     memset(in, 0, sizeof *in);
     in->n = n;
     in->sync = sync;
@@ -673,8 +730,8 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
     in->scan_in = malloc((size_t)n * sizeof *in->scan_in);
     in->scan_out = malloc((size_t)n * sizeof *in->scan_out);
     in->seen_t = malloc((size_t)n * sizeof *in->seen_t);
-    v->ninst++; /* freed with the others even when incomplete */
-    peak(&v->held_stats.colls_peak, (uint64_t)v->ninst);
+    w->ninst++; /* freed with the others even when incomplete */
+    peak(&v->held_stats.colls_peak, (uint64_t)++v->ninst_all);
     if (in->world == NULL || in->in_head == NULL || in->out_head == NULL || in->out_tail == NULL ||
         in->cursor == NULL || in->enter_t == NULL || in->scan_in == NULL || in->scan_out == NULL ||
         in->seen_t == NULL) {
@@ -685,7 +742,7 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
         in->in_head[i] = in->out_head[i] = in->out_tail[i] = in->cursor[i] = -1;
         in->enter_t[i] = -1;
     }
-    return v->inst_base + v->ninst - 1;
+    return w->inst_base + w->ninst - 1;
 }
 
 temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, int32_t rank,
@@ -706,7 +763,7 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
     if (call >= c->ninst) {
         int32_t id = new_inst(v, n, sync_only);
         if (id < 0 || GROW(c->inst, c->ninst, c->capinst) != 0) {
-            return oom(err);
+            return no_id(v, err);
         }
         c->inst[c->ninst++] = id;
     }
@@ -744,7 +801,7 @@ temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, i
     vinst *in = &INST(v, v->comm[comm].cur[me]);
     int32_t id = new_msg(v, in->world[me], wto, bytes, TEMU_KIND_P2P, round, payload, 1);
     if (id < 0) {
-        return oom(err);
+        return no_id(v, err);
     }
     in = &INST(v, v->comm[comm].cur[me]);
     if (in->out_tail[me] >= 0 && MSG(v, in->out_tail[me]).round > round) {
@@ -933,6 +990,16 @@ static temu_message message_of(const temu_vt *v, const vmsg *g)
                           (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
 }
 
+/* Is id a message the run holds (in its window, not released)? */
+static int msg_held(const temu_vt *v, uint64_t id)
+{
+    if (id > INT32_MAX || (id >> v->win_shift) >= (uint64_t)v->nwin) {
+        return 0;
+    }
+    const vwin *w = WIN(v, id);
+    return id >= (uint64_t)w->msg_base && id < (uint64_t)w->msg_base + (uint64_t)w->nmsg;
+}
+
 /* Count what crossing h accounts for in (after, until]. */
 static void count_crossing(temu_vt *v, const temu_tm_hop *h, int64_t after, int64_t until)
 {
@@ -947,8 +1014,7 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
     temu_vt *v = ctx;
     int64_t until = v->tick != NULL ? v->next_tick : INT64_MAX;
     uint64_t id = h->tag >> 1;
-    if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
-        !MSG(v, id).inject) {
+    if (!msg_held(v, id) || !MSG(v, id).inject) {
         return; /* not a message of this run's (a caller's own packet) */
     }
     if (!temu_crossing_done_by(h, until)) {
@@ -966,8 +1032,8 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
  * ledger and a crossing is counted whole, as atomic adds: taken at once,
  * unless watches are armed.  v->msg is not resized or moved while regions
  * run (the ranks act, and released rounds are dropped, between strides);
- * ids are kept across releases, so a message is found at id - msg_base as
- * in on_hop. */
+ * ids are kept across releases, so a message is found in its window at
+ * id - msg_base as in on_hop. */
 static int on_hop_now(void *ctx, const temu_tm_hop *h)
 {
     temu_vt *v = ctx;
@@ -975,8 +1041,7 @@ static int on_hop_now(void *ctx, const temu_tm_hop *h)
         return 0;
     }
     uint64_t id = h->tag >> 1;
-    if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
-        !MSG(v, id).inject) {
+    if (!msg_held(v, id) || !MSG(v, id).inject) {
         return 1; /* not a message of this run's: nothing to count */
     }
     return temu_crossing_count_now(v->s, h);
@@ -1145,34 +1210,76 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
 
 /* ------------------------------------------------------------ sources */
 
-temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
-                               void *ctx, temu_error *err)
+temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src, temu_error *err)
 {
-    if (v->ops_recorded > 0 || v->nmsg > 0 || v->ninst > 0 || v->nslot > 0) {
+    if (v->ops_recorded > 0 || v->nmsg_all > 0 || v->ninst_all > 0 || v->nslot_all > 0 ||
+        v->win[0].source != NULL) {
         return temu_fail(err, TEMU_EINVAL, "virtual time: a source on a run already recorded");
     }
-    if (fn == NULL || first < 0 || n <= 0 || n > v->nranks - first) {
-        return temu_fail(err, TEMU_EINVAL, "virtual time: a source of ranks %d .. %lld", first,
-                         (long long)first + n - 1);
+    if (n <= 0 || n > 1024) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: %d sources (1 .. 1024)", n);
     }
-    v->nops_before = malloc((size_t)n * sizeof *v->nops_before);
-    if (v->nops_before == NULL) {
-        return oom(err);
+    for (int32_t k = 0; k < n; k++) {
+        const temu_vt_source *x = &src[k];
+        if (x->fn == NULL || x->first < 0 || x->n <= 0 || x->n > v->nranks - x->first) {
+            return temu_fail(err, TEMU_EINVAL, "virtual time: a source of ranks %d .. %lld",
+                             x->first, (long long)x->first + x->n - 1);
+        }
+        for (int32_t j = 0; j < k; j++) { /* a rank's operations come from one source */
+            if (x->first < src[j].first + src[j].n && src[j].first < x->first + x->n) {
+                return temu_fail(err, TEMU_EINVAL, "virtual time: sources %d and %d share ranks", j,
+                                 k);
+            }
+        }
     }
-    v->source = fn;
-    v->source_ctx = ctx;
-    v->src_first = first;
-    v->src_n = n;
-    v->source_more = 1;
+    if (n > 1) {
+        vwin *g = realloc(v->win, (size_t)n * sizeof *g);
+        if (g == NULL) {
+            return oom(err);
+        }
+        memset(g + 1, 0, (size_t)(n - 1) * sizeof *g);
+        v->win = g;
+        v->nwin = n;
+        /* ids below 2^30, so that tags (id * 2 + direction) stay int32 */
+        int bits = 0;
+        while ((1 << bits) < n) {
+            bits++;
+        }
+        v->win_shift = 30 - bits;
+        v->win_ids = (int32_t)1 << v->win_shift;
+    }
+    for (int32_t k = 0; k < n; k++) {
+        vwin *w = &v->win[k];
+        w->msg_base = w->slot_base = w->inst_base = (int32_t)((int64_t)k << v->win_shift);
+        w->nops_before = malloc((size_t)src[k].n * sizeof *w->nops_before);
+        if (w->nops_before == NULL) {
+            return oom(err);
+        }
+        w->source = src[k].fn;
+        w->source_ctx = src[k].ctx;
+        w->src_first = src[k].first;
+        w->src_n = src[k].n;
+        w->source_more = 1;
+        for (int32_t i = src[k].first; i < src[k].first + src[k].n; i++) {
+            v->rk[i].win = k;
+        }
+    }
     return TEMU_OK;
 }
 
-/* The first message and receive slot some rank of the source still
+temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
+                               void *ctx, temu_error *err)
+{
+    temu_vt_source one = {first, n, fn, ctx};
+    return temu_vt_set_sources(v, 1, &one, err);
+}
+
+/* The first message and receive slot some rank of window w's source still
  * refers to (pending operations, receives posted), at most *msg and
  * *slot. */
-static void ranks_refs(const temu_vt *v, int32_t *msg, int32_t *slot)
+static void ranks_refs(const temu_vt *v, const vwin *w, int32_t *msg, int32_t *slot)
 {
-    for (int32_t i = v->src_first; i < v->src_first + v->src_n; i++) {
+    for (int32_t i = w->src_first; i < w->src_first + w->src_n; i++) {
         const vrank *r = &v->rk[i];
         for (int32_t k = 0; k < r->npend; k++) {
             int32_t id = r->pend[k].id;
@@ -1180,7 +1287,7 @@ static void ranks_refs(const temu_vt *v, int32_t *msg, int32_t *slot)
                 *msg = id < *msg ? id : *msg;
             } else {
                 *slot = id < *slot ? id : *slot;
-                int32_t got = id >= v->slot_base ? SLOT(v, id) : -1;
+                int32_t got = id >= w->slot_base ? SLOT(v, id) : -1;
                 *msg = got >= 0 && got < *msg ? got : *msg;
             }
         }
@@ -1190,7 +1297,7 @@ static void ranks_refs(const temu_vt *v, int32_t *msg, int32_t *slot)
     }
     for (int32_t k = 0; k < v->nheld; k++) { /* crossings still to count */
         int32_t id = (int32_t)(v->held[k].h.tag >> 1);
-        *msg = id < *msg ? id : *msg;
+        *msg = WIN(v, id) == w && id < *msg ? id : *msg;
     }
 }
 
@@ -1204,35 +1311,38 @@ static void drop_front(void *arr, int32_t *n, int32_t k, size_t sz)
     *n -= k;
 }
 
-/* Release the messages, slots and collective instances of the rounds
- * every rank of the source is past: a message once its packets and
- * replies have all arrived and no crossing of it is still held. */
-static void release_rounds(temu_vt *v)
+/* Release the messages, slots and collective instances of window w's
+ * rounds every rank of its source is past: a message once its packets
+ * and replies have all arrived and no crossing of it is still held. */
+static void release_rounds(temu_vt *v, vwin *w)
 {
-    int32_t done = v->nrounds;
-    for (int32_t i = v->src_first; i < v->src_first + v->src_n; i++) {
+    int32_t done = w->nrounds;
+    for (int32_t i = w->src_first; i < w->src_first + w->src_n; i++) {
         done = v->rk[i].rounds < done ? v->rk[i].rounds : done;
     }
-    int32_t msg_end = done < v->nrounds ? v->round[done].msg : v->msg_base + v->nmsg;
-    int32_t slot_end = done < v->nrounds ? v->round[done].slot : v->slot_base + v->nslot;
-    int32_t inst_end = done < v->nrounds ? v->round[done].inst : v->inst_base + v->ninst;
-    ranks_refs(v, &msg_end, &slot_end);
+    int32_t msg_end = done < w->nrounds ? w->round[done].msg : w->msg_base + w->nmsg;
+    int32_t slot_end = done < w->nrounds ? w->round[done].slot : w->slot_base + w->nslot;
+    int32_t inst_end = done < w->nrounds ? w->round[done].inst : w->inst_base + w->ninst;
+    ranks_refs(v, w, &msg_end, &slot_end);
     int32_t k = 0;
-    while (k < v->nmsg && v->msg_base + k < msg_end && v->msg[k].done_t >= 0) {
-        temu_ledger_free(v->msg[k].ledger);
+    while (k < w->nmsg && w->msg_base + k < msg_end && w->msg[k].done_t >= 0) {
+        temu_ledger_free(w->msg[k].ledger);
         k++;
     }
-    drop_front(v->msg, &v->nmsg, k, sizeof *v->msg);
-    v->msg_base += k;
-    k = slot_end - v->slot_base < v->nslot ? slot_end - v->slot_base : v->nslot;
-    drop_front(v->slot_msg, &v->nslot, k, sizeof *v->slot_msg);
-    v->slot_base += k;
-    k = inst_end - v->inst_base < v->ninst ? inst_end - v->inst_base : v->ninst;
+    drop_front(w->msg, &w->nmsg, k, sizeof *w->msg);
+    w->msg_base += k;
+    v->nmsg_all -= k;
+    k = slot_end - w->slot_base < w->nslot ? slot_end - w->slot_base : w->nslot;
+    drop_front(w->slot_msg, &w->nslot, k, sizeof *w->slot_msg);
+    w->slot_base += k;
+    v->nslot_all -= k;
+    k = inst_end - w->inst_base < w->ninst ? inst_end - w->inst_base : w->ninst;
     for (int32_t i = 0; i < k; i++) {
-        inst_free(&v->inst[i]);
+        inst_free(&w->inst[i]);
     }
-    drop_front(v->inst, &v->ninst, k, sizeof *v->inst);
-    v->inst_base += k;
+    drop_front(w->inst, &w->ninst, k, sizeof *w->inst);
+    w->inst_base += k;
+    v->ninst_all -= k;
 }
 
 /* Forget the operations rank has executed once they are at least half of
@@ -1247,12 +1357,12 @@ static void ops_compact(temu_vt *v, vrank *r)
     }
 }
 
-/* A member of collective instances first .. of this round that never
- * calls it; TEMU_OK if all do. */
-static temu_status round_colls_check(const temu_vt *v, int32_t first, temu_error *err)
+/* A member of window w's collective instances first .. that never calls
+ * it; TEMU_OK if all do. */
+static temu_status round_colls_check(const vwin *w, int32_t first, temu_error *err)
 {
-    for (int32_t i = first; i < v->inst_base + v->ninst; i++) {
-        const vinst *in = &INST(v, i);
+    for (int32_t i = first; i < w->inst_base + w->ninst; i++) {
+        const vinst *in = &w->inst[i - w->inst_base];
         if (in->callers < in->n) {
             int32_t me = 0;
             while (in->world[me] >= 0) {
@@ -1267,47 +1377,51 @@ static temu_status round_colls_check(const temu_vt *v, int32_t first, temu_error
     return TEMU_OK;
 }
 
-/* Have the source record its next round (or find it has none). */
-static temu_status source_round(temu_vt *v, temu_error *err)
+/* Have window w's source record its next round (or find it has none). */
+static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
 {
-    release_rounds(v);
-    for (int32_t i = 0; i < v->src_n; i++) {
-        vrank *r = &v->rk[v->src_first + i];
+    vwin *w = &v->win[wi];
+    release_rounds(v, w);
+    for (int32_t i = 0; i < w->src_n; i++) {
+        vrank *r = &v->rk[w->src_first + i];
         ops_compact(v, r);
-        v->nops_before[i] = r->nops;
+        w->nops_before[i] = r->nops;
     }
-    if (GROW(v->round, v->nrounds, v->caprounds) != 0) {
+    if (GROW(w->round, w->nrounds, w->caprounds) != 0) {
         return oom(err);
     }
-    struct round_start at = {v->msg_base + v->nmsg, v->slot_base + v->nslot,
-                             v->inst_base + v->ninst};
+    struct round_start at = {w->msg_base + w->nmsg, w->slot_base + w->nslot,
+                             w->inst_base + w->ninst};
     int more = 0;
-    temu_status st = v->source(v->source_ctx, &more, err);
-    v->source_more = st == TEMU_OK && more;
-    if (!v->source_more) {
+    v->cur = wi;
+    temu_status st = w->source(w->source_ctx, &more, err);
+    v->cur = 0;
+    w->source_more = st == TEMU_OK && more;
+    if (!w->source_more) {
         return st;
     }
-    v->round[v->nrounds++] = at;
+    w->round[w->nrounds++] = at;
     v->held_stats.rounds++;
-    for (int32_t i = 0; i < v->src_n; i++) {
-        vrank *r = &v->rk[v->src_first + i];
-        if (r->nops > v->nops_before[i]) {
+    for (int32_t i = 0; i < w->src_n; i++) {
+        vrank *r = &v->rk[w->src_first + i];
+        if (r->nops > w->nops_before[i]) {
             r->ops[r->nops - 1].type |= OP_ROUND_END;
         }
     }
-    return round_colls_check(v, at.inst, err);
+    return round_colls_check(w, at.inst, err);
 }
 
-/* Rank has executed all its operations: the source's next rounds until it
- * has more or the source has no more. */
+/* Rank has executed all its operations: its source's next rounds until
+ * it has more or the source has no more. */
 static temu_status source_until(temu_vt *v, int32_t rank, temu_error *err)
 {
     temu_status st = TEMU_OK;
-    if (rank < v->src_first || rank >= v->src_first + v->src_n) {
+    int32_t wi = v->rk[rank].win;
+    if (wi < 0) {
         return st;
     }
-    while (st == TEMU_OK && v->source_more && v->rk[rank].pc == v->rk[rank].nops) {
-        st = source_round(v, err);
+    while (st == TEMU_OK && v->win[wi].source_more && v->rk[rank].pc == v->rk[rank].nops) {
+        st = source_round(v, wi, err);
     }
     return st;
 }
@@ -1317,7 +1431,7 @@ static temu_status source_until(temu_vt *v, int32_t rank, temu_error *err)
 static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
 {
     vrank *r = &v->rk[rank];
-    if (r->pc == r->nops && v->source_more) {
+    if (r->pc == r->nops && r->win >= 0 && v->win[r->win].source_more) {
         *st = source_until(v, rank, err);
         r = &v->rk[rank];
         if (*st != TEMU_OK) {
@@ -1476,7 +1590,10 @@ static int64_t model_stride(temu_vt *v, int64_t tn, int64_t tr)
 
 temu_status temu_vt_run(temu_vt *v, temu_error *err)
 {
-    temu_status st = round_colls_check(v, v->inst_base, err);
+    temu_status st = TEMU_OK;
+    for (int32_t w = 0; w < v->nwin && st == TEMU_OK; w++) {
+        st = round_colls_check(&v->win[w], v->win[w].inst_base, err);
+    }
     if (st != TEMU_OK) {
         return st;
     }

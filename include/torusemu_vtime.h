@@ -75,6 +75,19 @@ void temu_vt_set_post_all(temu_vt *v, int on);
 typedef temu_status (*temu_vt_source_fn)(void *ctx, int *more, temu_error *err);
 temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
                                void *ctx, temu_error *err);
+/* Several sources at once, on disjoint ranks (the jobs of a mix): each
+ * records into its own window of message, receive slot and collective
+ * ids, source k's all before source k + 1's, so the ids keep the order
+ * they have when the sources are recorded whole one after the other (the
+ * model orders equal times by them: the same results).  Each window holds
+ * 2^30 / (n rounded up to a power of two) ids; a source that records more
+ * fails with TEMU_ERANGE.  Rounds are released per source. */
+typedef struct temu_vt_source {
+    int32_t first, n; /* its ranks: first .. first + n - 1 */
+    temu_vt_source_fn fn;
+    void *ctx;
+} temu_vt_source;
+temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src, temu_error *err);
 /* Multiply the compute gaps recorded from now on (temu_vt_compute,
  * temu_vt_trace_time) by scale (>= 0; 0: communication only). */
 temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err);
@@ -190,7 +203,8 @@ const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n);
 uint64_t temu_vt_messages(const temu_vt *v);
 /* What the run held: messages recorded in all and, at most at once, the
  * messages, receive slots, collective calls and rank operations held
- * (with a source these stay near one round's; without, they are all). */
+ * (with sources these stay near one round of each; without, they are
+ * all); rounds: the sources' rounds recorded. */
 typedef struct temu_vt_held {
     uint64_t messages, rounds;
     uint64_t messages_peak, slots_peak, colls_peak, ops_peak;

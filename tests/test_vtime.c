@@ -507,18 +507,20 @@ START_TEST(test_volume_unchanged)
 }
 END_TEST
 
-/* What a timed run of a pattern gave: its results and what it held. */
+/* What a timed run of patterns gave: its results and what it held. */
 typedef struct pattern_run {
-    int64_t runtime, end_ps[16];
+    int64_t runtime, end_ps[32];
     uint64_t net_msgs, *counters, ncounters;
     temu_vt_held held;
 } pattern_run;
 
-/* Pattern p on 16 ranks of spec in virtual time, recorded whole first or
- * generated step by step as the ranks reach it (temu_pattern_lazy). */
-static void pattern_timed(const char *spec, const temu_pattern *p, int lazy, pattern_run *out)
+/* Patterns p[0 .. np - 1] on nranks (at most 32) ranks of spec in virtual
+ * time, recorded whole first one after the other or generated step by
+ * step as the ranks reach them (temu_pattern_lazy). */
+static void patterns_timed(const char *spec, int32_t nranks, const temu_pattern *p, int np,
+                           int lazy, pattern_run *out)
 {
-    temu_session *s = test_mapped_store(spec, 16, 1, NULL);
+    temu_session *s = test_mapped_store(spec, nranks, 1, NULL);
     temu_error err;
     temu_replay *r;
     temu_vt *vt;
@@ -528,14 +530,16 @@ static void pattern_timed(const char *spec, const temu_pattern *p, int lazy, pat
     ck_assert(temu_replay_create(s, &r, &err) == TEMU_OK);
     temu_replay_set_vtime(r, vt);
     if (lazy) {
-        ck_assert_msg(temu_pattern_lazy(r, p, &gen, &err) == TEMU_OK, "%s", err.message);
-    } else {
-        ck_assert_msg(temu_pattern_replay(r, p, NULL, NULL, &err) == TEMU_OK, "%s", err.message);
+        ck_assert_msg(temu_pattern_lazy(r, p, np, &gen, NULL, &err) == TEMU_OK, "%s", err.message);
+    }
+    for (int i = 0; !lazy && i < np; i++) {
+        ck_assert_msg(temu_pattern_replay(r, &p[i], NULL, NULL, &err) == TEMU_OK, "%s",
+                      err.message);
     }
     ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
     ck_assert_msg(temu_replay_finish(r, &err) == TEMU_OK, "%s", err.message);
     out->runtime = temu_vt_runtime(vt);
-    for (int32_t i = 0; i < 16; i++) {
+    for (int32_t i = 0; i < nranks; i++) {
         temu_vt_rank_stats rs;
         temu_vt_rank_get(vt, i, &rs);
         out->end_ps[i] = rs.end_ps;
@@ -552,6 +556,30 @@ static void pattern_timed(const char *spec, const temu_pattern *p, int lazy, pat
     temu_replay_free(r);
     temu_vt_free(vt);
     temu_session_close(s);
+}
+
+/* Pattern p on 16 ranks of spec (patterns_timed). */
+static void pattern_timed(const char *spec, const temu_pattern *p, int lazy, pattern_run *out)
+{
+    patterns_timed(spec, 16, p, 1, lazy, out);
+}
+
+/* Runs a and b on spec gave the same results: runtime, the ends of ranks
+ * 0 .. nranks - 1, messages and every counter. */
+static void assert_same_run(const char *spec, int32_t nranks, const pattern_run *a,
+                            const pattern_run *b)
+{
+    ck_assert_int_eq(b->runtime, a->runtime);
+    for (int32_t k = 0; k < nranks; k++) {
+        ck_assert_int_eq(b->end_ps[k], a->end_ps[k]);
+    }
+    ck_assert_uint_eq(b->net_msgs, a->net_msgs);
+    ck_assert_uint_eq(b->ncounters, a->ncounters);
+    for (uint64_t k = 0; k < a->ncounters; k++) {
+        ck_assert_msg(b->counters[k] == a->counters[k], "%s: counter %llu: %llu vs %llu", spec,
+                      (unsigned long long)k, (unsigned long long)b->counters[k],
+                      (unsigned long long)a->counters[k]);
+    }
 }
 
 /* A pattern generated step by step as the ranks reach it gives the
@@ -581,17 +609,7 @@ START_TEST(test_pattern_lazy_bounded)
         pattern_run whole, lazy;
         pattern_timed(spec[i], &p[i], 0, &whole);
         pattern_timed(spec[i], &p[i], 1, &lazy);
-        ck_assert_int_eq(lazy.runtime, whole.runtime);
-        for (int32_t k = 0; k < 16; k++) {
-            ck_assert_int_eq(lazy.end_ps[k], whole.end_ps[k]);
-        }
-        ck_assert_uint_eq(lazy.net_msgs, whole.net_msgs);
-        ck_assert_uint_eq(lazy.ncounters, whole.ncounters);
-        for (uint64_t k = 0; k < whole.ncounters; k++) {
-            ck_assert_msg(lazy.counters[k] == whole.counters[k], "%s: counter %llu: %llu vs %llu",
-                          spec[i], (unsigned long long)k, (unsigned long long)lazy.counters[k],
-                          (unsigned long long)whole.counters[k]);
-        }
+        assert_same_run(spec[i], 16, &whole, &lazy);
         ck_assert_uint_eq(whole.held.messages, 40 * per_step[i]);
         ck_assert_uint_eq(lazy.held.messages, whole.held.messages);
         ck_assert_uint_eq(whole.held.messages_peak, whole.held.messages);
@@ -605,6 +623,89 @@ START_TEST(test_pattern_lazy_bounded)
         free(whole.counters);
         free(lazy.counters);
     }
+}
+END_TEST
+
+/* A mix of jobs generated step by step (one source per job, each with
+ * its own window of ids) gives the results of the jobs recorded whole one
+ * after the other, counter for counter and rank by rank, and holds at
+ * most about two steps of each job's messages, not all of them: fft on a
+ * 4x4 grid (ranks 0-15), halo on 2x2x2 (16-23) and tornado (24-31), 40
+ * rounds each, on the 32 nodes of BG/Q, Gemini and BG/P machines. */
+START_TEST(test_mix_lazy_bounded)
+{
+    const char *spec[3] = {"bgq:2x2x2x2x2", "gemini:4x2x2", "bgp:4x4x2"};
+    temu_pattern p[3];
+    memset(p, 0, sizeof p);
+    p[0].kind = TEMU_PATTERN_FFT;
+    p[0].grid[0] = p[0].grid[1] = 4;
+    p[0].size = 16;
+    p[0].steps = 20; /* 40 rounds: 20 of each phase */
+    p[0].nranks = 16;
+    small_halo(&p[1]);
+    p[1].grid[0] = 2;
+    p[1].steps = 40;
+    p[1].compute_ps = 300000;
+    p[1].first_rank = 16;
+    p[1].nranks = 8;
+    p[2].kind = TEMU_PATTERN_TORNADO;
+    p[2].bytes = 2048;
+    p[2].steps = 40;
+    p[2].compute_ps = 100000;
+    p[2].first_rank = 24;
+    p[2].nranks = 8;
+    /* messages a step: fft 4 groups x 4 x 3 pairs, halo 2x2x2 faces (3 a
+     * rank), tornado every rank */
+    const uint64_t per_step = 48 + 24 + 8;
+    for (int i = 0; i < 3; i++) {
+        pattern_run whole, lazy;
+        patterns_timed(spec[i], 32, p, 3, 0, &whole);
+        patterns_timed(spec[i], 32, p, 3, 1, &lazy);
+        assert_same_run(spec[i], 32, &whole, &lazy);
+        ck_assert_uint_eq(whole.held.messages, 40 * per_step);
+        ck_assert_uint_eq(lazy.held.messages, whole.held.messages);
+        ck_assert_uint_eq(whole.held.messages_peak, whole.held.messages);
+        ck_assert_msg(lazy.held.messages_peak <= 3 * per_step,
+                      "%s: %llu messages held at once (%llu a step of every job)", spec[i],
+                      (unsigned long long)lazy.held.messages_peak, (unsigned long long)per_step);
+        ck_assert_uint_le(lazy.held.slots_peak, 3 * per_step);
+        ck_assert_uint_eq(lazy.held.rounds, 3 * 40);
+        ck_assert_uint_le(lazy.held.colls_peak, 3 * 4); /* fft: 4 groups a step */
+        ck_assert_uint_le(lazy.held.ops_peak * 10, whole.held.ops_peak);
+        free(whole.counters);
+        free(lazy.counters);
+    }
+}
+END_TEST
+
+static temu_status no_rounds(void *ctx, int *more, temu_error *err)
+{
+    (void)ctx;
+    (void)err;
+    *more = 0;
+    return TEMU_OK;
+}
+
+/* Sources on shared ranks, past the ranks, or on a run that has sources
+ * already are refused. */
+START_TEST(test_sources_refused)
+{
+    temu_session *s = test_mapped_store("gemini:4x2x2", 16, 1, NULL);
+    temu_error err;
+    temu_vt *vt;
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    temu_vt_source src[2] = {{0, 8, no_rounds, NULL}, {7, 9, no_rounds, NULL}};
+    ck_assert_int_eq(temu_vt_set_sources(vt, 2, src, &err), TEMU_EINVAL);
+    ck_assert_msg(strstr(err.message, "share ranks") != NULL, "%s", err.message);
+    src[1].first = 8;
+    src[1].n = 9; /* ranks 8 .. 16 of 16 */
+    ck_assert_int_eq(temu_vt_set_sources(vt, 2, src, &err), TEMU_EINVAL);
+    src[1].n = 8;
+    ck_assert_msg(temu_vt_set_sources(vt, 2, src, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_int_eq(temu_vt_set_source(vt, 0, 4, no_rounds, NULL, &err), TEMU_EINVAL);
+    ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
+    temu_vt_free(vt);
+    temu_session_close(s);
 }
 END_TEST
 
@@ -971,6 +1072,8 @@ int main(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_volume_unchanged);
     tcase_add_test(tc, test_pattern_lazy_bounded);
+    tcase_add_test(tc, test_mix_lazy_bounded);
+    tcase_add_test(tc, test_sources_refused);
     tcase_add_test(tc, test_stall_counters);
     tcase_add_test(tc, test_bgq_fifo_occupancy);
     tcase_add_test(tc, test_incremental_flush);

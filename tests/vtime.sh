@@ -159,21 +159,24 @@ expect_fail "gpcnet series" "not with the gpcnet pattern" "$TORUSEMU" replay --m
     --pattern gpcnet --timing --series "$TMP/x.tser" --interval 1us
 expect_fail "bad format" "format" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado \
     --timing --format xml
-# a pattern generated step by step as the ranks reach it gives what the
-# pattern recorded whole first gives (TORUSEMU_RECORD_WHOLE=1): the same
-# report and series, with threads and trains and with a halo's snapshots
-# (doc/performance.md, "Memory bounded by the network")
+# a pattern, or a mix's jobs, generated step by step as the ranks reach
+# them give what they give recorded whole first (TORUSEMU_RECORD_WHOLE=1):
+# the same report, store and series, with threads and trains and with a
+# halo's snapshots (doc/performance.md, "Memory bounded by the network")
 lazy_same() {
     desc=$1; shift
     expect_ok "$desc, step by step" "$TORUSEMU" replay "$@" --timing --format csv \
-        --series "$TMP/lz.tser" --interval 1us
+        --series "$TMP/lz.tser" --interval 1us --keep "$TMP/lz.store" --replace
     mv "$TMP/out" "$TMP/lz.out"
     expect_ok "$desc, whole" env TORUSEMU_RECORD_WHOLE=1 "$TORUSEMU" replay "$@" --timing \
-        --format csv --series "$TMP/wh.tser" --interval 1us
+        --format csv --series "$TMP/wh.tser" --interval 1us --keep "$TMP/wh.store" --replace
     "$TORUSEMU" series "$TMP/lz.tser" | sed 1d >"$TMP/lz.ser"
     "$TORUSEMU" series "$TMP/wh.tser" | sed 1d >"$TMP/wh.ser"
+    "$TORUSEMU" dump "$TMP/lz.store" --tiles --all --format csv >"$TMP/lz.dump"
+    "$TORUSEMU" dump "$TMP/wh.store" --tiles --all --format csv >"$TMP/wh.dump"
     if [ -s "$TMP/lz.out" ] && cmp -s "$TMP/lz.out" "$TMP/out" && [ -s "$TMP/lz.ser" ] &&
-        cmp -s "$TMP/lz.ser" "$TMP/wh.ser"; then
+        cmp -s "$TMP/lz.ser" "$TMP/wh.ser" && [ -s "$TMP/lz.dump" ] &&
+        cmp -s "$TMP/lz.dump" "$TMP/wh.dump"; then
         pass
     else
         failed "$desc: step by step differs from whole: $(diff "$TMP/lz.out" "$TMP/out" | head -5)"
@@ -185,4 +188,26 @@ lazy_same "random, trains" --machine bgq:2x2x2x2x2 --pattern random --steps 4 \
     --routing deterministic --train=4
 lazy_same "halo, compute" --machine gemini-tiny --pattern halo --grid 4x2x2 --size 6 --vars 2 \
     --steps 4 --compute 1us
+# mixes: each job generated into its own window of ids (halo, fft and
+# tornado on 32 nodes; the same on BG/Q with trains and 2 threads)
+cat >"$TMP/three.mix" <<'EOF'
+halo ranks=8 grid=2x2x2 size=4 vars=2 steps=5 compute=1us
+fft ranks=16 grid=4x4 size=16 steps=3
+tornado ranks=8 bytes=4K steps=6
+EOF
+lazy_same "mix of 3" --machine gemini:4x2x2 --mix "$TMP/three.mix"
+lazy_same "mix of 3, 2 threads" --machine gemini:4x2x2 --mix "$TMP/three.mix" --threads 2
+lazy_same "mix of 3, trains, 2 threads" --machine bgq:2x2x2x2x2 --mix "$TMP/three.mix" \
+    --routing deterministic --train=4 --threads 2
+# jobs of different lengths, one of them gpcnet (all its steps one round)
+cat >"$TMP/uneven.mix" <<'EOF'
+gpcnet ranks=16 steps=2
+tornado ranks=8 steps=7 compute=2us
+halo ranks=8 grid=2x2x2 size=4 vars=2 steps=1
+EOF
+lazy_same "mix with gpcnet" --machine gemini:4x2x2 --mix "$TMP/uneven.mix"
+# a job's pattern refused step by step names its line, as recorded whole
+printf 'tornado ranks=8 steps=2\nfft ranks=16 grid=4x2 size=16 steps=2\n' >"$TMP/bad.mix"
+expect_fail "mix job refused" "bad.mix:2: fft: --grid AxB must hold the 16 ranks" "$TORUSEMU" \
+    replay --machine gemini:4x2x2 --mix "$TMP/bad.mix" --timing --quiet
 finish

@@ -152,9 +152,10 @@ typedef struct recording {
 } recording;
 
 /* A trace, or np patterns, recorded into vt through one replay (labels:
- * what each pattern's errors are about, or NULL).  A single pattern is
- * generated step by step during the run (temu_pattern_lazy) unless
- * TORUSEMU_RECORD_WHOLE=1 (for comparing memory: the same results). */
+ * what each pattern's errors are about, or NULL).  The patterns (one, or
+ * the jobs of a mix) are generated step by step during the run
+ * (temu_pattern_lazy) unless TORUSEMU_RECORD_WHOLE=1 (for comparing
+ * memory: the same results). */
 static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const temu_pattern *p,
                           int np, const char *const *labels, recording *rec, temu_error *err)
 {
@@ -164,9 +165,13 @@ static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const
         temu_replay_set_vtime(rec->r, vt);
         if (trace != NULL) {
             st = temu_otf2_replay(trace, rec->r, replay_watch_ops, NULL, err);
-        } else if (np == 1 && (whole == NULL || strcmp(whole, "1") != 0)) {
+        } else if (whole == NULL || strcmp(whole, "1") != 0) {
+            int bad = -1;
             temu_vt_set_post_all(vt, 1);
-            st = temu_pattern_lazy(rec->r, p, &rec->gen, err);
+            st = temu_pattern_lazy(rec->r, p, np, &rec->gen, &bad, err);
+            if (st != TEMU_OK && bad >= 0 && labels != NULL) {
+                cli_err_prefix(err, labels[bad]);
+            }
         } else {
             temu_vt_set_post_all(vt, 1);
             for (int i = 0; i < np && st == TEMU_OK; i++) {

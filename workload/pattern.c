@@ -585,16 +585,19 @@ temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_prog
     return st;
 }
 
-/* A pattern generated round by round as the ranks of a timed replay
- * reach it (temu_vt_set_source). */
+/* Patterns generated round by round as the ranks of a timed replay
+ * reach them (temu_vt_set_sources): one source per pattern. */
 struct temu_pattern_gen {
-    temu_pattern q;
-    gen g;
+    int n;
+    struct lazy_one {
+        temu_pattern q;
+        gen g;
+    } * one;
 };
 
 static temu_status lazy_round(void *ctx, int *more, temu_error *err)
 {
-    gen *g = &((temu_pattern_gen *)ctx)->g;
+    gen *g = &((struct lazy_one *)ctx)->g;
     *more = g->next < g->rounds;
     if (!*more) {
         return TEMU_OK;
@@ -603,25 +606,46 @@ static temu_status lazy_round(void *ctx, int *more, temu_error *err)
     return g->round(g, g->next++);
 }
 
-temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, temu_pattern_gen **out,
-                              temu_error *err)
+temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, int np, temu_pattern_gen **out,
+                              int *bad, temu_error *err)
 {
     temu_vt *vt = temu_replay_vtime(r);
     *out = NULL;
+    if (bad != NULL) {
+        *bad = -1;
+    }
     if (vt == NULL) {
         return temu_fail(err, TEMU_EINVAL, "pattern: generated lazily only in virtual time");
     }
+    if (np <= 0 || np > 1024) {
+        return temu_fail(err, TEMU_EINVAL, "pattern: %d patterns generated lazily (1 .. 1024)", np);
+    }
     temu_pattern_gen *pg = calloc(1, sizeof *pg);
-    if (pg == NULL) {
+    temu_vt_source *src = calloc((size_t)np, sizeof *src);
+    if (pg == NULL || src == NULL || (pg->one = calloc((size_t)np, sizeof *pg->one)) == NULL) {
+        free(pg);
+        free(src);
         return temu_fail(err, TEMU_ENOMEM, "pattern: out of memory");
     }
-    temu_status st = normalize(p, temu_replay_nranks(r), &pg->q, err);
-    pg->g = (gen){
-        .r = r, .p = &pg->q, .base = pg->q.first_rank, .n = pg->q.nranks, .err = err, .nth = 1};
-    st = st == TEMU_OK ? prepare(&pg->g) : st;
-    if (st == TEMU_OK) {
-        st = temu_vt_set_source(vt, pg->q.first_rank, pg->q.nranks, lazy_round, pg, err);
+    temu_status st = TEMU_OK;
+    /* each pattern checked and prepared in order, as temu_pattern_replay
+     * one after the other would */
+    for (int i = 0; i < np && st == TEMU_OK; i++) {
+        struct lazy_one *o = &pg->one[i];
+        pg->n = i + 1;
+        st = normalize(&p[i], temu_replay_nranks(r), &o->q, err);
+        o->g = (gen){
+            .r = r, .p = &o->q, .base = o->q.first_rank, .n = o->q.nranks, .err = err, .nth = 1};
+        st = st == TEMU_OK ? prepare(&o->g) : st;
+        src[i] = (temu_vt_source){o->q.first_rank, o->q.nranks, lazy_round, o};
+        if (st != TEMU_OK && bad != NULL) {
+            *bad = i;
+        }
     }
+    if (st == TEMU_OK) {
+        st = temu_vt_set_sources(vt, np, src, err);
+    }
+    free(src);
     if (st != TEMU_OK) {
         temu_pattern_gen_free(pg);
         return st;
@@ -633,7 +657,10 @@ temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, temu_patter
 void temu_pattern_gen_free(temu_pattern_gen *pg)
 {
     if (pg != NULL) {
-        gen_release(&pg->g);
+        for (int i = 0; i < pg->n; i++) {
+            gen_release(&pg->one[i].g);
+        }
+        free(pg->one);
         free(pg);
     }
 }

@@ -62,17 +62,20 @@ int temu_pattern_parse_name(const char *name);
 temu_status temu_pattern_replay(temu_replay *r, const temu_pattern *p, temu_progress_fn progress,
                                 void *ctx, temu_error *err);
 
-/* Pattern p generated step by step as the ranks of the timed replay r
- * (temu_replay_set_vtime) reach it, instead of recorded whole first: its
- * virtual time (nothing recorded in it yet) asks for each step when one
- * of the pattern's ranks has run out of operations and forgets the
- * steps every rank is past (temu_vt_set_source), so memory follows the
- * steps under way, not their number.  The same operations in the same
- * order as temu_pattern_replay: the same results.  *out lives until the
- * run is over (temu_pattern_gen_free after temu_vt_run). */
+/* Patterns p[0 .. np - 1] (on disjoint ranks: the jobs of a mix; np 1:
+ * one pattern) generated step by step as the ranks of the timed replay r
+ * (temu_replay_set_vtime) reach them, instead of recorded whole first:
+ * its virtual time (nothing recorded in it yet) asks a pattern for its
+ * next step when one of its ranks has run out of operations and forgets
+ * the steps every rank of it is past (temu_vt_set_sources), so memory
+ * follows the steps under way, not their number.  Each pattern records
+ * the same operations in the same order, with the same order of ids, as
+ * temu_pattern_replay of p[0], p[1], ... one after the other: the same
+ * results.  *bad (if not NULL): the pattern refused, or -1.  *out lives
+ * until the run is over (temu_pattern_gen_free after temu_vt_run). */
 typedef struct temu_pattern_gen temu_pattern_gen;
-temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, temu_pattern_gen **out,
-                              temu_error *err);
+temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, int np, temu_pattern_gen **out,
+                              int *bad, temu_error *err);
 void temu_pattern_gen_free(temu_pattern_gen *pg);
 
 /* Replay pattern p into session s on nthreads threads (1..64), each with
