@@ -248,17 +248,25 @@ static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
     buffer_open(f, nc);
 }
 
-/* The set as a max-min problem: each channel's capacity (1, or its eta
+/* The capacities of the set's constraints: each channel's (1, or its eta
  * where derated: ccap) and each input buffer's (1: all of its bytes, all
- * the time) less what the others use; a flow crosses a channel and the
- * buffer at its end (none at an ejection channel: bcoef 0). */
-static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
+ * the time) less what the others use. */
+static void problem_caps(temu_fm *f, int32_t nc)
 {
-    int32_t k = 0, ntot = nc * (1 + f->nk);
+    int32_t ntot = nc * (1 + f->nk);
     for (int32_t i = 0; i < ntot; i++) {
         double left = f->pccap[i] - f->pfix[i];
         f->pcap[i] = left > 0 ? left : 0;
     }
+}
+
+/* The set as a max-min problem: those capacities (problem_caps); a flow
+ * crosses a channel and the buffer at its end (none at an ejection
+ * channel: bcoef 0). */
+static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
+{
+    int32_t k = 0, ntot = nc * (1 + f->nk);
+    problem_caps(f, nc);
     for (int32_t j = 0; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
         f->pstart[j] = k;
@@ -612,7 +620,7 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
     }
     set_loads(f, &p);
     if (derate(f, nc)) {
-        build_problem(f, nf, nc, &p);
+        problem_caps(f, nc); /* the same flows and crossings, derated capacities */
         if (solve_once(f, &p) != 0) {
             return -1;
         }
