@@ -72,6 +72,7 @@ typedef struct fm_chan {
     int64_t since;
     uint64_t packets, bytes; /* counted as the flows cross            */
     double scratch;          /* fm_solve.c: a port's load on this channel */
+    double other, wait;      /* fm_solve.c (chan_rates): its other load and M/D/1 wait */
     int32_t mark, local;     /* fm_solve.c: in the set (stamp), its index there */
     int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
     int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
@@ -164,6 +165,7 @@ struct temu_fm {
     /* the lanes whose stall rates and the flows whose events the solves of
      * the current instant changed (fm_solve_finish): each once */
     int32_t *aff, *resched;
+    int32_t *nexts, capnexts; /* fm_solve.c (chan_rates): a lane's next channels */
     int32_t naff, capaff, nresched, capresched;
     int32_t batch; /* instants finished (fm_solve_finish) */
     int32_t *rlimit;

@@ -723,6 +723,7 @@ void temu_fm_destroy(temu_fm *f)
     free(f->pmax);
     free(f->aff);
     free(f->resched);
+    free(f->nexts);
     free(f->seeds);
     fm_mm_work_free(&f->mm);
     free(f);

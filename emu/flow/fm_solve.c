@@ -159,7 +159,9 @@ static int add_flow(temu_fm *f, int32_t id, int32_t stamp, int32_t *nf, int32_t 
     fm_flow_advance(f, id, f->now);
     fm_flow_report(f, id, f->now, 0);
     for (int32_t e = 0; e < fl->nel; e++) {
-        if (add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
+        /* most of its channels are in the set already: asked here, not in
+         * a call */
+        if (f->ch[fl->el[e].chan].mark != stamp && add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
             return -1;
         }
     }
@@ -246,17 +248,25 @@ static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
     buffer_open(f, nc);
 }
 
-/* The set as a max-min problem: each channel's capacity (1, or its eta
+/* The capacities of the set's constraints: each channel's (1, or its eta
  * where derated: ccap) and each input buffer's (1: all of its bytes, all
- * the time) less what the others use; a flow crosses a channel and the
- * buffer at its end (none at an ejection channel: bcoef 0). */
-static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
+ * the time) less what the others use. */
+static void problem_caps(temu_fm *f, int32_t nc)
 {
-    int32_t k = 0, ntot = nc * (1 + f->nk);
+    int32_t ntot = nc * (1 + f->nk);
     for (int32_t i = 0; i < ntot; i++) {
         double left = f->pccap[i] - f->pfix[i];
         f->pcap[i] = left > 0 ? left : 0;
     }
+}
+
+/* The set as a max-min problem: those capacities (problem_caps); a flow
+ * crosses a channel and the buffer at its end (none at an ejection
+ * channel: bcoef 0). */
+static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
+{
+    int32_t k = 0, ntot = nc * (1 + f->nk);
+    problem_caps(f, nc);
     for (int32_t j = 0; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
         f->pstart[j] = k;
@@ -444,7 +454,7 @@ static int loop_holds(temu_fm *f, const fm_flow *fl, int32_t e)
 /* The rates of lane c now, from its flows' rates and the load of the
  * channels they go on to (the comment at the top); each class's part of
  * them by its own terms. */
-static void chan_rates(temu_fm *f, fm_chan *c)
+static int chan_rates(temu_fm *f, fm_chan *c)
 {
     const fm_params *par = f->par;
     double u = c->u > 1.0 ? 1.0 : c->u, idle = 1.0 - u;
@@ -453,12 +463,26 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     double cinq[TEMU_TM_MAX_CLASSES] = {0}, ccredit[TEMU_TM_MAX_CLASSES] = {0};
     double spill[16] = {0}, spilled[16] = {0};
     int flows[16] = {0};
-    int32_t stamp = ++f->stamp;
+    int32_t stamp = ++f->stamp, nnext = 0;
+    /* each next channel's load from c (scratch), the channels listed once
+     * (f->nexts: at most one per user) to be cleared after */
+    if (c->nusers > f->capnexts) {
+        int32_t n = fm_room(c->nusers, f->capnexts);
+        if (grow32(&f->nexts, n) != 0) {
+            return -1;
+        }
+        f->capnexts = n;
+    }
     for (int32_t i = 0; i < c->nusers; i++) {
         const fm_flow *fl = &f->fl[c->users[i].flow];
         int32_t e = c->users[i].elem;
         if (e + 1 < fl->nel) {
-            f->ch[fl->el[e + 1].chan].scratch += fl->x * fl->el[e + 1].coef;
+            fm_chan *n = &f->ch[fl->el[e + 1].chan];
+            n->scratch += fl->x * fl->el[e + 1].coef;
+            if (n->grown != stamp) {
+                n->grown = stamp;
+                f->nexts[nnext++] = fl->el[e + 1].chan;
+            }
         }
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
@@ -486,23 +510,23 @@ static void chan_rates(temu_fm *f, fm_chan *c)
             continue;
         }
         fm_chan *n = &f->ch[fl->el[e + 1].chan];
-        double other = (n->u - n->scratch) / n->cap, total = n->u / n->cap;
-        other = other > 0 ? other : 0;
-        z += share * other;
-        /* the class's own wait for n: its load there x n's M/D/1 wait */
-        cinq[fl->cls] += fl->x * fl->el[e + 1].coef * fm_params_wait(par, other, total);
         if (n->seen != stamp) {
-            double own = n->scratch * fm_params_wait(par, other, total);
+            /* n's other load and M/D/1 wait: the same for each of c's
+             * flows going on to n, worked out at the first */
+            double other = (n->u - n->scratch) / n->cap, total = n->u / n->cap;
+            other = other > 0 ? other : 0;
+            n->other = other;
+            n->wait = fm_params_wait(par, other, total);
             n->seen = stamp;
+            double own = n->scratch * n->wait;
             inq += own < other ? own : other;
         }
+        z += share * n->other;
+        /* the class's own wait for n: its load there x n's M/D/1 wait */
+        cinq[fl->cls] += fl->x * fl->el[e + 1].coef * n->wait;
     }
-    for (int32_t i = 0; i < c->nusers; i++) {
-        const fm_flow *fl = &f->fl[c->users[i].flow];
-        int32_t e = c->users[i].elem;
-        if (e + 1 < fl->nel) {
-            f->ch[fl->el[e + 1].chan].scratch = 0;
-        }
+    for (int32_t i = 0; i < nnext; i++) {
+        f->ch[f->nexts[i]].scratch = 0;
     }
     /* the input buffer at the lane's end is out of space: its packets all
      * held (Erlang B, k slots each held for the credit loop), or the queue
@@ -542,6 +566,7 @@ static void chan_rates(temu_fm *f, fm_chan *c)
     }
     chan_split(c, FM_CLS_RCREDIT, c->r_credit, ccredit, cshare);
     chan_split(c, FM_CLS_RINQ, c->r_inq, cinq, cshare);
+    return 0;
 }
 
 /* ------------------------------------------------------------ solving */
@@ -595,7 +620,7 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
     }
     set_loads(f, &p);
     if (derate(f, nc)) {
-        build_problem(f, nf, nc, &p);
+        problem_caps(f, nc); /* the same flows and crossings, derated capacities */
         if (solve_once(f, &p) != 0) {
             return -1;
         }
@@ -650,16 +675,35 @@ static int user_needs(const temu_fm *f, int32_t nc, int32_t i, const fm_user *us
 }
 
 /* The outside flows whose rates the set's new rates invalidate
- * (user_needs) join it; *grew: 1 if any did. */
+ * (user_needs) join it; *grew: 1 if any did.  What user_needs asks of
+ * channel i's own constraint that does not depend on the flow (overfilled,
+ * its load or capacity changed) is asked once per channel: where neither
+ * holds, a flow that crosses no buffer of the set can only need to join
+ * through i's level or highest rate, compared here as constraint_needs
+ * compares them (the same products, the same verdicts). */
 static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
 {
     int32_t n = *nc;
     *grew = 0;
     for (int32_t i = 0; i < n; i++) {
         fm_chan *c = &f->ch[f->cchans[i]];
+        double dload = f->punew[i] - c->u;
+        int quiet = !(f->pfix[i] > f->pccap[i] + FM_LOAD_EPS) &&
+                    !(dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[i] != c->cap);
         for (int32_t u = 0; u < c->nusers; u++) {
             int32_t id = c->users[u].flow;
-            if (f->fl[id].mark != stamp && user_needs(f, n, i, &c->users[u])) {
+            const fm_flow *g = &f->fl[id];
+            if (g->mark == stamp) {
+                continue;
+            }
+            if (quiet && f->nk == 0) {
+                int limited = g->limit == c->users[u].elem && !g->limit_buf;
+                if (!(f->plevel[i] >= 0 && g->x > f->plevel[i] * (1.0 + FM_RATE_REL)) &&
+                    !(limited && f->pmax[i] > g->x * (1.0 + FM_RATE_REL))) {
+                    continue;
+                }
+            }
+            if (user_needs(f, n, i, &c->users[u])) {
                 *grew = 1;
                 if (add_flow(f, id, stamp, nf, nc, ne) != 0) {
                     return -1;
@@ -750,7 +794,7 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
         fl->limit = -1;
         fl->limit_buf = f->rlimit[j] >= nc;
         for (int32_t e = 0; e < fl->nel; e++) {
-            if (f->rlimit[j] >= 0 && f->ch[fl->el[e].chan].local == lim) {
+            if (f->rlimit[j] >= 0 && fl->el[e].chan == f->cchans[lim]) {
                 fl->limit = e;
             }
         }
@@ -783,8 +827,8 @@ int fm_solve_finish(temu_fm *f)
 {
     int rc = 0;
     f->tot.stall_lanes += (uint64_t)f->naff;
-    for (int32_t i = 0; i < f->naff; i++) {
-        chan_rates(f, &f->ch[f->aff[i]]);
+    for (int32_t i = 0; i < f->naff && rc == 0; i++) {
+        rc = chan_rates(f, &f->ch[f->aff[i]]);
     }
     for (int32_t j = 0; j < f->nresched && rc == 0; j++) {
         rc = fm_flow_rescheduled(f, f->resched[j]);
