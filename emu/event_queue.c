@@ -27,6 +27,7 @@
  * instruction, comparing two events a dozen.
  */
 #include "event_queue.h"
+#include "bigmem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,7 @@ static int far_append(temu_evq_far *f, int k, const temu_event *e)
         }
         f->ev[k] = ev;
         f->cap[k] = cap;
+        temu_mem_huge(ev, (size_t)cap * sizeof *ev);
     }
     if (k > 0) {
         if (f->n[k] == 0 || e->t < f->min[k]) {
@@ -146,6 +148,7 @@ static __attribute__((noinline)) int32_t node_new(temu_evq *q)
         }
         q->node = nd;
         q->capnode = cap;
+        temu_mem_huge(nd, (size_t)cap * sizeof *nd);
     }
     return q->nnode++;
 }
@@ -173,6 +176,8 @@ static __attribute__((noinline, cold)) int wheel_init(temu_evq *q)
 {
     q->first = malloc(TEMU_EVQ_WHEEL * sizeof *q->first);
     q->tail = malloc(TEMU_EVQ_WHEEL * sizeof *q->tail);
+    temu_mem_huge(q->first, TEMU_EVQ_WHEEL * sizeof *q->first);
+    temu_mem_huge(q->tail, TEMU_EVQ_WHEEL * sizeof *q->tail);
     q->bits = calloc(NWORDS, sizeof *q->bits);
     q->words = calloc(NWORDS / 64, sizeof *q->words);
     q->freenode = -1;

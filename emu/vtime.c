@@ -23,6 +23,7 @@
  * held back and counted at the snapshot that follows their start.
  */
 #define TEMU_BUILDING_LIBRARY 1
+#include "bigmem.h"
 #include "crossing.h"
 #include "emu_internal.h"
 #include "match.h"
@@ -213,6 +214,7 @@ static int grow(void **arr, int32_t n, int32_t *cap, size_t sz)
     }
     *arr = g;
     *cap = ncap;
+    temu_mem_huge(g, (size_t)ncap * sz); /* the messages: read at random (bigmem.h) */
     return 0;
 }
 
