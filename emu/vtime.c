@@ -949,6 +949,7 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
     temu_vt *v = ctx;
     int64_t until = v->tick != NULL ? v->next_tick : INT64_MAX;
     uint64_t id = h->tag >> 1;
+    temu_crossing_prefetch(v->s, h); /* its counters' misses beside the message's */
     if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
         !MSG(v, id).inject) {
         return; /* not a message of this run's (a caller's own packet) */
