@@ -153,12 +153,11 @@ struct temu_vt {
      * rounds every rank is done with, release_rounds) */
     vmsg *msg;
     int32_t msg_base, nmsg, capmsg;
-    /* [nmsg] each message's vmsg.inject again, in a byte: every hop asks
-     * it (on_hop), and a byte array stays in cache where the 104-byte
-     * messages do not (one cache miss a link hop on Mira's 11.8 M
-     * messages, 5 % of the run's CPU; doc/performance.md) */
-    uint8_t *msg_inject;
-    int32_t capinject;
+    /* messages held whose vmsg.inject is 0: while there are none, a hop
+     * of a held message needs no look at its message (on_hop; on Mira's
+     * 11.8 M messages the look was a cache miss a hop, 5 % of the CPU
+     * of seed 003's all-to-all, doc/performance.md) */
+    int32_t nmsg_quiet;
     int32_t *slot_msg; /* receive slot -> matched message, -1 */
     int32_t slot_base, nslot, capslot;
     temu_match *match;
@@ -331,7 +330,6 @@ void temu_vt_free(temu_vt *v)
         temu_ledger_free(v->msg[i].ledger); /* a run that stopped half-way */
     }
     free(v->msg);
-    free(v->msg_inject);
     free(v->slot_msg);
     free(v->nic_free);
     free(v->heap);
@@ -445,8 +443,7 @@ static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int
 static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, temu_kind kind,
                        int32_t round, uint64_t payload, int inject)
 {
-    if (GROW(v->msg, v->nmsg, v->capmsg) != 0 ||
-        GROW(v->msg_inject, v->nmsg, v->capinject) != 0) {
+    if (GROW(v->msg, v->nmsg, v->capmsg) != 0) {
         return -1;
     }
     vmsg *g = &v->msg[v->nmsg];
@@ -461,7 +458,7 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->eager = (int8_t)temu_vt_eager(v->m, kind, bytes);
     g->payload = payload;
     g->inject = (int8_t)(inject != 0);
-    v->msg_inject[v->nmsg] = (uint8_t)g->inject;
+    v->nmsg_quiet += !g->inject;
     v->pay_recorded += bytes;
     v->held_stats.messages++;
     peak(&v->held_stats.messages_peak, (uint64_t)v->nmsg + 1);
@@ -960,7 +957,7 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
     uint64_t id = h->tag >> 1;
     temu_crossing_prefetch(v->s, h); /* its counters' misses beside the message's */
     if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
-        !v->msg_inject[id - (uint64_t)v->msg_base]) {
+        (v->nmsg_quiet > 0 && !MSG(v, id).inject)) {
         return; /* not a message of this run's (a caller's own packet) */
     }
     if (!temu_crossing_done_by(h, until)) {
@@ -976,10 +973,10 @@ static void on_hop(void *ctx, const temu_tm_hop *h)
 /* The parallel engine's regions offer each hop here first, on their own
  * threads (temu_tm_set_hop_now).  Without snapshots no message has a
  * ledger and a crossing is counted whole, as atomic adds: taken at once,
- * unless watches are armed.  v->msg and v->msg_inject are not resized or
- * moved while regions run (the ranks act, and released rounds are
- * dropped, between strides); ids are kept across releases, so a message
- * is found at id - msg_base as in on_hop. */
+ * unless watches are armed.  v->msg is not resized or moved while
+ * regions run (the ranks act, and released rounds are dropped, between
+ * strides); ids are kept across releases, so a message is found at id -
+ * msg_base as in on_hop. */
 static int on_hop_now(void *ctx, const temu_tm_hop *h)
 {
     temu_vt *v = ctx;
@@ -988,7 +985,7 @@ static int on_hop_now(void *ctx, const temu_tm_hop *h)
     }
     uint64_t id = h->tag >> 1;
     if (id < (uint64_t)v->msg_base || id >= (uint64_t)v->msg_base + (uint64_t)v->nmsg ||
-        !v->msg_inject[id - (uint64_t)v->msg_base]) {
+        (v->nmsg_quiet > 0 && !MSG(v, id).inject)) {
         return 1; /* not a message of this run's: nothing to count */
     }
     return temu_crossing_count_now(v->s, h);
@@ -1232,10 +1229,9 @@ static void release_rounds(temu_vt *v)
     int32_t k = 0;
     while (k < v->nmsg && v->msg_base + k < msg_end && v->msg[k].done_t >= 0) {
         temu_ledger_free(v->msg[k].ledger);
+        v->nmsg_quiet -= !v->msg[k].inject;
         k++;
     }
-    int32_t n = v->nmsg;
-    drop_front(v->msg_inject, &n, k, sizeof *v->msg_inject);
     drop_front(v->msg, &v->nmsg, k, sizeof *v->msg);
     v->msg_base += k;
     k = slot_end - v->slot_base < v->nslot ? slot_end - v->slot_base : v->nslot;
