@@ -168,4 +168,17 @@ static inline int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
 /* Time of the earliest event, INT64_MAX if none. */
 int64_t temu_evq_next_time(const temu_evq *q);
 
+/* The next event of the instant being taken out, or NULL when it was the
+ * last: what temu_evq_pop gives next unless an event of this instant is
+ * pushed before it.  To start loading what it will touch while the
+ * current one is handled (its node was read when the instant was
+ * sorted, so it is in cache). */
+static inline const temu_event *temu_evq_peek_now(const temu_evq *q)
+{
+    if (q->hnow >= q->nnow) {
+        return NULL;
+    }
+    return &q->node[(uint32_t)q->now_key[q->hnow]].e;
+}
+
 #endif
