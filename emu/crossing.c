@@ -167,6 +167,33 @@ static void link_counters(sink *s, const temu_tm_hop *h, uint64_t packets, uint6
     }
 }
 
+void temu_crossing_prefetch(const temu_session *s, const temu_tm_hop *h)
+{
+    if (h->kind != TEMU_TM_HOP_LINK || s->readonly) {
+        return;
+    }
+    /* the first counter link_counters adds at each end of the link; the
+     * others of that end share its cache line or the next */
+    const temu_machine *m = &s->machine;
+    int64_t r = h->router, peer = h->to_router, at, back;
+    int in_link = h->link ^ 1, v = (int)h->vc_class;
+    if (m->system == TEMU_SYSTEM_GEMINI) {
+        int tile = temu_gemini_tile_lists()[in_link].tile[h->lane];
+        at = (peer * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS + TEMU_TILE_VC0_PHITS + v;
+        back = at;
+    } else if (m->system == TEMU_SYSTEM_BGQ) {
+        at = temu_idx_bgq_nw(m, r, h->link, TEMU_BGQ_NW_SENT_CHUNKS, v);
+        back = temu_idx_bgq_nw(m, peer, in_link, TEMU_BGQ_NW_RECV_PACKETS, v);
+    } else {
+        at = temu_idx_bgp(m, r, h->link, 0);
+        back = temu_idx_bgp(m, peer, in_link, 0);
+    }
+    if (at >= 0 && back >= 0) {
+        __builtin_prefetch(&s->counters[at], 1);
+        __builtin_prefetch(&s->counters[back], 1);
+    }
+}
+
 /* Gemini: the injecting Gemini's host tiles count what its nodes inject,
  * slot k on position lane_key mod 8 of the 8 host tiles (inject.c). */
 static void host_tiles(sink *s, const temu_tm_hop *h, uint64_t packets, uint64_t units)

@@ -27,4 +27,16 @@
 
 #include "torusemu_crossing.h"
 
+#pragma GCC visibility push(hidden)
+
+/* Start loading the store's counters that temu_crossing_count will add
+ * to for link crossing h, for writing: on a large machine they are
+ * rarely in cache (Mira's BG/Q NW counters alone are 90 MB), and the
+ * atomic add waits for its line with nothing else under way.  Issued
+ * before the crossing's message is looked up, the misses overlap.  No
+ * effect on any count. */
+void temu_crossing_prefetch(const temu_session *s, const temu_tm_hop *h);
+
+#pragma GCC visibility pop
+
 #endif

@@ -27,6 +27,7 @@
  * instruction, comparing two events a dozen.
  */
 #include "event_queue.h"
+#include "bigmem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,6 @@ void temu_evq_free(temu_evq *q)
         free(q->far.ev[k]);
     }
     free(q->first);
-    free(q->tail);
     free(q->bits);
     free(q->words);
     free(q->node);
@@ -74,6 +74,7 @@ static int far_append(temu_evq_far *f, int k, const temu_event *e)
         }
         f->ev[k] = ev;
         f->cap[k] = cap;
+        temu_mem_huge(ev, (size_t)cap * sizeof *ev);
     }
     if (k > 0) {
         if (f->n[k] == 0 || e->t < f->min[k]) {
@@ -146,6 +147,7 @@ static __attribute__((noinline)) int32_t node_new(temu_evq *q)
         }
         q->node = nd;
         q->capnode = cap;
+        temu_mem_huge(nd, (size_t)cap * sizeof *nd);
     }
     return q->nnode++;
 }
@@ -172,16 +174,15 @@ static void node_free(temu_evq *q, int32_t n)
 static __attribute__((noinline, cold)) int wheel_init(temu_evq *q)
 {
     q->first = malloc(TEMU_EVQ_WHEEL * sizeof *q->first);
-    q->tail = malloc(TEMU_EVQ_WHEEL * sizeof *q->tail);
+    temu_mem_huge(q->first, TEMU_EVQ_WHEEL * sizeof *q->first);
     q->bits = calloc(NWORDS, sizeof *q->bits);
     q->words = calloc(NWORDS / 64, sizeof *q->words);
     q->freenode = -1;
-    if (!q->first || !q->tail || !q->bits || !q->words) {
+    if (!q->first || !q->bits || !q->words) {
         free(q->first);
-        free(q->tail);
         free(q->bits);
         free(q->words);
-        q->first = q->tail = NULL;
+        q->first = NULL;
         q->bits = q->words = NULL;
         return -1;
     }
@@ -200,15 +201,14 @@ static inline int wheel_add(temu_evq *q, const temu_event *e)
     }
     int64_t s = e->t & WHEEL_MASK;
     q->node[n].e = *e;
-    q->node[n].next = -1;
     if (q->bits[s >> 6] >> (s & 63) & 1u) {
-        q->node[q->tail[s]].next = n;
+        q->node[n].next = q->first[s]; /* at the head, as temu_evq_push */
     } else {
-        q->first[s] = n;
+        q->node[n].next = -1;
         q->bits[s >> 6] |= 1ull << (s & 63);
         q->words[s >> 12] |= 1ull << (s >> 6 & 63);
     }
-    q->tail[s] = n;
+    q->first[s] = n;
     q->near++;
     return 0;
 }
@@ -432,6 +432,13 @@ static int now_fill(temu_evq *q, int64_t s)
     q->bits[s >> 6] &= ~(1ull << (s & 63));
     if (q->bits[s >> 6] == 0) {
         q->words[s >> 12] &= ~(1ull << (s >> 6 & 63));
+    }
+    /* the list held the last pushed first: back to the order of the
+     * pushes, which the sort finds often in order already (keys_merge) */
+    for (int32_t i = 0, j = q->nnow - 1; i < j; i++, j--) {
+        uint64_t x = q->now_key[i];
+        q->now_key[i] = q->now_key[j];
+        q->now_key[j] = x;
     }
     if (slow) {
         for (int32_t i = 0; i < q->nnow; i++) {

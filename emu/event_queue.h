@@ -60,11 +60,13 @@ typedef struct temu_evq_far {
 
 /* The near part: a timing wheel of TEMU_EVQ_WHEEL slots of one ps each,
  * holding the events in [base, base + TEMU_EVQ_WHEEL), each slot a list
- * of one time in push order.  Later events wait in the far part and move
- * to the wheel when base comes within reach (before any later push can
- * reach their slot).  A slot of several events, when reached, moves to
- * `now`, its events' nodes in order, which also takes the events pushed
- * at that time until it is empty. */
+ * of one time, the last pushed first (a push writes its own node and the
+ * slot's head, not the node of the slot's last event: on a large model
+ * that node is rarely in cache).  Later events wait in the far part and
+ * move to the wheel when base comes within reach (before any later push
+ * can reach their slot).  A slot of several events, when reached, moves
+ * to `now`, its events' nodes in order, which also takes the events
+ * pushed at that time until it is empty. */
 #define TEMU_EVQ_WHEEL_BITS 20
 #define TEMU_EVQ_WHEEL (1 << TEMU_EVQ_WHEEL_BITS) /* 1.05 us */
 
@@ -76,7 +78,7 @@ typedef struct temu_evq_node {
 typedef struct temu_evq {
     int64_t base;          /* wheel start: the time of the last event popped */
     int64_t near;          /* events on the wheel */
-    int32_t *first, *tail; /* [TEMU_EVQ_WHEEL] node lists per slot (valid where `bits` says) */
+    int32_t *first;        /* [TEMU_EVQ_WHEEL] node lists per slot (valid where `bits` says) */
     uint64_t *bits;        /* [TEMU_EVQ_WHEEL / 64] slot holds events */
     uint64_t *words;       /* [TEMU_EVQ_WHEEL / 4096] word of `bits` is not zero */
     temu_evq_node *node;   /* node pool */
@@ -114,15 +116,14 @@ static inline int temu_evq_push(temu_evq *q, const temu_event *e)
     uint64_t bit = 1ull << (s & 63), *word = &q->bits[s >> 6];
     q->freenode = nd->next;
     nd->e = *e;
-    nd->next = -1;
     if (*word & bit) {
-        q->node[q->tail[s]].next = n; /* the slot's list grows */
+        nd->next = q->first[s]; /* the slot's list grows at its head */
     } else {
-        q->first[s] = n;
+        nd->next = -1;
         *word |= bit;
         q->words[s >> 12] |= 1ull << (s >> 6 & 63);
     }
-    q->tail[s] = n;
+    q->first[s] = n;
     q->near++;
     q->size++;
     return 0;
@@ -166,5 +167,18 @@ static inline int temu_evq_pop(temu_evq *q, int64_t until, temu_event *out)
 }
 /* Time of the earliest event, INT64_MAX if none. */
 int64_t temu_evq_next_time(const temu_evq *q);
+
+/* The next event of the instant being taken out, or NULL when it was the
+ * last: what temu_evq_pop gives next unless an event of this instant is
+ * pushed before it.  To start loading what it will touch while the
+ * current one is handled (its node was read when the instant was
+ * sorted, so it is in cache). */
+static inline const temu_event *temu_evq_peek_now(const temu_evq *q)
+{
+    if (q->hnow >= q->nnow) {
+        return NULL;
+    }
+    return &q->node[(uint32_t)q->now_key[q->hnow]].e;
+}
 
 #endif

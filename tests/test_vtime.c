@@ -507,6 +507,50 @@ START_TEST(test_volume_unchanged)
 }
 END_TEST
 
+/* Store counts of two 4 KB messages on a ring of BG/P nodes, 0 -> 3 and
+ * 1 -> 2, each counted in the store or not (temu_vt_p2p.inject). */
+static uint64_t *two_sends(int count_a, int count_b)
+{
+    temu_session *s = line_store(4);
+    temu_vt *vt = make_vt(s);
+    temu_vt_p2p a = {0, 0, 3, 0, 0, 3, 4096, 0, 0, count_a};
+    temu_vt_p2p b = {0, 1, 2, 0, 1, 2, 4096, 0, 0, count_b};
+    temu_error err;
+    ck_assert(temu_vt_send(vt, &a, &err) == TEMU_OK && temu_vt_recv(vt, &a, &err) == TEMU_OK);
+    ck_assert(temu_vt_send(vt, &b, &err) == TEMU_OK && temu_vt_recv(vt, &b, &err) == TEMU_OK);
+    run_ok(vt);
+    uint64_t *v = all_counters(s);
+    temu_vt_free(vt);
+    temu_session_close(s);
+    return v;
+}
+
+/* A message sent with inject 0 adds nothing to the store, beside a
+ * counted one or not (on_hop looks at a message only while such a
+ * message is held); the counted one adds what it adds alone. */
+START_TEST(test_uncounted_sends)
+{
+    temu_session *s = line_store(4);
+    uint64_t n = temu_counter_count(s);
+    temu_session_close(s);
+    uint64_t *both = two_sends(1, 1), *first = two_sends(1, 0), *second = two_sends(0, 1),
+             *none = two_sends(0, 0);
+    uint64_t sum_first = 0, sum_second = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        ck_assert_uint_eq(none[k], 0);
+        ck_assert_uint_eq(first[k] + second[k], both[k]);
+        sum_first += first[k];
+        sum_second += second[k];
+    }
+    ck_assert_uint_gt(sum_first, 0);
+    ck_assert_uint_gt(sum_second, 0);
+    free(both);
+    free(first);
+    free(second);
+    free(none);
+}
+END_TEST
+
 /* What a timed run of patterns gave: its results and what it held. */
 typedef struct pattern_run {
     int64_t runtime, end_ps[32];
@@ -1071,6 +1115,7 @@ int main(void)
     tcase_add_test(tc, test_nonblocking_requests);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_volume_unchanged);
+    tcase_add_test(tc, test_uncounted_sends);
     tcase_add_test(tc, test_pattern_lazy_bounded);
     tcase_add_test(tc, test_mix_lazy_bounded);
     tcase_add_test(tc, test_sources_refused);

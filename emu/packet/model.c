@@ -8,6 +8,7 @@
 #include "flow.h"
 #include "packet.h"
 #include "routing.h"
+#include "../bigmem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
 {
     t->ch = aligned_alloc(64, (size_t)t->nchan * sizeof *t->ch); /* tm_chan's layout */
     if (t->ch) {
+        temu_mem_huge(t->ch, (size_t)t->nchan * sizeof *t->ch); /* before its pages are touched */
         memset(t->ch, 0, (size_t)t->nchan * sizeof *t->ch);
     }
     /* malloc, not calloc: a waiter is written before it is read, and
@@ -38,8 +40,14 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (c->flow == TEMU_TM_TOKEN) {
         t->vc_pk = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_pk);
         t->vc_bytes = calloc((size_t)(t->ntorus * t->nvc), sizeof *t->vc_bytes);
-        t->notok = calloc((size_t)(t->ntorus * (t->nvc + 1)), sizeof *t->notok);
-        t->short_since = calloc((size_t)t->ntorus, sizeof *t->short_since);
+        /* a row a channel, in whole 64-byte lines (tm_notok_row) */
+        t->notok_row = (t->nvc + 1 + TM_NOTOK_SINCE + 7) / 8 * 8;
+        size_t bytes = (size_t)(t->ntorus * t->notok_row) * sizeof *t->notok;
+        t->notok = aligned_alloc(64, bytes > 0 ? bytes : 64);
+        if (t->notok != NULL) {
+            temu_mem_huge(t->notok, bytes); /* before its pages are touched */
+            memset(t->notok, 0, bytes);
+        }
     }
     if (c->mu_request_ps > 0) {
         t->mu_pend = calloc((size_t)(2 * m->nnodes), sizeof *t->mu_pend);
@@ -50,9 +58,14 @@ static int alloc_arrays(temu_tm *t, const temu_machine *m, const temu_tm_config 
     if (t->train > 1) {
         t->ret = calloc((size_t)(t->nchan * t->nvc), sizeof *t->ret);
     }
+    /* read at random on every hop: 2 MB pages (bigmem.h), like the
+     * channels; not wait0, whose pages stay untouched where no channel
+     * has a waiter */
+    temu_mem_huge(t->q, (size_t)(t->nchan * t->nvc + m->nnodes) * sizeof *t->q);
+    temu_mem_huge(t->ret, (size_t)(t->nchan * t->nvc) * sizeof *t->ret);
     if (!t->ch || !t->wait0 || !t->q || !t->nbr || !t->coord || !t->node_router || !t->sent ||
         !t->back_vcs || (t->train > 1 && !t->ret) ||
-        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok || !t->short_since)) ||
+        (c->flow == TEMU_TM_TOKEN && (!t->vc_pk || !t->vc_bytes || !t->notok)) ||
         (c->mu_request_ps > 0 && !t->mu_pend) || (t->maxlanes > 1 && !t->host)) {
         return -1;
     }
@@ -187,7 +200,6 @@ void temu_tm_destroy(temu_tm *t)
     free(t->vc_pk);
     free(t->vc_bytes);
     free(t->notok);
-    free(t->short_since);
     free(t->mu_pend);
     free(t->host);
     free(t->q);

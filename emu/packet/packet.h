@@ -76,7 +76,7 @@ typedef struct tm_waiter {
 /* A channel.  Layout (for speed only): what arbitration reads fills the
  * first 64 bytes, what a transmission adds up the second; the array is
  * 64-byte aligned (temu_tm_create).  Since when short_mask has held is
- * kept beside the token counters (temu_tm.short_since).  Its state: busy
+ * kept in its row of the token counters (tm_notok_row).  Its state: busy
  * until busy_until; try_pending: a TRY event is scheduled (at most one);
  * stalled: a credit stall interval is open (stats.h); inq_waiting: heads
  * of its queues ready and not yet gone. */
@@ -236,11 +236,12 @@ struct temu_tm {
     int32_t *node_router; /* [nnodes] */
     uint32_t *sent;       /* [nnodes] packets each node has sent: the next serial */
     /* token flow only, torus channels: adaptive packets and bytes per VC
-     * [ntorus * nvc], token-shortage time per VC and NO_DYNAMIC
-     * [ntorus * (nvc + 1)] */
+     * [ntorus * nvc]; a row of notok_row per channel (tm_notok_row):
+     * token-shortage time per VC, then NO_DYNAMIC's, then since when the
+     * channel's short_mask has held (TM_NOTOK_SINCE) */
     uint64_t *vc_pk, *vc_bytes;
     int64_t *notok;
-    int64_t *short_since; /* [ntorus] since when the channel's short_mask has held */
+    int64_t notok_row;
     /* BG/Q message unit, mu_request_ps > 0 only: requests x ps pending per
      * node, [2 * node] reads, [2 * node + 1] writes */
     int64_t *mu_pend;
@@ -276,6 +277,18 @@ struct temu_tm {
     temu_event cur; /* a view's event being processed (its content orders a
                      * departure and an arrival of one instant, region.c) */
 };
+
+/* Channel c's row of t->notok: [v] token-shortage ps of VC v (v < nvc),
+ * [nvc] of NO_DYNAMIC, [nvc + TM_NOTOK_SINCE] since when short_mask has
+ * held.  One row is one 64-byte line (nvc + 2 <= 8; the array is 64-byte
+ * aligned), so a change of the mask touches one line beside the channel:
+ * it was two arrays, two misses on Mira's 0.5 M channels (4 % of seed
+ * 003's all-to-all there, doc/performance.md). */
+#define TM_NOTOK_SINCE 1
+static inline int64_t *tm_notok_row(const temu_tm *t, int64_t c)
+{
+    return &t->notok[c * t->notok_row];
+}
 
 /* short_mask bit: no dynamic VC had tokens for an adaptive train */
 #define NO_DYNAMIC (1u << 31)

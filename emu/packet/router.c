@@ -354,6 +354,34 @@ static void on_deliver(temu_tm *t, int32_t p)
 
 /* ------------------------------------------------------------------ run */
 
+/* Start loading the train, channel or queue event x will touch first.
+ * On a large machine they are rarely in cache (Mira: 0.6 M channels of
+ * 128 bytes, millions of trains), and an event handled meanwhile takes
+ * longer than a miss, so the next event of the instant finds them. */
+static inline void prefetch_event(const temu_tm *t, const temu_event *x)
+{
+    const tm_event *e = &((const tm_event_slot *)x)->ev;
+    switch (e->type) {
+    case TM_EV_READY:
+        __builtin_prefetch(&t->tr[e->ready.train]);
+        __builtin_prefetch(&t->ch[e->ready.chan]);
+        break;
+    case TM_EV_TRY:
+        __builtin_prefetch(&t->ch[e->try_chan.chan]);
+        break;
+    case TM_EV_CREDIT:
+        __builtin_prefetch(&t->ch[e->credit.chan]);
+        __builtin_prefetch(&t->q[(int64_t)e->credit.chan * t->nvc + e->credit.vc]);
+        break;
+    case TM_EV_CREATE:
+        __builtin_prefetch(&t->tr[e->create.train]);
+        break;
+    default:
+        __builtin_prefetch(&t->tr[e->deliver.train]);
+        break;
+    }
+}
+
 void tm_router_run_events(temu_tm *t, int64_t until_ps)
 {
     tm_event_slot s;
@@ -368,6 +396,10 @@ void tm_router_run_events(temu_tm *t, int64_t until_ps)
         t->tot.events++;
         if (t->eng != NULL) {
             t->cur = s.raw;
+        }
+        const temu_event *next = temu_evq_peek_now(&t->events);
+        if (next != NULL) {
+            prefetch_event(t, next);
         }
         switch (e->type) {
         case TM_EV_CREATE:

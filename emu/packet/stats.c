@@ -11,13 +11,13 @@
 void tm_stats_short_change(temu_tm *t, int64_t c, uint32_t mask)
 {
     tm_chan *ch = &t->ch[c];
-    int64_t dt = t->now - t->short_since[c], *acc = &t->notok[c * (t->nvc + 1)];
+    int64_t *acc = tm_notok_row(t, c), dt = t->now - acc[t->nvc + TM_NOTOK_SINCE];
     for (int v = 0; v < t->nvc; v++) {
         acc[v] += (ch->short_mask >> v & 1u) ? dt : 0;
     }
     acc[t->nvc] += (ch->short_mask & NO_DYNAMIC) ? dt : 0;
     ch->short_mask = mask;
-    t->short_since[c] = t->now;
+    acc[t->nvc + TM_NOTOK_SINCE] = t->now;
 }
 
 /* ------------------------------------------------------------ readers */
@@ -73,9 +73,10 @@ temu_status temu_tm_lane_stats_get(const temu_tm *t, int64_t router, int link, i
     }
     out->no_dynamic_ps = 0;
     if (t->notok != NULL) {
-        int64_t c = tm_chan_id(t, router, link, lane);
-        out->no_dynamic_ps = t->notok[c * (t->nvc + 1) + t->nvc] +
-                             ((ch->short_mask & NO_DYNAMIC) ? t->now - t->short_since[c] : 0);
+        const int64_t *row = tm_notok_row(t, tm_chan_id(t, router, link, lane));
+        out->no_dynamic_ps = row[t->nvc] + ((ch->short_mask & NO_DYNAMIC)
+                                                ? t->now - row[t->nvc + TM_NOTOK_SINCE]
+                                                : 0);
     }
     return TEMU_OK;
 }
@@ -110,11 +111,13 @@ temu_status temu_tm_lane_vc_stats(const temu_tm *t, int64_t router, int link, in
         return TEMU_OK;
     }
     c = tm_chan_id(t, router, link, lane);
+    const int64_t *row = tm_notok_row(t, c);
     for (uint32_t v = vc * (uint32_t)t->per; v < (vc + 1) * (uint32_t)t->per; v++) {
         out->adaptive_packets += t->vc_pk[c * t->nvc + v];
         out->adaptive_bytes += t->vc_bytes[c * t->nvc + v];
-        out->no_token_ps += t->notok[c * (t->nvc + 1) + v] +
-                            ((t->ch[c].short_mask >> v & 1u) ? t->now - t->short_since[c] : 0);
+        out->no_token_ps += row[v] + ((t->ch[c].short_mask >> v & 1u)
+                                          ? t->now - row[t->nvc + TM_NOTOK_SINCE]
+                                          : 0);
     }
     return TEMU_OK;
 }

@@ -6,6 +6,7 @@
 #include "train.h"
 #include "event.h"
 #include "routing.h"
+#include "../bigmem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ int32_t tm_train_alloc(temu_tm *t)
         t->tr_block = block;
         t->tr = (tm_train *)(block + at);
         t->captr = cap;
+        temu_mem_huge(block, (size_t)cap * sizeof *t->tr + 64);
     }
     return t->ntr++;
 }
