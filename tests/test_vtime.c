@@ -753,6 +753,68 @@ START_TEST(test_sources_refused)
 }
 END_TEST
 
+/* Source 0 of test_source_window_full: rank 0 sends `n` 1-byte messages
+ * to rank 1 (the same node) in one round. */
+typedef struct many_sends_ctx {
+    temu_vt *vt;
+    int32_t n;
+} many_sends_ctx;
+
+static temu_status many_sends(void *ctx, int *more, temu_error *err)
+{
+    many_sends_ctx *c = ctx;
+    temu_vt_p2p p = {0, 0, 1, 0, 0, 1, 1, 0, 0, 0};
+    temu_status st = TEMU_OK;
+    for (int32_t i = 0; i < c->n && st == TEMU_OK; i++) {
+        st = temu_vt_send(c->vt, &p, err);
+        st = st == TEMU_OK ? temu_vt_recv(c->vt, &p, err) : st;
+    }
+    *more = 0;
+    return st;
+}
+
+/* With several sources each records into a window of 2^30 / K ids (K
+ * sources rounded up to a power of two): the most sources a run takes,
+ * 1,024 (ranks 0 .. 1,024 of 2,048), give the smallest windows, 2^20 =
+ * 1,048,576 ids.  Source 0 records exactly that many messages and
+ * receives and runs; one more, and the run stops with TEMU_ERANGE naming
+ * the window, instead of taking the next source's ids (the size computed
+ * here from the header's rule, not read from the engine). */
+START_TEST(test_source_window_full)
+{
+    const int32_t nsrc = 1024, window = (int32_t)(((int64_t)1 << 30) / 1024);
+    for (int extra = 0; extra < 2; extra++) {
+        temu_session *s = test_mapped_store("bgq:2x2x2x4x2", 2048, 32, NULL);
+        temu_error err;
+        temu_vt *vt;
+        ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+        many_sends_ctx c = {vt, window + extra};
+        temu_vt_source *src = calloc((size_t)nsrc, sizeof *src);
+        ck_assert(src != NULL);
+        src[0] = (temu_vt_source){0, 2, many_sends, &c};
+        for (int32_t k = 1; k < nsrc; k++) {
+            src[k] = (temu_vt_source){k + 1, 1, no_rounds, NULL};
+        }
+        ck_assert_msg(temu_vt_set_sources(vt, nsrc, src, &err) == TEMU_OK, "%s", err.message);
+        temu_status st = temu_vt_run(vt, &err);
+        if (extra == 0) {
+            ck_assert_msg(st == TEMU_OK, "%s", err.message);
+            temu_vt_held h;
+            temu_vt_held_get(vt, &h);
+            ck_assert_uint_eq(h.messages, (uint64_t)window); /* recorded in all */
+        } else {
+            ck_assert_int_eq(st, TEMU_ERANGE);
+            ck_assert_msg(strstr(err.message, "1048576") != NULL &&
+                              strstr(err.message, "window of ids") != NULL,
+                          "%s", err.message);
+        }
+        free(src);
+        temu_vt_free(vt);
+        temu_session_close(s);
+    }
+}
+END_TEST
+
 /* Sum of one Gemini stall counter over every tile of the machine. */
 static uint64_t stall_sum(const temu_session *s, int counter)
 {
@@ -1119,6 +1181,7 @@ int main(void)
     tcase_add_test(tc, test_pattern_lazy_bounded);
     tcase_add_test(tc, test_mix_lazy_bounded);
     tcase_add_test(tc, test_sources_refused);
+    tcase_add_test(tc, test_source_window_full);
     tcase_add_test(tc, test_stall_counters);
     tcase_add_test(tc, test_bgq_fifo_occupancy);
     tcase_add_test(tc, test_incremental_flush);
