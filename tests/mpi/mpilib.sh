@@ -24,7 +24,7 @@ run_mpi() {
     rm -f "$store"
     if ! "$TORUSEMU" run --machine "$machine" -np "$np" --keep "$store" "$@" \
         >"$TMP/out" 2>"$TMP/err"; then
-        failed "$desc (exit $?): $(tail -n 5 "$TMP/err")"
+        failed "$desc (exit $?): $(tail -n 40 "$TMP/err")" # the ranks' own errors come before the summary
     elif [ "${VT_STRICT:-0}" = 1 ] && grep -q 'run: virtual time: .* may not repeat' "$TMP/err"; then
         failed "$desc: $(grep 'run: virtual time:' "$TMP/err")"
     else
