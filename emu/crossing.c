@@ -136,32 +136,51 @@ static void add(sink *k, int64_t idx, uint64_t v)
     }
 }
 
-/* One hop over link l of router r, `packets` packets started and `units`
- * units sent in the window: inject.c's apply_gemini / apply_bgq /
- * apply_bgp.  A hop arrives on the neighbour's link l ^ 1. */
-static void link_counters(sink *s, const temu_tm_hop *h, uint64_t packets, uint64_t units)
+/* The first counter of each end of the link hop h crosses: *out on the
+ * sending end, *back on the receiving one (a hop over link l of router r
+ * arrives on the neighbour's link l ^ 1).  Gemini counts only where the
+ * hop arrives, at the k-th tile of the opposite direction: *out its VC's
+ * phits, *back its VC's packets.  BG/Q: the sending link's chunks of the
+ * VC and the receiving link's packets of it.  BG/P: the first counter of
+ * the sending and of the receiving direction.  Shared by link_counters
+ * and temu_crossing_prefetch so the two cannot disagree. */
+static inline void link_ends(const temu_machine *m, const temu_tm_hop *h, int64_t *out,
+                             int64_t *back)
 {
-    const temu_machine *m = temu_session_machine(s->s);
     int64_t r = h->router, peer = h->to_router;
     int in_link = h->link ^ 1, v = (int)h->vc_class;
     /* per hop: branches, not a call through the descriptor */
     if (m->system == TEMU_SYSTEM_GEMINI) {
-        /* phits and packets arrive at the k-th tile of the opposite direction */
         int tile = temu_gemini_tile_lists()[in_link].tile[h->lane];
         int64_t base = (peer * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS;
-        add(s, base + TEMU_TILE_VC0_PHITS + v, units);
-        add(s, base + TEMU_TILE_VC0_PKTS + v, packets);
-    } else if (m->system == TEMU_SYSTEM_BGQ) { /* per hop, as above */
-        /* chunks on the sending link, packets on the receiving one */
-        add(s, temu_idx_bgq_nw(m, r, h->link, TEMU_BGQ_NW_SENT_CHUNKS, v), units);
-        add(s, temu_idx_bgq_nw(m, peer, in_link, TEMU_BGQ_NW_RECV_PACKETS, v), packets);
+        *out = base + TEMU_TILE_VC0_PHITS + v;
+        *back = base + TEMU_TILE_VC0_PKTS + v;
+    } else if (m->system == TEMU_SYSTEM_BGQ) {
+        *out = temu_idx_bgq_nw(m, r, h->link, TEMU_BGQ_NW_SENT_CHUNKS, v);
+        *back = temu_idx_bgq_nw(m, peer, in_link, TEMU_BGQ_NW_RECV_PACKETS, v);
+    } else {
+        *out = temu_idx_bgp(m, r, h->link, 0);
+        *back = temu_idx_bgp(m, peer, in_link, 0);
+    }
+}
+
+/* One hop over link l of router r, `packets` packets started and `units`
+ * units sent in the window: inject.c's apply_gemini / apply_bgq /
+ * apply_bgp. */
+static void link_counters(sink *s, const temu_tm_hop *h, uint64_t packets, uint64_t units)
+{
+    const temu_machine *m = temu_session_machine(s->s);
+    int64_t out, back;
+    link_ends(m, h, &out, &back);
+    if (m->system == TEMU_SYSTEM_GEMINI || m->system == TEMU_SYSTEM_BGQ) {
+        add(s, out, units);
+        add(s, back, packets);
     } else {
         /* BG/P: the sending direction, and one token/ack packet back per
          * packet received (our model, doc/model.md) */
-        int64_t out = temu_idx_bgp(m, r, h->link, 0), back = temu_idx_bgp(m, peer, in_link, 0);
         add(s, out + TEMU_BGP_PACKETS, packets);
         add(s, out + TEMU_BGP_CHUNKS, units);
-        add(s, out + TEMU_BGP_VCD0_CHUNKS + v, units);
+        add(s, out + TEMU_BGP_VCD0_CHUNKS + (int)h->vc_class, units);
         add(s, back + TEMU_BGP_TOKEN_ACK_PACKETS, packets);
         add(s, back + TEMU_BGP_ACKS, packets);
     }
@@ -174,20 +193,8 @@ void temu_crossing_prefetch(const temu_session *s, const temu_tm_hop *h)
     }
     /* the first counter link_counters adds at each end of the link; the
      * others of that end share its cache line or the next */
-    const temu_machine *m = &s->machine;
-    int64_t r = h->router, peer = h->to_router, at, back;
-    int in_link = h->link ^ 1, v = (int)h->vc_class;
-    if (m->system == TEMU_SYSTEM_GEMINI) {
-        int tile = temu_gemini_tile_lists()[in_link].tile[h->lane];
-        at = (peer * TEMU_GEMINI_TILES + tile) * TEMU_GEMINI_TILE_COUNTERS + TEMU_TILE_VC0_PHITS + v;
-        back = at;
-    } else if (m->system == TEMU_SYSTEM_BGQ) {
-        at = temu_idx_bgq_nw(m, r, h->link, TEMU_BGQ_NW_SENT_CHUNKS, v);
-        back = temu_idx_bgq_nw(m, peer, in_link, TEMU_BGQ_NW_RECV_PACKETS, v);
-    } else {
-        at = temu_idx_bgp(m, r, h->link, 0);
-        back = temu_idx_bgp(m, peer, in_link, 0);
-    }
+    int64_t at, back;
+    link_ends(&s->machine, h, &at, &back);
     if (at >= 0 && back >= 0) {
         __builtin_prefetch(&s->counters[at], 1);
         __builtin_prefetch(&s->counters[back], 1);
