@@ -88,6 +88,10 @@ typedef struct temu_vt_source {
     void *ctx;
 } temu_vt_source;
 temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src, temu_error *err);
+/* Collective calls recorded whose instance some member has not called
+ * yet: a source ends its round only when this is 0 (every member's call
+ * in the same round; a trace read in chunks reads on until then). */
+int64_t temu_vt_colls_open(const temu_vt *v);
 /* Multiply the compute gaps recorded from now on (temu_vt_compute,
  * temu_vt_trace_time) by scale (>= 0; 0: communication only). */
 temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err);
