@@ -174,8 +174,10 @@ lazy_same() {
     "$TORUSEMU" series "$TMP/wh.tser" | sed 1d >"$TMP/wh.ser"
     "$TORUSEMU" dump "$TMP/lz.store" --tiles --all --format csv >"$TMP/lz.dump"
     "$TORUSEMU" dump "$TMP/wh.store" --tiles --all --format csv >"$TMP/wh.dump"
+    # LAZY_SERIES=0: the series not compared (see the traces below)
     if [ -s "$TMP/lz.out" ] && cmp -s "$TMP/lz.out" "$TMP/out" && [ -s "$TMP/lz.ser" ] &&
-        cmp -s "$TMP/lz.ser" "$TMP/wh.ser" && [ -s "$TMP/lz.dump" ] &&
+        { [ "${LAZY_SERIES:-1}" = 0 ] || cmp -s "$TMP/lz.ser" "$TMP/wh.ser"; } &&
+        [ -s "$TMP/lz.dump" ] &&
         cmp -s "$TMP/lz.dump" "$TMP/wh.dump"; then
         pass
     else
@@ -206,6 +208,30 @@ tornado ranks=8 steps=7 compute=2us
 halo ranks=8 grid=2x2x2 size=4 vars=2 steps=1
 EOF
 lazy_same "mix with gpcnet" --machine gemini:4x2x2 --mix "$TMP/uneven.mix"
+# an OTF2 trace read as the ranks reach it, a chunk of records at a time,
+# gives what it gives read whole first (doc/replay.md, "Virtual time"):
+# the foreign trace's collectives, sub-communicator and puts a record at a
+# time; 200 steps of a ring (receives recorded before and after their
+# sends, a barrier every 10 steps) 7 records at a time on Gemini and BG/Q,
+# with 2 threads and with trains.  On BG/Q a collective on the class
+# routes is counted into the store when it is recorded, not in virtual
+# time: read whole, before the first snapshot; read as the ranks reach
+# it, in the snapshot after -- the report and the store are the same,
+# the series only without such collectives (the ring without barriers)
+expect_ok "write a ring trace" "$W" "$TMP/ring" --ring 16 200
+expect_ok "write a ring trace without barriers" "$W" "$TMP/ring0" --ring 16 200 --no-barriers
+export TORUSEMU_OTF2_CHUNK=1
+lazy_same "foreign trace, a record at a time" --machine gemini-tiny --trace "$TMP/f"
+LAZY_SERIES=0
+lazy_same "foreign trace on BG/Q, a record at a time" --machine bgq:2x2x2x2x1 --trace "$TMP/f"
+export TORUSEMU_OTF2_CHUNK=7
+lazy_same "ring trace on BG/Q, trains" --machine bgq:2x2x2x2x1 --trace "$TMP/ring" -np 16 \
+    --routing deterministic --train=4
+LAZY_SERIES=1
+lazy_same "ring trace, 2 threads" --machine gemini:4x2x2 --trace "$TMP/ring" -np 16 --threads 2
+lazy_same "ring trace without barriers on BG/Q, trains, 2 threads" --machine bgq:2x2x2x2x1 \
+    --trace "$TMP/ring0" -np 16 --routing deterministic --train=4 --threads 2
+unset TORUSEMU_OTF2_CHUNK
 # a job's pattern refused step by step names its line, as recorded whole
 printf 'tornado ranks=8 steps=2\nfft ranks=16 grid=4x2 size=16 steps=2\n' >"$TMP/bad.mix"
 expect_fail "mix job refused" "bad.mix:2: fft: --grid AxB must hold the 16 ranks" "$TORUSEMU" \
