@@ -127,6 +127,10 @@ typedef struct vinst {
      * woken by each arrival looks at each of its messages once in all */
     int32_t *scan_in, *scan_out;
     int64_t *seen_t;
+    /* done once every member has entered (temu_vt_coll_at_end) */
+    temu_vt_coll_fn at_end;
+    void (*at_end_free)(void *ctx);
+    void *at_end_ctx;
 } vinst;
 
 typedef struct vcomm {
@@ -349,6 +353,9 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
 
 static void inst_free(vinst *in)
 {
+    if (in->at_end_free != NULL) {
+        in->at_end_free(in->at_end_ctx);
+    }
     free(in->world);
     free(in->in_head);
     free(in->out_head);
@@ -818,6 +825,28 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
     return st == TEMU_OK ? add_op(v, rank, OP_COLL, id, me, err) : st;
 }
 
+temu_status temu_vt_coll_at_end(temu_vt *v, int32_t comm, int32_t me, temu_vt_coll_fn fn,
+                                void (*release)(void *ctx), void *ctx, temu_error *err)
+{
+    if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 || me >= v->comm[comm].n ||
+        v->comm[comm].calls[me] == 0) {
+        if (release != NULL) {
+            release(ctx);
+        }
+        return temu_fail(err, TEMU_EINVAL,
+                         "virtual time: member %d of communicator %d is in no collective", me,
+                         comm);
+    }
+    vinst *in = &INST(v, v->comm[comm].cur[me]);
+    if (in->at_end_free != NULL) {
+        in->at_end_free(in->at_end_ctx);
+    }
+    in->at_end = fn;
+    in->at_end_free = release;
+    in->at_end_ctx = ctx;
+    return TEMU_OK;
+}
+
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
                              uint64_t bytes, int32_t round, uint64_t payload, temu_error *err)
 {
@@ -1202,7 +1231,10 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
         in->scan_out[me] = in->out_head[me];
         in->seen_t[me] = t;
         in->last_entry = max64(in->last_entry, t);
-        if (++in->entered == in->n && in->sync) {
+        if (++in->entered == in->n && in->at_end != NULL && in->at_end(in->at_end_ctx, v->s) != 0) {
+            v->oom = 1;
+        }
+        if (in->entered == in->n && in->sync) {
             for (int32_t i = 0; i < in->n; i++) {
                 wake(v, in->world[i], t);
             }

@@ -35,7 +35,7 @@
  *     as a crafted file may: a reader that sizes tables by the largest id
  *     asks for gigabytes.
  *
- *   otf2_foreign DIR --ring N STEPS [--skip R | --no-barriers]
+ *   otf2_foreign DIR --ring N STEPS [--skip R]
  *     instead, STEPS steps of a ring of N ranks (N even) on a 1 GHz clock,
  *     step s from tick 1000 + 100 s: an even rank r sends 256 bytes to
  *     r + 1 (MpiSend at +2) and receives from r - 1 (MpiRecv at +4), an
@@ -43,7 +43,7 @@
  *     order the odd ranks' receives come before their sends, the even
  *     ranks' after.  Every tenth step ends with an MPI_Barrier (rank r's
  *     Begin at +6, End at +7 + r mod 64).  --skip R: rank R never enters the last
- *     barrier; --no-barriers: no barriers.
+ *     barrier.
  *
  * Prints the messages a replay must inject, "SRC DST BYTES [put]" per line
  * (tests/mpi/tmpi_check expect), for a machine without collective networks
@@ -123,7 +123,7 @@ static void linear_events(archive *w, OTF2_EvtWriter *ev, int r)
 }
 
 /* --ring */
-static int ring_steps, ring_skip = -1, ring_barriers = 1;
+static int ring_steps, ring_skip = -1;
 
 /* Rank r's events of the ring (--ring). */
 static void ring_events(archive *w, OTF2_EvtWriter *ev, int r)
@@ -139,7 +139,7 @@ static void ring_events(archive *w, OTF2_EvtWriter *ev, int r)
             OTF2_EvtWriter_MpiRecv(ev, NULL, t + 1, prev, w->base, 0, 256);
             OTF2_EvtWriter_MpiSend(ev, NULL, t + 3, next, w->base, 0, 256);
         }
-        if (ring_barriers && s % 10 == 9 && !(r == ring_skip && s + 10 >= ring_steps)) {
+        if (s % 10 == 9 && !(r == ring_skip && s + 10 >= ring_steps)) {
             OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, t + 6);
             OTF2_EvtWriter_MpiCollectiveEnd(ev, NULL, t + 7 + (uint64_t)(r % 64),
                                             OTF2_COLLECTIVE_OP_BARRIER, w->base, 0, 0, 0);
@@ -406,13 +406,11 @@ int main(int argc, char **argv)
         archive w = {atoi(argv[3]), linear_events, 1000000000u, 0, 0, NULL, {NULL}, 0};
         return write_world(argv[1], &w);
     }
-    if ((argc == 5 || (argc == 6 && strcmp(argv[5], "--no-barriers") == 0) ||
-         (argc == 7 && strcmp(argv[5], "--skip") == 0)) &&
+    if ((argc == 5 || (argc == 7 && strcmp(argv[5], "--skip") == 0)) &&
         strcmp(argv[2], "--ring") == 0 && atoi(argv[3]) % 2 == 0) {
         archive w = {atoi(argv[3]), ring_events, 1000000000u, 0, 0, NULL, {NULL}, 0};
         ring_steps = atoi(argv[4]);
         ring_skip = argc == 7 ? atoi(argv[6]) : -1;
-        ring_barriers = argc != 6;
         return write_world(argv[1], &w);
     }
     if ((argc == 3 ||
@@ -431,9 +429,9 @@ int main(int argc, char **argv)
         return write_coll(argv[1], argv[3], argc == 5);
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: otf2_foreign DIR [--unsupported | --unmatched | --linear N | "
-                        "--gaps [far | back] | --coll CASE [--huge-ids] | --ring N STEPS [--skip R "
-                        "| --no-barriers]]\n");
+        fprintf(stderr,
+                "usage: otf2_foreign DIR [--unsupported | --unmatched | --linear N | "
+                "--gaps [far | back] | --coll CASE [--huge-ids] | --ring N STEPS [--skip R]]\n");
         return 2;
     }
     int unsupported = argc > 2 && strcmp(argv[2], "--unsupported") == 0;
