@@ -21,12 +21,18 @@
 # mix of three jobs on gemini:4x4x4 (neighbor on 64 ranks, tornado and
 # halo on 32 each, 544 messages a step of all three), each generated step
 # by step in its own window of ids; BENCH_MEMORY_MIX_STEPS: the largest
-# count (default 1000; 0 leaves them out).
+# count (default 1000; 0 leaves them out).  Then an OTF2 trace
+# (tests/otf2_foreign --ring: 16 ranks on gemini-tiny, each sending 256
+# bytes to the next every step, a barrier every 10 steps) read as the
+# ranks reach it, 65,536 records at a time, against read whole first;
+# BENCH_MEMORY_TRACE_STEPS: the largest count (default 100000; 0 leaves
+# them out).
 set -eu
 B=${1:-_build}
 BUDGET=${BENCH_MEMORY_BUDGET:-3}
 STEPS=${BENCH_MEMORY_STEPS:-10000}
 MIX_STEPS=${BENCH_MEMORY_MIX_STEPS:-1000}
+TRACE_STEPS=${BENCH_MEMORY_TRACE_STEPS:-100000}
 BIN="$B/bench/bench_timing_scale"
 row() {
     # row LABEL SPEC A B N: prints messages, pair bytes, records, max RSS
@@ -78,4 +84,18 @@ if [ "$MIX_STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
     trap 'rm -rf "$MIXDIR"' EXIT
     echo "timed replay of a mix: neighbor (64 ranks), tornado (32), halo (32) on gemini:4x4x4"
     rss_rows mix_rss "$MIX_STEPS" 544
+fi
+trace_rss() {
+    # trace_rss N WHOLE: max RSS in MB of the ring trace of N steps
+    if [ ! -d "$TRACEDIR/ring$1" ]; then
+        "$B/tests/otf2_foreign" "$TRACEDIR/ring$1" --ring 16 "$1" >/dev/null
+    fi
+    TORUSEMU_RECORD_WHOLE=$2 /usr/bin/time -f '%M' "$B/torusemu" replay --machine gemini-tiny \
+        --trace "$TRACEDIR/ring$1" --timing --quiet 2>&1 >/dev/null | awk 'END { printf "%d", $1 / 1024 }'
+}
+if [ "$TRACE_STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
+    TRACEDIR=$(mktemp -d)
+    trap 'rm -rf "${MIXDIR:-}" "$TRACEDIR"' EXIT
+    echo "timed replay of an OTF2 trace: a ring of 16 ranks on gemini-tiny, 16 messages a step"
+    rss_rows trace_rss "$TRACE_STEPS" 16 | sed 's/step by step/as read   /; s/recorded whole/read whole/'
 fi

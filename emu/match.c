@@ -219,6 +219,25 @@ int temu_match_first_waiting(const temu_match *mt, temu_match_key *k, int *side,
     return 0;
 }
 
+uint64_t temu_match_min_waiting(const temu_match *mt, int side, uint64_t lo)
+{
+    uint64_t min = UINT64_MAX;
+    int64_t sign = side == TEMU_MATCH_SEND ? 1 : -1;
+    for (size_t i = 0; mt->pending[side] > 0 && i < mt->cap; i++) {
+        const entry *e = &mt->tab[i];
+        if (e->waiting * sign <= 0) {
+            continue;
+        }
+        /* a key's queue is in posting order, not always in value order
+         * (ids of several windows): look at each */
+        for (uint32_t j = e->head; j != NIL; j = mt->items[j].next) {
+            uint64_t b = mt->items[j].bytes;
+            min = b >= lo && b < min ? b : min;
+        }
+    }
+    return min;
+}
+
 size_t temu_match_keys(const temu_match *mt)
 {
     return mt->used;

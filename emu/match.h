@@ -27,6 +27,10 @@ int temu_match_post(temu_match *mt, const temu_match_key *k, int side, uint64_t 
 uint64_t temu_match_pending(const temu_match *mt, int side);
 /* Some key with operations waiting (its side and how many); 0 if none. */
 int temu_match_first_waiting(const temu_match *mt, temu_match_key *k, int *side, uint64_t *count);
+/* The smallest value (the `bytes` posted: the virtual-time engine posts
+ * message and receive slot ids) of the operations of `side` still waiting
+ * that is at least lo; UINT64_MAX if none.  O(table) when some wait. */
+uint64_t temu_match_min_waiting(const temu_match *mt, int side, uint64_t lo);
 /* Keys in the table (for tests: the table stays as small as what waits). */
 size_t temu_match_keys(const temu_match *mt);
 

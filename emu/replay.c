@@ -257,9 +257,8 @@ static temu_status post(temu_replay *r, int side, int32_t comm, int32_t src, int
  * it would read bytes a replay does not have. */
 static const void *address(const temu_replay *r, uint64_t addr)
 {
-    return r->s->family->info.payload == TEMU_PAYLOAD_ADDRESS
-               ? (const void *)(uintptr_t)addr
-               : NULL;
+    return r->s->family->info.payload == TEMU_PAYLOAD_ADDRESS ? (const void *)(uintptr_t)addr
+                                                              : NULL;
 }
 
 temu_status temu_replay_send(temu_replay *r, int32_t comm, int32_t src, int32_t dst, int32_t tag,
@@ -540,6 +539,44 @@ static temu_status coll_check(const rcomm *c, int32_t comm, int32_t me, const te
     return coll_lists_check(c, comm, me, rc, err);
 }
 
+/* A collective on the class routes to count when its members are all in
+ * (temu_vt_coll_at_end): a copy of the member nodes, so it outlives the
+ * replay (a timed run may free the replay before it runs), and its trees
+ * made when it is counted. */
+typedef struct classroute_later {
+    int64_t root;
+    temu_coll_op op;
+    uint64_t bytes;
+    temu_kind kind;
+    int32_t nnodes;
+    int64_t nodes[];
+} classroute_later;
+
+static int classroute_count(void *ctx, temu_session *s)
+{
+    classroute_later *x = ctx;
+    tmpi_trees t;
+    tmpi_trees_init(&t);
+    int rc = tmpi_classroute_coll(s, &t, x->nodes, x->nnodes, x->root, x->op, x->bytes, x->kind);
+    tmpi_trees_free(&t);
+    return rc;
+}
+
+static temu_status later_classroute(temu_replay *r, int32_t comm, const rcomm *c, int64_t root,
+                                    temu_coll_op op, uint64_t bytes, temu_kind kind,
+                                    temu_error *err)
+{
+    size_t size = sizeof(classroute_later) + (size_t)c->nnodes * sizeof(int64_t);
+    classroute_later *x = malloc(size);
+    if (x == NULL) {
+        return temu_fail(err, TEMU_ENOMEM, "replay: out of memory: %zu bytes for a class route",
+                         size);
+    }
+    *x = (classroute_later){root, op, bytes, kind, c->nnodes};
+    memcpy(x->nodes, c->nodes, (size_t)c->nnodes * sizeof(int64_t));
+    return temu_vt_coll_at_end(r->vt, comm, 0, classroute_count, free, x, err);
+}
+
 temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
                                    const temu_replay_coll *rc, temu_error *err)
 {
@@ -601,13 +638,19 @@ temu_status temu_replay_collective(temu_replay *r, int32_t comm, int32_t me,
         temu_slot slot;
         int32_t root_rank = k.op == TEMU_COLL_BCAST || k.op == TEMU_COLL_REDUCE ? k.root : 0;
         temu_kind kind = c->spans_world ? TEMU_KIND_COLL_WORLD : TEMU_KIND_COLL_SUB;
+        uint64_t bytes = k.op == TEMU_COLL_BARRIER ? 0 : k.bytes;
         if (!comm_nodes(r, c) ||
-            temu_session_rank_slot(r->s, world_of(c, root_rank), &slot, err) != TEMU_OK ||
-            tmpi_classroute_coll(r->s, &c->trees, c->nodes, c->nnodes, slot.node, k.op,
-                                 k.op == TEMU_COLL_BARRIER ? 0 : k.bytes, kind) != 0) {
+            temu_session_rank_slot(r->s, world_of(c, root_rank), &slot, err) != TEMU_OK) {
             return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (class route)");
         }
         r->st.messages++;
+        if (r->vt != NULL) { /* counted in virtual time, when every member is in */
+            return later_classroute(r, comm, c, slot.node, k.op, bytes, kind, err);
+        }
+        if (tmpi_classroute_coll(r->s, &c->trees, c->nodes, c->nnodes, slot.node, k.op, bytes,
+                                 kind) != 0) {
+            return temu_fail(err, TEMU_ENOMEM, "replay: out of memory (class route)");
+        }
         return TEMU_OK;
     }
     if (k.algo == TMPI_ALGO_COLLNET) {

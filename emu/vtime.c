@@ -88,8 +88,13 @@ typedef struct vrank {
     int32_t nops, capops;
     int32_t pc;
     int64_t op_base;
-    int32_t rounds; /* a source's rounds whose operations it has executed */
-    int32_t win;    /* the window of its source (temu_vt_set_sources), -1: none */
+    /* the source's rounds holding operations of it not all executed yet,
+     * oldest first (queue rq_head .. rq_n - 1): the rank is past every
+     * round before the first of them, or past all recorded if none (a
+     * round may give a rank no operation: a chunk of a trace) */
+    int32_t *rq;
+    int32_t rq_head, rq_n, rq_cap;
+    int32_t win; /* the window of its source (temu_vt_set_sources), -1: none */
     int32_t node;
     int64_t clock, compute;
     int64_t send_free; /* the gap g after its last send's start: the next may start */
@@ -122,6 +127,10 @@ typedef struct vinst {
      * woken by each arrival looks at each of its messages once in all */
     int32_t *scan_in, *scan_out;
     int64_t *seen_t;
+    /* done once every member has entered (temu_vt_coll_at_end) */
+    temu_vt_coll_fn at_end;
+    void (*at_end_free)(void *ctx);
+    void *at_end_ctx;
 } vinst;
 
 typedef struct vcomm {
@@ -191,6 +200,7 @@ struct temu_vt {
      * 11.8 M messages the look was a cache miss a hop, 5 % of the CPU
      * of seed 003's all-to-all, doc/performance.md) */
     int32_t nmsg_quiet;
+    int64_t colls_open; /* collective instances some member has not called yet */
     temu_match *match;
     temu_vt_held held_stats;
     uint64_t ops_held; /* rank operations not yet released */
@@ -343,6 +353,9 @@ temu_status temu_vt_create(temu_session *s, const temu_tm_config *tc, temu_vt **
 
 static void inst_free(vinst *in)
 {
+    if (in->at_end_free != NULL) {
+        in->at_end_free(in->at_end_ctx);
+    }
     free(in->world);
     free(in->in_head);
     free(in->out_head);
@@ -364,6 +377,7 @@ void temu_vt_free(temu_vt *v)
         free(v->rk[r].pend);
         free(v->rk[r].marks);
         free(v->rk[r].posts);
+        free(v->rk[r].rq);
     }
     for (int32_t w = 0; v->win != NULL && w < v->nwin; w++) {
         vwin *x = &v->win[w];
@@ -563,6 +577,18 @@ static int64_t post(temu_vt *v, const temu_vt_p2p *p, int side, int32_t id)
     return got < 0 ? -2 : got == 1 ? (int64_t)other : -1;
 }
 
+static int msg_held(const temu_vt *v, uint64_t id);
+
+/* A receive matched to message id, or a send to receive slot id (which),
+ * found it released: a source's round let it go while its partner was
+ * still to be recorded.  Never expected (release_rounds keeps both
+ * sides of a match until it is made); said rather than read freed. */
+static temu_status released(int32_t id, const char *which, temu_error *err)
+{
+    return temu_fail(err, TEMU_EINVAL,
+                     "virtual time: %s %d was released before its partner was recorded", which, id);
+}
+
 temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
 {
     temu_status st = check_p2p(v, p, err);
@@ -575,6 +601,9 @@ temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
         return no_id(v, err);
     }
     if (slot >= 0) {
+        if (slot < WIN(v, slot)->slot_base) {
+            return released((int32_t)slot, "receive slot", err);
+        }
         SLOT(v, slot) = id;
     }
     if (p->req == 0 && !v->post_all) {
@@ -634,6 +663,9 @@ temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
         return oom(err);
     }
     if (id >= 0) {
+        if (!msg_held(v, (uint64_t)id)) {
+            return released((int32_t)id, "message", err);
+        }
         SLOT(v, slot) = (int32_t)id;
     }
     if (posted) {
@@ -739,6 +771,7 @@ static int32_t new_inst(temu_vt *v, int32_t n, int sync)
     in->scan_out = malloc((size_t)n * sizeof *in->scan_out);
     in->seen_t = malloc((size_t)n * sizeof *in->seen_t);
     w->ninst++; /* freed with the others even when incomplete */
+    v->colls_open++;
     peak(&v->held_stats.colls_peak, (uint64_t)++v->ninst_all);
     if (in->world == NULL || in->in_head == NULL || in->out_head == NULL || in->out_tail == NULL ||
         in->cursor == NULL || in->enter_t == NULL || in->scan_in == NULL || in->scan_out == NULL ||
@@ -783,13 +816,35 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
                          call);
     }
     in->world[me] = rank;
-    in->callers++;
+    v->colls_open -= ++in->callers == in->n;
     in->comm = comm;
     in->call = call;
     c->cur[me] = id;
     /* one-sided and posted-at-once operations complete at a collective */
     st = add_op(v, rank, OP_WAITALL, 0, 1, err);
     return st == TEMU_OK ? add_op(v, rank, OP_COLL, id, me, err) : st;
+}
+
+temu_status temu_vt_coll_at_end(temu_vt *v, int32_t comm, int32_t me, temu_vt_coll_fn fn,
+                                void (*release)(void *ctx), void *ctx, temu_error *err)
+{
+    if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 || me >= v->comm[comm].n ||
+        v->comm[comm].calls[me] == 0) {
+        if (release != NULL) {
+            release(ctx);
+        }
+        return temu_fail(err, TEMU_EINVAL,
+                         "virtual time: member %d of communicator %d is in no collective", me,
+                         comm);
+    }
+    vinst *in = &INST(v, v->comm[comm].cur[me]);
+    if (in->at_end_free != NULL) {
+        in->at_end_free(in->at_end_ctx);
+    }
+    in->at_end = fn;
+    in->at_end_free = release;
+    in->at_end_ctx = ctx;
+    return TEMU_OK;
 }
 
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
@@ -1176,7 +1231,10 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
         in->scan_out[me] = in->out_head[me];
         in->seen_t[me] = t;
         in->last_entry = max64(in->last_entry, t);
-        if (++in->entered == in->n && in->sync) {
+        if (++in->entered == in->n && in->at_end != NULL && in->at_end(in->at_end_ctx, v->s) != 0) {
+            v->oom = 1;
+        }
+        if (in->entered == in->n && in->sync) {
             for (int32_t i = 0; i < in->n; i++) {
                 wake(v, in->world[i], t);
             }
@@ -1327,12 +1385,26 @@ static void release_rounds(temu_vt *v, vwin *w)
 {
     int32_t done = w->nrounds;
     for (int32_t i = w->src_first; i < w->src_first + w->src_n; i++) {
-        done = v->rk[i].rounds < done ? v->rk[i].rounds : done;
+        const vrank *r = &v->rk[i];
+        int32_t in = r->rq_head < r->rq_n ? r->rq[r->rq_head] : w->nrounds;
+        done = in < done ? in : done;
     }
     int32_t msg_end = done < w->nrounds ? w->round[done].msg : w->msg_base + w->nmsg;
     int32_t slot_end = done < w->nrounds ? w->round[done].slot : w->slot_base + w->nslot;
     int32_t inst_end = done < w->nrounds ? w->round[done].inst : w->inst_base + w->ninst;
     ranks_refs(v, w, &msg_end, &slot_end);
+    /* a send or receive still waiting for its partner, which a later round
+     * may record (a trace read in chunks): its message or slot stays */
+    uint64_t wait = temu_match_min_waiting(v->match, TEMU_MATCH_SEND, (uint64_t)w->msg_base);
+    msg_end = wait < (uint64_t)msg_end ? (int32_t)wait : msg_end;
+    wait = temu_match_min_waiting(v->match, TEMU_MATCH_RECV, (uint64_t)w->slot_base);
+    slot_end = wait < (uint64_t)slot_end ? (int32_t)wait : slot_end;
+    /* a receive a later round's rank still executes names its message
+     * (matched when the receive was recorded, its send in an earlier round) */
+    for (int32_t i = slot_end > w->slot_base ? slot_end - w->slot_base : 0; i < w->nslot; i++) {
+        int32_t id = w->slot_msg[i];
+        msg_end = id >= w->msg_base && id < msg_end ? id : msg_end;
+    }
     int32_t k = 0;
     while (k < w->nmsg && w->msg_base + k < msg_end && w->msg[k].done_t >= 0) {
         temu_ledger_free(w->msg[k].ledger);
@@ -1410,12 +1482,21 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
     if (!w->source_more) {
         return st;
     }
+    int32_t k = w->nrounds;
     w->round[w->nrounds++] = at;
     v->held_stats.rounds++;
     for (int32_t i = 0; i < w->src_n; i++) {
         vrank *r = &v->rk[w->src_first + i];
         if (r->nops > w->nops_before[i]) {
             r->ops[r->nops - 1].type |= OP_ROUND_END;
+            if (r->rq_head > 0 && r->rq_head >= r->rq_n - r->rq_head) {
+                drop_front(r->rq, &r->rq_n, r->rq_head, sizeof *r->rq);
+                r->rq_head = 0;
+            }
+            if (GROW(r->rq, r->rq_n, r->rq_cap) != 0) {
+                return oom(err);
+            }
+            r->rq[r->rq_n++] = k;
         }
     }
     return round_colls_check(w, at.inst, err);
@@ -1515,7 +1596,7 @@ static temu_status step(temu_vt *v, int32_t rank, int64_t t, temu_error *err)
             r->finished = 1;
             return TEMU_OK;
         }
-        r->rounds += (r->ops[r->pc].type & OP_ROUND_END) != 0;
+        r->rq_head += (r->ops[r->pc].type & OP_ROUND_END) != 0;
         r->pc++;
         r->done_ops++;
         v->ops_done++;
@@ -1703,6 +1784,11 @@ const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n)
     }
     *n = v->rk[rank].nmarks;
     return v->rk[rank].marks;
+}
+
+int64_t temu_vt_colls_open(const temu_vt *v)
+{
+    return v->colls_open;
 }
 
 void temu_vt_held_get(const temu_vt *v, temu_vt_held *out)

@@ -162,6 +162,33 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
     (void)total;
 }
 
+/* The archive replayed in virtual time, read as the ranks reach it 3
+ * records at a time (temu_otf2_lazy_open): the reading, and so its
+ * errors, happen during the run. */
+static void replay_lazy(int32_t n)
+{
+    temu_session *s = session_for(n);
+    temu_replay *r;
+    temu_vt *vt;
+    temu_otf2_lazy *lazy = NULL;
+    temu_error err;
+    FUZZ_CHECK(temu_replay_create(s, &r, &err) == TEMU_OK);
+    FUZZ_CHECK(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    temu_replay_set_vtime(r, vt);
+    err.message[0] = '\0';
+    temu_status rc = temu_otf2_lazy_open(dir, r, 3, &lazy, &err);
+    if (rc == TEMU_OK) {
+        rc = temu_vt_run(vt, &err);
+    }
+    if (rc == TEMU_OK) {
+        rc = temu_replay_finish(r, &err);
+    }
+    FUZZ_CHECK(rc == TEMU_OK || err.message[0] != '\0');
+    temu_otf2_lazy_free(lazy);
+    temu_replay_free(r);
+    temu_vt_free(vt);
+}
+
 static void replay(int32_t n, int timed)
 {
     temu_session *s = session_for(n);
@@ -222,6 +249,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(err.message[0] != '\0');
     } else if (n >= 1 && n <= MAX_RANKS) {
         replay(n, data[0] & 1);
+        if (data[0] & 1) {
+            replay_lazy(n);
+        }
     }
     return 0;
 }

@@ -88,6 +88,10 @@ typedef struct temu_vt_source {
     void *ctx;
 } temu_vt_source;
 temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src, temu_error *err);
+/* Collective calls recorded whose instance some member has not called
+ * yet: a source ends its round only when this is 0 (every member's call
+ * in the same round; a trace read in chunks reads on until then). */
+int64_t temu_vt_colls_open(const temu_vt *v);
 /* Multiply the compute gaps recorded from now on (temu_vt_compute,
  * temu_vt_trace_time) by scale (>= 0; 0: communication only). */
 temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err);
@@ -137,6 +141,15 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
                                int sync_only, temu_error *err);
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
                              uint64_t bytes, int32_t round, uint64_t payload, temu_error *err);
+/* fn(ctx, s) (s: the run's session) once every member of the collective
+ * member `me` of comm last entered has entered it, in virtual time (the
+ * replay counts a collective on BG/Q's class routes then, so a series
+ * snapshot sees it when it happens); nonzero: out of memory, which stops
+ * the run.  release(ctx), if not NULL, when the collective is forgotten
+ * (at once on failure). */
+typedef int (*temu_vt_coll_fn)(void *ctx, temu_session *s);
+temu_status temu_vt_coll_at_end(temu_vt *v, int32_t comm, int32_t me, temu_vt_coll_fn fn,
+                                void (*release)(void *ctx), void *ctx, temu_error *err);
 /* Note the rank's clock when it gets here (temu_vt_marks). */
 temu_status temu_vt_mark(temu_vt *v, int32_t rank, temu_error *err);
 

@@ -35,6 +35,16 @@
  *     as a crafted file may: a reader that sizes tables by the largest id
  *     asks for gigabytes.
  *
+ *   otf2_foreign DIR --ring N STEPS [--skip R]
+ *     instead, STEPS steps of a ring of N ranks (N even) on a 1 GHz clock,
+ *     step s from tick 1000 + 100 s: an even rank r sends 256 bytes to
+ *     r + 1 (MpiSend at +2) and receives from r - 1 (MpiRecv at +4), an
+ *     odd rank receives from r - 1 (+1) and sends to r + 1 (+3): in time
+ *     order the odd ranks' receives come before their sends, the even
+ *     ranks' after.  Every tenth step ends with an MPI_Barrier (rank r's
+ *     Begin at +6, End at +7 + r mod 64).  --skip R: rank R never enters the last
+ *     barrier.
+ *
  * Prints the messages a replay must inject, "SRC DST BYTES [put]" per line
  * (tests/mpi/tmpi_check expect), for a machine without collective networks
  * (Gemini): the ring; every pair of the alltoall (1 KiB blocks: pairwise
@@ -109,6 +119,31 @@ static void linear_events(archive *w, OTF2_EvtWriter *ev, int r)
     for (int k = 1; k < n; k++) {
         OTF2_EvtWriter_MpiIrecv(ev, NULL, t++, (uint32_t)((r + n - k) % n), w->base, 0, 64,
                                 (uint64_t)k);
+    }
+}
+
+/* --ring */
+static int ring_steps, ring_skip = -1;
+
+/* Rank r's events of the ring (--ring). */
+static void ring_events(archive *w, OTF2_EvtWriter *ev, int r)
+{
+    int n = w->n;
+    uint32_t next = (uint32_t)((r + 1) % n), prev = (uint32_t)((r + n - 1) % n);
+    for (int s = 0; s < ring_steps; s++) {
+        OTF2_TimeStamp t = 1000 + 100 * (uint64_t)s;
+        if (r % 2 == 0) {
+            OTF2_EvtWriter_MpiSend(ev, NULL, t + 2, next, w->base, 0, 256);
+            OTF2_EvtWriter_MpiRecv(ev, NULL, t + 4, prev, w->base, 0, 256);
+        } else {
+            OTF2_EvtWriter_MpiRecv(ev, NULL, t + 1, prev, w->base, 0, 256);
+            OTF2_EvtWriter_MpiSend(ev, NULL, t + 3, next, w->base, 0, 256);
+        }
+        if (s % 10 == 9 && !(r == ring_skip && s + 10 >= ring_steps)) {
+            OTF2_EvtWriter_MpiCollectiveBegin(ev, NULL, t + 6);
+            OTF2_EvtWriter_MpiCollectiveEnd(ev, NULL, t + 7 + (uint64_t)(r % 64),
+                                            OTF2_COLLECTIVE_OP_BARRIER, w->base, 0, 0, 0);
+        }
     }
 }
 
@@ -371,6 +406,13 @@ int main(int argc, char **argv)
         archive w = {atoi(argv[3]), linear_events, 1000000000u, 0, 0, NULL, {NULL}, 0};
         return write_world(argv[1], &w);
     }
+    if ((argc == 5 || (argc == 7 && strcmp(argv[5], "--skip") == 0)) &&
+        strcmp(argv[2], "--ring") == 0 && atoi(argv[3]) % 2 == 0) {
+        archive w = {atoi(argv[3]), ring_events, 1000000000u, 0, 0, NULL, {NULL}, 0};
+        ring_steps = atoi(argv[4]);
+        ring_skip = argc == 7 ? atoi(argv[6]) : -1;
+        return write_world(argv[1], &w);
+    }
     if ((argc == 3 ||
          (argc == 4 && (strcmp(argv[3], "far") == 0 || strcmp(argv[3], "back") == 0))) &&
         strcmp(argv[2], "--gaps") == 0) {
@@ -387,8 +429,9 @@ int main(int argc, char **argv)
         return write_coll(argv[1], argv[3], argc == 5);
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: otf2_foreign DIR [--unsupported | --unmatched | --linear N | "
-                        "--gaps [far | back] | --coll CASE [--huge-ids]]\n");
+        fprintf(stderr,
+                "usage: otf2_foreign DIR [--unsupported | --unmatched | --linear N | "
+                "--gaps [far | back] | --coll CASE [--huge-ids] | --ring N STEPS [--skip R]]\n");
         return 2;
     }
     int unsupported = argc > 2 && strcmp(argv[2], "--unsupported") == 0;

@@ -753,6 +753,92 @@ START_TEST(test_sources_refused)
 }
 END_TEST
 
+/* A source of two rounds on ranks 0 .. 2 (test_source_partner_later):
+ * case 0, a send before its receive's round: round 0, rank 0 sends 64
+ * bytes to rank 1 and computes 100 us while ranks 1 and 2 compute 100 us
+ * (the message has long arrived and every rank is past the round when
+ * the source is asked again); round 1, rank 1 receives it and rank 2
+ * sends 64 bytes to rank 0, which it receives.  Case 1, a receive posted
+ * before its send's round: round 0, rank 1 receives from rank 0 (it
+ * waits, unmatched) while rank 0 computes 10 us; round 1, rank 0 sends. */
+typedef struct partner_ctx {
+    temu_vt *vt;
+    int kase, round;
+} partner_ctx;
+
+/* Record round `round` of case `kase` (partner_ctx) into vt. */
+static temu_status partner_record(temu_vt *vt, int kase, int round, temu_error *err)
+{
+    temu_vt_p2p p01 = {0, 0, 1, 0, 0, 1, 64, 0, 0, 1}, p20 = {0, 2, 0, 0, 2, 0, 64, 0, 0, 1};
+    temu_status st = TEMU_OK;
+    if (kase == 0 && round == 0) {
+        st = temu_vt_send(vt, &p01, err);
+        for (int32_t r = 0; r < 3 && st == TEMU_OK; r++) {
+            st = temu_vt_compute(vt, r, 100000000, err);
+        }
+    } else if (kase == 0) {
+        st = temu_vt_recv(vt, &p01, err);
+        st = st == TEMU_OK ? temu_vt_send(vt, &p20, err) : st;
+        st = st == TEMU_OK ? temu_vt_recv(vt, &p20, err) : st;
+    } else if (round == 0) {
+        st = temu_vt_recv(vt, &p01, err);
+        st = st == TEMU_OK ? temu_vt_compute(vt, 0, 10000000, err) : st;
+    } else {
+        st = temu_vt_send(vt, &p01, err);
+    }
+    return st;
+}
+
+static temu_status partner_round(void *ctx, int *more, temu_error *err)
+{
+    partner_ctx *c = ctx;
+    *more = c->round < 2;
+    return c->round < 2 ? partner_record(c->vt, c->kase, c->round++, err) : TEMU_OK;
+}
+
+/* A message whose send and receive a source records in different rounds,
+ * either way round, gives what recording both rounds whole gives: the
+ * same runtime and rank ends (a send's message kept while its receive is
+ * still to come, though it has arrived and every rank is past its round:
+ * released, the receive would read freed memory). */
+START_TEST(test_source_partner_later)
+{
+    for (int kase = 0; kase < 2; kase++) {
+        int64_t end[2][3];
+        for (int lazy = 0; lazy < 2; lazy++) {
+            temu_session *s = test_mapped_store("gemini:4x2x2", 3, 1, NULL);
+            temu_error err;
+            temu_vt *vt;
+            partner_ctx c = {NULL, kase, 0};
+            ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+            c.vt = vt;
+            if (lazy) {
+                ck_assert(temu_vt_set_source(vt, 0, 3, partner_round, &c, &err) == TEMU_OK);
+            }
+            for (int round = 0; !lazy && round < 2; round++) {
+                ck_assert(partner_record(vt, kase, round, &err) == TEMU_OK);
+            }
+            ck_assert_msg(temu_vt_run(vt, &err) == TEMU_OK, "%s", err.message);
+            for (int32_t r = 0; r < 3; r++) {
+                temu_vt_rank_stats rs;
+                temu_vt_rank_get(vt, r, &rs);
+                end[lazy][r] = rs.end_ps;
+            }
+            temu_vt_held h;
+            temu_vt_held_get(vt, &h);
+            ck_assert_uint_eq(h.rounds, lazy ? 2 : 0);
+            temu_vt_free(vt);
+            temu_session_close(s);
+        }
+        for (int32_t r = 0; r < 3; r++) {
+            ck_assert_int_eq(end[1][r], end[0][r]);
+        }
+        /* rank 0's receive from rank 2 after 100 us; rank 1's after 10 us */
+        ck_assert_int_gt(end[0][kase == 0 ? 0 : 1], kase == 0 ? 100000000 : 10000000);
+    }
+}
+END_TEST
+
 /* Source 0 of test_source_window_full: rank 0 sends `n` 1-byte messages
  * to rank 1 (the same node) in one round. */
 typedef struct many_sends_ctx {
@@ -1181,6 +1267,7 @@ int main(void)
     tcase_add_test(tc, test_pattern_lazy_bounded);
     tcase_add_test(tc, test_mix_lazy_bounded);
     tcase_add_test(tc, test_sources_refused);
+    tcase_add_test(tc, test_source_partner_later);
     tcase_add_test(tc, test_source_window_full);
     tcase_add_test(tc, test_stall_counters);
     tcase_add_test(tc, test_bgq_fifo_occupancy);

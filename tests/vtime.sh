@@ -206,6 +206,33 @@ tornado ranks=8 steps=7 compute=2us
 halo ranks=8 grid=2x2x2 size=4 vars=2 steps=1
 EOF
 lazy_same "mix with gpcnet" --machine gemini:4x2x2 --mix "$TMP/uneven.mix"
+# an OTF2 trace read as the ranks reach it, a chunk of records at a time,
+# gives what it gives read whole first (doc/replay.md, "Virtual time"):
+# the foreign trace's collectives, sub-communicator and puts a record at a
+# time; 200 steps of a ring (receives recorded before and after their
+# sends, a barrier every 10 steps) 7 records at a time on Gemini and BG/Q,
+# with 2 threads and with trains (on BG/Q the barriers and the foreign
+# trace's collectives are on the class routes, counted in virtual time
+# when their members are all in, so the series is the same too)
+expect_ok "write a ring trace" "$W" "$TMP/ring" --ring 16 200
+# a collective on BG/Q's class routes is counted when its last member
+# enters it: 10 ring steps end with a barrier at about 40 us, so the
+# snapshot at 1 us holds no class-route packet (VC4) and the last does
+expect_ok "write 10 ring steps" "$W" "$TMP/ring10" --ring 16 10
+expect_ok "class route in the series" "$TORUSEMU" replay --machine bgq:2x2x2x2x1 \
+    --trace "$TMP/ring10" -np 16 --timing --series "$TMP/cr.tser" --interval 1us --quiet
+"$TORUSEMU" series --all --format csv "$TMP/cr.tser" >"$TMP/cr.csv"
+awk -F, '$4 ~ / VC4$/ && $5 > 0 { if ($1 == 0) early++; else late++ }
+    END { exit !(early == 0 && late > 0) }' "$TMP/cr.csv" && pass ||
+    failed "class-route counts before the barrier: $(grep ' VC4,' "$TMP/cr.csv" | head -3)"
+export TORUSEMU_OTF2_CHUNK=1
+lazy_same "foreign trace, a record at a time" --machine gemini-tiny --trace "$TMP/f"
+lazy_same "foreign trace on BG/Q, a record at a time" --machine bgq:2x2x2x2x1 --trace "$TMP/f"
+export TORUSEMU_OTF2_CHUNK=7
+lazy_same "ring trace, 2 threads" --machine gemini:4x2x2 --trace "$TMP/ring" -np 16 --threads 2
+lazy_same "ring trace on BG/Q, trains, 2 threads" --machine bgq:2x2x2x2x1 --trace "$TMP/ring" \
+    -np 16 --routing deterministic --train=4 --threads 2
+unset TORUSEMU_OTF2_CHUNK
 # a job's pattern refused step by step names its line, as recorded whole
 printf 'tornado ranks=8 steps=2\nfft ranks=16 grid=4x2 size=16 steps=2\n' >"$TMP/bad.mix"
 expect_fail "mix job refused" "bad.mix:2: fft: --grid AxB must hold the 16 ranks" "$TORUSEMU" \

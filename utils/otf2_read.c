@@ -7,6 +7,8 @@
  */
 #include "otf2_trace.h"
 
+#include "torusemu_vtime.h"
+
 #include <otf2/otf2.h>
 
 #include <errno.h>
@@ -1412,24 +1414,34 @@ int32_t temu_otf2_ranks(const char *anchor, temu_error *err)
     return n;
 }
 
-temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_fn progress,
-                             void *pctx, temu_error *err)
-{
+/* An archive open for its events: the context (definitions, the ranks'
+ * clocks) and OTF2's global event reader, which merges the locations'
+ * records by time, as many at a time as asked for. */
+typedef struct events {
     ctx c;
-    ctx_init(&c, err);
-    c.r = r;
-    c.progress = progress;
-    c.pctx = pctx;
-    OTF2_Reader *rd = open_defs(anchor, &c);
+    OTF2_Reader *rd;
+    OTF2_GlobalEvtReader *ger;
+} events;
+
+/* Open the archive at anchor for replaying its events into r (e->c set up
+ * even on failure: events_close frees it). */
+static temu_status events_open(events *e, const char *anchor, temu_replay *r,
+                               temu_progress_fn progress, void *pctx, temu_error *err)
+{
+    ctx *c = &e->c;
+    ctx_init(c, err);
+    e->ger = NULL;
+    c->r = r;
+    c->progress = progress;
+    c->pctx = pctx;
+    OTF2_Reader *rd = e->rd = open_defs(anchor, c);
     if (rd == NULL) {
-        ctx_free(&c);
         return err != NULL ? err->status : TEMU_EIO;
     }
-    temu_status st = TEMU_OK;
-    if (c.nranks != temu_replay_nranks(r)) {
-        st = fail_err(err, TEMU_EINVAL,
-                      "the trace has %d ranks but the replay places %d (use -np %d)", c.nranks,
-                      temu_replay_nranks(r), c.nranks);
+    if (c->nranks != temu_replay_nranks(r)) {
+        return fail_err(err, TEMU_EINVAL,
+                        "the trace has %d ranks but the replay places %d (use -np %d)", c->nranks,
+                        temu_replay_nranks(r), c->nranks);
     }
     /* our own traces of older versions hold no receives */
     char *receives = NULL;
@@ -1438,72 +1450,173 @@ temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_f
         temu_replay_sends_only(r);
     }
     free(receives);
-    if (st == TEMU_OK && temu_replay_vtime(r) != NULL) {
-        size_t bytes = ((size_t)c.nranks + 1) * (sizeof *c.coll_begin + sizeof *c.last_tick);
-        c.coll_begin = malloc(((size_t)c.nranks + 1) * sizeof *c.coll_begin);
-        c.last_tick = calloc((size_t)c.nranks + 1, sizeof *c.last_tick);
-        if (c.coll_begin == NULL || c.last_tick == NULL) {
-            st =
-                fail_err(err, TEMU_ENOMEM, "out of memory: %zu bytes for the ranks' clocks", bytes);
+    if (temu_replay_vtime(r) != NULL) {
+        size_t bytes = ((size_t)c->nranks + 1) * (sizeof *c->coll_begin + sizeof *c->last_tick);
+        c->coll_begin = malloc(((size_t)c->nranks + 1) * sizeof *c->coll_begin);
+        c->last_tick = calloc((size_t)c->nranks + 1, sizeof *c->last_tick);
+        if (c->coll_begin == NULL || c->last_tick == NULL) {
+            return fail_err(err, TEMU_ENOMEM, "out of memory: %zu bytes for the ranks' clocks",
+                            bytes);
         }
-        for (int32_t i = 0; c.coll_begin != NULL && i < c.nranks; i++) {
-            c.coll_begin[i] = -1;
+        for (int32_t i = 0; i < c->nranks; i++) {
+            c->coll_begin[i] = -1;
         }
     }
-    for (size_t i = 0; st == TEMU_OK && i < c.nlocs; i++) {
-        OTF2_Reader_SelectLocation(rd, c.loc_ids[i]);
+    for (size_t i = 0; i < c->nlocs; i++) {
+        OTF2_Reader_SelectLocation(rd, c->loc_ids[i]);
     }
-    if (st == TEMU_OK) {
-        /* local definitions carry the id mappings of per-process writers */
-        int defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
-        OTF2_Reader_OpenEvtFiles(rd);
-        for (size_t i = 0; i < c.nlocs; i++) {
-            if (defs) {
-                OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, c.loc_ids[i]);
-                if (d != NULL) {
-                    uint64_t n = 0;
-                    OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
-                    OTF2_Reader_CloseDefReader(rd, d);
-                }
-            }
-            OTF2_Reader_GetEvtReader(rd, c.loc_ids[i]);
-        }
+    /* local definitions carry the id mappings of per-process writers */
+    int defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    OTF2_Reader_OpenEvtFiles(rd);
+    for (size_t i = 0; i < c->nlocs; i++) {
         if (defs) {
-            OTF2_Reader_CloseDefFiles(rd);
+            OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, c->loc_ids[i]);
+            if (d != NULL) {
+                uint64_t n = 0;
+                OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
+                OTF2_Reader_CloseDefReader(rd, d);
+            }
         }
-        OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(rd);
-        OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
-        OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_post);
-        OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_done);
-        OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
-        OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
-        OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_atomic);
-        OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cb, ev_unknown);
-        OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
-        OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
-        OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(cb, ev_io);
-        OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
-        OTF2_GlobalEvtReaderCallbacks_Delete(cb);
-        uint64_t n = 0;
-        OTF2_ErrorCode e = OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
-        st = c.st;
-        if (st == TEMU_OK && progress != NULL) {
-            progress(pctx, c.total, c.total);
-        }
-        if (st == TEMU_OK && e != OTF2_SUCCESS) {
-            st = fail_err(err, TEMU_EIO, "reading the OTF2 events failed: %s",
-                          OTF2_Error_GetDescription(e));
-        }
-        OTF2_Reader_CloseGlobalEvtReader(rd, ger);
-        OTF2_Reader_CloseEvtFiles(rd);
+        OTF2_Reader_GetEvtReader(rd, c->loc_ids[i]);
     }
-    OTF2_Reader_Close(rd);
-    ctx_free(&c);
+    if (defs) {
+        OTF2_Reader_CloseDefFiles(rd);
+    }
+    OTF2_GlobalEvtReader *ger = e->ger = OTF2_Reader_GetGlobalEvtReader(rd);
+    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
+    if (ger == NULL || cb == NULL) {
+        OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+        return fail_err(err, TEMU_EIO, "%s: no events can be read", anchor);
+    }
+    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_post);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_done);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_atomic);
+    OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cb, ev_unknown);
+    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
+    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
+    OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(cb, ev_io);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, c);
+    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+    return TEMU_OK;
+}
+
+/* The next `count` records of the archive, in time order (OTF2_UNDEFINED_UINT64:
+ * all); *got: how many there were (fewer: the end). */
+static temu_status events_read(events *e, uint64_t count, uint64_t *got, temu_error *err)
+{
+    ctx *c = &e->c;
+    c->err = err;
+    *got = 0;
+    OTF2_ErrorCode x = count == OTF2_UNDEFINED_UINT64
+                           ? OTF2_Reader_ReadAllGlobalEvents(e->rd, e->ger, got)
+                           : OTF2_Reader_ReadGlobalEvents(e->rd, e->ger, count, got);
+    if (c->st == TEMU_OK && x != OTF2_SUCCESS) {
+        c->st = fail_err(err, TEMU_EIO, "reading the OTF2 events failed: %s",
+                         OTF2_Error_GetDescription(x));
+    }
+    return c->st;
+}
+
+static void events_close(events *e)
+{
+    if (e->ger != NULL) {
+        OTF2_Reader_CloseGlobalEvtReader(e->rd, e->ger);
+        OTF2_Reader_CloseEvtFiles(e->rd);
+    }
+    if (e->rd != NULL) {
+        OTF2_Reader_Close(e->rd);
+    }
+    ctx_free(&e->c);
+}
+
+temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_fn progress,
+                             void *pctx, temu_error *err)
+{
+    events e;
+    uint64_t n = 0;
+    temu_status st = events_open(&e, anchor, r, progress, pctx, err);
+    if (st == TEMU_OK) {
+        st = events_read(&e, OTF2_UNDEFINED_UINT64, &n, err);
+    }
+    if (st == TEMU_OK && progress != NULL) {
+        progress(pctx, e.c.total, e.c.total);
+    }
+    events_close(&e);
     return st;
+}
+
+struct temu_otf2_lazy {
+    events e;
+    temu_vt *vt;
+    uint64_t chunk;
+    int end; /* the archive has no records left */
+};
+
+/* The source's next round (temu_vt_source_fn): the next chunk of records,
+ * and as many more as it takes to complete every collective one of them
+ * enters (the engine wants each collective's calls in one round).
+ * Reading them in OTF2's time order, as the whole replay does, gives the
+ * messages, slots and collectives the same ids. */
+static temu_status lazy_round(void *u, int *more, temu_error *err)
+{
+    temu_otf2_lazy *l = u;
+    temu_status st = TEMU_OK;
+    uint64_t want = l->chunk, total = 0;
+    while (st == TEMU_OK && !l->end) {
+        uint64_t got = 0;
+        st = events_read(&l->e, want, &got, err);
+        total += got;
+        l->end = got < want;
+        if (temu_vt_colls_open(l->vt) == 0) {
+            break;
+        }
+        want = l->chunk < 256 ? l->chunk : 256; /* a few records at a time to its last member */
+    }
+    *more = st == TEMU_OK && total > 0;
+    return st;
+}
+
+temu_status temu_otf2_lazy_open(const char *anchor, temu_replay *r, uint64_t chunk,
+                                temu_otf2_lazy **out, temu_error *err)
+{
+    *out = NULL;
+    temu_vt *vt = temu_replay_vtime(r);
+    if (vt == NULL || chunk == 0) {
+        return fail_err(err, TEMU_EINVAL,
+                        "an OTF2 trace is read as the ranks reach it only by a timed replay, "
+                        "in chunks of 1 record or more");
+    }
+    temu_otf2_lazy *l = calloc(1, sizeof *l);
+    if (l == NULL) {
+        return fail_err(err, TEMU_ENOMEM, "out of memory: %zu bytes for the trace's reader",
+                        sizeof *l);
+    }
+    l->vt = vt;
+    l->chunk = chunk;
+    temu_status st = events_open(&l->e, anchor, r, NULL, NULL, err);
+    if (st == TEMU_OK) {
+        st = temu_vt_set_source(vt, 0, l->e.c.nranks, lazy_round, l, err);
+    }
+    if (st != TEMU_OK) {
+        temu_otf2_lazy_free(l);
+        return st;
+    }
+    *out = l;
+    return TEMU_OK;
+}
+
+void temu_otf2_lazy_free(temu_otf2_lazy *l)
+{
+    if (l != NULL) {
+        events_close(&l->e);
+        free(l);
+    }
 }

@@ -67,6 +67,19 @@ int temu_otf2_finish(const char *dir, int32_t nranks, int run_status, char *msg,
  * ranks must be the replay's.  progress may be NULL. */
 temu_status temu_otf2_replay(const char *anchor, temu_replay *r, temu_progress_fn progress,
                              void *ctx, temu_error *err);
+/*
+ * A timed replay's archive read as its ranks reach it (doc/replay.md,
+ * "Virtual time"): r's virtual time (temu_replay_set_vtime) gets a source
+ * that records the next `chunk` records, in the time order the whole
+ * replay reads them (the same results), each time a rank has run out of
+ * operations, and reads on to the end of every collective a chunk enters.
+ * The reader and its definitions live until temu_otf2_lazy_free, after
+ * the run.
+ */
+typedef struct temu_otf2_lazy temu_otf2_lazy;
+temu_status temu_otf2_lazy_open(const char *anchor, temu_replay *r, uint64_t chunk,
+                                temu_otf2_lazy **out, temu_error *err);
+void temu_otf2_lazy_free(temu_otf2_lazy *l);
 /* Number of ranks (MPI locations) of an archive; -1 with err on failure. */
 int32_t temu_otf2_ranks(const char *anchor, temu_error *err);
 

@@ -145,27 +145,45 @@ static temu_status on_tick(void *ctx, temu_vt *vt, int64_t t_ps, temu_error *err
 }
 
 /* The replay that records into a run's virtual time, and a pattern it
- * generates as the ranks go (NULL: all was recorded before the run). */
+ * generates or a trace it reads as the ranks go (both NULL: all was
+ * recorded before the run). */
 typedef struct recording {
     temu_replay *r;
     temu_pattern_gen *gen;
+    temu_otf2_lazy *trace;
 } recording;
+
+/* Records a timed replay reads of a trace at a time (one round of its
+ * source): TORUSEMU_OTF2_CHUNK, for tests, else 65,536 (1.5 MiB of
+ * records at most 24 bytes each in OTF2's buffers; the engine holds what
+ * they record until every rank is past them). */
+static uint64_t trace_chunk(void)
+{
+    const char *s = getenv("TORUSEMU_OTF2_CHUNK");
+    char *end = NULL;
+    unsigned long long n = s != NULL ? strtoull(s, &end, 10) : 0;
+    return s != NULL && end != s && *end == '\0' && n > 0 ? (uint64_t)n : 65536;
+}
 
 /* A trace, or np patterns, recorded into vt through one replay (labels:
  * what each pattern's errors are about, or NULL).  The patterns (one, or
  * the jobs of a mix) are generated step by step during the run
- * (temu_pattern_lazy) unless TORUSEMU_RECORD_WHOLE=1 (for comparing
- * memory: the same results). */
+ * (temu_pattern_lazy), and a trace is read chunk by chunk as the ranks
+ * reach it (temu_otf2_lazy_open), unless TORUSEMU_RECORD_WHOLE=1 (for
+ * comparing memory: the same results). */
 static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const temu_pattern *p,
                           int np, const char *const *labels, recording *rec, temu_error *err)
 {
-    const char *whole = getenv("TORUSEMU_RECORD_WHOLE");
+    const char *env = getenv("TORUSEMU_RECORD_WHOLE");
+    int whole = env != NULL && strcmp(env, "1") == 0;
     temu_status st = temu_replay_create(s, &rec->r, err);
     if (st == TEMU_OK) {
         temu_replay_set_vtime(rec->r, vt);
-        if (trace != NULL) {
+        if (trace != NULL && whole) {
             st = temu_otf2_replay(trace, rec->r, replay_watch_ops, NULL, err);
-        } else if (whole == NULL || strcmp(whole, "1") != 0) {
+        } else if (trace != NULL) {
+            st = temu_otf2_lazy_open(trace, rec->r, trace_chunk(), &rec->trace, err);
+        } else if (!whole) {
             int bad = -1;
             temu_vt_set_post_all(vt, 1);
             st = temu_pattern_lazy(rec->r, p, np, &rec->gen, &bad, err);
@@ -198,8 +216,10 @@ static temu_status record_end(recording *rec, temu_status st, temu_replay_stats 
     }
     temu_replay_free(rec->r);
     temu_pattern_gen_free(rec->gen);
+    temu_otf2_lazy_free(rec->trace);
     rec->r = NULL;
     rec->gen = NULL;
+    rec->trace = NULL;
     return st;
 }
 
@@ -287,11 +307,12 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
                 st = temu_vt_set_tick(vt, o->interval_ps, on_tick, &k, &err);
             }
         }
-        recording rec = {NULL, NULL};
+        recording rec = {NULL, NULL, NULL};
         if (st == TEMU_OK) {
             st = record(s, vt, trace, p, np, o->labels, &rec, &err);
         }
-        if (rec.gen == NULL) {
+        int lazy = rec.gen != NULL || rec.trace != NULL;
+        if (!lazy) {
             st = record_end(&rec, st, stats, &err);
         }
         if (st == TEMU_OK) {
@@ -299,7 +320,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
             st = temu_vt_run(vt, &err);
             replay_watch_break();
         }
-        if (rec.gen != NULL) {
+        if (lazy) {
             st = record_end(&rec, st, stats, &err);
         }
         if (st == TEMU_OK) {

@@ -3,7 +3,8 @@
 # layer counted, and `torusemu replay --trace` of it leaves a store equal to
 # the live run's in every counter (BG/Q L2 slices included: the trace keeps
 # the buffer addresses); with --timing (ranks in virtual time) too, but for
-# the model's stall counters.  Examples, the collectives, point-to-point
+# the model's stall counters, and read as the ranks reach it the same as
+# read whole first.  Examples, the collectives, point-to-point
 # modes, one-sided operations, and a C and a Fortran program.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
@@ -33,6 +34,23 @@ same_replay() {
     volume "$TMP/vt$n.store" >"$TMP/vt$n.csv"
     cmp -s "$TMP/live$n.csv" "$TMP/vt$n.csv" && pass ||
         failed "$desc: timed replay's counts differ: $(diff "$TMP/live$n.csv" "$TMP/vt$n.csv" | head -3)"
+    # the timed replay reads the trace as the ranks reach it: the report and
+    # every counter as when it is recorded whole first, and a record at a
+    # time (every collective read on to its last member) too
+    # shellcheck disable=SC2086
+    expect_ok "$desc: timed, a record at a time" env TORUSEMU_OTF2_CHUNK=1 "$TORUSEMU" replay \
+        --machine "$machine" $opts --trace "$TMP/t$n" --timing --format csv \
+        --keep "$TMP/one$n.store" --quiet
+    mv "$TMP/out" "$TMP/one$n.out"
+    # shellcheck disable=SC2086
+    expect_ok "$desc: timed, whole" env TORUSEMU_RECORD_WHOLE=1 "$TORUSEMU" replay \
+        --machine "$machine" $opts --trace "$TMP/t$n" --timing --format csv \
+        --keep "$TMP/whole$n.store" --quiet
+    "$TORUSEMU" dump "$TMP/one$n.store" --tiles --all --format csv >"$TMP/one$n.dump"
+    "$TORUSEMU" dump "$TMP/whole$n.store" --tiles --all --format csv >"$TMP/whole$n.dump"
+    [ -s "$TMP/one$n.out" ] && cmp -s "$TMP/one$n.out" "$TMP/out" &&
+        cmp -s "$TMP/one$n.dump" "$TMP/whole$n.dump" && pass ||
+        failed "$desc: read a record at a time differs from whole: $(diff "$TMP/one$n.out" "$TMP/out" | head -3)"
 }
 # non-zero counters of a store other than the timing model's stalls
 volume() {
