@@ -50,9 +50,19 @@ typedef struct fm_elem {
     uint8_t key;  /* its VC's buffer at the channel's end: class x VCs per class + vc */
 } fm_elem;
 
-/* A channel's user: flow and the element of its route. */
+/* A channel's user: flow and the element of its route, and copies of
+ * what fm_solve.c's scans of a channel's users read of the flow, kept
+ * equal to it (the flow's mark: add_flow; its rate and bottleneck: apply,
+ * fm_model.c flow_join), so that a scan reads the channel's users in
+ * order instead of one flow record (160 bytes, anywhere) per user: on
+ * 1,024 nodes those reads missed the cache and were most of a solve. */
 typedef struct fm_user {
     int32_t flow, elem;
+    int32_t mark;  /* the flow's mark (fm_solve.c: in the set)             */
+    int32_t prev;  /* the channel before this one on its route, -1: none   */
+    double x;      /* the flow's rate, packets per ps                      */
+    double coef;   /* the element's coef: ps of the channel per packet     */
+    uint8_t here;  /* this channel (not the buffer at its end) limits it   */
 } fm_user;
 
 /* A channel: a lane of a directed link, or a node's injection or ejection

@@ -208,7 +208,15 @@ static int flow_join(temu_fm *f, int32_t id)
             c->capusers = cap;
         }
         fl->el[e].pos = c->nusers;
-        c->users[c->nusers++] = (fm_user){id, e};
+        c->users[c->nusers++] = (fm_user){
+            .flow = id,
+            .elem = e,
+            .mark = fl->mark,
+            .prev = e > 0 ? fl->el[e - 1].chan : -1,
+            .x = fl->x,
+            .coef = fl->el[e].coef,
+            .here = fl->limit == e && !fl->limit_buf,
+        };
         if (seed(f, fl->el[e].chan) != 0) {
             return -1;
         }

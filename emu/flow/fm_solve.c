@@ -159,9 +159,11 @@ static int add_flow(temu_fm *f, int32_t id, int32_t stamp, int32_t *nf, int32_t 
     fm_flow_advance(f, id, f->now);
     fm_flow_report(f, id, f->now, 0);
     for (int32_t e = 0; e < fl->nel; e++) {
+        fm_chan *c = &f->ch[fl->el[e].chan];
+        c->users[fl->el[e].pos].mark = stamp; /* the copy the scans read (fm.h) */
         /* most of its channels are in the set already: asked here, not in
          * a call */
-        if (f->ch[fl->el[e].chan].mark != stamp && add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
+        if (c->mark != stamp && add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
             return -1;
         }
     }
@@ -228,19 +230,21 @@ static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
         const fm_chan *c = &f->ch[f->cchans[i]];
         double use = 0;
         for (int32_t u = 0; u < c->nusers; u++) {
-            const fm_flow *fl = &f->fl[c->users[u].flow];
-            const fm_elem *el = &fl->el[c->users[u].elem];
-            int32_t b = f->nk > 0 ? buf_index(f, nc, i, el->key) : -1;
-            if (b >= 0) {
+            const fm_user *us = &c->users[u];
+            if (f->nk > 0) {
+                /* the input buffers: the flow's own record */
+                const fm_flow *fl = &f->fl[us->flow];
+                const fm_elem *el = &fl->el[us->elem];
+                int32_t b = buf_index(f, nc, i, el->key);
                 f->pold[b] += fl->x * el->bcoef;
                 f->pccap[b] += ((double)fl->count - (double)(uint64_t)fl->p) * fl->bytes +
-                               fm_flow_queued_bytes(f, c->users[u].flow, f->c.buffer_bytes);
-            }
-            if (fl->mark != stamp) {
-                use += fl->x * el->coef;
-                if (b >= 0) {
+                               fm_flow_queued_bytes(f, us->flow, f->c.buffer_bytes);
+                if (fl->mark != stamp) {
                     f->pfix[b] += fl->x * el->bcoef;
                 }
+            }
+            if (us->mark != stamp) {
+                use += us->x * us->coef; /* the flow's x and coef (fm.h) */
             }
         }
         f->pfix[i] = use;
@@ -633,6 +637,16 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 /* Rates closer than this (relative) are equal: rounding of the solver. */
 #define FM_RATE_REL 1e-9
 
+/* The two tests of constraint_needs that read the set's new rates on
+ * constraint k: a set flow stopped there at a level below x (it would be
+ * entitled to more of k), or, where k is the outside flow's bottleneck
+ * (`limited`), a set flow passes x there (k no longer stops it). */
+static int set_rates_pass(const temu_fm *f, int32_t k, double x, int limited)
+{
+    return (f->plevel[k] >= 0 && x > f->plevel[k] * (1.0 + FM_RATE_REL)) ||
+           (limited && f->pmax[k] > x * (1.0 + FM_RATE_REL));
+}
+
 /* Must a flow outside the set, at rate x on constraint k of the set, be
  * solved with it?  `limited`: k is its bottleneck; dload: k's change of
  * load; oldcap: k's capacity when that flow was solved.  The max-min
@@ -645,14 +659,10 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 static int constraint_needs(const temu_fm *f, int32_t k, double x, int limited, double dload,
                             double oldcap)
 {
-    if (f->pfix[k] > f->pccap[k] + FM_LOAD_EPS) {
+    if (f->pfix[k] > f->pccap[k] + FM_LOAD_EPS || set_rates_pass(f, k, x, limited)) {
         return 1;
     }
-    if (f->plevel[k] >= 0 && x > f->plevel[k] * (1.0 + FM_RATE_REL)) {
-        return 1;
-    }
-    return limited && (dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[k] != oldcap ||
-                       f->pmax[k] > x * (1.0 + FM_RATE_REL));
+    return limited && (dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[k] != oldcap);
 }
 
 /* Must the outside flow of user us of the set's channel i (of nc) join
@@ -679,8 +689,8 @@ static int user_needs(const temu_fm *f, int32_t nc, int32_t i, const fm_user *us
  * channel i's own constraint that does not depend on the flow (overfilled,
  * its load or capacity changed) is asked once per channel: where neither
  * holds, a flow that crosses no buffer of the set can only need to join
- * through i's level or highest rate, compared here as constraint_needs
- * compares them (the same products, the same verdicts). */
+ * through i's level or highest rate: set_rates_pass, the test
+ * constraint_needs makes of them. */
 static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
 {
     int32_t n = *nc;
@@ -691,21 +701,13 @@ static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t
         int quiet = !(f->pfix[i] > f->pccap[i] + FM_LOAD_EPS) &&
                     !(dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[i] != c->cap);
         for (int32_t u = 0; u < c->nusers; u++) {
-            int32_t id = c->users[u].flow;
-            const fm_flow *g = &f->fl[id];
-            if (g->mark == stamp) {
+            const fm_user *us = &c->users[u];
+            if (us->mark == stamp || (quiet && f->nk == 0 && !set_rates_pass(f, i, us->x, us->here))) {
                 continue;
             }
-            if (quiet && f->nk == 0) {
-                int limited = g->limit == c->users[u].elem && !g->limit_buf;
-                if (!(f->plevel[i] >= 0 && g->x > f->plevel[i] * (1.0 + FM_RATE_REL)) &&
-                    !(limited && f->pmax[i] > g->x * (1.0 + FM_RATE_REL))) {
-                    continue;
-                }
-            }
-            if (user_needs(f, n, i, &c->users[u])) {
+            if (user_needs(f, n, i, us)) {
                 *grew = 1;
-                if (add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                if (add_flow(f, us->flow, stamp, nf, nc, ne) != 0) {
                     return -1;
                 }
             }
@@ -740,10 +742,7 @@ static int affected(temu_fm *f, int32_t nc)
     for (int32_t i = 0; i < nc; i++) {
         const fm_chan *c = &f->ch[f->cchans[i]];
         for (int32_t u = -1; u < c->nusers; u++) {
-            int32_t id = u < 0 ? f->cchans[i] : -1;
-            if (u >= 0 && c->users[u].elem > 0) {
-                id = f->fl[c->users[u].flow].el[c->users[u].elem - 1].chan;
-            }
+            int32_t id = u < 0 ? f->cchans[i] : c->users[u].prev;
             if (id < 0 || f->ch[id].aff_batch == batch) {
                 continue;
             }
@@ -797,6 +796,11 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
             if (f->rlimit[j] >= 0 && fl->el[e].chan == f->cchans[lim]) {
                 fl->limit = e;
             }
+        }
+        for (int32_t e = 0; e < fl->nel; e++) {
+            fm_user *us = &f->ch[fl->el[e].chan].users[fl->el[e].pos];
+            us->x = fl->x; /* the copies the scans read (fm.h) */
+            us->here = fl->limit == e && !fl->limit_buf;
         }
     }
 }
