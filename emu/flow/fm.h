@@ -58,11 +58,12 @@ typedef struct fm_elem {
  * 1,024 nodes those reads missed the cache and were most of a solve. */
 typedef struct fm_user {
     int32_t flow, elem;
-    int32_t mark;  /* the flow's mark (fm_solve.c: in the set)             */
-    int32_t prev;  /* the channel before this one on its route, -1: none   */
-    double x;      /* the flow's rate, packets per ps                      */
-    double coef;   /* the element's coef: ps of the channel per packet     */
-    uint8_t here;  /* this channel (not the buffer at its end) limits it   */
+    int32_t mark;       /* the flow's mark (fm_solve.c: in the set)             */
+    int32_t prev, next; /* the channels before and after this one, -1: none    */
+    uint8_t here;       /* this channel (not the buffer at its end) limits it   */
+    uint8_t vc;         /* the element's vc                                     */
+    double x;           /* the flow's rate, packets per ps                      */
+    double coef, ncoef; /* the element's and the next one's coef (0: none), ps per packet */
 } fm_user;
 
 /* A channel: a lane of a directed link, or a node's injection or ejection

@@ -213,9 +213,12 @@ static int flow_join(temu_fm *f, int32_t id)
             .elem = e,
             .mark = fl->mark,
             .prev = e > 0 ? fl->el[e - 1].chan : -1,
+            .next = e + 1 < fl->nel ? fl->el[e + 1].chan : -1,
+            .here = fl->limit == e && !fl->limit_buf,
+            .vc = fl->el[e].vc,
             .x = fl->x,
             .coef = fl->el[e].coef,
-            .here = fl->limit == e && !fl->limit_buf,
+            .ncoef = e + 1 < fl->nel ? fl->el[e + 1].coef : 0,
         };
         if (seed(f, fl->el[e].chan) != 0) {
             return -1;

@@ -180,13 +180,13 @@ static int add_seeds(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_
             return -1;
         }
         for (int32_t u = 0; u < c->nusers; u++) {
-            int32_t id = c->users[u].flow, e = c->users[u].elem;
-            if (f->fl[id].x == 0 && add_flow(f, id, stamp, nf, nc, ne) != 0) {
+            const fm_user *us = &c->users[u];
+            if (us->x == 0 && add_flow(f, us->flow, stamp, nf, nc, ne) != 0) {
                 return -1;
             }
             /* the channel it feeds: its input queue's outputs changed, and
              * with them its derating (chan_eta), re-decided in the set */
-            if (e + 1 < f->fl[id].nel && add_chan(f, f->fl[id].el[e + 1].chan, stamp, nc) != 0) {
+            if (us->next >= 0 && add_chan(f, us->next, stamp, nc) != 0) {
                 return -1;
             }
         }
@@ -303,9 +303,7 @@ static uint8_t queue_mixed(const temu_fm *f, fm_chan *c)
     c->mixed_call = f->call;
     c->mixed = 0;
     for (int32_t u = 0; u < c->nusers; u++) {
-        const fm_flow *fl = &f->fl[c->users[u].flow];
-        int32_t e = c->users[u].elem;
-        int64_t next = e + 1 < fl->nel ? fl->el[e + 1].chan : -1;
+        int64_t next = c->users[u].next;
         if (first == -2) {
             first = next;
         } else if (next != first) {
@@ -328,13 +326,12 @@ static double chan_eta(temu_fm *f, fm_chan *c)
     int inputs = 0, mixed = 0;
     unsigned vcs = 0;
     for (int32_t u = 0; u < c->nusers; u++) {
-        const fm_flow *fl = &f->fl[c->users[u].flow];
-        int32_t e = c->users[u].elem;
-        vcs |= 1u << fl->el[e].vc;
-        if (e == 0) {
+        const fm_user *us = &c->users[u];
+        vcs |= 1u << us->vc;
+        if (us->prev < 0) {
             continue; /* an injection channel: fed by its node's source queue */
         }
-        fm_chan *in = &f->ch[fl->el[e - 1].chan];
+        fm_chan *in = &f->ch[us->prev];
         if (in->seen != stamp) {
             in->seen = stamp;
             inputs++;
@@ -478,22 +475,22 @@ static int chan_rates(temu_fm *f, fm_chan *c)
         f->capnexts = n;
     }
     for (int32_t i = 0; i < c->nusers; i++) {
-        const fm_flow *fl = &f->fl[c->users[i].flow];
-        int32_t e = c->users[i].elem;
-        if (e + 1 < fl->nel) {
-            fm_chan *n = &f->ch[fl->el[e + 1].chan];
-            n->scratch += fl->x * fl->el[e + 1].coef;
+        const fm_user *us = &c->users[i];
+        if (us->next >= 0) {
+            fm_chan *n = &f->ch[us->next];
+            n->scratch += us->x * us->ncoef; /* fl->x x fl->el[e + 1].coef (fm.h) */
             if (n->grown != stamp) {
                 n->grown = stamp;
-                f->nexts[nnext++] = fl->el[e + 1].chan;
+                f->nexts[nnext++] = us->next;
             }
         }
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
-        const fm_flow *fl = &f->fl[c->users[i].flow];
-        const fm_elem *el = &fl->el[c->users[i].elem];
-        int32_t e = c->users[i].elem;
-        double share = fl->x * el->coef / c->u;
+        const fm_user *us = &c->users[i];
+        const fm_flow *fl = &f->fl[us->flow];
+        const fm_elem *el = &fl->el[us->elem];
+        int32_t e = us->elem;
+        double share = us->x * us->coef / c->u;
         k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
         /* held back by this lane's own input buffer (the credit loop: it
          * waits for credit), or by a bottleneck further on whose backlog
@@ -510,10 +507,10 @@ static int chan_rates(temu_fm *f, fm_chan *c)
         adaptive += fl->adaptive ? share : 0;
         held[el->key & 15u] += fl->x * el->hold;
         keyed[el->key & 15u] += share;
-        if (e + 1 >= fl->nel) {
+        if (us->next < 0) {
             continue;
         }
-        fm_chan *n = &f->ch[fl->el[e + 1].chan];
+        fm_chan *n = &f->ch[us->next];
         if (n->seen != stamp) {
             /* n's other load and M/D/1 wait: the same for each of c's
              * flows going on to n, worked out at the first */
@@ -527,7 +524,7 @@ static int chan_rates(temu_fm *f, fm_chan *c)
         }
         z += share * n->other;
         /* the class's own wait for n: its load there x n's M/D/1 wait */
-        cinq[fl->cls] += fl->x * fl->el[e + 1].coef * n->wait;
+        cinq[fl->cls] += us->x * us->ncoef * n->wait;
     }
     for (int32_t i = 0; i < nnext; i++) {
         f->ch[f->nexts[i]].scratch = 0;
@@ -671,15 +668,17 @@ static int constraint_needs(const temu_fm *f, int32_t k, double x, int limited, 
 static int user_needs(const temu_fm *f, int32_t nc, int32_t i, const fm_user *us)
 {
     const fm_chan *c = &f->ch[f->cchans[i]];
-    const fm_flow *g = &f->fl[us->flow];
-    const fm_elem *el = &g->el[us->elem];
-    int here = g->limit == us->elem;
-    if (constraint_needs(f, i, g->x, here && !g->limit_buf, f->punew[i] - c->u, c->cap)) {
+    if (constraint_needs(f, i, us->x, us->here, f->punew[i] - c->u, c->cap)) {
         return 1;
     }
-    if (f->nk > 0 && el->bcoef > 0) {
-        int32_t b = buf_index(f, nc, i, el->key);
-        return constraint_needs(f, b, g->x, here && g->limit_buf, f->punew[b] - f->pold[b], 1.0);
+    if (f->nk > 0) {
+        const fm_flow *g = &f->fl[us->flow];
+        const fm_elem *el = &g->el[us->elem];
+        if (el->bcoef > 0) {
+            int32_t b = buf_index(f, nc, i, el->key);
+            return constraint_needs(f, b, g->x, g->limit == us->elem && g->limit_buf,
+                                    f->punew[b] - f->pold[b], 1.0);
+        }
     }
     return 0;
 }
