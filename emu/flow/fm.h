@@ -60,10 +60,15 @@ typedef struct fm_user {
     int32_t flow, elem;
     int32_t mark;       /* the flow's mark (fm_solve.c: in the set)             */
     int32_t prev, next; /* the channels before and after this one, -1: none    */
+    uint32_t bytes;     /* the flow's bytes per packet                          */
     uint8_t here;       /* this channel (not the buffer at its end) limits it   */
-    uint8_t vc;         /* the element's vc                                     */
+    uint8_t ahead;      /* its bottleneck is further on, or the buffer at this  */
+                        /* channel's end or one further on (chan_rates)         */
+    uint8_t vc, key;    /* the element's                                        */
+    uint8_t cls, adaptive; /* the flow's                                        */
     double x;           /* the flow's rate, packets per ps                      */
     double coef, ncoef; /* the element's and the next one's coef (0: none), ps per packet */
+    double hold;        /* the element's                                        */
 } fm_user;
 
 /* A channel: a lane of a directed link, or a node's injection or ejection

@@ -487,26 +487,28 @@ static int chan_rates(temu_fm *f, fm_chan *c)
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
         const fm_user *us = &c->users[i];
-        const fm_flow *fl = &f->fl[us->flow];
-        const fm_elem *el = &fl->el[us->elem];
-        int32_t e = us->elem;
         double share = us->x * us->coef / c->u;
-        k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
+        k += share * (double)f->c.buffer_bytes / (double)us->bytes;
         /* held back by this lane's own input buffer (the credit loop: it
          * waits for credit), or by a bottleneck further on whose backlog
-         * reaches back into the buffer at this lane's end */
-        if (loop_holds(f, fl, e)) {
-            back += share;
-            cback[fl->cls] += share;
-        } else if (fl->limit > e) {
-            spill[el->key & 15u] += backlog_spill(f, c->users[i].flow, fl->limit - e);
-            spilled[el->key & 15u] += share;
+         * reaches back into the buffer at this lane's end; neither where
+         * its bottleneck is not ahead (us->ahead: no flow record read) */
+        if (us->ahead) {
+            const fm_flow *fl = &f->fl[us->flow];
+            int32_t e = us->elem;
+            if (loop_holds(f, fl, e)) {
+                back += share;
+                cback[us->cls] += share;
+            } else if (fl->limit > e) {
+                spill[us->key & 15u] += backlog_spill(f, us->flow, fl->limit - e);
+                spilled[us->key & 15u] += share;
+            }
         }
-        cshare[fl->cls] += share;
-        flows[el->key & 15u]++;
-        adaptive += fl->adaptive ? share : 0;
-        held[el->key & 15u] += fl->x * el->hold;
-        keyed[el->key & 15u] += share;
+        cshare[us->cls] += share;
+        flows[us->key & 15u]++;
+        adaptive += us->adaptive ? share : 0;
+        held[us->key & 15u] += us->x * us->hold;
+        keyed[us->key & 15u] += share;
         if (us->next < 0) {
             continue;
         }
@@ -524,7 +526,7 @@ static int chan_rates(temu_fm *f, fm_chan *c)
         }
         z += share * n->other;
         /* the class's own wait for n: its load there x n's M/D/1 wait */
-        cinq[fl->cls] += us->x * us->ncoef * n->wait;
+        cinq[us->cls] += us->x * us->ncoef * n->wait;
     }
     for (int32_t i = 0; i < nnext; i++) {
         f->ch[f->nexts[i]].scratch = 0;
@@ -800,6 +802,7 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
             fm_user *us = &f->ch[fl->el[e].chan].users[fl->el[e].pos];
             us->x = fl->x; /* the copies the scans read (fm.h) */
             us->here = fl->limit == e && !fl->limit_buf;
+            us->ahead = fl->limit > e || (fl->limit_buf && fl->limit == e);
         }
     }
 }
