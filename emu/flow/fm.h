@@ -94,6 +94,7 @@ typedef struct fm_chan {
     int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
     int32_t mixed_call;      /* fm_solve.c: and mixed */
     int32_t paced_call;      /* fm_solve.c: and paced */
+    int32_t fix_call;        /* fm_solve.c: the solve whose outside use (pfix) it holds */
     int32_t aff_batch;       /* fm_solve.c: the instant (batch + 1) whose stall rates it awaits */
     double eta;              /* fm_solve.c: its derating if a bottleneck (chan_eta) */
     uint8_t mixed;           /* fm_solve.c: its input queue feeds 2+ outputs */

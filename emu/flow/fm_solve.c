@@ -161,6 +161,7 @@ static int add_flow(temu_fm *f, int32_t id, int32_t stamp, int32_t *nf, int32_t 
     for (int32_t e = 0; e < fl->nel; e++) {
         fm_chan *c = &f->ch[fl->el[e].chan];
         c->users[fl->el[e].pos].mark = stamp; /* the copy the scans read (fm.h) */
+        c->fix_call = 0;                      /* its outside use changed */
         /* most of its channels are in the set already: asked here, not in
          * a call */
         if (c->mark != stamp && add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
@@ -220,15 +221,22 @@ static void buffer_open(temu_fm *f, int32_t nc)
 
 /* What the flows outside the set use of each of its channels and of their
  * input buffers (they keep their rates), and (pold) what all flows used of
- * the buffers at their old rates. */
+ * the buffers at their old rates.  Without buffers, a channel's use is
+ * summed again in a later pass of the set's growth only where a flow
+ * joined (add_flow clears fix_call): the others' sums would be the same
+ * terms in the same order. */
 static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
 {
     for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
         f->pfix[i] = f->pold[i] = f->pccap[i] = 0;
     }
     for (int32_t i = 0; i < nc; i++) {
-        const fm_chan *c = &f->ch[f->cchans[i]];
+        fm_chan *c = &f->ch[f->cchans[i]];
         double use = 0;
+        if (f->nk == 0 && c->fix_call == f->call) {
+            continue;
+        }
+        c->fix_call = f->call;
         for (int32_t u = 0; u < c->nusers; u++) {
             const fm_user *us = &c->users[u];
             if (f->nk > 0) {
