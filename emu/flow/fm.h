@@ -55,20 +55,21 @@ typedef struct fm_elem {
  * equal to it (the flow's mark: add_flow; its rate and bottleneck: apply,
  * fm_model.c flow_join), so that a scan reads the channel's users in
  * order instead of one flow record (160 bytes, anywhere) per user: on
- * 1,024 nodes those reads missed the cache and were most of a solve. */
+ * 1,024 nodes those reads missed the cache (doc/performance.md, "Channels'
+ * users carry their flows' fields"). */
 typedef struct fm_user {
     int32_t flow, elem;
-    int32_t mark;       /* the flow's mark (fm_solve.c: in the set)             */
-    int32_t prev, next; /* the channels before and after this one, -1: none    */
-    uint32_t bytes;     /* the flow's bytes per packet                          */
-    uint8_t here;       /* this channel (not the buffer at its end) limits it   */
-    uint8_t ahead;      /* its bottleneck is further on, or the buffer at this  */
-                        /* channel's end or one further on (chan_rates)         */
-    uint8_t vc, key;    /* the element's                                        */
-    uint8_t cls, adaptive; /* the flow's                                        */
-    double x;           /* the flow's rate, packets per ps                      */
-    double coef, ncoef; /* the element's and the next one's coef (0: none), ps per packet */
-    double hold;        /* the element's                                        */
+    int32_t mark;          /* the flow's mark (fm_solve.c: in the set) */
+    int32_t prev, next;    /* the channels before and after this one, -1: none */
+    uint32_t bytes;        /* the flow's bytes per packet */
+    uint8_t here;          /* this channel (not the buffer at its end) limits it */
+    uint8_t ahead;         /* its bottleneck lies further on its route, or is the */
+                           /* input buffer at this channel's end (chan_rates) */
+    uint8_t vc, key;       /* the element's */
+    uint8_t cls, adaptive; /* the flow's */
+    double x;              /* the flow's rate, packets per ps */
+    double coef, ncoef;    /* the element's and the next one's coef (0: none), ps per packet */
+    double hold;           /* the element's */
 } fm_user;
 
 /* A channel: a lane of a directed link, or a node's injection or ejection
@@ -178,7 +179,8 @@ struct temu_fm {
     /* fm_solve.c scratch */
     int32_t *cflows, *cchans, *pstart, *pchan;
     double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
-    double *plevel, *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
+    double *plevel,
+        *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
     /* the lanes whose stall rates and the flows whose events the solves of
      * the current instant changed (fm_solve_finish): each once */
     int32_t *aff, *resched;

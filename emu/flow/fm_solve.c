@@ -711,7 +711,8 @@ static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t
                     !(dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[i] != c->cap);
         for (int32_t u = 0; u < c->nusers; u++) {
             const fm_user *us = &c->users[u];
-            if (us->mark == stamp || (quiet && f->nk == 0 && !set_rates_pass(f, i, us->x, us->here))) {
+            if (us->mark == stamp ||
+                (quiet && f->nk == 0 && !set_rates_pass(f, i, us->x, us->here))) {
                 continue;
             }
             if (user_needs(f, n, i, us)) {
