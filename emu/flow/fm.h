@@ -50,9 +50,26 @@ typedef struct fm_elem {
     uint8_t key;  /* its VC's buffer at the channel's end: class x VCs per class + vc */
 } fm_elem;
 
-/* A channel's user: flow and the element of its route. */
+/* A channel's user: flow and the element of its route, and copies of
+ * what fm_solve.c's scans of a channel's users read of the flow, kept
+ * equal to it (the flow's mark: add_flow; its rate and bottleneck: apply,
+ * fm_model.c flow_join), so that a scan reads the channel's users in
+ * order instead of one flow record (160 bytes, anywhere) per user: on
+ * 1,024 nodes those reads missed the cache (doc/performance.md, "Channels'
+ * users carry their flows' fields"). */
 typedef struct fm_user {
     int32_t flow, elem;
+    int32_t mark;          /* the flow's mark (fm_solve.c: in the set) */
+    int32_t prev, next;    /* the channels before and after this one, -1: none */
+    uint32_t bytes;        /* the flow's bytes per packet */
+    uint8_t here;          /* this channel (not the buffer at its end) limits it */
+    uint8_t ahead;         /* its bottleneck lies further on its route, or is the */
+                           /* input buffer at this channel's end (chan_rates) */
+    uint8_t vc, key;       /* the element's */
+    uint8_t cls, adaptive; /* the flow's */
+    double x;              /* the flow's rate, packets per ps */
+    double coef, ncoef;    /* the element's and the next one's coef (0: none), ps per packet */
+    double hold;           /* the element's */
 } fm_user;
 
 /* A channel: a lane of a directed link, or a node's injection or ejection
@@ -78,6 +95,7 @@ typedef struct fm_chan {
     int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
     int32_t mixed_call;      /* fm_solve.c: and mixed */
     int32_t paced_call;      /* fm_solve.c: and paced */
+    int32_t fix_call;        /* fm_solve.c: the solve whose outside use (pfix) it holds */
     int32_t aff_batch;       /* fm_solve.c: the instant (batch + 1) whose stall rates it awaits */
     double eta;              /* fm_solve.c: its derating if a bottleneck (chan_eta) */
     uint8_t mixed;           /* fm_solve.c: its input queue feeds 2+ outputs */
@@ -161,7 +179,8 @@ struct temu_fm {
     /* fm_solve.c scratch */
     int32_t *cflows, *cchans, *pstart, *pchan;
     double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
-    double *plevel, *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
+    double *plevel,
+        *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
     /* the lanes whose stall rates and the flows whose events the solves of
      * the current instant changed (fm_solve_finish): each once */
     int32_t *aff, *resched;

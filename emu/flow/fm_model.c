@@ -208,7 +208,24 @@ static int flow_join(temu_fm *f, int32_t id)
             c->capusers = cap;
         }
         fl->el[e].pos = c->nusers;
-        c->users[c->nusers++] = (fm_user){id, e};
+        c->users[c->nusers++] = (fm_user){
+            .flow = id,
+            .elem = e,
+            .mark = fl->mark,
+            .prev = e > 0 ? fl->el[e - 1].chan : -1,
+            .next = e + 1 < fl->nel ? fl->el[e + 1].chan : -1,
+            .bytes = fl->bytes,
+            .here = fl->limit == e && !fl->limit_buf,
+            .ahead = fl->limit > e || (fl->limit_buf && fl->limit == e),
+            .vc = fl->el[e].vc,
+            .key = fl->el[e].key,
+            .cls = (uint8_t)fl->cls,
+            .adaptive = fl->adaptive,
+            .x = fl->x,
+            .coef = fl->el[e].coef,
+            .ncoef = e + 1 < fl->nel ? fl->el[e + 1].coef : 0,
+            .hold = fl->el[e].hold,
+        };
         if (seed(f, fl->el[e].chan) != 0) {
             return -1;
         }

@@ -159,9 +159,12 @@ static int add_flow(temu_fm *f, int32_t id, int32_t stamp, int32_t *nf, int32_t 
     fm_flow_advance(f, id, f->now);
     fm_flow_report(f, id, f->now, 0);
     for (int32_t e = 0; e < fl->nel; e++) {
+        fm_chan *c = &f->ch[fl->el[e].chan];
+        c->users[fl->el[e].pos].mark = stamp; /* the copy the scans read (fm.h) */
+        c->fix_call = 0;                      /* its outside use changed */
         /* most of its channels are in the set already: asked here, not in
          * a call */
-        if (f->ch[fl->el[e].chan].mark != stamp && add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
+        if (c->mark != stamp && add_chan(f, fl->el[e].chan, stamp, nc) != 0) {
             return -1;
         }
     }
@@ -178,13 +181,13 @@ static int add_seeds(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_
             return -1;
         }
         for (int32_t u = 0; u < c->nusers; u++) {
-            int32_t id = c->users[u].flow, e = c->users[u].elem;
-            if (f->fl[id].x == 0 && add_flow(f, id, stamp, nf, nc, ne) != 0) {
+            const fm_user *us = &c->users[u];
+            if (us->x == 0 && add_flow(f, us->flow, stamp, nf, nc, ne) != 0) {
                 return -1;
             }
             /* the channel it feeds: its input queue's outputs changed, and
              * with them its derating (chan_eta), re-decided in the set */
-            if (e + 1 < f->fl[id].nel && add_chan(f, f->fl[id].el[e + 1].chan, stamp, nc) != 0) {
+            if (us->next >= 0 && add_chan(f, us->next, stamp, nc) != 0) {
                 return -1;
             }
         }
@@ -218,29 +221,38 @@ static void buffer_open(temu_fm *f, int32_t nc)
 
 /* What the flows outside the set use of each of its channels and of their
  * input buffers (they keep their rates), and (pold) what all flows used of
- * the buffers at their old rates. */
+ * the buffers at their old rates.  Without buffers, a channel's use is
+ * summed again in a later pass of the set's growth only where a flow
+ * joined (add_flow clears fix_call): the others' sums would be the same
+ * terms in the same order. */
 static void fixed_use(temu_fm *f, int32_t nc, int32_t stamp)
 {
     for (int32_t i = nc; i < nc * (1 + f->nk); i++) {
         f->pfix[i] = f->pold[i] = f->pccap[i] = 0;
     }
     for (int32_t i = 0; i < nc; i++) {
-        const fm_chan *c = &f->ch[f->cchans[i]];
+        fm_chan *c = &f->ch[f->cchans[i]];
         double use = 0;
+        if (f->nk == 0 && c->fix_call == f->call) {
+            continue;
+        }
+        c->fix_call = f->call;
         for (int32_t u = 0; u < c->nusers; u++) {
-            const fm_flow *fl = &f->fl[c->users[u].flow];
-            const fm_elem *el = &fl->el[c->users[u].elem];
-            int32_t b = f->nk > 0 ? buf_index(f, nc, i, el->key) : -1;
-            if (b >= 0) {
+            const fm_user *us = &c->users[u];
+            if (f->nk > 0) {
+                /* the input buffers: the flow's own record */
+                const fm_flow *fl = &f->fl[us->flow];
+                const fm_elem *el = &fl->el[us->elem];
+                int32_t b = buf_index(f, nc, i, el->key);
                 f->pold[b] += fl->x * el->bcoef;
                 f->pccap[b] += ((double)fl->count - (double)(uint64_t)fl->p) * fl->bytes +
-                               fm_flow_queued_bytes(f, c->users[u].flow, f->c.buffer_bytes);
-            }
-            if (fl->mark != stamp) {
-                use += fl->x * el->coef;
-                if (b >= 0) {
+                               fm_flow_queued_bytes(f, us->flow, f->c.buffer_bytes);
+                if (fl->mark != stamp) {
                     f->pfix[b] += fl->x * el->bcoef;
                 }
+            }
+            if (us->mark != stamp) {
+                use += us->x * us->coef; /* the flow's x and coef (fm.h) */
             }
         }
         f->pfix[i] = use;
@@ -299,9 +311,7 @@ static uint8_t queue_mixed(const temu_fm *f, fm_chan *c)
     c->mixed_call = f->call;
     c->mixed = 0;
     for (int32_t u = 0; u < c->nusers; u++) {
-        const fm_flow *fl = &f->fl[c->users[u].flow];
-        int32_t e = c->users[u].elem;
-        int64_t next = e + 1 < fl->nel ? fl->el[e + 1].chan : -1;
+        int64_t next = c->users[u].next;
         if (first == -2) {
             first = next;
         } else if (next != first) {
@@ -324,13 +334,12 @@ static double chan_eta(temu_fm *f, fm_chan *c)
     int inputs = 0, mixed = 0;
     unsigned vcs = 0;
     for (int32_t u = 0; u < c->nusers; u++) {
-        const fm_flow *fl = &f->fl[c->users[u].flow];
-        int32_t e = c->users[u].elem;
-        vcs |= 1u << fl->el[e].vc;
-        if (e == 0) {
+        const fm_user *us = &c->users[u];
+        vcs |= 1u << us->vc;
+        if (us->prev < 0) {
             continue; /* an injection channel: fed by its node's source queue */
         }
-        fm_chan *in = &f->ch[fl->el[e - 1].chan];
+        fm_chan *in = &f->ch[us->prev];
         if (in->seen != stamp) {
             in->seen = stamp;
             inputs++;
@@ -474,42 +483,44 @@ static int chan_rates(temu_fm *f, fm_chan *c)
         f->capnexts = n;
     }
     for (int32_t i = 0; i < c->nusers; i++) {
-        const fm_flow *fl = &f->fl[c->users[i].flow];
-        int32_t e = c->users[i].elem;
-        if (e + 1 < fl->nel) {
-            fm_chan *n = &f->ch[fl->el[e + 1].chan];
-            n->scratch += fl->x * fl->el[e + 1].coef;
+        const fm_user *us = &c->users[i];
+        if (us->next >= 0) {
+            fm_chan *n = &f->ch[us->next];
+            n->scratch += us->x * us->ncoef; /* fl->x x fl->el[e + 1].coef (fm.h) */
             if (n->grown != stamp) {
                 n->grown = stamp;
-                f->nexts[nnext++] = fl->el[e + 1].chan;
+                f->nexts[nnext++] = us->next;
             }
         }
     }
     for (int32_t i = 0; i < c->nusers && c->u > 0; i++) {
-        const fm_flow *fl = &f->fl[c->users[i].flow];
-        const fm_elem *el = &fl->el[c->users[i].elem];
-        int32_t e = c->users[i].elem;
-        double share = fl->x * el->coef / c->u;
-        k += share * (double)f->c.buffer_bytes / (double)fl->bytes;
+        const fm_user *us = &c->users[i];
+        double share = us->x * us->coef / c->u;
+        k += share * (double)f->c.buffer_bytes / (double)us->bytes;
         /* held back by this lane's own input buffer (the credit loop: it
          * waits for credit), or by a bottleneck further on whose backlog
-         * reaches back into the buffer at this lane's end */
-        if (loop_holds(f, fl, e)) {
-            back += share;
-            cback[fl->cls] += share;
-        } else if (fl->limit > e) {
-            spill[el->key & 15u] += backlog_spill(f, c->users[i].flow, fl->limit - e);
-            spilled[el->key & 15u] += share;
+         * reaches back into the buffer at this lane's end; neither where
+         * its bottleneck is not ahead (us->ahead: no flow record read) */
+        if (us->ahead) {
+            const fm_flow *fl = &f->fl[us->flow];
+            int32_t e = us->elem;
+            if (loop_holds(f, fl, e)) {
+                back += share;
+                cback[us->cls] += share;
+            } else if (fl->limit > e) {
+                spill[us->key & 15u] += backlog_spill(f, us->flow, fl->limit - e);
+                spilled[us->key & 15u] += share;
+            }
         }
-        cshare[fl->cls] += share;
-        flows[el->key & 15u]++;
-        adaptive += fl->adaptive ? share : 0;
-        held[el->key & 15u] += fl->x * el->hold;
-        keyed[el->key & 15u] += share;
-        if (e + 1 >= fl->nel) {
+        cshare[us->cls] += share;
+        flows[us->key & 15u]++;
+        adaptive += us->adaptive ? share : 0;
+        held[us->key & 15u] += us->x * us->hold;
+        keyed[us->key & 15u] += share;
+        if (us->next < 0) {
             continue;
         }
-        fm_chan *n = &f->ch[fl->el[e + 1].chan];
+        fm_chan *n = &f->ch[us->next];
         if (n->seen != stamp) {
             /* n's other load and M/D/1 wait: the same for each of c's
              * flows going on to n, worked out at the first */
@@ -523,7 +534,7 @@ static int chan_rates(temu_fm *f, fm_chan *c)
         }
         z += share * n->other;
         /* the class's own wait for n: its load there x n's M/D/1 wait */
-        cinq[fl->cls] += fl->x * fl->el[e + 1].coef * n->wait;
+        cinq[us->cls] += us->x * us->ncoef * n->wait;
     }
     for (int32_t i = 0; i < nnext; i++) {
         f->ch[f->nexts[i]].scratch = 0;
@@ -633,6 +644,16 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 /* Rates closer than this (relative) are equal: rounding of the solver. */
 #define FM_RATE_REL 1e-9
 
+/* The two tests of constraint_needs that read the set's new rates on
+ * constraint k: a set flow stopped there at a level below x (it would be
+ * entitled to more of k), or, where k is the outside flow's bottleneck
+ * (`limited`), a set flow passes x there (k no longer stops it). */
+static int set_rates_pass(const temu_fm *f, int32_t k, double x, int limited)
+{
+    return (f->plevel[k] >= 0 && x > f->plevel[k] * (1.0 + FM_RATE_REL)) ||
+           (limited && f->pmax[k] > x * (1.0 + FM_RATE_REL));
+}
+
 /* Must a flow outside the set, at rate x on constraint k of the set, be
  * solved with it?  `limited`: k is its bottleneck; dload: k's change of
  * load; oldcap: k's capacity when that flow was solved.  The max-min
@@ -645,14 +666,10 @@ static int solve_set(temu_fm *f, int32_t nf, int32_t nc, int32_t stamp)
 static int constraint_needs(const temu_fm *f, int32_t k, double x, int limited, double dload,
                             double oldcap)
 {
-    if (f->pfix[k] > f->pccap[k] + FM_LOAD_EPS) {
+    if (f->pfix[k] > f->pccap[k] + FM_LOAD_EPS || set_rates_pass(f, k, x, limited)) {
         return 1;
     }
-    if (f->plevel[k] >= 0 && x > f->plevel[k] * (1.0 + FM_RATE_REL)) {
-        return 1;
-    }
-    return limited && (dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[k] != oldcap ||
-                       f->pmax[k] > x * (1.0 + FM_RATE_REL));
+    return limited && (dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[k] != oldcap);
 }
 
 /* Must the outside flow of user us of the set's channel i (of nc) join
@@ -661,15 +678,17 @@ static int constraint_needs(const temu_fm *f, int32_t k, double x, int limited, 
 static int user_needs(const temu_fm *f, int32_t nc, int32_t i, const fm_user *us)
 {
     const fm_chan *c = &f->ch[f->cchans[i]];
-    const fm_flow *g = &f->fl[us->flow];
-    const fm_elem *el = &g->el[us->elem];
-    int here = g->limit == us->elem;
-    if (constraint_needs(f, i, g->x, here && !g->limit_buf, f->punew[i] - c->u, c->cap)) {
+    if (constraint_needs(f, i, us->x, us->here, f->punew[i] - c->u, c->cap)) {
         return 1;
     }
-    if (f->nk > 0 && el->bcoef > 0) {
-        int32_t b = buf_index(f, nc, i, el->key);
-        return constraint_needs(f, b, g->x, here && g->limit_buf, f->punew[b] - f->pold[b], 1.0);
+    if (f->nk > 0) {
+        const fm_flow *g = &f->fl[us->flow];
+        const fm_elem *el = &g->el[us->elem];
+        if (el->bcoef > 0) {
+            int32_t b = buf_index(f, nc, i, el->key);
+            return constraint_needs(f, b, g->x, g->limit == us->elem && g->limit_buf,
+                                    f->punew[b] - f->pold[b], 1.0);
+        }
     }
     return 0;
 }
@@ -679,8 +698,8 @@ static int user_needs(const temu_fm *f, int32_t nc, int32_t i, const fm_user *us
  * channel i's own constraint that does not depend on the flow (overfilled,
  * its load or capacity changed) is asked once per channel: where neither
  * holds, a flow that crosses no buffer of the set can only need to join
- * through i's level or highest rate, compared here as constraint_needs
- * compares them (the same products, the same verdicts). */
+ * through i's level or highest rate: set_rates_pass, the test
+ * constraint_needs makes of them. */
 static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t *ne, int *grew)
 {
     int32_t n = *nc;
@@ -691,21 +710,14 @@ static int grow_set(temu_fm *f, int32_t stamp, int32_t *nf, int32_t *nc, int32_t
         int quiet = !(f->pfix[i] > f->pccap[i] + FM_LOAD_EPS) &&
                     !(dload > FM_LOAD_EPS || dload < -FM_LOAD_EPS || f->pccap[i] != c->cap);
         for (int32_t u = 0; u < c->nusers; u++) {
-            int32_t id = c->users[u].flow;
-            const fm_flow *g = &f->fl[id];
-            if (g->mark == stamp) {
+            const fm_user *us = &c->users[u];
+            if (us->mark == stamp ||
+                (quiet && f->nk == 0 && !set_rates_pass(f, i, us->x, us->here))) {
                 continue;
             }
-            if (quiet && f->nk == 0) {
-                int limited = g->limit == c->users[u].elem && !g->limit_buf;
-                if (!(f->plevel[i] >= 0 && g->x > f->plevel[i] * (1.0 + FM_RATE_REL)) &&
-                    !(limited && f->pmax[i] > g->x * (1.0 + FM_RATE_REL))) {
-                    continue;
-                }
-            }
-            if (user_needs(f, n, i, &c->users[u])) {
+            if (user_needs(f, n, i, us)) {
                 *grew = 1;
-                if (add_flow(f, id, stamp, nf, nc, ne) != 0) {
+                if (add_flow(f, us->flow, stamp, nf, nc, ne) != 0) {
                     return -1;
                 }
             }
@@ -740,10 +752,7 @@ static int affected(temu_fm *f, int32_t nc)
     for (int32_t i = 0; i < nc; i++) {
         const fm_chan *c = &f->ch[f->cchans[i]];
         for (int32_t u = -1; u < c->nusers; u++) {
-            int32_t id = u < 0 ? f->cchans[i] : -1;
-            if (u >= 0 && c->users[u].elem > 0) {
-                id = f->fl[c->users[u].flow].el[c->users[u].elem - 1].chan;
-            }
+            int32_t id = u < 0 ? f->cchans[i] : c->users[u].prev;
             if (id < 0 || f->ch[id].aff_batch == batch) {
                 continue;
             }
@@ -797,6 +806,12 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
             if (f->rlimit[j] >= 0 && fl->el[e].chan == f->cchans[lim]) {
                 fl->limit = e;
             }
+        }
+        for (int32_t e = 0; e < fl->nel; e++) {
+            fm_user *us = &f->ch[fl->el[e].chan].users[fl->el[e].pos];
+            us->x = fl->x; /* the copies the scans read (fm.h) */
+            us->here = fl->limit == e && !fl->limit_buf;
+            us->ahead = fl->limit > e || (fl->limit_buf && fl->limit == e);
         }
     }
 }
