@@ -46,6 +46,9 @@ typedef struct fm_elem {
     double hold;  /* the same, always (stall estimates)                                 */
     double bcoef; /* of the input buffer at its end, per packet: bytes x the time they  */
                   /* hold it (wire, router, read-out, credit return) / its size; 0: none */
+    double tcoef; /* of the input VC at its end, per packet, with a VC turnaround        */
+                  /* (turn_ps): its read-out onto the next channel + turn_ps; 0: none     */
+                  /* (fm_route.c, add_turnaround)                                         */
     uint8_t vc;   /* dateline class: 1 where the ring wraps    */
     uint8_t key;  /* its VC's buffer at the channel's end: class x VCs per class + vc */
 } fm_elem;
@@ -107,7 +110,8 @@ typedef struct fm_flow {
     fm_elem *el;
     int32_t nel;
     int32_t limit;     /* element of its bottleneck, -1: its bound or none    */
-    uint8_t limit_buf; /* the bottleneck is the input buffer at that element's end */
+    uint8_t limit_buf; /* the bottleneck is at that element's end: 1 its input buffer, */
+                       /* 2 its input VC's turnaround; 0: the channel                    */
     int32_t next_free;
     int32_t qnext; /* the flow behind it in its node's source queue, -1: none */
     int32_t mark, local;
@@ -116,6 +120,8 @@ typedef struct fm_flow {
     uint32_t bytes, cls, lane_key;
     uint8_t state, adaptive;
     uint8_t buffered; /* an input buffer on its route may limit it (some bcoef > 0) */
+    uint8_t inject_vc; /* its VC of the injection port's class (inject_vcs: its first   */
+                       /* packet's serial at its node, mod 2, as the packet model's)    */
 } fm_flow;
 
 /* An indexed min-heap of flow ids keyed by (time, seq). */
@@ -133,7 +139,9 @@ struct temu_fm {
     int tlinks, maxlanes;
     int vcs_per_class; /* 2: dateline VCs (credits, or trains), else 1 */
     int nkeys;         /* input buffers per channel: classes x vcs_per_class */
-    int nk;            /* of them, in the current solve: 0 while no flow is buffered */
+    int nk;            /* constraints per channel at its end in the current solve: the nkeys */
+                       /* buffers (0 while no flow is buffered), then with turn_ps > 0 the  */
+                       /* nkeys input VCs' turnarounds (fm_solve.c, turn_rows)               */
     int64_t nbuffered; /* flows under way that are buffered */
     int lanes[2 * TEMU_MAX_DIMS];
     int64_t ntorus, nchan;
@@ -146,6 +154,7 @@ struct temu_fm {
     /* [nnodes] source queues (fm_model.c): first (on its channels) and
      * last flow, -1: empty */
     int32_t *qhead, *qtail;
+    uint64_t *sent; /* [nnodes] packets sent by each node (inject_vcs) */
     int32_t *revisit;    /* nodes whose queue waits for a solve (fm_model.c, source_admit) */
     uint8_t *revisiting; /* [nnodes] in revisit */
     int32_t nrevisit, caprevisit;
@@ -162,6 +171,7 @@ struct temu_fm {
     int32_t *cflows, *cchans, *pstart, *pchan;
     double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
     double *plevel, *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
+    double *pturn; /* per turnaround constraint: its packets still to pass x their read-out, ps */
     /* the lanes whose stall rates and the flows whose events the solves of
      * the current instant changed (fm_solve_finish): each once */
     int32_t *aff, *resched;
