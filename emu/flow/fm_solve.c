@@ -328,6 +328,7 @@ static void problem_caps(temu_fm *f, int32_t nc)
 static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 {
     int32_t k = 0, ntot = nc * (1 + f->nk);
+    int turns = turn_rows(f); /* asked once: not per element (turn_index) */
     problem_caps(f, nc);
     for (int32_t j = 0; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
@@ -342,9 +343,8 @@ static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
                 f->pchan[k] = buf_index(f, nc, i, fl->el[e].key);
                 f->pcoef[k++] = fl->el[e].bcoef;
             }
-            int32_t t = turn_index(f, nc, i, &fl->el[e]);
-            if (t >= 0) {
-                f->pchan[k] = t;
+            if (turns && fl->el[e].tcoef > 0) {
+                f->pchan[k] = buf_index(f, nc, i, f->nkeys + fl->el[e].key);
                 f->pcoef[k++] = fl->el[e].tcoef;
             }
         }
@@ -861,13 +861,18 @@ static void apply(temu_fm *f, int32_t nf, int32_t nc)
     }
     for (int32_t j = 0; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
-        /* the channel that stopped it (a buffer: the channel it ends) */
-        int32_t lim = f->rlimit[j] < nc ? f->rlimit[j] : (f->rlimit[j] - nc) / f->nk;
+        /* the channel that stopped it (a buffer or turnaround: the channel it
+         * ends; limit_buf 1 or 2) */
+        int32_t r = f->rlimit[j], lim = r;
+        fl->limit_buf = 0;
+        if (r >= nc) {
+            lim = (r - nc) / f->nk;
+            fl->limit_buf = (r - nc) % f->nk < f->nkeys ? 1 : 2;
+        }
         fl->x = f->rrate[j];
         fl->limit = -1;
-        fl->limit_buf = f->rlimit[j] < nc ? 0 : ((f->rlimit[j] - nc) % f->nk < f->nkeys ? 1 : 2);
         for (int32_t e = 0; e < fl->nel; e++) {
-            if (f->rlimit[j] >= 0 && fl->el[e].chan == f->cchans[lim]) {
+            if (r >= 0 && fl->el[e].chan == f->cchans[lim]) {
                 fl->limit = e;
             }
         }
