@@ -365,6 +365,36 @@ START_TEST(test_shallow_buffers_pace_a_flow)
 }
 END_TEST
 
+/* The VC turnaround (temu_tm_config.turn_ps; fm_route.c, add_turnaround):
+ * packets back to back in one router input VC leave one per read-out +
+ * turn_ps, so a lone flow of 16 packets of 4 ns with a 2-ns turnaround
+ * drains at one per 6 ns through a router (deep buffers: no credit loop),
+ * as in the packet model; without the turnaround constraint the flow
+ * level sends one per 4 ns (30 ns early).  Also within one router (the
+ * injection VC read out onto the ejection channel), and with inject_vcs:
+ * one send is one flow, all of its packets on one VC of the injection
+ * port, in both levels. */
+START_TEST(test_turnaround_paces_a_flow)
+{
+    temu_machine m = test_machine("bgp:4x4x4");
+    temu_tm_config c = shallow_config();
+    c.buffer_bytes = 4096;
+    c.turn_ps = 2000;
+    int64_t dst[2] = {node(&m, 2, 1, 3), 0};
+    for (int d = 0; d < 2; d++) {
+        for (uint32_t spread = 0; spread < 2; spread++) {
+            int64_t pa[16], fa[16];
+            c.inject_vcs = spread;
+            int64_t a = packet_model_time(&m, &c, 0, dst[d], 64, 16, 0, pa);
+            int64_t b = flow_model_time(&m, &c, 0, dst[d], 64, 16, 0, fa);
+            ck_assert_int_eq(pa[15] - pa[14], 6000);
+            ck_assert_msg(a == b, "to %lld, inject_vcs %u: packet %lld flow %lld",
+                          (long long)dst[d], spread, (long long)a, (long long)b);
+        }
+    }
+}
+END_TEST
+
 /* Two flows share the X+ link leaving x=1 on the round machine: A from
  * (0,0,0) to (2,0,0), 10 packets; B from (1,0,0) to (3,0,0), 4 packets;
  * 100 bytes each, S = 100000 ps per packet on every channel.  Each gets
@@ -937,6 +967,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_params);
     tcase_add_test(tc, test_lone_flow_matches_packet_model);
     tcase_add_test(tc, test_shallow_buffers_pace_a_flow);
+    tcase_add_test(tc, test_turnaround_paces_a_flow);
     tcase_add_test(tc, test_two_flows_share_a_link);
     tcase_add_test(tc, test_rate_cap);
     tcase_add_test(tc, test_source_queue_is_fifo);

@@ -46,6 +46,9 @@ typedef struct fm_elem {
     double hold;  /* the same, always (stall estimates)                                 */
     double bcoef; /* of the input buffer at its end, per packet: bytes x the time they  */
                   /* hold it (wire, router, read-out, credit return) / its size; 0: none */
+    double tcoef; /* of the input VC at its end, per packet, with a VC turnaround        */
+                  /* (turn_ps): its read-out onto the next channel + turn_ps; 0: none     */
+                  /* (fm_route.c, add_turnaround)                                         */
     uint8_t vc;   /* dateline class: 1 where the ring wraps    */
     uint8_t key;  /* its VC's buffer at the channel's end: class x VCs per class + vc */
 } fm_elem;
@@ -56,7 +59,9 @@ typedef struct fm_elem {
  * fm_model.c flow_join), so that a scan reads the channel's users in
  * order instead of one flow record (160 bytes, anywhere) per user: on
  * 1,024 nodes those reads missed the cache (doc/performance.md, "Channels'
- * users carry their flows' fields"). */
+ * users carry their flows' fields").  The scans of the input buffers' and
+ * turnarounds' constraints (temu_fm.nk > 0) read the flow record: no copy
+ * of bcoef or tcoef here, which keeps a user at 64 bytes, one cache line. */
 typedef struct fm_user {
     int32_t flow, elem;
     int32_t mark;          /* the flow's mark (fm_solve.c: in the set) */
@@ -64,7 +69,8 @@ typedef struct fm_user {
     uint32_t bytes;        /* the flow's bytes per packet */
     uint8_t here;          /* this channel (not the buffer at its end) limits it */
     uint8_t ahead;         /* its bottleneck lies further on its route, or is the */
-                           /* input buffer at this channel's end (chan_rates) */
+                           /* input buffer or input VC's turnaround at this */
+                           /* channel's end (chan_rates) */
     uint8_t vc, key;       /* the element's */
     uint8_t cls, adaptive; /* the flow's */
     double x;              /* the flow's rate, packets per ps */
@@ -125,7 +131,8 @@ typedef struct fm_flow {
     fm_elem *el;
     int32_t nel;
     int32_t limit;     /* element of its bottleneck, -1: its bound or none    */
-    uint8_t limit_buf; /* the bottleneck is the input buffer at that element's end */
+    uint8_t limit_buf; /* the bottleneck is at that element's end: 1 its input buffer, */
+                       /* 2 its input VC's turnaround; 0: the channel                    */
     int32_t next_free;
     int32_t qnext; /* the flow behind it in its node's source queue, -1: none */
     int32_t mark, local;
@@ -133,7 +140,9 @@ typedef struct fm_flow {
     int64_t src, dst;
     uint32_t bytes, cls, lane_key;
     uint8_t state, adaptive;
-    uint8_t buffered; /* an input buffer on its route may limit it (some bcoef > 0) */
+    uint8_t buffered;  /* an input buffer on its route may limit it (some bcoef > 0) */
+    uint8_t inject_vc; /* its VC of the injection port's class (inject_vcs: its first   */
+                       /* packet's serial at its node, mod 2, as the packet model's)    */
 } fm_flow;
 
 /* An indexed min-heap of flow ids keyed by (time, seq). */
@@ -151,7 +160,9 @@ struct temu_fm {
     int tlinks, maxlanes;
     int vcs_per_class; /* 2: dateline VCs (credits, or trains), else 1 */
     int nkeys;         /* input buffers per channel: classes x vcs_per_class */
-    int nk;            /* of them, in the current solve: 0 while no flow is buffered */
+    int nk;            /* constraints per channel at its end in the current solve: the nkeys */
+                       /* buffers (0 while no flow is buffered), then with turn_ps > 0 the  */
+                       /* nkeys input VCs' turnarounds (fm_solve.c, turn_rows)               */
     int64_t nbuffered; /* flows under way that are buffered */
     int lanes[2 * TEMU_MAX_DIMS];
     int64_t ntorus, nchan;
@@ -164,6 +175,7 @@ struct temu_fm {
     /* [nnodes] source queues (fm_model.c): first (on its channels) and
      * last flow, -1: empty */
     int32_t *qhead, *qtail;
+    uint64_t *sent;      /* [nnodes] packets sent by each node (inject_vcs) */
     int32_t *revisit;    /* nodes whose queue waits for a solve (fm_model.c, source_admit) */
     uint8_t *revisiting; /* [nnodes] in revisit */
     int32_t nrevisit, caprevisit;
@@ -179,8 +191,9 @@ struct temu_fm {
     /* fm_solve.c scratch */
     int32_t *cflows, *cchans, *pstart, *pchan;
     double *pcap, *pw, *pbound, *pcoef, *rrate, *pfix, *punew, *pccap, *pold;
-    double *plevel,
-        *pmax; /* per constraint: the set's level stopped there (-1: none), its highest rate */
+    /* per constraint: the set's level stopped there (-1: none), its highest rate */
+    double *plevel, *pmax;
+    double *pturn; /* per turnaround constraint: its packets still to pass x their read-out, ps */
     /* the lanes whose stall rates and the flows whose events the solves of
      * the current instant changed (fm_solve_finish): each once */
     int32_t *aff, *resched;

@@ -587,6 +587,13 @@ temu_status temu_fm_send(temu_fm *f, int64_t when_ps, int64_t src, int64_t dst, 
     fl->limit = -1;
     fl->bound = max_gbs > 0 ? max_gbs / 1000.0 / bytes : 0; /* bytes/ps -> packets/ps */
     fl->adaptive = f->c.routing == TEMU_TM_ADAPTIVE && (f->c.dynamic_vcs >> cls & 1u);
+    /* with inject_vcs a node's sends take its class's two VCs of the
+     * injection port by their first packet's serial (emu/packet/routing.h,
+     * tm_route_start): a flow is one send, all its packets on one VC */
+    fl->inject_vc =
+        (uint8_t)(f->c.inject_vcs && f->vcs_per_class == 2 && !fl->adaptive ? f->sent[src] & 1u
+                                                                            : 0);
+    f->sent[src] += count;
     fl->state = FM_WAITING;
     if (fm_route_build(f, fl) != 0) {
         flow_free(f, id);
@@ -686,11 +693,12 @@ temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_
     f->freefl = -1;
     f->qhead = malloc((size_t)m->nnodes * sizeof *f->qhead);
     f->qtail = malloc((size_t)m->nnodes * sizeof *f->qtail);
+    f->sent = calloc((size_t)m->nnodes, sizeof *f->sent);
     f->revisiting = calloc((size_t)m->nnodes, sizeof *f->revisiting);
     for (int64_t n = 0; f->qhead && f->qtail && n < m->nnodes; n++) {
         f->qhead[n] = f->qtail[n] = -1;
     }
-    if (!f->qhead || !f->qtail || !f->revisiting || fill_machine(f) != 0) {
+    if (!f->qhead || !f->qtail || !f->sent || !f->revisiting || fill_machine(f) != 0) {
         temu_fm_destroy(f);
         return temu_fail(err, TEMU_ENOMEM, "flow model: out of memory for %lld channels",
                          (long long)(m->nrouters * 2 * m->ndims));
@@ -717,6 +725,7 @@ void temu_fm_destroy(temu_fm *f)
     free(f->coord);
     free(f->qhead);
     free(f->qtail);
+    free(f->sent);
     free(f->revisit);
     free(f->revisiting);
     fm_heap_free(&f->ev);
@@ -738,6 +747,7 @@ void temu_fm_destroy(temu_fm *f)
     free(f->pold);
     free(f->plevel);
     free(f->pmax);
+    free(f->pturn);
     free(f->aff);
     free(f->resched);
     free(f->nexts);

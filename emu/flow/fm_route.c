@@ -16,7 +16,9 @@
  * channel so early that its tail, still arriving, would be overtaken
  * (start_i >= arrival of its tail - ser_i); delivered when its tail has
  * crossed the ejection channel.  A flow's packets drain at the pace of
- * its slowest channel S, so `lat` = that delivery - S.
+ * its slowest channel S, so `lat` = that delivery - S (a turnaround's
+ * constraint lets n packets drain in n L + (n - 1) turn_ps, which keeps
+ * it exact: fm_solve.c, buffer_open).
  */
 #define TEMU_BUILDING_LIBRARY 1
 #include "fm.h"
@@ -62,7 +64,33 @@ static void add_elem(temu_fm *f, fm_flow *fl, int64_t chan, uint8_t vc, int64_t 
      * channel never limits them more than the channel does: left out */
     e->hold = e->bcoef;
     e->bcoef = e->bcoef > e->coef ? e->bcoef : 0;
+    e->tcoef = 0;
     fl->buffered |= e->bcoef > 0;
+}
+
+/* The VC turnaround (temu_tm_config.turn_ps; the packet model's
+ * become_head, emu/packet/router.c): when a packet's tail has left a
+ * router's input VC, the next packet there is routed and given a VC before
+ * it may leave, turn_ps later at the earliest.  Packets queued back to back
+ * in one input VC therefore leave one per (read-out + turn_ps): a packet
+ * of L ps passes at most L / (L + turn_ps) of the next channel, whatever
+ * that channel's other load.  So every input VC at a router (the end of
+ * each element but the ejection) is a constraint: its flows' packets x
+ * (their read-out onto their next channel + turn_ps) per ps at most 1.
+ * At the injection port with inject_vcs a node's sends take the class's
+ * two VCs in turn (fl->inject_vc; emu/packet/routing.h, tm_route_start),
+ * each its own constraint, so one VC's turnaround overlaps the other's
+ * packets: a node's one-packet flows (BookSim's traffic) alternate and
+ * never pay it there, a flow of several packets does, as in the packet
+ * model.  With turn_ps = 0 (every machine) there is none. */
+static void add_turnaround(const temu_fm *f, fm_flow *fl)
+{
+    if (f->c.turn_ps <= 0) {
+        return;
+    }
+    for (int32_t e = 0; e + 1 < fl->nel; e++) {
+        fl->el[e].tcoef = fl->el[e + 1].coef + (double)f->c.turn_ps;
+    }
 }
 
 /* The torus hops, dimension by dimension (emu/packet/routing.h,
@@ -116,9 +144,10 @@ int fm_route_build(temu_fm *f, fm_flow *fl)
         return -1;
     }
     fl->nel = 0;
-    add_elem(f, fl, fm_inject_chan(f, fl->src), 0, f->c.node_wire_ps, 1);
+    add_elem(f, fl, fm_inject_chan(f, fl->src), fl->inject_vc, f->c.node_wire_ps, 1);
     add_links(f, fl, rs, cd);
     add_elem(f, fl, fm_eject_chan(f, fl->dst), 0, f->c.node_wire_ps, 0);
+    add_turnaround(f, fl);
     int64_t d0 = zero_load(f, fl, &slowest);
     fl->first = fl->created + d0;
     fl->lat = d0 - slowest;
