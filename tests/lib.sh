@@ -5,6 +5,12 @@
 TORUSEMU="$top_builddir/torusemu"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/temu-sh.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# Open MPI's session directory under this test's own TMP: two jobs that
+# start at once (make check -j2 runs two MPI tests side by side) race to
+# create the shared /tmp/ompi.HOST.UID and the loser fails with "mkdir ...
+# File exists" (open-mpi/ompi issue #8510); a failure seen under load in
+# tests/mpi/trace.sh and, likely, tests/mpi/fortran.sh
+export OMPI_MCA_orte_tmpdir_base="$TMP"
 npass=0
 nfail=0
 
