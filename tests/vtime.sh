@@ -233,6 +233,15 @@ lazy_same "ring trace, 2 threads" --machine gemini:4x2x2 --trace "$TMP/ring" -np
 lazy_same "ring trace on BG/Q, trains, 2 threads" --machine bgq:2x2x2x2x1 --trace "$TMP/ring" \
     -np 16 --routing deterministic --train=4 --threads 2
 unset TORUSEMU_OTF2_CHUNK
+# the two knobs refuse a value they cannot take, naming it
+for v in 0 -3 12x ''; do
+    expect_fail "chunk '$v' refused" "TORUSEMU_OTF2_CHUNK '$v': not a positive count" env \
+        TORUSEMU_OTF2_CHUNK="$v" "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/f" \
+        --timing --quiet
+done
+expect_fail "record-whole 'yes' refused" "TORUSEMU_RECORD_WHOLE 'yes': not 0 or 1" env \
+    TORUSEMU_RECORD_WHOLE=yes "$TORUSEMU" replay --machine gemini-tiny --trace "$TMP/f" \
+    --timing --quiet
 # a job's pattern refused step by step names its line, as recorded whole
 printf 'tornado ranks=8 steps=2\nfft ranks=16 grid=4x2 size=16 steps=2\n' >"$TMP/bad.mix"
 expect_fail "mix job refused" "bad.mix:2: fft: --grid AxB must hold the 16 ranks" "$TORUSEMU" \

@@ -14,6 +14,7 @@
 #include "torusemu_series.h"
 #include "torusemu_vtime.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,13 +157,36 @@ typedef struct recording {
 /* Records a timed replay reads of a trace at a time (one round of its
  * source): TORUSEMU_OTF2_CHUNK, for tests, else 65,536 (1.5 MiB of
  * records at most 24 bytes each in OTF2's buffers; the engine holds what
- * they record until every rank is past them). */
-static uint64_t trace_chunk(void)
+ * they record until every rank is past them).  A value that is not a
+ * positive count is refused, naming it, rather than quietly replaced. */
+static temu_status trace_chunk(uint64_t *chunk, temu_error *err)
 {
     const char *s = getenv("TORUSEMU_OTF2_CHUNK");
     char *end = NULL;
-    unsigned long long n = s != NULL ? strtoull(s, &end, 10) : 0;
-    return s != NULL && end != s && *end == '\0' && n > 0 ? (uint64_t)n : 65536;
+    *chunk = 65536;
+    if (s == NULL) {
+        return TEMU_OK;
+    }
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || n == 0 || s[0] == '-') {
+        return temu_fail(err, TEMU_EINVAL,
+                         "TORUSEMU_OTF2_CHUNK '%s': not a positive count of records", s);
+    }
+    *chunk = (uint64_t)n;
+    return TEMU_OK;
+}
+
+/* TORUSEMU_RECORD_WHOLE: 1 records the workload whole before the run, 0
+ * or unset generates it as the ranks reach it; anything else is refused. */
+static temu_status record_whole(int *whole, temu_error *err)
+{
+    const char *s = getenv("TORUSEMU_RECORD_WHOLE");
+    *whole = s != NULL && strcmp(s, "1") == 0;
+    if (s != NULL && strcmp(s, "0") != 0 && strcmp(s, "1") != 0) {
+        return temu_fail(err, TEMU_EINVAL, "TORUSEMU_RECORD_WHOLE '%s': not 0 or 1", s);
+    }
+    return TEMU_OK;
 }
 
 /* A trace, or np patterns, recorded into vt through one replay (labels:
@@ -174,15 +198,17 @@ static uint64_t trace_chunk(void)
 static temu_status record(temu_session *s, temu_vt *vt, const char *trace, const temu_pattern *p,
                           int np, const char *const *labels, recording *rec, temu_error *err)
 {
-    const char *env = getenv("TORUSEMU_RECORD_WHOLE");
-    int whole = env != NULL && strcmp(env, "1") == 0;
-    temu_status st = temu_replay_create(s, &rec->r, err);
+    int whole = 0;
+    uint64_t chunk = 0;
+    temu_status st = record_whole(&whole, err);
+    st = st == TEMU_OK ? trace_chunk(&chunk, err) : st;
+    st = st == TEMU_OK ? temu_replay_create(s, &rec->r, err) : st;
     if (st == TEMU_OK) {
         temu_replay_set_vtime(rec->r, vt);
         if (trace != NULL && whole) {
             st = temu_otf2_replay(trace, rec->r, replay_watch_ops, NULL, err);
         } else if (trace != NULL) {
-            st = temu_otf2_lazy_open(trace, rec->r, trace_chunk(), &rec->trace, err);
+            st = temu_otf2_lazy_open(trace, rec->r, chunk, &rec->trace, err);
         } else if (!whole) {
             int bad = -1;
             temu_vt_set_post_all(vt, 1);
