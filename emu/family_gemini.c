@@ -217,7 +217,7 @@ const temu_family temu_family_gemini = {
              * Interconnect" (HOTI 2010) but NOT checked against its text
              * (only its abstract, without figures, could be reached).  The
              * nearest published figure found: Gemini latency "0.7--1.4 us
-             * depending on the type of transfer" (van der Steen, overview
+             * depending on the type of transfer" (EuroBen's overview page
              * of the Cray XE6, www.euroben.nl/reports/web13/xe6.php), which
              * 1.3 us lies in.  The network part the model gives (~0.2 us)
              * taken off, the rest split evenly between o_s and o_r
