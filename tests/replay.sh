@@ -61,6 +61,14 @@ done
 expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:5x1x1 --pattern gpcnet --timing \
     --bytes 4K
 expect_out "gpcnet runs" "32 congestor rounds; 3 timing runs \(the store holds the last\)"
+# seed 002's published row under the table (Chunduri et al., SC19, Table 2:
+# Crystal, 64 nodes, 1 PPort; impacts by eq. 1 from its rounded values,
+# e.g. 1.9 / 1.8 = 1.056, 3813.8 / 3705.0 = 1.029, 11.6 / 10.1 = 1.149)
+expect_out "seed 002's row named" "^seed 002 \(Chunduri et al\., SC19, Table 2\), Crystal: Cray XC40 \(Aries\), 64 nodes, 1 PPort$"
+expect_out "seed 002's latency" "^paper p2p_lat_us +1\.8 +1\.9 +1\.056 +6\.3 +5\.4 +0\.857$"
+expect_out "seed 002's bandwidth" "^paper p2p_bw_sync +4764\.5 +4496\.6 +1\.060 +3813\.8 +3705\.0 +1\.029$"
+expect_out "seed 002's allreduce" "^paper allreduce_us +9\.4 +9\.8 +1\.043 +10\.1 +11\.6 +1\.149$"
+expect_out "seed 002's span" "^seed 002's isolated P2P Lat, mean, over its 7 systems: 1\.1 us \(Osprey\) to 11\.2 us \(Theta\)$"
 expect_out_err() { if grep -Eq -- "$2" "$TMP/err"; then pass; else failed "$1: stderr lacks '$2'"; fi; }
 expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 132 sends, 64 one-sided operations, 26 collective calls \(252 messages\) in [0-9.]+ s$"
 expect_out_err "gpcnet injected" "^torusemu: 252 messages, 786512 bytes of MPI payload injected"

@@ -164,12 +164,14 @@ START_TEST(test_receive_waits_for_late_send)
 END_TEST
 
 /* MPI software costs (doc/virtual-time.md, "MPI software costs"): the
- * families' values are those their sources give (each cited in
- * emu/family_*.c), written here again so a changed table fails. */
-#define GEMINI_O_PS 550000   /* o_s = o_r = g: Alverson et al. HOTI 2010, ~1.3 us one-way */
-#define GEMINI_SHM_PS 400000 /* on-node latency, 0.4 us; 5 GB/s */
-#define BGP_O_PS 1200000     /* Kumar et al. ICS 2008, ~2.6 us one-way */
-#define BGQ_O_PS 1000000     /* Kumar et al. IPDPS 2012, ~2.2 us one-way */
+ * families' values (each with its provenance in emu/family_*.c and in the
+ * doc's "Where each value comes from": the one-way latencies are
+ * attributed to the papers below but not checked against their text),
+ * written here again so a changed table fails. */
+#define GEMINI_O_PS 550000   /* o_s = o_r = g: 1.3 us one-way (Alverson et al. HOTI 2010) */
+#define GEMINI_SHM_PS 400000 /* on-node latency, 0.4 us; 5 GB/s (our assumption) */
+#define BGP_O_PS 1200000     /* 2.6 us one-way (Kumar et al. ICS 2008) */
+#define BGQ_O_PS 1000000     /* 2.2 us one-way (Kumar et al. IPDPS 2012) */
 
 START_TEST(test_mpi_costs_table)
 {
