@@ -108,7 +108,7 @@ fi
 gpcnet_run() {
     # gpcnet_run N WHOLE: "max-RSS-MB CPU-s messages rounds runs" of N iterations
     TORUSEMU_RECORD_WHOLE=$2 /usr/bin/time -f 'rss %M cpu %U %S' "$B/torusemu" replay \
-        --machine gemini-tiny --pattern gpcnet --bytes 4K --steps "$1" --timing --quiet 2>&1 |
+        --machine gemini-tiny --pattern gpcnet --bytes 4K --steps "$1" --timing 2>&1 |
         awk '/^rss / { rss = $2; cpu = $4 + $6 }
              / messages, .* bytes of MPI payload/ { sub(/.*torusemu: /, ""); msgs = $1 }
              /^GPCNeT:/ { for (i = 1; i <= NF; i++) { if ($i == "congestor") r = $(i - 1);
