@@ -357,9 +357,10 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         /* reported below */
     } else if (trace == NULL && np == 1 && p->kind == TEMU_PATTERN_GPCNET && p->nranks == 0) {
         temu_gpcnet_result g;
-        const char *env = getenv("TORUSEMU_RECORD_WHOLE"); /* as record() */
-        int whole = env != NULL && strcmp(env, "1") == 0;
-        st = temu_gpcnet_impact(s, p, &tc, 1, whole, replay_watch_vt(), &g, &vt, &err);
+        int whole = 0;
+        st = record_whole(&whole, &err); /* as record() */
+        st = st == TEMU_OK ? temu_gpcnet_impact(s, p, &tc, 1, whole, replay_watch_vt(), &g, &vt, &err)
+                           : st;
         replay_watch_break();
         if (st == TEMU_OK) {
             *stats = g.replayed; /* the congested run's: the store's counts */
