@@ -204,6 +204,7 @@ struct temu_fm {
     int32_t *rlimit;
     uint8_t *rfull;
     int32_t capcf, capcc, capce;
+    int32_t pbuilt; /* fm_solve.c: flows whose rows of the problem are built in this solve */
     int32_t *seeds;
     int32_t nseeds, capseeds;
     fm_mm_work mm;

@@ -327,10 +327,17 @@ static void problem_caps(temu_fm *f, int32_t nc)
  * channel: bcoef 0). */
 static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 {
-    int32_t k = 0, ntot = nc * (1 + f->nk);
+    int32_t k = 0, j = 0, ntot = nc * (1 + f->nk);
     int turns = turn_rows(f); /* asked once: not per element (turn_index) */
     problem_caps(f, nc);
-    for (int32_t j = 0; j < nf; j++) {
+    if (f->nk == 0) {
+        /* only channels' rows, numbered by the channels' places in the
+         * set, which stay: the rows of the flows of an earlier pass of
+         * this solve are in place, and the flows that joined since follow */
+        j = f->pbuilt;
+        k = f->pstart[j];
+    }
+    for (; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
         f->pstart[j] = k;
         f->pw[j] = 1.0;
@@ -350,6 +357,7 @@ static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
         }
     }
     f->pstart[nf] = k;
+    f->pbuilt = nf;
     *p = (fm_mm_problem){nf, ntot, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
 }
 
@@ -914,6 +922,11 @@ int fm_solve_changed(temu_fm *f)
     int grew = 1;
     f->call++;
     f->nk = f->c.turn_ps > 0 ? 2 * f->nkeys : (f->nbuffered > 0 ? f->nkeys : 0);
+    f->pbuilt = 0;
+    if (scratch_reserve(f, 0, 0, 0) != 0) {
+        return -1;
+    }
+    f->pstart[0] = 0;
     if (add_seeds(f, stamp, &nf, &nc, &ne) != 0) {
         return -1;
     }
