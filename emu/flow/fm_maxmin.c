@@ -172,11 +172,12 @@ static void fix_flow(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int
 }
 
 /* The heap of the channels' levels and the flows' bounds, all at once:
- * listed, then ordered bottom-up (Floyd's heap construction: Williams's
- * heap ordered from its last parent up, O(entries) instead of a push each).
- * The entries are distinct (one per channel or bound, by id) and
- * entry_before orders them totally, so they come off in the same order
- * whatever the heap's layout. */
+ * listed, then each parent from the last one up moved down into place
+ * (R. W. Floyd, "Algorithm 245: Treesort 3", CACM 7(12), 1964; the heap
+ * is J. W. J. Williams's, "Algorithm 232: Heapsort", CACM 7(6), 1964):
+ * O(entries) instead of a push each.  The entries are distinct (one per
+ * channel or bound, by id) and entry_before orders them totally, so they
+ * come off in the same order whatever the heap's layout. */
 static int seed_heap(const fm_mm_problem *p, fm_mm_work *w)
 {
     int32_t n = 0, need = p->nchans + p->nflows;
