@@ -467,24 +467,14 @@ static void chan_split(fm_chan *c, int slot, double rate, const double *raw, con
  * the input buffers before that bottleneck, the nearest first; what
  * remains after the hops - 1 buffers between this lane's end and the
  * bottleneck's input, in bytes, waits in the buffer at this lane's end
- * (0: it does not reach it). */
-static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops)
-{
-    const fm_flow *fl = &f->fl[id];
-    double p = fl->p + fl->x * (double)(f->now > fl->tp ? f->now - fl->tp : 0);
-    double left = ((double)fl->count - (p < (double)fl->count ? p : (double)fl->count)) * fl->bytes;
-    double room = (double)(hops - 1) * f->c.buffer_bytes;
-    left += fm_flow_queued_bytes(f, id, room + f->c.buffer_bytes);
-    return left > room ? left - room : 0;
-}
-
-/* have + backlog_spill(f, id, hops), where only whether it reaches one
- * buffer's bytes matters (chan_rates): when the flow's own packets
- * already take it there, the bytes queued behind it at its source are
- * not looked for; the sum returned is then lower than the whole, and
- * still reaches the buffer's bytes (each term is >= 0, and rounding to
- * nearest keeps a sum of larger terms no lower). */
-static double backlog_reach(const temu_fm *f, int32_t id, int32_t hops, double have)
+ * (0: it does not reach it).  Returned added to `have`, the sum of those
+ * of the lane's flows before it, which chan_rates only compares with one
+ * buffer's bytes: where the flow's own packets already take the sum
+ * there, the bytes queued behind it at its source are not looked for;
+ * the sum returned is then lower than the whole, and still reaches the
+ * buffer's bytes (each term is >= 0, and rounding to nearest keeps a sum
+ * of larger terms no lower). */
+static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops, double have)
 {
     const fm_flow *fl = &f->fl[id];
     double p = fl->p + fl->x * (double)(f->now > fl->tp ? f->now - fl->tp : 0);
@@ -493,7 +483,8 @@ static double backlog_reach(const temu_fm *f, int32_t id, int32_t hops, double h
     if (left > room && have + (left - room) >= (double)f->c.buffer_bytes) {
         return have + (left - room);
     }
-    return have + backlog_spill(f, id, hops);
+    left += fm_flow_queued_bytes(f, id, room + f->c.buffer_bytes);
+    return have + (left > room ? left - room : 0);
 }
 
 /* Is lane c's stream already paced by the lane feeding it (doc/model.md,
@@ -593,7 +584,7 @@ static int chan_rates(temu_fm *f, fm_chan *c)
                 /* spill is only compared with one buffer's bytes (below):
                  * once it reaches them, later terms (>= 0) change nothing */
                 double *s = &spill[us->key & 15u];
-                *s = *s < (double)f->c.buffer_bytes ? backlog_reach(f, us->flow, fl->limit - e, *s)
+                *s = *s < (double)f->c.buffer_bytes ? backlog_spill(f, us->flow, fl->limit - e, *s)
                                                     : *s;
                 spilled[us->key & 15u] += share;
             }
