@@ -99,8 +99,9 @@ typedef struct fm_chan {
     int32_t mark, local;     /* fm_solve.c: in the set (stamp), its index there */
     int32_t seen, grown;     /* fm_solve.c: stamps of one pass over channels */
     int32_t eta_call;        /* fm_solve.c: the solve (temu_fm.call) that set eta */
-    int32_t mixed_call;      /* fm_solve.c: and mixed */
-    int32_t paced_call;      /* fm_solve.c: and paced */
+    uint64_t uver;           /* changes of its users (fm_model.c: join, leave) */
+    uint64_t mixed_uver;     /* fm_solve.c: uver + 1 when it set mixed, 0: never */
+    uint64_t paced_uver;     /* fm_solve.c: and paced */
     int32_t fix_call;        /* fm_solve.c: the solve whose outside use (pfix) it holds */
     int32_t aff_batch;       /* fm_solve.c: the instant (batch + 1) whose stall rates it awaits */
     double eta;              /* fm_solve.c: its derating if a bottleneck (chan_eta) */
@@ -203,6 +204,7 @@ struct temu_fm {
     int32_t *rlimit;
     uint8_t *rfull;
     int32_t capcf, capcc, capce;
+    int32_t pbuilt; /* fm_solve.c: flows whose rows of the problem are built in this solve */
     int32_t *seeds;
     int32_t nseeds, capseeds;
     fm_mm_work mm;

@@ -42,28 +42,10 @@ static int entry_before(const fm_mm_entry *a, const fm_mm_entry *b)
     return a->id >= 0 ? a->id < b->id : a->id > b->id;
 }
 
-static int heap_push(fm_mm_work *w, fm_mm_entry e)
+/* Put entry e at slot i of the heap's first n slots, moving it down below
+ * the entries that come before it (the slots under i are heaps). */
+static void sift_entry(fm_mm_work *w, int32_t i, int32_t n, fm_mm_entry e)
 {
-    if (w->nheap == w->capheap) {
-        int32_t cap = fm_room(w->nheap + 1, w->capheap);
-        if (fm_resize((void **)&w->heap, cap, sizeof *w->heap) != 0) {
-            return -1;
-        }
-        w->capheap = cap;
-    }
-    int32_t i = w->nheap++;
-    while (i > 0 && entry_before(&e, &w->heap[(i - 1) / 2])) {
-        w->heap[i] = w->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    w->heap[i] = e;
-    return 0;
-}
-
-static fm_mm_entry heap_pop(fm_mm_work *w)
-{
-    fm_mm_entry top = w->heap[0], last = w->heap[--w->nheap];
-    int32_t i = 0, n = w->nheap;
     for (;;) {
         int32_t c = 2 * i + 1;
         if (c >= n) {
@@ -72,14 +54,20 @@ static fm_mm_entry heap_pop(fm_mm_work *w)
         if (c + 1 < n && entry_before(&w->heap[c + 1], &w->heap[c])) {
             c++;
         }
-        if (!entry_before(&w->heap[c], &last)) {
+        if (!entry_before(&w->heap[c], &e)) {
             break;
         }
         w->heap[i] = w->heap[c];
         i = c;
     }
-    if (n > 0) {
-        w->heap[i] = last;
+    w->heap[i] = e;
+}
+
+static fm_mm_entry heap_pop(fm_mm_work *w)
+{
+    fm_mm_entry top = w->heap[0], last = w->heap[--w->nheap];
+    if (w->nheap > 0) {
+        sift_entry(w, 0, w->nheap, last);
     }
     return top;
 }
@@ -183,19 +171,36 @@ static void fix_flow(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r, int
     }
 }
 
+/* The heap of the channels' levels and the flows' bounds, all at once:
+ * listed, then each parent from the last one up moved down into place
+ * (R. W. Floyd, "Algorithm 245: Treesort 3", CACM 7(12), 1964; the heap
+ * is J. W. J. Williams's, "Algorithm 232: Heapsort", CACM 7(6), 1964):
+ * O(entries) instead of a push each.  The entries are distinct (one per
+ * channel or bound, by id) and entry_before orders them totally, so they
+ * come off in the same order whatever the heap's layout. */
 static int seed_heap(const fm_mm_problem *p, fm_mm_work *w)
 {
-    w->nheap = 0;
-    for (int32_t c = 0; c < p->nchans; c++) {
-        if (w->rising[c] > 0 && heap_push(w, (fm_mm_entry){chan_level(w, c), c}) != 0) {
+    int32_t n = 0, need = p->nchans + p->nflows;
+    if (need > w->capheap) {
+        int32_t cap = fm_room(need, w->capheap);
+        if (fm_resize((void **)&w->heap, cap, sizeof *w->heap) != 0) {
             return -1;
+        }
+        w->capheap = cap;
+    }
+    for (int32_t c = 0; c < p->nchans; c++) {
+        if (w->rising[c] > 0) {
+            w->heap[n++] = (fm_mm_entry){chan_level(w, c), c};
         }
     }
     for (int32_t f = 0; f < p->nflows; f++) {
-        if (p->bound[f] > 0 &&
-            heap_push(w, (fm_mm_entry){p->bound[f] / p->weight[f], -1 - f}) != 0) {
-            return -1;
+        if (p->bound[f] > 0) {
+            w->heap[n++] = (fm_mm_entry){p->bound[f] / p->weight[f], -1 - f};
         }
+    }
+    w->nheap = n;
+    for (int32_t i = n / 2 - 1; i >= 0; i--) {
+        sift_entry(w, i, n, w->heap[i]);
     }
     return 0;
 }
@@ -226,7 +231,17 @@ int fm_mm_solve(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r)
         return -1;
     }
     while (w->nheap > 0) {
-        fm_mm_entry e = heap_pop(w);
+        fm_mm_entry e = w->heap[0];
+        if (e.id >= 0 && w->rising[e.id] > 0) {
+            double now = chan_level(w, e.id);
+            if (now > e.level) {
+                /* its level has risen: the entry renewed in place, one
+                 * pass down the heap instead of a pop and a push */
+                sift_entry(w, 0, w->nheap, (fm_mm_entry){now, e.id});
+                continue;
+            }
+        }
+        heap_pop(w);
         if (e.id < 0) {
             if (!w->fixed[-1 - e.id]) {
                 fix_flow(p, w, r, -1 - e.id, p->bound[-1 - e.id], -1, e.level);
@@ -236,12 +251,7 @@ int fm_mm_solve(const fm_mm_problem *p, fm_mm_work *w, fm_mm_result *r)
         if (w->rising[e.id] == 0) {
             continue;
         }
-        double now = chan_level(w, e.id);
-        if (now <= e.level) {
-            fill_channel(p, w, r, e.id, e.level);
-        } else if (heap_push(w, (fm_mm_entry){now, e.id}) != 0) {
-            return -1;
-        }
+        fill_channel(p, w, r, e.id, e.level);
     }
     return 0;
 }

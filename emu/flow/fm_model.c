@@ -208,6 +208,7 @@ static int flow_join(temu_fm *f, int32_t id)
             c->capusers = cap;
         }
         fl->el[e].pos = c->nusers;
+        c->uver++;
         c->users[c->nusers++] = (fm_user){
             .flow = id,
             .elem = e,
@@ -242,6 +243,7 @@ static int flow_leave(temu_fm *f, int32_t id)
         int32_t pos = fl->el[e].pos;
         fm_user last = c->users[--c->nusers];
         c->users[pos] = last;
+        c->uver++;
         f->fl[last.flow].el[last.elem].pos = pos;
         fl->el[e].pos = -1;
         if (seed(f, fl->el[e].chan) != 0) {

@@ -327,10 +327,17 @@ static void problem_caps(temu_fm *f, int32_t nc)
  * channel: bcoef 0). */
 static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
 {
-    int32_t k = 0, ntot = nc * (1 + f->nk);
+    int32_t k = 0, j = 0, ntot = nc * (1 + f->nk);
     int turns = turn_rows(f); /* asked once: not per element (turn_index) */
     problem_caps(f, nc);
-    for (int32_t j = 0; j < nf; j++) {
+    if (f->nk == 0) {
+        /* only channels' rows, numbered by the channels' places in the
+         * set, which stay: the rows of the flows of an earlier pass of
+         * this solve are in place, and the flows that joined since follow */
+        j = f->pbuilt;
+        k = f->pstart[j];
+    }
+    for (; j < nf; j++) {
         fm_flow *fl = &f->fl[f->cflows[j]];
         f->pstart[j] = k;
         f->pw[j] = 1.0;
@@ -350,20 +357,22 @@ static void build_problem(temu_fm *f, int32_t nf, int32_t nc, fm_mm_problem *p)
         }
     }
     f->pstart[nf] = k;
+    f->pbuilt = nf;
     *p = (fm_mm_problem){nf, ntot, f->pcap, f->pw, f->pbound, f->pstart, f->pchan, f->pcoef};
 }
 
 /* ------------------------------------------------------------ derating */
 
 /* Does channel c's input queue hold packets for more than one output?
- * Its users do not change during a solve: decided once per solve. */
-static uint8_t queue_mixed(const temu_fm *f, fm_chan *c)
+ * It depends on its users' next channels only: decided again only when
+ * its users changed (fm_chan.uver). */
+static uint8_t queue_mixed(fm_chan *c)
 {
     int64_t first = -2;
-    if (c->mixed_call == f->call) {
+    if (c->mixed_uver == c->uver + 1) {
         return c->mixed;
     }
-    c->mixed_call = f->call;
+    c->mixed_uver = c->uver + 1;
     c->mixed = 0;
     for (int32_t u = 0; u < c->nusers; u++) {
         int64_t next = c->users[u].next;
@@ -398,7 +407,7 @@ static double chan_eta(temu_fm *f, fm_chan *c)
         if (in->seen != stamp) {
             in->seen = stamp;
             inputs++;
-            mixed |= queue_mixed(f, in);
+            mixed |= queue_mixed(in);
         }
     }
     c->eta_call = f->call;
@@ -458,15 +467,24 @@ static void chan_split(fm_chan *c, int slot, double rate, const double *raw, con
  * the input buffers before that bottleneck, the nearest first; what
  * remains after the hops - 1 buffers between this lane's end and the
  * bottleneck's input, in bytes, waits in the buffer at this lane's end
- * (0: it does not reach it). */
-static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops)
+ * (0: it does not reach it).  Returned added to `have`, the sum of those
+ * of the lane's flows before it, which chan_rates only compares with one
+ * buffer's bytes: where the flow's own packets already take the sum
+ * there, the bytes queued behind it at its source are not looked for;
+ * the sum returned is then lower than the whole, and still reaches the
+ * buffer's bytes (each term is >= 0, and rounding to nearest keeps a sum
+ * of larger terms no lower). */
+static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops, double have)
 {
     const fm_flow *fl = &f->fl[id];
     double p = fl->p + fl->x * (double)(f->now > fl->tp ? f->now - fl->tp : 0);
     double left = ((double)fl->count - (p < (double)fl->count ? p : (double)fl->count)) * fl->bytes;
     double room = (double)(hops - 1) * f->c.buffer_bytes;
+    if (left > room && have + (left - room) >= (double)f->c.buffer_bytes) {
+        return have + (left - room);
+    }
     left += fm_flow_queued_bytes(f, id, room + f->c.buffer_bytes);
-    return left > room ? left - room : 0;
+    return have + (left > room ? left - room : 0);
 }
 
 /* Is lane c's stream already paced by the lane feeding it (doc/model.md,
@@ -476,15 +494,15 @@ static double backlog_spill(const temu_fm *f, int32_t id, int32_t hops)
  * lets into c's input queue, so they reach c no faster than c's own loop
  * lets them go on, and c never waits for its own credit (the packet
  * model: on 4x4x4 tornado only the first dimension's lanes, fed by the
- * nodes' bursts, stall for credit).  Users do not change during a solve:
- * decided once per solve. */
+ * nodes' bursts, stall for credit).  It depends on its users' routes
+ * only: decided again only when its users changed (fm_chan.uver). */
 static uint8_t lane_paced(const temu_fm *f, fm_chan *c)
 {
     int64_t from = -1;
-    if (c->paced_call == f->call) {
+    if (c->paced_uver == c->uver + 1) {
         return c->paced;
     }
-    c->paced_call = f->call;
+    c->paced_uver = c->uver + 1;
     c->paced = c->nusers > 0;
     for (int32_t u = 0; u < c->nusers && c->paced; u++) {
         const fm_flow *fl = &f->fl[c->users[u].flow];
@@ -563,7 +581,11 @@ static int chan_rates(temu_fm *f, fm_chan *c)
                 back += share;
                 cback[us->cls] += share;
             } else if (fl->limit > e) {
-                spill[us->key & 15u] += backlog_spill(f, us->flow, fl->limit - e);
+                /* spill is only compared with one buffer's bytes (below):
+                 * once it reaches them, later terms (>= 0) change nothing */
+                double *s = &spill[us->key & 15u];
+                *s = *s < (double)f->c.buffer_bytes ? backlog_spill(f, us->flow, fl->limit - e, *s)
+                                                    : *s;
                 spilled[us->key & 15u] += share;
             }
         }
@@ -599,7 +621,7 @@ static int chan_rates(temu_fm *f, fm_chan *c)
      * full of packets waiting (M/M/1/K on the next channels' other load) */
     double pb = 0;
     uint8_t paced = lane_paced(f, c);
-    for (int key = 0; key < 16; key++) {
+    for (int key = 0; key < 16 && key < f->nkeys; key++) { /* the others are empty */
         /* the buffer is full, the lane idle for credit, while the flows
          * held back behind it have more bytes than it holds */
         if (spilled[key] > 0 && spill[key] >= (double)f->c.buffer_bytes) {
@@ -891,6 +913,11 @@ int fm_solve_changed(temu_fm *f)
     int grew = 1;
     f->call++;
     f->nk = f->c.turn_ps > 0 ? 2 * f->nkeys : (f->nbuffered > 0 ? f->nkeys : 0);
+    f->pbuilt = 0;
+    if (scratch_reserve(f, 0, 0, 0) != 0) {
+        return -1;
+    }
+    f->pstart[0] = 0;
     if (add_seeds(f, stamp, &nf, &nc, &ne) != 0) {
         return -1;
     }
