@@ -7,8 +7,9 @@
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
 S="$TMP/a2a.store"
-# rows_list R C BYTES ITERS: the messages of the row all-to-alls, "SRC DST BYTES"
-# (BG/Q and blocks above 256 bytes: one message per ordered pair, doc/mpi.md)
+# rows_list R C BYTES ITERS: the messages of the row all-to-alls, "SRC DST BYTES
+# alltoall" (BG/Q and blocks above 256 bytes: one message per ordered pair,
+# doc/mpi.md; BG/Q sends them by PAMI's many-to-many protocol, doc/model.md)
 rows_list() {
     r=$1 c=$2 b=$3 it=$4
     k=0
@@ -19,7 +20,7 @@ rows_list() {
             while [ "$j" -lt "$c" ]; do
                 l=0
                 while [ "$l" -lt "$c" ]; do
-                    [ "$j" -ne "$l" ] && echo "$((i + r * j)) $((i + r * l)) $b"
+                    [ "$j" -ne "$l" ] && echo "$((i + r * j)) $((i + r * l)) $b alltoall"
                     l=$((l + 1))
                 done
                 j=$((j + 1))
@@ -39,8 +40,9 @@ rows_list 4 4 1024 2 >"$TMP/rows.txt"
 check "bgq rows default: exact counts" "$CHECK" expect "$S" "$TMP/rows.txt"
 # first principles: row i has members on nodes 0..3 = (0,0,0,0,0) (0,0,0,0,1)
 # (0,0,0,1,0) (0,0,0,1,1); ordered pairs cross 16 hops in all (popcount of
-# the xor); 1024 B is 2 packets + 32 chunks = 34 chunks per hop; 4 rows x 2
-# iterations -> 4 * 16 * 34 * 2 = 4352 chunks
+# the xor); 1024 B is 2 memory-FIFO packets + 32 chunks = 34 chunks per hop
+# (the same eager or many-to-many); 4 rows x 2 iterations -> 4 * 16 * 34 * 2
+# = 4352 chunks
 check "bgq rows default: hops x chunks" "$CHECK" hops "$S" "$TMP/rows.txt"
 grep -q "^chunks sent over all links: 4352 " "$TMP/cout" && pass ||
     failed "hops x chunks: $(cat "$TMP/cout"), want 4352"
