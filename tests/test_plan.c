@@ -285,8 +285,7 @@ START_TEST(test_bgq_alltoall_m2m)
     ck_assert_uint_eq(x.protocol.m2m_deterministic, 0);
     ck_assert_int_eq(temu_machine_parse("midplane,m2m-routing=adaptive", &x, &err), TEMU_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "dynamic or deterministic"));
-    ck_assert_int_eq(temu_machine_parse("bgp-midplane,m2m-routing=dynamic", &x, &err),
-                     TEMU_EINVAL);
+    ck_assert_int_eq(temu_machine_parse("bgp-midplane,m2m-routing=dynamic", &x, &err), TEMU_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "unknown option 'm2m-routing'"));
 }
 END_TEST
