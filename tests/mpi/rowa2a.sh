@@ -46,6 +46,19 @@ check "bgq rows default: exact counts" "$CHECK" expect "$S" "$TMP/rows.txt"
 check "bgq rows default: hops x chunks" "$CHECK" hops "$S" "$TMP/rows.txt"
 grep -q "^chunks sent over all links: 4352 " "$TMP/cout" && pass ||
     failed "hops x chunks: $(cat "$TMP/cout"), want 4352"
+# on the dynamic VC 0 (PAMI's many-to-many protocol), none on VC 1; with
+# m2m-routing=deterministic (PAMI_M2M_ROUTING=DETERMINISTIC) all on VC 1
+vc_sum() {
+    "$TORUSEMU" dump "$1" --format csv | awk -F, -v c="SENT_CHUNKS_VC$2" '$6 == c { t += $7 }
+        END { print t + 0 }'
+}
+expect_eq "bgq rows default: VC 0" 4352 "$(vc_sum "$S" 0)"
+expect_eq "bgq rows default: VC 1" 0 "$(vc_sum "$S" 1)"
+run_mpi "bgq rows deterministic m2m" "$S" nodeboard,m2m-routing=deterministic 16 \
+    --ranks-per-node 4 -- "$EX/rowa2a" --rows 4 --cols 4 --bytes 1024 --iters 2
+check "bgq rows deterministic m2m: exact counts" "$CHECK" expect "$S" "$TMP/rows.txt"
+expect_eq "deterministic m2m: VC 0" 0 "$(vc_sum "$S" 0)"
+expect_eq "deterministic m2m: VC 1" 4352 "$(vc_sum "$S" 1)"
 
 # each row on its own node: zero chunks on every network link
 expect_ok "row map" "$EX/rowa2a" --rows 4 --cols 4 --map-out "$TMP/rows.map" --machine nodeboard
