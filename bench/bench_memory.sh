@@ -26,6 +26,11 @@
 # bytes to the next every step, a barrier every 10 steps) read as the
 # ranks reach it, 65,536 records at a time, against read whole first;
 # BENCH_MEMORY_TRACE_STEPS: the largest count (default 100000; 0 leaves
+# them out).  Then GPCNeT's Congestion Impact (--pattern gpcnet, gemini-tiny,
+# 4 KiB bandwidth messages) for 10, 100, ... iterations per test, its runs
+# recorded as the ranks reach them (the congestors' rounds made until the
+# canaries end) against recorded whole (with the doubling reruns);
+# BENCH_MEMORY_GPCNET_STEPS: the largest count (default 1000; 0 leaves
 # them out).
 set -eu
 B=${1:-_build}
@@ -33,6 +38,7 @@ BUDGET=${BENCH_MEMORY_BUDGET:-3}
 STEPS=${BENCH_MEMORY_STEPS:-10000}
 MIX_STEPS=${BENCH_MEMORY_MIX_STEPS:-1000}
 TRACE_STEPS=${BENCH_MEMORY_TRACE_STEPS:-100000}
+GPCNET_STEPS=${BENCH_MEMORY_GPCNET_STEPS:-1000}
 BIN="$B/bench/bench_timing_scale"
 row() {
     # row LABEL SPEC A B N: prints messages, pair bytes, records, max RSS
@@ -98,4 +104,26 @@ if [ "$TRACE_STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
     trap 'rm -rf "${MIXDIR:-}" "$TRACEDIR"' EXIT
     echo "timed replay of an OTF2 trace: a ring of 16 ranks on gemini-tiny, 16 messages a step"
     rss_rows trace_rss "$TRACE_STEPS" 16 | sed 's/step by step/as read   /; s/recorded whole/read whole/'
+fi
+gpcnet_run() {
+    # gpcnet_run N WHOLE: "max-RSS-MB CPU-s messages rounds runs" of N iterations
+    TORUSEMU_RECORD_WHOLE=$2 /usr/bin/time -f 'rss %M cpu %U %S' "$B/torusemu" replay \
+        --machine gemini-tiny --pattern gpcnet --bytes 4K --steps "$1" --timing 2>&1 |
+        awk '/^rss / { rss = $2; cpu = $4 + $6 }
+             / messages, .* bytes of MPI payload/ { sub(/.*torusemu: /, ""); msgs = $1 }
+             /^GPCNeT:/ { for (i = 1; i <= NF; i++) { if ($i == "congestor") r = $(i - 1);
+                                                      if ($i == "timing") t = $(i - 1) } }
+             END { printf "%d %.1f %d %d %d", rss / 1024, cpu, msgs, r, t }'
+}
+if [ "$GPCNET_STEPS" -gt 0 ] && [ -x /usr/bin/time ]; then
+    echo "timed replay of gpcnet on gemini-tiny (16 ranks), 4 KiB bandwidth messages"
+    n=10
+    while [ "$n" -le "$GPCNET_STEPS" ]; do
+        set -- $(gpcnet_run "$n" 0) $(gpcnet_run "$n" 1)
+        printf "%8d steps  as reached: %5d MB max RSS %7.1f s CPU %9d messages %7d rounds %d runs\n" \
+            "$n" "$1" "$2" "$3" "$4" "$5"
+        printf "%8s        whole:      %5d MB max RSS %7.1f s CPU %9d messages %7d rounds %d runs\n" \
+            "" "$6" "$7" "$8" "$9" "${10}"
+        n=$((n * 10))
+    done
 fi

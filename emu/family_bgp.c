@@ -176,14 +176,17 @@ const temu_family temu_family_bgp = {
             .dynamic_vcs = 0x3,
             .escape_vc = VCBN,
             /* MPICH2 over DCMF (doc/virtual-time.md, "MPI software
-             * costs").  One-way MPI latency between torus neighbours about
-             * 2.6 us (Kumar et al., "The Deep Computing Messaging
-             * Framework: Generalized Scalable Message Passing on the Blue
-             * Gene/P Supercomputer", ICS 2008, performance section); the
+             * costs" and "Where each value comes from").  One-way MPI
+             * latency between torus neighbours taken as 2.6 us, attributed
+             * to Kumar et al., "The Deep Computing Messaging Framework:
+             * Generalized Scalable Message Passing on the Blue Gene/P
+             * Supercomputer" (ICS 2008) but NOT checked against its text
+             * (only its abstract, without figures, could be reached; no
+             * other published BG/P MPI latency was found either).  The
              * model's network part (~0.2 us) taken off, the rest split
              * evenly (derived).  g = o_s (derived, as Gemini).  On-node
-             * (virtual-node mode, DCMF's shared-memory device): about 1.0
-             * us and 1.5 GB/s (our reading of the same paper). */
+             * (DCMF's shared-memory path) 1.0 us and 1.5 GB/s: our
+             * assumption, no published figure found. */
             .mpi =
                 {
                     .send_ps = 1200000,

@@ -272,13 +272,16 @@ const temu_family temu_family_bgq = {
              * to an L2 slice (doc/model.md) */
             .mu_request_ps = 64 * (int64_t)(1000000000000ull / MU_HZ),
             /* MPICH over PAMI (doc/virtual-time.md, "MPI software
-             * costs").  One-way MPI latency between torus neighbours about
-             * 2.2 us (Kumar et al., "PAMI: A Parallel Active Message
-             * Interface for the Blue Gene/Q Supercomputer", IPDPS 2012,
-             * performance section); the model's network part (~0.2 us)
-             * taken off, the rest split evenly (derived).  g = o_s
-             * (derived).  On-node (PAMI's shared-memory device): about 1.0
-             * us and 4 GB/s (our reading of the same paper). */
+             * costs" and "Where each value comes from").  One-way MPI
+             * latency between torus neighbours taken as 2.2 us, attributed
+             * to Kumar et al., "PAMI: A Parallel Active Message Interface
+             * for the Blue Gene/Q Supercomputer" (IPDPS 2012) but NOT
+             * checked against its text (only abstracts of it and of Chen
+             * et al., SC11 and SC12, without figures, could be reached).
+             * The model's network part (~0.2 us) taken off, the rest split
+             * evenly (derived).  g = o_s (derived).  On-node (PAMI's
+             * shared-memory path) 1.0 us and 4 GB/s: our assumption, no
+             * published figure found. */
             .mpi =
                 {
                     .send_ps = 1000000,

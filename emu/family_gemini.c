@@ -211,15 +211,19 @@ const temu_family temu_family_gemini = {
             .train_packets = 1,   /* single packets (doc/model.md, "Packet trains") */
             .routing = TEMU_TM_DETERMINISTIC,
             /* Cray MPICH over uGNI (doc/virtual-time.md, "MPI software
-             * costs").  One-way MPI latency between neighbouring XE6 nodes
-             * about 1.3 us (Alverson, Roweth and Kaplan, "The Gemini System
-             * Interconnect", HOTI 2010, section on MPI performance);
-             * the network part the model gives (~0.2 us) taken off, the
-             * rest split evenly between o_s and o_r (derived).  g = o_s:
-             * no published per-message gap, LogP's g >= o (derived).
-             * On-node: Cray MPICH's shared-memory path, about 0.4 us and
-             * 5 GB/s on the XE6's Opteron nodes (Pedretti et al. seed 000
-             * gives none; our reading of Cray's XE6 MPI figures). */
+             * costs" and "Where each value comes from").  One-way MPI
+             * latency between neighbouring XE6 nodes taken as 1.3 us,
+             * attributed to Alverson, Roweth and Kaplan, "The Gemini System
+             * Interconnect" (HOTI 2010) but NOT checked against its text
+             * (only its abstract, without figures, could be reached).  The
+             * nearest published figure found: Gemini latency "0.7--1.4 us
+             * depending on the type of transfer" (EuroBen's overview page
+             * of the Cray XE6, www.euroben.nl/reports/web13/xe6.php), which
+             * 1.3 us lies in.  The network part the model gives (~0.2 us)
+             * taken off, the rest split evenly between o_s and o_r
+             * (derived).  g = o_s: no published per-message gap, LogP's
+             * g >= o (derived).  On-node 0.4 us and 5 GB/s: our assumption,
+             * no published figure found (seed 000 gives none). */
             .mpi =
                 {
                     .send_ps = 550000,

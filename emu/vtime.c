@@ -99,6 +99,7 @@ typedef struct vrank {
     int64_t clock, compute;
     int64_t send_free; /* the gap g after its last send's start: the next may start */
     int queued, blocked, finished;
+    int retired; /* its source gives it no more operations (temu_vt_rank_retire) */
     uint64_t done_ops;
     pend *pend;
     int32_t npend, cappend;
@@ -115,6 +116,11 @@ typedef struct vrank {
 /* One collective call of every member of a communicator. */
 typedef struct vinst {
     int32_t n, sync, entered;
+    /* spans: its communicator has more members than the source recording
+     * it has ranks (GPCNeT's barrier of canaries and congestors): the other
+     * members come from other sources' rounds; left: members that have
+     * completed it */
+    int32_t spans, left;
     int32_t callers, comm, call; /* recorded: members that call it; where */
     int64_t last_entry;
     int32_t *world;   /* member -> world rank                  */
@@ -169,7 +175,7 @@ typedef struct vwin {
     /* generation per round as ranks reach it (temu_vt_set_source) */
     temu_vt_source_fn source;
     void *source_ctx;
-    int32_t src_first, src_n; /* the ranks it gives operations to */
+    int32_t *src_rank, src_n; /* the ranks it gives operations to */
     int source_more;          /* 0: it said it has no more rounds */
     int32_t nrounds, caprounds;
     struct round_start {
@@ -201,6 +207,9 @@ struct temu_vt {
      * of seed 003's all-to-all, doc/performance.md) */
     int32_t nmsg_quiet;
     int64_t colls_open; /* collective instances some member has not called yet */
+    /* collective instances spanning several sources (vinst.spans) that some
+     * member has not completed yet: no window releases a round meanwhile */
+    int64_t spans_open;
     temu_match *match;
     temu_vt_held held_stats;
     uint64_t ops_held; /* rank operations not yet released */
@@ -392,6 +401,7 @@ void temu_vt_free(temu_vt *v)
         free(x->slot_msg);
         free(x->round);
         free(x->nops_before);
+        free(x->src_rank);
     }
     free(v->win);
     for (int32_t i = 0; i < v->ncomm; i++) {
@@ -805,6 +815,11 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
         int32_t id = new_inst(v, n, sync_only);
         if (id < 0 || GROW(c->inst, c->ninst, c->capinst) != 0) {
             return no_id(v, err);
+        }
+        const vwin *w = &v->win[v->cur];
+        if (w->source != NULL && n > w->src_n) {
+            INST(v, id).spans = 1;
+            v->spans_open++;
         }
         c->inst[c->ninst++] = id;
     }
@@ -1235,6 +1250,15 @@ static int64_t coll_step(temu_vt *v, vrank *r, int32_t id, int32_t me, temu_stat
 {
     vinst *in = &INST(v, id);
     int64_t t = r->clock;
+    if (in->callers < in->n) {
+        /* only a collective spanning sources: the others are complete when
+         * their round is (round_colls_check) */
+        *st = temu_fail(err, TEMU_EINVAL,
+                        "virtual time: rank %d enters a collective of communicator %d spanning "
+                        "sources before all %d members have recorded it (%d have)",
+                        (int)(r - v->rk), in->comm, in->n, in->callers);
+        return -1;
+    }
     if (in->enter_t[me] < 0) {
         in->enter_t[me] = t;
         in->cursor[me] = in->out_head[me];
@@ -1299,16 +1323,36 @@ temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src
     }
     for (int32_t k = 0; k < n; k++) {
         const temu_vt_source *x = &src[k];
-        if (x->fn == NULL || x->first < 0 || x->n <= 0 || x->n > v->nranks - x->first) {
+        if (x->fn == NULL || x->n <= 0 ||
+            (x->ranks == NULL && (x->first < 0 || x->n > v->nranks - x->first))) {
             return temu_fail(err, TEMU_EINVAL, "virtual time: a source of ranks %d .. %lld",
                              x->first, (long long)x->first + x->n - 1);
         }
-        for (int32_t j = 0; j < k; j++) { /* a rank's operations come from one source */
-            if (x->first < src[j].first + src[j].n && src[j].first < x->first + x->n) {
-                return temu_fail(err, TEMU_EINVAL, "virtual time: sources %d and %d share ranks", j,
-                                 k);
+        for (int32_t i = 0; x->ranks != NULL && i < x->n; i++) {
+            if (x->ranks[i] < 0 || x->ranks[i] >= v->nranks) {
+                return temu_fail(err, TEMU_EINVAL, "virtual time: a source with rank %d of %d",
+                                 x->ranks[i], v->nranks);
             }
         }
+    }
+    /* a rank's operations come from one source: mark each source's ranks
+     * (win, reset if two share one) */
+    temu_status st = TEMU_OK;
+    for (int32_t k = 0; k < n && st == TEMU_OK; k++) {
+        for (int32_t i = 0; i < src[k].n && st == TEMU_OK; i++) {
+            int32_t rank = src[k].ranks != NULL ? src[k].ranks[i] : src[k].first + i;
+            if (v->rk[rank].win >= 0) {
+                st = temu_fail(err, TEMU_EINVAL, "virtual time: sources %d and %d share ranks",
+                               (int)v->rk[rank].win, k);
+            }
+            v->rk[rank].win = k;
+        }
+    }
+    if (st != TEMU_OK) {
+        for (int32_t i = 0; i < v->nranks; i++) {
+            v->rk[i].win = -1;
+        }
+        return st;
     }
     if (n > 1) {
         vwin *g = realloc(v->win, (size_t)n * sizeof *g);
@@ -1330,16 +1374,16 @@ temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src
         vwin *w = &v->win[k];
         w->msg_base = w->slot_base = w->inst_base = (int32_t)((int64_t)k << v->win_shift);
         w->nops_before = malloc((size_t)src[k].n * sizeof *w->nops_before);
-        if (w->nops_before == NULL) {
+        w->src_rank = malloc((size_t)src[k].n * sizeof *w->src_rank);
+        if (w->nops_before == NULL || w->src_rank == NULL) {
             return oom(err);
         }
         w->source = src[k].fn;
         w->source_ctx = src[k].ctx;
-        w->src_first = src[k].first;
         w->src_n = src[k].n;
         w->source_more = 1;
-        for (int32_t i = src[k].first; i < src[k].first + src[k].n; i++) {
-            v->rk[i].win = k;
+        for (int32_t i = 0; i < src[k].n; i++) {
+            w->src_rank[i] = src[k].ranks != NULL ? src[k].ranks[i] : src[k].first + i;
         }
     }
     return TEMU_OK;
@@ -1348,7 +1392,7 @@ temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src
 temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
                                void *ctx, temu_error *err)
 {
-    temu_vt_source one = {first, n, fn, ctx};
+    temu_vt_source one = {first, n, fn, ctx, NULL};
     return temu_vt_set_sources(v, 1, &one, err);
 }
 
@@ -1357,8 +1401,8 @@ temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_sou
  * *slot. */
 static void ranks_refs(const temu_vt *v, const vwin *w, int32_t *msg, int32_t *slot)
 {
-    for (int32_t i = w->src_first; i < w->src_first + w->src_n; i++) {
-        const vrank *r = &v->rk[i];
+    for (int32_t i = 0; i < w->src_n; i++) {
+        const vrank *r = &v->rk[w->src_rank[i]];
         for (int32_t k = 0; k < r->npend; k++) {
             int32_t id = r->pend[k].id;
             if (r->pend[k].type == PEND_SEND) {
@@ -1395,8 +1439,11 @@ static void drop_front(void *arr, int32_t *n, int32_t k, size_t sz)
 static void release_rounds(temu_vt *v, vwin *w)
 {
     int32_t done = w->nrounds;
-    for (int32_t i = w->src_first; i < w->src_first + w->src_n; i++) {
-        const vrank *r = &v->rk[i];
+    if (v->spans_open > 0) {
+        return; /* a member of another source may still read its messages */
+    }
+    for (int32_t i = 0; i < w->src_n; i++) {
+        const vrank *r = &v->rk[w->src_rank[i]];
         int32_t in = r->rq_head < r->rq_n ? r->rq[r->rq_head] : w->nrounds;
         done = in < done ? in : done;
     }
@@ -1456,7 +1503,7 @@ static temu_status round_colls_check(const vwin *w, int32_t first, temu_error *e
 {
     for (int32_t i = first; i < w->inst_base + w->ninst; i++) {
         const vinst *in = &w->inst[i - w->inst_base];
-        if (in->callers < in->n) {
+        if (in->callers < in->n && !in->spans) {
             int32_t me = 0;
             while (in->world[me] >= 0) {
                 me++;
@@ -1476,7 +1523,7 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
     vwin *w = &v->win[wi];
     release_rounds(v, w);
     for (int32_t i = 0; i < w->src_n; i++) {
-        vrank *r = &v->rk[w->src_first + i];
+        vrank *r = &v->rk[w->src_rank[i]];
         ops_compact(v, r);
         w->nops_before[i] = r->nops;
     }
@@ -1497,7 +1544,7 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
     w->round[w->nrounds++] = at;
     v->held_stats.rounds++;
     for (int32_t i = 0; i < w->src_n; i++) {
-        vrank *r = &v->rk[w->src_first + i];
+        vrank *r = &v->rk[w->src_rank[i]];
         if (r->nops > w->nops_before[i]) {
             r->ops[r->nops - 1].type |= OP_ROUND_END;
             if (r->rq_head > 0 && r->rq_head >= r->rq_n - r->rq_head) {
@@ -1522,7 +1569,8 @@ static temu_status source_until(temu_vt *v, int32_t rank, temu_error *err)
     if (wi < 0) {
         return st;
     }
-    while (st == TEMU_OK && v->win[wi].source_more && v->rk[rank].pc == v->rk[rank].nops) {
+    while (st == TEMU_OK && v->win[wi].source_more && !v->rk[rank].retired &&
+           v->rk[rank].pc == v->rk[rank].nops) {
         st = source_round(v, wi, err);
     }
     return st;
@@ -1533,7 +1581,7 @@ static temu_status source_until(temu_vt *v, int32_t rank, temu_error *err)
 static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
 {
     vrank *r = &v->rk[rank];
-    if (r->pc == r->nops && r->win >= 0 && v->win[r->win].source_more) {
+    if (r->pc == r->nops && r->win >= 0 && v->win[r->win].source_more && !r->retired) {
         *st = source_until(v, rank, err);
         r = &v->rk[rank];
         if (*st != TEMU_OK) {
@@ -1574,7 +1622,11 @@ static int64_t exec(temu_vt *v, int32_t rank, temu_status *st, temu_error *err)
     case OP_WAITALL:
         return wait_pend(v, r, 0, op->x == 0, op->x != 0);
     case OP_COLL:
-        return coll_step(v, r, op->a, (int32_t)op->x, st, err);
+        d = coll_step(v, r, op->a, (int32_t)op->x, st, err);
+        if (d >= 0 && INST(v, op->a).spans && ++INST(v, op->a).left == INST(v, op->a).n) {
+            v->spans_open--;
+        }
+        return d;
     default: /* OP_MARK */
         if (GROW(r->marks, r->nmarks, r->capmarks) != 0) {
             *st = oom(err);
@@ -1708,6 +1760,14 @@ temu_status temu_vt_run(temu_vt *v, temu_error *err)
     if (v->net->set_hop_now != NULL) {
         v->net->set_hop_now(v->model, on_hop_now, v);
     }
+    /* every source's first round before any rank runs, source 0's first:
+     * a collective spanning sources (GPCNeT's barrier of every rank) has
+     * all its members recorded before one enters it, as when recorded
+     * whole (a member entering it earlier would miss the messages recorded
+     * later: coll_step refuses that) */
+    for (int32_t w = 0; w < v->nwin && st == TEMU_OK; w++) {
+        st = v->win[w].source != NULL && v->win[w].source_more ? source_round(v, w, err) : st;
+    }
     for (int32_t i = 0; i < v->nranks; i++) {
         schedule(v, i, 0);
     }
@@ -1795,6 +1855,18 @@ const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n)
     }
     *n = v->rk[rank].nmarks;
     return v->rk[rank].marks;
+}
+
+void temu_vt_rank_retire(temu_vt *v, int32_t rank)
+{
+    if (rank >= 0 && rank < v->nranks) {
+        v->rk[rank].retired = 1;
+    }
+}
+
+int temu_vt_rank_ended(const temu_vt *v, int32_t rank)
+{
+    return rank >= 0 && rank < v->nranks && v->rk[rank].finished;
 }
 
 int64_t temu_vt_colls_open(const temu_vt *v)

@@ -86,12 +86,26 @@ typedef struct temu_vt_source {
     int32_t first, n; /* its ranks: first .. first + n - 1 */
     temu_vt_source_fn fn;
     void *ctx;
+    /* NULL, or its n ranks in any order (first unused): a source on ranks
+     * that are no range (GPCNeT's canaries and congestors, gpcnet.h) */
+    const int32_t *ranks;
 } temu_vt_source;
 temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src, temu_error *err);
 /* Collective calls recorded whose instance some member has not called
  * yet: a source ends its round only when this is 0 (every member's call
  * in the same round; a trace read in chunks reads on until then). */
 int64_t temu_vt_colls_open(const temu_vt *v);
+/* A collective whose communicator has more members than the source
+ * recording it has ranks spans sources: its other members enter it in
+ * other sources' rounds (a round may end with it open), and no source
+ * releases a round until every member has completed it. */
+/* From a source's fn: rank gets no more operations from its source; it
+ * ends once it has executed those it has (a rank the source would give
+ * nothing more, whose running out must not ask for another round). */
+void temu_vt_rank_retire(temu_vt *v, int32_t rank);
+/* Has rank executed its last operation (during a run: by the virtual time
+ * the run has reached; a rank of a source: the source has no more for it)? */
+int temu_vt_rank_ended(const temu_vt *v, int32_t rank);
 /* Multiply the compute gaps recorded from now on (temu_vt_compute,
  * temu_vt_trace_time) by scale (>= 0; 0: communication only). */
 temu_status temu_vt_set_compute_scale(temu_vt *v, double scale, temu_error *err);

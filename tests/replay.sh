@@ -58,12 +58,33 @@ done
 # 10, the canaries' 5 barriers and 3 allreduces 2 each).  Bytes 4 x 8 +
 # 32 x 4096 (bandwidth canary, --bytes 4K) + 96 x 4096 (sends) + 64 x
 # 4096 (PUT, GET) + 6 x 8 (allreduces) = 786512.
-expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:5x1x1 --pattern gpcnet --timing \
-    --bytes 4K
+# Recorded whole (TORUSEMU_RECORD_WHOLE=1): the doubling's third run.
+expect_ok "gpcnet timed whole" env TORUSEMU_RECORD_WHOLE=1 "$TORUSEMU" replay \
+    --machine gemini:5x1x1 --pattern gpcnet --timing --bytes 4K
 expect_out "gpcnet runs" "32 congestor rounds; 3 timing runs \(the store holds the last\)"
+# seed 002's published row under the table (Chunduri et al., SC19, Table 2:
+# Crystal, 64 nodes, 1 PPort; impacts by eq. 1 from its rounded values,
+# e.g. 1.9 / 1.8 = 1.056, 3813.8 / 3705.0 = 1.029, 11.6 / 10.1 = 1.149)
+expect_out "seed 002's row named" "^seed 002 \(Chunduri et al\., SC19, Table 2\), Crystal: Cray XC40 \(Aries\), 64 nodes, 1 PPort$"
+expect_out "seed 002's latency" "^paper p2p_lat_us +1\.8 +1\.9 +1\.056 +6\.3 +5\.4 +0\.857$"
+expect_out "seed 002's bandwidth" "^paper p2p_bw_sync +4764\.5 +4496\.6 +1\.060 +3813\.8 +3705\.0 +1\.029$"
+expect_out "seed 002's allreduce" "^paper allreduce_us +9\.4 +9\.8 +1\.043 +10\.1 +11\.6 +1\.149$"
+expect_out "seed 002's span" "^seed 002's isolated P2P Lat, mean, over its 7 systems: 1\.1 us \(Osprey\) to 11\.2 us \(Theta\)$"
 expect_out_err() { if grep -Eq -- "$2" "$TMP/err"; then pass; else failed "$1: stderr lacks '$2'"; fi; }
 expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 132 sends, 64 one-sided operations, 26 collective calls \(252 messages\) in [0-9.]+ s$"
 expect_out_err "gpcnet injected" "^torusemu: 252 messages, 786512 bytes of MPI payload injected"
+sed -n '2,$p' "$TMP/out" >"$TMP/gpcnet.whole"
+# As the ranks reach it (the default): two runs, each congestor group's
+# rounds made until the canaries end, at its own pace (the most: 21), so
+# fewer congestor sends (49: 2 a round of the all-to-all, 1 of the
+# incast) and one-sided operations (28); the same canary figures.  Bytes
+# 4 x 8 + 32 x 4096 + (49 + 28) x 4096 + 6 x 8 = 446544.
+expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:5x1x1 --pattern gpcnet --timing \
+    --bytes 4K
+expect_out "gpcnet runs" "21 congestor rounds; 2 timing runs \(the store holds the last\)"
+expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 85 sends, 28 one-sided operations, 26 collective calls \(169 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 169 messages, 446544 bytes of MPI payload injected"
+expect_eq "gpcnet figures as recorded whole" "$(cat "$TMP/gpcnet.whole")" "$(sed -n '2,$p' "$TMP/out")"
 # untimed: one pass of every role; the same agreement
 expect_ok "tornado counts" "$TORUSEMU" replay --machine=bgq:8x1x1x1x1 --pattern=tornado --steps 2
 expect_out_err "tornado replayed" "^torusemu: replayed 16 sends, 0 one-sided operations, 0 collective calls \(16 messages\)"

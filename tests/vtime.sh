@@ -83,8 +83,9 @@ expect_out "impact header" "^test,isolated_mean,congested_mean,impact_mean,isola
 
 # MPI software costs (doc/virtual-time.md, "MPI software costs").  The
 # one-packet exchange below (bgq, two hops) with BG/Q's costs: o_s = o_r =
-# 1.0 us (Kumar et al., IPDPS 2012: ~2.2 us one-way, less the network's
-# ~0.2 us, halved) on top of its 0.118200 us network time.
+# 1.0 us (2.2 us one-way, attributed to Kumar et al., IPDPS 2012 and not
+# checked against its text, less the network's ~0.2 us, halved) on top of
+# its 0.118200 us network time.
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/k1.map"
 expect_ok "costs: one-packet replay" "$TORUSEMU" replay --machine bgq:4x1x1x1x2 --np 2 \
     --map "$TMP/k1.map" --pattern bisection --bytes 8 --timing --quiet
@@ -104,6 +105,9 @@ expect_ok "costs: gpcnet isolated" "$TORUSEMU" replay --machine gemini-tiny --pa
     --timing --steps 2 --bytes 4K --format csv -q
 awk -F, '$1 == "p2p_lat_us" && $2 >= 0.55 && $2 <= 1.125 { ok = 1 } END { exit !ok }' \
     "$TMP/out" && pass || failed "isolated P2P Lat outside [0.55, 1.125] us: $(cat "$TMP/out")"
+# the csv keeps one record per test of the run: seed 002's row is in the
+# table format only (tests/replay.sh)
+expect_eq "costs: gpcnet csv records" 4 "$(wc -l <"$TMP/out")"
 
 # series: snapshots every 5 us and at the end, read back by `torusemu series`
 expect_ok "series" "$TORUSEMU" replay --machine gemini-tiny --pattern tornado --bytes 64K \

@@ -79,8 +79,47 @@ static void report(temu_session *s, temu_vt *vt, cli_format format)
     }
 }
 
+/* Seed 002's published figures for the same three tests, printed under the
+ * table for comparison: Chunduri et al., "GPCNeT: Designing a Benchmark
+ * Suite for Inducing and Measuring Contention in HPC Networks", SC19,
+ * Table 2, row Crystal (Cray XC40, Aries), 64 nodes, 1 process per network
+ * port: [test][0 isolated, 1 loaded][0 mean, 1 99 %], microseconds for the
+ * latencies, MiB/s per rank for P2P BW+Sync, as the paper rounds them (0.1).
+ * The smallest Aries run of the table and the nearest to the small tori
+ * this command replays; the isolated P2P Lat of all its systems spans 1.1
+ * us (Osprey, EDR InfiniBand, 128 nodes) to 11.2 us (Theta, 4,096 nodes). */
+static const double seed002_crystal64[3][2][2] = {
+    {{1.8, 6.3}, {1.9, 5.4}},
+    {{4764.5, 3813.8}, {4496.6, 3705.0}},
+    {{9.4, 10.1}, {9.8, 11.6}},
+};
+
+/* The paper's row under the table (table format only: the csv and json
+ * records keep one row per test of this run).  Its impacts follow eq. 1
+ * from the rounded values: loaded / isolated for the latencies, isolated /
+ * loaded for the bandwidth. */
+static void report_gpcnet_paper(void)
+{
+    static const char *const names[3] = {"paper p2p_lat_us", "paper p2p_bw_sync",
+                                         "paper allreduce_us"};
+    printf("seed 002 (Chunduri et al., SC19, Table 2), Crystal: Cray XC40 (Aries), 64 nodes, "
+           "1 PPort\n");
+    for (int t = 0; t < 3; t++) {
+        const double(*v)[2] = seed002_crystal64[t];
+        double ci[2];
+        for (int q = 0; q < 2; q++) {
+            ci[q] = t == 1 ? v[0][q] / v[1][q] : v[1][q] / v[0][q];
+        }
+        printf("%-26s %14.1f %14.1f %9.3f %14.1f %14.1f %9.3f\n", names[t], v[0][0], v[1][0],
+               ci[0], v[0][1], v[1][1], ci[1]);
+    }
+    printf("seed 002's isolated P2P Lat, mean, over its 7 systems: 1.1 us (Osprey) to 11.2 us "
+           "(Theta)\n");
+}
+
 /* GPCNeT's table: per canary test the isolated and congested mean and 99th
- * percentile and their Congestion Impact (eq. 1). */
+ * percentile and their Congestion Impact (eq. 1), then (table format) seed
+ * 002's published row beside it. */
 static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
 {
     static const char *const names[3] = {"p2p_lat_us", "p2p_bw_sync_mibs_per_rank", "allreduce_us"};
@@ -118,6 +157,8 @@ static void report_gpcnet(const temu_gpcnet_result *g, cli_format format)
     }
     if (format != CLI_FORMAT_TABLE) {
         cli_rec_end(&r);
+    } else {
+        report_gpcnet_paper();
     }
 }
 
@@ -316,7 +357,10 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         /* reported below */
     } else if (trace == NULL && np == 1 && p->kind == TEMU_PATTERN_GPCNET && p->nranks == 0) {
         temu_gpcnet_result g;
-        st = temu_gpcnet_impact(s, p, &tc, 1, replay_watch_vt(), &g, &vt, &err);
+        int whole = 0;
+        st = record_whole(&whole, &err); /* as record() */
+        st = st == TEMU_OK ? temu_gpcnet_impact(s, p, &tc, 1, whole, replay_watch_vt(), &g, &vt, &err)
+                           : st;
         replay_watch_break();
         if (st == TEMU_OK) {
             *stats = g.replayed; /* the congested run's: the store's counts */

@@ -385,23 +385,28 @@ static temu_status gpc_rooted(temu_replay *r, int role, const int32_t *mem, int3
     return st == TEMU_OK ? gpc_wait(r, mem, m, err) : st;
 }
 
-/* One call of each congestor function by every congestor group (the body
- * of congestor()'s inner loop in congestors.c). */
+/* One call of congestor group g's function (GPC_A2A * slots <= g <
+ * GPC_ROLES * slots): the body of congestor()'s inner loop (congestors.c)
+ * for its members. */
+temu_status temu_gpcnet_group_round(temu_replay *r, const temu_gpcnet_layout *l, int32_t g,
+                                    temu_error *err)
+{
+    int role = g / l->slots;
+    const int32_t *mem = l->rank + l->first[g];
+    int32_t m = temu_gpcnet_size(l, g), tag = TAG_CONGESTOR + role;
+    if (m < 2) {
+        return TEMU_OK; /* alone: nothing leaves the node */
+    }
+    return role == GPC_A2A ? gpc_a2a(r, mem, m, tag, err) : gpc_rooted(r, role, mem, m, tag, err);
+}
+
+/* One call of each congestor function by every congestor group. */
 temu_status temu_gpcnet_congestor_round(temu_replay *r, const temu_gpcnet_layout *l,
                                         temu_error *err)
 {
     temu_status st = TEMU_OK;
-    for (int role = GPC_A2A; role < GPC_ROLES && st == TEMU_OK; role++) {
-        for (int32_t s = 0; s < l->slots && st == TEMU_OK; s++) {
-            int32_t g = role * l->slots + s;
-            const int32_t *mem = l->rank + l->first[g];
-            int32_t m = temu_gpcnet_size(l, g), tag = TAG_CONGESTOR + role;
-            if (m < 2) {
-                continue; /* alone: nothing leaves the node */
-            }
-            st = role == GPC_A2A ? gpc_a2a(r, mem, m, tag, err)
-                                 : gpc_rooted(r, role, mem, m, tag, err);
-        }
+    for (int32_t g = GPC_A2A * l->slots; g < GPC_ROLES * l->slots && st == TEMU_OK; g++) {
+        st = temu_gpcnet_group_round(r, l, g, err);
     }
     return st;
 }

@@ -86,6 +86,10 @@ void temu_gpcnet_ring(const temu_gpcnet_layout *l, int32_t slot, int32_t ring, i
 temu_status temu_gpcnet_ring_exchange(temu_replay *r, const temu_gpcnet_layout *l, int32_t ring,
                                       uint64_t bytes, int msgs, int32_t *buf, temu_error *err);
 
+/* One call of congestor group g's function by its members (g: GPC_A2A *
+ * slots .. GPC_ROLES * slots - 1; a group of one: nothing). */
+temu_status temu_gpcnet_group_round(temu_replay *r, const temu_gpcnet_layout *l, int32_t g,
+                                    temu_error *err);
 /* One round of every congestor group; in virtual time (the replay's
  * temu_replay_vtime) each member waits where GPCNeT's call blocks. */
 temu_status temu_gpcnet_congestor_round(temu_replay *r, const temu_gpcnet_layout *l,

@@ -27,10 +27,29 @@
  * The congested run follows run_congestor_tests(): the congestors make one
  * round, then meet the canaries at a barrier of every rank (GPCNeT's
  * MPI_Ibarrier releasing the network tests once the congestors load the
- * network), and go on until the canaries are done.  In virtual time the
- * rounds are fixed before the run: it is repeated with twice as many
- * rounds until the busy congestor that finished first did so after the
- * last canary (deterministic).
+ * network), and go on until the canaries are done.
+ *
+ * Both runs record their operations as the ranks reach them (memory
+ * bounded by a round outstanding, doc/performance.md "Memory"): the
+ * canaries are one source of the virtual time (temu_vt_set_sources; a
+ * round: one iteration of a test), each congestor group another (a round:
+ * one call of its congestor function).  A group's source makes another
+ * round whenever one of its ranks has run out of operations while some
+ * canary has not ended by that virtual time (the engine is conservative:
+ * a canary that ended before it has executed its end), GPCNeT's "until
+ * the canaries are done"; the congestors that send nothing (idle) make
+ * their first round and the barrier only.  Every source's first round is
+ * recorded before any rank runs (the barrier of every rank spans them).
+ * The samples equal those of the whole path's run below (checked on
+ * Gemini, BG/Q and BG/P, both model levels: tests/test_vtime.c): the
+ * model orders equal times by ids, and the canaries' ids still come
+ * before the congestors'; between groups the ids now follow the groups,
+ * not the rounds, and no sample measured moved.
+ *
+ * With TORUSEMU_RECORD_WHOLE=1 (whole: for comparing memory) each run is
+ * recorded whole before it runs: the rounds must be fixed first, so the
+ * run is repeated with twice as many rounds until the busy congestor that
+ * finished first did so after the last canary (deterministic).
  */
 #include "gpcnet.h"
 #include "torusemu_vtime.h"
@@ -62,6 +81,17 @@ typedef struct run_ctx {
     const temu_vt_watch *watch; /* each run's, or NULL                    */
     int32_t runs;               /* runs made                              */
     temu_replay_stats replayed; /* what the latest run replayed           */
+    int whole;                  /* record each run whole (the doubling)    */
+    /* the lazy run: its replay and virtual time, whether the congestors
+     * run, and the next round of each source */
+    temu_replay *r;
+    temu_vt *vt;
+    int congested;
+    int32_t canary_next, congestor_next;
+    struct group_src {
+        struct run_ctx *x;
+        int32_t g, next; /* the group (gpcnet.h), its next round */
+    } * group;           /* [congestor group] its source */
 } run_ctx;
 
 /* Every canary notes its clock (mark) or waits for its messages. */
@@ -103,27 +133,38 @@ static temu_status ring_iteration(temu_replay *r, temu_vt *vt, const run_ctx *x,
     return st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_barrier, err) : st;
 }
 
-/* The canaries' three tests, each `iters` iterations between marks;
- * congested: they first wait at the barrier of every rank. */
+/* Round k (0 .. 3 iters - 1) of the canaries' three tests, each `iters`
+ * iterations between marks: the ring tests' iterations, then the
+ * allreduce's (its first after the untimed ones); congested: round 0
+ * first waits at the barrier of every rank.  Each round ends with a
+ * collective: nothing of it is left pending (temu_vt_set_source). */
+static temu_status canary_round(temu_replay *r, temu_vt *vt, const run_ctx *x, int congested,
+                                int32_t k, temu_error *err)
+{
+    temu_status st = TEMU_OK;
+    for (int32_t i = 0; congested && k == 0 && i < x->l.canaries && st == TEMU_OK; i++) {
+        st = temu_replay_collective(r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier, err);
+    }
+    if (k < 2 * x->iters) {
+        return st == TEMU_OK ? ring_iteration(r, vt, x, k / x->iters, k % x->iters, err) : st;
+    }
+    if (k == 2 * x->iters) {
+        st = st == TEMU_OK ? canaries_all(r, x, &temu_gpcnet_allreduce, err) : st;
+        st = st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_allreduce, err)
+                           : st;
+    }
+    st = st == TEMU_OK ? canaries_each(vt, x, 1, err) : st;
+    st = st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_allreduce, err) : st;
+    return st == TEMU_OK ? canaries_each(vt, x, 1, err) : st;
+}
+
+/* The canaries' three tests whole. */
 static temu_status canaries(temu_replay *r, temu_vt *vt, const run_ctx *x, int congested,
                             temu_error *err)
 {
     temu_status st = TEMU_OK;
-    for (int32_t i = 0; congested && i < x->l.canaries && st == TEMU_OK; i++) {
-        st = temu_replay_collective(r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier, err);
-    }
-    for (int test = 0; test < 2 && st == TEMU_OK; test++) {
-        for (int32_t it = 0; it < x->iters && st == TEMU_OK; it++) {
-            st = ring_iteration(r, vt, x, test, it, err);
-        }
-    }
-    st = st == TEMU_OK ? canaries_all(r, x, &temu_gpcnet_allreduce, err) : st;
-    st = st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_allreduce, err) : st;
-    for (int32_t it = 0; it < x->iters && st == TEMU_OK; it++) {
-        st = canaries_each(vt, x, 1, err);
-        st = st == TEMU_OK ? temu_gpcnet_slot_coll(r, &x->l, x->ids, &temu_gpcnet_allreduce, err)
-                           : st;
-        st = st == TEMU_OK ? canaries_each(vt, x, 1, err) : st;
+    for (int32_t k = 0; k < 3 * x->iters && st == TEMU_OK; k++) {
+        st = canary_round(r, vt, x, congested, k, err);
     }
     return st;
 }
@@ -157,6 +198,8 @@ static void run_phase(const run_ctx *x, int32_t rounds, int canaries)
     }
     if (rounds == 0) {
         snprintf(what, sizeof what, "isolated canaries");
+    } else if (!x->whole) {
+        snprintf(what, sizeof what, "canaries with congestor rounds until they end");
     } else {
         snprintf(what, sizeof what, "%s%d congestor rounds", canaries ? "canaries with " : "",
                  rounds);
@@ -164,19 +207,103 @@ static void run_phase(const run_ctx *x, int32_t rounds, int canaries)
     x->watch->phase(x->watch->ctx, what);
 }
 
-/* The congestors' rounds; with the canaries (congested) every congestor
- * joins the barrier of every rank after its first round. */
+/* Congestor round k; with the canaries (congested) every congestor joins
+ * the barrier of every rank after its first round. */
+static temu_status congestor_round(temu_replay *r, const run_ctx *x, int32_t k, int congested,
+                                   temu_error *err)
+{
+    temu_status st = temu_gpcnet_congestor_round(r, &x->l, err);
+    for (int32_t i = x->l.canaries; k == 0 && congested && i < x->n && st == TEMU_OK; i++) {
+        st = temu_replay_collective(r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier, err);
+    }
+    return st;
+}
+
+/* The congestors' rounds whole. */
 static temu_status run_congestors(temu_replay *r, const run_ctx *x, int32_t rounds, int congested,
                                   temu_error *err)
 {
     temu_status st = TEMU_OK;
     for (int32_t k = 0; k < rounds && st == TEMU_OK; k++) {
-        st = temu_gpcnet_congestor_round(r, &x->l, err);
-        for (int32_t i = x->l.canaries; k == 0 && congested && i < x->n && st == TEMU_OK; i++) {
-            st = temu_replay_collective(r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier,
-                                        err);
+        st = congestor_round(r, x, k, congested, err);
+    }
+    return st;
+}
+
+/* The canaries' source: their next round, if any. */
+static temu_status canary_source(void *ctx, int *more, temu_error *err)
+{
+    run_ctx *x = ctx;
+    *more = x->canary_next < 3 * x->iters;
+    return *more ? canary_round(x->r, x->vt, x, x->congested, x->canary_next++, err) : TEMU_OK;
+}
+
+/* A congestor group's source: its first round, then another while some
+ * canary has not ended (run_congestor_tests()' loop until the canaries
+ * are done).  One source per group: the groups go at their own pace (an
+ * incast's round takes longer than an all-to-all's), and a source's
+ * rounds are released once its slowest rank is past them, so a source of
+ * every congestor would hold the rounds between its slowest and fastest
+ * groups.  The idle congestors (a PUT or GET root, a group of one) get
+ * the first round (their part of it: waits) and the barrier only: a rank
+ * given nothing would ask again at the same virtual time for ever. */
+static temu_status group_source(void *ctx, int *more, temu_error *err)
+{
+    struct group_src *q = ctx;
+    run_ctx *x = q->x;
+    int32_t k = q->next, lo = x->l.first[q->g], hi = x->l.first[q->g + 1];
+    *more = k == 0;
+    for (int32_t i = 0; i < x->l.canaries && !*more; i++) {
+        *more = !temu_vt_rank_ended(x->vt, x->l.rank[i]);
+    }
+    if (!*more) {
+        return TEMU_OK;
+    }
+    if (k >= MAX_ROUNDS) {
+        return temu_fail(err, TEMU_EINVAL,
+                         "gpcnet: %d congestor rounds still end before the canaries", k);
+    }
+    q->next++;
+    x->congestor_next = k + 1 > x->congestor_next ? k + 1 : x->congestor_next;
+    temu_status st = temu_gpcnet_group_round(x->r, &x->l, q->g, err);
+    for (int32_t i = lo; k == 0 && i < hi && st == TEMU_OK; i++) {
+        st = temu_replay_collective(x->r, TEMU_REPLAY_WORLD, x->l.rank[i], &temu_gpcnet_barrier,
+                                    err);
+        if (x->idle[i]) {
+            temu_vt_rank_retire(x->vt, x->l.rank[i]);
         }
     }
+    return st;
+}
+
+/* The run's sources: the canaries, and congested each congestor group. */
+static temu_status set_sources(run_ctx *x, temu_vt *vt, temu_replay *r, int congested,
+                               temu_error *err)
+{
+    int32_t ng = (GPC_ROLES - GPC_A2A) * x->l.slots, ns = 0;
+    temu_vt_source *src = calloc((size_t)ng + 1, sizeof *src);
+    free(x->group);
+    x->group = calloc((size_t)ng + 1, sizeof *x->group);
+    if (src == NULL || x->group == NULL) {
+        free(src);
+        return temu_fail(err, TEMU_ENOMEM, "gpcnet: out of memory");
+    }
+    x->r = r;
+    x->vt = vt;
+    x->congested = congested;
+    x->canary_next = x->congestor_next = 0;
+    if (x->l.canaries > 0) {
+        src[ns++] = (temu_vt_source){0, x->l.canaries, canary_source, x, x->l.rank};
+    }
+    for (int32_t k = 0; congested && k < ng; k++) {
+        int32_t g = GPC_A2A * x->l.slots + k, lo = x->l.first[g], hi = x->l.first[g + 1];
+        x->group[k] = (struct group_src){x, g, 0};
+        if (hi > lo) {
+            src[ns++] = (temu_vt_source){0, hi - lo, group_source, &x->group[k], x->l.rank + lo};
+        }
+    }
+    temu_status st = ns > 0 ? temu_vt_set_sources(vt, ns, src, err) : TEMU_OK;
+    free(src);
     return st;
 }
 
@@ -240,17 +367,22 @@ static temu_status run(run_ctx *x, int32_t rounds, double **out, int *covered, t
         temu_replay_set_vtime(r, vt);
         st = temu_gpcnet_canary_comms(r, &x->l, x->ids, err);
     }
-    if (st == TEMU_OK && out != NULL) {
-        st = canaries(r, vt, x, congested, err);
+    if (st == TEMU_OK && !x->whole) {
+        /* recorded as the ranks reach it (rounds: any number) */
+        st = set_sources(x, vt, r, congested, err);
+        st = st == TEMU_OK ? temu_vt_run(vt, err) : st;
+        rounds = x->congestor_next;
+    } else if (st == TEMU_OK) {
+        st = out != NULL ? canaries(r, vt, x, congested, err) : st;
+        st = st == TEMU_OK ? run_congestors(r, x, rounds, congested, err) : st;
     }
-    st = st == TEMU_OK ? run_congestors(r, x, rounds, congested, err) : st;
     if (st == TEMU_OK) {
         st = temu_replay_finish(r, err);
     }
     if (r != NULL) {
         temu_replay_get_stats(r, &x->replayed);
     }
-    if (st == TEMU_OK) {
+    if (st == TEMU_OK && x->whole) {
         st = temu_vt_run(vt, err);
     }
     if (st == TEMU_OK) {
@@ -322,8 +454,8 @@ static double gpc_p99(const double *x, size_t n, int from_min, uint64_t *hist)
 }
 
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
-                               int congestors, const temu_vt_watch *watch, temu_gpcnet_result *out,
-                               temu_vt **keep, temu_error *err)
+                               int congestors, int whole, const temu_vt_watch *watch,
+                               temu_gpcnet_result *out, temu_vt **keep, temu_error *err)
 {
     run_ctx x;
     double *buf[2][3] = {{NULL}};
@@ -334,6 +466,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     x.p = p;
     x.tc = tc;
     x.watch = watch;
+    x.whole = whole;
     x.n = temu_session_nranks(s);
     x.iters = p->steps > 0 ? p->steps : 1;
     x.bw_bytes = p->bytes > 0 ? p->bytes : GPC_BW_BYTES;
@@ -369,7 +502,14 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     }
     int32_t rounds = 0;
     int64_t iso_end = x.canary_end;
-    if (st == TEMU_OK && congestors) {
+    if (st == TEMU_OK && congestors && !x.whole) {
+        /* the congestors' rounds made as the canaries need them */
+        st = run(&x, 1, buf[1], &covered, keep, err);
+        rounds = x.congestor_next;
+        if (st == TEMU_OK && !covered) { /* the source's rule makes them outlast the canaries */
+            st = temu_fail(err, TEMU_EINVAL, "gpcnet: a congestor ended before the canaries");
+        }
+    } else if (st == TEMU_OK && congestors) {
         /* a first guess from the congestors alone: twice the rounds that
          * fill the isolated canaries' time */
         st = run(&x, 2, NULL, &covered, NULL, err);
@@ -425,6 +565,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
     free(x.ids);
     free(x.buf);
     free(x.idle);
+    free(x.group);
     temu_gpcnet_layout_free(&x.l);
     return st;
 }

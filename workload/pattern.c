@@ -637,7 +637,7 @@ temu_status temu_pattern_lazy(temu_replay *r, const temu_pattern *p, int np, tem
         o->g = (gen){
             .r = r, .p = &o->q, .base = o->q.first_rank, .n = o->q.nranks, .err = err, .nth = 1};
         st = st == TEMU_OK ? prepare(&o->g) : st;
-        src[i] = (temu_vt_source){o->q.first_rank, o->q.nranks, lazy_round, o};
+        src[i] = (temu_vt_source){o->q.first_rank, o->q.nranks, lazy_round, o, NULL};
         if (st != TEMU_OK && bad != NULL) {
             *bad = i;
         }

@@ -122,10 +122,14 @@ typedef struct temu_gpcnet_result {
  * with pattern p's fraction and seed, p->steps iterations each) in virtual time, alone and with
  * the congestors (congestors 0: alone twice); tc NULL: the machine's
  * parameters; watch (may be NULL): every timing run is watched with it.
+ * Each run's operations are made as the ranks reach them, the congestors'
+ * rounds until the canaries end; whole: each run recorded whole first,
+ * the congested one repeated with twice the rounds until the congestors
+ * outlast the canaries (the same samples; more runs, memory and rounds).
  * The store ends with the counts of the last run (the congested one);
  * *keep (may be NULL) receives its timing run, to free with temu_vt_free. */
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
-                               int congestors, const temu_vt_watch *watch, temu_gpcnet_result *out,
-                               temu_vt **keep, temu_error *err);
+                               int congestors, int whole, const temu_vt_watch *watch,
+                               temu_gpcnet_result *out, temu_vt **keep, temu_error *err);
 
 #endif
