@@ -194,6 +194,12 @@ tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c)
     return TMPI_ALGO_NONE;
 }
 
+temu_kind tmpi_coll_msg_kind(temu_coll_op op)
+{
+    return op == TEMU_COLL_ALLTOALL || op == TEMU_COLL_ALLTOALLV ? TEMU_KIND_ALLTOALL
+                                                                 : TEMU_KIND_P2P;
+}
+
 /* ------------------------------------------------------------ emission */
 
 typedef struct out {

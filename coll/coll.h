@@ -15,6 +15,7 @@
 #ifndef TMPI_COLL_H
 #define TMPI_COLL_H
 
+#include "torusemu.h" /* temu_kind */
 #include "torusemu_coll.h"
 
 #include <stdint.h>
@@ -114,6 +115,13 @@ tmpi_algo tmpi_coll_choose(const tmpi_coll_env *env, const tmpi_coll *c);
 /* Emit every message rank `me` sends in collective c (c->algo set).  No
  * message is empty except the barrier's. */
 void tmpi_coll_sends(const tmpi_coll *c, int32_t me, tmpi_emit_fn emit, void *ctx);
+
+/* The message kind of the blocks of collective op: TEMU_KIND_ALLTOALL for
+ * MPI_Alltoall and MPI_Alltoallv (and MPI_Alltoallw, which temu_coll_op
+ * folds into alltoallv), which MPICH/PAMID on BG/Q ran by PAMI's
+ * many-to-many protocol (doc/model.md, "All-to-all on BG/Q"; each family
+ * decides what the kind puts on its network), else TEMU_KIND_P2P. */
+temu_kind tmpi_coll_msg_kind(temu_coll_op op);
 
 const char *tmpi_coll_op_name(temu_coll_op op);
 const char *tmpi_algo_name(tmpi_algo algo);

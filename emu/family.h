@@ -81,6 +81,11 @@ typedef struct temu_bg_format {
      * dimensions, else deterministic */
     uint64_t dynamic_from;
     int32_t dynamic_dims;
+    /* 1: an all-to-all block (TEMU_KIND_ALLTOALL) goes as memory-FIFO
+     * packets with no rendezvous, on vc_dynamic unless the machine's
+     * protocol.m2m_deterministic puts it on vc_det (BG/Q, PAMI's
+     * many-to-many protocol); 0: as a point-to-point message */
+    int32_t m2m;
 } temu_bg_format;
 
 /* A plan's counts applied along its routes (inject.c): into the store with
@@ -125,6 +130,11 @@ struct temu_family {
      * (plan_bluegene.h) with the family's temu_bg_format */
     void (*plan)(const temu_family *f, const temu_machine *m, const temu_message *msg,
                  temu_plan *plan);
+    /* 1: an all-to-all block (TEMU_KIND_ALLTOALL) needs no handshake, its
+     * data leaves at once as memory-FIFO packets (BG/Q's many-to-many
+     * protocol, temu_bg_format.m2m); 0: it follows the point-to-point
+     * protocol (vtime_rules.c, temu_vt_eager) */
+    int32_t alltoall_fifo;
 
     /* ---- counter placement (store.c, inject.c) */
     uint32_t sections; /* TEMU_SECTION_* bits */

@@ -56,8 +56,11 @@ static void describe(const temu_machine *m, FILE *f)
     fprintf(f,
             "bandwidth  2 GB/s per link and direction, 500 MHz network clock\n"
             "packets    32-byte header + 0..512 bytes payload in 32-byte chunks\n"
-            "protocol   eager < %u B, rendezvous by remote get above\n",
-            m->protocol.eager_limit);
+            "protocol   eager < %u B, rendezvous by remote get above\n"
+            "all-to-all memory-FIFO packets on VC %d, routed %s (m2m-routing=)\n",
+            m->protocol.eager_limit,
+            m->protocol.m2m_deterministic ? TEMU_BGQ_VC_USER_ESCAPE : TEMU_BGQ_VC_USER_DYNAMIC,
+            m->protocol.m2m_deterministic ? "deterministically" : "dynamically");
 }
 
 /* [node][11][3][7] network unit, [node][64] message unit, [node][16][16]
@@ -174,6 +177,7 @@ static const temu_bg_format format = {
     .vc_coll_sub = TEMU_BGQ_VC_COLL_SUBCOMM,
     .dynamic_from = 65536 + 1,
     .dynamic_dims = 2,
+    .m2m = 1,
 };
 
 /* The Blue Gene packetizer with this family's format as constants. */
@@ -210,7 +214,7 @@ const temu_family temu_family_bgq = {
             .rightmost_fastest = 1, /* T varies fastest */
             .rpn_power_of_two = 1,  /* 1, 2, 4, ... 64 ranks per node */
             .link_names = link_names,
-            .spec_options = TEMU_SPEC_TORUS,
+            .spec_options = TEMU_SPEC_TORUS | TEMU_SPEC_M2M,
             .idle_preset = "midplane",
             .unit_bytes = CHUNK_BYTES,
             .unit_name = "32-byte chunks",
@@ -237,6 +241,7 @@ const temu_family temu_family_bgq = {
     .describe = describe,
     .midplane = midplane,
     .plan = plan,
+    .alltoall_fifo = 1,
     .sections = TEMU_SECTION_BGQ_NW | TEMU_SECTION_BGQ_MU | TEMU_SECTION_BGQ_L2 |
                 TEMU_SECTION_BGQ_CNK | TEMU_SECTION_BGQ_NW_CYCLES,
     .layout = layout,

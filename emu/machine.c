@@ -163,6 +163,25 @@ static temu_status apply_option(const char *spec, const char *s, size_t len, tem
         }
         return TEMU_OK;
     }
+    if (klen == 11 && strncmp(s, "m2m-routing", 11) == 0) {
+        if (!(options & TEMU_SPEC_M2M)) {
+            return temu_fail(err, TEMU_EINVAL, "machine spec '%s': unknown option '%.*s' for %s",
+                             spec, (int)klen, s, temu_system_name(m->system));
+        }
+        /* PAMI_M2M_ROUTING of the BG/Q driver: DETERMINISTIC or the
+         * default, dynamic (doc/model.md, "All-to-all on BG/Q") */
+        if (vlen == 7 && strncmp(v, "dynamic", 7) == 0) {
+            m->protocol.m2m_deterministic = 0;
+        } else if (vlen == 13 && strncmp(v, "deterministic", 13) == 0) {
+            m->protocol.m2m_deterministic = 1;
+        } else {
+            return temu_fail(err, TEMU_EINVAL,
+                             "machine spec '%s': m2m-routing must be dynamic or deterministic, "
+                             "not '%.*s'",
+                             spec, (int)vlen, v);
+        }
+        return TEMU_OK;
+    }
     if (parse_uint(v, vlen, 1LL << 31, &num) != 0) {
         return temu_fail(err, TEMU_EINVAL,
                          "machine spec '%s': value of '%.*s' must be a non-negative integer",

@@ -21,13 +21,15 @@ const char *temu_kind_name(temu_kind kind)
         return "put";
     case TEMU_KIND_GET:
         return "get";
+    case TEMU_KIND_ALLTOALL:
+        return "alltoall";
     }
     return "?";
 }
 
 int temu_kind_parse(const char *name)
 {
-    for (int k = TEMU_KIND_P2P; k <= TEMU_KIND_GET; k++) {
+    for (int k = TEMU_KIND_P2P; k <= TEMU_KIND_ALLTOALL; k++) {
         if (strcmp(name, temu_kind_name((temu_kind)k)) == 0) {
             return k;
         }
@@ -210,6 +212,7 @@ void temu_plan_gemini(const temu_family *f, const temu_machine *m, const temu_me
     case TEMU_KIND_P2P:
     case TEMU_KIND_COLL_WORLD:
     case TEMU_KIND_COLL_SUB:
+    case TEMU_KIND_ALLTOALL: /* Cray MPICH sends all-to-all blocks as p2p */
         break;
     }
     if (msg->bytes < pr->eager_limit) {
@@ -255,7 +258,7 @@ temu_status temu_plan_message(const temu_machine *m, const temu_message *msg, te
                                            "nodes 0..%lld",
                          (long long)msg->src, (long long)msg->dst, (long long)m->nnodes - 1);
     }
-    if ((int)msg->kind < TEMU_KIND_P2P || (int)msg->kind > TEMU_KIND_GET) {
+    if ((int)msg->kind < TEMU_KIND_P2P || (int)msg->kind > TEMU_KIND_ALLTOALL) {
         return temu_fail(err, TEMU_EINVAL, "unknown message kind %d", (int)msg->kind);
     }
     if (msg->bytes > TEMU_MAX_MESSAGE_BYTES) {

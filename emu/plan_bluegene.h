@@ -123,6 +123,10 @@ static TEMU_ALWAYS_INLINE void temu_plan_bg_control(const temu_bg_format *fmt, t
  *     receiver, a remote-get packet (64-byte descriptor on BG/Q, 32 on
  *     BG/P) back to the sender, then the data as put packets.
  *   put: put packets; get: a remote-get packet, then put packets back.
+ *   all-to-all block (BG/Q, fmt->m2m): memory-FIFO packets source ->
+ *     destination on the dynamic VC (PAMI's many-to-many protocol), or
+ *     the deterministic one with m2m-routing=deterministic; elsewhere as
+ *     point to point.
  * Bulk data (rendezvous and RMA) is labelled dynamic by the family's rule
  * (temu_bg_format: BG/Q when larger than 64 KiB and the nodes differ in
  * more than one dimension, PAMI's rule, BG/Q driver, doc/references.md;
@@ -162,6 +166,19 @@ static TEMU_ALWAYS_INLINE void temu_plan_bluegene(const temu_bg_format *fmt, con
         mu_message(plan, 1, msg->bytes, npk, TEMU_MU_PUT_PKT_RCV);
         l2_transfer(plan, 1, msg->payload, msg->bytes);
         return;
+    case TEMU_KIND_ALLTOALL:
+        if (fmt->m2m) {
+            /* PAMI's many-to-many protocol (BG/Q): the block as memory-FIFO
+             * packets src -> dst, no request to send or remote get, all on
+             * the dynamic VC whatever the size unless m2m-routing=
+             * deterministic (doc/model.md, "All-to-all on BG/Q") */
+            int vc = m->protocol.m2m_deterministic ? det : fmt->vc_dynamic;
+            npk = temu_plan_bg_packets(fmt, plan, 0, vc, msg->bytes);
+            mu_message(plan, 0, msg->bytes, npk, TEMU_MU_FIFO_PKT_RCV);
+            l2_transfer(plan, 0, msg->payload, msg->bytes);
+            return;
+        }
+        break; /* BG/P: as point to point */
     case TEMU_KIND_P2P:
         break;
     }

@@ -468,11 +468,13 @@ static void emit(void *ctx, const tmpi_msg *m)
     } else if (m->buf == TMPI_BUF_RECV && e->rc->recv_base != 0 && e->rc->recv_ready) {
         addr = e->rc->recv_base + m->off;
     }
+    /* an all-to-all's blocks are of their own kind (BG/Q: PAMI's
+     * many-to-many protocol) */
+    temu_kind kind = tmpi_coll_msg_kind((temu_coll_op)e->rc->op);
     e->r->st.messages++;
-    e->st = e->r->mode->message(e->r->s, e->from, w, m->bytes, address(e->r, addr), TEMU_KIND_P2P,
-                                e->err);
+    e->st = e->r->mode->message(e->r->s, e->from, w, m->bytes, address(e->r, addr), kind, e->err);
     if (e->st == TEMU_OK) {
-        e->st = e->r->mode->coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, m->round,
+        e->st = e->r->mode->coll_msg(e->r->vt, e->comm, e->me, m->dst, w, m->bytes, kind, m->round,
                                      (uint64_t)(uintptr_t)address(e->r, addr), e->err);
     }
 }

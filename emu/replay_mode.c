@@ -45,9 +45,11 @@ static temu_status no_coll_enter(temu_vt *vt, int32_t comm, int32_t n, int32_t m
 }
 
 static temu_status no_coll_msg(temu_vt *vt, int32_t comm, int32_t me, int32_t to, int32_t wto,
-                               uint64_t bytes, int32_t round, uint64_t payload, temu_error *err)
+                               uint64_t bytes, temu_kind kind, int32_t round, uint64_t payload,
+                               temu_error *err)
 {
-    (void)vt, (void)comm, (void)me, (void)to, (void)wto, (void)bytes, (void)round, (void)payload;
+    (void)vt, (void)comm, (void)me, (void)to, (void)wto, (void)bytes, (void)kind, (void)round;
+    (void)payload;
     (void)err;
     return TEMU_OK;
 }
@@ -85,5 +87,5 @@ const temu_replay_mode temu_replay_timed = {
     .trace_time = temu_vt_trace_time,
     .rma = temu_vt_rma,
     .coll_enter = temu_vt_coll_enter,
-    .coll_msg = temu_vt_coll_msg,
+    .coll_msg = temu_vt_coll_msg_kind,
 };

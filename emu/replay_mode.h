@@ -40,7 +40,8 @@ typedef struct temu_replay_mode {
     temu_status (*coll_enter)(temu_vt *vt, int32_t comm, int32_t n, int32_t me, int32_t rank,
                               int sync_only, temu_error *err);
     temu_status (*coll_msg)(temu_vt *vt, int32_t comm, int32_t me, int32_t to, int32_t wto,
-                            uint64_t bytes, int32_t round, uint64_t payload, temu_error *err);
+                            uint64_t bytes, temu_kind kind, int32_t round, uint64_t payload,
+                            temu_error *err);
 } temu_replay_mode;
 
 extern const temu_replay_mode temu_replay_counting;

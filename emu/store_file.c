@@ -350,7 +350,7 @@ static int machine_check(const temu_machine *h, temu_machine *out)
                h->dim_order[d] != m.dim_order[d];
     }
     /* options the spec may set: cores=, eager=, and where the family takes
-     * them (Gemini) bte=, header= */
+     * them (Gemini) bte=, header=, (BG/Q) m2m-routing= */
     uint32_t options = temu_machine_family(&m)->info.spec_options;
     bad |= h->cores_per_node < 1 || h->cores_per_node > 1024 ||
            h->protocol.eager_limit > (1u << 31);
@@ -358,6 +358,8 @@ static int machine_check(const temu_machine *h, temu_machine *out)
                                      : h->protocol.bte_threshold != m.protocol.bte_threshold;
     bad |= (options & TEMU_SPEC_HEADER) ? h->protocol.mpi_header > TEMU_GEMINI_MAX_TRANSACTION
                                         : h->protocol.mpi_header != m.protocol.mpi_header;
+    bad |= (options & TEMU_SPEC_M2M) ? h->protocol.m2m_deterministic > 1
+                                     : h->protocol.m2m_deterministic != 0;
     if (!bad && h->preset[0] != '\0') {
         temu_machine p;
         bad = temu_machine_parse(h->preset, &p, NULL) != TEMU_OK || strcmp(p.name, m.name) != 0;

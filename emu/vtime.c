@@ -865,6 +865,13 @@ temu_status temu_vt_coll_at_end(temu_vt *v, int32_t comm, int32_t me, temu_vt_co
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
                              uint64_t bytes, int32_t round, uint64_t payload, temu_error *err)
 {
+    return temu_vt_coll_msg_kind(v, comm, me, to, wto, bytes, TEMU_KIND_P2P, round, payload, err);
+}
+
+temu_status temu_vt_coll_msg_kind(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
+                                  uint64_t bytes, temu_kind kind, int32_t round, uint64_t payload,
+                                  temu_error *err)
+{
     if (comm < 0 || comm >= v->ncomm || v->comm[comm].n == 0 || me < 0 || me >= v->comm[comm].n ||
         to < 0 || to >= v->comm[comm].n || v->comm[comm].calls[me] == 0) {
         return temu_fail(err, TEMU_EINVAL,
@@ -877,7 +884,11 @@ temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, i
         return st;
     }
     vinst *in = &INST(v, v->comm[comm].cur[me]);
-    int32_t id = new_msg(v, in->world[me], wto, bytes, TEMU_KIND_P2P, round, payload, 1);
+    if (kind != TEMU_KIND_P2P && kind != TEMU_KIND_ALLTOALL) {
+        return temu_fail(err, TEMU_EINVAL, "virtual time: collective message of kind %s",
+                         temu_kind_name(kind));
+    }
+    int32_t id = new_msg(v, in->world[me], wto, bytes, kind, round, payload, 1);
     if (id < 0) {
         return no_id(v, err);
     }

@@ -29,6 +29,9 @@ int temu_vt_eager(const temu_machine *m, temu_kind kind, uint64_t bytes)
     /* one-sided operations complete remotely (at the origin's next
      * synchronization), collectives' messages follow the point-to-point
      * rule as the MPI libraries send them with it */
+    if (kind == TEMU_KIND_ALLTOALL && temu_machine_family(m)->alltoall_fifo) {
+        return 1; /* BG/Q's many-to-many protocol: no rendezvous, whatever the size */
+    }
     return kind != TEMU_KIND_PUT && kind != TEMU_KIND_GET && bytes < m->protocol.eager_limit;
 }
 

@@ -6,22 +6,28 @@
 # under the default ABCDET mapping and under Table 5(b) (each row of 16 ranks
 # on one node: rank r on node r mod 512, T = r / 512, i.e. order TABCDE).
 # Prints per-node PEVT_NW_USER_PP_SENT (32-byte chunks sent on the user
-# point-to-point VCs over the ten torus links); the paper reports approx.
-# 270,000 per node for the default mapping and 0 for Table 5(b), why the
-# paper's node-to-node variation does not appear here, then the
-# predicted time of that all-to-all under each mapping (torusemu replay
-# --timing: on-node messages take BG/Q's shared-memory path, doc/
+# point-to-point VCs over the ten torus links, pass-through included):
+#  - counted by the replay without --timing, every packet on its
+#    deterministic route (flat), for both mappings;
+#  - from the timed replay (--timing) of the default mapping, where the
+#    all-to-all's packets are routed dynamically as PAMI's many-to-many
+#    protocol routed them on BG/Q, and again with m2m-routing=deterministic
+#    (the machine's PAMI_M2M_ROUTING=DETERMINISTIC);
+# beside the paper's approx. 270,000 per node, varying node to node, and 0
+# for Table 5(b); then the predicted time of that all-to-all under each
+# mapping (on-node messages take BG/Q's shared-memory path, doc/
 # virtual-time.md, "MPI software costs") and the speed-up of Table 5(b),
 # beside the paper's "up to a factor of approx. 10" (Fig. 3).
 set -eu
 T=${1:-torusemu}
 D=$(mktemp -d "${TMPDIR:-/tmp}/seed003.XXXXXX")
 trap 'rm -rf "$D"' EXIT
-for map in ABCDET TABCDE; do
-    "$T" replay --machine midplane --ranks-per-node 16 --map "$map" --quiet \
-        --pattern fft --grid 16x512 --size 512 --phase 1 --keep "$D/$map.store"
-    # dump: a "node ..." line, then per link "L  vc0 .. vc6 | ..."
-    "$T" dump "$D/$map.store" --all | awk -v map="$map" '
+FFT="--ranks-per-node 16 --quiet --pattern fft --grid 16x512 --size 512 --phase 1"
+# per_node STORE LABEL: min, mean and max over the nodes of the chunks sent
+# on VCs 0-2 of the links A- .. E+ (dump: a "node ..." line, then per link
+# "L  vc0 .. vc6 | ...")
+per_node() {
+    "$T" dump "$1" --all | awk -v label="$2" '
         /^node / { if (n++) { tot[n - 1] = sum }; sum = 0; next }
         /^  [A-E][+-] / { sum += $2 + $3 + $4 }
         END {
@@ -31,22 +37,40 @@ for map in ABCDET TABCDE; do
                 if (min < 0 || tot[i] < min) { min = tot[i] }
                 if (tot[i] > max) { max = tot[i] }
             }
-            printf "%-7s PEVT_NW_USER_PP_SENT per node over %d nodes: min %d, mean %.0f, max %d\n", map, n, min, all / n, max
+            mean = all / n
+            printf "%-44s min %d, mean %.0f, max %d", label, min, mean, max
+            if (max > min) { printf " (%+.1f %% .. %+.1f %% of the mean)", 100 * (min / mean - 1), 100 * (max / mean - 1) }
+            printf "\n"
         }'
-done
-# The paper's figure, and why ours is flat (doc/model.md, "All-to-all on
-# BG/Q": PAMI's many-to-many protocol routes every packet dynamically).
-cat <<'EOF'
-paper (McCraw 2013, 4.4): approx. 270,000 per node, varying node to node; 0 under Table 5(b)
-variation not reproduced: the replay sends each 16 KiB block as a point-to-point rendezvous
-  message, routed deterministically (PAMI routes those dynamically only above 64 KiB), so every
-  node counts the same. BG/Q's MPI_Alltoall runs PAMI's many-to-many protocol, which routes all
-  its packets dynamically (zone 1 up to 512 nodes): that network routing, not modelled here,
-  is the likely source of the paper's variation (doc/model.md, "All-to-all on BG/Q").
-EOF
+}
+echo "PEVT_NW_USER_PP_SENT per node over the 512 nodes (32-byte chunks):"
 for map in ABCDET TABCDE; do
-    "$T" replay --machine midplane --ranks-per-node 16 --map "$map" --quiet --timing \
-        --format csv --pattern fft --grid 16x512 --size 512 --phase 1 >/dev/null 2>"$D/$map.time"
+    # shellcheck disable=SC2086 # FFT holds several options
+    "$T" replay --machine midplane --map "$map" $FFT --keep "$D/$map.store"
+    per_node "$D/$map.store" "$map  counted:"
+done
+# timed: the default mapping with the machine's dynamic all-to-all routing,
+# then deterministic; Table 5(b) keeps every message on its node
+for how in dynamic deterministic; do
+    # shellcheck disable=SC2086
+    "$T" replay --machine "midplane,m2m-routing=$how" --map ABCDET $FFT --timing --format csv \
+        --keep "$D/$how.store" >/dev/null 2>"$D/ABCDET.$how.time"
+    per_node "$D/$how.store" "ABCDET  --timing, $how M2M routes:"
+done
+# The paper's figure, and where its variation comes from (doc/model.md,
+# "All-to-all on BG/Q")
+cat <<'EOF2'
+paper (McCraw 2013, 4.4): approx. 270,000 per node, varying node to node; 0 under Table 5(b)
+variation: BG/Q's MPI_Alltoall runs PAMI's many-to-many protocol, which sends each 16 KiB
+  block as memory-FIFO packets routed dynamically (VC 0, zone 1 on 512 nodes); under --timing
+  each packet takes, hop by hop, the minimal direction with the most free buffer space, so
+  some nodes pass more packets than others. Every path is minimal: the mean equals the
+  counted one. Counting without --timing, or m2m-routing=deterministic, is flat.
+EOF2
+cp "$D/ABCDET.dynamic.time" "$D/ABCDET.time"
+# shellcheck disable=SC2086
+"$T" replay --machine midplane --map TABCDE $FFT --timing --format csv >/dev/null 2>"$D/TABCDE.time"
+for map in ABCDET TABCDE; do
     sed -n "s/^predicted runtime \([0-9.]*\) us.*/$map  first all-to-all: \1 us/p" "$D/$map.time"
 done
 sed -n 's/^predicted runtime \([0-9.]*\) us.*/\1/p' "$D/ABCDET.time" "$D/TABCDE.time" | awk '

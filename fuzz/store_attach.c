@@ -63,7 +63,7 @@ static void use(temu_session *s, int writable)
         return;
     }
     defuse_watches(s);
-    for (int k = TEMU_KIND_P2P; k <= TEMU_KIND_GET; k++) {
+    for (int k = TEMU_KIND_P2P; k <= TEMU_KIND_ALLTOALL; k++) {
         temu_message msg = {0, last, 100000, NULL, (temu_kind)k};
         FUZZ_CHECK(temu_inject(s, &msg, &err) == TEMU_OK);
     }

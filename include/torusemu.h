@@ -89,7 +89,11 @@ typedef struct temu_protocol {
     uint32_t mpi_header;    /* Gemini: MPI envelope carried in the first PUT (48) */
     uint32_t eager_limit;   /* messages below this size go eager              */
     uint32_t bte_threshold; /* Gemini: at or above, PUT by the block-transfer engine */
-    uint32_t reserved;
+    /* BG/Q: 1 routes the blocks of an all-to-all (TEMU_KIND_ALLTOALL)
+     * deterministically, as PAMI_M2M_ROUTING=DETERMINISTIC did; 0 (the
+     * default) dynamically, as PAMI's many-to-many protocol did otherwise
+     * (doc/model.md, "All-to-all on BG/Q"); spec option m2m-routing= */
+    uint32_t m2m_deterministic;
 } temu_protocol;
 
 /*
@@ -124,6 +128,7 @@ typedef struct temu_machine {
  *   torus=10111   wrap flag per dimension (default all 1; BG/Q and BG/P)
  *   cores=N       cores per node
  *   eager=B, bte=B, header=B   protocol thresholds (bytes)
+ *   m2m-routing=dynamic|deterministic   BG/Q all-to-all routing
  */
 temu_status temu_machine_parse(const char *spec, temu_machine *out, temu_error *err);
 
@@ -201,6 +206,7 @@ typedef enum temu_collnet {
 #define TEMU_SPEC_TORUS 0x1u  /* torus=DIGITS: wrap links per dimension */
 #define TEMU_SPEC_BTE 0x2u    /* bte=B: protocol.bte_threshold */
 #define TEMU_SPEC_HEADER 0x4u /* header=B: protocol.mpi_header (0..64) */
+#define TEMU_SPEC_M2M 0x8u    /* m2m-routing=dynamic|deterministic: protocol.m2m_deterministic */
 
 typedef struct temu_family_info {
     int32_t system;    /* temu_system */
@@ -462,8 +468,11 @@ typedef enum temu_kind {
     TEMU_KIND_COLL_WORLD = 1, /* collective traffic on MPI_COMM_WORLD          */
     TEMU_KIND_COLL_SUB = 2,   /* collective traffic on a sub-communicator      */
     TEMU_KIND_PUT = 3,        /* one-sided put: src writes into dst            */
-    TEMU_KIND_GET = 4         /* one-sided get: src reads from dst; the data   */
+    TEMU_KIND_GET = 4,        /* one-sided get: src reads from dst; the data   */
                               /* travels dst -> src                            */
+    TEMU_KIND_ALLTOALL = 5    /* a block of MPI_Alltoall(v): BG/Q sends it by  */
+                              /* PAMI's many-to-many protocol, the other      */
+                              /* families as p2p                              */
 } temu_kind;
 
 const char *temu_kind_name(temu_kind kind);

@@ -155,6 +155,12 @@ temu_status temu_vt_coll_enter(temu_vt *v, int32_t comm, int32_t n, int32_t me, 
                                int sync_only, temu_error *err);
 temu_status temu_vt_coll_msg(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
                              uint64_t bytes, int32_t round, uint64_t payload, temu_error *err);
+/* The same for a message of another kind than TEMU_KIND_P2P (an all-to-all
+ * block: TEMU_KIND_ALLTOALL, which BG/Q sends by its many-to-many
+ * protocol). */
+temu_status temu_vt_coll_msg_kind(temu_vt *v, int32_t comm, int32_t me, int32_t to, int32_t wto,
+                                  uint64_t bytes, temu_kind kind, int32_t round, uint64_t payload,
+                                  temu_error *err);
 /* fn(ctx, s) (s: the run's session) once every member of the collective
  * member `me` of comm last entered has entered it, in virtual time (the
  * replay counts a collective on BG/Q's class routes then, so a series

@@ -25,6 +25,7 @@ typedef struct emit_ctx {
     const char *send_base; /* bytes of the send side, or NULL            */
     const char *recv_base; /* bytes of the receive side, or NULL         */
     int recv_ready;        /* recv_base already holds the final data     */
+    temu_kind kind;        /* of its messages (tmpi_coll_msg_kind)       */
 } emit_ctx;
 
 static void emit_inject(void *ctx, const tmpi_msg *m)
@@ -41,12 +42,11 @@ static void emit_inject(void *ctx, const tmpi_msg *m)
         payload = e->recv_base + m->off;
     }
     if (e->inject && e->pass != TMPI_VT_PASS_BEFORE) {
-        temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, m->bytes, payload, TEMU_KIND_P2P,
-                          NULL);
+        temu_inject_ranks(tmpi_g.session, tmpi_g.world_rank, w, m->bytes, payload, e->kind, NULL);
     }
     if (tmpi_vt_on && e->pass != TMPI_VT_PASS_AFTER) {
         temu_message msg = {tmpi_g.node, tmpi_g.rank_node[w], m->bytes,
-                            tmpi_g.want_payload ? payload : NULL, TEMU_KIND_P2P};
+                            tmpi_g.want_payload ? payload : NULL, e->kind};
         int64_t lat = tmpi_vt_coll_latency(&msg, tmpi_vt_message_latency(&msg));
         e->vt_ps += lat;
         if (e->pass == TMPI_VT_PASS_BEFORE) {
@@ -277,6 +277,7 @@ void tmpi_acct_coll(const tmpi_call *call)
     /* before the host's call (PASS_BEFORE) no receive buffer holds its data */
     int received = call->blocking && call->vt_pass != TMPI_VT_PASS_BEFORE;
     e.comm = c;
+    e.kind = tmpi_coll_msg_kind(call->op);
     e.inject = tmpi_counting();
     e.pass = call->vt_pass;
     e.vt_ps = 0;

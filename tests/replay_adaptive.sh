@@ -99,4 +99,38 @@ expect_fail "unknown routing" "expected deterministic or adaptive" "$TORUSEMU" r
     --machine nodeboard --pattern random --timing --routing sideways
 expect_fail "adaptive Gemini" "adaptive routing is modelled for Blue Gene only" "$TORUSEMU" replay \
     --machine gemini-tiny --pattern random --timing --routing adaptive
+# BG/Q all-to-all blocks (PAMI's many-to-many protocol, doc/model.md "All-to-all
+# on BG/Q"): the fft pattern's first all-to-all on the node board, 32 ranks
+# in rows of 4, 64^3 points of 16 bytes: 131,072 bytes per rank, a 32 KiB
+# block to each of 3 row members = 64 memory-FIFO packets each, 32 x 3 x 64 =
+# 6,144 packets received, no put or remote-get packet; all on VC 0, or all on
+# VC 1 with m2m-routing=deterministic (the same chunks)
+run_fft() {
+    name=$1 spec=$2
+    shift 2
+    expect_ok "fft $name" "$TORUSEMU" replay --machine "$spec" --pattern fft --grid 4x8 --size 64 \
+        --phase 1 --keep "$TMP/fft_$name.store" --quiet "$@"
+}
+run_fft dyn nodeboard
+run_fft det nodeboard,m2m-routing=deterministic
+run_fft tdyn nodeboard --timing
+run_fft tdet nodeboard,m2m-routing=deterministic --timing
+expect_eq "m2m: FIFO packets" 6144 "$(total "$TMP/fft_dyn.store" '^FIFO_PKT_RCV$')"
+expect_eq "m2m: no put packets" 0 "$(total "$TMP/fft_dyn.store" '^(PUT|RGET)_PKT_RCV$')"
+vc0=$(total "$TMP/fft_dyn.store" '^SENT_CHUNKS_VC0$')
+[ "$vc0" -gt 0 ] && pass || failed "m2m: nothing on VC 0"
+expect_eq "m2m: nothing on VC 1" 0 "$(total "$TMP/fft_dyn.store" '^SENT_CHUNKS_VC1$')"
+expect_eq "deterministic m2m: nothing on VC 0" 0 "$(total "$TMP/fft_det.store" '^SENT_CHUNKS_VC0$')"
+expect_eq "deterministic m2m: the same chunks on VC 1" "$vc0" \
+    "$(total "$TMP/fft_det.store" '^SENT_CHUNKS_VC1$')"
+# timed: the adaptive routes are minimal, so VC 0 and the escape VC 1
+# together carry the counted chunks; deterministic M2M gives the counted
+# chunks link by link
+expect_eq "timed m2m: the counted total" "$vc0" \
+    "$(total "$TMP/fft_tdyn.store" '^SENT_CHUNKS_VC[01]$')"
+links() { "$TORUSEMU" dump "$1" --format csv | awk -F, '$6 ~ /^SENT_CHUNKS_VC/' | sort; }
+links "$TMP/fft_det.store" >"$TMP/fft_det.l"
+links "$TMP/fft_tdet.store" >"$TMP/fft_tdet.l"
+[ -s "$TMP/fft_det.l" ] && cmp -s "$TMP/fft_det.l" "$TMP/fft_tdet.l" && pass ||
+    failed "timed deterministic m2m: not the counted link counters"
 finish

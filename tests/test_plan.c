@@ -223,6 +223,73 @@ START_TEST(test_bgq_eager_and_rendezvous)
 }
 END_TEST
 
+/* An all-to-all block on BG/Q goes by PAMI's many-to-many protocol
+ * (doc/model.md, "All-to-all on BG/Q"): memory-FIFO packets, no request to
+ * send and no remote get, on the dynamic VC 0 whatever the size and the
+ * direction; m2m-routing=deterministic moves them to the escape VC 1.  The
+ * other families send the block as a point-to-point message. */
+START_TEST(test_bgq_alltoall_m2m)
+{
+    temu_machine m = test_machine("midplane");
+    int64_t s = bgq_node(&m, 0, 0, 0, 0, 0), d = bgq_node(&m, 2, 0, 0, 0, 0);
+    const int dyn = TEMU_BGQ_VC_USER_DYNAMIC, esc = TEMU_BGQ_VC_USER_ESCAPE;
+    /* 16 KiB = 32 packets of 512 B: 32 x (1 header + 16 payload chunks) =
+     * 544 chunks, against 549 by rendezvous (2 RTS + 544 + 3 remote get) */
+    temu_plan p = plan_of("midplane", s, d, 16384, NULL, TEMU_KIND_ALLTOALL);
+    ck_assert_uint_eq(p.chunks[0][dyn], 544);
+    ck_assert_uint_eq(p.packets[0][dyn], 32);
+    for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
+        ck_assert_uint_eq(p.packets[1][vc], 0); /* nothing comes back */
+        ck_assert_uint_eq(p.chunks[1][vc], 0);
+        if (vc != dyn) {
+            ck_assert_uint_eq(p.packets[0][vc], 0);
+        }
+    }
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_MSG_INJ], 1); /* one message, no RTS */
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PKT_INJ], 31);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_FIFO_PKT_RCV], 32);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PUT_PKT_RCV], 0);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_RGET_PKT_RCV], 0);
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_MSG_INJ], 0);
+    /* the receiver writes each whole packet into its memory FIFO: 32 x
+     * (32 + 512) / 16 = 1088 16-byte writes; the sender reads 128 x 128 B */
+    ck_assert_uint_eq(p.mu[1][TEMU_MU_PORT0_16B_WRT], 1088);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_128B_RD], 128);
+    ck_assert_uint_eq(p.mu[0][TEMU_MU_PORT0_16B_WRT], 0);
+    /* small (100 B: 1 header + 4 chunks) and across two dimensions alike */
+    p = plan_of("midplane", s, bgq_node(&m, 1, 1, 0, 0, 0), 100, NULL, TEMU_KIND_ALLTOALL);
+    ck_assert_uint_eq(p.packets[0][dyn], 1);
+    ck_assert_uint_eq(p.chunks[0][dyn], 5);
+    ck_assert_uint_eq(p.packets[0][esc], 0);
+    /* PAMI_M2M_ROUTING=DETERMINISTIC: the same packets on the escape VC */
+    p = plan_of("midplane,m2m-routing=deterministic", s, d, 16384, NULL, TEMU_KIND_ALLTOALL);
+    ck_assert_uint_eq(p.chunks[0][esc], 544);
+    ck_assert_uint_eq(p.packets[0][esc], 32);
+    ck_assert_uint_eq(p.packets[0][dyn], 0);
+    ck_assert_uint_eq(p.chunks[1][esc], 0);
+    /* BG/P and Gemini: exactly the point-to-point plan */
+    static const char *other[] = {"bgp-midplane", "gemini-tiny"};
+    for (int i = 0; i < 2; i++) {
+        for (uint64_t b = 100; b <= 100000; b *= 10) {
+            temu_plan a = plan_of(other[i], 0, 3, b, NULL, TEMU_KIND_ALLTOALL);
+            temu_plan q = plan_of(other[i], 0, 3, b, NULL, TEMU_KIND_P2P);
+            ck_assert_int_eq(memcmp(&a, &q, sizeof a), 0);
+        }
+    }
+    ck_assert_int_eq(temu_kind_parse("alltoall"), TEMU_KIND_ALLTOALL);
+    ck_assert_str_eq(temu_kind_name(TEMU_KIND_ALLTOALL), "alltoall");
+    /* the option is BG/Q's and takes only its two values */
+    temu_machine x;
+    temu_error err;
+    ck_assert_int_eq(temu_machine_parse("midplane,m2m-routing=dynamic", &x, &err), TEMU_OK);
+    ck_assert_uint_eq(x.protocol.m2m_deterministic, 0);
+    ck_assert_int_eq(temu_machine_parse("midplane,m2m-routing=adaptive", &x, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "dynamic or deterministic"));
+    ck_assert_int_eq(temu_machine_parse("bgp-midplane,m2m-routing=dynamic", &x, &err), TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown option 'm2m-routing'"));
+}
+END_TEST
+
 START_TEST(test_bgq_collective_and_rma)
 {
     temu_machine m = test_machine("midplane");
@@ -349,6 +416,7 @@ int main(void)
     tcase_add_test(tc, test_gemini_bte_put);
     tcase_add_test(tc, test_gemini_get_kind);
     tcase_add_test(tc, test_bgq_eager_and_rendezvous);
+    tcase_add_test(tc, test_bgq_alltoall_m2m);
     tcase_add_test(tc, test_bgq_collective_and_rma);
     tcase_add_test(tc, test_bgq_message_unit_io_and_l2);
     tcase_add_test(tc, test_bgp_packets);

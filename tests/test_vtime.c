@@ -1036,6 +1036,54 @@ START_TEST(test_stall_counters)
 }
 END_TEST
 
+/* Rank 0's 16 KiB block to rank 1 in a two-member collective on
+ * bgq:4x1x1x1x1 (neighbours), sent as `kind`: rank 0's and rank 1's end. */
+static void bgq_coll_block(temu_kind kind, int64_t *end0, int64_t *end1)
+{
+    temu_session *s = test_mapped_store("bgq:4x1x1x1x1", 2, 1, NULL);
+    temu_vt *vt;
+    temu_error err;
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    ck_assert(temu_vt_coll_enter(vt, 0, 2, 0, 0, 0, &err) == TEMU_OK);
+    ck_assert(temu_vt_coll_enter(vt, 0, 2, 1, 1, 0, &err) == TEMU_OK);
+    ck_assert_msg(temu_vt_coll_msg_kind(vt, 0, 0, 1, 1, 16384, kind, 0, 0, &err) == TEMU_OK, "%s",
+                  err.message);
+    run_ok(vt);
+    *end0 = rank(vt, 0).end_ps;
+    *end1 = rank(vt, 1).end_ps;
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+
+/* A block of an all-to-all on BG/Q goes by PAMI's many-to-many protocol,
+ * without rendezvous (doc/model.md, "All-to-all on BG/Q"): its sender is
+ * done when the packets have left its node, before they arrive (rank 1's
+ * end is their arrival + o_r); as a point-to-point message of 16 KiB (at
+ * or above the eager limit 4097) the sender waits for the delivery and
+ * the remote get back, so it ends later.  Other kinds are refused. */
+START_TEST(test_bgq_alltoall_no_rendezvous)
+{
+    int64_t a0, a1, p0, p1;
+    bgq_coll_block(TEMU_KIND_ALLTOALL, &a0, &a1);
+    bgq_coll_block(TEMU_KIND_P2P, &p0, &p1);
+    ck_assert_int_gt(a1, 0);
+    ck_assert_int_lt(a0, a1 - BGQ_O_PS); /* done before the data arrived */
+    ck_assert_int_ge(p0, p1 - BGQ_O_PS); /* rendezvous: not before it */
+    ck_assert_int_lt(a0, p0);
+
+    temu_session *s = test_mapped_store("bgq:4x1x1x1x1", 2, 1, NULL);
+    temu_vt *vt;
+    temu_error err;
+    ck_assert(temu_vt_create(s, NULL, &vt, &err) == TEMU_OK);
+    ck_assert(temu_vt_coll_enter(vt, 0, 2, 0, 0, 0, &err) == TEMU_OK);
+    ck_assert(temu_vt_coll_msg_kind(vt, 0, 0, 1, 1, 8, TEMU_KIND_PUT, 0, 0, &err) ==
+              TEMU_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "collective message of kind put"));
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
 /* BG/Q receive-FIFO occupancy through a replay in virtual time: two
  * 64 KiB messages into one node (a 16-node ring, bgq:16x1x1x1x1) queue in
  * its receive FIFOs on the user escape VC (1), the point-to-point one;
@@ -1399,6 +1447,7 @@ int main(void)
     tcase_add_test(tc, test_source_window_full);
     tcase_add_test(tc, test_stall_counters);
     tcase_add_test(tc, test_bgq_fifo_occupancy);
+    tcase_add_test(tc, test_bgq_alltoall_no_rendezvous);
     tcase_add_test(tc, test_incremental_flush);
     tcase_add_test(tc, test_gpcnet_impact);
     tcase_add_test(tc, test_watch);

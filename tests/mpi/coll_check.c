@@ -781,6 +781,7 @@ typedef struct inj {
     temu_session *p;
     const int32_t *world;
     int32_t src;
+    temu_kind kind;
 } inj;
 
 /* the private store has no rank mapping: inject between the ranks' nodes */
@@ -788,7 +789,7 @@ static void inject(void *ctx, const tmpi_msg *m)
 {
     inj *x = ctx;
     temu_message mm = {node_of(x->world[x->src]), node_of(x->world[m->dst]), m->bytes, NULL,
-                       TEMU_KIND_P2P};
+                       x->kind};
     temu_inject(x->p, &mm, NULL);
 }
 
@@ -878,7 +879,12 @@ static void build_expected(temu_session *p, MPI_Comm comm, const expect *e)
             }
             continue;
         }
-        inj x = {p, world, q};
+        /* MPI_Alltoall(v) blocks are all-to-all messages (BG/Q: PAMI's
+         * many-to-many protocol, doc/model.md), everything else p2p */
+        temu_kind kind = e->op == TEMU_COLL_ALLTOALL || e->op == TEMU_COLL_ALLTOALLV
+                             ? TEMU_KIND_ALLTOALL
+                             : TEMU_KIND_P2P;
+        inj x = {p, world, q, kind};
         tmpi_coll_sends(&c, q, inject, &x);
     }
     free(world);

@@ -8,10 +8,11 @@
 # which are 16 hops apart summed over the 12 ordered pairs of a row, on both
 # machines.  96 messages.
 #
-# BG/Q node board: 16 KiB is rendezvous: RTS (2 chunks) + 32 put packets
-# (32 + 512 chunks) one way, a remote get (3 chunks) back: 549 chunks and
-# 34 packets per hop: 8 rows x 16 hops x 549 = 70272 chunks, x 34 = 4352
-# packets.  Gemini 2x2x2: a GET rendezvous: RTS 26 + 256 replies x 27 + FIN
+# BG/Q node board: MPI_Alltoall runs PAMI's many-to-many protocol, each
+# 16 KiB block 32 memory-FIFO packets (32 + 512 chunks), no rendezvous
+# (doc/model.md, "All-to-all on BG/Q"): 544 chunks and 32 packets per hop:
+# 8 rows x 16 hops x 544 = 69632 chunks, x 32 = 4096 packets; node J07
+# passes 16 hops' worth: 8704 chunks, 512 packets.  Gemini 2x2x2: a GET rendezvous: RTS 26 + 256 replies x 27 + FIN
 # ack 3 = 6941 phits one way, 3 + 256 requests x 8 + FIN 26 = 2077 back, so
 # 9018 phits per message leave the host tiles (x 96 = 865728) and 9018 per
 # hop arrive over torus links (x 8 rows x 16 hops = 1154304).  One row per
@@ -24,9 +25,9 @@ if [ ! -x "$top_builddir/examples/rowa2a_papi" ]; then
     exit 77
 fi
 expect_ok "demo runs" env DEMO_PNG="$TMP/demo.png" sh "$top_srcdir/examples/demo.sh" "$top_builddir"
-expect_out "BG/Q totals, both mappings" "^total +\| +70272 +4352 \| +0 +0$"
+expect_out "BG/Q totals, both mappings" "^total +\| +69632 +4096 \| +0 +0$"
 expect_out "Gemini totals, both mappings" "^total +\| +1154304 +865728 \| +0 +0$"
-expect_out "BG/Q per node" "^R00-M0-N00-J07 +\| +8784 +544 \| +0 +0$"
+expect_out "BG/Q per node" "^R00-M0-N00-J07 +\| +8704 +512 \| +0 +0$"
 expect_out "Gemini per router" "^c0-0c0s1g1 +\| +288576 +216432 \| +0 +0$"
 n=$(grep -c '^R00-M0-N00-J0[0-7] ' "$TMP/out")
 [ "$n" -eq 8 ] && pass || failed "BG/Q: $n node lines, want 8"

@@ -7,8 +7,9 @@
 . "${top_srcdir:-.}/tests/mpi/mpilib.sh"
 
 S="$TMP/a2a.store"
-# rows_list R C BYTES ITERS: the messages of the row all-to-alls, "SRC DST BYTES"
-# (BG/Q and blocks above 256 bytes: one message per ordered pair, doc/mpi.md)
+# rows_list R C BYTES ITERS: the messages of the row all-to-alls, "SRC DST BYTES
+# alltoall" (BG/Q and blocks above 256 bytes: one message per ordered pair,
+# doc/mpi.md; BG/Q sends them by PAMI's many-to-many protocol, doc/model.md)
 rows_list() {
     r=$1 c=$2 b=$3 it=$4
     k=0
@@ -19,7 +20,7 @@ rows_list() {
             while [ "$j" -lt "$c" ]; do
                 l=0
                 while [ "$l" -lt "$c" ]; do
-                    [ "$j" -ne "$l" ] && echo "$((i + r * j)) $((i + r * l)) $b"
+                    [ "$j" -ne "$l" ] && echo "$((i + r * j)) $((i + r * l)) $b alltoall"
                     l=$((l + 1))
                 done
                 j=$((j + 1))
@@ -39,11 +40,25 @@ rows_list 4 4 1024 2 >"$TMP/rows.txt"
 check "bgq rows default: exact counts" "$CHECK" expect "$S" "$TMP/rows.txt"
 # first principles: row i has members on nodes 0..3 = (0,0,0,0,0) (0,0,0,0,1)
 # (0,0,0,1,0) (0,0,0,1,1); ordered pairs cross 16 hops in all (popcount of
-# the xor); 1024 B is 2 packets + 32 chunks = 34 chunks per hop; 4 rows x 2
-# iterations -> 4 * 16 * 34 * 2 = 4352 chunks
+# the xor); 1024 B is 2 memory-FIFO packets + 32 chunks = 34 chunks per hop
+# (the same eager or many-to-many); 4 rows x 2 iterations -> 4 * 16 * 34 * 2
+# = 4352 chunks
 check "bgq rows default: hops x chunks" "$CHECK" hops "$S" "$TMP/rows.txt"
 grep -q "^chunks sent over all links: 4352 " "$TMP/cout" && pass ||
     failed "hops x chunks: $(cat "$TMP/cout"), want 4352"
+# on the dynamic VC 0 (PAMI's many-to-many protocol), none on VC 1; with
+# m2m-routing=deterministic (PAMI_M2M_ROUTING=DETERMINISTIC) all on VC 1
+vc_sum() {
+    "$TORUSEMU" dump "$1" --format csv | awk -F, -v c="SENT_CHUNKS_VC$2" '$6 == c { t += $7 }
+        END { print t + 0 }'
+}
+expect_eq "bgq rows default: VC 0" 4352 "$(vc_sum "$S" 0)"
+expect_eq "bgq rows default: VC 1" 0 "$(vc_sum "$S" 1)"
+run_mpi "bgq rows deterministic m2m" "$S" nodeboard,m2m-routing=deterministic 16 \
+    --ranks-per-node 4 -- "$EX/rowa2a" --rows 4 --cols 4 --bytes 1024 --iters 2
+check "bgq rows deterministic m2m: exact counts" "$CHECK" expect "$S" "$TMP/rows.txt"
+expect_eq "deterministic m2m: VC 0" 0 "$(vc_sum "$S" 0)"
+expect_eq "deterministic m2m: VC 1" 4352 "$(vc_sum "$S" 1)"
 
 # each row on its own node: zero chunks on every network link
 expect_ok "row map" "$EX/rowa2a" --rows 4 --cols 4 --map-out "$TMP/rows.map" --machine nodeboard

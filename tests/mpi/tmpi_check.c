@@ -272,8 +272,16 @@ static int dims_differ(const temu_machine *m, int64_t a, int64_t b)
     return n;
 }
 
-static void bluegene_flow(const temu_machine *m, int64_t s, int64_t d, uint64_t b, flow *f)
+static void bluegene_flow(const temu_machine *m, int64_t s, int64_t d, uint64_t b, int kind,
+                          flow *f)
 {
+    if (m->system == TEMU_SYSTEM_BGQ && kind == TEMU_KIND_ALLTOALL) {
+        /* an all-to-all block: PAMI's many-to-many protocol, memory-FIFO
+         * packets on the dynamic VC 0 (VC 1 with m2m-routing=deterministic),
+         * no rendezvous at any size */
+        bgq_packets(f, 0, m->protocol.m2m_deterministic ? 1 : 0, b);
+        return;
+    }
     if (m->system == TEMU_SYSTEM_BGQ) {
         const int esc = 1, dyn = b > 65536 && dims_differ(m, s, d) > 1 ? 0 : 1;
         if (b < m->protocol.eager_limit) {
@@ -438,7 +446,7 @@ static int cmd_ping(int argc, char **argv)
         gemini_flow(m, b, zero, &f);
         check_gemini(st, temu_node_router(m, s), temu_node_router(m, d), &f);
     } else {
-        bluegene_flow(m, s, d, b, &f);
+        bluegene_flow(m, s, d, b, TEMU_KIND_P2P, &f);
         check_bluegene(st, s, d, &f);
     }
     if (temu_session_messages(st) != 1 || temu_session_bytes(st) != b) {
@@ -604,7 +612,7 @@ static int cmd_hops(int argc, char **argv)
         int64_t s = rank_node(st, v[i].src), d = rank_node(st, v[i].dst);
         flow f;
         memset(&f, 0, sizeof f);
-        bluegene_flow(m, s, d, v[i].bytes, &f);
+        bluegene_flow(m, s, d, v[i].bytes, v[i].kind, &f);
         uint64_t fwd = 0, back = 0;
         for (int vc = 0; vc < TEMU_BGQ_VCS; vc++) {
             fwd += f.chunks[0][vc];

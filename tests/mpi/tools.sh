@@ -52,7 +52,8 @@ tool_lines() {
 # --------------------------------------------------------------------- C
 # The messages of tool_app.c on 4 ranks (doc/mpi.md: the sender counts;
 # dissemination barrier r -> r+1, r+2; binomial broadcast 0 -> 1, 0 -> 2,
-# 2 -> 3; Blue Gene all-to-all pairwise; a get is a transaction from the
+# 2 -> 3; Blue Gene all-to-all pairwise, its blocks of kind alltoall (BG/Q's
+# many-to-many protocol, doc/model.md); a get is a transaction from the
 # origin to the target).
 L="$TMP/expected"
 : >"$L"
@@ -61,7 +62,7 @@ for r in 0 1 2 3; do
         echo "$r $(((r + 1) % 4)) 1000"
         echo "$r $(((r + 2) % 4)) 64"
         for j in 0 1 2 3; do
-            [ "$j" -eq "$r" ] || echo "$r $j 256"
+            [ "$j" -eq "$r" ] || echo "$r $j 256 alltoall"
         done
         echo "$r $(((r + 1) % 4)) 0"
         echo "$r $(((r + 2) % 4)) 0"
