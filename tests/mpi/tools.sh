@@ -40,7 +40,10 @@ run_with() {
         >"$TMP/out" 2>"$TMP/err"; then
         pass
     else
-        failed "$desc (exit $?): $(tail -n 5 "$TMP/err")"
+        # the ranks' own lines first: mpirun's closing banner, all that
+        # the last lines held, does not say why a rank failed
+        failed "$desc (exit $?): $(grep -v -e '^-*$' -e 'mpirun' -e 'may have caused' \
+            -e 'terminated by signals' -e '-quiet on the' "$TMP/err" | head -n 20)"
     fi
 }
 
