@@ -81,7 +81,12 @@ temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_sou
  * they have when the sources are recorded whole one after the other (the
  * model orders equal times by them: the same results).  Each window holds
  * 2^30 / (n rounded up to a power of two) ids; a source that records more
- * fails with TEMU_ERANGE.  Rounds are released per source. */
+ * fails with TEMU_ERANGE.  Rounds are released per source.  A collective
+ * whose communicator has more members than the source recording it has
+ * ranks spans sources: its other members enter it in other sources'
+ * rounds (a round may end with it open), and no source releases a round
+ * until every member has completed it; every source's first round is
+ * recorded before any rank runs, so such a collective can open a run. */
 typedef struct temu_vt_source {
     int32_t first, n; /* its ranks: first .. first + n - 1 */
     temu_vt_source_fn fn;
@@ -95,10 +100,6 @@ temu_status temu_vt_set_sources(temu_vt *v, int32_t n, const temu_vt_source *src
  * yet: a source ends its round only when this is 0 (every member's call
  * in the same round; a trace read in chunks reads on until then). */
 int64_t temu_vt_colls_open(const temu_vt *v);
-/* A collective whose communicator has more members than the source
- * recording it has ranks spans sources: its other members enter it in
- * other sources' rounds (a round may end with it open), and no source
- * releases a round until every member has completed it. */
 /* From a source's fn: rank gets no more operations from its source; it
  * ends once it has executed those it has (a rank the source would give
  * nothing more, whose running out must not ask for another round). */

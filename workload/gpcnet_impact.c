@@ -29,8 +29,10 @@
  * MPI_Ibarrier releasing the network tests once the congestors load the
  * network), and go on until the canaries are done.
  *
- * Both runs record their operations as the ranks reach them (memory
- * bounded by a round outstanding, doc/performance.md "Memory"): the
+ * Both runs record their operations as the ranks reach them
+ * (doc/performance.md "Memory": a source releases its messages in id
+ * order, so what is held still grows with the iterations, less than
+ * half as fast as recorded whole): the
  * canaries are one source of the virtual time (temu_vt_set_sources; a
  * round: one iteration of a test), each congestor group another (a round:
  * one call of its congestor function).  A group's source makes another
