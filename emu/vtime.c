@@ -310,19 +310,29 @@ static int grow(void **arr, int32_t n, int32_t *cap, size_t sz)
 #define SLOT(v, id) (*slot_at(v, id))
 #define INST(v, id) (WIN(v, id)->inst[(id)-WIN(v, id)->inst_base])
 
-/* Straggler id of window w (below its msg_base), NULL if it has none. */
-static vmsg *side_find(const vwin *w, int32_t id)
+/* In an array of n elements of size sz, each starting with its int32_t
+ * id, ascending: the index of the first with an id >= id. */
+static int32_t by_id(const void *arr, int32_t n, size_t sz, int32_t id)
 {
-    int32_t lo = 0, hi = w->nside;
+    int32_t lo = 0, hi = n;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
-        if (w->side[mid].id < id) {
+        int32_t at;
+        memcpy(&at, (const char *)arr + (size_t)mid * sz, sizeof at);
+        if (at < id) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return lo < w->nside && w->side[lo].id == id ? &w->side[lo].m : NULL;
+    return lo;
+}
+
+/* Straggler id of window w (below its msg_base), NULL if it has none. */
+static vmsg *side_find(const vwin *w, int32_t id)
+{
+    int32_t i = by_id(w->side, w->nside, sizeof *w->side, id);
+    return i < w->nside && w->side[i].id == id ? &w->side[i].m : NULL;
 }
 
 /* Message id (held): in its window's array, or a straggler below it. */
@@ -339,16 +349,8 @@ static inline vmsg *msg_at(const temu_vt *v, int64_t id)
 /* Straggler receive slot id of window w: its message, NULL if none. */
 static int32_t *sside_find(const vwin *w, int32_t id)
 {
-    int32_t lo = 0, hi = w->nsside;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (w->sside[mid].id < id) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo < w->nsside && w->sside[lo].id == id ? &w->sside[lo].msg : NULL;
+    int32_t i = by_id(w->sside, w->nsside, sizeof *w->sside, id);
+    return i < w->nsside && w->sside[i].id == id ? &w->sside[i].msg : NULL;
 }
 
 /* Receive slot id's message (the slot held). */
