@@ -1611,12 +1611,14 @@ START_TEST(test_gpcnet_lazy)
             ck_assert_int_ge(g[1].runs, 3);
             ck_assert_int_gt(g[0].rounds, 1);
             ck_assert_int_le(g[0].rounds, g[1].rounds);
-            /* the whole path holds every message; the lazy one the rounds
-             * some rank or message of a group is still in (measured: 13 to
-             * 34 % of the whole path's peak here; not yet bounded by a few
-             * rounds: doc/performance.md, "Memory") */
+            /* the whole path holds every message; the lazy one those
+             * outstanding: in flight, not yet sent, or not yet received
+             * (measured: 8 to 24 % of the whole path's peak here; released
+             * in id order, 13 to 34 %: a message in flight held every
+             * later one of its group).  What is outstanding still grows
+             * with the iterations (doc/performance.md, "Memory"). */
             ck_assert_uint_eq(held[1].messages_peak, held[1].messages);
-            ck_assert_msg(held[0].messages_peak * 2 <= held[1].messages_peak,
+            ck_assert_msg(held[0].messages_peak * 4 <= held[1].messages_peak,
                           "%s level %u: %llu messages held at once, the whole path %llu", spec[i],
                           level, (unsigned long long)held[0].messages_peak,
                           (unsigned long long)held[1].messages_peak);
