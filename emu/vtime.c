@@ -215,11 +215,12 @@ typedef struct vwin {
     void *source_ctx;
     int32_t *src_rank, src_n; /* the ranks it gives operations to */
     int source_more;          /* 0: it said it has no more rounds */
-    int32_t nrounds, caprounds;
-    struct round_start {
-        int32_t msg, slot, inst; /* the first ids the round recorded */
-    } * round;                   /* round -> its first ids */
-    int32_t *nops_before;        /* rank -> operations before the round being generated */
+    int32_t nrounds;          /* rounds recorded */
+    /* round round_base + i -> the first collective instance it recorded,
+     * of the rounds from the oldest some rank is not past (round_base) */
+    int32_t *round_inst;
+    int32_t round_base, nround_inst, capround_inst;
+    int32_t *nops_before; /* rank -> operations before the round being generated */
 } vwin;
 
 struct temu_vt {
@@ -507,7 +508,7 @@ void temu_vt_free(temu_vt *v)
         free(x->done_ids);
         free(x->slot_msg);
         free(x->sside);
-        free(x->round);
+        free(x->round_inst);
         free(x->nops_before);
         free(x->src_rank);
     }
@@ -1628,11 +1629,14 @@ static int msgs_compact(vwin *w)
         k++;
     }
     if (k > 0 && 2 * (int64_t)k >= w->nmsg) {
+        /* room aside first: a message (its ledger) never in both places */
+        while ((int64_t)w->capside < (int64_t)w->nside + k - (w->ndead - dead)) {
+            if (GROW(w->side, w->capside, w->capside) != 0) {
+                return -1;
+            }
+        }
         for (int32_t i = 0; i < k; i++) {
             if (w->msg[i].rnd >= 0) {
-                if (GROW(w->side, w->nside, w->capside) != 0) {
-                    return -1;
-                }
                 w->side[w->nside++] = (struct side_msg){w->msg_base + i, w->msg[i]};
             }
         }
@@ -1676,11 +1680,13 @@ static int slots_compact(vwin *w)
         k++;
     }
     if (k > 0 && 2 * (int64_t)k >= w->nslot) {
+        while ((int64_t)w->capsside < (int64_t)w->nsside + k - (w->nslot_dead - dead)) {
+            if (GROW(w->sside, w->capsside, w->capsside) != 0) {
+                return -1;
+            }
+        }
         for (int32_t i = 0; i < k; i++) {
             if (w->slot_msg[i] != SLOT_GONE) {
-                if (GROW(w->sside, w->nsside, w->capsside) != 0) {
-                    return -1;
-                }
                 w->sside[w->nsside++] = (struct side_slot){w->slot_base + i, w->slot_msg[i]};
             }
         }
@@ -1756,7 +1762,8 @@ static int release_rounds(temu_vt *v, vwin *w)
     if (release_msgs(v, (int32_t)(w - v->win), done) != 0) {
         return -1;
     }
-    int32_t inst_end = done < w->nrounds ? w->round[done].inst : w->inst_base + w->ninst;
+    int32_t inst_end =
+        done < w->nrounds ? w->round_inst[done - w->round_base] : w->inst_base + w->ninst;
     int32_t k = inst_end - w->inst_base < w->ninst ? inst_end - w->inst_base : w->ninst;
     for (int32_t i = 0; i < k; i++) {
         inst_free(&w->inst[i]);
@@ -1764,6 +1771,12 @@ static int release_rounds(temu_vt *v, vwin *w)
     drop_front(w->inst, &w->ninst, k, sizeof *w->inst);
     w->inst_base += k;
     v->ninst_all -= k;
+    /* the rounds every rank is past: no longer asked for (once half) */
+    k = done - w->round_base;
+    if (k > 0 && 2 * (int64_t)k >= w->nround_inst) {
+        drop_front(w->round_inst, &w->nround_inst, k, sizeof *w->round_inst);
+        w->round_base = done;
+    }
     return 0;
 }
 
@@ -1811,11 +1824,10 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
         ops_compact(v, r);
         w->nops_before[i] = r->nops;
     }
-    if (GROW(w->round, w->nrounds, w->caprounds) != 0) {
+    if (GROW(w->round_inst, w->nround_inst, w->capround_inst) != 0) {
         return oom(err);
     }
-    struct round_start at = {w->msg_base + w->nmsg, w->slot_base + w->nslot,
-                             w->inst_base + w->ninst};
+    int32_t at = w->inst_base + w->ninst;
     int more = 0;
     v->cur = wi;
     temu_status st = w->source(w->source_ctx, &more, err);
@@ -1824,8 +1836,8 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
     if (!w->source_more) {
         return st;
     }
-    int32_t k = w->nrounds;
-    w->round[w->nrounds++] = at;
+    int32_t k = w->nrounds++;
+    w->round_inst[w->nround_inst++] = at;
     v->held_stats.rounds++;
     for (int32_t i = 0; i < w->src_n; i++) {
         vrank *r = &v->rk[w->src_rank[i]];
@@ -1841,7 +1853,7 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
             r->rq[r->rq_n++] = k;
         }
     }
-    return round_colls_check(w, at.inst, err);
+    return round_colls_check(w, at, err);
 }
 
 /* Rank has executed all its operations: its source's next rounds until
