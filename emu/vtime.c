@@ -6,8 +6,10 @@
  * sends (match.c, MPI's non-overtaking order), all before the run or,
  * from sources (temu_vt_set_sources; one per job of a mix, on its own
  * ranks), a round at a time when one of a source's ranks has run out of
- * operations; the rounds every rank of the source is past are then
- * released (release_rounds), their ids never reused.  Each source has its
+ * operations; what its ranks are done with is then released
+ * (release_rounds: a message once it has arrived and its sender and
+ * receiver are past it, in any order; collective instances with the
+ * rounds every rank is past), their ids never reused.  Each source has its
  * own window of ids (vwin), source k's all below source k + 1's, the
  * order recording them whole one after the other gives.  temu_vt_run then executes
  * the lists as a conservative discrete-event simulation on top of the
@@ -60,20 +62,36 @@ typedef struct vop {
     int64_t x;
 } vop;
 
-/* A message on the network (point-to-point, one-sided or a collective's). */
+/* vmsg.rrnd of a message without a receive: one-sided (only its origin
+ * reads it) or a collective's (its instance's members read it) */
+#define RRND_NONE (-3)
+#define RRND_COLL (-2)
+
+/* A message on the network (point-to-point, one-sided or a collective's).
+ * 104 bytes, as many as before rnd and rrnd came (kind became a byte):
+ * seed 003's all-to-all on Mira holds 11.8 M of them at once. */
 typedef struct vmsg {
     int32_t src, dst; /* world ranks */
     uint64_t bytes;
     uint64_t payload; /* the volume and timing models' (compression, L2) */
-    int32_t kind, round;
-    int32_t next_in, next_out;     /* a collective member's lists */
-    int64_t local_t;               /* eager: when its packets have left the node */
-    int64_t cpu_t;                 /* when the sender's o_s is over (MPI costs)    */
-    int64_t shm_t;                 /* on-node: when shared memory delivers it; -1  */
-    int64_t arrive_t, done_t;      /* last packet of the message / of its replies */
-    uint64_t left;                 /* packets of the direction in flight */
-    int8_t started, eager, inject; /* inject: count it in the store as it crosses */
-    temu_ledger *ledger;           /* its node counters still to count (crossing.c) */
+    int32_t round;    /* a collective's round */
+    /* the source round that recorded it (0 without sources); -1 once
+     * released (release_msgs): its place in its window is a hole */
+    int32_t rnd;
+    /* a collective member's lists; a point-to-point message's next_in:
+     * its receive slot once matched (released with it) */
+    int32_t next_in, next_out;
+    int64_t local_t;          /* eager: when its packets have left the node */
+    int64_t cpu_t;            /* when the sender's o_s is over (MPI costs)    */
+    int64_t shm_t;            /* on-node: when shared memory delivers it; -1  */
+    int64_t arrive_t, done_t; /* last packet of the message / of its replies */
+    uint64_t left;            /* packets of the direction in flight */
+    /* point-to-point: the source round by which its receive was recorded
+     * (the later of the receive's and the send's), -1 until matched;
+     * RRND_NONE, RRND_COLL: no receive */
+    int32_t rrnd;
+    int8_t kind, started, eager, inject; /* inject: count it in the store as it crosses */
+    temu_ledger *ledger;                 /* its node counters still to count (crossing.c) */
 } vmsg;
 
 /* What a non-blocking operation waits for. */
@@ -160,16 +178,36 @@ typedef struct held_hop {
 } held_hop;
 
 /* A window of ids: messages, receive slots and collective instances, each
- * array holding ids base .. base + n - 1, the older ones released (a
- * source's rounds every rank of it is done with, release_rounds); and the
- * source that records into it, if any.  Window w's ids start at
+ * array holding ids base .. base + n - 1, the older ones released
+ * (release_rounds; messages also out of order: holes in msg[], and the
+ * ones still held below msg_base aside); and the source that records
+ * into it, if any.  Window w's ids start at
  * w << win_shift: with several sources, each source's ids all come before
  * the next one's, as when they are recorded whole one after the other. */
 typedef struct vwin {
     vmsg *msg;
     int32_t msg_base, nmsg, capmsg;
-    int32_t *slot_msg; /* receive slot -> matched message, -1 */
+    int32_t ndead; /* released messages still in msg[] (holes: vmsg.rnd -1) */
+    /* messages below msg_base still held (stragglers: a message in flight
+     * or not yet sent while later ones are done), ascending ids; nside_dead
+     * of them released since (holes, dropped once they are half) */
+    struct side_msg {
+        int32_t id;
+        vmsg m;
+    } * side;
+    int32_t nside, capside, nside_dead;
+    /* messages done (packets and replies arrived) not yet released: those
+     * release_msgs looks at */
+    int32_t *done_ids;
+    int32_t ndone_ids, capdone_ids;
+    int32_t *slot_msg; /* receive slot -> matched message, -1; SLOT_GONE */
     int32_t slot_base, nslot, capslot;
+    int32_t nslot_dead; /* released slots still in slot_msg[] */
+    /* slots below slot_base still held, as the messages' stragglers */
+    struct side_slot {
+        int32_t id, msg;
+    } * sside;
+    int32_t nsside, capsside, nsside_dead;
     vinst *inst;
     int32_t inst_base, ninst, capinst;
     /* generation per round as ranks reach it (temu_vt_set_source) */
@@ -177,11 +215,12 @@ typedef struct vwin {
     void *source_ctx;
     int32_t *src_rank, src_n; /* the ranks it gives operations to */
     int source_more;          /* 0: it said it has no more rounds */
-    int32_t nrounds, caprounds;
-    struct round_start {
-        int32_t msg, slot, inst; /* the first ids the round recorded */
-    } * round;                   /* round -> its first ids */
-    int32_t *nops_before;        /* rank -> operations before the round being generated */
+    int32_t nrounds;          /* rounds recorded */
+    /* round round_base + i -> the first collective instance it recorded,
+     * of the rounds from the oldest some rank is not past (round_base) */
+    int32_t *round_inst;
+    int32_t round_base, nround_inst, capround_inst;
+    int32_t *nops_before; /* rank -> operations before the round being generated */
 } vwin;
 
 struct temu_vt {
@@ -224,6 +263,8 @@ struct temu_vt {
     int32_t nheap;
     int32_t *done_list; /* message tag of each direction completed by a run step */
     int32_t ndone, capdone;
+    int32_t *pin; /* release_msgs: messages still named (pins_collect) */
+    int32_t npin, cappin;
     int oom;
     uint64_t net_msgs;
     int64_t tick_ps, next_tick;
@@ -266,9 +307,71 @@ static int grow(void **arr, int32_t n, int32_t *cap, size_t sz)
 /* The window of an id; message, receive slot and collective instance by
  * id (in their windows). */
 #define WIN(v, id) (&(v)->win[(uint32_t)(id) >> (v)->win_shift])
-#define MSG(v, id) (WIN(v, id)->msg[(id)-WIN(v, id)->msg_base])
-#define SLOT(v, id) (WIN(v, id)->slot_msg[(id)-WIN(v, id)->slot_base])
+#define MSG(v, id) (*msg_at(v, id))
+#define SLOT(v, id) (*slot_at(v, id))
 #define INST(v, id) (WIN(v, id)->inst[(id)-WIN(v, id)->inst_base])
+
+/* In an array of n elements of size sz, each starting with its int32_t
+ * id, ascending: the index of the first with an id >= id. */
+static int32_t by_id(const void *arr, int32_t n, size_t sz, int32_t id)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int32_t at;
+        memcpy(&at, (const char *)arr + (size_t)mid * sz, sizeof at);
+        if (at < id) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Straggler id of window w (below its msg_base), NULL if it has none. */
+static vmsg *side_find(const vwin *w, int32_t id)
+{
+    int32_t i = by_id(w->side, w->nside, sizeof *w->side, id);
+    return i < w->nside && w->side[i].id == id ? &w->side[i].m : NULL;
+}
+
+/* Message id (held): in its window's array, or a straggler below it. */
+static inline vmsg *msg_at(const temu_vt *v, int64_t id)
+{
+    const vwin *w = WIN(v, id);
+    int64_t i = id - w->msg_base;
+    return i >= 0 ? &w->msg[i] : side_find(w, (int32_t)id);
+}
+
+/* A released receive slot's message (slot_msg: -1 is unmatched). */
+#define SLOT_GONE (-2)
+
+/* Straggler receive slot id of window w: its message, NULL if none. */
+static int32_t *sside_find(const vwin *w, int32_t id)
+{
+    int32_t i = by_id(w->sside, w->nsside, sizeof *w->sside, id);
+    return i < w->nsside && w->sside[i].id == id ? &w->sside[i].msg : NULL;
+}
+
+/* Receive slot id's message (the slot held). */
+static inline int32_t *slot_at(const temu_vt *v, int64_t id)
+{
+    const vwin *w = WIN(v, id);
+    int64_t i = id - w->slot_base;
+    return i >= 0 ? &w->slot_msg[i] : sside_find(w, (int32_t)id);
+}
+
+/* Is receive slot id held (recorded, not released)? */
+static int slot_held(const temu_vt *v, int32_t id)
+{
+    const vwin *w = WIN(v, id);
+    if (id >= w->slot_base + w->nslot) {
+        return 0;
+    }
+    const int32_t *m = id >= w->slot_base ? &w->slot_msg[id - w->slot_base] : sside_find(w, id);
+    return m != NULL && *m != SLOT_GONE;
+}
 
 static temu_status oom(temu_error *err)
 {
@@ -396,10 +499,16 @@ void temu_vt_free(temu_vt *v)
         for (int32_t i = 0; i < x->nmsg; i++) {
             temu_ledger_free(x->msg[i].ledger); /* a run that stopped half-way */
         }
+        for (int32_t i = 0; i < x->nside; i++) {
+            temu_ledger_free(x->side[i].m.ledger);
+        }
         free(x->inst);
         free(x->msg);
+        free(x->side);
+        free(x->done_ids);
         free(x->slot_msg);
-        free(x->round);
+        free(x->sside);
+        free(x->round_inst);
         free(x->nops_before);
         free(x->src_rank);
     }
@@ -414,6 +523,7 @@ void temu_vt_free(temu_vt *v)
     free(v->nic_free);
     free(v->heap);
     free(v->done_list);
+    free(v->pin);
     free(v->held);
     temu_match_free(v->match);
     if (v->net != NULL) {
@@ -518,8 +628,9 @@ static temu_status add_op(temu_vt *v, int32_t rank, int32_t type, int32_t a, int
     return TEMU_OK;
 }
 
+/* A new message; rrnd: RRND_NONE, RRND_COLL, or -1 (point-to-point). */
 static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, temu_kind kind,
-                       int32_t round, uint64_t payload, int inject)
+                       int32_t round, uint64_t payload, int inject, int32_t rrnd)
 {
     vwin *w = &v->win[v->cur];
     if (!win_room(v, w->msg_base, w->nmsg) || GROW(w->msg, w->nmsg, w->capmsg) != 0) {
@@ -530,8 +641,10 @@ static int32_t new_msg(temu_vt *v, int32_t src, int32_t dst, uint64_t bytes, tem
     g->src = src;
     g->dst = dst;
     g->bytes = bytes;
-    g->kind = (int32_t)kind;
+    g->kind = (int8_t)kind;
     g->round = round;
+    g->rnd = w->nrounds; /* the round being recorded (0 without sources) */
+    g->rrnd = rrnd;
     g->next_in = g->next_out = -1;
     g->local_t = g->arrive_t = g->done_t = g->shm_t = -1;
     g->eager = (int8_t)temu_vt_eager(v->m, kind, bytes);
@@ -605,16 +718,19 @@ temu_status temu_vt_send(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
     if (st != TEMU_OK) {
         return st;
     }
-    int32_t id = new_msg(v, p->wsrc, p->wdst, p->bytes, TEMU_KIND_P2P, 0, p->payload, p->inject);
+    int32_t id =
+        new_msg(v, p->wsrc, p->wdst, p->bytes, TEMU_KIND_P2P, 0, p->payload, p->inject, -1);
     int64_t slot = id < 0 ? -2 : post(v, p, TEMU_MATCH_SEND, id);
     if (slot == -2) {
         return no_id(v, err);
     }
     if (slot >= 0) {
-        if (slot < WIN(v, slot)->slot_base) {
+        if (!slot_held(v, (int32_t)slot)) {
             return released((int32_t)slot, "receive slot", err);
         }
         SLOT(v, slot) = id;
+        MSG(v, id).next_in = (int32_t)slot;
+        MSG(v, id).rrnd = v->win[v->cur].nrounds; /* its receive was recorded by now */
     }
     if (p->req == 0 && !v->post_all) {
         return add_op(v, p->wsrc, OP_SEND, id, 0, err);
@@ -677,6 +793,8 @@ temu_status temu_vt_recv(temu_vt *v, const temu_vt_p2p *p, temu_error *err)
             return released((int32_t)id, "message", err);
         }
         SLOT(v, slot) = (int32_t)id;
+        MSG(v, id).next_in = slot;
+        MSG(v, id).rrnd = v->win[v->cur].nrounds;
     }
     if (posted) {
         return add_op(v, p->wdst, OP_WAIT, 0, (int64_t)p->req, err);
@@ -712,7 +830,7 @@ temu_status temu_vt_rma(temu_vt *v, int32_t origin, int32_t target, uint64_t byt
     if (st != TEMU_OK) {
         return st;
     }
-    int32_t id = new_msg(v, origin, target, bytes, kind, 0, payload, inject);
+    int32_t id = new_msg(v, origin, target, bytes, kind, 0, payload, inject, RRND_NONE);
     return id < 0 ? no_id(v, err) : add_op(v, origin, OP_START, id, 0, err);
 }
 
@@ -888,7 +1006,7 @@ temu_status temu_vt_coll_msg_kind(temu_vt *v, int32_t comm, int32_t me, int32_t 
         return temu_fail(err, TEMU_EINVAL, "virtual time: collective message of kind %s",
                          temu_kind_name(kind));
     }
-    int32_t id = new_msg(v, in->world[me], wto, bytes, kind, round, payload, 1);
+    int32_t id = new_msg(v, in->world[me], wto, bytes, kind, round, payload, 1, RRND_COLL);
     if (id < 0) {
         return no_id(v, err);
     }
@@ -1069,6 +1187,13 @@ static temu_status arrived(temu_vt *v, int32_t id, int dir, int64_t t, temu_erro
     }
     g->done_t = t;
     wake(v, g->src, t);
+    vwin *w = WIN(v, id);
+    if (w->source != NULL) { /* a message release_msgs may now let go */
+        if (GROW(w->done_ids, w->ndone_ids, w->capdone_ids) != 0) {
+            return oom(err);
+        }
+        w->done_ids[w->ndone_ids++] = id;
+    }
     return st;
 }
 
@@ -1079,14 +1204,23 @@ static temu_message message_of(const temu_vt *v, const vmsg *g)
                           (const void *)(uintptr_t)g->payload, (temu_kind)g->kind};
 }
 
-/* Is id a message the run holds (in its window, not released)? */
+/* Is id a message the run holds (in its window, not released)?  A hop
+ * looks here: without holes (no sources, or none released) no message is
+ * read. */
 static int msg_held(const temu_vt *v, uint64_t id)
 {
     if (id > INT32_MAX || (id >> v->win_shift) >= (uint64_t)v->nwin) {
         return 0;
     }
     const vwin *w = WIN(v, id);
-    return id >= (uint64_t)w->msg_base && id < (uint64_t)w->msg_base + (uint64_t)w->nmsg;
+    if (id >= (uint64_t)w->msg_base + (uint64_t)w->nmsg) {
+        return 0;
+    }
+    if (id >= (uint64_t)w->msg_base) {
+        return w->ndead == 0 || w->msg[id - (uint64_t)w->msg_base].rnd >= 0;
+    }
+    const vmsg *g = w->nside > 0 ? side_find(w, (int32_t)id) : NULL;
+    return g != NULL && g->rnd >= 0;
 }
 
 /* Count what crossing h accounts for in (after, until]. */
@@ -1396,31 +1530,79 @@ temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_sou
     return temu_vt_set_sources(v, 1, &one, err);
 }
 
-/* The first message and receive slot some rank of window w's source still
- * refers to (pending operations, receives posted), at most *msg and
- * *slot. */
-static void ranks_refs(const temu_vt *v, const vwin *w, int32_t *msg, int32_t *slot)
+/* Is rank past source round k of its window (has it executed every
+ * operation of round k: its oldest round with operations left is later,
+ * or it has none left)?  A rank of another window is not. */
+static int rank_past(const temu_vt *v, int32_t rank, int32_t wi, int32_t k)
 {
+    const vrank *r = &v->rk[rank];
+    return r->win == wi && (r->rq_head == r->rq_n || r->rq[r->rq_head] > k);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The messages of window w some rank of its source still refers to
+ * (pending operations: a send, or a receive's matched message) or whose
+ * crossings are still to count, in v->pin, sorted; -1 if out of memory. */
+static int pins_collect(temu_vt *v, const vwin *w)
+{
+    v->npin = 0;
     for (int32_t i = 0; i < w->src_n; i++) {
         const vrank *r = &v->rk[w->src_rank[i]];
         for (int32_t k = 0; k < r->npend; k++) {
             int32_t id = r->pend[k].id;
-            if (r->pend[k].type == PEND_SEND) {
-                *msg = id < *msg ? id : *msg;
-            } else {
-                *slot = id < *slot ? id : *slot;
-                int32_t got = id >= w->slot_base ? SLOT(v, id) : -1;
-                *msg = got >= 0 && got < *msg ? got : *msg;
+            if (r->pend[k].type == PEND_RECV) {
+                id = slot_held(v, id) ? SLOT(v, id) : -1;
             }
-        }
-        for (int32_t k = 0; k < r->nposts; k++) {
-            *slot = r->posts[k].slot < *slot ? r->posts[k].slot : *slot;
+            if (id < 0) {
+                continue; /* a receive not matched yet */
+            }
+            if (GROW(v->pin, v->npin, v->cappin) != 0) {
+                return -1;
+            }
+            v->pin[v->npin++] = id;
         }
     }
     for (int32_t k = 0; k < v->nheld; k++) { /* crossings still to count */
         int32_t id = (int32_t)(v->held[k].h.tag >> 1);
-        *msg = WIN(v, id) == w && id < *msg ? id : *msg;
+        if (WIN(v, id) == w) {
+            if (GROW(v->pin, v->npin, v->cappin) != 0) {
+                return -1;
+            }
+            v->pin[v->npin++] = id;
+        }
     }
+    qsort(v->pin, (size_t)v->npin, sizeof *v->pin, cmp_id);
+    return 0;
+}
+
+static int pinned(const temu_vt *v, int32_t id)
+{
+    return v->npin > 0 && bsearch(&id, v->pin, (size_t)v->npin, sizeof *v->pin, cmp_id) != NULL;
+}
+
+/* Is window wi's done message g (id) read by nothing any more: its sender
+ * is past the round that recorded it, its receiver past the round by
+ * which its receive was (point-to-point; unmatched: waiting in the
+ * matcher for a receive a later round may record), every rank of the
+ * window past its round (a collective's: its instance is released with
+ * that round, `done`), and no pending operation or held crossing names
+ * it? */
+static int msg_unread(const temu_vt *v, int32_t wi, const vmsg *g, int32_t id, int32_t done)
+{
+    if (!rank_past(v, g->src, wi, g->rnd)) {
+        return 0;
+    }
+    if (g->rrnd == RRND_COLL
+            ? g->rnd >= done
+            : g->rrnd != RRND_NONE && (g->rrnd < 0 || !rank_past(v, g->dst, wi, g->rrnd))) {
+        return 0;
+    }
+    return !pinned(v, id);
 }
 
 /* Drop the first k elements (of size sz) of an array of *n. */
@@ -1433,56 +1615,169 @@ static void drop_front(void *arr, int32_t *n, int32_t k, size_t sz)
     *n -= k;
 }
 
-/* Release the messages, slots and collective instances of window w's
- * rounds every rank of its source is past: a message once its packets
- * and replies have all arrived and no crossing of it is still held. */
-static void release_rounds(temu_vt *v, vwin *w)
+/* Window w's array of messages kept to about twice those it holds: its
+ * front, once at least half of the array, is dropped, the released
+ * messages in it forgotten and the held ones moved aside (w->side, found
+ * by id: their ids stay); the stragglers aside are pruned once half of
+ * them are released.  Each message moves at most once, and the array
+ * only when half of it goes (the copies: O(1) a message). */
+static int msgs_compact(vwin *w)
+{
+    int32_t k = 0, dead = w->ndead;
+    while (k < w->nmsg && (w->msg[k].rnd < 0 || 2 * (int64_t)dead > w->nmsg - k)) {
+        dead -= w->msg[k].rnd < 0;
+        k++;
+    }
+    if (k > 0 && 2 * (int64_t)k >= w->nmsg) {
+        /* room aside first: a message (its ledger) never in both places */
+        while ((int64_t)w->capside < (int64_t)w->nside + k - (w->ndead - dead)) {
+            if (GROW(w->side, w->capside, w->capside) != 0) {
+                return -1;
+            }
+        }
+        for (int32_t i = 0; i < k; i++) {
+            if (w->msg[i].rnd >= 0) {
+                w->side[w->nside++] = (struct side_msg){w->msg_base + i, w->msg[i]};
+            }
+        }
+        drop_front(w->msg, &w->nmsg, k, sizeof *w->msg);
+        w->msg_base += k;
+        w->ndead = dead;
+    }
+    if (w->nside_dead > 0 && 2 * w->nside_dead >= w->nside) {
+        int32_t n = 0;
+        for (int32_t i = 0; i < w->nside; i++) {
+            if (w->side[i].m.rnd >= 0) {
+                w->side[n++] = w->side[i];
+            }
+        }
+        w->nside = n;
+        w->nside_dead = 0;
+    }
+    return 0;
+}
+
+/* Receive slot id is released (its message is). */
+static void slot_release(temu_vt *v, int32_t id)
+{
+    vwin *w = WIN(v, id);
+    if (id >= w->slot_base) {
+        w->slot_msg[id - w->slot_base] = SLOT_GONE;
+        w->nslot_dead++;
+    } else {
+        *sside_find(w, id) = SLOT_GONE;
+        w->nsside_dead++;
+    }
+    v->nslot_all--;
+}
+
+/* Window w's receive slots kept as its messages (msgs_compact). */
+static int slots_compact(vwin *w)
+{
+    int32_t k = 0, dead = w->nslot_dead;
+    while (k < w->nslot && (w->slot_msg[k] == SLOT_GONE || 2 * (int64_t)dead > w->nslot - k)) {
+        dead -= w->slot_msg[k] == SLOT_GONE;
+        k++;
+    }
+    if (k > 0 && 2 * (int64_t)k >= w->nslot) {
+        while ((int64_t)w->capsside < (int64_t)w->nsside + k - (w->nslot_dead - dead)) {
+            if (GROW(w->sside, w->capsside, w->capsside) != 0) {
+                return -1;
+            }
+        }
+        for (int32_t i = 0; i < k; i++) {
+            if (w->slot_msg[i] != SLOT_GONE) {
+                w->sside[w->nsside++] = (struct side_slot){w->slot_base + i, w->slot_msg[i]};
+            }
+        }
+        drop_front(w->slot_msg, &w->nslot, k, sizeof *w->slot_msg);
+        w->slot_base += k;
+        w->nslot_dead = dead;
+    }
+    if (w->nsside_dead > 0 && 2 * w->nsside_dead >= w->nsside) {
+        int32_t n = 0;
+        for (int32_t i = 0; i < w->nsside; i++) {
+            if (w->sside[i].msg != SLOT_GONE) {
+                w->sside[n++] = w->sside[i];
+            }
+        }
+        w->nsside = n;
+        w->nsside_dead = 0;
+    }
+    return 0;
+}
+
+/* Release window wi's done messages nothing reads any more (msg_unread),
+ * in any order: their ids stay (the model orders equal times by them),
+ * their places become holes until msgs_compact drops them, and so do
+ * their receive slots'. */
+static int release_msgs(temu_vt *v, int32_t wi, int32_t done)
+{
+    vwin *w = &v->win[wi];
+    if (w->ndone_ids == 0) {
+        return 0;
+    }
+    if (pins_collect(v, w) != 0) {
+        return -1;
+    }
+    int32_t kept = 0;
+    for (int32_t i = 0; i < w->ndone_ids; i++) {
+        int32_t id = w->done_ids[i];
+        vmsg *g = msg_at(v, id);
+        if (!msg_unread(v, wi, g, id, done)) {
+            w->done_ids[kept++] = id;
+            continue;
+        }
+        temu_ledger_free(g->ledger);
+        g->ledger = NULL;
+        g->rnd = -1;
+        if (g->rrnd >= 0) { /* its receive slot goes with it */
+            slot_release(v, g->next_in);
+        }
+        v->nmsg_quiet -= !g->inject;
+        v->nmsg_all--;
+        if (id >= w->msg_base) {
+            w->ndead++;
+        } else {
+            w->nside_dead++;
+        }
+    }
+    w->ndone_ids = kept;
+    return msgs_compact(w) != 0 || slots_compact(w) != 0 ? -1 : 0;
+}
+
+/* Release what window w's source is done with: its messages as above,
+ * and the collective instances of the rounds every rank of it is past. */
+static int release_rounds(temu_vt *v, vwin *w)
 {
     int32_t done = w->nrounds;
     if (v->spans_open > 0) {
-        return; /* a member of another source may still read its messages */
+        return 0; /* a member of another source may still read its messages */
     }
     for (int32_t i = 0; i < w->src_n; i++) {
         const vrank *r = &v->rk[w->src_rank[i]];
         int32_t in = r->rq_head < r->rq_n ? r->rq[r->rq_head] : w->nrounds;
         done = in < done ? in : done;
     }
-    int32_t msg_end = done < w->nrounds ? w->round[done].msg : w->msg_base + w->nmsg;
-    int32_t slot_end = done < w->nrounds ? w->round[done].slot : w->slot_base + w->nslot;
-    int32_t inst_end = done < w->nrounds ? w->round[done].inst : w->inst_base + w->ninst;
-    ranks_refs(v, w, &msg_end, &slot_end);
-    /* a send or receive still waiting for its partner, which a later round
-     * may record (a trace read in chunks): its message or slot stays */
-    uint64_t wait = temu_match_min_waiting(v->match, TEMU_MATCH_SEND, (uint64_t)w->msg_base);
-    msg_end = wait < (uint64_t)msg_end ? (int32_t)wait : msg_end;
-    wait = temu_match_min_waiting(v->match, TEMU_MATCH_RECV, (uint64_t)w->slot_base);
-    slot_end = wait < (uint64_t)slot_end ? (int32_t)wait : slot_end;
-    /* a receive a later round's rank still executes names its message
-     * (matched when the receive was recorded, its send in an earlier round) */
-    for (int32_t i = slot_end > w->slot_base ? slot_end - w->slot_base : 0; i < w->nslot; i++) {
-        int32_t id = w->slot_msg[i];
-        msg_end = id >= w->msg_base && id < msg_end ? id : msg_end;
+    if (release_msgs(v, (int32_t)(w - v->win), done) != 0) {
+        return -1;
     }
-    int32_t k = 0;
-    while (k < w->nmsg && w->msg_base + k < msg_end && w->msg[k].done_t >= 0) {
-        temu_ledger_free(w->msg[k].ledger);
-        v->nmsg_quiet -= !w->msg[k].inject;
-        k++;
-    }
-    drop_front(w->msg, &w->nmsg, k, sizeof *w->msg);
-    w->msg_base += k;
-    v->nmsg_all -= k;
-    k = slot_end - w->slot_base < w->nslot ? slot_end - w->slot_base : w->nslot;
-    drop_front(w->slot_msg, &w->nslot, k, sizeof *w->slot_msg);
-    w->slot_base += k;
-    v->nslot_all -= k;
-    k = inst_end - w->inst_base < w->ninst ? inst_end - w->inst_base : w->ninst;
+    int32_t inst_end =
+        done < w->nrounds ? w->round_inst[done - w->round_base] : w->inst_base + w->ninst;
+    int32_t k = inst_end - w->inst_base < w->ninst ? inst_end - w->inst_base : w->ninst;
     for (int32_t i = 0; i < k; i++) {
         inst_free(&w->inst[i]);
     }
     drop_front(w->inst, &w->ninst, k, sizeof *w->inst);
     w->inst_base += k;
     v->ninst_all -= k;
+    /* the rounds every rank is past: no longer asked for (once half) */
+    k = done - w->round_base;
+    if (k > 0 && 2 * (int64_t)k >= w->nround_inst) {
+        drop_front(w->round_inst, &w->nround_inst, k, sizeof *w->round_inst);
+        w->round_base = done;
+    }
+    return 0;
 }
 
 /* Forget the operations rank has executed once they are at least half of
@@ -1521,17 +1816,18 @@ static temu_status round_colls_check(const vwin *w, int32_t first, temu_error *e
 static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
 {
     vwin *w = &v->win[wi];
-    release_rounds(v, w);
+    if (release_rounds(v, w) != 0) {
+        return oom(err);
+    }
     for (int32_t i = 0; i < w->src_n; i++) {
         vrank *r = &v->rk[w->src_rank[i]];
         ops_compact(v, r);
         w->nops_before[i] = r->nops;
     }
-    if (GROW(w->round, w->nrounds, w->caprounds) != 0) {
+    if (GROW(w->round_inst, w->nround_inst, w->capround_inst) != 0) {
         return oom(err);
     }
-    struct round_start at = {w->msg_base + w->nmsg, w->slot_base + w->nslot,
-                             w->inst_base + w->ninst};
+    int32_t at = w->inst_base + w->ninst;
     int more = 0;
     v->cur = wi;
     temu_status st = w->source(w->source_ctx, &more, err);
@@ -1540,8 +1836,8 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
     if (!w->source_more) {
         return st;
     }
-    int32_t k = w->nrounds;
-    w->round[w->nrounds++] = at;
+    int32_t k = w->nrounds++;
+    w->round_inst[w->nround_inst++] = at;
     v->held_stats.rounds++;
     for (int32_t i = 0; i < w->src_n; i++) {
         vrank *r = &v->rk[w->src_rank[i]];
@@ -1557,7 +1853,7 @@ static temu_status source_round(temu_vt *v, int32_t wi, temu_error *err)
             r->rq[r->rq_n++] = k;
         }
     }
-    return round_colls_check(w, at.inst, err);
+    return round_colls_check(w, at, err);
 }
 
 /* Rank has executed all its operations: its source's next rounds until

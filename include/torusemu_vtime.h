@@ -68,10 +68,12 @@ void temu_vt_set_post_all(temu_vt *v, int on);
  * temu_vt_* calls or a replay) and sets *more to 1, or records nothing
  * and sets *more to 0 when none are left.  A round must leave no
  * operation waiting when its ranks are past it (end with a wait-all, as
- * the built-in patterns' steps do): its messages, receive slots and
- * collectives are released once every rank of the source is past it and
- * the messages' packets and replies have arrived.  Only on a virtual time
- * with nothing recorded yet. */
+ * the built-in patterns' steps do): a message is released once its
+ * packets and replies have arrived and its sender and receiver are past
+ * the rounds that recorded it (a collective's: every rank of the source),
+ * whatever the messages before it; a receive slot with its message,
+ * collectives once every rank is past their round.  Only on a virtual
+ * time with nothing recorded yet. */
 typedef temu_status (*temu_vt_source_fn)(void *ctx, int *more, temu_error *err);
 temu_status temu_vt_set_source(temu_vt *v, int32_t first, int32_t n, temu_vt_source_fn fn,
                                void *ctx, temu_error *err);
@@ -237,8 +239,10 @@ const int64_t *temu_vt_marks(const temu_vt *v, int32_t rank, int32_t *n);
 uint64_t temu_vt_messages(const temu_vt *v);
 /* What the run held: messages recorded in all and, at most at once, the
  * messages, receive slots, collective calls and rank operations held
- * (with sources these stay near one round of each; without, they are
- * all); rounds: the sources' rounds recorded. */
+ * (with sources: the messages and receive slots outstanding -- in
+ * flight, not yet sent, or waiting for their sender or receiver to get
+ * past them -- the operations not yet executed and about a round of the
+ * rest; without, all of them); rounds: the sources' rounds recorded. */
 typedef struct temu_vt_held {
     uint64_t messages, rounds;
     uint64_t messages_peak, slots_peak, colls_peak, ops_peak;

@@ -30,9 +30,11 @@
  * network), and go on until the canaries are done.
  *
  * Both runs record their operations as the ranks reach them
- * (doc/performance.md "Memory": a source releases its messages in id
- * order, so what is held still grows with the iterations, less than
- * half as fast as recorded whole): the
+ * (doc/performance.md "Memory": a source releases a message once it has
+ * arrived and its sender and receiver are past it, in any order; what is
+ * held still grows with the iterations, as what is outstanding does: the
+ * incast's eager sends in flight to its root, and the rounds a PUT
+ * origin the network serves first runs ahead of the other): the
  * canaries are one source of the virtual time (temu_vt_set_sources; a
  * round: one iteration of a test), each congestor group another (a round:
  * one call of its congestor function).  A group's source makes another
