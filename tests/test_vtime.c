@@ -1288,23 +1288,23 @@ static int64_t first_wait(const ar_marks *a, int k, int64_t *skew, int64_t *afte
     return a->ex[k][f] - a->ent[k][f];
 }
 
-/* Why doc/replay.md's example prints an Allreduce 99 % impact (1.020;
- * gemini-tiny, 2 iterations, 4 KiB, MPI costs on) far below the mean's
- * (1.179): with 8 samples the 99th percentile is the largest
- * (ceil(0.99 x 8) = 8: the upper edge of the histogram's top bucket).
- * Isolated, the largest is the wait of the canary that entered first:
- * the entry skew the previous allreduce's exits left (666.7 ns in
- * iteration 0) plus two rounds of recursive doubling after the last
- * member's entry (2,832.5 ns); the isolated run repeats the same four
- * samples every iteration (2.2076, 2.4545, 3.2524, 3.4993 us).  In the
- * Allreduce test's congested run (its own run since GPCNeT runs each
- * test in its own congested phase: gpcnet_impact.c) the congestors,
- * released at the same barrier as the canaries, leave the entries more
- * skewed (1,574.3 ns in iteration 0) but do not lengthen the part after
- * the last entry: every sample comes close to the longest one (3.1498 to
- * 3.5681 us), so the mean grows and the largest barely does.  (With one
- * congested run for all three tests the allreduce ran after the other
- * two tests' congestion; its 99 % impact was 0.983.) */
+/* Why doc/replay.md's example prints an Allreduce 99 % impact below 1
+ * (0.955; gemini-tiny, 2 iterations, 4 KiB, MPI costs on) although the
+ * congestors slow the allreduce (mean impact 1.068): with 8 samples the
+ * 99th percentile is the largest (ceil(0.99 x 8) = 8: the upper edge of
+ * the histogram's top bucket).  Isolated, the largest is the wait of the
+ * canary that entered first: the entry skew the previous allreduce's
+ * exits left (666.7 ns in iteration 0) plus two rounds of recursive
+ * doubling after the last member's entry (2,832.5 ns); the isolated run
+ * repeats the same four samples every iteration (2.2076, 2.4545, 3.2524,
+ * 3.4993 us).  In the Allreduce test's congested run (its own run, as
+ * GPCNeT runs each test in its own congested phase: gpcnet_impact.c) the
+ * time from the last entry to each exit grows (summed over the 8 samples
+ * 20.97 us against 20.23 us) and so does the smallest sample (2.4359
+ * against 2.2076 us), but no congested sample reaches the isolated
+ * first entrant's wait: the largest is 3.3407 us.  (With one congested
+ * run for all three tests this was 0.983, the largest again the first
+ * entrant's wait.) */
 START_TEST(test_gpcnet_allreduce_p99)
 {
     temu_session *s = test_mapped_store("gemini:2x2x2", 16, 1, NULL);
@@ -1362,24 +1362,17 @@ START_TEST(test_gpcnet_allreduce_p99)
         ck_assert_msg(found, "isolated sample %lld ps of iteration 0 not in iteration 1",
                       (long long)d0[i]);
     }
-    /* congested, the largest sample is not the first entrant's wait
-     * (iteration 0: 3.4189 us; the largest 3.5681 us) */
+    /* isolated, the largest is the first entrant's wait */
     ck_assert_int_eq(wait[0][0], mx[0]);
-    ck_assert_int_lt(wait[1][0], mx[1]);
-    /* the congestors, released with the canaries, skew the entries into
-     * the timed allreduces (iteration 0: 1,574.3 ns against 666.7 ns
-     * isolated) ... */
-    ck_assert_int_gt(skew[1][0], skew[0][0] + 500000);
-    /* ... while the time from the last entry to each exit is not longer
-     * (summed over the 8 samples: 20.09 us against 20.23 us) */
-    ck_assert_int_le(after_sum[1], after_sum[0]);
-    /* so the congested samples are longer where the entries were early:
-     * the smallest grows from 2.2076 to 3.1498 us, the largest from
-     * 3.4993 to 3.5681 us: mean impact 1.179, 99 % impact 1.020 */
-    ck_assert_int_gt(mn[1], mn[0] + 900000);
-    ck_assert_int_lt(mx[1], mx[0] + 100000);
-    ck_assert(g.impact_allreduce[0] > 1.15);
-    ck_assert(g.impact_allreduce[1] > 1.0 && g.impact_allreduce[1] < 1.03);
+    /* the congestors slow the exchange after the last entry (+3.6 %) and
+     * the short samples ... */
+    ck_assert_int_gt(after_sum[1], after_sum[0] + 8 * 50000);
+    ck_assert_int_gt(mn[1], mn[0] + 200000);
+    ck_assert(g.impact_allreduce[0] > 1.05);
+    /* ... but the largest congested sample is below the isolated one
+     * (3.3407 against 3.4993 us): 99 % impact 0.955 */
+    ck_assert_int_lt(mx[1], mx[0]);
+    ck_assert(g.impact_allreduce[1] < 1.0);
     temu_vt_free(vi);
     temu_vt_free(vc);
     temu_session_close(s);
@@ -1525,10 +1518,10 @@ START_TEST(test_gpcnet_lazy)
             ck_assert_int_eq(g[0].rounds, g[1].rounds);
             /* the whole path holds every message of its run; the lazy one
              * the rounds some rank or message of a group is still in.
-             * A run now holds one test (the Allreduce test's: 88 to 176
+             * A run now holds one test (the Allreduce test's: 148 to 224
              * messages here), so those rounds are a larger share of it
              * than when one run held all three (320 of 1,088 messages on
-             * gemini:2x2x2, packet level): measured 62 to 68 % */
+             * gemini:2x2x2, packet level): measured 55 to 64 % */
             ck_assert_uint_eq(held[1].messages_peak, held[1].messages);
             ck_assert_msg(held[0].messages_peak * 10 <= held[1].messages_peak * 7,
                           "%s level %u: %llu messages held at once, the whole path %llu", spec[i],
@@ -1567,14 +1560,16 @@ START_TEST(test_gpcnet_watch)
     /* 4 rounds per test at least (group_last: the done barrier holds
      * every busy congestor's entry after round 1, so round 1 cannot be
      * the one after which it is seen complete: rounds 0 to 3) */
-    ck_assert_int_eq(g.rounds, 26);
+    ck_assert_int_eq(g.rounds, 22);
     /* the Allreduce test's run: no canary sends, 4 rounds of each group:
      * 4 x 3 sends, 4 x 2 one-sided operations */
     ck_assert_uint_eq(g.replayed.sends, 12);
     ck_assert_uint_eq(g.replayed.rma, 8);
     /* per canary: the release barrier of every rank, 3 allreduces (all
-     * canaries, warm-up, timed); the 8 congestors' release barrier */
-    ck_assert_uint_eq(g.replayed.colls, 2 * 4 + 8);
+     * canaries, warm-up, timed); the 8 congestors' release barrier; the
+     * barrier starting each round of a group of 2 busy members (the
+     * all-to-all and the incast; a PUT or GET group has 1): 4 x 2 x 2 */
+    ck_assert_uint_eq(g.replayed.colls, 2 * 4 + 8 + 16);
     ck_assert_uint_eq(g.replayed.messages, temu_session_messages(s));
     temu_session_close(s);
 }

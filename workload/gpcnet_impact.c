@@ -124,6 +124,7 @@ typedef struct run_ctx {
         int32_t g, next; /* the group (gpcnet.h), its next round        */
         int32_t last;    /* lazy: the round found to be its last, or -1 */
         int32_t rounds;  /* whole: the rounds recorded                  */
+        int32_t comm;    /* its busy members' communicator, or -1       */
     } * group;           /* [congestor group] its source */
 } run_ctx;
 
@@ -267,14 +268,29 @@ static void run_phase(const run_ctx *x)
  * scaled congestor() call (congestors.c) of run_congestor_tests()' loop:
  * round 0 is the warm-up call, after which every member enters the
  * barrier of every rank that releases the canaries (MPI_Ibarrier, waited
- * for before the next call).  Each busy member marks the round's end:
+ * for before the next call).  A round starts with a barrier of the
+ * group's busy members: congestor() starts each measurement with an
+ * MPI_Iallreduce of the elapsed time over the group (its timeout check)
+ * and waits for it at the next measurement or the call's end, so no
+ * member ends a call before every member has started it (an incast's
+ * senders, whose 4 KiB sends complete as they leave the node, stay
+ * within a call of their root); here the wait is at the round's start,
+ * a blocking barrier (the warm-up call's MPI_Barrier before each
+ * measurement is one).  The idle members (a PUT or GET root) do nothing
+ * in congestor() but that allreduce; they are left out of it.  Each busy
+ * member marks the round's end:
  * its mark 1 is where it enters the done barrier (MPI_Ibarrier after
  * call 1), its mark k where it tests that barrier after call k. */
 static temu_status group_round(temu_replay *r, temu_vt *vt, const run_ctx *x, int32_t g, int32_t k,
                                temu_error *err)
 {
     int32_t lo = x->l.first[g], hi = x->l.first[g + 1];
-    temu_status st = temu_gpcnet_group_round(r, &x->l, g, err);
+    int32_t comm = x->group[g - GPC_A2A * x->l.slots].comm, busy = lo + x->idle[lo];
+    temu_status st = TEMU_OK;
+    for (int32_t i = busy; comm >= 0 && i < hi && st == TEMU_OK; i++) {
+        st = temu_replay_collective(r, comm, i - busy, &temu_gpcnet_barrier, err);
+    }
+    st = st == TEMU_OK ? temu_gpcnet_group_round(r, &x->l, g, err) : st;
     if (st == TEMU_OK && k == 0) {
         st = world_barrier(r, x, lo, hi - lo, err);
     }
@@ -466,7 +482,7 @@ static temu_status mark_idle(run_ctx *x, temu_error *err)
         if (hi - lo == 1 || (hi > lo && g >= GPC_PUT_INCAST * x->l.slots)) {
             x->idle[lo] = 1;
         }
-        x->group[g - GPC_A2A * x->l.slots] = (struct group_src){x, g, 0, -1, 0};
+        x->group[g - GPC_A2A * x->l.slots] = (struct group_src){x, g, 0, -1, 0, -1};
     }
     return TEMU_OK;
 }
@@ -494,6 +510,15 @@ static temu_status run(run_ctx *x, int test, double **out, temu_vt **keep, temu_
     if (st == TEMU_OK) {
         temu_replay_set_vtime(r, vt);
         st = temu_gpcnet_canary_comms(r, &x->l, x->ids, err);
+    }
+    for (int32_t k = 0; k < x->ng && st == TEMU_OK; k++) {
+        int32_t g = x->group[k].g, lo = x->l.first[g], hi = x->l.first[g + 1];
+        int32_t busy = hi > lo ? lo + x->idle[lo] : hi;
+        x->group[k].comm = -1;
+        if (test >= 0 && hi - busy >= 2) {
+            x->group[k].comm = temu_replay_unused_comm(r);
+            st = temu_replay_comm(r, x->group[k].comm, hi - busy, x->l.rank + busy, err);
+        }
     }
     x->r = r;
     x->vt = vt;
