@@ -36,6 +36,10 @@
  *     (run_network_tests(): MPI_Ibarrier and MPI_Wait), so they are
  *     released when the last congestor ends its warm-up call, and start
  *     the test as every congestor starts its call 1;
+ *   - congestor() starts each measurement with an MPI_Iallreduce over the
+ *     group's communicator and waits for it at the next one or the call's
+ *     end: no member ends a call before every member has started it
+ *     (here a barrier of the group's busy members starts each round);
  *   - after the test (random_ring() or allreduce_test()) the canaries
  *     enter a second MPI_Ibarrier of every rank, the one that tells the
  *     congestors the test is over; each congestor enters it after call 1 without
