@@ -11,17 +11,24 @@
 # re-solve alone 1.427, 1.505, 1.331; then 10 iterations 0.62, 1.15,
 # 0.87; -np 20 --ranks-per-node 2 0.85, 1.17, 1.39 (2026-12-03: 10
 # iterations 0.61, 1.14, 0.83; -np 20 --ranks-per-node 2 0.82, 1.15,
-# 1.10).  The flow level has no queue
-# behind a congestor's packets for an 8-byte message (only its share of
-# the channels' bandwidth), so its latency impact is the lowest ratio;
-# 1.6 covers the extremes measured (0.62, 1.39) with the rounding of a
-# calibration change, not more.  The Allreduce ratio (0.61) is now below
-# it: a known gap asserted at its measured value, with the same cause,
-# measured message by message (doc/model.md, "Known gaps"): on the packet
-# level four of the allreduce's 16 messages wait up to 1,070 ns in router
-# 4's input queue behind a PUT incast's packets bound for node 8's
-# saturated ejection channel (head-of-line blocking); the flow level's
-# messages add 733 ns of network time in all, the packet level's 3,040.  Both levels run with --mpi-costs off:
+# 1.10).  With each canary test in its own congested run and each
+# congestor group's rounds started together (GPCNeT's congested phase per
+# test and congestor()'s allreduce per measurement, gpcnet_impact.c;
+# 2026-12-03): 1.257/1.548, 1.383/1.108, 1.479/1.153 (ratios 0.81, 1.25,
+# 1.28).  The flow level has no queue behind a congestor's packets for an
+# 8-byte message (only its share of the channels' bandwidth), so its
+# latency impact is the lowest ratio; 1.6 covers the extremes measured
+# (0.62, 1.39) with the rounding of a calibration change, not more.  The
+# Allreduce ratio was 0.61, below it, before a group's rounds started
+# together (the packet level's Allreduce impact then 1.892, 2.183 with a
+# run per test, 1.153 with the rounds paced): measured message by message
+# then (doc/model.md, "Known gaps"), on the packet level four of the
+# allreduce's 16 messages waited up to 1,070 ns in router 4's input queue
+# behind a PUT incast's packets bound for node 8's saturated ejection
+# channel (head-of-line blocking; tests/test_flow.c keeps that case); the
+# flow level's messages added 733 ns of network time in all, the packet
+# level's 3,040.  Now all three ratios are asserted within 1.6.  Both
+# levels run with --mpi-costs off:
 # the test compares the network levels, and the MPI software costs (the
 # same on both, doc/virtual-time.md) dilute every impact towards 1 (with
 # them on, the packet level's own Allreduce impact is 1.07 here).
@@ -57,11 +64,8 @@ done
 paste "$TMP/flow.imp" "$TMP/packet.imp" >"$TMP/both"
 awk '$1 > 1.1 { n++ } END { exit n != 3 }' "$TMP/both" && pass ||
     failed "flow level: an impact not above 1.1 with congestors: $(cat "$TMP/both")"
-awk 'NR <= 2 { r = $1 / $2; if (r >= 1 / 1.6 && r <= 1.6) n++ } END { exit n != 2 }' "$TMP/both" &&
-    pass || failed "flow / packet Lat or BW+Sync impact outside 1/1.6 .. 1.6: $(cat "$TMP/both")"
-# Allreduce: a known gap (doc/model.md), asserted at its measured ratio
-awk 'NR == 3 { r = $1 / $2; exit !(r >= 0.56 && r <= 0.66) }' "$TMP/both" && pass ||
-    failed "flow / packet Allreduce impact moved from its measured 0.61 -+ 0.05: $(cat "$TMP/both")"
+awk '{ r = $1 / $2; if (r >= 1 / 1.6 && r <= 1.6) n++ } END { exit n != 3 }' "$TMP/both" &&
+    pass || failed "flow / packet impact outside 1/1.6 .. 1.6: $(cat "$TMP/both")"
 paste "$TMP/flow.iso" "$TMP/packet.iso" >"$TMP/iso"
 awk '{ r = $1 / $2; if (r >= 0.9 && r <= 1.1) n++ } END { exit n != 3 }' "$TMP/iso" && pass ||
     failed "flow / packet isolated figure outside 0.9 .. 1.1: $(cat "$TMP/iso")"

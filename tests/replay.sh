@@ -49,19 +49,26 @@ done
 
 # the summary counts what was replayed, and agrees with the store.  GPCNeT
 # on 10 nodes: 8 congestor nodes, 2 per congestor (all-to-all 2 sends,
-# incast 1, PUT 1, GET 1 per round), 32 rounds in the congested run, whose
-# counts the store holds.  Canaries: 2, on a ring of 2, 2 x 2 neighbours
-# x (1 + 8) sends; per canary 9 collective calls (the start barrier of
-# every rank, 2 + 3 barriers of the ring tests, 3 allreduces), and the 8
-# congestors' start barrier.  Sends 36 + 32 x 3 = 132, one-sided 64;
-# messages 132 + 64 + 56 of the collectives (the start barrier 4 rounds x
-# 10, the canaries' 5 barriers and 3 allreduces 2 each).  Bytes 4 x 8 +
-# 32 x 4096 (bandwidth canary, --bytes 4K) + 96 x 4096 (sends) + 64 x
-# 4096 (PUT, GET) + 6 x 8 (allreduces) = 786512.
-# Recorded whole (TORUSEMU_RECORD_WHOLE=1): the doubling's third run.
+# incast 1, PUT 1, GET 1 per round), 2 canaries on a ring of 2.  Each
+# canary test has its own congested run (GPCNeT's congested phase of that
+# test); the store holds the last, the Allreduce test's: each congestor
+# group makes rounds 0 to 3 (the fewest GPCNeT's loop makes: the barrier
+# that ends it needs every congestor's round 1, so it is seen complete
+# after round 2 at the earliest, and one more round follows), 22 rounds
+# over the three tests.  Sends 4 x 3 = 12 (the allreduce test has no
+# canary sends), one-sided 4 x 2 = 8; collective calls: per canary the
+# release barrier of every rank and 3 allreduces (all canaries, warm-up,
+# timed), the 8 congestors' release barrier, and the barrier that starts
+# each round of a group with 2 busy members (all-to-all, incast; a PUT or
+# GET group has 1): 2 x 4 + 8 + 4 x 2 x 2 = 32; messages 12 + 8 + 40 (the
+# release barrier: 4 rounds x 10) + 6 (3 allreduces of 2 canaries) + 16
+# (the groups' barriers, 2 each) = 82; bytes (12 + 8) x 4096 + 6 x 8 =
+# 81968.  Recorded whole (TORUSEMU_RECORD_WHOLE=1): each test's run
+# repeated until its groups make the rounds GPCNeT's loop makes in it, 16
+# runs in all.
 expect_ok "gpcnet timed whole" env TORUSEMU_RECORD_WHOLE=1 "$TORUSEMU" replay \
     --machine gemini:5x1x1 --pattern gpcnet --timing --bytes 4K
-expect_out "gpcnet runs" "32 congestor rounds; 3 timing runs \(the store holds the last\)"
+expect_out "gpcnet runs" "22 congestor rounds; 16 timing runs \(the store holds the last\)"
 # seed 002's published row under the table (Chunduri et al., SC19, Table 2:
 # Crystal, 64 nodes, 1 PPort; impacts by eq. 1 from its rounded values,
 # e.g. 1.9 / 1.8 = 1.056, 3813.8 / 3705.0 = 1.029, 11.6 / 10.1 = 1.149)
@@ -71,27 +78,27 @@ expect_out "seed 002's bandwidth" "^paper p2p_bw_sync +4764\.5 +4496\.6 +1\.060 
 expect_out "seed 002's allreduce" "^paper allreduce_us +9\.4 +9\.8 +1\.043 +10\.1 +11\.6 +1\.149$"
 expect_out "seed 002's span" "^seed 002's isolated P2P Lat, mean, over its 7 systems: 1\.1 us \(Osprey\) to 11\.2 us \(Theta\)$"
 expect_out_err() { if grep -Eq -- "$2" "$TMP/err"; then pass; else failed "$1: stderr lacks '$2'"; fi; }
-expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 132 sends, 64 one-sided operations, 26 collective calls \(252 messages\) in [0-9.]+ s$"
-expect_out_err "gpcnet injected" "^torusemu: 252 messages, 786512 bytes of MPI payload injected"
+expect_out_err "gpcnet replayed" "^torusemu: the last congested run \(the Allreduce test's\) replayed 12 sends, 8 one-sided operations, 32 collective calls \(82 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 82 messages, 81968 bytes of MPI payload injected"
 sed -n '2,$p' "$TMP/out" >"$TMP/gpcnet.whole"
-# As the ranks reach it (the default): two runs, each congestor group's
-# rounds made until the canaries end, at its own pace (the most: 21), so
-# fewer congestor sends (49: 2 a round of the all-to-all, 1 of the
-# incast) and one-sided operations (28); the same canary figures.  Bytes
-# 4 x 8 + 32 x 4096 + (49 + 28) x 4096 + 6 x 8 = 446544.
+# As the ranks reach it (the default): isolated and one run per test, the
+# same rounds, counts and figures.
 expect_ok "gpcnet timed" "$TORUSEMU" replay --machine gemini:5x1x1 --pattern gpcnet --timing \
     --bytes 4K
-expect_out "gpcnet runs" "21 congestor rounds; 2 timing runs \(the store holds the last\)"
-expect_out_err "gpcnet replayed" "^torusemu: the congested run replayed 85 sends, 28 one-sided operations, 26 collective calls \(169 messages\) in [0-9.]+ s$"
-expect_out_err "gpcnet injected" "^torusemu: 169 messages, 446544 bytes of MPI payload injected"
+expect_out "gpcnet runs" "22 congestor rounds; 4 timing runs \(the store holds the last\)"
+expect_out_err "gpcnet replayed" "^torusemu: the last congested run \(the Allreduce test's\) replayed 12 sends, 8 one-sided operations, 32 collective calls \(82 messages\) in [0-9.]+ s$"
+expect_out_err "gpcnet injected" "^torusemu: 82 messages, 81968 bytes of MPI payload injected"
 expect_eq "gpcnet figures as recorded whole" "$(cat "$TMP/gpcnet.whole")" "$(sed -n '2,$p' "$TMP/out")"
 # The Allreduce 99 % impact below 1 of doc/replay.md's example (gemini-tiny,
-# 2 iterations, 4 KiB: 0.983) is a property of its 8 samples: the 99th
-# percentile of fewer than 100 samples is the largest, the wait of the
-# canary that entered first (tests/test_vtime.c, test_gpcnet_allreduce_p99).
-# With 20 iterations (80 samples) it is 1.645 (isolated 3.2174 us,
-# congested 5.2918 us), and the isolated run repeats the same four samples
-# every iteration: its mean is 2.8535 us for 2 and 20 iterations alike.
+# 2 iterations, 4 KiB: 0.955, against a mean impact of 1.068) is a
+# property of its 8 samples: the 99th percentile of 100 samples or fewer
+# is the largest, and no congested sample reaches the isolated run's
+# largest, the wait of the canary that entered first (tests/test_vtime.c,
+# test_gpcnet_allreduce_p99).  With 20 iterations (80 samples) it is 1.412
+# (isolated 3.2174 us, congested 4.5431 us; 1.645 when one congested run
+# held all three tests), and the isolated run repeats the same four
+# samples every iteration: its mean is 2.8535 us for 2 and 20 iterations
+# alike.
 allreduce_row() { awk -F, '$1 == "allreduce_us" { print $2, $7 }' "$TMP/out"; }
 expect_ok "gpcnet 2 iterations" "$TORUSEMU" replay --machine gemini-tiny --pattern gpcnet \
     --timing --steps 2 --bytes 4K --quiet --format csv

@@ -525,8 +525,8 @@ static int replay_into(temu_session *s, const replay_opts *o)
         fprintf(stderr,
                 "torusemu: %s %" PRIu64 " sends, %" PRIu64 " one-sided operations, %" PRIu64
                 " collective calls (%" PRIu64 " messages) in %.2f s\n",
-                gpcnet ? "the congested run replayed" : "replayed", rs.sends, rs.rma, rs.colls,
-                rs.messages, seconds_since(&start));
+                gpcnet ? "the last congested run (the Allreduce test's) replayed" : "replayed",
+                rs.sends, rs.rma, rs.colls, rs.messages, seconds_since(&start));
     }
     return 0;
 }

@@ -106,7 +106,7 @@ temu_status temu_pattern_pairs(const temu_pattern *p, int32_t nranks, temu_pair_
 typedef struct temu_gpcnet_result {
     int32_t canaries, congestors; /* ranks                                    */
     int32_t iters;                /* iterations of each canary test           */
-    int32_t rounds;               /* congestor rounds of the congested run    */
+    int32_t rounds;               /* congestor rounds of the congested runs   */
     /* [0 isolated, 1 congested][0 mean, 1 99th percentile (bandwidth: the
      * value 99 % of the samples reach)] */
     double lat_us[2][2];       /* P2P Lat, microseconds                    */
@@ -114,20 +114,23 @@ typedef struct temu_gpcnet_result {
     double allreduce_us[2][2]; /* 8-byte allreduce, microseconds           */
     /* eq. 1, [0 mean, 1 99th percentile] */
     double impact_lat[2], impact_bw[2], impact_allreduce[2];
-    int32_t runs;               /* timing runs made (isolated, rounds tried, congested) */
+    int32_t runs;               /* timing runs made (isolated, each test's congested) */
     temu_replay_stats replayed; /* what the last run (the store's counts) replayed      */
 } temu_gpcnet_result;
 
 /* Run GPCNeT's canary tests on session s's ranks (the layout of gpcnet.h
- * with pattern p's fraction and seed, p->steps iterations each) in virtual time, alone and with
- * the congestors (congestors 0: alone twice); tc NULL: the machine's
- * parameters; watch (may be NULL): every timing run is watched with it.
- * Each run's operations are made as the ranks reach them, the congestors'
- * rounds until the canaries end; whole: each run recorded whole first,
- * the congested one repeated with twice the rounds until the congestors
- * outlast the canaries (the same samples; more runs, memory and rounds).
- * The store ends with the counts of the last run (the congested one);
- * *keep (may be NULL) receives its timing run, to free with temu_vt_free. */
+ * with pattern p's fraction and seed, p->steps iterations each) in virtual
+ * time, alone (one run of the three tests) and with the congestors (one
+ * run per test, GPCNeT's congested phase of that test; congestors 0:
+ * alone twice); tc NULL: the machine's parameters; watch (may be NULL):
+ * every timing run is watched with it.  Each run's operations are made
+ * as the ranks reach them, the congestors' rounds until GPCNeT's loop
+ * ends them; whole: each run recorded whole first, a test's congested
+ * run repeated until its rounds are those the loop makes (the same
+ * samples; more runs and memory).  rounds: the most of a congestor group
+ * per test, summed over the tests.  The store ends with the counts of
+ * the last run (the Allreduce test's congested run); *keep (may be NULL)
+ * receives that timing run, to free with temu_vt_free. */
 temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const temu_tm_config *tc,
                                int congestors, int whole, const temu_vt_watch *watch,
                                temu_gpcnet_result *out, temu_vt **keep, temu_error *err);
