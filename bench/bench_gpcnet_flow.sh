@@ -19,7 +19,7 @@
 #
 # GPCNET_FLOW_WINDOW=T (e.g. 100ns): every replay with `--flow-window T`
 # (the flow level's rates re-solved at most once per T; doc/model.md,
-# "Solve window"); empty or unset: the exact default.
+# "Flow level: solve window"); empty or unset: the exact default.
 #
 # Then the cost per message with 4 KiB and 128 KiB bandwidth messages on
 # GPCNET_FLOW_COMPARE (default gemini-tiny; empty: skipped): the larger

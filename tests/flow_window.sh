@@ -1,7 +1,7 @@
 #!/bin/sh
 # flow_window.sh - `torusemu replay --timing --model flow --flow-window T`
-# (doc/model.md, "Solve window"): 0 is the exact default, output for
-# output; a window leaves every volume counter as it is (they count
+# (doc/model.md, "Flow level: solve window"): 0 is the exact default,
+# output for output; a window leaves every volume counter as it is (they count
 # packets, not rates); bad values and a window without the flow level are
 # refused naming the option.  The bound on what a window moves and the
 # solves it saves are asserted on the model itself (tests/test_flow.c,

@@ -1104,8 +1104,8 @@ START_TEST(test_window_fewer_solves)
         temu_fm *f = fm_make(&m, &c, &r);
         for (int i = 0; i < 16; i++) {
             temu_fm_run(f, (int64_t)i * 10000);
-            fm_send(f, (int64_t)i * 10000, node(&m, i % 8, i / 8, 1), node(&m, 3, 2, 2), 100, 20,
-                    0, 0, (uint64_t)i);
+            fm_send(f, (int64_t)i * 10000, node(&m, i % 8, i / 8, 1), node(&m, 3, 2, 2), 100, 20, 0,
+                    0, (uint64_t)i);
         }
         temu_fm_run(f, INT64_MAX);
         ck_assert_int_eq(r.done, 16);

@@ -48,10 +48,10 @@ typedef struct replay_opts {
     int np_given;        /* -np, --map or --ranks-per-node given */
     temu_pattern pattern;
     replay_timing timing;
-    int timing_only;    /* an option that needs --timing was given */
-    const char *model;  /* --model LEVEL, or NULL (checked into timing.level) */
+    int timing_only;         /* an option that needs --timing was given */
+    const char *model;       /* --model LEVEL, or NULL (checked into timing.level) */
     const char *flow_window; /* --flow-window T, or NULL (checked into timing.flow_window_ps) */
-    int pattern_params; /* a pattern parameter was given */
+    int pattern_params;      /* a pattern parameter was given */
 } replay_opts;
 
 /* "torusemu: replay: <reason>"; fmt must be a string literal */
@@ -112,7 +112,8 @@ static void usage(FILE *f)
             "      --flow-window=T      --model flow: re-solve the flows' rates at most once\n"
             "                           per T of virtual time (e.g. 10ns, 0.1us; default 0:\n"
             "                           after every change, exact); a change waits up to T\n"
-            "                           for its solve (doc/model.md, \"Solve window\")\n"
+            "                           for its solve (doc/model.md, \"Flow level: solve\n"
+            "                           window\")\n"
             "      --format=F           --timing: the per-rank table as table (default), csv or\n"
             "                           json\n"
             "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
