@@ -509,7 +509,9 @@ static int step(temu_fm *f, int64_t t)
             f->solve_at = f->solve_ok;
             return 0;
         }
-        f->solve_ok = t + f->c.flow_window_ps;
+        /* (short of INT64_MAX, which says no solve waits) */
+        f->solve_ok =
+            t < INT64_MAX - 1 - f->c.flow_window_ps ? t + f->c.flow_window_ps : INT64_MAX - 1;
     }
     int rc = f->nseeds > 0 ? fm_solve_changed(f) : 0;
     if (rc == 0 && (rc = sources_revisit(f)) == 1) {
