@@ -17,6 +17,10 @@
 # missed target is not an error: the script fails only when a replay
 # cannot run.
 #
+# GPCNET_FLOW_WINDOW=T (e.g. 100ns): every replay with `--flow-window T`
+# (the flow level's rates re-solved at most once per T; doc/model.md,
+# "Flow level: solve window"); empty or unset: the exact default.
+#
 # Then the cost per message with 4 KiB and 128 KiB bandwidth messages on
 # GPCNET_FLOW_COMPARE (default gemini-tiny; empty: skipped): the larger
 # messages make the canaries slower and the congestors run more rounds, so
@@ -30,6 +34,7 @@ SHAPES=${*:-gemini:4x4x2 bgq:2x2x4x4x1 gemini:8x4x4 bgq:4x4x4x4x1 gemini:8x8x8 b
 TARGET_SHAPE=${GPCNET_FLOW_TARGET_SHAPE:-gemini:8x8x8}
 TARGET=${GPCNET_FLOW_TARGET:-120}
 COMPARE=${GPCNET_FLOW_COMPARE-gemini-tiny}
+WINDOW=${GPCNET_FLOW_WINDOW:-}
 TORUSEMU="$B/torusemu"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -41,7 +46,8 @@ bad=0
 # (peak resident MiB), msgs
 replay() {
     /usr/bin/time -f '%U %S %M' -o "$T/cpu" "$TORUSEMU" replay --machine "$1" --pattern gpcnet \
-        --timing --model flow --mpi-costs off --steps 1 --bytes "$2" >"$T/out" 2>"$T/err" &
+        --timing --model flow --mpi-costs off --steps 1 --bytes "$2" ${WINDOW:+--flow-window "$WINDOW"} \
+        >"$T/out" 2>"$T/err" &
     pid=$!
     sleep 1
     # the replay's own pid under time(1); SIGTERM makes it say how far it got
@@ -71,6 +77,7 @@ verdict() {
     fi
 }
 
+[ -z "$WINDOW" ] || echo "flow level's solve window: $WINDOW"
 printf '%-16s %6s %9s %9s %9s %8s %9s %7s  %s\n' machine nodes lat bw+sync allreduce messages cpu_s rss_mib status
 for m in $SHAPES; do
     nodes=$("$TORUSEMU" machine "$m" 2>/dev/null | awk '$1 == "nodes" { print $2 }')

@@ -93,10 +93,13 @@ temu_status temu_fm_stall_counters_flush(const temu_fm *fm, temu_tm_flushed *f, 
 
 /* What the model did: flows started, rate solutions computed, and
  * (flow, channel) rate updates made by them; lanes whose stall rates were
- * evaluated (each once per instant that changed it). */
+ * evaluated (each once per instant that changed it); instants whose
+ * changes waited for the end of a solve window (flow_window_ps > 0, each
+ * counted once). */
 typedef struct temu_fm_totals {
     uint64_t flows, solves, updates;
     uint64_t stall_lanes;
+    uint64_t deferred;
 } temu_fm_totals;
 void temu_fm_totals_get(const temu_fm *f, temu_fm_totals *out);
 

@@ -112,6 +112,10 @@ typedef struct temu_tm_config {
     uint32_t inject_vcs;    /* 1: a node's packets take its class's VCs of the injection channel */
                             /* in turn, as BookSim's source does; 0: the class's first VC only   */
                             /* (doc/model.md, "VC turnaround")                                   */
+    int64_t flow_window_ps; /* flow level: its rates re-solved at most once per this many ps; a */
+                            /* change less than this after the last solve waits for the window's */
+                            /* end (doc/model.md, "Flow level: solve window"); 0: every instant  */
+                            /* that changes them is solved (exact)                               */
 } temu_tm_config;
 
 /* The model levels (doc/model.md, "Model levels"): the packet model of

@@ -174,6 +174,10 @@ static inline void *bkm_flow_create(const bk_cube *c, bk_delivery_fn fn, void *c
     bkm_flow *fm = calloc(1, sizeof *fm);
     temu_tm_config cfg = bkm_config();
     temu_error err;
+    /* FB_FLOW_WINDOW=PS: the flow level's solve window (doc/model.md,
+     * "Flow level: solve window"), for measuring what it moves; unset: exact */
+    const char *w = getenv("FB_FLOW_WINDOW");
+    cfg.flow_window_ps = w != NULL && *w != '\0' ? strtoll(w, NULL, 10) : 0;
     ck_assert(fm != NULL);
     bkm_net_init(&fm->net, c);
     ck_assert_msg(temu_fm_create(&fm->net.m, &cfg, &fm->f, &err) == TEMU_OK, "%s", err.message);

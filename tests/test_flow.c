@@ -992,6 +992,144 @@ END_TEST
 
 /* --------------------------------------------------------------- input */
 
+/* --------------------------------------------------------------- solve window */
+
+/* Flows far apart: every event is more than the window after the last
+ * solve, so each is solved at once and a window changes nothing, bit for
+ * bit (deliveries, lane counters, stall integrals), and no solve waits. */
+START_TEST(test_window_exact_when_sparse)
+{
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_fm_totals tot[2];
+    temu_tm_lane_stats first[4];
+    int64_t deliv[2][NREC];
+    for (int round = 0; round < 2; round++) {
+        temu_tm_config c = round_config();
+        c.flow_window_ps = round == 0 ? 0 : 50000; /* 50 ns: below S = 100 ns */
+        rec r;
+        temu_fm *f = fm_make(&m, &c, &r);
+        /* one flow of 3 packets (3 S) every 10 us, each alone: its start,
+         * drain and delivery are S or more apart from any other event */
+        for (int i = 0; i < 8; i++) {
+            fm_send(f, (int64_t)i * 10000000, node(&m, i % 3, 0, 0), node(&m, 4, i % 2, 0), 100, 3,
+                    0, 0, (uint64_t)i);
+        }
+        temu_fm_run(f, INT64_MAX);
+        ck_assert_int_eq(r.done, 8);
+        memcpy(deliv[round], r.delivered, sizeof deliv[round]);
+        temu_fm_totals_get(f, &tot[round]);
+        for (int k = 0; k < 4; k++) {
+            temu_tm_lane_stats ls = fm_lane(f, node(&m, k, 0, 0), TEMU_LINK_PLUS(0), 0);
+            if (round == 0) {
+                first[k] = ls;
+            } else {
+                ck_assert_mem_eq(&ls, &first[k], sizeof ls);
+            }
+        }
+        temu_fm_destroy(f);
+    }
+    ck_assert_mem_eq(deliv[0], deliv[1], sizeof deliv[0]);
+    ck_assert_uint_eq(tot[1].deferred, 0);
+    ck_assert_uint_eq(tot[1].solves, tot[0].solves);
+}
+END_TEST
+
+/* The bound a window W gives, derived: a change waits at most W for its
+ * solve, and a flow that waits is at rate 0 meanwhile.  One node sends
+ * N one-packet flows to one destination at 0: its source queue takes them
+ * one after the other (each alone on the route: S = 100 ns), and the next
+ * goes onto the channels when the one ahead ends.  Exactly, flow k
+ * (1-based) ends at k S.  With W > S each hand-over waits for the next
+ * solve, at most W after the end before it, so flow k ends no earlier
+ * than exactly and no later than (k - 1) W after (here exactly
+ * (k - 1) W + S: the solves fall every W).  The packets crossing every
+ * lane are the same. */
+START_TEST(test_window_delays_at_most_one_window_a_change)
+{
+    enum { N = 6 };
+    const int64_t s = 100000, w = 250000;
+    temu_machine m = test_machine("bgp:8x4x4");
+    int64_t done[2][N];
+    temu_tm_lane_stats ls[2];
+    temu_fm_totals tot;
+    for (int round = 0; round < 2; round++) {
+        temu_tm_config c = round_config();
+        c.flow_window_ps = round == 0 ? 0 : w;
+        rec r;
+        temu_fm *f = fm_make(&m, &c, &r);
+        for (int k = 0; k < N; k++) {
+            fm_send(f, 0, node(&m, 0, 0, 0), node(&m, 2, 0, 0), 100, 1, 0, 0, (uint64_t)k);
+        }
+        temu_fm_run(f, INT64_MAX);
+        ck_assert_int_eq(r.done, N);
+        memcpy(done[round], r.done_ps, sizeof done[round]);
+        ls[round] = fm_lane(f, node(&m, 1, 0, 0), TEMU_LINK_PLUS(0), 0);
+        if (round == 1) {
+            temu_fm_totals_get(f, &tot);
+        }
+        temu_fm_destroy(f);
+    }
+    for (int k = 0; k < N; k++) {
+        ck_assert_int_eq(done[0][k], (k + 1) * s + 66000); /* 2 hops' pipeline */
+        ck_assert_int_ge(done[1][k], done[0][k]);
+        ck_assert_int_le(done[1][k], done[0][k] + k * w);
+        ck_assert_int_eq(done[1][k], k * w + s + 66000);
+    }
+    ck_assert_uint_eq(ls[1].packets, ls[0].packets);
+    ck_assert_uint_eq(ls[1].bytes, ls[0].bytes);
+    ck_assert_uint_eq(tot.deferred, N); /* every flow's end waited for its solve */
+}
+END_TEST
+
+/* Changes denser than the window share solves: 16 nodes send 20 packets
+ * each to one node, one send every 10 ns; W = 100 ns.  Exactly, every
+ * send is an instant with its own solve; with the window at most one
+ * solve point per W (two solves each at most: the source queue's second),
+ * so fewer solves, counted.  Every lane carries the same packets and
+ * bytes.  The last flow ends no earlier than exactly (the ejection
+ * channel is the bottleneck and the exact rates keep it full whenever
+ * flows wait for it) and no later than one window per solve point that
+ * waited (at most W of the channel's service lost at each). */
+START_TEST(test_window_fewer_solves)
+{
+    const int64_t w = 100000;
+    temu_machine m = test_machine("bgp:8x4x4");
+    temu_fm_totals tot[2];
+    int64_t last[2];
+    uint64_t packets[2][4];
+    for (int round = 0; round < 2; round++) {
+        temu_tm_config c = round_config();
+        c.flow_window_ps = round == 0 ? 0 : w;
+        rec r;
+        temu_fm *f = fm_make(&m, &c, &r);
+        for (int i = 0; i < 16; i++) {
+            temu_fm_run(f, (int64_t)i * 10000);
+            fm_send(f, (int64_t)i * 10000, node(&m, i % 8, i / 8, 1), node(&m, 3, 2, 2), 100, 20, 0,
+                    0, (uint64_t)i);
+        }
+        temu_fm_run(f, INT64_MAX);
+        ck_assert_int_eq(r.done, 16);
+        last[round] = 0;
+        for (int i = 0; i < 16; i++) {
+            last[round] = r.done_ps[i] > last[round] ? r.done_ps[i] : last[round];
+        }
+        for (int k = 0; k < 4; k++) {
+            packets[round][k] = fm_lane(f, node(&m, k, 0, 1), TEMU_LINK_PLUS(0), 0).packets;
+        }
+        temu_fm_totals_get(f, &tot[round]);
+        temu_fm_destroy(f);
+    }
+    ck_assert_mem_eq(packets[0], packets[1], sizeof packets[0]);
+    ck_assert_uint_ge(tot[0].solves, 16);
+    ck_assert_uint_eq(tot[0].deferred, 0);
+    ck_assert_uint_gt(tot[1].deferred, 0);
+    ck_assert_uint_lt(tot[1].solves, tot[0].solves);
+    ck_assert_uint_le(tot[1].solves, 2 * ((uint64_t)(last[1] / w) + 1));
+    ck_assert_int_ge(last[1], last[0]);
+    ck_assert_int_le(last[1], last[0] + (int64_t)tot[1].deferred * w);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     temu_machine m = test_machine("bgp:8x4x4");
@@ -1021,6 +1159,11 @@ START_TEST(test_bad_input)
     temu_fm *g = NULL;
     c.node_gbs = 0;
     ck_assert_int_eq(temu_fm_create(&m, &c, &g, &err), TEMU_EINVAL);
+    ck_assert_ptr_null(g);
+    c = round_config();
+    c.flow_window_ps = -1;
+    ck_assert_int_eq(temu_fm_create(&m, &c, &g, &err), TEMU_EINVAL);
+    ck_assert_str_eq(err.message, "flow model: negative solve window (-1 ps)");
     ck_assert_ptr_null(g);
 }
 END_TEST
@@ -1053,6 +1196,9 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_lone_stream_on_machines_no_stall);
     tcase_add_test(tc, test_long_stream_costs_no_work_per_packet);
     tcase_add_test(tc, test_hops_tell_every_crossing_in_time);
+    tcase_add_test(tc, test_window_exact_when_sparse);
+    tcase_add_test(tc, test_window_delays_at_most_one_window_a_change);
+    tcase_add_test(tc, test_window_fewer_solves);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);
     return s;

@@ -48,9 +48,10 @@ typedef struct replay_opts {
     int np_given;        /* -np, --map or --ranks-per-node given */
     temu_pattern pattern;
     replay_timing timing;
-    int timing_only;    /* an option that needs --timing was given */
-    const char *model;  /* --model LEVEL, or NULL (checked into timing.level) */
-    int pattern_params; /* a pattern parameter was given */
+    int timing_only;         /* an option that needs --timing was given */
+    const char *model;       /* --model LEVEL, or NULL (checked into timing.level) */
+    const char *flow_window; /* --flow-window T, or NULL (checked into timing.flow_window_ps) */
+    int pattern_params;      /* a pattern parameter was given */
 } replay_opts;
 
 /* "torusemu: replay: <reason>"; fmt must be a string literal */
@@ -108,6 +109,11 @@ static void usage(FILE *f)
             "                           packets through queues and credits) or flow (flows\n"
             "                           sharing link bandwidth: minutes to hours of a whole\n"
             "                           machine, stalls estimated; doc/model.md)\n"
+            "      --flow-window=T      --model flow: re-solve the flows' rates at most once\n"
+            "                           per T of virtual time (e.g. 10ns, 0.1us; default 0:\n"
+            "                           after every change, exact); a change waits up to T\n"
+            "                           for its solve (doc/model.md, \"Flow level: solve\n"
+            "                           window\")\n"
             "      --format=F           --timing: the per-rank table as table (default), csv or\n"
             "                           json\n"
             "      --series=FILE        --timing: snapshots of every counter into FILE at every\n"
@@ -176,7 +182,8 @@ enum {
     OPT_WHOLE_TRAINS,
     OPT_MIX,
     OPT_FIGURES,
-    OPT_MODEL
+    OPT_MODEL,
+    OPT_FLOW_WINDOW
 };
 
 static const struct option options[] = {
@@ -212,6 +219,7 @@ static const struct option options[] = {
     {"mix", required_argument, NULL, OPT_MIX},
     {"figures", required_argument, NULL, OPT_FIGURES},
     {"model", required_argument, NULL, OPT_MODEL},
+    {"flow-window", required_argument, NULL, OPT_FLOW_WINDOW},
     CLI_FORMAT_OPTION,
     {NULL, 0, NULL, 0},
 };
@@ -314,6 +322,15 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return temu_tm_level_parse(v, &o->timing.level, NULL) != TEMU_OK
                    ? fail("--model '%s': expected packet or flow (the timing model's level)", v)
                    : 0;
+    case OPT_FLOW_WINDOW:
+        o->flow_window = v;
+        if (strcmp(v, "0") == 0) {
+            o->timing.flow_window_ps = 0;
+            return 0;
+        }
+        return cli_parse_time_ps(v, &o->timing.flow_window_ps) != 0
+                   ? fail("--flow-window '%s': expected 0 or " CLI_TIME_EXPECTED, v)
+                   : 0;
     case CLI_OPT_FORMAT:
         o->timing_only = 1;
         return cli_parse_format(v, &o->timing.format);
@@ -374,6 +391,9 @@ static int parse_args(int argc, char **argv, replay_opts *o, int *done)
     if (o->model != NULL && !o->timing.on) {
         return fail("--model goes with --timing (without it no timing model runs: the replay "
                     "counts the volume only)");
+    }
+    if (o->flow_window != NULL && (!o->timing.on || o->timing.level != TEMU_TM_FLOW)) {
+        return fail("--flow-window goes with --timing --model flow (the flow level's solves)");
     }
     if (o->timing.level == TEMU_TM_FLOW && o->timing.train > 1) {
         return fail("--train: packet trains are the packet model's; not with --model flow");

@@ -330,6 +330,7 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
     st = temu_tm_config_default(m, &tc, &err);
     tc.level = o->level;
     tc.threads = o->threads;
+    tc.flow_window_ps = o->flow_window_ps;
     if (o->no_mpi_costs) {
         memset(&tc.mpi, 0, sizeof tc.mpi); /* --mpi-costs=off */
     }

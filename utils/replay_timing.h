@@ -26,6 +26,7 @@ typedef struct replay_timing {
     int whole_trains;          /* --whole-trains: a train never splits */
     uint32_t level;            /* --model: temu_tm_level (0: packet, the default) */
     uint32_t threads;          /* --threads: the packet model's regions (0: the serial engine) */
+    int64_t flow_window_ps;    /* --flow-window: the flow level's solve window (0: exact) */
     const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
 } replay_timing;
 

@@ -184,6 +184,11 @@ struct temu_fm {
     fm_heap due; /* active flows by their next packet's start (hop reports) */
     uint64_t seq;
     int64_t now;
+    /* the solve window (c.flow_window_ps > 0; fm_model.c, step): the
+     * earliest time the next solve may be made (the last one's time plus
+     * the window), and the time of a solve waiting for it (INT64_MAX:
+     * none waits) */
+    int64_t solve_ok, solve_at;
     uint64_t pending;
     int32_t stamp;
     int32_t call; /* fm_solve.c: solves made (channels cache per solve what its users decide) */

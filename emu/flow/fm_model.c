@@ -459,11 +459,33 @@ static int sources_revisit(temu_fm *f)
 /* Every event at time t, then one solve of what they changed, and one
  * more where source queues admit flows after it (at most one flow per
  * queue and time: a queue admits one by one, as its flows get shares);
- * the stall rates and events once, from the last solve's rates. */
+ * the stall rates and events once, from the last solve's rates.
+ *
+ * With a solve window W (c.flow_window_ps > 0), an instant that changes
+ * the flows less than W after the last solve leaves its solve to the
+ * window's end (solve_at), where it is made for every change since, as
+ * if they had all happened then: meanwhile the flows under way keep their
+ * rates (those whose flows left keep them too: the rates stay feasible,
+ * as a flow leaving frees bandwidth), a flow that went onto its channels
+ * waits at rate 0 (its source queue holds the next flows, as it does for
+ * any unsolved flow), and the channels keep their stall rates.  Every
+ * event still happens at its own time (a flow ends when its progress at
+ * the rates in force says), and the first change after a quiet window is
+ * solved at once, so that events further apart than W are solved
+ * exactly.  The volume counts do not change: they count packets, not
+ * rates.  The idea of trading the solve's exactness for fewer solves is
+ * SimGrid's (Casanova, Giersch, Legrand, Quinson, Suter, "Versatile,
+ * scalable, and accurate simulation of distributed applications and
+ * platforms", JPDC 2014: its surf/precision and maxmin/precision
+ * settings); the window here is this model's own rule. */
 static int step(temu_fm *f, int64_t t)
 {
     int64_t key;
     int32_t id;
+    int32_t before = f->nseeds + f->nrevisit; /* changes waiting from earlier instants */
+    if (t == f->solve_at) {
+        f->solve_at = INT64_MAX; /* made below (the changes are still seeds) */
+    }
     while ((id = fm_heap_top(&f->ev, &key)) >= 0 && key == t) {
         int rc = 0;
         switch (f->fl[id].state) {
@@ -481,6 +503,16 @@ static int step(temu_fm *f, int64_t t)
             return -1;
         }
     }
+    if (f->c.flow_window_ps > 0 && (f->nseeds > 0 || f->nrevisit > 0)) {
+        if (t < f->solve_ok) {
+            f->tot.deferred += f->nseeds + f->nrevisit > before; /* this instant's own */
+            f->solve_at = f->solve_ok;
+            return 0;
+        }
+        /* (short of INT64_MAX, which says no solve waits) */
+        f->solve_ok =
+            t < INT64_MAX - 1 - f->c.flow_window_ps ? t + f->c.flow_window_ps : INT64_MAX - 1;
+    }
     int rc = f->nseeds > 0 ? fm_solve_changed(f) : 0;
     if (rc == 0 && (rc = sources_revisit(f)) == 1) {
         rc = fm_solve_changed(f);
@@ -491,7 +523,8 @@ static int step(temu_fm *f, int64_t t)
 int64_t temu_fm_run(temu_fm *f, int64_t until_ps)
 {
     int64_t t;
-    while (!f->oom && fm_heap_top(&f->ev, &t) >= 0 && t <= until_ps) {
+    while (!f->oom && (fm_heap_top(&f->ev, &t) >= 0 || f->solve_at < INT64_MAX) &&
+           (t = temu_fm_next_event(f)) <= until_ps) {
         report_due(f, t);
         f->now = t;
         if (step(f, t) != 0) {
@@ -629,6 +662,10 @@ static temu_status check_config(const temu_machine *m, const temu_tm_config *c, 
     if (!(c->node_gbs > 0) || c->link_gbs < 0 || !isfinite(c->link_gbs) || !isfinite(c->node_gbs)) {
         return temu_fail(err, TEMU_EINVAL, "flow model: bandwidths must be positive GB/s");
     }
+    if (c->flow_window_ps < 0) {
+        return temu_fail(err, TEMU_EINVAL, "flow model: negative solve window (%lld ps)",
+                         (long long)c->flow_window_ps);
+    }
     return TEMU_OK;
 }
 
@@ -693,6 +730,7 @@ temu_status temu_fm_create(const temu_machine *m, const temu_tm_config *c, temu_
     f->ntorus = m->nrouters * f->tlinks * f->maxlanes;
     f->nchan = f->ntorus + 2 * m->nnodes;
     f->freefl = -1;
+    f->solve_at = INT64_MAX;
     f->qhead = malloc((size_t)m->nnodes * sizeof *f->qhead);
     f->qtail = malloc((size_t)m->nnodes * sizeof *f->qtail);
     f->sent = calloc((size_t)m->nnodes, sizeof *f->sent);
@@ -787,7 +825,7 @@ int64_t temu_fm_next_event(const temu_fm *f)
 {
     int64_t t;
     fm_heap_top(&f->ev, &t);
-    return t;
+    return t < f->solve_at ? t : f->solve_at; /* a solve waiting for its window is an event */
 }
 
 uint64_t temu_fm_pending(const temu_fm *f)
