@@ -3,8 +3,9 @@
 # `gpcnet` pattern's Congestion Impact from the flow level (`--model flow`,
 # `--mpi-costs off`) on Gemini tori and BG/Q partitions of 64, 256, 1,024
 # and 4,096 nodes (or the SHAPEs given), one iteration per test; prints the
-# three mean impacts, the messages of the congested run, the CPU
-# seconds and the peak resident memory (MiB) of each replay.  A replay is
+# three mean impacts, the messages of the last congested run (the
+# Allreduce test's), the CPU seconds and the peak resident memory (MiB) of
+# each replay.  A replay is
 # stopped after CPU_LIMIT seconds of CPU (default 120) and reported as "not
 # finished" with how far it got: the virtual time of the timing run under
 # way (each of the pattern's runs starts again at 0) and the ranks'
@@ -63,7 +64,7 @@ replay() {
     rc=$?
     cpu=$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { print $1 + $2 }' "$T/cpu" 2>/dev/null)
     rss=$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { printf "%.0f", $3 / 1024 }' "$T/cpu" 2>/dev/null)
-    msgs=$(sed -n 's/.*the congested run replayed .*(\([0-9]*\) messages).*/\1/p' "$T/err" | head -1)
+    msgs=$(sed -n 's/.*congested run.* replayed .*(\([0-9]*\) messages).*/\1/p' "$T/err" | head -1)
 }
 
 # verdict CPU_S FINISHED: met or MISSED against the target, into $v

@@ -26,6 +26,11 @@ BG="$top_srcdir/bench/bench_gpcnet_flow.sh"
 expect_ok "gpcnet flow: a missed target is not an error" env GPCNET_FLOW_TARGET_SHAPE=gemini-tiny \
     GPCNET_FLOW_TARGET=0 GPCNET_FLOW_COMPARE= sh "$BG" "$top_builddir" 120 4K gemini-tiny
 expect_out "gpcnet flow: the row says MISSED" '^gemini-tiny +16 .* finished; target 0 s  MISSED$'
+# every column filled: three impacts, the last congested run's messages,
+# CPU seconds, peak MiB (the messages went blank once when the replay's
+# line about them was reworded)
+expect_out "gpcnet flow: the row's columns" \
+    '^gemini-tiny +16 +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[1-9][0-9]* +[0-9]+\.[0-9]+ +[0-9]+  finished'
 expect_out "gpcnet flow: the summary counts it" '^targets \(CPU time\): 0 met, 1 MISSED$'
 expect_ok "gpcnet flow: a target met" env GPCNET_FLOW_TARGET_SHAPE=gemini-tiny \
     GPCNET_FLOW_TARGET=1000000 GPCNET_FLOW_COMPARE= sh "$BG" "$top_builddir" 120 4K gemini-tiny
