@@ -1576,7 +1576,9 @@ static int pins_collect(temu_vt *v, const vwin *w)
             v->pin[v->npin++] = id;
         }
     }
-    qsort(v->pin, (size_t)v->npin, sizeof *v->pin, cmp_id);
+    if (v->npin > 1) { /* v->pin is NULL until something is pinned */
+        qsort(v->pin, (size_t)v->npin, sizeof *v->pin, cmp_id);
+    }
     return 0;
 }
 
