@@ -153,6 +153,96 @@ START_TEST(test_mm_chain_bottleneck)
 }
 END_TEST
 
+/* Larger problems, drawn at random (a fixed linear congruential
+ * sequence), checked against the definition of weighted max-min fairness
+ * rather than against figures: no channel carries more than its capacity,
+ * and every flow either runs at its bound or has a bottleneck, a full
+ * channel on its route where no flow has a higher level (rate / weight)
+ * (Bertsekas and Gallager, "Data Networks", 6.5.2).  Heaps of hundreds of
+ * entries exercise what the small cases above cannot: the order of pops
+ * and renewals deep in the heap.  One work area serves every problem, as
+ * in the model, so its reuse is checked too. */
+static uint32_t mm_draw(uint32_t *x, uint32_t n)
+{
+    *x = *x * 1664525u + 1013904223u;
+    return (*x >> 8) % n;
+}
+
+START_TEST(test_mm_random_is_max_min)
+{
+    enum { NF = 600, NC = 400, NE = NF * 8 };
+    static double cap[NC], w[NF], bound[NF], coef[NE], rate[NF], load[NC];
+    static int32_t start[NF + 1], chan[NE], limit[NF];
+    static uint8_t full[NC];
+    const double tol = 1e-9;
+    uint32_t x = 12345;
+    fm_mm_work work = {0};
+    for (int trial = 0; trial < 60; trial++) {
+        int32_t nc = 2 + (int32_t)mm_draw(&x, NC - 1), nf = 1 + (int32_t)mm_draw(&x, NF), ne = 0;
+        for (int32_t c = 0; c < nc; c++) {
+            cap[c] = 0.25 + mm_draw(&x, 8) * 0.25;
+        }
+        for (int32_t f = 0; f < nf; f++) {
+            int32_t hops = 1 + (int32_t)mm_draw(&x, 8);
+            w[f] = 1.0 + mm_draw(&x, 3);
+            bound[f] = mm_draw(&x, 10) < 3 ? 0.01 + mm_draw(&x, 50) * 0.01 : 0.0;
+            start[f] = ne;
+            for (int32_t h = 0; h < hops; h++) {
+                int32_t c = (int32_t)mm_draw(&x, (uint32_t)nc), dup = 0;
+                for (int32_t e = start[f]; e < ne; e++) {
+                    dup |= chan[e] == c;
+                }
+                if (!dup) {
+                    chan[ne] = c;
+                    coef[ne++] = 1.0 + mm_draw(&x, 3) * 0.5;
+                }
+            }
+        }
+        start[nf] = ne;
+        fm_mm_problem p = {nf, nc, cap, w, bound, start, chan, coef};
+        fm_mm_result r = {rate, limit, full};
+        ck_assert_int_eq(fm_mm_solve(&p, &work, &r), 0);
+        for (int32_t c = 0; c < nc; c++) {
+            load[c] = 0;
+        }
+        for (int32_t f = 0; f < nf; f++) {
+            ck_assert(rate[f] > 0);
+            for (int32_t e = start[f]; e < start[f + 1]; e++) {
+                load[chan[e]] += coef[e] * rate[f];
+            }
+        }
+        for (int32_t c = 0; c < nc; c++) {
+            ck_assert_msg(load[c] <= cap[c] * (1 + tol), "trial %d: channel %d carries %g of %g", trial,
+                          c, load[c], cap[c]);
+        }
+        for (int32_t f = 0; f < nf; f++) {
+            if (limit[f] < 0) {
+                ck_assert_msg(bound[f] > 0 && fabs(rate[f] - bound[f]) <= tol * bound[f],
+                              "trial %d: flow %d stopped by a bound it has not", trial, f);
+                continue;
+            }
+            int32_t c = limit[f], on = 0;
+            ck_assert(full[c]);
+            ck_assert_msg(load[c] >= cap[c] * (1 - tol), "trial %d: flow %d's bottleneck %d not full",
+                          trial, f, c);
+            for (int32_t g = 0; g < nf; g++) {
+                for (int32_t e = start[g]; e < start[g + 1]; e++) {
+                    if (chan[e] != c) {
+                        continue;
+                    }
+                    on |= g == f;
+                    ck_assert_msg(rate[g] / w[g] <= rate[f] / w[f] * (1 + tol),
+                                  "trial %d: flow %d is above flow %d on its bottleneck %d", trial, g, f,
+                                  c);
+                }
+            }
+            ck_assert(on);
+        }
+    }
+    fm_mm_work_free(&work);
+}
+END_TEST
+
 /* --------------------------------------------------------------- params */
 
 START_TEST(test_params)
@@ -1177,6 +1267,7 @@ static Suite *flow_suite(void)
     tcase_add_test(tc, test_mm_bound);
     tcase_add_test(tc, test_mm_weights_and_coefficients);
     tcase_add_test(tc, test_mm_chain_bottleneck);
+    tcase_add_test(tc, test_mm_random_is_max_min);
     tcase_add_test(tc, test_params);
     tcase_add_test(tc, test_lone_flow_matches_packet_model);
     tcase_add_test(tc, test_shallow_buffers_pace_a_flow);

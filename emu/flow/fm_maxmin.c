@@ -63,12 +63,41 @@ static void sift_entry(fm_mm_work *w, int32_t i, int32_t n, fm_mm_entry e)
     w->heap[i] = e;
 }
 
+/* Take the top entry off.  The last entry, which refills the top, is
+ * nearly always among the latest levels, so it would sink to the bottom
+ * at two comparisons a level: instead the hole left at the top goes down
+ * to a leaf along the earlier child (one comparison a level) and the last
+ * entry climbs from there, usually not far (I. Wegener, "Bottom-up
+ * heapsort, a new variant of heapsort beating, on an average, quicksort",
+ * Theoretical Computer Science 118, 1993).  The entries being distinct and
+ * totally ordered, they come off in the same order as with a plain pop. */
 static fm_mm_entry heap_pop(fm_mm_work *w)
 {
     fm_mm_entry top = w->heap[0], last = w->heap[--w->nheap];
-    if (w->nheap > 0) {
-        sift_entry(w, 0, w->nheap, last);
+    int32_t n = w->nheap, i = 0;
+    if (n == 0) {
+        return top;
     }
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && entry_before(&w->heap[c + 1], &w->heap[c])) {
+            c++;
+        }
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    while (i > 0) {
+        int32_t up = (i - 1) / 2;
+        if (!entry_before(&last, &w->heap[up])) {
+            break;
+        }
+        w->heap[i] = w->heap[up];
+        i = up;
+    }
+    w->heap[i] = last;
     return top;
 }
 
