@@ -1136,23 +1136,29 @@ static temu_status send_dir(temu_vt *v, int32_t id, int dir, int64_t t, uint64_t
  * family's (temu_tm_mpi_costs; doc/virtual-time.md, "MPI software
  * costs"), applied here and nowhere else */
 
-/* A send of message g asked for at t: it starts once the gap since its
- * sender's previous send has passed and leaves o_s later (g->cpu_t, the
- * time returned: its packets enter the network).  Both ranks on one node:
- * g->shm_t, when the shared-memory path (its latency and copy, bytes /
- * GB/s = ns) has delivered it, from the start (the published on-node
- * latency holds the whole call). */
+/* A send of message g asked for at t: it starts once the sender is free
+ * again (the gap g after its previous send's start, or the end of that
+ * send's on-node copy) and leaves o_s later (g->cpu_t, the time returned:
+ * its packets enter the network).  Both ranks on one node: g->shm_t, when
+ * the shared-memory path (its latency and copy, bytes / GB/s = ns) has
+ * delivered it, from the start (the published on-node latency holds the
+ * whole call).  A copy through shared memory is done by a process's CPU
+ * (Buntinas, Mercier and Gropp, "Design and Evaluation of Nemesis, a
+ * Scalable, Low-Latency, Message-Passing Communication Subsystem", CCGrid
+ * 2006): one rank's copies follow one another at the copy bandwidth, they
+ * do not overlap, so the next send waits for the copy too. */
 static int64_t costs_send(temu_vt *v, vmsg *g, int64_t t)
 {
     const temu_tm_mpi_costs *c = &v->tc.mpi;
     vrank *r = &v->rk[g->src];
-    int64_t begin = t > r->send_free ? t : r->send_free;
-    r->send_free = begin + c->gap_ps;
+    int64_t begin = t > r->send_free ? t : r->send_free, busy = c->gap_ps;
     g->cpu_t = begin + c->send_ps;
     if (r->node == v->rk[g->dst].node) {
-        double copy = c->shm_gbs > 0 ? (double)g->bytes * 1000.0 / c->shm_gbs : 0.0;
-        g->shm_t = begin + c->shm_ps + (int64_t)(copy + 0.5);
+        int64_t copy = temu_tm_shm_copy_ps(c, g->bytes);
+        g->shm_t = begin + c->shm_ps + copy;
+        busy = copy > busy ? copy : busy;
     }
+    r->send_free = begin + busy;
     return g->cpu_t;
 }
 

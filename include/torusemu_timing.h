@@ -71,6 +71,12 @@ typedef struct temu_tm_mpi_costs {
     double shm_gbs;  /* ... and its bandwidth, GB/s (0: latency only)                     */
 } temu_tm_mpi_costs;
 
+/* The copy time of an on-node message of `bytes` at c's shared-memory
+ * bandwidth, ps (bytes / GB/s = ns, rounded to the nearest ps; 0 without
+ * a bandwidth), the latency shm_ps not included: the time the copying
+ * CPU is busy with it (doc/virtual-time.md, "MPI software costs"). */
+int64_t temu_tm_shm_copy_ps(const temu_tm_mpi_costs *c, uint64_t bytes);
+
 /* Most threads (regions) of the parallel engine (temu_tm_config.threads). */
 #define TEMU_TM_MAX_THREADS 64
 

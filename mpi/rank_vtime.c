@@ -234,26 +234,29 @@ static uint64_t push(const temu_message *msg, int32_t dst_rank, uint32_t flags, 
 
 /* ------------------------------------------------ MPI software costs */
 
-/* The shared-memory copy of `bytes` between two ranks of one node, ps
- * (bytes / GB/s = ns; rounded as emu/vtime.c, costs_send, rounds it). */
+/* The shared-memory path of `bytes` between two ranks of one node, ps:
+ * its latency and copy (temu_tm_shm_copy_ps, as emu/vtime.c's costs_send
+ * counts them). */
 static int64_t costs_copy_ps(uint64_t bytes)
 {
-    double copy = costs.shm_gbs > 0 ? (double)bytes * 1000.0 / costs.shm_gbs : 0.0;
-    return costs.shm_ps + (int64_t)(copy + 0.5);
+    return costs.shm_ps + temu_tm_shm_copy_ps(&costs, bytes);
 }
 
-/* A send of msg asked for at the rank's clock starts once the gap g since
- * the rank's previous send's start has passed; its packets leave o_s later
- * and the call returns then (the clock moves there: the returned time).
- * Within a node *shm is when the shared-memory path has delivered it
- * (from the send's start), else -1. */
+/* A send of msg asked for at the rank's clock starts once the rank is free
+ * again (the gap g after its previous send's start, or the end of that
+ * send's on-node copy: a rank's CPU copies one message at a time, as
+ * emu/vtime.c's costs_send says); its packets leave o_s later and the call
+ * returns then (the clock moves there: the returned time).  Within a node
+ * *shm is when the shared-memory path has delivered it (from the send's
+ * start), else -1. */
 static int64_t costs_send(const temu_message *msg, int64_t *shm)
 {
+    int64_t copy = msg->src == msg->dst ? temu_tm_shm_copy_ps(&costs, msg->bytes) : -1;
     pthread_mutex_lock(&cost_lock);
     int64_t now = clock_now(), begin = now > send_free_ps ? now : send_free_ps;
-    send_free_ps = begin + costs.gap_ps;
+    send_free_ps = begin + (copy > costs.gap_ps ? copy : costs.gap_ps);
     pthread_mutex_unlock(&cost_lock);
-    *shm = msg->src == msg->dst ? begin + costs_copy_ps(msg->bytes) : -1;
+    *shm = copy >= 0 ? begin + costs.shm_ps + copy : -1;
     clock_raise(begin + costs.send_ps);
     return begin + costs.send_ps;
 }

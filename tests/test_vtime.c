@@ -239,7 +239,8 @@ START_TEST(test_mpi_costs_exact)
 END_TEST
 
 /* Both ranks on one node: no network, the shared-memory path's latency
- * and copy: 0.4 us + 8000 B / 5 GB/s = 0.4 + 1.6 us. */
+ * and copy: 0.4 us + 8000 B / 5 GB/s = 0.4 + 1.6 us; the sender's CPU
+ * does the copy, so its next send waits for it. */
 START_TEST(test_mpi_costs_on_node)
 {
     temu_session *s = test_mapped_store("bgp:8x4x4", 2, 2, "TXYZ");
@@ -248,6 +249,23 @@ START_TEST(test_mpi_costs_on_node)
     run_ok(vt);
     ck_assert_int_eq(rank(vt, 1).end_ps, 400000 + 1600000);
     ck_assert_uint_eq(temu_vt_messages(vt), 0);
+    temu_vt_free(vt);
+
+    /* a rank's copies follow one another: two sends of 8000 B to the
+     * other rank of the node start 1.6 us apart (the copy is longer than
+     * g = 1.1 us), the second delivered at 1.6 + 0.4 + 1.6 us; 4000 B
+     * (0.8 us) are paced by g instead: 1.1 + 0.4 + 0.8 us */
+    vt = make_costs_vt(s, 400000, 5.0);
+    p2p(vt, 0, 1, 8000);
+    p2p(vt, 0, 1, 8000);
+    run_ok(vt);
+    ck_assert_int_eq(rank(vt, 1).end_ps, 1600000 + 400000 + 1600000);
+    temu_vt_free(vt);
+    vt = make_costs_vt(s, 400000, 5.0);
+    p2p(vt, 0, 1, 4000);
+    p2p(vt, 0, 1, 4000);
+    run_ok(vt);
+    ck_assert_int_eq(rank(vt, 1).end_ps, GAP + 400000 + 800000);
     temu_vt_free(vt);
     temu_session_close(s);
 }

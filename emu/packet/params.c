@@ -29,6 +29,12 @@ double temu_tm_link_lane_gbs(const temu_machine *m, const temu_tm_config *c, int
     return tm_params_lane_gbs(m, c, router, link);
 }
 
+int64_t temu_tm_shm_copy_ps(const temu_tm_mpi_costs *c, uint64_t bytes)
+{
+    double copy = c->shm_gbs > 0 ? (double)bytes * 1000.0 / c->shm_gbs : 0.0;
+    return (int64_t)(copy + 0.5);
+}
+
 int64_t temu_tm_ser_ps(double gbs, uint32_t bytes)
 {
     return tm_ser_ps(1000.0 / gbs, bytes);

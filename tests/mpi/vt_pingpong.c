@@ -10,7 +10,11 @@
  * partner on one side), replace (the same with MPI_Sendrecv_replace), split (blocking, on a communicator from
  * MPI_Comm_split), persistent (MPI_Send_init / MPI_Recv_init / MPI_Start),
  * mprobe (MPI_Mprobe / MPI_Mrecv), improbe (MPI_Improbe polled, then
- * MPI_Imrecv / MPI_Wait).
+ * MPI_Imrecv / MPI_Wait); burst is not a ping-pong: rank 0 posts
+ * ITERATIONS MPI_Isend to rank 1 one after another and waits for them all
+ * (MPI_Waitall), rank 1 posts as many MPI_Irecv and waits the same way
+ * (so a rank's successive sends, and on one node its successive copies,
+ * set the times).
  * Rank 0 prints the round-trip time in picoseconds (exact: the virtual
  * clock counts picoseconds), then every rank its clock after a barrier
  * and after a non-blocking barrier (MPI_Ibarrier, MPI_Wait).  With `bare`
@@ -118,6 +122,22 @@ int main(int argc, char **argv)
      * is rank 1 of comm */
     int first = rank == 0;
     double t0 = MPI_Wtime();
+    if (strcmp(mode, "burst") == 0 && rank < 2) {
+        MPI_Request *rq = calloc((size_t)iters + 1, sizeof *rq);
+        char *all = calloc((size_t)iters * ((size_t)n + 1) + 1, 1);
+        for (int i = 0; i < iters; i++) {
+            char *b = all + (size_t)i * ((size_t)n + 1);
+            if (rank == 0) {
+                MPI_Isend(b, n, MPI_BYTE, 1, 7, comm, &rq[i]);
+            } else {
+                MPI_Irecv(b, n, MPI_BYTE, 0, 7, comm, &rq[i]);
+            }
+        }
+        MPI_Waitall(iters, rq, MPI_STATUSES_IGNORE);
+        free(all);
+        free(rq);
+        iters = 0; /* no ping-pong after it */
+    }
     for (int i = 0; rank < 2 && i < iters; i++) {
         one_way(buf, n, peer, first, mode, comm, pers);
         one_way(buf, n, peer, !first, mode, comm, pers);
@@ -126,7 +146,7 @@ int main(int argc, char **argv)
     if (bare) {
         printf("rank %d end %lld ps\n", rank, ps(t1));
     } else if (rank == 0) {
-        long long rtt = ps((t1 - t0) / iters);
+        long long rtt = iters > 0 ? ps((t1 - t0) / iters) : 0;
         printf("round trip %lld ps\n", rtt);
         /* bytes per picosecond x 1000 = GB/s, over the one-way time */
         printf("bandwidth %.6f GB/s\n", rtt > 0 ? 1000.0 * n / (rtt / 2.0) : 0.0);

@@ -62,14 +62,16 @@ vt_run() {
 # adds o_s + o_r = 2.0 us to every one-way time (Kumar et al., IPDPS 2012,
 # emu/family_bgq.c), 6 x (ONE_8 + 2,000,000) ps over 3 round trips
 # (before the costs reached live runs: 6 x ONE_8).
-costs_pair() { # costs_pair MACHINE MAPFILE BYTES: rank 0's clock live and replayed
+costs_pair() { # costs_pair MACHINE MAPFILE BYTES [MODE ITERATIONS RANK]: RANK's clock live and replayed
+    mode=${4:-blocking} iters=${5:-3} who=${6:-0}
     rm -rf "$TMP/ctr"
-    run_mpi "costs: live $1 $(basename "$2") $3 B" "$S" "$1" 2 --ranks-per-node 2 --map "$2" \
-        --virtual-time --cpu-scale 0 --quiet --trace "$TMP/ctr" -- "$PP" "$3" 3 blocking bare
-    live=$(sed -n 's/^rank 0 end \([0-9]*\) ps$/\1/p' "$TMP/out")
+    run_mpi "costs: live $1 $(basename "$2") $3 B $mode" "$S" "$1" 2 --ranks-per-node 2 \
+        --map "$2" --virtual-time --cpu-scale 0 --quiet --trace "$TMP/ctr" -- "$PP" "$3" "$iters" \
+        "$mode" bare
+    live=$(sed -n "s/^rank $who end \\([0-9]*\\) ps\$/\\1/p" "$TMP/out")
     "$TORUSEMU" replay --machine "$1" --ranks-per-node 2 --map "$2" --trace "$TMP/ctr" --timing \
         --compute-scale 0 >"$TMP/crep" 2>&1
-    rep=$(awk '$1 == "0" && NF == 5 { printf "%.0f", $3 * 1e6 }' "$TMP/crep")
+    rep=$(awk -v r="$who" '$1 == r && NF == 5 { printf "%.0f", $3 * 1e6 }' "$TMP/crep")
 }
 printf '0 0 0 0 0 0\n2 0 0 0 0 0\n' >"$TMP/q-apart.map"
 printf '0 0 0 0 0 0\n0 0 0 0 0 1\n' >"$TMP/q-node.map"
@@ -86,6 +88,17 @@ for case in bgq:4x1x1x1x2,q gemini:4x4x4,g; do
 done
 costs_pair bgq:4x1x1x1x2 "$TMP/q-apart.map" 8
 same "costs: bgq two hops 8 B by hand" "$((6 * (ONE_8 + 2000000)))" "${live:-none}"
+# A rank's on-node copies follow one another (its CPU copies one message
+# at a time; doc/virtual-time.md, "MPI software costs"): rank 0 posts 4
+# sends of 4096 B to rank 1 on its node.  Gemini copies at 5 GB/s, 819,200
+# ps each, longer than g (550,000): the last starts at 3 x 819,200 and is
+# delivered 0.4 us + 819,200 ps later, rank 1's end, live and replayed
+# (while copies overlapped: 3 x 550,000 + 1,219,200 = 2,869,200).
+costs_pair gemini:4x4x4 "$TMP/g-node.map" 4096 burst 4 1
+same "costs: gemini on-node burst: live = replay (ps)" "${rep:-no replay}" "${live:-no live}"
+same "costs: gemini on-node burst by hand" "$((3 * 819200 + 400000 + 819200))" "${live:-none}"
+costs_pair bgq:4x1x1x1x2 "$TMP/q-node.map" 4096 burst 4 1
+same "costs: bgq on-node burst: live = replay (ps)" "${rep:-no replay}" "${live:-no live}"
 expect_fail "costs: bad value" "--mpi-costs 'maybe': expected on or off" "$TORUSEMU" run \
     --machine bgq:4x1x1x1x2 -np 2 --virtual-time --mpi-costs maybe -- "$PP" 8 1 blocking
 expect_fail "costs without --virtual-time" "--mpi-costs goes with --virtual-time" "$TORUSEMU" run \
