@@ -4,8 +4,10 @@
 # `--mpi-costs off`) on Gemini tori and BG/Q partitions of 64, 256, 1,024
 # and 4,096 nodes (or the SHAPEs given), one iteration per test; prints the
 # three mean impacts, the messages of the last congested run (the
-# Allreduce test's), the CPU seconds and the peak resident memory (MiB) of
-# each replay.  A replay is
+# Allreduce test's), the flow level's work over all the pattern's runs
+# (flows started plus rate solutions, as the replay reports it) and the
+# CPU microseconds per unit of it, the CPU seconds and the peak resident
+# memory (MiB) of each replay.  A replay is
 # stopped after CPU_LIMIT seconds of CPU (default 120) and reported as "not
 # finished" with how far it got: the virtual time of the timing run under
 # way (each of the pattern's runs starts again at 0) and the ranks'
@@ -22,10 +24,11 @@
 # (the flow level's rates re-solved at most once per T; doc/model.md,
 # "Flow level: solve window"); empty or unset: the exact default.
 #
-# Then the cost per message with 4 KiB and 128 KiB bandwidth messages on
+# Then the cost with 4 KiB and 128 KiB bandwidth messages on
 # GPCNET_FLOW_COMPARE (default gemini-tiny; empty: skipped): the larger
 # messages make the canaries slower and the congestors run more rounds, so
-# the count of messages grows; the CPU per message says whether bytes cost.
+# more flows start; the CPU per unit of work says whether bytes cost
+# beyond that (issue 24: the cost grows with flows started, not bytes).
 set -u
 B=${1:-_build}
 LIMIT=${2:-120}
@@ -65,6 +68,14 @@ replay() {
     cpu=$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { print $1 + $2 }' "$T/cpu" 2>/dev/null)
     rss=$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { printf "%.0f", $3 / 1024 }' "$T/cpu" 2>/dev/null)
     msgs=$(sed -n 's/.*congested run.* replayed .*(\([0-9]*\) messages).*/\1/p' "$T/err" | head -1)
+    # the flow level's work over all runs: flows started and rate solutions
+    work=$(sed -n "s/.*flow level's work over the [0-9]* timing runs: \([0-9]*\) flows.*/\1/p" \
+        "$T/err" | head -1)
+}
+
+# per_work CPU_S WORK: microseconds of CPU per flow started or rate solution
+per_work() {
+    awk -v c="${1:-0}" -v n="${2:-0}" 'BEGIN { if (n > 0) printf "%.2f", 1e6 * c / n; else print "-" }'
 }
 
 # verdict CPU_S FINISHED: met or MISSED against the target, into $v
@@ -79,7 +90,8 @@ verdict() {
 }
 
 [ -z "$WINDOW" ] || echo "flow level's solve window: $WINDOW"
-printf '%-16s %6s %9s %9s %9s %8s %9s %7s  %s\n' machine nodes lat bw+sync allreduce messages cpu_s rss_mib status
+printf '%-16s %6s %9s %9s %9s %8s %10s %7s %9s %7s  %s\n' machine nodes lat bw+sync allreduce messages \
+    work us/work cpu_s rss_mib status
 for m in $SHAPES; do
     nodes=$("$TORUSEMU" machine "$m" 2>/dev/null | awk '$1 == "nodes" { print $2 }')
     replay "$m" "$BYTES"
@@ -101,18 +113,21 @@ for m in $SHAPES; do
         verdict "${cpu:-0}" "$done_ok"
         status="$status; target ${TARGET} s  $v"
     fi
-    printf '%-16s %6s %s%8s %9s %7s  %s\n' "$m" "${nodes:-?}" "$imp" "${msgs:--}" "${cpu:-?}" "${rss:-?}" "$status"
+    printf '%-16s %6s %s%8s %10s %7s %9s %7s  %s\n' "$m" "${nodes:-?}" "$imp" "${msgs:--}" \
+        "${work:--}" "$(per_work "$cpu" "$work")" "${cpu:-?}" "${rss:-?}" "$status"
 done
 echo "targets (CPU time): $met met, $missed MISSED"
 
 if [ -n "$COMPARE" ]; then
-    printf '\n%-16s %6s %9s %9s %12s  %s\n' machine bytes messages cpu_s cpu_ms/msg status
+    printf '\n%-16s %6s %9s %10s %7s %9s %12s  %s\n' machine bytes messages work us/work cpu_s \
+        cpu_ms/msg status
     for b in 4K 128K; do
         replay "$COMPARE" "$b"
         per=$(awk -v c="${cpu:-0}" -v n="${msgs:-0}" 'BEGIN { if (n > 0) printf "%.3f", 1000 * c / n; else print "-" }')
         st=finished
         [ "$rc" -eq 0 ] || st="not finished"
-        printf '%-16s %6s %9s %9s %12s  %s\n' "$COMPARE" "$b" "${msgs:--}" "${cpu:-?}" "$per" "$st"
+        printf '%-16s %6s %9s %10s %7s %9s %12s  %s\n' "$COMPARE" "$b" "${msgs:--}" "${work:--}" \
+            "$(per_work "$cpu" "$work")" "${cpu:-?}" "$per" "$st"
     done
 fi
 exit "$bad"

@@ -2188,6 +2188,11 @@ uint64_t temu_vt_messages(const temu_vt *v)
     return v->net_msgs;
 }
 
+void temu_vt_model_totals(const temu_vt *v, temu_tm_totals *out)
+{
+    v->net->totals(v->model, out);
+}
+
 temu_tm *temu_vt_model(temu_vt *v)
 {
     return v->net == &temu_model_packet ? v->model : NULL;

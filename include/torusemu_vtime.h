@@ -248,6 +248,12 @@ typedef struct temu_vt_held {
     uint64_t messages_peak, slots_peak, colls_peak, ops_peak;
 } temu_vt_held;
 void temu_vt_held_get(const temu_vt *v, temu_vt_held *out);
+/* The timing model's work so far, whatever its level: the packet level
+ * gives packet-hops, train-hops and events (temu_tm_totals_get); the flow
+ * level moves no packet hop by hop (packet_hops 0) and gives the flows it
+ * started plus the rate solutions it made as events, and the per-flow rate
+ * updates of those solutions as train_hops. */
+void temu_vt_model_totals(const temu_vt *v, temu_tm_totals *out);
 /* The packet timing model (its stall counters: temu_tm_stall_counters_flush;
  * the run counts every link crossing itself, adaptively routed ones
  * included); NULL if the run's model level is another. */

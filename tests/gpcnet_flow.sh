@@ -60,7 +60,21 @@ for level in packet flow; do
     impacts >"$TMP/$level.imp"
     isolated >"$TMP/$level.iso"
     expect_eq "$level: three impacts" 3 "$(wc -l <"$TMP/$level.imp" | tr -d ' ')"
+    if grep -q "level's work" "$TMP/err"; then
+        failed "$level: --quiet still printed the model's work: $(cat "$TMP/err")"
+    else pass; fi
 done
+# without --quiet the replay says on stderr what the model did over its
+# four runs (what bench_gpcnet_flow.sh reads): figures, not blanks, and
+# packet-hops only where packets move hop by hop
+expect_ok "gpcnet's work, packet level" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern gpcnet --timing --steps 1 --bytes 4K --model packet --mpi-costs off
+grep -Eq "^torusemu: the packet level's work over the 4 timing runs: [1-9][0-9]* events, [1-9][0-9]* packet-hops, [1-9][0-9]* train-hops$" \
+    "$TMP/err" && pass || failed "packet level: no work line: $(cat "$TMP/err")"
+expect_ok "gpcnet's work, flow level" "$TORUSEMU" replay --machine gemini-tiny \
+    --pattern gpcnet --timing --steps 1 --bytes 4K --model flow --mpi-costs off
+grep -Eq "^torusemu: the flow level's work over the 4 timing runs: [1-9][0-9]* flows started and rate solutions, [1-9][0-9]* per-flow rate updates$" \
+    "$TMP/err" && pass || failed "flow level: no work line: $(cat "$TMP/err")"
 paste "$TMP/flow.imp" "$TMP/packet.imp" >"$TMP/both"
 awk '$1 > 1.1 { n++ } END { exit n != 3 }' "$TMP/both" && pass ||
     failed "flow level: an impact not above 1.1 with congestors: $(cat "$TMP/both")"

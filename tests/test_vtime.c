@@ -271,6 +271,45 @@ START_TEST(test_mpi_costs_on_node)
 }
 END_TEST
 
+/* temu_vt_model_totals, at either level.  1000 bytes from rank 0 to rank 3
+ * of the X line: 5 packets (test_blocking_send_rule), 3 torus hops each,
+ * single packets: 15 packet-hops and 15 train-hops, what the packet model
+ * itself reports.  The flow level moves no packet hop by hop: 0
+ * packet-hops, and at least one flow started and one rate solution, each
+ * updating at least one flow's rate. */
+START_TEST(test_model_totals_levels)
+{
+    temu_session *s = line_store(4);
+    temu_tm_totals vt_tot, tm_tot;
+    temu_vt *vt = make_vt(s);
+    p2p(vt, 0, 3, 1000);
+    run_ok(vt);
+    temu_vt_model_totals(vt, &vt_tot);
+    temu_tm_totals_get(temu_vt_model(vt), &tm_tot);
+    ck_assert_uint_eq(vt_tot.packet_hops, 15);
+    ck_assert_uint_eq(vt_tot.train_hops, 15);
+    ck_assert_uint_eq(vt_tot.events, tm_tot.events);
+    ck_assert_uint_gt(vt_tot.events, 0);
+    temu_vt_free(vt);
+
+    temu_tm_config c = round_config();
+    temu_error err;
+    c.level = TEMU_TM_FLOW;
+    ck_assert_msg(temu_vt_create(s, &c, &vt, &err) == TEMU_OK, "%s", err.message);
+    ck_assert_ptr_null(temu_vt_model(vt));
+    temu_vt_model_totals(vt, &vt_tot);
+    ck_assert_uint_eq(vt_tot.events, 0); /* nothing sent yet */
+    p2p(vt, 0, 3, 1000);
+    run_ok(vt);
+    temu_vt_model_totals(vt, &vt_tot);
+    ck_assert_uint_eq(vt_tot.packet_hops, 0);
+    ck_assert_uint_ge(vt_tot.events, 2);
+    ck_assert_uint_ge(vt_tot.train_hops, 1);
+    temu_vt_free(vt);
+    temu_session_close(s);
+}
+END_TEST
+
 /* Rendezvous (BG/P: 1200 bytes and more): the sender completes when the
  * message and its replies have arrived, so after the receiver.  Eager
  * below: long before. */
@@ -1632,6 +1671,15 @@ START_TEST(test_gpcnet_lazy)
                 "%s level %u: lazy latency %.6f us, whole %.6f us", spec[i], level,
                 g[0].lat_us[1][0], g[1].lat_us[1][0]);
             ck_assert(g[0].impact_lat[0] > 1.0);
+            /* the model's work over the runs (the replay's "work" line):
+             * packet-hops at the packet level only */
+            ck_assert_uint_gt(g[0].work.events, 0);
+            ck_assert_uint_gt(g[0].work.train_hops, 0);
+            if (level == TEMU_TM_PACKET) {
+                ck_assert_uint_gt(g[0].work.packet_hops, 0);
+            } else {
+                ck_assert_uint_eq(g[0].work.packet_hops, 0);
+            }
             /* isolated, then one congested run per test; the whole path
              * repeats a test's run until its rounds are the loop's */
             ck_assert_int_eq(g[0].runs, 4);
@@ -1708,6 +1756,7 @@ int main(void)
     tcase_add_test(tc, test_mpi_costs_table);
     tcase_add_test(tc, test_mpi_costs_exact);
     tcase_add_test(tc, test_mpi_costs_on_node);
+    tcase_add_test(tc, test_model_totals_levels);
     tcase_add_test(tc, test_receive_waits_for_late_send);
     tcase_add_test(tc, test_blocking_send_rule);
     tcase_add_test(tc, test_compute_gaps_scaled);

@@ -343,6 +343,7 @@ static int set_option(int opt, const char *v, replay_opts *o)
         return 0;
     case OPT_QUIET:
         o->quiet = 1;
+        o->timing.quiet = 1;
         return 0;
     case OPT_PATTERN:
         o->pattern_name = v;

@@ -290,6 +290,26 @@ static temu_status record_end(recording *rec, temu_status st, temu_replay_stats 
     return st;
 }
 
+/* What the timing model did over all of gpcnet's runs, on stderr (its
+ * CPU grows with this, not with the bytes: doc/performance.md, "Flow
+ * level: the re-solve"). */
+static void report_gpcnet_work(const temu_gpcnet_result *g, uint32_t level)
+{
+    const temu_tm_totals *w = &g->work;
+    if (level == TEMU_TM_FLOW) {
+        fprintf(stderr,
+                "torusemu: the flow level's work over the %d timing runs: %llu flows started "
+                "and rate solutions, %llu per-flow rate updates\n",
+                g->runs, (unsigned long long)w->events, (unsigned long long)w->train_hops);
+    } else {
+        fprintf(stderr,
+                "torusemu: the packet level's work over the %d timing runs: %llu events, %llu "
+                "packet-hops, %llu train-hops\n",
+                g->runs, (unsigned long long)w->events, (unsigned long long)w->packet_hops,
+                (unsigned long long)w->train_hops);
+    }
+}
+
 /* The parallel engine's synchronisation (--threads), on stderr: the
  * results on stdout are the same for every thread count. */
 static void report_sync(temu_vt *vt)
@@ -366,6 +386,9 @@ int replay_timing_run(temu_session *s, const char *trace, const temu_pattern *p,
         if (st == TEMU_OK) {
             *stats = g.replayed; /* the congested run's: the store's counts */
             report_gpcnet(&g, o->format);
+            if (!o->quiet) {
+                report_gpcnet_work(&g, tc.level);
+            }
         }
     } else {
         st = temu_vt_create(s, &tc, &vt, &err);

@@ -28,6 +28,7 @@ typedef struct replay_timing {
     uint32_t threads;          /* --threads: the packet model's regions (0: the serial engine) */
     int64_t flow_window_ps;    /* --flow-window: the flow level's solve window (0: exact) */
     const char *const *labels; /* per pattern: what its errors are about ("FILE:LINE"), or NULL */
+    int quiet;                 /* --quiet: no summary lines on stderr        */
 } replay_timing;
 
 /* Replay the trace (or when trace is NULL the np patterns p[], all at

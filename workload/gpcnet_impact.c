@@ -113,6 +113,7 @@ typedef struct run_ctx {
     const temu_vt_watch *watch; /* each run's, or NULL                    */
     int32_t runs;               /* runs made                              */
     temu_replay_stats replayed; /* what the latest run replayed           */
+    temu_tm_totals work;        /* the timing model's, summed over the runs */
     int whole;                  /* record each run whole (the fixed point) */
     int32_t ng;                 /* congestor groups: (GPC_ROLES - 1) x slots */
     /* the run: its replay and virtual time, its test (-1: the isolated
@@ -555,6 +556,13 @@ static temu_status run(run_ctx *x, int test, double **out, temu_vt **keep, temu_
             st = temu_fail(err, TEMU_EINVAL, "gpcnet: a congestor ended before the canaries");
         }
     }
+    if (vt != NULL) {
+        temu_tm_totals w;
+        temu_vt_model_totals(vt, &w);
+        x->work.packet_hops += w.packet_hops;
+        x->work.train_hops += w.train_hops;
+        x->work.events += w.events;
+    }
     temu_replay_free(r);
     x->r = NULL;
     if (st == TEMU_OK && keep != NULL) {
@@ -772,6 +780,7 @@ temu_status temu_gpcnet_impact(temu_session *s, const temu_pattern *p, const tem
         out->rounds = rounds;
         out->runs = x.runs;
         out->replayed = x.replayed;
+        out->work = x.work;
         double(*v[3])[2] = {out->lat_us, out->bw_mibs, out->allreduce_us};
         for (int c = 0; c < 2; c++) {
             for (int t = 0; t < 3; t++) {

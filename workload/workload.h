@@ -116,6 +116,7 @@ typedef struct temu_gpcnet_result {
     double impact_lat[2], impact_bw[2], impact_allreduce[2];
     int32_t runs;               /* timing runs made (isolated, each test's congested) */
     temu_replay_stats replayed; /* what the last run (the store's counts) replayed      */
+    temu_tm_totals work; /* the timing model's work summed over the runs (temu_vt_model_totals) */
 } temu_gpcnet_result;
 
 /* Run GPCNeT's canary tests on session s's ranks (the layout of gpcnet.h
