@@ -505,6 +505,22 @@ static int find_library(char *out)
 }
 
 /* Physical cores (distinct package/core pairs of the online CPUs). */
+/* Open MPI's shared-memory transport (vader) sends a message eagerly when
+ * it fits its eager limit with the matching header (4,096 bytes by
+ * default, at most its largest fragment, 32,768): the limit that sends
+ * every message below the machine's eager limit eagerly, in `out`; 0 when
+ * the default does already (BG/P: 1,200 bytes). */
+static int host_eager_limit(uint64_t machine_limit, char *out, size_t len)
+{
+    enum { HEADER = 64, DEFAULT = 4096, LARGEST = 32768 };
+    uint64_t want = machine_limit + HEADER;
+    if (want <= DEFAULT) {
+        return 0;
+    }
+    snprintf(out, len, "%llu", (unsigned long long)(want < LARGEST ? want : LARGEST));
+    return 1;
+}
+
 static long physical_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -722,13 +738,13 @@ int cmd_run(int argc, char **argv)
     while (o.prog[nprog] != NULL) {
         nprog++;
     }
-    /* mpirun and its own options (at most 9: root, oversubscribe, two
-     * --mca triples) + -np P + 8 "-x VAR" pairs = 27, + the extra
+    /* mpirun and its own options (at most 12: root, oversubscribe, three
+     * --mca triples) + -np P + 8 "-x VAR" pairs = 30, + the extra
      * arguments + the program + NULL */
     /* --split-hosts: two more --mca triples and four -x pairs (the copies
      * of --sample on real hosts); --hostfile and --host: two pairs;
      * --mpi-costs: one -x pair; two spare */
-    char **av = calloc((size_t)(28 + 22 + o.nextra + nprog), sizeof *av);
+    char **av = calloc((size_t)(31 + 22 + o.nextra + nprog), sizeof *av);
     int rc = 2;
     if (x_session == NULL || x_preload == NULL || x_libpath == NULL || av == NULL) {
         fail("out of memory");
@@ -757,6 +773,20 @@ int cmd_run(int argc, char **argv)
         av[k++] = "--mca";
         av[k++] = "mpi_yield_when_idle";
         av[k++] = "1";
+    }
+    /* with the online model the host's shared-memory transport sends
+     * eagerly what the emulated machine sends eagerly: by rendezvous (its
+     * default above 4,096 bytes) a blocking send waits in the host's MPI
+     * until its receiver posts the receive, while the model, told the send
+     * was eager, waits at the sender's clock; a receiver waiting for an
+     * earlier delivery then waits too, until the 2 s valve (GPCNeT's
+     * 4 KiB incast on Gemini crawled that way; tests/mpi/vt_sync.c eager) */
+    char eager[32];
+    if (rm != NULL && getenv("OMPI_MCA_btl_vader_eager_limit") == NULL &&
+        host_eager_limit(m.protocol.eager_limit, eager, sizeof eager)) {
+        av[k++] = "--mca";
+        av[k++] = "btl_vader_eager_limit";
+        av[k++] = eager;
     }
     /* --split-hosts: the hosts talk over TCP, as separate hosts would, not
      * through this machine's shared memory (on the loopback interface,

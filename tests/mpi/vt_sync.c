@@ -22,7 +22,17 @@
  * and unlocks rank 1's window (Open MPI's pt2pt component, which serves a
  * lock at the target: rank 0's unlock waits until rank 1 makes progress,
  * while rank 1 waits for the model's delivery), then both call
- * MPI_Barrier.  Rank 0 prints its clock in picoseconds after each round.
+ * MPI_Barrier.  Or eager: no collective; in every round rank 0, after its
+ * 8-byte send, sends 6,000 bytes with a blocking MPI_Send, which rank 1
+ * receives after the 8 bytes.  The emulated Gemini sends that message
+ * eagerly (its eager limit is 8,192 bytes), so the model lets rank 0 go on
+ * at its clock; Open MPI's shared-memory transport by default sends it by
+ * rendezvous (eager limit 4,096 bytes), which holds rank 0 in the host's
+ * MPI_Send until rank 1 posts that receive, while rank 1 waits for the
+ * model to deliver the 8 bytes, which it cannot while rank 0 sits at its
+ * clock: only the 2 s valve ended that (the launcher now raises the host
+ * transport's eager limit to the machine's).  Rank 0 prints its clock in
+ * picoseconds after each round.
  */
 #include <math.h>
 #include <mpi.h>
@@ -77,6 +87,8 @@ static void collective(const char *mode, int round)
         }
     } else if (strcmp(mode, "lock") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "eager") == 0) {
+        /* the eager sends are the round; no collective */
     } else {
         fprintf(stderr, "vt_sync: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -94,11 +106,12 @@ int main(int argc, char **argv)
     }
     if (argc != 2) {
         if (rank == 0) {
-            fprintf(stderr, "usage: vt_sync comm|topo|win|wincreate|lock\n");
+            fprintf(stderr, "usage: vt_sync comm|topo|win|wincreate|lock|eager\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int lock = strcmp(argv[1], "lock") == 0;
+    int lock = strcmp(argv[1], "lock") == 0, eager = strcmp(argv[1], "eager") == 0;
+    static char big[6000];
     if (lock) {
         MPI_Win_create(winbuf, sizeof winbuf, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     }
@@ -110,8 +123,14 @@ int main(int argc, char **argv)
                 MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
                 MPI_Win_unlock(1, win);
             }
+            if (eager) {
+                MPI_Send(big, (int)sizeof big, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+            }
         } else if (rank == 1) {
             MPI_Recv(byte, 8, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (eager) {
+                MPI_Recv(big, (int)sizeof big, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
         }
         collective(argv[1], round);
         MPI_Wait(&r, MPI_STATUS_IGNORE);

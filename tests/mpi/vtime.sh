@@ -488,6 +488,20 @@ same "lock: passive-target rounds, exact clocks" "round 0 $ONE_8 ps
 round 1 $((2 * ONE_8)) ps
 round 2 $((3 * ONE_8)) ps" "$(cat "$TMP/out")"
 expect_ok "lock: no rank let go by the 2 s valve" sh -c "! grep -q 'virtual time:' '$TMP/err'"
+# eager: a blocking send of 6,000 bytes, eager on the emulated Gemini
+# (8,192) but rendezvous in Open MPI's shared-memory transport by default
+# (4,096), held rank 0 in the host's MPI_Send while rank 1 waited for the
+# model's delivery of the 8 bytes before it; only the 2 s valve let rank 0
+# go (three times, four late messages).  The launcher raises the host's
+# eager limit to the machine's: exact clocks (rank 0's eager sends return
+# at its clock, 0 at --cpu-scale 0), no valve, no late message.
+printf '0 0 0 0 0\n1 0 0 0 0\n' >"$TMP/g-eager.map"
+vt_run "eager on the machine, eager on the host" gemini:4x4x4 2 "$TMP/g-eager.map" "$TM/vt_sync" eager
+same "eager: rank 0's clock" "round 0 0 ps
+round 1 0 ps
+round 2 0 ps" "$(cat "$TMP/out")"
+expect_ok "eager: no rank let go by the 2 s valve, no late message" \
+    sh -c "! grep -q 'virtual time:' '$TMP/err'"
 
 # One-sided transactions (tests/mpi/vt_rma.c) complete at the model's
 # delivery of both directions: a put of 8 (4096) bytes is the same packets
