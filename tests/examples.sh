@@ -54,6 +54,15 @@ if awk -v a="$nr" -v b="$rm" -v c="$rn" 'BEGIN { exit !(c > a && a > b && b > 0)
 else
     failed "MiniGhost order: No-Remap $nr, Remap $rm, Random $rn"
 fi
+# Remap over No-Remap beside the paper's factor.  Every halo message is
+# one 100 x 100-cell face, so the bytes follow the faces crossing nodes,
+# counted here on the 64x64x32 grid without wrap-around: 16x1x1 lines
+# cross 3 of the 63 x-faces of each x-row and every y- and z-face, 2x2x4
+# bricks 31 of 63 x-faces, 31 of 63 y-faces and 7 of 31 z-faces.
+faces=$(awk 'BEGIN { line = 3 * 64 * 32 + 63 * 64 * 32 + 31 * 64 * 64
+    brick = 31 * 64 * 32 + 31 * 64 * 32 + 7 * 64 * 64; printf "%.3f", brick / line }')
+expect_out "Remap over No-Remap beside the paper" \
+    "^Remap/No-Remap: mean $faces, max 0\.[0-9]{3}; faces crossing nodes $faces; paper \(seed 000 Fig\. 6\): below 0\.5 \(\"more than a factor of two\"\)$"
 
 # seed 000 Fig. 7 in miniature (tests/stalls.sh asserts its figures): the
 # stall table of both placements, then Remap over No-Remap beside the paper
