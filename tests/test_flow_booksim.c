@@ -97,6 +97,15 @@ static const bk_gap fb_gaps[] = {
     {"4x4x4", "alltoall", 1.180, 0.02, "doc/model.md, Flow level: validation", 0},
     {"3x3x3x3", "uniform", 0.836, 0.02, "doc/model.md, Flow level: validation", 0},
     {"8x8x8", "tornado", 1.49, 0.15, "doc/model.md, Flow level: validation", 0},
+    /* 8x8x8 all-to-all bisected (1.398 x stable, 1.406 x not); the others
+     * not (seven runs of these sizes near saturation took more than half
+     * an hour here): stable at the bracket's top, measured (1.15 x
+     * BookSim's; 1.105 x on 8x8x8, 1.15 x the packet model's), and
+     * asserted saturated at 1.5 x */
+    {"4x4x4x4", "uniform", 1.325, 0.175, "doc/model.md, Flow level: validation", 0},
+    {"6x6x6", "uniform", 1.325, 0.175, "doc/model.md, Flow level: validation", 0},
+    {"8x8x8", "uniform", 1.3025, 0.1975, "doc/model.md, Flow level: validation", 0},
+    {"8x8x8", "alltoall", 1.398, 0.02, "doc/model.md, Flow level: validation", 0},
     {NULL, NULL, 0, 0, NULL, 0},
 };
 
